@@ -1,0 +1,175 @@
+# ramwatch: one non-recursive Makefile.
+#
+#   make            build build/ramwatch
+#   make run        install what is missing, build, scan the largest process
+#   make check      install what is missing, build with -Werror, run unit and
+#                   integration tests, then all of them again under ASan+UBSan,
+#                   then the fuzz target for a bounded time
+#   make bench      measure the scanner against cat and pmap (BENCHMARKS.md)
+#   make install    PREFIX, DESTDIR, BINDIR, MANDIR honoured
+#   make deps       install the Debian packages the build and tests need
+
+VERSION := 0.1.0
+
+.DEFAULT_GOAL := all
+
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+DESTDIR ?=
+
+CC ?= cc
+BUILD ?= build
+PKG_CONFIG ?= pkg-config
+PYTHON ?= /usr/bin/python3
+FUZZ_SECONDS ?= 30
+
+CFLAGS ?= -O2 -g
+WARNINGS := -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes -Wformat=2 \
+	-Wno-format-nonliteral -Wvla -Werror
+BASE_CFLAGS := -std=gnu11 -D_GNU_SOURCE -DRAMWATCH_VERSION='"$(VERSION)"' -Icommon -Iscanner -Iclient \
+	$(WARNINGS) -MMD -MP $(shell $(PKG_CONFIG) --cflags jansson 2>/dev/null)
+LIBS = $(shell $(PKG_CONFIG) --libs jansson 2>/dev/null || echo -ljansson) -lpthread $(TRACE_LIBS)
+
+ifeq ($(SANITIZE),1)
+BASE_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+LDFLAGS += -fsanitize=address,undefined
+endif
+
+ALL_CFLAGS = $(BASE_CFLAGS) $(CFLAGS)
+
+# ------------------------------------------------------------------ sources
+
+# ---- trace analyzer (trace/): sources, tests, fuzz target
+TRACE_SRCS :=
+TRACE_CLIENT_SRCS :=
+TRACE_LIBS :=
+TRACE_UNIT_TESTS :=
+TRACE_FUZZ :=
+TRACE_FUZZ_SEEDS :=
+TRACE_BENCH_TARGETS :=
+# (rules for the trace analyzer's fuzz target and benchmark go here)
+# ---- end of trace analyzer
+
+COMMON_SRCS := common/util.c common/fileio.c common/strpool.c
+SCANNER_SRCS := scanner/region.c scanner/smaps.c scanner/proc-parse.c scanner/procfs.c \
+	scanner/proclist.c scanner/classes.c scanner/classify.c scanner/census.c \
+	scanner/census-json.c scanner/reader.c scanner/scan.c
+CLIENT_SRCS := client/ramwatch.c client/cmd-scan.c client/render.c client/table.c $(TRACE_CLIENT_SRCS)
+CLIENT_LIB_SRCS := client/render.c client/table.c
+
+
+UNIT_TESTS := test-util test-strpool test-smaps test-proc-parse test-classify test-census \
+	test-census-json test-render test-scan-live $(TRACE_UNIT_TESTS)
+HELPERS := shapes many-maps
+
+LIB := $(BUILD)/libramwatch.a
+LIB_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(COMMON_SRCS) $(SCANNER_SRCS) $(TRACE_SRCS))
+CLIENT_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CLIENT_SRCS))
+CLIENT_LIB_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CLIENT_LIB_SRCS))
+UNIT_BINS := $(addprefix $(BUILD)/tests/,$(UNIT_TESTS))
+HELPER_BINS := $(addprefix $(BUILD)/helpers/,$(HELPERS))
+
+.PHONY: all run check check-build check-unit check-integration check-sanitizers fuzz bench bench-scan \
+	install uninstall clean deps lint-man
+
+all: $(BUILD)/ramwatch
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(LIB): $(LIB_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(BUILD)/ramwatch: $(CLIENT_OBJS) $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $(CLIENT_OBJS) $(LIB) $(LIBS)
+
+# ------------------------------------------------------------------ tests
+
+$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(CLIENT_LIB_OBJS) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $< $(CLIENT_LIB_OBJS) $(LIB) $(LIBS) -lcmocka
+
+$(BUILD)/helpers/%: tests/helpers/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< -lpthread
+
+$(BUILD)/helpers/many-maps: bench/many-maps.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $<
+
+check-build: $(BUILD)/ramwatch $(UNIT_BINS) $(HELPER_BINS)
+
+check-unit: check-build
+	@set -e; for t in $(UNIT_BINS); do \
+		echo "== $$t"; RAMWATCH_TEST_DATA=tests/data RAMWATCH_BUILD=$(BUILD) $$t; done
+
+check-integration: check-build
+	RAMWATCH_BUILD=$(abspath $(BUILD)) $(PYTHON) -m pytest -q tests/integration
+
+check-sanitizers:
+	$(MAKE) BUILD=build/sanitize SANITIZE=1 check-unit check-integration
+
+FUZZ_CFLAGS := -std=gnu11 -D_GNU_SOURCE -Icommon -Iscanner -g -O1 -fsanitize=fuzzer,address,undefined
+FUZZ_SRCS := scanner/smaps.c scanner/region.c common/strpool.c common/util.c
+
+$(BUILD)/fuzz/fuzz-smaps: tests/fuzz/fuzz-smaps.c $(FUZZ_SRCS)
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) -o $@ $^
+
+fuzz: $(BUILD)/fuzz/fuzz-smaps $(TRACE_FUZZ)
+	@mkdir -p $(BUILD)/fuzz/corpus
+	$(BUILD)/fuzz/fuzz-smaps -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -rss_limit_mb=1024 \
+		$(BUILD)/fuzz/corpus tests/data/smaps
+	@set -e; for f in $(TRACE_FUZZ); do mkdir -p $$f.corpus; \
+		$$f -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=1024 $$f.corpus $(TRACE_FUZZ_SEEDS); done
+
+check: deps
+	$(MAKE) check-unit check-integration
+	$(MAKE) check-sanitizers
+	$(MAKE) fuzz
+	$(MAKE) lint-man
+	@echo "all checks passed"
+
+lint-man:
+	mandoc -T lint -W warning man/*.[0-9]
+
+# ------------------------------------------------------------------ run, bench
+
+run: deps $(BUILD)/ramwatch
+	$(BUILD)/ramwatch scan
+
+bench: bench-scan $(TRACE_BENCH_TARGETS)
+
+bench-scan: deps $(BUILD)/ramwatch $(BUILD)/helpers/many-maps
+	RAMWATCH_BUILD=$(abspath $(BUILD)) $(PYTHON) bench/scan-bench.py
+
+# ------------------------------------------------------------------ install
+
+install: $(BUILD)/ramwatch
+	install -D -m 0755 $(BUILD)/ramwatch $(DESTDIR)$(BINDIR)/ramwatch
+	install -D -m 0644 man/ramwatch.1 $(DESTDIR)$(MANDIR)/man1/ramwatch.1
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/ramwatch $(DESTDIR)$(MANDIR)/man1/ramwatch.1
+
+clean:
+	rm -rf build
+
+# ------------------------------------------------------------------ deps
+
+DEB_PACKAGES := gcc make pkg-config libjansson-dev libcmocka-dev python3 python3-pytest \
+	clang libclang-rt-dev procps mandoc libdw-dev libelf-dev nodejs openjdk-17-jre-headless
+
+deps:
+	@missing=$$(for p in $(DEB_PACKAGES); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		if [ "$$(id -u)" != 0 ]; then echo "missing packages: $$missing (run as root: apt-get install $$missing)"; exit 1; fi; \
+		echo "installing: $$missing"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,323 @@
+/* ramwatch scan, summary and diff: censuses taken here, saved, compared. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "census-json.h"
+#include "census.h"
+#include "commands.h"
+#include "fileio.h"
+#include "limits.h"
+#include "macro.h"
+#include "proclist.h"
+#include "procfs.h"
+#include "render.h"
+#include "scan.h"
+#include "util.h"
+
+DEFINE_CLEANUP(struct census *, census_free)
+
+enum output { OUT_TABLE, OUT_MARKDOWN, OUT_JSON };
+
+static int parse_top(const char *command, const char *arg, size_t *ret)
+{
+	uint64_t v;
+	if (parse_u64(arg, 10, &v) < 0 || v == 0 || v > RW_TOP_MAX)
+		return usage_error(command, "--top takes a number from 1 to %u, not '%s'", RW_TOP_MAX, arg);
+	*ret = (size_t)v;
+	return 0;
+}
+
+static int print_census(const struct census *c, enum output out, size_t top, bool regions)
+{
+	if (out == OUT_JSON) {
+		_cleanup_(json_decrefp) json_t *j = census_to_json(c, regions);
+		if (!j || json_dumpf(j, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER) < 0)
+			return fail("cannot write JSON: %s", strerror(ENOMEM));
+		fputc('\n', stdout);
+	} else {
+		struct render_options o = {
+			.format = out == OUT_MARKDOWN ? RENDER_MARKDOWN : RENDER_TEXT,
+			.top = top,
+			.regions = regions,
+		};
+		render_census(c, &o, stdout);
+	}
+	if (fflush(stdout) != 0 || ferror(stdout))
+		return fail("cannot write the output: %s", strerror(errno));
+	return 0;
+}
+
+static int save_census(const struct census *c, const char *path)
+{
+	_cleanup_(json_decrefp) json_t *j = census_to_json(c, true);
+	_cleanup_free_ char *text = j ? json_dumps(j, JSON_INDENT(1) | JSON_PRESERVE_ORDER) : NULL;
+	if (!text)
+		return fail("out of memory");
+	size_t len = strlen(text);
+	text[len] = '\n';
+	int r = write_file_atomic(path, text, len + 1);
+	text[len] = '\0';
+	if (r < 0)
+		return fail("cannot save the census to %s: %s", path, strerror(-r));
+	return 0;
+}
+
+/* The processes to try, most private memory first: one pid, those whose
+ * name or command line matches a pattern, or all. */
+struct candidates {
+	struct proc_entry *all;
+	size_t n;
+};
+
+static bool matches(int root_fd, const struct proc_entry *e, const char *pattern)
+{
+	_cleanup_close_ int fd = -1;
+	_cleanup_free_ char *cmdline = NULL;
+
+	if (glob_match(pattern, e->comm))
+		return true;
+	fd = procfs_open_pid(root_fd, e->pid);
+	if (fd < 0 || procfs_read_cmdline(fd, &cmdline) < 0)
+		return false;
+	return glob_match(pattern, cmdline);
+}
+
+static int collect_candidates(int root_fd, const char *pattern, struct candidates *ret)
+{
+	struct proc_entry *all;
+	size_t n, kept = 0;
+	int r = proclist_collect(root_fd, &all, &n);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < n; i++) {
+		if (all[i].pid == getpid() || (pattern && !matches(root_fd, &all[i], pattern)))
+			continue;
+		all[kept++] = all[i];
+	}
+	ret->all = all;
+	ret->n = kept;
+	return 0;
+}
+
+static int scan_error_exit(int pid, int r, const struct scan_error *err)
+{
+	if (r == -EACCES)
+		return fail("%s\n  Run as root or as the process's user; the daemon can scan it for you once it runs.",
+			    err->message);
+	(void)pid;
+	return fail("%s", err->message);
+}
+
+/* Scans the first candidate that can be read; says which were passed over. */
+static int scan_candidates(const struct candidates *cands, const struct scan_options *so, const char *what,
+			   struct census **ret)
+{
+	char a[FORMAT_BYTES_MAX];
+	struct scan_error err = { { 0 } };
+	int r = -ENOENT;
+
+	if (cands->n == 0)
+		return fail("no process %s", what);
+	for (size_t i = 0; i < cands->n; i++) {
+		r = scan_process(cands->all[i].pid, so, ret, &err);
+		if (r == 0) {
+			for (size_t k = i + 1; k < cands->n && k < i + 6; k++)
+				fprintf(stderr, "ramwatch: also %s: pid %d (%s), private %s: not scanned\n", what,
+					cands->all[k].pid, cands->all[k].comm, format_bytes(a, cands->all[k].private));
+			if (cands->n > i + 6)
+				fprintf(stderr, "ramwatch: and %zu more\n", cands->n - i - 6);
+			return 0;
+		}
+		if (r != -EACCES && r != -ENOENT && r != -ESRCH && r != -EOPNOTSUPP)
+			return scan_error_exit(cands->all[i].pid, r, &err);
+		fprintf(stderr, "ramwatch: pid %d (%s, private %s) passed over: %s\n", cands->all[i].pid,
+			cands->all[i].comm, format_bytes(a, cands->all[i].private), err.message);
+	}
+	return fail("no process %s could be scanned", what);
+}
+
+static void scan_help(void)
+{
+	printf("Usage: ramwatch scan [PID | --name PATTERN | --smaps FILE [--status FILE]] [OPTIONS]\n\n"
+	       "Takes a census of a process's memory: every region of its address space\n"
+	       "classified by shape, with totals by class, the largest regions and the files.\n"
+	       "Without PID or --name: the process with the most private memory.\n\n"
+	       "  --name PATTERN   the process with the most private memory whose name or\n"
+	       "                   command line matches the glob PATTERN\n"
+	       "  --smaps FILE     a saved /proc/PID/smaps ('-': standard input)\n"
+	       "  --status FILE    with --smaps: the saved /proc/PID/status of the same moment\n"
+	       "  --json           print JSON (exact bytes; see ramwatch(1) for the fields)\n"
+	       "  --markdown       print Markdown tables\n"
+	       "  --regions        list every region with its class and the rule that decided it\n"
+	       "  --top N          largest regions and files to show (default %u)\n"
+	       "  --out FILE       also save the census as JSON to FILE\n"
+	       "  --proc DIR       read processes from DIR instead of /proc\n",
+	       RW_TOP_DEFAULT);
+}
+
+int cmd_scan(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "name", required_argument, NULL, 'n' },   { "smaps", required_argument, NULL, 's' },
+		{ "status", required_argument, NULL, 'S' }, { "json", no_argument, NULL, 'j' },
+		{ "markdown", no_argument, NULL, 'm' },     { "regions", no_argument, NULL, 'r' },
+		{ "top", required_argument, NULL, 't' },    { "out", required_argument, NULL, 'o' },
+		{ "proc", required_argument, NULL, 'p' },   { "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	_cleanup_(census_freep) struct census *c = NULL;
+	const char *name = NULL, *smaps = NULL, *status = NULL, *out_path = NULL, *proc = NULL;
+	enum output out = OUT_TABLE;
+	size_t top = RW_TOP_DEFAULT;
+	bool regions = false;
+	int opt, pid = 0, r;
+
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
+		switch (opt) {
+		case 'n': name = optarg; break;
+		case 's': smaps = optarg; break;
+		case 'S': status = optarg; break;
+		case 'j': out = OUT_JSON; break;
+		case 'm': out = OUT_MARKDOWN; break;
+		case 'r': regions = true; break;
+		case 't':
+			if ((r = parse_top("scan", optarg, &top)) != 0)
+				return r;
+			break;
+		case 'o': out_path = optarg; break;
+		case 'p': proc = optarg; break;
+		case 'h': scan_help(); return 0;
+		default: return usage_error("scan", "bad option");
+		}
+	}
+	if (optind < argc) {
+		if (parse_pid(argv[optind], &pid) < 0)
+			return usage_error("scan", "'%s' is not a process id", argv[optind]);
+		optind++;
+	}
+	if (optind < argc)
+		return usage_error("scan", "unexpected argument '%s'", argv[optind]);
+	if ((pid > 0) + (name != NULL) + (smaps != NULL) > 1)
+		return usage_error("scan", "give one of PID, --name and --smaps");
+	if (status && !smaps)
+		return usage_error("scan", "--status goes with --smaps");
+
+	struct scan_options so = { .proc_root = proc, .top = top, .keep_regions = regions || out_path };
+	struct scan_error err = { { 0 } };
+
+	if (smaps) {
+		r = scan_smaps_file(smaps, status, &so, &c, &err);
+		if (r < 0)
+			return fail("%s", err.message);
+	} else if (pid > 0) {
+		r = scan_process(pid, &so, &c, &err);
+		if (r < 0)
+			return scan_error_exit(pid, r, &err);
+	} else {
+		_cleanup_close_ int root_fd = procfs_open_root(proc);
+		struct candidates cands = { 0 };
+		char what[256];
+		if (root_fd < 0)
+			return fail("cannot open %s: %s", proc ? proc : "/proc", strerror(-root_fd));
+		r = collect_candidates(root_fd, name, &cands);
+		if (r < 0)
+			return fail("cannot list processes: %s", strerror(-r));
+		snprintf(what, sizeof(what), name ? "matching '%s'" : "%s", name ? name : "");
+		r = scan_candidates(&cands, &so, name ? what : "with private memory", &c);
+		free(cands.all);
+		if (r != 0)
+			return r;
+	}
+
+	if (out_path && (r = save_census(c, out_path)) != 0)
+		return r;
+	return print_census(c, out, top, regions);
+}
+
+static int load(const char *path, struct census **ret)
+{
+	char err[256];
+	int r = census_load_file(path, ret, err, sizeof(err));
+	if (r < 0)
+		return fail("%s: %s", path, err);
+	return 0;
+}
+
+int cmd_summary(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "json", no_argument, NULL, 'j' }, { "markdown", no_argument, NULL, 'm' },
+		{ "regions", no_argument, NULL, 'r' }, { "top", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' }, { 0 },
+	};
+	_cleanup_(census_freep) struct census *c = NULL;
+	enum output out = OUT_TABLE;
+	size_t top = RW_TOP_DEFAULT;
+	bool regions = false;
+	int opt, r;
+
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
+		switch (opt) {
+		case 'j': out = OUT_JSON; break;
+		case 'm': out = OUT_MARKDOWN; break;
+		case 'r': regions = true; break;
+		case 't':
+			if ((r = parse_top("summary", optarg, &top)) != 0)
+				return r;
+			break;
+		case 'h':
+			printf("Usage: ramwatch summary FILE.json [--markdown|--json] [--regions] [--top N]\n\n"
+			       "Prints a census saved by 'ramwatch scan --out' or '--json' ('-': standard input).\n");
+			return 0;
+		default: return usage_error("summary", "bad option");
+		}
+	}
+	if (argc - optind != 1)
+		return usage_error("summary", "give one census file");
+	if ((r = load(argv[optind], &c)) != 0)
+		return r;
+	if (regions && !c->regions)
+		return fail("%s holds no region list: save it with 'ramwatch scan --out' or '--json --regions'",
+			    argv[optind]);
+	return print_census(c, out, top, regions);
+}
+
+int cmd_diff(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "markdown", no_argument, NULL, 'm' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	_cleanup_(census_freep) struct census *a = NULL, *b = NULL;
+	struct render_options o = { .format = RENDER_TEXT, .top = RW_TOP_DEFAULT };
+	int opt, r;
+
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
+		switch (opt) {
+		case 'm': o.format = RENDER_MARKDOWN; break;
+		case 'h':
+			printf("Usage: ramwatch diff BEFORE.json AFTER.json [--markdown]\n\n"
+			       "Compares two saved censuses class by class (private and resident before,\n"
+			       "after and change), largest changes first, then the files that came or went.\n");
+			return 0;
+		default: return usage_error("diff", "bad option");
+		}
+	}
+	if (argc - optind != 2)
+		return usage_error("diff", "give two census files");
+	if ((r = load(argv[optind], &a)) != 0 || (r = load(argv[optind + 1], &b)) != 0)
+		return r;
+	render_diff(a, b, &o, stdout);
+	if (fflush(stdout) != 0 || ferror(stdout))
+		return fail("cannot write the output: %s", strerror(errno));
+	return 0;
+}

@@ -1,0 +1,14 @@
+/* The client's subcommands.  Each takes argc/argv starting at its own name
+ * and returns the process exit status: 0 ok, 1 failure, 2 usage. */
+#pragma once
+
+#define EXIT_USAGE 2
+
+int cmd_scan(int argc, char **argv);
+int cmd_summary(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
+
+/* Prints "ramwatch: <message>" to stderr; returns 1 (failure). */
+int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Prints "ramwatch: <message>" and a hint to run --help; returns 2 (usage). */
+int usage_error(const char *command, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -1,0 +1,368 @@
+/* Rendering a census, or the comparison of two, as text or Markdown. */
+#include "render.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "census.h"
+#include "classes.h"
+#include "table.h"
+#include "util.h"
+
+static int print_table(const struct table *t, const struct render_options *o, FILE *f)
+{
+	return o->format == RENDER_MARKDOWN ? table_print_markdown(t, f) : table_print(t, f);
+}
+
+static void heading(const struct render_options *o, FILE *f, const char *title)
+{
+	if (o->format == RENDER_MARKDOWN)
+		fprintf(f, "\n### %s\n\n", title);
+	else
+		fprintf(f, "\n%s\n", title);
+}
+
+static const char *sz(char *buf, uint64_t v)
+{
+	return format_bytes(buf, v);
+}
+
+static void format_time(char *buf, size_t size, int64_t ms)
+{
+	time_t t = (time_t)(ms / 1000);
+	struct tm tm;
+	if (ms < 0 || !localtime_r(&t, &tm) || !strftime(buf, size, "%Y-%m-%d %H:%M:%S", &tm))
+		snprintf(buf, size, "unknown time");
+}
+
+/* "python3 (pid 4242, uid 1000)", or for a saved file "python3 (saved: file.txt)" */
+static void identity(const struct census *c, char *buf, size_t size)
+{
+	const char *comm = c->comm ? c->comm : "?";
+	if (c->pid > 0 && c->uid >= 0)
+		snprintf(buf, size, "%s (pid %d, uid %" PRId64 ")", comm, c->pid, c->uid);
+	else if (c->pid > 0)
+		snprintf(buf, size, "%s (pid %d)", comm, c->pid);
+	else
+		snprintf(buf, size, "%s (saved: %s)", c->comm ? c->comm : "process", c->source ? c->source : "?");
+}
+
+static void print_header(const struct census *c, const struct render_options *o, FILE *f)
+{
+	char id[512], a[FORMAT_BYTES_MAX], b[FORMAT_BYTES_MAX], s[FORMAT_BYTES_MAX], d[FORMAT_DURATION_MAX],
+		when[64];
+	bool md = o->format == RENDER_MARKDOWN;
+
+	identity(c, id, sizeof(id));
+	if (md)
+		fprintf(f, "## Memory of %s\n\n", id);
+	fprintf(f, "%s: private %s, resident %s, swap %s, %" PRIu64 " regions", md ? "Census" : id,
+		sz(a, c->totals.private), sz(b, c->totals.resident), sz(s, c->totals.swap), c->totals.count);
+	if (c->taken_at_ms >= 0) {
+		format_time(when, sizeof(when), c->taken_at_ms);
+		fprintf(f, ", %s", when);
+	}
+	if (c->wall_us >= 0)
+		fprintf(f, ", census %s", format_duration_us(d, (uint64_t)c->wall_us));
+	fputs(md ? ".\n\n" : "\n", f);
+	if (c->cmdline && c->cmdline[0])
+		fprintf(f, md ? "Command: `%s`\n" : "  %s\n", c->cmdline);
+	if (c->have_status && status_has(&c->status, STATUS_VM_RSS)) {
+		uint64_t private;
+		bool known = status_private(&c->status, &private);
+		fprintf(f, "%sKernel counters (status): private %s, resident %s", md ? "\n" : "  ",
+			known ? sz(a, private) : "unknown", sz(b, c->status.counter[STATUS_VM_RSS]));
+		if (status_has(&c->status, STATUS_VM_HWM))
+			fprintf(f, ", peak resident %s", sz(s, c->status.counter[STATUS_VM_HWM]));
+		fputs("\n", f);
+	}
+}
+
+static int cmp_class(const struct census *c, int x, int y)
+{
+	const struct census_totals *a = &c->classes[x], *b = &c->classes[y];
+	if (a->private != b->private)
+		return a->private > b->private ? -1 : 1;
+	if (a->resident != b->resident)
+		return a->resident > b->resident ? -1 : 1;
+	return x - y;
+}
+
+static size_t class_order(const struct census *c, int *order)
+{
+	size_t n = 0;
+	for (int k = 0; k < _CLASS_MAX; k++)
+		if (c->classes[k].count > 0)
+			order[n++] = k;
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && cmp_class(c, order[j - 1], order[j]) > 0; j--) {
+			int t = order[j];
+			order[j] = order[j - 1];
+			order[j - 1] = t;
+		}
+	return n;
+}
+
+static void percent(char *buf, size_t size, uint64_t part, uint64_t whole)
+{
+	if (whole == 0)
+		snprintf(buf, size, "-");
+	else
+		snprintf(buf, size, "%.1f%%", 100.0 * (double)part / (double)whole);
+}
+
+static int render_classes(const struct census *c, const struct render_options *o, FILE *f)
+{
+	_cleanup_(table_freep) struct table *t =
+		table_new("CLASS", ">PRIVATE", ">SHARE", ">RESIDENT", ">PSS", ">SWAP", ">REGIONS", "WHAT", NULL);
+	char a[FORMAT_BYTES_MAX], b[FORMAT_BYTES_MAX], p[FORMAT_BYTES_MAX], s[FORMAT_BYTES_MAX], share[16];
+	int order[_CLASS_MAX];
+
+	if (!t)
+		return -ENOMEM;
+	size_t n = class_order(c, order);
+	for (size_t i = 0; i < n; i++) {
+		const struct census_totals *k = &c->classes[order[i]];
+		percent(share, sizeof(share), k->private, c->totals.private);
+		table_add(t, class_key((enum class_id)order[i]));
+		table_add(t, sz(a, k->private));
+		table_add(t, share);
+		table_add(t, sz(b, k->resident));
+		table_add(t, sz(p, k->pss));
+		table_add(t, sz(s, k->swap));
+		table_addf(t, "%" PRIu64, k->count);
+		table_add(t, class_label((enum class_id)order[i]));
+	}
+	table_add(t, "total");
+	table_add(t, sz(a, c->totals.private));
+	table_add(t, c->totals.private ? "100%" : "-");
+	table_add(t, sz(b, c->totals.resident));
+	table_add(t, sz(p, c->totals.pss));
+	table_add(t, sz(s, c->totals.swap));
+	table_addf(t, "%" PRIu64, c->totals.count);
+	table_add(t, "");
+	heading(o, f, "Memory by class (private: anonymous memory, resident or swapped; share: of private)");
+	return print_table(t, o, f);
+}
+
+static int render_regions(const struct census_region *regions, size_t n, const char *title, bool why,
+			  const struct render_options *o, FILE *f)
+{
+	_cleanup_(table_freep) struct table *t =
+		why ? table_new("START", "END", "PERMS", ">SIZE", ">PRIVATE", ">RESIDENT", "CLASS", "RULE", "PATH", NULL)
+		    : table_new("ADDRESS", ">SIZE", ">PRIVATE", ">RESIDENT", "PERMS", "CLASS", "PATH OR RULE", NULL);
+	char a[FORMAT_BYTES_MAX], b[FORMAT_BYTES_MAX], s[FORMAT_BYTES_MAX];
+
+	if (!t)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const struct census_region *r = &regions[i];
+		table_addf(t, "%" PRIx64, r->start);
+		if (why)
+			table_addf(t, "%" PRIx64, r->end);
+		else
+			table_add(t, sz(s, r->size));
+		table_add(t, why ? r->perms : sz(a, r->private));
+		table_add(t, why ? sz(s, r->size) : sz(b, r->resident));
+		table_add(t, why ? sz(a, r->private) : r->perms);
+		table_add(t, why ? sz(b, r->resident) : class_key(r->cls));
+		if (why) {
+			table_add(t, class_key(r->cls));
+			table_add(t, r->rule ? r->rule : "");
+			table_add(t, r->path ? r->path : "");
+		} else
+			table_add(t, r->path ? r->path : r->rule ? r->rule : "");
+	}
+	heading(o, f, title);
+	return print_table(t, o, f);
+}
+
+static int render_files(const struct census *c, const struct render_options *o, FILE *f)
+{
+	_cleanup_(table_freep) struct table *t = table_new(">RESIDENT", ">PRIVATE", ">REGIONS", "KIND", "PATH", NULL);
+	char a[FORMAT_BYTES_MAX], b[FORMAT_BYTES_MAX];
+	size_t n = c->n_files < o->top ? c->n_files : o->top;
+
+	if (!t)
+		return -ENOMEM;
+	if (n == 0)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct census_file *x = &c->files[i];
+		table_add(t, sz(a, x->resident));
+		table_add(t, sz(b, x->private));
+		table_addf(t, "%" PRIu64, x->regions);
+		table_add(t, file_kind_name(x->kind));
+		table_add(t, x->path);
+	}
+	heading(o, f, "Mapped files and libraries (private: pages copied on write)");
+	return print_table(t, o, f);
+}
+
+/* Rules of the regions shown, with their sentences, so a reader of the
+ * table can tell why a region is in its class. */
+static void render_rule_notes(const struct census_region *regions, size_t n, const struct render_options *o, FILE *f)
+{
+	const char *seen[64];
+	size_t n_seen = 0;
+
+	heading(o, f, "Why (the rule that classified each region)");
+	for (size_t i = 0; i < n; i++) {
+		const struct census_region *r = &regions[i];
+		bool dup = false;
+		if (!r->rule || !r->why)
+			continue;
+		for (size_t k = 0; k < n_seen && !dup; k++)
+			dup = streq(seen[k], r->rule);
+		if (dup || n_seen == sizeof(seen) / sizeof(seen[0]))
+			continue;
+		seen[n_seen++] = r->rule;
+		fprintf(f, "%s%s: %s\n", o->format == RENDER_MARKDOWN ? "- " : "  ", r->rule, r->why);
+	}
+}
+
+int render_census(const struct census *c, const struct render_options *o, FILE *f)
+{
+	int r;
+
+	print_header(c, o, f);
+	if ((r = render_classes(c, o, f)) < 0)
+		return r;
+	if (o->regions && c->regions) {
+		r = render_regions(c->regions, c->n_regions, "Every region", true, o, f);
+		if (r >= 0)
+			render_rule_notes(c->regions, c->n_regions, o, f);
+	} else {
+		size_t n = c->n_largest < o->top ? c->n_largest : o->top;
+		r = render_regions(c->largest, n, "Largest regions", false, o, f);
+		if (r >= 0)
+			render_rule_notes(c->largest, n, o, f);
+	}
+	if (r < 0)
+		return r;
+	if ((r = render_files(c, o, f)) < 0)
+		return r;
+	return ferror(f) ? -EIO : 0;
+}
+
+/* ---------------------------------------------------------------- diff */
+
+struct diff_row {
+	int cls;
+	int64_t private_change, resident_change;
+};
+
+static int64_t change(uint64_t before, uint64_t after)
+{
+	return (int64_t)after - (int64_t)before;
+}
+
+static int cmp_diff(const void *a, const void *b)
+{
+	const struct diff_row *x = a, *y = b;
+	uint64_t px = (uint64_t)llabs(x->private_change), py = (uint64_t)llabs(y->private_change);
+	uint64_t rx = (uint64_t)llabs(x->resident_change), ry = (uint64_t)llabs(y->resident_change);
+	if (px != py)
+		return px > py ? -1 : 1;
+	if (rx != ry)
+		return rx > ry ? -1 : 1;
+	return x->cls - y->cls;
+}
+
+static const struct census_file *find_file(const struct census *c, const char *path)
+{
+	for (size_t i = 0; i < c->n_files; i++)
+		if (streq(c->files[i].path, path))
+			return &c->files[i];
+	return NULL;
+}
+
+static int render_file_changes(const struct census *a, const struct census *b, const struct render_options *o,
+			       FILE *f)
+{
+	_cleanup_(table_freep) struct table *t = table_new("CHANGE", ">RESIDENT", ">PRIVATE", "KIND", "PATH", NULL);
+	char x[FORMAT_BYTES_MAX], y[FORMAT_BYTES_MAX];
+
+	if (!t)
+		return -ENOMEM;
+	for (size_t i = 0; i < b->n_files; i++)
+		if (!find_file(a, b->files[i].path)) {
+			table_add(t, "new");
+			table_add(t, sz(x, b->files[i].resident));
+			table_add(t, sz(y, b->files[i].private));
+			table_add(t, file_kind_name(b->files[i].kind));
+			table_add(t, b->files[i].path);
+		}
+	for (size_t i = 0; i < a->n_files; i++)
+		if (!find_file(b, a->files[i].path)) {
+			table_add(t, "gone");
+			table_add(t, sz(x, a->files[i].resident));
+			table_add(t, sz(y, a->files[i].private));
+			table_add(t, file_kind_name(a->files[i].kind));
+			table_add(t, a->files[i].path);
+		}
+	if (table_rows(t) == 0)
+		return 0;
+	heading(o, f, "Files mapped in one census and not the other (among the largest listed in each)");
+	return print_table(t, o, f);
+}
+
+int render_diff(const struct census *a, const struct census *b, const struct render_options *o, FILE *f)
+{
+	_cleanup_(table_freep) struct table *t = table_new("CLASS", ">PRIVATE BEFORE", ">AFTER", ">CHANGE",
+							   ">RESIDENT BEFORE", ">AFTER", ">CHANGE", NULL);
+	char ida[512], idb[512], s[6][FORMAT_BYTES_MAX];
+	struct diff_row rows[_CLASS_MAX];
+	size_t n = 0;
+
+	if (!t)
+		return -ENOMEM;
+	for (int k = 0; k < _CLASS_MAX; k++) {
+		if (a->classes[k].count == 0 && b->classes[k].count == 0)
+			continue;
+		rows[n++] = (struct diff_row){
+			.cls = k,
+			.private_change = change(a->classes[k].private, b->classes[k].private),
+			.resident_change = change(a->classes[k].resident, b->classes[k].resident),
+		};
+	}
+	qsort(rows, n, sizeof(rows[0]), cmp_diff);
+	for (size_t i = 0; i < n; i++) {
+		const struct census_totals *x = &a->classes[rows[i].cls], *y = &b->classes[rows[i].cls];
+		table_add(t, class_key((enum class_id)rows[i].cls));
+		table_add(t, sz(s[0], x->private));
+		table_add(t, sz(s[1], y->private));
+		table_add(t, format_bytes_delta(s[2], rows[i].private_change));
+		table_add(t, sz(s[3], x->resident));
+		table_add(t, sz(s[4], y->resident));
+		table_add(t, format_bytes_delta(s[5], rows[i].resident_change));
+	}
+	table_add(t, "total");
+	table_add(t, sz(s[0], a->totals.private));
+	table_add(t, sz(s[1], b->totals.private));
+	table_add(t, format_bytes_delta(s[2], change(a->totals.private, b->totals.private)));
+	table_add(t, sz(s[3], a->totals.resident));
+	table_add(t, sz(s[4], b->totals.resident));
+	table_add(t, format_bytes_delta(s[5], change(a->totals.resident, b->totals.resident)));
+
+	identity(a, ida, sizeof(ida));
+	identity(b, idb, sizeof(idb));
+	if (o->format == RENDER_MARKDOWN)
+		fprintf(f, "## Memory change: %s -> %s\n\n", ida, idb);
+	else
+		fprintf(f, "before: %s\nafter:  %s\n", ida, idb);
+	if (a->taken_at_ms >= 0 && b->taken_at_ms >= 0) {
+		char d[FORMAT_DURATION_MAX];
+		int64_t ms = b->taken_at_ms - a->taken_at_ms;
+		fprintf(f, "%s%s apart\n", o->format == RENDER_MARKDOWN ? "\n" : "",
+			format_duration_us(d, (uint64_t)(ms < 0 ? -ms : ms) * 1000u));
+	}
+	heading(o, f, "Change by class, largest first");
+	int r = print_table(t, o, f);
+	if (r >= 0)
+		r = render_file_changes(a, b, o, f);
+	return r < 0 ? r : ferror(f) ? -EIO : 0;
+}

@@ -1,0 +1,93 @@
+/* Whole-file reads with a size limit, and atomic writes. */
+#include "fileio.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "macro.h"
+
+int read_full_fd(int fd, size_t max, char **ret_buf, size_t *ret_size)
+{
+	_cleanup_free_ char *buf = NULL;
+	size_t size = 0, allocated = 0;
+
+	for (;;) {
+		if (allocated - size < 4096 + 1) {
+			size_t want = allocated ? allocated * 2 : 4096 * 2;
+			if (want > max + 4096 + 1)
+				want = max + 4096 + 1;
+			if (want <= allocated)
+				return -EFBIG;
+			char *n = realloc(buf, want);
+			if (!n)
+				return -ENOMEM;
+			buf = n;
+			allocated = want;
+		}
+		ssize_t k = read(fd, buf + size, allocated - size - 1);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return negative_errno();
+		}
+		if (k == 0)
+			break;
+		size += (size_t)k;
+		if (size > max)
+			return -EFBIG;
+	}
+	buf[size] = '\0';
+	*ret_buf = TAKE_PTR(buf);
+	if (ret_size)
+		*ret_size = size;
+	return 0;
+}
+
+int read_full_fileat(int dirfd, const char *name, size_t max, char **ret_buf, size_t *ret_size)
+{
+	_cleanup_close_ int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return negative_errno();
+	return read_full_fd(fd, max, ret_buf, ret_size);
+}
+
+int write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+	while (len > 0) {
+		ssize_t k = write(fd, p, len);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return negative_errno();
+		}
+		p += k;
+		len -= (size_t)k;
+	}
+	return 0;
+}
+
+int write_file_atomic(const char *path, const void *data, size_t len)
+{
+	char tmp[PATH_MAX];
+	int r;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	_cleanup_close_ int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return negative_errno();
+	r = write_all(fd, data, len);
+	if (r >= 0 && fsync(fd) < 0)
+		r = negative_errno();
+	if (r >= 0 && rename(tmp, path) < 0)
+		r = negative_errno();
+	if (r < 0)
+		unlink(tmp);
+	return r;
+}

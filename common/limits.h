@@ -1,0 +1,35 @@
+/* Every limit that input from outside can push against, in one place.
+ * Each one has a test that goes past it (tests/unit, tests/integration). */
+#pragma once
+
+/* Bytes asked of the kernel per read() of /proc/PID/smaps.  seq_file fills
+ * the whole buffer, so fewer, larger reads cost less: 1 KiB reads double the
+ * cost of producing smaps, and the gain levels off above 64 KiB. */
+#define RW_SMAPS_READ_SIZE (256u * 1024u)
+
+/* The longest line of smaps we accept.  A header line holds at most a path
+ * of PATH_MAX bytes, which the kernel escapes ("\n" becomes "\012"), so real
+ * lines stay far below this; a longer line is malformed input. */
+#define RW_SMAPS_LINE_MAX (64u * 1024u)
+
+/* Regions per census.  The kernel's default vm.max_map_count is 65530; a
+ * raised limit can allow more, so the ceiling is generous, but it bounds the
+ * memory a census of hostile input can take (about 300 bytes a region). */
+#define RW_REGIONS_MAX (4u * 1024u * 1024u)
+
+/* Small /proc files (status, stat, cmdline, syscall): read whole, at most. */
+#define RW_PROC_FILE_MAX (1024u * 1024u)
+
+/* The command line kept in a census, in bytes (argv joined by spaces). */
+#define RW_CMDLINE_MAX (4096u)
+
+/* Threads whose stack pointers are read to confirm stack regions. Above
+ * this, stacks are recognised by their shape alone. */
+#define RW_THREADS_MAX (16384u)
+
+/* Saved census files (ramwatch summary / diff) are read whole, at most. */
+#define RW_CENSUS_FILE_MAX (256u * 1024u * 1024u)
+
+/* Largest regions and files a census keeps, by default and at most. */
+#define RW_TOP_DEFAULT 20u
+#define RW_TOP_MAX 100000u

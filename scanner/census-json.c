@@ -1,0 +1,504 @@
+/* A census to JSON and back (jansson). */
+#include "census-json.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "census.h"
+#include "classify.h"
+#include "fileio.h"
+#include "limits.h"
+#include "macro.h"
+#include "strpool.h"
+#include "util.h"
+
+DEFINE_CLEANUP(struct census *, census_free)
+
+/* ------------------------------------------------------------ writing */
+
+static json_t *int_or_null(int64_t v)
+{
+	return v < 0 ? json_null() : json_integer(v);
+}
+
+static json_t *str_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+static json_t *address(uint64_t a)
+{
+	char buf[24];
+	snprintf(buf, sizeof(buf), "0x%" PRIx64, a);
+	return json_string(buf);
+}
+
+static json_t *counter(const struct census *c, enum status_counter k)
+{
+	if (!c->have_status || !status_has(&c->status, k))
+		return json_null();
+	return json_integer((json_int_t)c->status.counter[k]);
+}
+
+static json_t *counters_json(const struct census *c)
+{
+	uint64_t private;
+	bool known = c->have_status && status_private(&c->status, &private);
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+			 "private", known ? json_integer((json_int_t)private) : json_null(),
+			 "resident", counter(c, STATUS_VM_RSS),
+			 "swap", counter(c, STATUS_VM_SWAP),
+			 "peak_resident", counter(c, STATUS_VM_HWM),
+			 "rss_anon", counter(c, STATUS_RSS_ANON),
+			 "rss_file", counter(c, STATUS_RSS_FILE),
+			 "rss_shmem", counter(c, STATUS_RSS_SHMEM),
+			 "locked", counter(c, STATUS_VM_LCK),
+			 "hugetlb", counter(c, STATUS_HUGETLB_PAGES));
+}
+
+static json_t *totals_json(const struct census_totals *t)
+{
+	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+			 "private", (json_int_t)t->private, "resident", (json_int_t)t->resident,
+			 "pss", (json_int_t)t->pss, "swap", (json_int_t)t->swap, "size", (json_int_t)t->size,
+			 "regions", (json_int_t)t->count, "locked", (json_int_t)t->locked,
+			 "hugetlb", (json_int_t)t->hugetlb);
+}
+
+static json_t *class_json(enum class_id k, const struct census_totals *t)
+{
+	return json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I}",
+			 "key", class_key(k), "label", class_label(k),
+			 "private", (json_int_t)t->private, "resident", (json_int_t)t->resident,
+			 "pss", (json_int_t)t->pss, "swap", (json_int_t)t->swap,
+			 "size", (json_int_t)t->size, "count", (json_int_t)t->count);
+}
+
+static json_t *region_json(const struct census_region *r)
+{
+	return json_pack("{s:o, s:o, s:s, s:s, s:o, s:o, s:I, s:I, s:I, s:o}",
+			 "start", address(r->start), "end", address(r->end), "perms", r->perms,
+			 "class", class_key(r->cls), "rule", str_or_null(r->rule), "why", str_or_null(r->why),
+			 "private", (json_int_t)r->private, "resident", (json_int_t)r->resident,
+			 "size", (json_int_t)r->size, "path", str_or_null(r->path));
+}
+
+static json_t *file_json(const struct census_file *f)
+{
+	return json_pack("{s:s, s:s, s:I, s:I, s:I, s:I}",
+			 "path", f->path, "kind", file_kind_name(f->kind),
+			 "private", (json_int_t)f->private, "resident", (json_int_t)f->resident,
+			 "size", (json_int_t)f->size, "regions", (json_int_t)f->regions);
+}
+
+static json_t *regions_array(const struct census_region *r, size_t n)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; a && i < n; i++)
+		if (json_array_append_new(a, region_json(&r[i])) < 0) {
+			json_decref(a);
+			return NULL;
+		}
+	return a;
+}
+
+json_t *census_to_json(const struct census *c, bool with_regions)
+{
+	_cleanup_(json_decrefp) json_t *classes = json_array(), *files = json_array();
+	if (!classes || !files)
+		return NULL;
+
+	/* classes in decreasing private, then resident, order: the table's order */
+	int order[_CLASS_MAX], n = 0;
+	for (int k = 0; k < _CLASS_MAX; k++)
+		if (c->classes[k].count > 0)
+			order[n++] = k;
+	for (int i = 1; i < n; i++)
+		for (int j = i; j > 0; j--) {
+			const struct census_totals *a = &c->classes[order[j - 1]], *b = &c->classes[order[j]];
+			if (a->private > b->private || (a->private == b->private && a->resident >= b->resident))
+				break;
+			int t = order[j];
+			order[j] = order[j - 1];
+			order[j - 1] = t;
+		}
+	for (int i = 0; i < n; i++)
+		if (json_array_append_new(classes, class_json((enum class_id)order[i], &c->classes[order[i]])) < 0)
+			return NULL;
+	for (size_t i = 0; i < c->n_files; i++)
+		if (json_array_append_new(files, file_json(&c->files[i])) < 0)
+			return NULL;
+
+	json_t *root = json_pack(
+		"{s:s, s:i, s:o, s:o, s:{s:o, s:o, s:o, s:o, s:o, s:o, s:o}, s:o, s:o, s:O, s:o, s:O, s:{s:o, s:o, s:o, s:o, s:o}}",
+		"format", CENSUS_JSON_FORMAT, "version", CENSUS_JSON_VERSION,
+		"taken_at", int_or_null(c->taken_at_ms), "source", str_or_null(c->source),
+		"process", "pid", int_or_null(c->pid), "start_time", int_or_null(c->start_time),
+		"boot_id", str_or_null(c->boot_id), "comm", str_or_null(c->comm),
+		"cmdline", str_or_null(c->cmdline), "exe", str_or_null(c->exe), "uid", int_or_null(c->uid),
+		"counters", counters_json(c),
+		"totals", totals_json(&c->totals),
+		"classes", classes,
+		"largest", regions_array(c->largest, c->n_largest),
+		"files", files,
+		"cost", "wall_us", int_or_null(c->wall_us), "cpu_us", int_or_null(c->cpu_us),
+		"bytes_read", int_or_null(c->bytes_read), "threads", int_or_null(c->threads_seen),
+		"stack_pointers", int_or_null(c->stack_pointers));
+	if (root && with_regions && c->regions) {
+		json_t *all = regions_array(c->regions, c->n_regions);
+		if (!all || json_object_set_new(root, "regions", all) < 0) {
+			json_decref(root);
+			return NULL;
+		}
+	}
+	return root;
+}
+
+/* ------------------------------------------------------------ reading */
+
+struct reader {
+	struct census *c;
+	char *err;
+	size_t err_size;
+};
+
+static int bad(struct reader *rd, const char *fmt, ...) _printf_(2, 3);
+
+static int bad(struct reader *rd, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(rd->err, rd->err_size, fmt, ap);
+	va_end(ap);
+	return -EBADMSG;
+}
+
+/* A non-negative integer, or null (-1) when nullable. */
+static int get_int(struct reader *rd, const json_t *obj, const char *where, const char *key, bool nullable,
+		   int64_t *ret)
+{
+	const json_t *v = json_object_get(obj, key);
+	if ((!v || json_is_null(v)) && nullable) {
+		*ret = -1;
+		return 0;
+	}
+	if (!v || !json_is_integer(v) || json_integer_value(v) < 0)
+		return bad(rd, "%s.%s: expected a non-negative integer%s", where, key, nullable ? " or null" : "");
+	*ret = json_integer_value(v);
+	return 0;
+}
+
+static int get_u64(struct reader *rd, const json_t *obj, const char *where, const char *key, uint64_t *ret)
+{
+	int64_t v = 0;
+	int r = get_int(rd, obj, where, key, false, &v);
+	if (r >= 0)
+		*ret = (uint64_t)v;
+	return r;
+}
+
+/* A string interned in the census, or NULL for null/absent when nullable. */
+static int get_str(struct reader *rd, const json_t *obj, const char *where, const char *key, bool nullable,
+		   const char **ret)
+{
+	const json_t *v = json_object_get(obj, key);
+	if ((!v || json_is_null(v)) && nullable) {
+		*ret = NULL;
+		return 0;
+	}
+	if (!v || !json_is_string(v))
+		return bad(rd, "%s.%s: expected a string%s", where, key, nullable ? " or null" : "");
+	*ret = strpool_intern(rd->c->strings, json_string_value(v), json_string_length(v));
+	return *ret ? 0 : -ENOMEM;
+}
+
+static int get_dup(struct reader *rd, const json_t *obj, const char *where, const char *key, char **ret)
+{
+	const char *s = NULL;
+	int r = get_str(rd, obj, where, key, true, &s);
+	if (r < 0 || !s)
+		return r;
+	*ret = strdup(s);
+	return *ret ? 0 : -ENOMEM;
+}
+
+static int get_address(struct reader *rd, const json_t *obj, const char *where, const char *key, uint64_t *ret)
+{
+	const json_t *v = json_object_get(obj, key);
+	const char *s = v ? json_string_value(v) : NULL;
+	if (!s || !startswith(s, "0x") || parse_u64(s + 2, 16, ret) < 0)
+		return bad(rd, "%s.%s: expected an address \"0x...\"", where, key);
+	return 0;
+}
+
+static int read_process(struct reader *rd, const json_t *root)
+{
+	const json_t *p = json_object_get(root, "process");
+	int64_t pid = -1;
+	int r;
+
+	if (!json_is_object(p))
+		return bad(rd, "process: expected an object");
+	if ((r = get_int(rd, p, "process", "pid", true, &pid)) < 0 ||
+	    (r = get_int(rd, p, "process", "start_time", true, &rd->c->start_time)) < 0 ||
+	    (r = get_int(rd, p, "process", "uid", true, &rd->c->uid)) < 0 ||
+	    (r = get_dup(rd, p, "process", "boot_id", &rd->c->boot_id)) < 0 ||
+	    (r = get_dup(rd, p, "process", "comm", &rd->c->comm)) < 0 ||
+	    (r = get_dup(rd, p, "process", "cmdline", &rd->c->cmdline)) < 0 ||
+	    (r = get_dup(rd, p, "process", "exe", &rd->c->exe)) < 0)
+		return r;
+	if (pid > INT32_MAX)
+		return bad(rd, "process.pid: out of range");
+	rd->c->pid = (int)pid;
+	return 0;
+}
+
+static int read_counters(struct reader *rd, const json_t *root)
+{
+	static const struct {
+		const char *key;
+		enum status_counter k;
+	} map[] = {
+		{ "resident", STATUS_VM_RSS }, { "swap", STATUS_VM_SWAP }, { "peak_resident", STATUS_VM_HWM },
+		{ "rss_anon", STATUS_RSS_ANON }, { "rss_file", STATUS_RSS_FILE }, { "rss_shmem", STATUS_RSS_SHMEM },
+		{ "locked", STATUS_VM_LCK }, { "hugetlb", STATUS_HUGETLB_PAGES },
+	};
+	const json_t *o = json_object_get(root, "counters");
+	if (!o || json_is_null(o))
+		return 0;
+	if (!json_is_object(o))
+		return bad(rd, "counters: expected an object");
+	for (size_t i = 0; i < ELEMENTSOF(map); i++) {
+		int64_t v = -1;
+		int r = get_int(rd, o, "counters", map[i].key, true, &v);
+		if (r < 0)
+			return r;
+		if (v >= 0) {
+			rd->c->status.counter[map[i].k] = (uint64_t)v;
+			rd->c->status.present |= 1u << map[i].k;
+			rd->c->have_status = true;
+		}
+	}
+	return 0;
+}
+
+static int read_totals(struct reader *rd, const json_t *o, const char *where, struct census_totals *t)
+{
+	int r;
+	int64_t v = -1;
+	if (!json_is_object(o))
+		return bad(rd, "%s: expected an object", where);
+	if ((r = get_u64(rd, o, where, "private", &t->private)) < 0 ||
+	    (r = get_u64(rd, o, where, "resident", &t->resident)) < 0 ||
+	    (r = get_u64(rd, o, where, "pss", &t->pss)) < 0 || (r = get_u64(rd, o, where, "swap", &t->swap)) < 0 ||
+	    (r = get_u64(rd, o, where, "size", &t->size)) < 0)
+		return r;
+	/* optional in this version */
+	if (json_object_get(o, "locked") && (r = get_int(rd, o, where, "locked", true, &v)) >= 0 && v >= 0)
+		t->locked = (uint64_t)v;
+	if (json_object_get(o, "hugetlb") && (r = get_int(rd, o, where, "hugetlb", true, &v)) >= 0 && v >= 0)
+		t->hugetlb = (uint64_t)v;
+	return 0;
+}
+
+static int read_classes(struct reader *rd, const json_t *root)
+{
+	const json_t *a = json_object_get(root, "classes");
+	size_t i;
+	const json_t *v;
+
+	if (!json_is_array(a))
+		return bad(rd, "classes: expected an array");
+	json_array_foreach(a, i, v)
+	{
+		char where[32];
+		const char *key = NULL;
+		snprintf(where, sizeof(where), "classes[%zu]", i);
+		if (!json_is_object(v))
+			return bad(rd, "%s: expected an object", where);
+		int r = get_str(rd, v, where, "key", false, &key);
+		if (r < 0)
+			return r;
+		int k = class_from_key(key);
+		if (k < 0)
+			return bad(rd, "%s.key: unknown class \"%s\"", where, key);
+		struct census_totals *t = &rd->c->classes[k];
+		if ((r = read_totals(rd, v, where, t)) < 0 || (r = get_u64(rd, v, where, "count", &t->count)) < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int read_region(struct reader *rd, const json_t *v, const char *where, struct census_region *ret)
+{
+	struct census_region reg = { 0 };
+	const char *cls = NULL, *perms = NULL;
+	int r;
+
+	if (!json_is_object(v))
+		return bad(rd, "%s: expected an object", where);
+	if ((r = get_address(rd, v, where, "start", &reg.start)) < 0 ||
+	    (r = get_address(rd, v, where, "end", &reg.end)) < 0 ||
+	    (r = get_str(rd, v, where, "class", false, &cls)) < 0 ||
+	    (r = get_str(rd, v, where, "rule", true, &reg.rule)) < 0 ||
+	    (r = get_str(rd, v, where, "why", true, &reg.why)) < 0 ||
+	    (r = get_str(rd, v, where, "perms", true, &perms)) < 0 ||
+	    (r = get_u64(rd, v, where, "private", &reg.private)) < 0 ||
+	    (r = get_u64(rd, v, where, "resident", &reg.resident)) < 0 ||
+	    (r = get_u64(rd, v, where, "size", &reg.size)) < 0 ||
+	    (r = get_str(rd, v, where, "path", true, &reg.path)) < 0)
+		return r;
+	int k = class_from_key(cls);
+	if (k < 0)
+		return bad(rd, "%s.class: unknown class \"%s\"", where, cls);
+	reg.cls = (enum class_id)k;
+	snprintf(reg.perms, sizeof(reg.perms), "%s", perms ? perms : "????");
+	*ret = reg;
+	return 0;
+}
+
+static int read_region_array(struct reader *rd, const json_t *root, const char *key, bool optional,
+			     struct census_region **ret, size_t *ret_n)
+{
+	const json_t *a = json_object_get(root, key), *v;
+	size_t i;
+
+	if (!a && optional)
+		return 0;
+	if (!json_is_array(a))
+		return bad(rd, "%s: expected an array", key);
+	*ret = calloc(json_array_size(a) + 1, sizeof(**ret));
+	if (!*ret)
+		return -ENOMEM;
+	json_array_foreach(a, i, v)
+	{
+		char where[48];
+		snprintf(where, sizeof(where), "%s[%zu]", key, i);
+		int r = read_region(rd, v, where, &(*ret)[i]);
+		if (r < 0)
+			return r;
+		*ret_n = i + 1;
+	}
+	return 0;
+}
+
+static int read_files(struct reader *rd, const json_t *root)
+{
+	const json_t *a = json_object_get(root, "files"), *v;
+	size_t i;
+
+	if (!json_is_array(a))
+		return bad(rd, "files: expected an array");
+	rd->c->files = calloc(json_array_size(a) + 1, sizeof(*rd->c->files));
+	if (!rd->c->files)
+		return -ENOMEM;
+	json_array_foreach(a, i, v)
+	{
+		char where[32];
+		struct census_file *f = &rd->c->files[i];
+		const char *kind = NULL;
+		int r;
+		snprintf(where, sizeof(where), "files[%zu]", i);
+		if (!json_is_object(v))
+			return bad(rd, "%s: expected an object", where);
+		if ((r = get_str(rd, v, where, "path", false, &f->path)) < 0 ||
+		    (r = get_str(rd, v, where, "kind", false, &kind)) < 0 ||
+		    (r = get_u64(rd, v, where, "private", &f->private)) < 0 ||
+		    (r = get_u64(rd, v, where, "resident", &f->resident)) < 0)
+			return r;
+		int k = file_kind_from_name(kind);
+		if (k < 0)
+			return bad(rd, "%s.kind: unknown kind \"%s\"", where, kind);
+		f->kind = (enum file_kind)k;
+		int64_t size = -1, regions = -1;
+		if ((r = get_int(rd, v, where, "size", true, &size)) < 0 ||
+		    (r = get_int(rd, v, where, "regions", true, &regions)) < 0)
+			return r;
+		f->size = size < 0 ? 0 : (uint64_t)size;
+		f->regions = regions < 0 ? 0 : (uint64_t)regions;
+		rd->c->n_files = i + 1;
+	}
+	return 0;
+}
+
+int census_from_json(const json_t *root, struct census **ret, char *err, size_t err_size)
+{
+	_cleanup_(census_freep) struct census *c = census_new();
+	struct reader rd = { .c = c, .err = err, .err_size = err_size };
+	const char *format = NULL, *source = NULL;
+	int64_t version = 0, regions = 0;
+	const json_t *cost;
+	int r;
+
+	if (!c)
+		return -ENOMEM;
+	if (!json_is_object(root))
+		return bad(&rd, "not a JSON object");
+	if ((r = get_str(&rd, root, "census", "format", false, &format)) < 0)
+		return bad(&rd, "not a ramwatch census (no \"format\": \"%s\")", CENSUS_JSON_FORMAT);
+	if (!streq(format, CENSUS_JSON_FORMAT))
+		return bad(&rd, "not a ramwatch census (format \"%s\")", format);
+	if ((r = get_int(&rd, root, "census", "version", false, &version)) < 0)
+		return r;
+	if (version > CENSUS_JSON_VERSION)
+		return bad(&rd, "census format version %" PRId64 " is newer than this ramwatch (%d): upgrade ramwatch",
+			   version, CENSUS_JSON_VERSION);
+
+	if ((r = get_int(&rd, root, "census", "taken_at", true, &c->taken_at_ms)) < 0 ||
+	    (r = get_str(&rd, root, "census", "source", true, &source)) < 0 || (r = read_process(&rd, root)) < 0 ||
+	    (r = read_counters(&rd, root)) < 0 ||
+	    (r = read_totals(&rd, json_object_get(root, "totals"), "totals", &c->totals)) < 0 ||
+	    (r = get_int(&rd, json_object_get(root, "totals"), "totals", "regions", false, &regions)) < 0 ||
+	    (r = read_classes(&rd, root)) < 0 ||
+	    (r = read_region_array(&rd, root, "largest", false, &c->largest, &c->n_largest)) < 0 ||
+	    (r = read_region_array(&rd, root, "regions", true, &c->regions, &c->n_regions)) < 0 ||
+	    (r = read_files(&rd, root)) < 0)
+		return r;
+	c->totals.count = (uint64_t)regions;
+	if (source && !(c->source = strdup(source)))
+		return -ENOMEM;
+
+	cost = json_object_get(root, "cost");
+	if (cost && json_is_object(cost)) {
+		if ((r = get_int(&rd, cost, "cost", "wall_us", true, &c->wall_us)) < 0 ||
+		    (r = get_int(&rd, cost, "cost", "cpu_us", true, &c->cpu_us)) < 0 ||
+		    (r = get_int(&rd, cost, "cost", "bytes_read", true, &c->bytes_read)) < 0)
+			return r;
+	}
+	*ret = TAKE_PTR(c);
+	return 0;
+}
+
+int census_load_file(const char *path, struct census **ret, char *err, size_t err_size)
+{
+	_cleanup_free_ char *text = NULL;
+	_cleanup_(json_decrefp) json_t *root = NULL;
+	json_error_t jerr;
+	size_t len;
+	int r;
+
+	if (streq(path, "-"))
+		r = read_full_fd(STDIN_FILENO, RW_CENSUS_FILE_MAX, &text, &len);
+	else
+		r = read_full_fileat(AT_FDCWD, path, RW_CENSUS_FILE_MAX, &text, &len);
+	if (r == -EFBIG) {
+		snprintf(err, err_size, "larger than %u MiB: not a census file", RW_CENSUS_FILE_MAX >> 20);
+		return r;
+	}
+	if (r < 0) {
+		snprintf(err, err_size, "%s", strerror(-r));
+		return r;
+	}
+	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!root) {
+		snprintf(err, err_size, "not valid JSON (line %d, column %d: %s)", jerr.line, jerr.column, jerr.text);
+		return -EBADMSG;
+	}
+	return census_from_json(root, ret, err, err_size);
+}

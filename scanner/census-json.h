@@ -1,0 +1,28 @@
+/* The JSON form of a census: what `ramwatch scan --json` prints, what
+ * `--out` saves, what `ramwatch summary` and `ramwatch diff` read back, and
+ * what the daemon sends over its socket.  Documented in ramwatch(1).
+ *
+ * Sizes are exact integer bytes; addresses are "0x..." strings (they can
+ * exceed the 2^63 that JSON readers keep exact); unknown values are null. */
+#pragma once
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+struct census;
+
+#define CENSUS_JSON_FORMAT "ramwatch-census"
+#define CENSUS_JSON_VERSION 1
+
+/* Returns a new JSON object (the caller owns the reference), or NULL when
+ * out of memory.  with_regions adds "regions" when the census kept them. */
+json_t *census_to_json(const struct census *c, bool with_regions);
+
+/* Reads a census back from JSON.  Returns 0 with *ret (census_free), or
+ * -EBADMSG with the reason in err (naming the field), or -ENOMEM. */
+int census_from_json(const json_t *root, struct census **ret, char *err, size_t err_size);
+
+/* Reads a census file (JSON) whole, at most RW_CENSUS_FILE_MAX bytes; "-"
+ * is standard input.  Returns as census_from_json, or -errno of reading. */
+int census_load_file(const char *path, struct census **ret, char *err, size_t err_size);

@@ -1,0 +1,324 @@
+/* Building a census's summaries from classified regions: totals, class
+ * totals, the largest regions and the mapped files. */
+#include "census.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "classify.h"
+#include "macro.h"
+#include "strpool.h"
+#include "util.h"
+
+static const char *const file_kinds[_FILE_KIND_MAX] = {
+	[FILE_IMAGE] = "image",
+	[FILE_DATA] = "data",
+	[FILE_SHARED] = "shared",
+};
+
+const char *file_kind_name(enum file_kind k)
+{
+	return (unsigned)k < _FILE_KIND_MAX ? file_kinds[k] : "?";
+}
+
+int file_kind_from_name(const char *name)
+{
+	for (int k = 0; k < _FILE_KIND_MAX; k++)
+		if (streq(file_kinds[k], name))
+			return k;
+	return -1;
+}
+
+struct census *census_new(void)
+{
+	struct census *c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	c->strings = strpool_new();
+	if (!c->strings) {
+		free(c);
+		return NULL;
+	}
+	c->pid = -1;
+	c->start_time = -1;
+	c->uid = -1;
+	c->taken_at_ms = -1;
+	c->wall_us = c->cpu_us = c->bytes_read = -1;
+	c->threads_seen = c->stack_pointers = -1;
+	return c;
+}
+
+struct census *census_free(struct census *c)
+{
+	if (!c)
+		return NULL;
+	free(c->boot_id);
+	free(c->comm);
+	free(c->cmdline);
+	free(c->exe);
+	free(c->source);
+	free(c->regions);
+	free(c->largest);
+	free(c->files);
+	strpool_free(c->strings);
+	free(c);
+	return NULL;
+}
+
+/* The sums of one region, computed once for the totals and its class. */
+struct region_sums {
+	uint64_t private, resident, pss, swap, size, locked, hugetlb;
+};
+
+static void region_sums(const struct region *r, struct region_sums *ret)
+{
+	ret->private = region_private(r);
+	ret->resident = region_resident(r);
+	ret->pss = region_field(r, SMAPS_PSS);
+	ret->swap = region_field(r, SMAPS_SWAP);
+	ret->size = region_size(r);
+	ret->locked = region_field(r, SMAPS_LOCKED);
+	ret->hugetlb = region_field(r, SMAPS_SHARED_HUGETLB) + region_field(r, SMAPS_PRIVATE_HUGETLB);
+}
+
+static void add_sums(struct census_totals *t, const struct region_sums *x)
+{
+	t->private += x->private;
+	t->resident += x->resident;
+	t->pss += x->pss;
+	t->swap += x->swap;
+	t->size += x->size;
+	t->locked += x->locked;
+	t->hugetlb += x->hugetlb;
+	t->count++;
+}
+
+static void to_census_region(const struct region *r, struct census_region *ret)
+{
+	const struct classify_rule_info *rule = classify_rule(r->rule);
+	*ret = (struct census_region){
+		.start = r->start,
+		.end = r->end,
+		.cls = (enum class_id)r->cls,
+		.rule = rule ? rule->key : NULL,
+		.why = rule ? rule->why : NULL,
+		.private = region_private(r),
+		.resident = region_resident(r),
+		.size = region_size(r),
+		.path = r->path,
+	};
+	memcpy(ret->perms, r->perms, 4);
+	ret->perms[4] = '\0';
+}
+
+static uint64_t weight(uint64_t private, uint64_t resident)
+{
+	return private > resident ? private : resident;
+}
+
+static int cmp_largest(const void *a, const void *b)
+{
+	const struct census_region *x = a, *y = b;
+	uint64_t wx = weight(x->private, x->resident), wy = weight(y->private, y->resident);
+	if (wx != wy)
+		return wx > wy ? -1 : 1;
+	if (x->size != y->size)
+		return x->size > y->size ? -1 : 1;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static int cmp_path_ptr(const void *a, const void *b)
+{
+	const struct census_file *x = a, *y = b;
+	return x->path < y->path ? -1 : x->path > y->path;
+}
+
+static int cmp_file(const void *a, const void *b)
+{
+	const struct census_file *x = a, *y = b;
+	uint64_t wx = x->resident + x->private, wy = y->resident + y->private;
+	if (wx != wy)
+		return wx > wy ? -1 : 1;
+	return strcmp(x->path, y->path);
+}
+
+static int file_kind_of(const struct region *r)
+{
+	if (!r->path || r->path[0] != '/')
+		return -1;
+	switch (r->cls) {
+	case CLASS_IMAGES:
+		return FILE_IMAGE;
+	case CLASS_MAPPED_FILES:
+		return FILE_DATA;
+	case CLASS_SHARED:
+		/* shared anonymous memory is shmem's "/dev/zero (deleted)": no name */
+		return streq(r->path, "/dev/zero (deleted)") ? -1 : FILE_SHARED;
+	default:
+		return -1;
+	}
+}
+
+/* Merges the file regions collected by path, largest first, keeps top;
+ * takes ownership of files. */
+static int summarise_files(struct census *c, struct census_file *files, size_t count, size_t top)
+{
+	size_t merged = 0;
+
+	/* paths are interned: one pointer per distinct path */
+	qsort(files, count, sizeof(*files), cmp_path_ptr);
+	for (size_t i = 0; i < count; i++) {
+		if (merged > 0 && files[merged - 1].path == files[i].path) {
+			struct census_file *f = &files[merged - 1];
+			f->private += files[i].private;
+			f->resident += files[i].resident;
+			f->size += files[i].size;
+			f->regions++;
+			if (files[i].kind == FILE_IMAGE)
+				f->kind = FILE_IMAGE; /* a data segment of an image is the image */
+		} else
+			files[merged++] = files[i];
+	}
+	qsort(files, merged, sizeof(*files), cmp_file);
+	c->n_files = merged < top ? merged : top;
+	c->files = realloc(files, (c->n_files ? c->n_files : 1) * sizeof(*files));
+	if (!c->files) {
+		free(files);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Whether region a ranks before b among the largest: more of private or
+ * resident, then larger, then lower. */
+static bool ranks_before(const struct region *a, const struct region *b)
+{
+	uint64_t wa = weight(region_private(a), region_resident(a)), wb = weight(region_private(b), region_resident(b));
+	if (wa != wb)
+		return wa > wb;
+	if (region_size(a) != region_size(b))
+		return region_size(a) > region_size(b);
+	return a->start < b->start;
+}
+
+/* Sifts down in a heap whose root is the region ranking last. */
+static void sift_down(const struct region *regions, size_t *heap, size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, worst = i;
+		if (l < n && ranks_before(&regions[heap[worst]], &regions[heap[l]]))
+			worst = l;
+		if (r < n && ranks_before(&regions[heap[worst]], &regions[heap[r]]))
+			worst = r;
+		if (worst == i)
+			return;
+		size_t t = heap[i];
+		heap[i] = heap[worst];
+		heap[worst] = t;
+		i = worst;
+	}
+}
+
+/* Totals, class totals, the largest regions and the files in one pass
+ * over the regions (a pass over 20,000 regions streams 4 MB: one is
+ * enough).  The largest are kept in a heap with the weakest at its root, so
+ * only the few kept are sorted. */
+int census_summarise(struct census *c, const struct region *regions, size_t n, size_t top, bool keep_all)
+{
+	size_t k = n < top ? n : top, used = 0, n_files = 0, files_allocated = 0;
+	_cleanup_free_ size_t *heap = malloc((k ? k : 1) * sizeof(*heap));
+	_cleanup_free_ struct census_file *files = NULL;
+
+	if (!heap)
+		return -ENOMEM;
+	memset(&c->totals, 0, sizeof(c->totals));
+	memset(c->classes, 0, sizeof(c->classes));
+	for (size_t i = 0; i < n; i++) {
+		const struct region *r = &regions[i];
+		struct region_sums x;
+
+		region_sums(r, &x);
+		add_sums(&c->totals, &x);
+		add_sums(&c->classes[r->cls < _CLASS_MAX ? r->cls : CLASS_OTHER], &x);
+
+		if (used < k) {
+			heap[used++] = i;
+			if (used == k)
+				for (size_t j = k / 2 + 1; j-- > 0;)
+					sift_down(regions, heap, k, j);
+		} else if (k > 0 && ranks_before(r, &regions[heap[0]])) {
+			heap[0] = i;
+			sift_down(regions, heap, k, 0);
+		}
+
+		int kind = file_kind_of(r);
+		if (kind < 0)
+			continue;
+		if (n_files == files_allocated) {
+			size_t want = files_allocated ? files_allocated * 2 : 64;
+			struct census_file *f = realloc(files, want * sizeof(*f));
+			if (!f)
+				return -ENOMEM;
+			files = f;
+			files_allocated = want;
+		}
+		files[n_files++] = (struct census_file){
+			.path = r->path,
+			.kind = (enum file_kind)kind,
+			.private = x.private,
+			.resident = x.resident,
+			.size = x.size,
+			.regions = 1,
+		};
+	}
+
+	c->largest = calloc(k ? k : 1, sizeof(*c->largest));
+	if (!c->largest)
+		return -ENOMEM;
+	for (size_t i = 0; i < k; i++)
+		to_census_region(&regions[heap[i]], &c->largest[i]);
+	qsort(c->largest, k, sizeof(*c->largest), cmp_largest);
+	c->n_largest = k;
+
+	if (keep_all) {
+		c->regions = calloc(n ? n : 1, sizeof(*c->regions));
+		if (!c->regions)
+			return -ENOMEM;
+		for (size_t i = 0; i < n; i++)
+			to_census_region(&regions[i], &c->regions[i]);
+		c->n_regions = n;
+	}
+	return summarise_files(c, TAKE_PTR(files), n_files, top);
+}
+
+void census_class_sum(const struct census *c, struct census_totals *ret)
+{
+	struct census_totals t = { 0 };
+	for (int k = 0; k < _CLASS_MAX; k++) {
+		t.private += c->classes[k].private;
+		t.resident += c->classes[k].resident;
+		t.pss += c->classes[k].pss;
+		t.swap += c->classes[k].swap;
+		t.size += c->classes[k].size;
+		t.locked += c->classes[k].locked;
+		t.hugetlb += c->classes[k].hugetlb;
+		t.count += c->classes[k].count;
+	}
+	*ret = t;
+}
+
+uint64_t census_private(const struct census *c)
+{
+	uint64_t v;
+	if (c->have_status && status_private(&c->status, &v))
+		return v;
+	return c->totals.private;
+}
+
+uint64_t census_resident(const struct census *c)
+{
+	if (c->have_status && status_has(&c->status, STATUS_VM_RSS))
+		return c->status.counter[STATUS_VM_RSS];
+	return c->totals.resident;
+}

@@ -1,0 +1,103 @@
+/* A census: one process's memory at one moment, every region classified,
+ * with totals by class, the largest regions and the mapped files.  Built by
+ * the scanner from a live process or a saved smaps file, or read back from
+ * its JSON form; rendered by the client and stored by the daemon. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "classes.h"
+#include "proc-parse.h"
+#include "region.h"
+
+struct strpool;
+
+/* Sums over regions.  private = Anonymous + Swap, resident = Rss. */
+struct census_totals {
+	uint64_t private, resident, pss, swap, size;
+	uint64_t locked, hugetlb; /* Locked; Shared_Hugetlb + Private_Hugetlb */
+	uint64_t count;           /* regions */
+};
+
+/* One of the largest regions (or, with all regions kept, any region) in a
+ * form that survives a round trip through JSON. */
+struct census_region {
+	uint64_t start, end;
+	enum class_id cls;
+	const char *rule; /* rule key, "brk_heap" */
+	const char *why;  /* the rule's sentence */
+	uint64_t private, resident, size;
+	const char *path; /* NULL when anonymous */
+	char perms[5];
+};
+
+enum file_kind {
+	FILE_IMAGE,  /* program or library */
+	FILE_DATA,   /* a mapped data file */
+	FILE_SHARED, /* shared memory with a name (/dev/shm, memfd, SysV) */
+	_FILE_KIND_MAX
+};
+
+const char *file_kind_name(enum file_kind k);
+int file_kind_from_name(const char *name);
+
+struct census_file {
+	const char *path;
+	enum file_kind kind;
+	uint64_t private, resident, size;
+	uint64_t regions;
+};
+
+struct census {
+	/* identity; unknown strings are NULL, unknown numbers -1 */
+	int pid;
+	int64_t start_time; /* clock ticks after boot (stat field 22) */
+	char *boot_id;
+	char *comm;
+	char *cmdline;
+	char *exe;
+	int64_t uid;
+	int64_t taken_at_ms; /* unix ms; -1 for a file without a date */
+	char *source;        /* "/proc/1234/smaps" or the file's path */
+
+	/* counters from status; present bits clear when unknown */
+	struct proc_status status;
+	bool have_status;
+
+	struct census_totals totals;
+	struct census_totals classes[_CLASS_MAX];
+
+	/* all regions, when kept (scan_options.keep_regions or JSON "regions") */
+	struct census_region *regions;
+	size_t n_regions;
+
+	struct census_region *largest;
+	size_t n_largest;
+	struct census_file *files;
+	size_t n_files;
+
+	/* what the census cost; -1 when not measured (read from a file) */
+	int64_t wall_us, cpu_us, bytes_read;
+	int64_t threads_seen, stack_pointers; /* evidence: threads, stack pointers read */
+
+	struct strpool *strings; /* paths, rule keys and texts of loaded censuses */
+};
+
+struct census *census_new(void);
+/* Frees a census; accepts NULL, returns NULL. */
+struct census *census_free(struct census *c);
+
+/* Fills totals, classes, largest (top n), files (top n) and, with
+ * keep_all, every region, from classified regions.  Paths must be interned
+ * in c->strings.  Returns 0 or -ENOMEM. */
+int census_summarise(struct census *c, const struct region *regions, size_t n, size_t top, bool keep_all);
+
+/* Sums of the class totals; equal to c->totals by construction, and tested. */
+void census_class_sum(const struct census *c, struct census_totals *ret);
+
+/* The process's private bytes as the kernel counts them (status), or, when
+ * status is unknown, the census's own total. */
+uint64_t census_private(const struct census *c);
+uint64_t census_resident(const struct census *c);

@@ -1,0 +1,846 @@
+/* The classifier's rule table.
+ *
+ * Regions are seen from outside, so a class is inferred from the shape of a
+ * mapping: its path, permissions, size, alignment, VmFlags, its neighbours,
+ * the libraries the process maps and its threads' stack pointers.  Rules run
+ * in order and the first that matches decides; adding a shape is adding a
+ * row here and a fixture in tests/data.
+ *
+ * The starting point is the reference census (ram_debug.py, classify() and
+ * _linux_reservations()).  Where a rule here differs, its comment says why.
+ *
+ * Two passes: the first decides every region a rule can recognise on its
+ * own; the second decides the inaccessible ("---p") anonymous regions left,
+ * which are guards and reserves that belong to a neighbour and cost no
+ * memory. */
+#include "classify.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "macro.h"
+#include "util.h"
+
+#define KiB 1024ull
+#define MiB (1024ull * KiB)
+#define GiB (1024ull * MiB)
+#define TiB (1024ull * GiB)
+
+/* glibc: HEAP_MAX_SIZE = 2 * DEFAULT_MMAP_THRESHOLD_MAX = 64 MiB on 64-bit;
+ * every non-main arena heap is a reservation of exactly that, aligned to it. */
+#define GLIBC_HEAP_MAX (64 * MiB)
+/* The largest guard below a thread stack we accept: glibc's default is one
+ * page, the JVM adds its yellow/red zones (tens of KiB). */
+#define STACK_GUARD_MAX (1 * MiB)
+/* The JVM places a compressed-oops heap so that it ends at or below 32 GiB. */
+#define JVM_COMPRESSED_OOPS_LIMIT (32 * GiB)
+/* V8 allocates its heap pages with 256 KiB alignment at random hint
+ * addresses below 2^46 (64 TiB), well away from mmap's usual area. */
+#define V8_PAGE_ALIGNMENT (256 * KiB)
+#define V8_HINT_LIMIT (64 * TiB)
+/* The CUDA driver reserves its unified address space in this window (maps
+ * of CUDA processes in public bug reports: ---p runs from 0x200000000 to
+ * past 0x300000000 between its /dev/nvidiactl chunks, and one at 1 TiB);
+ * mmap's own placements are far above it. */
+#define CUDA_WINDOW_START 0x200000000ull
+#define CUDA_WINDOW_END (0x10000000000ull + 4 * GiB)
+
+struct ctx {
+	struct region *r;
+	size_t n;
+	const struct classify_evidence *e;
+
+	/* what the process maps, found once */
+	bool jvm, v8, python, openblas, nvidia;
+	uint64_t python_arena;
+	uint64_t jvm_max_heap; /* -Xmx, 0 if not given */
+
+	/* paths mapped executable somewhere: sorted interned pointers */
+	const char **exec_paths;
+	size_t n_exec_paths;
+
+	/* contiguous runs of anonymous private regions ("groups"): the first
+	 * region of the run and its span */
+	size_t *group_first;
+	uint64_t *group_span;
+	bool *group_has_reserve;
+};
+
+/* ---------------------------------------------------------------- helpers */
+
+static bool is_anonymous(const struct region *r)
+{
+	return r->path == NULL;
+}
+
+static bool is_anon_private(const struct region *r)
+{
+	return is_anonymous(r) && !region_shared(r);
+}
+
+/* Anonymous private memory, named or not: [anon:NAME] (Linux 5.17+), and
+ * [stack:TID], how kernels before 4.5 named thread stacks. */
+static bool is_anon_or_named_private(const struct region *r)
+{
+	return (r->path == NULL || startswith(r->path, "[anon:") || startswith(r->path, "[stack:")) &&
+	       !region_shared(r);
+}
+
+static bool is_rw(const struct region *r)
+{
+	return region_readable(r) && region_writable(r);
+}
+
+static bool contiguous(const struct region *low, const struct region *high)
+{
+	return low->end == high->start;
+}
+
+/* The file name of a path, without a " (deleted)" suffix, into buf. */
+static const char *base_name(const char *path, char *buf, size_t size)
+{
+	const char *slash = strrchr(path, '/');
+	const char *b = slash ? slash + 1 : path;
+	size_t len = strlen(b);
+	if (len >= 10 && memcmp(b + len - 10, " (deleted)", 10) == 0)
+		len -= 10;
+	if (len >= size)
+		len = size - 1;
+	memcpy(buf, b, len);
+	buf[len] = '\0';
+	return buf;
+}
+
+static bool path_is_file(const char *path)
+{
+	return path && path[0] == '/';
+}
+
+static const char *anon_name(const struct region *r)
+{
+	const char *name = r->path ? startswith(r->path, "[anon:") : NULL;
+	if (!name)
+		return NULL;
+	while (*name == ' ') /* glibc's names start with a space */
+		name++;
+	return name;
+}
+
+static int ptrcmp(const void *a, const void *b)
+{
+	const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+	return x < y ? -1 : x > y;
+}
+
+static bool mapped_executable(const struct ctx *c, const char *path)
+{
+	return c->n_exec_paths &&
+	       bsearch(&path, c->exec_paths, c->n_exec_paths, sizeof(*c->exec_paths), ptrcmp);
+}
+
+/* Parses a JVM size ("512m", "4G", "1073741824") into bytes, 0 if invalid. */
+static uint64_t parse_jvm_size(const char *s, size_t len)
+{
+	uint64_t v, mult = 1;
+	if (len == 0)
+		return 0;
+	switch (s[len - 1]) {
+	case 'k': case 'K': mult = KiB; len--; break;
+	case 'm': case 'M': mult = MiB; len--; break;
+	case 'g': case 'G': mult = GiB; len--; break;
+	case 't': case 'T': mult = TiB; len--; break;
+	}
+	if (parse_u64_n(s, len, 10, &v) < 0 || v > UINT64_MAX / mult)
+		return 0;
+	return v * mult;
+}
+
+static uint64_t jvm_max_heap(const char *cmdline)
+{
+	uint64_t found = 0;
+	for (const char *s = cmdline; s && *s;) {
+		const char *end = strchr(s, ' ');
+		size_t len = end ? (size_t)(end - s) : strlen(s);
+		if (len > 4 && memcmp(s, "-Xmx", 4) == 0)
+			found = parse_jvm_size(s + 4, len - 4);
+		else if (len > 17 && memcmp(s, "-XX:MaxHeapSize=", 16) == 0)
+			found = parse_jvm_size(s + 16, len - 16);
+		s = end ? end + 1 : s + len;
+	}
+	return found;
+}
+
+/* "python3.11" or "libpython3.9.so.1.0": the minor version after "3.", or -1. */
+static int python_minor(const char *name)
+{
+	const char *v = strstr(name, "python3.");
+	if (!v)
+		return -1;
+	v += 8;
+	int minor = 0, digits = 0;
+	for (; *v >= '0' && *v <= '9' && digits < 3; v++, digits++)
+		minor = minor * 10 + (*v - '0');
+	return digits ? minor : -1;
+}
+
+static bool is_v8_program(const char *name)
+{
+	static const char *const programs[] = { "node", "nodejs", "deno", "chrome", "chromium",
+						"electron", "msedge", "code", "d8" };
+	for (size_t i = 0; i < ELEMENTSOF(programs); i++)
+		if (streq(name, programs[i]))
+			return true;
+	return false;
+}
+
+/* Notes what a file-backed region tells about the process's runtimes. */
+static void note_runtime(struct ctx *c, const char *path, int *minor)
+{
+	char name[256];
+
+	if (startswith(path, "/dev/nvidia"))
+		c->nvidia = true;
+	base_name(path, name, sizeof(name));
+	if (streq(name, "libjvm.so"))
+		c->jvm = true;
+	else if (startswith(name, "libnode.so") || startswith(name, "libv8"))
+		c->v8 = true;
+	else if (startswith(name, "libpython3") || startswith(name, "libpython2")) {
+		c->python = true;
+		if (*minor < 0)
+			*minor = python_minor(name);
+	} else if (strstr(name, "openblas"))
+		c->openblas = true;
+}
+
+static void close_group(struct ctx *c, size_t first, size_t last)
+{
+	c->group_span[first] = c->r[last].end - c->r[first].start;
+}
+
+/* One pass over the regions (passes are what a census of many regions
+ * pays for): the runtimes the process maps, the files it maps executable,
+ * and the contiguous runs of anonymous private regions. */
+static int build_index(struct ctx *c)
+{
+	char name[256];
+	int minor = -1;
+	size_t first = 0, allocated = 0;
+
+	if (c->e && c->e->exe) {
+		base_name(c->e->exe, name, sizeof(name));
+		if (is_v8_program(name))
+			c->v8 = true;
+		if (startswith(name, "python")) {
+			c->python = true;
+			minor = python_minor(name);
+		}
+	}
+	c->group_first = malloc((c->n ? c->n : 1) * sizeof(*c->group_first));
+	c->group_span = malloc((c->n ? c->n : 1) * sizeof(*c->group_span));
+	c->group_has_reserve = calloc(c->n ? c->n : 1, sizeof(*c->group_has_reserve));
+	if (!c->group_first || !c->group_span || !c->group_has_reserve)
+		return -ENOMEM;
+
+	for (size_t i = 0; i < c->n; i++) {
+		const struct region *r = &c->r[i];
+		bool anon = is_anon_private(r);
+
+		if (path_is_file(r->path) && (i == 0 || c->r[i - 1].path != r->path))
+			note_runtime(c, r->path, &minor);
+		if (path_is_file(r->path) && region_executable(r)) {
+			if (c->n_exec_paths == allocated) {
+				size_t want = allocated ? allocated * 2 : 64;
+				const char **e = realloc(c->exec_paths, want * sizeof(*e));
+				if (!e)
+					return -ENOMEM;
+				c->exec_paths = e;
+				allocated = want;
+			}
+			c->exec_paths[c->n_exec_paths++] = r->path;
+		}
+		if (!(i > 0 && anon && is_anon_private(&c->r[i - 1]) && contiguous(&c->r[i - 1], r))) {
+			if (i > 0)
+				close_group(c, first, i - 1);
+			first = i;
+		}
+		c->group_first[i] = first;
+		if (anon && region_inaccessible(r))
+			c->group_has_reserve[first] = true;
+	}
+	if (c->n > 0)
+		close_group(c, first, c->n - 1);
+	qsort(c->exec_paths, c->n_exec_paths, sizeof(*c->exec_paths), ptrcmp);
+
+	/* pymalloc arenas are 1 MiB since Python 3.10 (radix tree), 256 KiB before */
+	c->python_arena = minor >= 0 && minor < 10 ? 256 * KiB : 1 * MiB;
+	if (c->jvm && c->e)
+		c->jvm_max_heap = jvm_max_heap(c->e->cmdline);
+	return 0;
+}
+
+static const struct region *group_head(const struct ctx *c, size_t i)
+{
+	return &c->r[c->group_first[i]];
+}
+
+static uint64_t group_span(const struct ctx *c, size_t i)
+{
+	return c->group_span[c->group_first[i]];
+}
+
+/* ------------------------------------------------------------------ rules */
+
+static bool m_kernel_image(const struct ctx *c, size_t i)
+{
+	static const char *const names[] = { "[vdso]", "[vvar]", "[vvar_vclock]", "[vsyscall]", "[uprobes]" };
+	const char *p = c->r[i].path;
+	for (size_t k = 0; p && k < ELEMENTSOF(names); k++)
+		if (streq(p, names[k]))
+			return true;
+	return false;
+}
+
+/* Managed memory maps /dev/nvidia-uvm at an offset equal to its address;
+ * /dev/nvidia-uvm-tools is another device. */
+static bool m_nvidia_uvm(const struct ctx *c, size_t i)
+{
+	const char *p = c->r[i].path;
+	return p && (streq(p, "/dev/nvidia-uvm") || streq(p, "/dev/nvidia-uvm (deleted)"));
+}
+
+/* DESIGN.md: pinned host memory is a shared /dev/nvidiactl mapping holding
+ * resident host pages; the driver's other nvidiactl mappings hold none. */
+static bool m_nvidiactl_pinned(const struct ctx *c, size_t i)
+{
+	const struct region *r = &c->r[i];
+	return r->path && startswith(r->path, "/dev/nvidiactl") && region_shared(r) && region_resident(r) > 0;
+}
+
+static bool m_nvidia_device(const struct ctx *c, size_t i)
+{
+	return c->r[i].path && startswith(c->r[i].path, "/dev/nvidia");
+}
+
+static bool m_dri_device(const struct ctx *c, size_t i)
+{
+	return c->r[i].path && startswith(c->r[i].path, "/dev/dri/");
+}
+
+static bool m_gpu_buffer(const struct ctx *c, size_t i)
+{
+	const char *p = c->r[i].path;
+	return p && (startswith(p, "/dmabuf:") || startswith(p, "anon_inode:dmabuf") ||
+		     startswith(p, "anon_inode:i915.gem") || startswith(p, "anon_inode:[drm") ||
+		     startswith(p, "/drm mm object"));
+}
+
+static bool m_sysv_shm(const struct ctx *c, size_t i)
+{
+	return c->r[i].path && startswith(c->r[i].path, "/SYSV");
+}
+
+static bool m_posix_shm(const struct ctx *c, size_t i)
+{
+	return c->r[i].path && startswith(c->r[i].path, "/dev/shm/");
+}
+
+static bool m_memfd(const struct ctx *c, size_t i)
+{
+	return c->r[i].path && startswith(c->r[i].path, "/memfd:");
+}
+
+/* Shared anonymous memory shows as "/dev/zero (deleted)" (shmem's internal
+ * file), or "[anon_shmem:NAME]" once named (Linux 6.x). */
+static bool m_shared_anon(const struct ctx *c, size_t i)
+{
+	const struct region *r = &c->r[i];
+	const char *p = r->path;
+	if (!p)
+		return region_shared(r);
+	if (startswith(p, "[anon_shmem"))
+		return true;
+	return region_shared(r) && (streq(p, "/dev/zero (deleted)") || streq(p, "/anon_hugepage (deleted)"));
+}
+
+static bool m_kernel_object(const struct ctx *c, size_t i)
+{
+	const char *p = c->r[i].path;
+	return p && (startswith(p, "anon_inode:") || startswith(p, "/[aio]"));
+}
+
+static bool m_brk_heap(const struct ctx *c, size_t i)
+{
+	return c->r[i].path && streq(c->r[i].path, "[heap]");
+}
+
+/* "[stack:TID]" is how kernels before 4.5 showed thread stacks. */
+static bool m_main_stack(const struct ctx *c, size_t i)
+{
+	return c->r[i].path && startswith(c->r[i].path, "[stack");
+}
+
+/* glibc >= 2.39 names its mappings when glibc.mem.decorate_maps=1; bionic
+ * and scudo name theirs always. */
+static bool m_named_malloc(const struct ctx *c, size_t i)
+{
+	const char *n = anon_name(&c->r[i]);
+	return n && (startswith(n, "glibc: malloc") || startswith(n, "glibc: loader malloc") ||
+		     startswith(n, "libc_malloc") || startswith(n, "scudo:"));
+}
+
+static bool m_named_stack(const struct ctx *c, size_t i)
+{
+	const char *n = anon_name(&c->r[i]);
+	return n && (startswith(n, "glibc: pthread stack") || startswith(n, "glibc: pthread user stack") ||
+		     startswith(n, "glibc: unused stack") || startswith(n, "stack_and_tls:") ||
+		     startswith(n, "thread stack") || startswith(n, "thread signal stack"));
+}
+
+static bool m_named(const struct ctx *c, size_t i)
+{
+	return anon_name(&c->r[i]) != NULL;
+}
+
+/* The reference calls a file an image only when its name has ".so" or the
+ * mapping is executable, so the read-only and data segments of a program
+ * (/usr/bin/python3.11's .rodata, .data) counted as mapped data files.  Any
+ * mapping of a file that the process also maps executable is a segment of
+ * an image. */
+static bool m_image_segment(const struct ctx *c, size_t i)
+{
+	const struct region *r = &c->r[i];
+	return path_is_file(r->path) && (region_executable(r) || mapped_executable(c, r->path));
+}
+
+static bool m_image_so(const struct ctx *c, size_t i)
+{
+	char name[256];
+	const char *p = c->r[i].path;
+	return path_is_file(p) && strstr(base_name(p, name, sizeof(name)), ".so") != NULL;
+}
+
+/* MAP_HUGETLB|MAP_PRIVATE memory: anonymous, in huge pages (counted as
+ * Private_Hugetlb, not Rss). */
+static bool m_hugetlb_anonymous(const struct ctx *c, size_t i)
+{
+	const struct region *r = &c->r[i];
+	return r->path && streq(r->path, "/anon_hugepage (deleted)") && !region_shared(r);
+}
+
+/* Other device files (/dev/zero mapped private, frame buffers): not data
+ * files a user could open and read. */
+static bool m_device(const struct ctx *c, size_t i)
+{
+	const char *p = c->r[i].path;
+	return p && startswith(p, "/dev/") && !startswith(p, "/dev/shm/");
+}
+
+static bool m_mapped_file(const struct ctx *c, size_t i)
+{
+	return path_is_file(c->r[i].path);
+}
+
+/* Kernel-named regions this version does not know ("[foo]") and other
+ * unrecognised paths: kept out of the anonymous shape rules below. */
+static bool m_unknown_path(const struct ctx *c, size_t i)
+{
+	return c->r[i].path != NULL;
+}
+
+/* New: a program's or library's .bss (zero-initialised globals) is anonymous
+ * memory mapped right after its writable data segment.  The reference counts
+ * it as heap; it belongs to the image. */
+static bool m_image_bss(const struct ctx *c, size_t i)
+{
+	const struct region *r = &c->r[i];
+	if (i == 0 || !is_anon_private(r) || !is_rw(r))
+		return false;
+	const struct region *prev = &c->r[i - 1];
+	return contiguous(prev, r) && path_is_file(prev->path) && is_rw(prev) && !region_shared(prev) &&
+	       prev->cls == CLASS_IMAGES;
+}
+
+static bool m_cuda_reservation(const struct ctx *c, size_t i)
+{
+	const struct region *r = &c->r[i];
+	return c->nvidia && is_anon_private(r) && region_inaccessible(r) && r->start >= CUDA_WINDOW_START &&
+	       r->end <= CUDA_WINDOW_END;
+}
+
+/* The reference has no JIT class; writable+executable anonymous memory is
+ * generated code on every runtime that does not use W^X. */
+static bool m_jit(const struct ctx *c, size_t i)
+{
+	const struct region *r = &c->r[i];
+	return is_anon_private(r) && region_writable(r) && region_executable(r);
+}
+
+/* With compressed oops (every heap under 32 GiB unless disabled) HotSpot
+ * reserves the heap so that it ends at or below 32 GiB, where nothing else
+ * in a JVM process is mapped; a larger heap is found by its -Xmx size. */
+static bool m_jvm_heap(const struct ctx *c, size_t i)
+{
+	const struct region *r = &c->r[i];
+	if (!c->jvm || !is_anon_private(r))
+		return false;
+	if (r->end <= JVM_COMPRESSED_OOPS_LIMIT)
+		return true;
+	uint64_t span = group_span(c, i);
+	return c->jvm_max_heap && span >= c->jvm_max_heap && span - c->jvm_max_heap <= 32 * MiB;
+}
+
+/* Go's heap starts at the runtime's first arena hint, 0x00c0 << 32, and
+ * grows contiguously from there; later hints are (i << 40 | 0x00c0 << 32). */
+static bool m_go_arena(const struct ctx *c, size_t i)
+{
+	if (!is_anon_private(&c->r[i]) || c->jvm || c->v8)
+		return false;
+	uint64_t head = group_head(c, i)->start;
+	return (head & ((1ull << 40) - 1)) == 0xc000000000ull && (head >> 40) <= 0x7f;
+}
+
+static bool m_v8_page(const struct ctx *c, size_t i)
+{
+	const struct region *r = &c->r[i];
+	return c->v8 && is_anon_private(r) && r->start % V8_PAGE_ALIGNMENT == 0 && r->start >= 4 * GiB &&
+	       r->end <= V8_HINT_LIMIT;
+}
+
+/* The reference tests the size of one region; a reserving allocator's
+ * 64 GiB reservation is split into many regions as it commits parts, so the
+ * whole contiguous run, holding its inaccessible part, is measured. */
+static bool m_mmgp_reservation(const struct ctx *c, size_t i)
+{
+	if (!is_anon_private(&c->r[i]) || !c->group_has_reserve[c->group_first[i]])
+		return false;
+	uint64_t span = group_span(c, i);
+	return span >= 64 * GiB && span % (64 * GiB) == 0;
+}
+
+static bool m_stack_pointer(const struct ctx *c, size_t i)
+{
+	const struct region *r = &c->r[i];
+	if (!c->e || !c->e->stack_pointers || !is_anon_private(r) || !is_rw(r))
+		return false;
+	const uint64_t *sp = c->e->stack_pointers;
+	size_t lo = 0, hi = c->e->n_stack_pointers;
+	while (lo < hi) { /* first stack pointer >= start */
+		size_t mid = lo + (hi - lo) / 2;
+		if (sp[mid] < r->start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < c->e->n_stack_pointers && sp[lo] < r->end;
+}
+
+/* A non-main arena heap: aligned to 64 MiB, its writable part first, then
+ * its inaccessible reserve, together exactly 64 MiB.  The writable part may
+ * be split by flags (THP advice), so the run is walked both ways.  A heap
+ * grown to the full 64 MiB has no reserve left; then MAP_NORESERVE (VmFlags
+ * "nr"), which glibc's heaps use and ordinary mmaps do not, confirms it. */
+static bool m_glibc_arena(const struct ctx *c, size_t i)
+{
+	const struct region *r = &c->r[i];
+	if (!is_anon_private(r) || !is_rw(r))
+		return false;
+	uint64_t base = r->start & ~(GLIBC_HEAP_MAX - 1), limit = base + GLIBC_HEAP_MAX;
+	if (r->end > limit)
+		return false;
+	size_t j = i;
+	while (c->r[j].start != base) {
+		if (j == 0 || !contiguous(&c->r[j - 1], &c->r[j]) || !is_anon_private(&c->r[j - 1]) ||
+		    !is_rw(&c->r[j - 1]))
+			return false;
+		j--;
+	}
+	const struct region *head = &c->r[j];
+	bool reserve = false;
+	uint64_t end = r->end;
+	for (size_t k = i + 1; end < limit; k++) {
+		if (k >= c->n || c->r[k].start != end || !is_anon_private(&c->r[k]))
+			return false;
+		if (region_inaccessible(&c->r[k]))
+			reserve = true;
+		else if (reserve || !is_rw(&c->r[k]))
+			return false;
+		end = c->r[k].end;
+	}
+	return end == limit && (reserve || region_has_flag(head, VMF_NR));
+}
+
+/* glibc maps a thread's stack and guard together and makes the lowest
+ * page(s) inaccessible; stacks grow down, so the guard sits right below.
+ * Arena reserves also precede writable memory at times, but they are
+ * MAP_NORESERVE ("nr") and guards are not. */
+static bool m_stack_guard(const struct ctx *c, size_t i)
+{
+	const struct region *r = &c->r[i];
+	if (i == 0 || !is_anon_private(r) || !is_rw(r))
+		return false;
+	const struct region *g = &c->r[i - 1];
+	return contiguous(g, r) && is_anon_private(g) && region_inaccessible(g) && region_size(g) <= STACK_GUARD_MAX &&
+	       !region_has_flag(g, VMF_NR);
+}
+
+/* The reference takes exactly 1 MiB anywhere (it ran inside Python).  Here
+ * the process must be Python, the arena size follows its version, and runs
+ * of arenas that the kernel merged into one region count too. */
+static bool m_python_arena(const struct ctx *c, size_t i)
+{
+	const struct region *r = &c->r[i];
+	return c->python && is_anon_private(r) && is_rw(r) && region_size(r) % c->python_arena == 0;
+}
+
+/* OpenBLAS allocates a BUFFER_SIZE block per thread (32 MiB on x86-64 since
+ * 0.3.x, 128 MiB in some builds), sometimes with a page of padding, and
+ * touches little of it.  The reference trusted the size alone whenever NumPy
+ * was imported; here the process must map an OpenBLAS library. */
+static bool m_openblas_buffer(const struct ctx *c, size_t i)
+{
+	static const uint64_t blocks[] = { 32 * MiB, 32 * MiB + 4 * KiB, 128 * MiB, 128 * MiB + 4 * KiB };
+	const struct region *r = &c->r[i];
+	if (!c->openblas || !is_anon_private(r) || !is_rw(r) || region_resident(r) > region_size(r) / 8)
+		return false;
+	for (size_t k = 0; k < ELEMENTSOF(blocks); k++)
+		if (region_size(r) % blocks[k] == 0)
+			return true;
+	return false;
+}
+
+static bool m_deferred_reserve(const struct ctx *c, size_t i)
+{
+	return is_anon_private(&c->r[i]) && region_inaccessible(&c->r[i]);
+}
+
+static bool m_anonymous(const struct ctx *c _unused_, size_t i _unused_)
+{
+	return true;
+}
+
+/* Second-pass rules (match is NULL: decided in resolve_reserves). */
+enum {
+	RULE_GUARD_OF_STACK = 0,
+	RULE_RESERVE_OF_BELOW,
+	RULE_RESERVATION,
+};
+
+/* Which regions a rule can match: it is not even asked about the others. */
+enum rule_scope {
+	SCOPE_ANY,
+	SCOPE_PATH, /* regions the kernel shows a path or name for */
+	SCOPE_ANON, /* anonymous regions, no path */
+};
+
+/* What a process must map for a rule to apply at all. */
+enum rule_need {
+	NEED_NOTHING,
+	NEED_JVM,
+	NEED_V8,
+	NEED_PYTHON,
+	NEED_OPENBLAS,
+	NEED_NVIDIA,
+};
+
+struct rule {
+	struct classify_rule_info info;
+	bool (*match)(const struct ctx *c, size_t i);
+	enum rule_scope scope;
+	enum rule_need need;
+};
+
+#define R(k, c, w, m) { { k, w, c }, m, SCOPE_PATH, NEED_NOTHING }
+#define A(k, c, w, m) { { k, w, c }, m, SCOPE_ANON, NEED_NOTHING }
+#define AN(k, c, w, m, n) { { k, w, c }, m, SCOPE_ANON, n }
+#define ANY(k, c, w, m) { { k, w, c }, m, SCOPE_ANY, NEED_NOTHING }
+
+static const struct rule rules[] = {
+	/* the second pass's rules come first so their indexes are fixed */
+	[RULE_GUARD_OF_STACK] = R("stack_guard_page", CLASS_STACKS,
+		"guard page of the thread stack right above it", NULL),
+	[RULE_RESERVE_OF_BELOW] = R("reserve_tail", -1,
+		"inaccessible reserve continuing the region right below it (one reservation)", NULL),
+	[RULE_RESERVATION] = R("reservation", CLASS_OTHER,
+		"inaccessible reservation: address space only, no memory", NULL),
+
+	R("kernel_image", CLASS_IMAGES,
+		"code and data the kernel maps into every process ([vdso], [vvar], [vsyscall])", m_kernel_image),
+	R("nvidia_uvm", CLASS_CUDA_UVM,
+		"mapping of /dev/nvidia-uvm: CUDA managed memory", m_nvidia_uvm),
+	R("nvidiactl_pinned", CLASS_PINNED_CUDA,
+		"shared mapping of /dev/nvidiactl holding resident pages: host memory pinned by CUDA", m_nvidiactl_pinned),
+	R("nvidia_device", CLASS_CUDA_DRIVER,
+		"mapping of /dev/nvidia*: driver buffers or device memory (BAR)", m_nvidia_device),
+	R("dri_device", CLASS_CUDA_DRIVER,
+		"mapping of /dev/dri/*: GPU buffers (DRM)", m_dri_device),
+	R("gpu_buffer", CLASS_CUDA_DRIVER,
+		"dma-buf or DRM buffer object", m_gpu_buffer),
+	R("sysv_shm", CLASS_SHARED,
+		"SysV shared memory segment (shmat)", m_sysv_shm),
+	R("posix_shm", CLASS_SHARED,
+		"POSIX shared memory (/dev/shm)", m_posix_shm),
+	R("memfd", CLASS_SHARED,
+		"memfd (memfd_create): a file in memory, usually shared", m_memfd),
+	ANY("shared_anonymous", CLASS_SHARED,
+		"shared anonymous memory (MAP_SHARED|MAP_ANONYMOUS)", m_shared_anon),
+	R("kernel_object", CLASS_SHARED,
+		"kernel object mapped into the process (anon_inode: io_uring, perf, ...)", m_kernel_object),
+	R("brk_heap", CLASS_MALLOC,
+		"[heap]: the brk heap (glibc malloc's main arena)", m_brk_heap),
+	R("main_stack", CLASS_STACKS,
+		"[stack]: the main thread's stack", m_main_stack),
+	R("named_malloc", CLASS_MALLOC,
+		"named by the allocator as malloc memory ([anon:glibc: malloc...])", m_named_malloc),
+	R("named_stack", CLASS_STACKS,
+		"named by the thread library as a stack ([anon:glibc: pthread stack...])", m_named_stack),
+	R("named", CLASS_NAMED,
+		"[anon:NAME]: anonymous memory the program named (Linux 5.17+)", m_named),
+	R("image_segment", CLASS_IMAGES,
+		"segment of a program or library image (the file is mapped executable)", m_image_segment),
+	R("image_library", CLASS_IMAGES,
+		"shared library (.so in the file name)", m_image_so),
+	R("hugetlb_anonymous", CLASS_OTHER,
+		"anonymous memory in huge pages (MAP_HUGETLB): Private_Hugetlb, not resident", m_hugetlb_anonymous),
+	R("device", CLASS_OTHER,
+		"mapping of a device file", m_device),
+	R("mapped_file", CLASS_MAPPED_FILES,
+		"file-backed mapping of a data file", m_mapped_file),
+	R("unknown_path", CLASS_OTHER,
+		"a kind of mapping this version does not know", m_unknown_path),
+	A("image_bss", CLASS_IMAGES,
+		"anonymous memory right after an image's data segment: its .bss (zeroed globals)", m_image_bss),
+	AN("cuda_reservation", CLASS_CUDA_DRIVER,
+		"the CUDA driver's address-space reservation (inaccessible, from 0x200000000)", m_cuda_reservation, NEED_NVIDIA),
+	A("jit", CLASS_JIT,
+		"anonymous writable and executable memory: generated code", m_jit),
+	AN("jvm_heap", CLASS_RUNTIME_HEAP,
+		"Java heap (JVM): anonymous memory below 32 GiB or a reservation the size of -Xmx", m_jvm_heap, NEED_JVM),
+	A("go_arena", CLASS_RUNTIME_HEAP,
+		"Go heap: the run of arenas from the runtime's hint address 0xc000000000", m_go_arena),
+	AN("v8_page", CLASS_RUNTIME_HEAP,
+		"V8 heap page: 256 KiB-aligned anonymous memory at a random address below 64 TiB", m_v8_page, NEED_V8),
+	A("reserving_allocator", CLASS_MMGP_RAM,
+		"part of an anonymous reservation of a multiple of 64 GiB", m_mmgp_reservation),
+	A("stack_pointer", CLASS_STACKS,
+		"a thread's stack pointer is in it (/proc/PID/task/TID/syscall)", m_stack_pointer),
+	A("glibc_arena", CLASS_MALLOC,
+		"glibc malloc arena heap: 64 MiB-aligned, used part then reserve, 64 MiB in all", m_glibc_arena),
+	A("stack_shape", CLASS_STACKS,
+		"thread stack shape: a guard page right below it (no thread's stack pointer seen in it)", m_stack_guard),
+	AN("openblas_buffer", CLASS_OPENBLAS,
+		"OpenBLAS buffer shape: 32 or 128 MiB blocks, mostly untouched (a heuristic)", m_openblas_buffer, NEED_OPENBLAS),
+	AN("pymalloc_arenas", CLASS_PYTHON,
+		"pymalloc arenas: a multiple of the arena size in a Python process (a heuristic: neighbours merge)",
+		m_python_arena, NEED_PYTHON),
+	A("deferred_reserve", -1, "(decided by its neighbours)", m_deferred_reserve),
+	A("anonymous", CLASS_OTHER,
+		"anonymous private memory of no known shape (large malloc blocks served by mmap look like this)",
+		m_anonymous),
+};
+
+#undef R
+#undef A
+#undef AN
+#undef ANY
+
+static const size_t first_pass_rule = RULE_RESERVATION + 1;
+
+size_t classify_rule_count(void)
+{
+	return ELEMENTSOF(rules);
+}
+
+const struct classify_rule_info *classify_rule(size_t index)
+{
+	return index < ELEMENTSOF(rules) ? &rules[index].info : NULL;
+}
+
+int classify_rule_from_key(const char *key)
+{
+	for (size_t i = 0; i < ELEMENTSOF(rules); i++)
+		if (streq(rules[i].info.key, key))
+			return (int)i;
+	return -1;
+}
+
+static bool is_deferred(const struct region *r)
+{
+	return r->cls == _CLASS_MAX;
+}
+
+/* Second pass: an inaccessible anonymous region belongs to the stack above
+ * it when it is that stack's guard, else to the region it continues below
+ * it, else it is a reservation of its own. */
+static void resolve_reserves(struct ctx *c)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		struct region *r = &c->r[i];
+		if (!is_deferred(r))
+			continue;
+		const struct region *next = i + 1 < c->n ? &c->r[i + 1] : NULL;
+		const struct region *prev = i > 0 ? &c->r[i - 1] : NULL;
+		if (next && contiguous(r, next) && next->cls == CLASS_STACKS && is_anon_or_named_private(next) &&
+		    region_size(r) <= STACK_GUARD_MAX) {
+			r->cls = CLASS_STACKS;
+			r->rule = RULE_GUARD_OF_STACK;
+		} else if (prev && contiguous(prev, r) && is_anon_or_named_private(prev) && !is_deferred(prev) &&
+			   prev->cls != CLASS_STACKS && prev->cls != CLASS_IMAGES) {
+			r->cls = prev->cls;
+			r->rule = RULE_RESERVE_OF_BELOW;
+		} else {
+			r->cls = CLASS_OTHER;
+			r->rule = RULE_RESERVATION;
+		}
+	}
+}
+
+int classify_regions(struct region *regions, size_t n, const struct classify_evidence *evidence)
+{
+	struct ctx c = { .r = regions, .n = n, .e = evidence };
+	int ret = 0;
+
+	if (build_index(&c) < 0) {
+		ret = -ENOMEM;
+		goto out;
+	}
+
+	/* the rules that can apply here, in order, for each kind of region:
+	 * a C program's anonymous region is not asked about JVM heaps */
+	bool have[] = {
+		[NEED_NOTHING] = true, [NEED_JVM] = c.jvm, [NEED_V8] = c.v8,
+		[NEED_PYTHON] = c.python, [NEED_OPENBLAS] = c.openblas, [NEED_NVIDIA] = c.nvidia,
+	};
+	uint8_t path_rules[ELEMENTSOF(rules)], anon_rules[ELEMENTSOF(rules)];
+	size_t n_path = 0, n_anon = 0;
+	for (size_t k = first_pass_rule; k < ELEMENTSOF(rules); k++) {
+		if (!have[rules[k].need])
+			continue;
+		if (rules[k].scope != SCOPE_ANON)
+			path_rules[n_path++] = (uint8_t)k;
+		if (rules[k].scope != SCOPE_PATH)
+			anon_rules[n_anon++] = (uint8_t)k;
+	}
+
+	for (size_t i = 0; i < n; i++) {
+		const uint8_t *list = regions[i].path ? path_rules : anon_rules;
+		size_t count = regions[i].path ? n_path : n_anon;
+		for (size_t j = 0; j < count; j++) {
+			size_t k = list[j];
+			if (!rules[k].match(&c, i))
+				continue;
+			regions[i].rule = (uint8_t)k;
+			regions[i].cls = rules[k].info.cls < 0 ? _CLASS_MAX : (uint8_t)rules[k].info.cls;
+			break;
+		}
+	}
+	resolve_reserves(&c);
+out:
+	free(c.exec_paths);
+	free(c.group_first);
+	free(c.group_span);
+	free(c.group_has_reserve);
+	return ret;
+}

@@ -1,0 +1,37 @@
+/* The classifier: gives every region of a process one class, by its shape,
+ * with an ordered rule table (first match wins).  Each region keeps the rule
+ * that decided it, so "why is this region malloc?" has an answer. */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "classes.h"
+#include "region.h"
+
+/* What is known about the process beyond its regions.  Everything is
+ * optional: a saved smaps file comes with none of it. */
+struct classify_evidence {
+	/* Stack pointers of the process's threads, sorted ascending
+	 * (/proc/PID/task/TID/syscall); NULL when they could not be read. */
+	const uint64_t *stack_pointers;
+	size_t n_stack_pointers;
+	const char *exe;     /* the executable's path, or NULL */
+	const char *cmdline; /* arguments joined by spaces, or NULL (JVM -Xmx) */
+};
+
+/* Sets cls and rule of each of the n regions, which must be sorted by
+ * address and not overlap (as the parser delivers them).  Never fails:
+ * the last rules catch everything.  Returns 0, or -ENOMEM. */
+int classify_regions(struct region *regions, size_t n, const struct classify_evidence *evidence);
+
+struct classify_rule_info {
+	const char *key; /* "glibc_arena" */
+	const char *why; /* a sentence for people */
+	int cls;         /* enum class_id, or -1 when it takes its neighbour's */
+};
+
+size_t classify_rule_count(void);
+const struct classify_rule_info *classify_rule(size_t index);
+/* Returns the index of the rule with that key, or -1. */
+int classify_rule_from_key(const char *key);

@@ -1,0 +1,297 @@
+/* Taking a census of a live process or a saved smaps file.
+ *
+ * The order of reads matters.  Identity (stat) first, so the instance is
+ * known; then smaps; then status, close in time to smaps so the counters and
+ * the regions describe the same moment; then stat again: an smaps opened
+ * before the process died returns what was buffered and then a clean EOF, a
+ * silently truncated census, so a census only counts when the same instance
+ * is still alive after the read (DESIGN.md, "Reading /proc"). */
+#include "scan.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "census.h"
+#include "classify.h"
+#include "fileio.h"
+#include "limits.h"
+#include "macro.h"
+#include "procfs.h"
+#include "reader.h"
+#include "smaps.h"
+#include "strpool.h"
+#include "util.h"
+
+DEFINE_CLEANUP(struct census *, census_free)
+
+static int set_error(struct scan_error *err, int r, const char *fmt, ...) _printf_(3, 4);
+
+static int set_error(struct scan_error *err, int r, const char *fmt, ...)
+{
+	va_list ap;
+	if (err) {
+		va_start(ap, fmt);
+		vsnprintf(err->message, sizeof(err->message), fmt, ap);
+		va_end(ap);
+	}
+	return r;
+}
+
+struct feed_state {
+	struct smaps_parser *parser;
+	const struct scan_options *o;
+	uint64_t bytes;
+};
+
+static int feed_chunk(void *userdata, const char *buf, size_t len)
+{
+	struct feed_state *st = userdata;
+	int r = smaps_parser_feed(st->parser, buf, len);
+	if (r < 0)
+		return r;
+	st->bytes += len;
+	if (st->o && st->o->progress)
+		return st->o->progress(st->o->userdata, st->bytes);
+	return 0;
+}
+
+/* Reads and parses smaps; adds the helper thread's CPU time to *cpu_us. */
+static int read_smaps(int fd, struct smaps_parser *p, const struct scan_options *o, bool overlap, uint64_t *bytes,
+		      uint64_t *cpu_us)
+{
+	struct feed_state st = { .parser = p, .o = o };
+	struct chunked_read_result res;
+	int r = chunked_read(fd, overlap, feed_chunk, &st, &res);
+	*bytes = res.bytes;
+	*cpu_us += res.helper_cpu_us;
+	if (r < 0)
+		return r;
+	return smaps_parser_finish(p);
+}
+
+static int finish_census(struct census *c, struct region *regions, size_t n, const struct classify_evidence *e,
+			 const struct scan_options *o)
+{
+	int r = classify_regions(regions, n, e);
+	if (r < 0)
+		return r;
+	size_t top = o && o->top ? o->top : RW_TOP_DEFAULT;
+	return census_summarise(c, regions, n, top, o && o->keep_regions);
+}
+
+static int strdup_to(char **dst, const char *s)
+{
+	if (!s)
+		return 0;
+	*dst = strdup(s);
+	return *dst ? 0 : -ENOMEM;
+}
+
+int scan_process(int pid, const struct scan_options *o, struct census **ret, struct scan_error *err)
+{
+	_cleanup_(census_freep) struct census *c = NULL;
+	_cleanup_close_ int root_fd = -1, pid_fd = -1, smaps_fd = -1;
+	_cleanup_free_ uint64_t *sps = NULL;
+	_cleanup_free_ struct region *regions = NULL;
+	struct smaps_parser parser;
+	struct proc_stat st;
+	uint64_t bytes = 0, helper_cpu = 0, t0 = now_monotonic_us(), cpu0 = now_thread_cpu_us();
+	size_t n = 0, n_sps = 0, threads = 0;
+	const char *root = o && o->proc_root ? o->proc_root : "/proc";
+	int r;
+
+	c = census_new();
+	if (!c)
+		return set_error(err, -ENOMEM, "out of memory");
+	root_fd = procfs_open_root(root);
+	if (root_fd < 0)
+		return set_error(err, root_fd, "cannot open %s: %s", root, strerror(-root_fd));
+	pid_fd = procfs_open_pid(root_fd, pid);
+	if (pid_fd == -ENOENT || pid_fd == -ESRCH)
+		return set_error(err, -ENOENT, "no process %d", pid);
+	if (pid_fd < 0)
+		return set_error(err, pid_fd, "cannot open %s/%d: %s", root, pid, strerror(-pid_fd));
+
+	r = procfs_read_stat(pid_fd, &st);
+	if (r == -ENOENT || r == -ESRCH)
+		return set_error(err, -ENOENT, "no process %d", pid);
+	if (r < 0)
+		return set_error(err, r, "cannot read %s/%d/stat: %s", root, pid, strerror(-r));
+	if (st.flags & PROC_PF_KTHREAD)
+		return set_error(err, -EOPNOTSUPP, "process %d (%s) is a kernel thread: it has no user memory", pid,
+				 st.comm);
+
+	c->pid = pid;
+	c->start_time = (int64_t)st.start_time;
+	c->taken_at_ms = now_realtime_ms();
+	if (strdup_to(&c->comm, st.comm) < 0)
+		return set_error(err, -ENOMEM, "out of memory");
+	(void)procfs_read_boot_id(root_fd, &c->boot_id);
+	r = procfs_read_cmdline(pid_fd, &c->cmdline);
+	if (r == -ENOMEM)
+		return set_error(err, r, "out of memory");
+	r = procfs_read_exe(pid_fd, &c->exe); /* EACCES without ptrace rights: exe stays unknown */
+	if (r == -ENOMEM)
+		return set_error(err, r, "out of memory");
+	if (asprintf(&c->source, "%s/%d/smaps", root, pid) < 0) {
+		c->source = NULL;
+		return set_error(err, -ENOMEM, "out of memory");
+	}
+
+	smaps_fd = openat(pid_fd, "smaps", O_RDONLY | O_CLOEXEC);
+	if (smaps_fd < 0) {
+		r = negative_errno();
+		if (r == -EACCES || r == -EPERM)
+			return set_error(err, -EACCES,
+					 "permission denied reading %s/%d/smaps: reading another user's process needs "
+					 "CAP_SYS_PTRACE (or running as its user)",
+					 root, pid);
+		if (r == -ENOENT || r == -ESRCH)
+			return set_error(err, -ESRCH, "process %d exited during the scan", pid);
+		return set_error(err, r, "cannot open %s/%d/smaps: %s", root, pid, strerror(-r));
+	}
+
+	smaps_parser_init(&parser, o ? o->max_regions : 0, c->strings);
+	r = read_smaps(smaps_fd, &parser, o, !(o && o->no_overlap), &bytes, &helper_cpu);
+	regions = smaps_parser_take(&parser, &n);
+	if (r == -ESRCH || r == -ENOENT) {
+		smaps_parser_done(&parser);
+		return set_error(err, -ESRCH, "process %d exited during the scan", pid);
+	}
+	if (r < 0) {
+		if (parser.message[0])
+			set_error(err, r, "%s/%d/smaps: %s", root, pid, parser.message);
+		else
+			set_error(err, r, "reading %s/%d/smaps: %s", root, pid, strerror(-r));
+		smaps_parser_done(&parser);
+		return r;
+	}
+	smaps_parser_done(&parser);
+
+	r = procfs_read_status(pid_fd, &c->status);
+	if (r == -ENOENT || r == -ESRCH)
+		return set_error(err, -ESRCH, "process %d exited during the scan", pid);
+	if (r < 0)
+		return set_error(err, r, "cannot read %s/%d/status: %s", root, pid, strerror(-r));
+	c->have_status = true;
+	c->uid = c->status.uid;
+
+	r = procfs_still_alive(pid_fd, st.start_time);
+	if (r < 0)
+		return set_error(err, r, "cannot read %s/%d/stat: %s", root, pid, strerror(-r));
+	/* a live process always maps something; no regions means its address
+	 * space is already gone (exiting) */
+	if (r == 0 || n == 0)
+		return set_error(err, -ESRCH, "process %d exited during the scan", pid);
+
+	if (!(o && o->skip_stack_pointers)) {
+		r = procfs_read_stack_pointers(pid_fd, &sps, &n_sps, &threads);
+		if (r == 0) {
+			c->threads_seen = (int64_t)threads;
+			c->stack_pointers = (int64_t)n_sps;
+		} else if (r == -ENOMEM)
+			return set_error(err, r, "out of memory");
+	}
+
+	struct classify_evidence e = {
+		.stack_pointers = r == 0 ? sps : NULL,
+		.n_stack_pointers = n_sps,
+		.exe = c->exe,
+		.cmdline = c->cmdline,
+	};
+	r = finish_census(c, regions, n, &e, o);
+	if (r < 0)
+		return set_error(err, r, "out of memory");
+
+	c->wall_us = (int64_t)(now_monotonic_us() - t0);
+	c->cpu_us = (int64_t)(now_thread_cpu_us() - cpu0 + helper_cpu);
+	c->bytes_read = (int64_t)bytes;
+	*ret = TAKE_PTR(c);
+	return 0;
+}
+
+static int open_input(const char *path)
+{
+	int fd = streq(path, "-") ? fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3)
+				  : open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	return fd < 0 ? negative_errno() : fd;
+}
+
+/* A saved file has no exe link: the first file-backed region is, for almost
+ * every process, the program itself (mapped lowest), good enough to tell a
+ * Python or node process apart.  Used as evidence only, never reported. */
+static const char *guess_exe(const struct region *regions, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (regions[i].path && regions[i].path[0] == '/')
+			return regions[i].path;
+	return NULL;
+}
+
+int scan_smaps_file(const char *smaps_path, const char *status_path, const struct scan_options *o,
+		    struct census **ret, struct scan_error *err)
+{
+	_cleanup_(census_freep) struct census *c = NULL;
+	_cleanup_close_ int fd = -1;
+	_cleanup_free_ struct region *regions = NULL;
+	struct smaps_parser parser;
+	uint64_t bytes = 0, helper_cpu = 0;
+	size_t n = 0;
+	int r;
+
+	c = census_new();
+	if (!c)
+		return set_error(err, -ENOMEM, "out of memory");
+	if (status_path) {
+		_cleanup_close_ int sfd = open_input(status_path);
+		_cleanup_free_ char *text = NULL;
+		size_t len;
+		if (sfd < 0)
+			return set_error(err, sfd, "%s: %s", status_path, strerror(-sfd));
+		r = read_full_fd(sfd, RW_PROC_FILE_MAX, &text, &len);
+		if (r < 0)
+			return set_error(err, r, "%s: %s", status_path,
+					 r == -EFBIG ? "too large for a status file" : strerror(-r));
+		if (status_parse(text, len, &c->status) < 0)
+			return set_error(err, -EBADMSG, "%s: not a /proc/PID/status file", status_path);
+		c->have_status = true;
+		c->uid = c->status.uid;
+		if (c->status.name[0] && strdup_to(&c->comm, c->status.name) < 0)
+			return set_error(err, -ENOMEM, "out of memory");
+	}
+
+	fd = open_input(smaps_path);
+	if (fd < 0)
+		return set_error(err, fd, "%s: %s", smaps_path, strerror(-fd));
+	if (strdup_to(&c->source, smaps_path) < 0)
+		return set_error(err, -ENOMEM, "out of memory");
+
+	smaps_parser_init(&parser, o ? o->max_regions : 0, c->strings);
+	r = read_smaps(fd, &parser, o, false, &bytes, &helper_cpu);
+	regions = smaps_parser_take(&parser, &n);
+	if (r < 0) {
+		if (parser.message[0])
+			set_error(err, r, "%s: %s", smaps_path, parser.message);
+		else
+			set_error(err, r, "%s: %s", smaps_path, strerror(-r));
+		smaps_parser_done(&parser);
+		return r;
+	}
+	smaps_parser_done(&parser);
+	if (n == 0)
+		return set_error(err, -ENODATA, "%s: no regions: not an smaps file, or the capture is empty",
+				 smaps_path);
+
+	struct classify_evidence e = { .exe = guess_exe(regions, n) };
+	r = finish_census(c, regions, n, &e, o);
+	if (r < 0)
+		return set_error(err, r, "out of memory");
+	c->bytes_read = (int64_t)bytes;
+	*ret = TAKE_PTR(c);
+	return 0;
+}

@@ -1,0 +1,49 @@
+/* Taking a census: of a live process (reading /proc/PID) or of a saved
+ * smaps file.  The one entry point the client and the daemon call. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct census;
+
+struct scan_options {
+	const char *proc_root; /* NULL: /proc */
+	size_t max_regions;    /* 0: RW_REGIONS_MAX */
+	size_t top;            /* largest regions and files kept; 0: RW_TOP_DEFAULT */
+	bool keep_regions;     /* keep every region in the census */
+	bool skip_stack_pointers;
+	/* Read smaps in the calling thread only (no read-ahead thread): less
+	 * CPU in all, more wall time for processes with many regions. */
+	bool no_overlap;
+	/* Called after each read of smaps with the bytes read so far; a
+	 * negative return aborts the census with that error (a time limit). */
+	int (*progress)(void *userdata, uint64_t bytes_read);
+	void *userdata;
+};
+
+/* Why a scan failed, for a person: "line 12: bad permissions", "the process
+ * exited during the scan".  Filled on failure. */
+struct scan_error {
+	char message[256];
+};
+
+/* Takes a census of process pid.  Returns 0 with *ret (owned by the
+ * caller, census_free), or:
+ *   -ENOENT      no such process
+ *   -EACCES      smaps may not be read (needs the same user or CAP_SYS_PTRACE)
+ *   -ESRCH       the process exited during the scan (never a partial census)
+ *   -EOPNOTSUPP  a kernel thread: no address space
+ *   -EBADMSG     the kernel's text did not parse (a bug: report it)
+ *   -E2BIG       more regions than the limit
+ *   -ECANCELED or the progress callback's error
+ * with err->message saying so. */
+int scan_process(int pid, const struct scan_options *o, struct census **ret, struct scan_error *err);
+
+/* Takes a census of a saved smaps file (and, optionally, the process's saved
+ * status file; either path may be "-" for standard input).  Identity and
+ * cost are unknown.  Returns 0, -EBADMSG (malformed: the message names the
+ * line), -ENODATA (no regions at all), or the -errno of reading. */
+int scan_smaps_file(const char *smaps_path, const char *status_path, const struct scan_options *o,
+		    struct census **ret, struct scan_error *err);

@@ -161,7 +161,7 @@ clean:
 # ------------------------------------------------------------------ deps
 
 DEB_PACKAGES := gcc make pkg-config libjansson-dev libcmocka-dev python3 python3-pytest \
-	clang libclang-rt-dev procps mandoc libdw-dev libelf-dev nodejs openjdk-17-jre-headless
+	clang libclang-rt-dev procps mandoc libdw-dev libelf-dev jq nodejs openjdk-17-jre-headless
 
 deps:
 	@missing=$$(for p in $(DEB_PACKAGES); do \

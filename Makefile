@@ -52,9 +52,9 @@ TRACE_BENCH_TARGETS :=
 # ---- end of trace analyzer
 
 COMMON_SRCS := common/util.c common/fileio.c common/strpool.c
-SCANNER_SRCS := scanner/region.c scanner/smaps.c scanner/proc-parse.c scanner/procfs.c \
+SCANNER_SRCS := scanner/region.c scanner/smaps.c scanner/smaps-fast.c scanner/proc-parse.c scanner/procfs.c \
 	scanner/proclist.c scanner/classes.c scanner/classify.c scanner/census.c \
-	scanner/census-json.c scanner/reader.c scanner/scan.c
+	scanner/census-json.c scanner/scan.c
 CLIENT_SRCS := client/ramwatch.c client/cmd-scan.c client/render.c client/table.c $(TRACE_CLIENT_SRCS)
 CLIENT_LIB_SRCS := client/render.c client/table.c
 
@@ -92,13 +92,17 @@ $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(CLIENT_LIB_OBJS) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $< $(CLIENT_LIB_OBJS) $(LIB) $(LIBS) -lcmocka
 
+# The helpers are the processes under test: never sanitized, so their memory
+# has the shapes they report.
+HELPER_CFLAGS := -std=gnu11 -D_GNU_SOURCE -O2 -g $(WARNINGS)
+
 $(BUILD)/helpers/%: tests/helpers/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< -lpthread
+	$(CC) $(HELPER_CFLAGS) -o $@ $< -lpthread
 
 $(BUILD)/helpers/many-maps: bench/many-maps.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $<
+	$(CC) $(HELPER_CFLAGS) -o $@ $<
 
 check-build: $(BUILD)/ramwatch $(UNIT_BINS) $(HELPER_BINS)
 
@@ -113,7 +117,8 @@ check-sanitizers:
 	$(MAKE) BUILD=build/sanitize SANITIZE=1 check-unit check-integration
 
 FUZZ_CFLAGS := -std=gnu11 -D_GNU_SOURCE -Icommon -Iscanner -g -O1 -fsanitize=fuzzer,address,undefined
-FUZZ_SRCS := scanner/smaps.c scanner/region.c common/strpool.c common/util.c
+FUZZ_SRCS := scanner/smaps.c scanner/smaps-fast.c scanner/region.c scanner/classify.c scanner/classes.c scanner/census.c \
+	scanner/proc-parse.c common/strpool.c common/util.c
 
 $(BUILD)/fuzz/fuzz-smaps: tests/fuzz/fuzz-smaps.c $(FUZZ_SRCS)
 	@mkdir -p $(dir $@)

@@ -329,7 +329,7 @@ int render_diff(const struct census *a, const struct census *b, const struct ren
 			.resident_change = change(a->classes[k].resident, b->classes[k].resident),
 		};
 	}
-	qsort(rows, n, sizeof(rows[0]), cmp_diff);
+	qsort_safe(rows, n, sizeof(rows[0]), cmp_diff);
 	for (size_t i = 0; i < n; i++) {
 		const struct census_totals *x = &a->classes[rows[i].cls], *y = &b->classes[rows[i].cls];
 		table_add(t, class_key((enum class_id)rows[i].cls));

@@ -6,7 +6,9 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "macro.h"
@@ -15,6 +17,12 @@ int read_full_fd(int fd, size_t max, char **ret_buf, size_t *ret_size)
 {
 	_cleanup_free_ char *buf = NULL;
 	size_t size = 0, allocated = 0;
+	struct stat st;
+
+	/* a regular file says its size: refuse a large one before reading it
+	 * (files in /proc say 0 and are read to their end) */
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size > max)
+		return -EFBIG;
 
 	for (;;) {
 		if (allocated - size < 4096 + 1) {

@@ -2,10 +2,10 @@
  * Each one has a test that goes past it (tests/unit, tests/integration). */
 #pragma once
 
-/* Bytes asked of the kernel per read() of /proc/PID/smaps.  seq_file fills
- * the whole buffer, so fewer, larger reads cost less: 1 KiB reads double the
- * cost of producing smaps, and the gain levels off above 64 KiB. */
-#define RW_SMAPS_READ_SIZE (256u * 1024u)
+/* Bytes of /proc/PID/smaps handed to the parser at a time.  seq_file gives
+ * at most a page per read() (1 KiB reads would double the kernel's cost, so
+ * ask for whole pages and more); the buffer is filled by several reads. */
+#define RW_SMAPS_READ_SIZE (64u * 1024u)
 
 /* The longest line of smaps we accept.  A header line holds at most a path
  * of PATH_MAX bytes, which the kernel escapes ("\n" becomes "\012"), so real
@@ -33,3 +33,4 @@
 /* Largest regions and files a census keeps, by default and at most. */
 #define RW_TOP_DEFAULT 20u
 #define RW_TOP_MAX 100000u
+

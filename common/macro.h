@@ -74,6 +74,14 @@ static inline void closedirp(DIR **d)
 			func(*p);                      \
 	}
 
+/* qsort that accepts an empty or NULL array (qsort's own contract does not:
+ * UBSan reports a NULL base even when there is nothing to sort). */
+static inline void qsort_safe(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, size, cmp);
+}
+
 /* errno as a negative value, never 0: for wrapping libc calls that
  * returned -1 but, against their contract, left errno unset. */
 static inline int negative_errno(void)

@@ -75,11 +75,11 @@ static void region_sums(const struct region *r, struct region_sums *ret)
 {
 	ret->private = region_private(r);
 	ret->resident = region_resident(r);
-	ret->pss = region_field(r, SMAPS_PSS);
-	ret->swap = region_field(r, SMAPS_SWAP);
+	ret->pss = region_field(r, COUNT_PSS);
+	ret->swap = region_field(r, COUNT_SWAP);
 	ret->size = region_size(r);
-	ret->locked = region_field(r, SMAPS_LOCKED);
-	ret->hugetlb = region_field(r, SMAPS_SHARED_HUGETLB) + region_field(r, SMAPS_PRIVATE_HUGETLB);
+	ret->locked = region_field(r, COUNT_LOCKED);
+	ret->hugetlb = region_field(r, COUNT_SHARED_HUGETLB) + region_field(r, COUNT_PRIVATE_HUGETLB);
 }
 
 static void add_sums(struct census_totals *t, const struct region_sums *x)
@@ -167,7 +167,7 @@ static int summarise_files(struct census *c, struct census_file *files, size_t c
 	size_t merged = 0;
 
 	/* paths are interned: one pointer per distinct path */
-	qsort(files, count, sizeof(*files), cmp_path_ptr);
+	qsort_safe(files, count, sizeof(*files), cmp_path_ptr);
 	for (size_t i = 0; i < count; i++) {
 		if (merged > 0 && files[merged - 1].path == files[i].path) {
 			struct census_file *f = &files[merged - 1];
@@ -180,7 +180,7 @@ static int summarise_files(struct census *c, struct census_file *files, size_t c
 		} else
 			files[merged++] = files[i];
 	}
-	qsort(files, merged, sizeof(*files), cmp_file);
+	qsort_safe(files, merged, sizeof(*files), cmp_file);
 	c->n_files = merged < top ? merged : top;
 	c->files = realloc(files, (c->n_files ? c->n_files : 1) * sizeof(*files));
 	if (!c->files) {
@@ -278,7 +278,7 @@ int census_summarise(struct census *c, const struct region *regions, size_t n, s
 		return -ENOMEM;
 	for (size_t i = 0; i < k; i++)
 		to_census_region(&regions[heap[i]], &c->largest[i]);
-	qsort(c->largest, k, sizeof(*c->largest), cmp_largest);
+	qsort_safe(c->largest, k, sizeof(*c->largest), cmp_largest);
 	c->n_largest = k;
 
 	if (keep_all) {

@@ -32,8 +32,10 @@
  * every non-main arena heap is a reservation of exactly that, aligned to it. */
 #define GLIBC_HEAP_MAX (64 * MiB)
 /* The largest guard below a thread stack we accept: glibc's default is one
- * page, the JVM adds its yellow/red zones (tens of KiB). */
-#define STACK_GUARD_MAX (1 * MiB)
+ * page (64 KiB with 64 KiB pages), the JVM adds its yellow/red zones (16 KiB
+ * on x86-64).  Larger inaccessible regions below writable memory are
+ * reserves, such as the Go runtime's 512 KiB ones. */
+#define STACK_GUARD_MAX (256 * KiB)
 /* The JVM places a compressed-oops heap so that it ends at or below 32 GiB. */
 #define JVM_COMPRESSED_OOPS_LIMIT (32 * GiB)
 /* V8 allocates its heap pages with 256 KiB alignment at random hint
@@ -61,11 +63,10 @@ struct ctx {
 	const char **exec_paths;
 	size_t n_exec_paths;
 
-	/* contiguous runs of anonymous private regions ("groups"): the first
-	 * region of the run and its span */
-	size_t *group_first;
-	uint64_t *group_span;
-	bool *group_has_reserve;
+	/* whether the run of contiguous anonymous private regions starting at
+	 * an index holds an inaccessible part; runs are in region.run_first
+	 * and run_last */
+	bool *run_has_reserve;
 };
 
 /* ---------------------------------------------------------------- helpers */
@@ -215,9 +216,10 @@ static void note_runtime(struct ctx *c, const char *path, int *minor)
 		c->openblas = true;
 }
 
-static void close_group(struct ctx *c, size_t first, size_t last)
+/* A run's last region is noted at its first only. */
+static void close_run(struct ctx *c, size_t first, size_t last)
 {
-	c->group_span[first] = c->r[last].end - c->r[first].start;
+	c->r[first].run_last = (uint32_t)last;
 }
 
 /* One pass over the regions (passes are what a census of many regions
@@ -238,10 +240,8 @@ static int build_index(struct ctx *c)
 			minor = python_minor(name);
 		}
 	}
-	c->group_first = malloc((c->n ? c->n : 1) * sizeof(*c->group_first));
-	c->group_span = malloc((c->n ? c->n : 1) * sizeof(*c->group_span));
-	c->group_has_reserve = calloc(c->n ? c->n : 1, sizeof(*c->group_has_reserve));
-	if (!c->group_first || !c->group_span || !c->group_has_reserve)
+	c->run_has_reserve = calloc(c->n ? c->n : 1, sizeof(*c->run_has_reserve));
+	if (!c->run_has_reserve)
 		return -ENOMEM;
 
 	for (size_t i = 0; i < c->n; i++) {
@@ -263,16 +263,16 @@ static int build_index(struct ctx *c)
 		}
 		if (!(i > 0 && anon && is_anon_private(&c->r[i - 1]) && contiguous(&c->r[i - 1], r))) {
 			if (i > 0)
-				close_group(c, first, i - 1);
+				close_run(c, first, i - 1);
 			first = i;
 		}
-		c->group_first[i] = first;
+		c->r[i].run_first = (uint32_t)first;
 		if (anon && region_inaccessible(r))
-			c->group_has_reserve[first] = true;
+			c->run_has_reserve[first] = true;
 	}
 	if (c->n > 0)
-		close_group(c, first, c->n - 1);
-	qsort(c->exec_paths, c->n_exec_paths, sizeof(*c->exec_paths), ptrcmp);
+		close_run(c, first, c->n - 1);
+	qsort_safe(c->exec_paths, c->n_exec_paths, sizeof(*c->exec_paths), ptrcmp);
 
 	/* pymalloc arenas are 1 MiB since Python 3.10 (radix tree), 256 KiB before */
 	c->python_arena = minor >= 0 && minor < 10 ? 256 * KiB : 1 * MiB;
@@ -283,12 +283,13 @@ static int build_index(struct ctx *c)
 
 static const struct region *group_head(const struct ctx *c, size_t i)
 {
-	return &c->r[c->group_first[i]];
+	return &c->r[c->r[i].run_first];
 }
 
 static uint64_t group_span(const struct ctx *c, size_t i)
 {
-	return c->group_span[c->group_first[i]];
+	const struct region *first = group_head(c, i);
+	return c->r[first->run_last].end - first->start;
 }
 
 /* ------------------------------------------------------------------ rules */
@@ -514,7 +515,7 @@ static bool m_v8_page(const struct ctx *c, size_t i)
  * whole contiguous run, holding its inaccessible part, is measured. */
 static bool m_mmgp_reservation(const struct ctx *c, size_t i)
 {
-	if (!is_anon_private(&c->r[i]) || !c->group_has_reserve[c->group_first[i]])
+	if (!is_anon_private(&c->r[i]) || !c->run_has_reserve[c->r[i].run_first])
 		return false;
 	uint64_t span = group_span(c, i);
 	return span >= 64 * GiB && span % (64 * GiB) == 0;
@@ -839,8 +840,6 @@ int classify_regions(struct region *regions, size_t n, const struct classify_evi
 	resolve_reserves(&c);
 out:
 	free(c.exec_paths);
-	free(c.group_first);
-	free(c.group_span);
-	free(c.group_has_reserve);
+	free(c.run_has_reserve);
 	return ret;
 }

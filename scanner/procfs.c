@@ -145,7 +145,7 @@ int procfs_read_stack_pointers(int pid_fd, uint64_t **ret, size_t *ret_n, size_t
 	}
 	if (readable == 0 && first_error)
 		return first_error;
-	qsort(sps, n, sizeof(*sps), cmp_u64);
+	qsort_safe(sps, n, sizeof(*sps), cmp_u64);
 	*ret = TAKE_PTR(sps);
 	*ret_n = n;
 	if (ret_threads)

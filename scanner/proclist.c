@@ -60,7 +60,7 @@ int proclist_collect(int root_fd, struct proc_entry **ret, size_t *ret_n)
 		free(c.entries);
 		return r;
 	}
-	qsort(c.entries, c.n, sizeof(*c.entries), cmp_private);
+	qsort_safe(c.entries, c.n, sizeof(*c.entries), cmp_private);
 	*ret = c.entries;
 	*ret_n = c.n;
 	return 0;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* The size fields of smaps, all printed in kB and stored here in bytes.
@@ -40,6 +41,31 @@ enum smaps_field {
 	_SMAPS_FIELD_MAX
 };
 
+/* The page counts a region keeps: those of DESIGN.md (Rss, Pss,
+ * Shared/Private Clean/Dirty, Anonymous, Swap, SwapPss, Locked) and the huge
+ * pages.  The parser reads and checks every field of enum smaps_field; the
+ * others (page sizes, Referenced, KSM, ...) are not kept, which halves the
+ * memory of a census of many regions. */
+enum region_count {
+	COUNT_RSS,
+	COUNT_PSS,
+	COUNT_SHARED_CLEAN,
+	COUNT_SHARED_DIRTY,
+	COUNT_PRIVATE_CLEAN,
+	COUNT_PRIVATE_DIRTY,
+	COUNT_ANONYMOUS,
+	COUNT_ANON_HUGE_PAGES,
+	COUNT_SWAP,
+	COUNT_SWAP_PSS,
+	COUNT_LOCKED,
+	COUNT_SHARED_HUGETLB,
+	COUNT_PRIVATE_HUGETLB,
+	_COUNT_MAX
+};
+
+/* The count a field is kept as, or -1 when it is only checked. */
+int region_count_of_field(enum smaps_field f);
+
 /* The kernel's name of a field ("Pss_Dirty") and ours in JSON ("pss_dirty"). */
 const char *smaps_field_kernel_name(enum smaps_field f);
 const char *smaps_field_json_name(enum smaps_field f);
@@ -67,34 +93,45 @@ struct region {
 	char perms[4]; /* "rw-p": r, w, x, then p (private) or s (shared) */
 	uint8_t cls;   /* enum class_id, set by classify() */
 	uint8_t rule;  /* index of the rule that decided it */
-	uint16_t _pad;
+	int8_t thp_eligible;   /* -1 when not shown */
+	int8_t protection_key; /* -1 when not shown */
 	const char *path; /* NULL when the kernel shows none; owned by the census's pool */
 	uint64_t vmflags; /* bits of enum vmflag */
 	uint32_t present; /* bits of enum smaps_field seen in the input */
-	int32_t thp_eligible;   /* -1 when not shown */
-	int32_t protection_key; /* -1 when not shown */
-	/* the fields in kB, 40 bits each (up to 1 PiB per field of one region;
-	 * Size is not kept: it is end - start, checked when parsed): 125 bytes
-	 * where 200 would double the page faults of a 20,000-region census */
-	uint32_t kb_low[_SMAPS_FIELD_MAX];
-	uint8_t kb_high[_SMAPS_FIELD_MAX];
+	/* the run of contiguous anonymous private regions this one belongs to:
+	 * the index of its first region, and at that first region the index of
+	 * the last; set by classify() */
+	uint32_t run_first, run_last;
+	/* the counts in kB, 40 bits each (up to 1 PiB per count of one region):
+	 * 65 bytes where 8-byte counts of every field would take 200, and a
+	 * census of 20,000 regions pays for its memory in page faults */
+	uint32_t kb_low[_COUNT_MAX];
+	uint8_t kb_high[_COUNT_MAX];
 };
 
 /* Largest value of a field we keep, in kB (40 bits: 1 PiB). */
 #define REGION_FIELD_KB_MAX ((1ull << 40) - 1)
 
-/* A field in bytes (0 when absent). */
-static inline uint64_t region_field(const struct region *r, enum smaps_field f)
+/* A count in bytes (0 when the kernel did not show it). */
+static inline uint64_t region_field(const struct region *r, enum region_count c)
 {
-	return (((uint64_t)r->kb_high[f] << 32) | r->kb_low[f]) * 1024;
+	return (((uint64_t)r->kb_high[c] << 32) | r->kb_low[c]) * 1024;
 }
 
-/* Stores a field given in kB, at most REGION_FIELD_KB_MAX. */
-static inline void region_set_kb(struct region *r, enum smaps_field f, uint64_t kb)
+/* Stores a count given in kB, at most REGION_FIELD_KB_MAX. */
+static inline void region_set_kb(struct region *r, enum region_count c, uint64_t kb)
 {
-	r->kb_low[f] = (uint32_t)kb;
-	r->kb_high[f] = (uint8_t)(kb >> 32);
+	r->kb_low[c] = (uint32_t)kb;
+	r->kb_high[c] = (uint8_t)(kb >> 32);
 }
+
+/* Arrays of regions, grown by regions_grow: a few by malloc, many in a
+ * mapping of their own (huge pages where allowed, never moved).  *regions
+ * (NULL at first) holds used regions of *allocated; the array grows to at
+ * most max.  Returns 0, -E2BIG at max, -ENOMEM. */
+int regions_grow(struct region **regions, size_t used, size_t *allocated, size_t max);
+/* Frees an array of regions; accepts NULL. */
+void regions_free(struct region *regions);
 
 static inline uint64_t region_size(const struct region *r)
 {
@@ -105,12 +142,12 @@ static inline uint64_t region_size(const struct region *r)
  * memory, resident or swapped: what the process alone costs), resident = Rss. */
 static inline uint64_t region_private(const struct region *r)
 {
-	return region_field(r, SMAPS_ANONYMOUS) + region_field(r, SMAPS_SWAP);
+	return region_field(r, COUNT_ANONYMOUS) + region_field(r, COUNT_SWAP);
 }
 
 static inline uint64_t region_resident(const struct region *r)
 {
-	return region_field(r, SMAPS_RSS);
+	return region_field(r, COUNT_RSS);
 }
 
 static inline bool region_has_flag(const struct region *r, enum vmflag f)

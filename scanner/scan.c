@@ -22,12 +22,16 @@
 #include "limits.h"
 #include "macro.h"
 #include "procfs.h"
-#include "reader.h"
 #include "smaps.h"
 #include "strpool.h"
 #include "util.h"
 
 DEFINE_CLEANUP(struct census *, census_free)
+
+static void regions_freep(struct region **r)
+{
+	regions_free(*r);
+}
 
 static int set_error(struct scan_error *err, int r, const char *fmt, ...) _printf_(3, 4);
 
@@ -42,35 +46,37 @@ static int set_error(struct scan_error *err, int r, const char *fmt, ...)
 	return r;
 }
 
-struct feed_state {
-	struct smaps_parser *parser;
-	const struct scan_options *o;
-	uint64_t bytes;
-};
-
-static int feed_chunk(void *userdata, const char *buf, size_t len)
+/* Reads smaps to its end and parses it.  seq_file hands out at most a page
+ * per read() whatever the buffer size, so the buffer is filled by several
+ * reads before each hand-over to the parser. */
+static int read_smaps(int fd, struct smaps_parser *p, const struct scan_options *o, uint64_t *bytes)
 {
-	struct feed_state *st = userdata;
-	int r = smaps_parser_feed(st->parser, buf, len);
-	if (r < 0)
-		return r;
-	st->bytes += len;
-	if (st->o && st->o->progress)
-		return st->o->progress(st->o->userdata, st->bytes);
-	return 0;
-}
+	_cleanup_free_ char *buf = malloc(RW_SMAPS_READ_SIZE);
+	int r;
 
-/* Reads and parses smaps; adds the helper thread's CPU time to *cpu_us. */
-static int read_smaps(int fd, struct smaps_parser *p, const struct scan_options *o, bool overlap, uint64_t *bytes,
-		      uint64_t *cpu_us)
-{
-	struct feed_state st = { .parser = p, .o = o };
-	struct chunked_read_result res;
-	int r = chunked_read(fd, overlap, feed_chunk, &st, &res);
-	*bytes = res.bytes;
-	*cpu_us += res.helper_cpu_us;
-	if (r < 0)
-		return r;
+	if (!buf)
+		return -ENOMEM;
+	for (bool eof = false; !eof;) {
+		size_t len = 0;
+		while (len < RW_SMAPS_READ_SIZE) {
+			ssize_t n = read(fd, buf + len, RW_SMAPS_READ_SIZE - len);
+			if (n < 0) {
+				if (errno == EINTR)
+					continue;
+				return negative_errno();
+			}
+			if (n == 0) {
+				eof = true;
+				break;
+			}
+			len += (size_t)n;
+		}
+		*bytes += len;
+		if (len > 0 && (r = smaps_parser_feed(p, buf, len)) < 0)
+			return r;
+		if (o && o->progress && (r = o->progress(o->userdata, *bytes)) < 0)
+			return r;
+	}
 	return smaps_parser_finish(p);
 }
 
@@ -97,10 +103,10 @@ int scan_process(int pid, const struct scan_options *o, struct census **ret, str
 	_cleanup_(census_freep) struct census *c = NULL;
 	_cleanup_close_ int root_fd = -1, pid_fd = -1, smaps_fd = -1;
 	_cleanup_free_ uint64_t *sps = NULL;
-	_cleanup_free_ struct region *regions = NULL;
+	_cleanup_(regions_freep) struct region *regions = NULL;
 	struct smaps_parser parser;
 	struct proc_stat st;
-	uint64_t bytes = 0, helper_cpu = 0, t0 = now_monotonic_us(), cpu0 = now_thread_cpu_us();
+	uint64_t bytes = 0, t0 = now_monotonic_us(), cpu0 = now_thread_cpu_us();
 	size_t n = 0, n_sps = 0, threads = 0;
 	const char *root = o && o->proc_root ? o->proc_root : "/proc";
 	int r;
@@ -157,7 +163,7 @@ int scan_process(int pid, const struct scan_options *o, struct census **ret, str
 	}
 
 	smaps_parser_init(&parser, o ? o->max_regions : 0, c->strings);
-	r = read_smaps(smaps_fd, &parser, o, !(o && o->no_overlap), &bytes, &helper_cpu);
+	r = read_smaps(smaps_fd, &parser, o, &bytes);
 	regions = smaps_parser_take(&parser, &n);
 	if (r == -ESRCH || r == -ENOENT) {
 		smaps_parser_done(&parser);
@@ -181,13 +187,27 @@ int scan_process(int pid, const struct scan_options *o, struct census **ret, str
 	c->have_status = true;
 	c->uid = c->status.uid;
 
+	/* The kernel ends smaps early, cleanly, once the address space is gone
+	 * (mm_users reached zero: m_start's mmget_not_zero fails).  An exiting
+	 * task drops its mm (exit_mm) before it is a zombie, so "alive with the
+	 * same start time" is not enough: status shows no Vm* lines once the
+	 * task has no mm.  And a live process always maps something. */
+	if (!status_has(&c->status, STATUS_VM_RSS) || n == 0)
+		return set_error(err, -ESRCH, "process %d exited during the scan", pid);
 	r = procfs_still_alive(pid_fd, st.start_time);
 	if (r < 0)
 		return set_error(err, r, "cannot read %s/%d/stat: %s", root, pid, strerror(-r));
-	/* a live process always maps something; no regions means its address
-	 * space is already gone (exiting) */
-	if (r == 0 || n == 0)
+	if (r == 0)
 		return set_error(err, -ESRCH, "process %d exited during the scan", pid);
+	/* execve replaces the address space too (the old one's smaps ends
+	 * early), keeping pid and start time: the executable tells */
+	if (c->exe) {
+		_cleanup_free_ char *exe_after = NULL;
+		r = procfs_read_exe(pid_fd, &exe_after);
+		if (r == -ENOENT || r == -ESRCH || (r == 0 && !streq(exe_after, c->exe)))
+			return set_error(err, -ESRCH, "process %d exited or executed another program during the scan",
+					 pid);
+	}
 
 	if (!(o && o->skip_stack_pointers)) {
 		r = procfs_read_stack_pointers(pid_fd, &sps, &n_sps, &threads);
@@ -209,7 +229,7 @@ int scan_process(int pid, const struct scan_options *o, struct census **ret, str
 		return set_error(err, r, "out of memory");
 
 	c->wall_us = (int64_t)(now_monotonic_us() - t0);
-	c->cpu_us = (int64_t)(now_thread_cpu_us() - cpu0 + helper_cpu);
+	c->cpu_us = (int64_t)(now_thread_cpu_us() - cpu0);
 	c->bytes_read = (int64_t)bytes;
 	*ret = TAKE_PTR(c);
 	return 0;
@@ -238,9 +258,9 @@ int scan_smaps_file(const char *smaps_path, const char *status_path, const struc
 {
 	_cleanup_(census_freep) struct census *c = NULL;
 	_cleanup_close_ int fd = -1;
-	_cleanup_free_ struct region *regions = NULL;
+	_cleanup_(regions_freep) struct region *regions = NULL;
 	struct smaps_parser parser;
-	uint64_t bytes = 0, helper_cpu = 0;
+	uint64_t bytes = 0;
 	size_t n = 0;
 	int r;
 
@@ -272,7 +292,7 @@ int scan_smaps_file(const char *smaps_path, const char *status_path, const struc
 		return set_error(err, -ENOMEM, "out of memory");
 
 	smaps_parser_init(&parser, o ? o->max_regions : 0, c->strings);
-	r = read_smaps(fd, &parser, o, false, &bytes, &helper_cpu);
+	r = read_smaps(fd, &parser, o, &bytes);
 	regions = smaps_parser_take(&parser, &n);
 	if (r < 0) {
 		if (parser.message[0])

@@ -14,9 +14,6 @@ struct scan_options {
 	size_t top;            /* largest regions and files kept; 0: RW_TOP_DEFAULT */
 	bool keep_regions;     /* keep every region in the census */
 	bool skip_stack_pointers;
-	/* Read smaps in the calling thread only (no read-ahead thread): less
-	 * CPU in all, more wall time for processes with many regions. */
-	bool no_overlap;
 	/* Called after each read of smaps with the bytes read so far; a
 	 * negative return aborts the census with that error (a time limit). */
 	int (*progress)(void *userdata, uint64_t bytes_read);

@@ -3,6 +3,7 @@
  * the same code parses a live process, a saved file and fuzz input. */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -28,6 +29,7 @@ struct smaps_parser {
 	/* the field that followed each field (index + 1; [0]: after a header)
 	 * the last time: the kernel's order, learnt, whatever its version */
 	int8_t next_field[_SMAPS_FIELD_MAX + 1];
+	int8_t field_count[_SMAPS_FIELD_MAX]; /* enum region_count kept, or -1 */
 	int error;      /* first error, sticky */
 	char message[160];
 };
@@ -50,5 +52,5 @@ int smaps_parser_finish(struct smaps_parser *p);
 /* Parses one complete line (without its newline).  Returns as feed. */
 int smaps_parse_line(struct smaps_parser *p, const char *line, size_t len);
 
-/* Hands the regions to the caller, who frees them with free(). */
+/* Hands the regions to the caller, who frees them with regions_free(). */
 struct region *smaps_parser_take(struct smaps_parser *p, size_t *ret_n);

@@ -1,0 +1,104 @@
+#!/usr/bin/python3
+"""The scanner's cost, side by side with the kernel's and pmap's.
+
+For a small process (sleep) and one with 20,000 mappings (bench/many-maps),
+runs in interleaved rounds, in a shuffled order each round:
+
+    cat /proc/PID/smaps > /dev/null      the kernel producing the text: the floor
+    ramwatch scan PID --json > /dev/null  a whole census
+    pmap -X PID > /dev/null               what people use today
+
+and reports the median wall time and CPU time (user + system, all threads,
+from the kernel's accounting of the children) of each, and their ratios.
+
+    make bench-scan            # or: RAMWATCH_BUILD=build bench/scan-bench.py [--rounds N]
+"""
+import argparse
+import os
+import platform
+import random
+import resource
+import statistics
+import subprocess
+import sys
+import time
+
+BUILD = os.environ.get("RAMWATCH_BUILD", "build")
+
+
+def one(cmd):
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu
+
+
+def measure(pid, rounds):
+    cmds = {
+        "cat": ["cat", f"/proc/{pid}/smaps"],
+        "ramwatch": [os.path.join(BUILD, "ramwatch"), "scan", str(pid), "--json"],
+        "pmap": ["pmap", "-X", str(pid)],
+    }
+    samples = {name: ([], []) for name in cmds}
+    for name, cmd in cmds.items():  # warm up: page cache, binaries
+        one(cmd)
+    for _ in range(rounds):
+        order = list(cmds)
+        random.shuffle(order)
+        for name in order:
+            wall, cpu = one(cmds[name])
+            samples[name][0].append(wall)
+            samples[name][1].append(cpu)
+    return {name: (statistics.median(w), statistics.median(c)) for name, (w, c) in samples.items()}
+
+
+def regions(pid):
+    with open(f"/proc/{pid}/maps") as f:
+        return sum(1 for _ in f)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=41)
+    parser.add_argument("--mappings", type=int, default=20000)
+    args = parser.parse_args()
+    random.seed(1)
+
+    small = subprocess.Popen(["sleep", "3600"])
+    large = subprocess.Popen([os.path.join(BUILD, "helpers", "many-maps"), str(args.mappings)],
+                             stdout=subprocess.PIPE, text=True)
+    assert large.stdout.readline().startswith("ready")
+    try:
+        rows = []
+        for label, proc in (("small (sleep)", small), (f"{args.mappings} mappings (many-maps)", large)):
+            n = regions(proc.pid)
+            with open(f"/proc/{proc.pid}/smaps") as f:
+                size = len(f.read())
+            m = measure(proc.pid, args.rounds)
+            rows.append((label, n, size, m))
+    finally:
+        small.kill()
+        large.kill()
+        small.wait()
+        large.wait()
+
+    print(f"machine: {platform.machine()}, {os.cpu_count()} CPUs, Linux {platform.release()}; "
+          f"{args.rounds} interleaved rounds, medians")
+    print()
+    print("| process | regions | smaps bytes | cat wall | ramwatch wall | pmap -X wall | ramwatch/cat wall | "
+          "ramwatch/pmap wall | cat CPU | ramwatch CPU | pmap CPU | ramwatch/cat CPU | ramwatch/pmap CPU |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for label, n, size, m in rows:
+        (cw, cc), (rw, rc), (pw, pc) = m["cat"], m["ramwatch"], m["pmap"]
+        ms = lambda s: f"{s * 1000:.2f} ms"
+        ratio = lambda a, b: f"{a / b:.2f}" if b > 0 else "n/a"
+        print(f"| {label} | {n} | {size} | {ms(cw)} | {ms(rw)} | {ms(pw)} | {ratio(rw, cw)} | {ratio(rw, pw)} | "
+              f"{ms(cc)} | {ms(rc)} | {ms(pc)} | {ratio(rc, cc)} | {ratio(rc, pc)} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

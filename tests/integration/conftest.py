@@ -1,0 +1,146 @@
+"""Shared fixtures for the integration tests: the built binaries, processes
+with known memory shapes, an unprivileged user."""
+import json
+import os
+import pwd
+import signal
+import subprocess
+import time
+
+import pytest
+
+BUILD = os.environ.get("RAMWATCH_BUILD", os.path.join(os.path.dirname(__file__), "..", "..", "build"))
+RAMWATCH = os.path.join(BUILD, "ramwatch")
+HELPERS = os.path.join(BUILD, "helpers")
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data")
+MiB = 1024 * 1024
+
+
+def run(*args, check=None, user=None, stdin=None, timeout=60):
+    """Runs ramwatch with args; returns the CompletedProcess (text)."""
+    cmd = [RAMWATCH, *map(str, args)]
+    if user:
+        cmd = ["runuser", "-u", user, "--", *cmd]
+    r = subprocess.run(cmd, capture_output=True, text=True, input=stdin, timeout=timeout)
+    if check is not None:
+        assert r.returncode == check, f"{cmd}: exit {r.returncode}\nstdout: {r.stdout}\nstderr: {r.stderr}"
+    return r
+
+
+def scan_json(pid, *extra, user=None):
+    r = run("scan", pid, "--json", *extra, check=0, user=user)
+    return json.loads(r.stdout)
+
+
+def region_at(census, address):
+    """The region of a census (with "regions") that contains address."""
+    for r in census["regions"]:
+        if int(r["start"], 16) <= address < int(r["end"], 16):
+            return r
+    raise AssertionError(f"no region holds {address:#x}")
+
+
+def rollup(pid):
+    """The kernel's own sums: /proc/PID/smaps_rollup, in bytes."""
+    out = {}
+    with open(f"/proc/{pid}/smaps_rollup") as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) == 3 and parts[2] == "kB":
+                out[parts[0].rstrip(":")] = int(parts[1]) * 1024
+    return out
+
+
+class Shapes:
+    """The ground-truth helper, running: what it built, by shape."""
+
+    def __init__(self, proc, shapes, unsupported):
+        self.proc = proc
+        self.pid = proc.pid
+        self.shapes = shapes          # name -> [records]
+        self.unsupported = unsupported  # name -> reason
+
+    def read_until(self, shape, timeout=10):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            line = self.proc.stdout.readline()
+            if not line:
+                break
+            record = json.loads(line)
+            self.shapes.setdefault(record["shape"], []).append(record)
+            if record["shape"] == shape:
+                return record
+        raise AssertionError(f"the helper did not report {shape}")
+
+
+def start_shapes(tmp_dir, user=None):
+    cmd = [os.path.join(HELPERS, "shapes"), str(tmp_dir)]
+    if user:
+        cmd = ["runuser", "-u", user, "--", *cmd]
+    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    shapes, unsupported = {}, {}
+    for line in proc.stdout:
+        line = line.strip()
+        if line == "ready":
+            break
+        record = json.loads(line)
+        if "unsupported" in record:
+            unsupported[record["shape"]] = record["unsupported"]
+        else:
+            shapes.setdefault(record["shape"], []).append(record)
+    else:
+        raise AssertionError("the shapes helper exited before it was ready")
+    # with runuser the helper is a child of runuser: find the real pid
+    pid = proc.pid
+    if user:
+        for _ in range(100):
+            out = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True).stdout.split()
+            if out:
+                pid = int(out[0])
+                break
+            time.sleep(0.05)
+    s = Shapes(proc, shapes, unsupported)
+    s.pid = pid
+    return s
+
+
+def stop(proc):
+    if proc.poll() is None:
+        try:
+            proc.stdin.close()
+        except Exception:
+            pass
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.fixture
+def shapes(tmp_path):
+    s = start_shapes(tmp_path)
+    yield s
+    stop(s.proc)
+
+
+@pytest.fixture(scope="module")
+def shapes_once(tmp_path_factory):
+    s = start_shapes(tmp_path_factory.mktemp("shapes"))
+    yield s
+    stop(s.proc)
+
+
+@pytest.fixture(scope="session")
+def unprivileged_user():
+    """A real unprivileged user, made for the tests and removed after."""
+    if os.geteuid() != 0:
+        pytest.skip("creating a user needs root")
+    name = "rwtest"
+    try:
+        pwd.getpwnam(name)
+    except KeyError:
+        subprocess.run(["useradd", "--no-create-home", "--shell", "/usr/sbin/nologin", name], check=True)
+    yield name
+    subprocess.run(["pkill", "-KILL", "-u", name], capture_output=True)
+    subprocess.run(["userdel", name], capture_output=True)

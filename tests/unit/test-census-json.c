@@ -1,0 +1,220 @@
+/* The census in JSON: a round trip keeps every number, unknowns stay null,
+ * and a broken file is refused with the field that is wrong. */
+#include "testlib.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "census-json.h"
+#include "census.h"
+#include "limits.h"
+#include "scan.h"
+#include "util.h"
+
+static struct census *load_fixture(const char *name, const char *status)
+{
+	struct scan_options o = { .keep_regions = true };
+	struct census *c = NULL;
+	struct scan_error err;
+	char a[4096], b[4096];
+	snprintf(a, sizeof(a), "%s", fixture(name));
+	if (status)
+		snprintf(b, sizeof(b), "%s", fixture(status));
+	if (scan_smaps_file(a, status ? b : NULL, &o, &c, &err) < 0)
+		fail_msg("%s", err.message);
+	return c;
+}
+
+static void assert_same_region(const struct census_region *a, const struct census_region *b)
+{
+	assert_int_equal(a->start, b->start);
+	assert_int_equal(a->end, b->end);
+	assert_int_equal(a->cls, b->cls);
+	assert_string_equal(a->rule, b->rule);
+	assert_string_equal(a->why, b->why);
+	assert_int_equal(a->private, b->private);
+	assert_int_equal(a->resident, b->resident);
+	assert_int_equal(a->size, b->size);
+	assert_true(streq_ptr(a->path, b->path));
+	assert_string_equal(a->perms, b->perms);
+}
+
+static void test_round_trip(void **state)
+{
+	(void)state;
+	struct census *a = load_fixture("smaps/python3-threads.smaps", "smaps/python3-threads.status");
+	json_t *j = census_to_json(a, true);
+	struct census *b = NULL;
+	char err[256];
+	assert_non_null(j);
+	assert_int_equal(census_from_json(j, &b, err, sizeof(err)), 0);
+	json_decref(j);
+
+	assert_int_equal(b->pid, -1); /* unknown stays unknown */
+	assert_int_equal(b->uid, a->uid);
+	assert_string_equal(b->comm, "python3");
+	assert_null(b->exe);
+	assert_memory_equal(&a->totals, &b->totals, sizeof(a->totals));
+	for (int k = 0; k < _CLASS_MAX; k++)
+		assert_memory_equal(&a->classes[k], &b->classes[k], sizeof(a->classes[k]));
+	uint64_t pa, pb;
+	assert_true(status_private(&a->status, &pa));
+	assert_true(status_private(&b->status, &pb));
+	assert_int_equal(pa, pb);
+	assert_int_equal(a->status.counter[STATUS_VM_HWM], b->status.counter[STATUS_VM_HWM]);
+	assert_int_equal(a->n_largest, b->n_largest);
+	for (size_t i = 0; i < a->n_largest; i++)
+		assert_same_region(&a->largest[i], &b->largest[i]);
+	assert_int_equal(a->n_regions, b->n_regions);
+	for (size_t i = 0; i < a->n_regions; i++)
+		assert_same_region(&a->regions[i], &b->regions[i]);
+	assert_int_equal(a->n_files, b->n_files);
+	for (size_t i = 0; i < a->n_files; i++) {
+		assert_string_equal(a->files[i].path, b->files[i].path);
+		assert_int_equal(a->files[i].kind, b->files[i].kind);
+		assert_int_equal(a->files[i].resident, b->files[i].resident);
+		assert_int_equal(a->files[i].regions, b->files[i].regions);
+	}
+	census_free(a);
+	census_free(b);
+}
+
+/* Addresses above 2^63 and sizes stay exact. */
+static void test_exact_numbers(void **state)
+{
+	(void)state;
+	struct census *a = load_fixture("smaps/synthetic-reserving-allocator.smaps", NULL);
+	json_t *j = census_to_json(a, true);
+	json_t *regions = json_object_get(j, "regions");
+	json_t *last = json_array_get(regions, json_array_size(regions) - 1);
+	assert_string_equal(json_string_value(json_object_get(last, "start")), "0x7fff20000000");
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "totals"), "size")),
+			 (json_int_t)a->totals.size);
+	assert_true(json_is_null(json_object_get(json_object_get(j, "process"), "pid")));
+	assert_true(json_is_null(json_object_get(json_object_get(j, "counters"), "private")));
+	assert_true(json_is_null(json_object_get(json_object_get(j, "cost"), "wall_us")));
+	json_decref(j);
+	census_free(a);
+}
+
+static int from_text(const char *text, char *err, size_t size)
+{
+	json_error_t jerr;
+	json_t *j = json_loads(text, 0, &jerr);
+	struct census *c = NULL;
+	if (!j)
+		fail_msg("bad test JSON: %s", jerr.text);
+	int r = census_from_json(j, &c, err, size);
+	json_decref(j);
+	census_free(c);
+	return r;
+}
+
+/* A valid census as text, with one field replaced. */
+static char *valid_with(const char *key_path, const char *replacement)
+{
+	struct census *a = load_fixture("smaps/bash.smaps", NULL);
+	json_t *j = census_to_json(a, false);
+	census_free(a);
+	char *dot = strchr(key_path, '.');
+	json_t *target = j;
+	char first[64];
+	if (dot) {
+		snprintf(first, sizeof(first), "%.*s", (int)(dot - key_path), key_path);
+		target = json_object_get(j, first);
+		if (json_is_array(target))
+			target = json_array_get(target, 0);
+		key_path = dot + 1;
+	}
+	json_error_t jerr;
+	json_t *value = replacement ? json_loads(replacement, JSON_DECODE_ANY, &jerr) : NULL;
+	if (value)
+		json_object_set_new(target, key_path, value);
+	else
+		json_object_del(target, key_path);
+	char *text = json_dumps(j, 0);
+	json_decref(j);
+	return text;
+}
+
+static void test_refused(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *path, *value, *words;
+	} cases[] = {
+		{ "format", "\"something-else\"", "not a ramwatch census" },
+		{ "format", NULL, "not a ramwatch census" },
+		{ "version", "99", "newer than this ramwatch" },
+		{ "totals", NULL, "totals: expected an object" },
+		{ "totals.private", "\"12\"", "totals.private: expected a non-negative integer" },
+		{ "totals.resident", "-5", "totals.resident: expected a non-negative integer" },
+		{ "classes", "{}", "classes: expected an array" },
+		{ "classes.key", "\"nonsense\"", "classes[0].key: unknown class \"nonsense\"" },
+		{ "classes.count", "null", "classes[0].count" },
+		{ "largest.start", "\"7f00\"", "largest[0].start: expected an address" },
+		{ "largest.class", "\"heap\"", "largest[0].class: unknown class" },
+		{ "files.kind", "\"socket\"", "files[0].kind: unknown kind" },
+		{ "process", "[]", "process: expected an object" },
+		{ "process.pid", "\"42\"", "process.pid" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char err[256] = "";
+		char *text = valid_with(cases[i].path, cases[i].value);
+		int r = from_text(text, err, sizeof(err));
+		if (r != -EBADMSG || !strstr(err, cases[i].words))
+			fail_msg("case %zu (%s): %d \"%s\"", i, cases[i].path, r, err);
+		free(text);
+	}
+	char err[256];
+	assert_int_equal(from_text("[1, 2]", err, sizeof(err)), -EBADMSG);
+	assert_non_null(strstr(err, "not a JSON object"));
+	/* the unchanged text is accepted */
+	char *ok = valid_with("source", "\"x\"");
+	assert_int_equal(from_text(ok, err, sizeof(err)), 0);
+	free(ok);
+}
+
+static void test_load_file(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/ramwatch-test-XXXXXX", path[256], err[256];
+	struct census *c = NULL;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/census.json", dir);
+
+	FILE *f = fopen(path, "w");
+	fputs("{\"format\": \"ramwatch-census\", \"format\": 2}", f);
+	fclose(f);
+	assert_int_equal(census_load_file(path, &c, err, sizeof(err)), -EBADMSG);
+	assert_non_null(strstr(err, "not valid JSON (line 1"));
+
+	f = fopen(path, "w");
+	fputs("{\"format\": \"ramwatch-census\", \"version\": 1,", f);
+	fclose(f);
+	assert_int_equal(census_load_file(path, &c, err, sizeof(err)), -EBADMSG);
+	assert_non_null(strstr(err, "not valid JSON"));
+
+	/* past the size limit: refused before it is read */
+	int fd = open(path, O_WRONLY | O_TRUNC);
+	assert_int_equal(ftruncate(fd, (off_t)RW_CENSUS_FILE_MAX + 1), 0);
+	close(fd);
+	assert_int_equal(census_load_file(path, &c, err, sizeof(err)), -EFBIG);
+	assert_non_null(strstr(err, "larger than"));
+	assert_int_equal(census_load_file("/nonexistent.json", &c, err, sizeof(err)), -ENOENT);
+	assert_null(c);
+	unlink(path);
+	rmdir(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_exact_numbers),
+		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_load_file),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,149 @@
+/* Rendering: aligned tables, Markdown, the census table and the diff. */
+#include "testlib.h"
+
+#include "census.h"
+#include "render.h"
+#include "scan.h"
+#include "table.h"
+#include "util.h"
+
+static __attribute__((noinline)) char *capture(int (*fn)(FILE *, void *), void *arg)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_int_equal(fn(f, arg), 0);
+	fclose(f);
+	return buf;
+}
+
+static int print_text(FILE *f, void *t)
+{
+	return table_print(t, f);
+}
+
+static int print_md(FILE *f, void *t)
+{
+	return table_print_markdown(t, f);
+}
+
+static void test_table(void **state)
+{
+	(void)state;
+	struct table *t = table_new("NAME", ">SIZE", "PATH", NULL);
+	table_add(t, "libc");
+	table_add(t, "1.5 MiB");
+	table_add(t, "/usr/lib/libc.so.6");
+	table_add(t, "a|b");
+	table_addf(t, "%d B", 12);
+	table_add(t, "naïve");
+	assert_int_equal(table_rows(t), 2);
+	char *text = capture(print_text, t);
+	assert_string_equal(text, "NAME     SIZE  PATH\n"
+				  "libc  1.5 MiB  /usr/lib/libc.so.6\n"
+				  "a|b      12 B  naïve\n");
+	free(text);
+	char *md = capture(print_md, t);
+	assert_string_equal(md, "| NAME | SIZE | PATH |\n|---|---:|---|\n"
+				"| libc | 1.5 MiB | /usr/lib/libc.so.6 |\n"
+				"| a\\|b | 12 B | naïve |\n");
+	free(md);
+	table_free(t);
+}
+
+static struct census *load(const char *name)
+{
+	struct scan_options o = { .keep_regions = true };
+	struct census *c = NULL;
+	struct scan_error err;
+	char path[4096];
+	snprintf(path, sizeof(path), "%s", fixture(name));
+	if (scan_smaps_file(path, NULL, &o, &c, &err) < 0)
+		fail_msg("%s", err.message);
+	return c;
+}
+
+struct render_args {
+	const struct census *a, *b;
+	struct render_options o;
+};
+
+static int print_census(FILE *f, void *arg)
+{
+	struct render_args *r = arg;
+	return render_census(r->a, &r->o, f);
+}
+
+static int print_diff(FILE *f, void *arg)
+{
+	struct render_args *r = arg;
+	return render_diff(r->a, r->b, &r->o, f);
+}
+
+static void test_census_table(void **state)
+{
+	(void)state;
+	struct census *c = load("smaps/java17-g1.smaps");
+	struct render_args r = { .a = c, .o = { .format = RENDER_TEXT, .top = 5 } };
+	char *text = capture(print_census, &r);
+	/* the classes, largest private first, then the total */
+	char *heap = strstr(text, "\nruntime_heap "), *files = strstr(text, "\nmapped_files "),
+	     *total = strstr(text, "\ntotal ");
+	assert_non_null(heap);
+	assert_non_null(files);
+	assert_non_null(total);
+	assert_true(heap < files && files < total);
+	assert_non_null(strstr(text, "Largest regions"));
+	assert_non_null(strstr(text, "jvm_heap: Java heap"));
+	assert_non_null(strstr(text, "Mapped files and libraries"));
+	/* --top 5: five regions under the header */
+	char *largest = strstr(text, "Largest regions\n");
+	int lines = 0;
+	for (char *p = strchr(largest, '\n') + 1; *p && *p != '\n'; p = strchr(p, '\n') + 1)
+		lines++;
+	assert_int_equal(lines, 1 + 5);
+	free(text);
+
+	r.o.format = RENDER_MARKDOWN;
+	char *md = capture(print_census, &r);
+	assert_non_null(strstr(md, "## Memory of process (saved: "));
+	assert_non_null(strstr(md, "| runtime_heap | 64.7 MiB | 78.7% |"));
+	free(md);
+
+	r.o = (struct render_options){ .format = RENDER_TEXT, .top = 5, .regions = true };
+	char *all = capture(print_census, &r);
+	assert_non_null(strstr(all, "Every region"));
+	assert_non_null(strstr(all, "reserve_tail"));
+	free(all);
+	census_free(c);
+}
+
+static void test_diff(void **state)
+{
+	(void)state;
+	struct census *a = load("smaps/bash.smaps"), *b = load("smaps/python3-threads.smaps");
+	struct render_args r = { .a = a, .b = b, .o = { .format = RENDER_TEXT, .top = 20 } };
+	char *text = capture(print_diff, &r);
+	/* python grew most: it comes first */
+	char *table = strstr(text, "Change by class, largest first\n");
+	assert_non_null(table);
+	char *first = strchr(strchr(table, '\n') + 1, '\n') + 1;
+	assert_true(startswith(first, "python "));
+	assert_non_null(strstr(first, "+29.8 MiB"));
+	assert_non_null(strstr(text, "\ntotal "));
+	assert_non_null(strstr(text, "new "));
+	assert_non_null(strstr(text, "gone "));
+	free(text);
+	census_free(a);
+	census_free(b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_census_table),
+		cmocka_unit_test(test_diff),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,93 @@
+/* Small helpers: strict number parsing, byte formatting, globs. */
+#include "testlib.h"
+
+#include <errno.h>
+
+#include "util.h"
+
+static void test_parse_u64(void **state)
+{
+	(void)state;
+	uint64_t v;
+	assert_int_equal(parse_u64("0", 10, &v), 0);
+	assert_int_equal(v, 0);
+	assert_int_equal(parse_u64("18446744073709551615", 10, &v), 0);
+	assert_int_equal(v, UINT64_MAX);
+	assert_int_equal(parse_u64("18446744073709551616", 10, &v), -ERANGE);
+	assert_int_equal(parse_u64("ffffffffffffffff", 16, &v), 0);
+	assert_int_equal(v, UINT64_MAX);
+	assert_int_equal(parse_u64("10000000000000000", 16, &v), -ERANGE);
+	assert_int_equal(parse_u64("7fAB", 16, &v), 0);
+	assert_int_equal(v, 0x7fab);
+	assert_int_equal(parse_u64("", 10, &v), -EINVAL);
+	assert_int_equal(parse_u64("12a", 10, &v), -EINVAL);
+	assert_int_equal(parse_u64("-1", 10, &v), -EINVAL);
+	assert_int_equal(parse_u64(" 1", 10, &v), -EINVAL);
+	assert_int_equal(parse_u64("1", 8, &v), -EINVAL);
+}
+
+static void test_parse_pid(void **state)
+{
+	(void)state;
+	int pid;
+	assert_int_equal(parse_pid("4242", &pid), 0);
+	assert_int_equal(pid, 4242);
+	assert_int_equal(parse_pid("2147483647", &pid), 0);
+	assert_int_equal(parse_pid("2147483648", &pid), -ERANGE);
+	assert_int_equal(parse_pid("0", &pid), -ERANGE);
+	assert_int_equal(parse_pid("x", &pid), -EINVAL);
+}
+
+static void test_format_bytes(void **state)
+{
+	(void)state;
+	char b[FORMAT_BYTES_MAX];
+	assert_string_equal(format_bytes(b, 0), "0 B");
+	assert_string_equal(format_bytes(b, 1023), "1023 B");
+	assert_string_equal(format_bytes(b, 1024), "1.00 KiB");
+	assert_string_equal(format_bytes(b, 1536), "1.50 KiB");
+	assert_string_equal(format_bytes(b, 10 * 1024), "10.0 KiB");
+	assert_string_equal(format_bytes(b, 100 * 1024), "100 KiB");
+	/* never "1024 KiB" after rounding */
+	assert_string_equal(format_bytes(b, 1024 * 1024 - 1), "1.00 MiB");
+	assert_string_equal(format_bytes(b, 3ull << 30), "3.00 GiB");
+	assert_string_equal(format_bytes(b, UINT64_MAX), "16.0 EiB");
+	assert_string_equal(format_bytes_delta(b, -2048), "-2.00 KiB");
+	assert_string_equal(format_bytes_delta(b, 2048), "+2.00 KiB");
+	assert_string_equal(format_bytes_delta(b, 0), "0 B");
+	assert_string_equal(format_bytes_delta(b, INT64_MIN), "-8.00 EiB");
+}
+
+static void test_format_duration(void **state)
+{
+	(void)state;
+	char b[FORMAT_DURATION_MAX];
+	assert_string_equal(format_duration_us(b, 850), "850 us");
+	assert_string_equal(format_duration_us(b, 12400), "12.4 ms");
+	assert_string_equal(format_duration_us(b, 3200000), "3.20 s");
+}
+
+static void test_strings(void **state)
+{
+	(void)state;
+	assert_true(endswith("libc.so.6", ".6"));
+	assert_false(endswith("a", "abc"));
+	assert_string_equal(startswith("[anon:x]", "[anon:"), "x]");
+	assert_null(startswith("[heap]", "[anon:"));
+	assert_true(glob_match(NULL, "anything"));
+	assert_true(glob_match("py*", "python3"));
+	assert_true(glob_match("*train.py*", "python3 train.py --lr 1"));
+	assert_false(glob_match("java", "javac"));
+	assert_true(streq_ptr(NULL, NULL));
+	assert_false(streq_ptr("a", NULL));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_u64),     cmocka_unit_test(test_parse_pid),
+		cmocka_unit_test(test_format_bytes),  cmocka_unit_test(test_format_duration),
+		cmocka_unit_test(test_strings),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,165 @@
+/* Helpers shared by the unit tests: cmocka, fixture paths, parsing a text. */
+#pragma once
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "classify.h"
+#include "macro.h"
+#include "region.h"
+#include "smaps.h"
+#include "strpool.h"
+
+#define KiB 1024ull
+#define MiB (1024ull * KiB)
+#define GiB (1024ull * MiB)
+
+/* The path of a fixture under tests/data (RAMWATCH_TEST_DATA overrides). */
+static inline const char *fixture(const char *name)
+{
+	static char buf[4096];
+	const char *dir = getenv("RAMWATCH_TEST_DATA");
+	snprintf(buf, sizeof(buf), "%s/%s", dir ? dir : "tests/data", name);
+	return buf;
+}
+
+/* Regions parsed from a text, with the pool their paths live in. */
+struct parsed {
+	struct strpool *paths;
+	struct region *r;
+	size_t n;
+	int error;
+	char message[160];
+};
+
+static inline void parsed_free(struct parsed *p)
+{
+	regions_free(p->r);
+	strpool_free(p->paths);
+	memset(p, 0, sizeof(*p));
+}
+
+/* Parses text whole (fed in one piece) and, when evidence is given or
+ * classify is set, classifies it. */
+static inline struct parsed parse_text_ex(const char *text, size_t len, bool classify,
+					  const struct classify_evidence *e)
+{
+	struct parsed out = { .paths = strpool_new() };
+	struct smaps_parser p;
+	assert_non_null(out.paths);
+	smaps_parser_init(&p, 0, out.paths);
+	out.error = smaps_parser_feed(&p, text, len);
+	if (out.error == 0)
+		out.error = smaps_parser_finish(&p);
+	memcpy(out.message, p.message, sizeof(out.message));
+	out.r = smaps_parser_take(&p, &out.n);
+	smaps_parser_done(&p);
+	if (out.error == 0 && classify)
+		assert_int_equal(classify_regions(out.r, out.n, e), 0);
+	return out;
+}
+
+static inline struct parsed parse_text(const char *text)
+{
+	return parse_text_ex(text, strlen(text), false, NULL);
+}
+
+static inline struct parsed classify_text(const char *text, const struct classify_evidence *e)
+{
+	return parse_text_ex(text, strlen(text), true, e);
+}
+
+/* The region starting at start, or a test failure. */
+static inline const struct region *region_at(const struct parsed *p, uint64_t start)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (p->r[i].start == start)
+			return &p->r[i];
+	fail_msg("no region starts at 0x%llx", (unsigned long long)start);
+	return NULL;
+}
+
+/* Asserts the class and rule of the region starting at start. */
+#define assert_class(p, start, cls_key, rule_key)                                                          \
+	do {                                                                                               \
+		const struct region *_r = region_at((p), (start));                                         \
+		const char *_k = class_key((enum class_id)_r->cls);                                        \
+		const char *_rule = classify_rule(_r->rule)->key;                                          \
+		if (strcmp(_k, (cls_key)) != 0 || ((rule_key) && strcmp(_rule, (rule_key)) != 0))           \
+			fail_msg("region 0x%llx: class %s rule %s, expected %s %s",                         \
+				 (unsigned long long)(start), _k, _rule, (cls_key), (rule_key) ? (rule_key) : ""); \
+	} while (0)
+
+/* Reads a whole file for a test. */
+static inline char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		fail_msg("cannot open %s", path);
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *buf = malloc((size_t)n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	buf[n] = '\0';
+	fclose(f);
+	*len = (size_t)n;
+	return buf;
+}
+
+/* Appends one region to f in the kernel's layout (Linux 6.x): rss and anon
+ * in bytes (anon counts as Anonymous and Private_Dirty), flags as VmFlags. */
+static inline void put_region(FILE *f, uint64_t start, uint64_t end, const char *perms, const char *path,
+			      uint64_t rss, uint64_t anon, const char *flags)
+{
+	static const char *const names[] = { "Size", "KernelPageSize", "MMUPageSize", "Rss", "Pss", "Pss_Dirty",
+					     "Shared_Clean", "Shared_Dirty", "Private_Clean", "Private_Dirty",
+					     "Referenced", "Anonymous", "KSM", "LazyFree", "AnonHugePages",
+					     "ShmemPmdMapped", "FilePmdMapped", "Shared_Hugetlb", "Private_Hugetlb",
+					     "Swap", "SwapPss", "Locked" };
+	uint64_t v[] = { (end - start) / 1024, 4, 4, rss / 1024, rss / 1024, anon / 1024, 0, 0,
+			 (rss - anon) / 1024, anon / 1024, rss / 1024, anon / 1024, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+	char head[128];
+	snprintf(head, sizeof(head), "%llx-%llx %s 00000000 %s %d ", (unsigned long long)start,
+		 (unsigned long long)end, perms, path && path[0] == '/' ? "fe:00" : "00:00",
+		 path && path[0] == '/' ? 1234 : 0);
+	if (path)
+		fprintf(f, "%-73s%s\n", head, path);
+	else
+		fprintf(f, "%s\n", head);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char label[32];
+		snprintf(label, sizeof(label), "%s:", names[i]);
+		fprintf(f, "%-16s%8llu kB\n", label, (unsigned long long)v[i]);
+	}
+	fprintf(f, "THPeligible:    %8d\nVmFlags: %s\n", 0, flags ? flags : "rd wr mr mw me ac ");
+}
+
+/* A text built with put_region: open with text_open, close with
+ * text_close, which returns the text (free()). */
+struct text {
+	char *buf;
+	size_t len;
+	FILE *f;
+};
+
+static inline FILE *text_open(struct text *t)
+{
+	t->f = open_memstream(&t->buf, &t->len);
+	assert_non_null(t->f);
+	return t->f;
+}
+
+static inline char *text_close(struct text *t)
+{
+	fclose(t->f);
+	return t->buf;
+}

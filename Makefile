@@ -41,14 +41,39 @@ ALL_CFLAGS = $(BASE_CFLAGS) $(CFLAGS)
 # ------------------------------------------------------------------ sources
 
 # ---- trace analyzer (trace/): sources, tests, fuzz target
-TRACE_SRCS :=
-TRACE_CLIENT_SRCS :=
-TRACE_LIBS :=
-TRACE_UNIT_TESTS :=
-TRACE_FUZZ :=
-TRACE_FUZZ_SEEDS :=
-TRACE_BENCH_TARGETS :=
-# (rules for the trace analyzer's fuzz target and benchmark go here)
+TRACE_SRCS := trace/trace-event.c trace/trace-fast.c trace/trace-general.c trace/trace-parse.c \
+	trace/trace-table.c trace/trace-scopes.c trace/trace-ledger.c trace/trace-alloc.c \
+	trace/trace-analyzer.c trace/trace-integrity.c trace/trace-rank.c trace/trace-jsonw.c \
+	trace/trace-symbols.c trace/trace-report.c trace/trace-text.c trace/trace-jsonl.c \
+	trace/trace-replay.c
+TRACE_CLIENT_SRCS := client/cmd-trace.c
+TRACE_LIBS := -ldl
+TRACE_UNIT_TESTS := test-trace-parse test-trace-analyzer test-trace-scopes test-trace-ledger test-trace-report \
+	test-trace-replay
+TRACE_FUZZ := $(BUILD)/fuzz/fuzz-trace
+TRACE_FUZZ_SEEDS := tests/data/trace
+TRACE_BENCH_TARGETS := bench-trace
+BASE_CFLAGS += -Itrace
+
+# The fuzz target replays whole inputs (parsers, analyzer, both reports).
+$(BUILD)/fuzz/fuzz-trace: tests/fuzz/fuzz-trace.c $(TRACE_SRCS)
+	@mkdir -p $(dir $@)
+	clang -std=gnu11 -D_GNU_SOURCE -Icommon -Itrace -g -O1 -fsanitize=fuzzer,address,undefined \
+		-o $@ $^ -ljansson -ldl
+
+# Traces of 1 M and 20 M events in $(BUILD)/bench-trace, replayed beside
+# jq and wc (BENCHMARKS.md).
+$(BUILD)/bench/trace-gen: bench/trace-gen.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $<
+
+$(BUILD)/bench/trace-rss: bench/trace-rss.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $<
+
+.PHONY: bench-trace
+bench-trace: deps $(BUILD)/ramwatch $(BUILD)/bench/trace-gen $(BUILD)/bench/trace-rss
+	RAMWATCH_BUILD=$(abspath $(BUILD)) $(PYTHON) bench/trace-bench.py
 # ---- end of trace analyzer
 
 COMMON_SRCS := common/util.c common/fileio.c common/strpool.c
@@ -148,7 +173,11 @@ run: deps $(BUILD)/ramwatch
 
 bench: bench-scan $(TRACE_BENCH_TARGETS)
 
-bench-scan: deps $(BUILD)/ramwatch $(BUILD)/helpers/many-maps
+$(BUILD)/bench/scan-parts: bench/scan-parts.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LIBS)
+
+bench-scan: deps $(BUILD)/ramwatch $(BUILD)/helpers/many-maps $(BUILD)/bench/scan-parts
 	RAMWATCH_BUILD=$(abspath $(BUILD)) $(PYTHON) bench/scan-bench.py
 
 # ------------------------------------------------------------------ install

@@ -104,12 +104,8 @@ static int collect_candidates(int root_fd, const char *pattern, struct candidate
 	return 0;
 }
 
-static int scan_error_exit(int pid, int r, const struct scan_error *err)
+static int scan_error_exit(const struct scan_error *err)
 {
-	if (r == -EACCES)
-		return fail("%s\n  Run as root or as the process's user; the daemon can scan it for you once it runs.",
-			    err->message);
-	(void)pid;
 	return fail("%s", err->message);
 }
 
@@ -126,15 +122,19 @@ static int scan_candidates(const struct candidates *cands, const struct scan_opt
 	for (size_t i = 0; i < cands->n; i++) {
 		r = scan_process(cands->all[i].pid, so, ret, &err);
 		if (r == 0) {
-			for (size_t k = i + 1; k < cands->n && k < i + 6; k++)
-				fprintf(stderr, "ramwatch: also %s: pid %d (%s), private %s: not scanned\n", what,
-					cands->all[k].pid, cands->all[k].comm, format_bytes(a, cands->all[k].private));
-			if (cands->n > i + 6)
-				fprintf(stderr, "ramwatch: and %zu more\n", cands->n - i - 6);
+			size_t others = cands->n - i - 1;
+			if (others > 0) {
+				fprintf(stderr, "ramwatch: %zu other process%s %s, not scanned:", others,
+					others == 1 ? "" : "es", what);
+				for (size_t k = i + 1; k < cands->n && k < i + 4; k++)
+					fprintf(stderr, "%s %s (pid %d, %s)", k > i + 1 ? "," : "", cands->all[k].comm,
+						cands->all[k].pid, format_bytes(a, cands->all[k].private));
+				fputs(others > 3 ? ", ...\n" : "\n", stderr);
+			}
 			return 0;
 		}
 		if (r != -EACCES && r != -ENOENT && r != -ESRCH && r != -EOPNOTSUPP)
-			return scan_error_exit(cands->all[i].pid, r, &err);
+			return scan_error_exit(&err);
 		fprintf(stderr, "ramwatch: pid %d (%s, private %s) passed over: %s\n", cands->all[i].pid,
 			cands->all[i].comm, format_bytes(a, cands->all[i].private), err.message);
 	}
@@ -218,7 +218,7 @@ int cmd_scan(int argc, char **argv)
 	} else if (pid > 0) {
 		r = scan_process(pid, &so, &c, &err);
 		if (r < 0)
-			return scan_error_exit(pid, r, &err);
+			return scan_error_exit(&err);
 	} else {
 		_cleanup_close_ int root_fd = procfs_open_root(proc);
 		struct candidates cands = { 0 };

@@ -7,6 +7,7 @@
 int cmd_scan(int argc, char **argv);
 int cmd_summary(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_trace(int argc, char **argv);
 
 /* Prints "ramwatch: <message>" to stderr; returns 1 (failure). */
 int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

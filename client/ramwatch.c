@@ -19,6 +19,7 @@ static const struct {
 	{ "scan", cmd_scan, "take a census of one process's memory (or of a saved smaps file)" },
 	{ "summary", cmd_summary, "print a saved census (JSON)" },
 	{ "diff", cmd_diff, "compare two saved censuses, class by class" },
+	{ "trace", cmd_trace, "replay an allocation event trace: what was kept, churned, and for how long" },
 };
 
 int fail(const char *fmt, ...)

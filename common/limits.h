@@ -34,3 +34,12 @@
 #define RW_TOP_DEFAULT 20u
 #define RW_TOP_MAX 100000u
 
+/* trace analyzer */
+
+/* The longest event line of a memtrace (ramwatch trace summary), newline
+ * not counted.  The reference analyzer reads lines through a 64 KiB buffer,
+ * so a trace it accepts has no longer line; real events take one or two
+ * hundred bytes.
+ * A longer line is refused with its number, which bounds the parser's
+ * scratch memory whatever the input. */
+#define RW_TRACE_LINE_MAX (64u * 1024u)

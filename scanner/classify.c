@@ -646,17 +646,36 @@ enum rule_need {
 	NEED_NVIDIA,
 };
 
+/* The permissions an anonymous region must have for a rule to be asked. */
+enum rule_perms {
+	PERMS_ANY,
+	PERMS_RW,   /* readable and writable (rw- and rwx) */
+	PERMS_RWX,  /* writable and executable */
+	PERMS_NONE, /* inaccessible: ---p */
+};
+
+/* What a region looks like to the rule lists. */
+enum region_kind {
+	KIND_PATH,      /* the kernel shows a path or name */
+	KIND_ANON_RW,   /* anonymous rw- */
+	KIND_ANON_RWX,  /* anonymous rwx */
+	KIND_ANON_NONE, /* anonymous --- */
+	KIND_ANON_OTHER,
+	_KIND_MAX
+};
+
 struct rule {
 	struct classify_rule_info info;
 	bool (*match)(const struct ctx *c, size_t i);
 	enum rule_scope scope;
 	enum rule_need need;
+	enum rule_perms perms;
 };
 
-#define R(k, c, w, m) { { k, w, c }, m, SCOPE_PATH, NEED_NOTHING }
-#define A(k, c, w, m) { { k, w, c }, m, SCOPE_ANON, NEED_NOTHING }
-#define AN(k, c, w, m, n) { { k, w, c }, m, SCOPE_ANON, n }
-#define ANY(k, c, w, m) { { k, w, c }, m, SCOPE_ANY, NEED_NOTHING }
+#define R(k, c, w, m) { { k, w, c }, m, SCOPE_PATH, NEED_NOTHING, PERMS_ANY }
+#define A(k, c, w, m, pm) { { k, w, c }, m, SCOPE_ANON, NEED_NOTHING, pm }
+#define AN(k, c, w, m, n, pm) { { k, w, c }, m, SCOPE_ANON, n, pm }
+#define ANY(k, c, w, m) { { k, w, c }, m, SCOPE_ANY, NEED_NOTHING, PERMS_ANY }
 
 static const struct rule rules[] = {
 	/* the second pass's rules come first so their indexes are fixed */
@@ -712,34 +731,34 @@ static const struct rule rules[] = {
 	R("unknown_path", CLASS_OTHER,
 		"a kind of mapping this version does not know", m_unknown_path),
 	A("image_bss", CLASS_IMAGES,
-		"anonymous memory right after an image's data segment: its .bss (zeroed globals)", m_image_bss),
+		"anonymous memory right after an image's data segment: its .bss (zeroed globals)", m_image_bss, PERMS_RW),
 	AN("cuda_reservation", CLASS_CUDA_DRIVER,
-		"the CUDA driver's address-space reservation (inaccessible, from 0x200000000)", m_cuda_reservation, NEED_NVIDIA),
+		"the CUDA driver's address-space reservation (inaccessible, from 0x200000000)", m_cuda_reservation, NEED_NVIDIA, PERMS_NONE),
 	A("jit", CLASS_JIT,
-		"anonymous writable and executable memory: generated code", m_jit),
+		"anonymous writable and executable memory: generated code", m_jit, PERMS_RWX),
 	AN("jvm_heap", CLASS_RUNTIME_HEAP,
-		"Java heap (JVM): anonymous memory below 32 GiB or a reservation the size of -Xmx", m_jvm_heap, NEED_JVM),
+		"Java heap (JVM): anonymous memory below 32 GiB or a reservation the size of -Xmx", m_jvm_heap, NEED_JVM, PERMS_ANY),
 	A("go_arena", CLASS_RUNTIME_HEAP,
-		"Go heap: the run of arenas from the runtime's hint address 0xc000000000", m_go_arena),
+		"Go heap: the run of arenas from the runtime's hint address 0xc000000000", m_go_arena, PERMS_ANY),
 	AN("v8_page", CLASS_RUNTIME_HEAP,
-		"V8 heap page: 256 KiB-aligned anonymous memory at a random address below 64 TiB", m_v8_page, NEED_V8),
+		"V8 heap page: 256 KiB-aligned anonymous memory at a random address below 64 TiB", m_v8_page, NEED_V8, PERMS_ANY),
 	A("reserving_allocator", CLASS_MMGP_RAM,
-		"part of an anonymous reservation of a multiple of 64 GiB", m_mmgp_reservation),
+		"part of an anonymous reservation of a multiple of 64 GiB", m_mmgp_reservation, PERMS_ANY),
 	A("stack_pointer", CLASS_STACKS,
-		"a thread's stack pointer is in it (/proc/PID/task/TID/syscall)", m_stack_pointer),
+		"a thread's stack pointer is in it (/proc/PID/task/TID/syscall)", m_stack_pointer, PERMS_RW),
 	A("glibc_arena", CLASS_MALLOC,
-		"glibc malloc arena heap: 64 MiB-aligned, used part then reserve, 64 MiB in all", m_glibc_arena),
+		"glibc malloc arena heap: 64 MiB-aligned, used part then reserve, 64 MiB in all", m_glibc_arena, PERMS_RW),
 	A("stack_shape", CLASS_STACKS,
-		"thread stack shape: a guard page right below it (no thread's stack pointer seen in it)", m_stack_guard),
+		"thread stack shape: a guard page right below it (no thread's stack pointer seen in it)", m_stack_guard, PERMS_RW),
 	AN("openblas_buffer", CLASS_OPENBLAS,
-		"OpenBLAS buffer shape: 32 or 128 MiB blocks, mostly untouched (a heuristic)", m_openblas_buffer, NEED_OPENBLAS),
+		"OpenBLAS buffer shape: 32 or 128 MiB blocks, mostly untouched (a heuristic)", m_openblas_buffer, NEED_OPENBLAS, PERMS_RW),
 	AN("pymalloc_arenas", CLASS_PYTHON,
 		"pymalloc arenas: a multiple of the arena size in a Python process (a heuristic: neighbours merge)",
-		m_python_arena, NEED_PYTHON),
-	A("deferred_reserve", -1, "(decided by its neighbours)", m_deferred_reserve),
+		m_python_arena, NEED_PYTHON, PERMS_RW),
+	A("deferred_reserve", -1, "(decided by its neighbours)", m_deferred_reserve, PERMS_NONE),
 	A("anonymous", CLASS_OTHER,
 		"anonymous private memory of no known shape (large malloc blocks served by mmap look like this)",
-		m_anonymous),
+		m_anonymous, PERMS_ANY),
 };
 
 #undef R
@@ -765,6 +784,34 @@ int classify_rule_from_key(const char *key)
 		if (streq(rules[i].info.key, key))
 			return (int)i;
 	return -1;
+}
+
+static enum region_kind region_kind_of(const struct region *r)
+{
+	if (r->path)
+		return KIND_PATH;
+	if (region_inaccessible(r))
+		return KIND_ANON_NONE;
+	if (region_readable(r) && region_writable(r))
+		return region_executable(r) ? KIND_ANON_RWX : KIND_ANON_RW;
+	return KIND_ANON_OTHER;
+}
+
+/* Whether a rule is asked about regions of a kind.  Shared anonymous
+ * regions are KIND_ANON_*: the anonymous rules test for private memory
+ * themselves. */
+static bool rule_fits(const struct rule *rule, enum region_kind kind)
+{
+	if (kind == KIND_PATH)
+		return rule->scope != SCOPE_ANON;
+	if (rule->scope == SCOPE_PATH)
+		return false;
+	switch (rule->perms) {
+	case PERMS_RW: return kind == KIND_ANON_RW || kind == KIND_ANON_RWX;
+	case PERMS_RWX: return kind == KIND_ANON_RWX;
+	case PERMS_NONE: return kind == KIND_ANON_NONE;
+	default: return true;
+	}
 }
 
 static bool is_deferred(const struct region *r)
@@ -809,27 +856,23 @@ int classify_regions(struct region *regions, size_t n, const struct classify_evi
 	}
 
 	/* the rules that can apply here, in order, for each kind of region:
-	 * a C program's anonymous region is not asked about JVM heaps */
+	 * a C program's anonymous region is not asked about JVM heaps, an
+	 * inaccessible one not about stacks */
 	bool have[] = {
 		[NEED_NOTHING] = true, [NEED_JVM] = c.jvm, [NEED_V8] = c.v8,
 		[NEED_PYTHON] = c.python, [NEED_OPENBLAS] = c.openblas, [NEED_NVIDIA] = c.nvidia,
 	};
-	uint8_t path_rules[ELEMENTSOF(rules)], anon_rules[ELEMENTSOF(rules)];
-	size_t n_path = 0, n_anon = 0;
-	for (size_t k = first_pass_rule; k < ELEMENTSOF(rules); k++) {
-		if (!have[rules[k].need])
-			continue;
-		if (rules[k].scope != SCOPE_ANON)
-			path_rules[n_path++] = (uint8_t)k;
-		if (rules[k].scope != SCOPE_PATH)
-			anon_rules[n_anon++] = (uint8_t)k;
-	}
+	uint8_t lists[_KIND_MAX][ELEMENTSOF(rules)];
+	size_t counts[_KIND_MAX] = { 0 };
+	for (size_t k = first_pass_rule; k < ELEMENTSOF(rules); k++)
+		for (int kind = 0; kind < _KIND_MAX; kind++)
+			if (have[rules[k].need] && rule_fits(&rules[k], (enum region_kind)kind))
+				lists[kind][counts[kind]++] = (uint8_t)k;
 
 	for (size_t i = 0; i < n; i++) {
-		const uint8_t *list = regions[i].path ? path_rules : anon_rules;
-		size_t count = regions[i].path ? n_path : n_anon;
-		for (size_t j = 0; j < count; j++) {
-			size_t k = list[j];
+		enum region_kind kind = region_kind_of(&regions[i]);
+		for (size_t j = 0; j < counts[kind]; j++) {
+			size_t k = lists[kind][j];
 			if (!rules[k].match(&c, i))
 				continue;
 			regions[i].rule = (uint8_t)k;

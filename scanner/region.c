@@ -87,7 +87,7 @@ const char *vmflag_code(enum vmflag f)
 /* One more than the flag of each two-letter code (0: unknown), indexed by
  * the letters: one load per code, for the VmFlags line of every region. */
 #define C(a, b) (((a) - 'a') * 26 + ((b) - 'a'))
-static const uint8_t vmflag_by_code[26 * 26] = {
+const uint8_t vmflag_by_code[26 * 26] = {
 	[C('r', 'd')] = VMF_RD + 1,
 	[C('w', 'r')] = VMF_WR + 1,
 	[C('e', 'x')] = VMF_EX + 1,
@@ -129,12 +129,7 @@ static const uint8_t vmflag_by_code[26 * 26] = {
 };
 #undef C
 
-int vmflag_from_code(const char code[2])
-{
-	if (code[0] < 'a' || code[0] > 'z' || code[1] < 'a' || code[1] > 'z')
-		return -1;
-	return (int)vmflag_by_code[(code[0] - 'a') * 26 + (code[1] - 'a')] - 1;
-}
+
 
 /* Regions live in a block that says how it was allocated: malloc for a
  * few, their own mapping, in huge pages where the system allows, for many.
@@ -147,8 +142,10 @@ struct region_block {
 };
 
 #define HUGE_PAGE (2u << 20)
-/* From this size on, regions get a mapping of their own. */
-#define MAPPED_REGIONS_MIN (1u << 20)
+/* From this size on (about 1,800 regions), regions get a mapping of their
+ * own: the first huge page costs as much as zeroing 2 MiB, which a small
+ * process should not pay. */
+#define MAPPED_REGIONS_MIN (256u << 10)
 
 static struct region_block *block_of(struct region *r)
 {

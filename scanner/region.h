@@ -82,8 +82,17 @@ enum vmflag {
 };
 
 const char *vmflag_code(enum vmflag f);
-/* Returns the flag for a two-letter code, or -1. */
-int vmflag_from_code(const char code[2]);
+
+extern const uint8_t vmflag_by_code[26 * 26];
+
+/* Returns the flag for a two-letter code, or -1 (inline: every region has
+ * a VmFlags line of a dozen codes). */
+static inline int vmflag_from_code(const char code[2])
+{
+	if (code[0] < 'a' || code[0] > 'z' || code[1] < 'a' || code[1] > 'z')
+		return -1;
+	return (int)vmflag_by_code[(code[0] - 'a') * 26 + (code[1] - 'a')] - 1;
+}
 
 struct region {
 	uint64_t start, end; /* [start, end) */

@@ -152,11 +152,25 @@ int scan_process(int pid, const struct scan_options *o, struct census **ret, str
 	smaps_fd = openat(pid_fd, "smaps", O_RDONLY | O_CLOEXEC);
 	if (smaps_fd < 0) {
 		r = negative_errno();
-		if (r == -EACCES || r == -EPERM)
+		if (r == -EACCES || r == -EPERM) {
+			/* status is readable by all: say whose process it is */
+			struct proc_status owner;
+			if (geteuid() == 0)
+				return set_error(err, -EACCES,
+						 "permission denied reading %s/%d/smaps, even as root: the kernel's ptrace "
+						 "check refused (a process with capabilities this one lacks, or of another "
+						 "user namespace)",
+						 root, pid);
+			if (procfs_read_status(pid_fd, &owner) == 0 && owner.uid >= 0)
+				return set_error(err, -EACCES,
+						 "permission denied reading %s/%d/smaps: process %d (%s) belongs to uid %lld; "
+						 "reading another user's process needs CAP_SYS_PTRACE (root) or uid %lld",
+						 root, pid, pid, st.comm, (long long)owner.uid, (long long)owner.uid);
 			return set_error(err, -EACCES,
 					 "permission denied reading %s/%d/smaps: reading another user's process needs "
-					 "CAP_SYS_PTRACE (or running as its user)",
+					 "CAP_SYS_PTRACE (root) or running as its user",
 					 root, pid);
+		}
 		if (r == -ENOENT || r == -ESRCH)
 			return set_error(err, -ESRCH, "process %d exited during the scan", pid);
 		return set_error(err, r, "cannot open %s/%d/smaps: %s", root, pid, strerror(-r));

@@ -160,6 +160,12 @@ static int parse_header(struct smaps_parser *p, const char *s, const char *end)
 		return fail(p, -EBADMSG, "malformed region header: bad permissions");
 	memcpy(reg->perms, s, 4);
 	s += 5;
+	/* anonymous memory, most regions of a large process: no offset,
+	 * device nor inode to scan */
+	if (end - s >= 16 && memcmp(s, "00000000 00:00 0", 16) == 0 && (end - s == 16 || s[16] == ' ')) {
+		s += 16;
+		goto path;
+	}
 	if (!hex_ok(n = scan_hex(s, end, &reg->offset)) || (s += n) >= end || *s++ != ' ')
 		return fail(p, -EBADMSG, "malformed region header: bad offset");
 	if (!hex_ok(n = scan_hex(s, end, &major)) || (s += n) >= end || *s++ != ':' || major > UINT32_MAX)
@@ -176,7 +182,7 @@ static int parse_header(struct smaps_parser *p, const char *s, const char *end)
 		return fail(p, -EBADMSG, "malformed region header: bad inode");
 	reg->dev_major = (uint32_t)major;
 	reg->dev_minor = (uint32_t)minor;
-
+path:
 	s = smaps_skip_spaces(s, end);
 	if (s < end && memchr(s, '\0', (size_t)(end - s)))
 		return fail(p, -EBADMSG, "binary data (NUL byte)");

@@ -101,7 +101,24 @@ def start_shapes(tmp_dir, user=None):
             time.sleep(0.05)
     s = Shapes(proc, shapes, unsupported)
     s.pid = pid
+    wait_idle(pid)
     return s
+
+
+def wait_idle(pid, timeout=5):
+    """Waits until the process sleeps in poll(): between its "ready" and
+    that it still runs and may touch memory, which a census racing it would
+    see and the kernel's sums read a moment later would not."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            with open(f"/proc/{pid}/wchan") as f:
+                if "poll" in f.read():
+                    return
+        except OSError:
+            pass
+        time.sleep(0.005)
+    raise AssertionError(f"process {pid} did not settle in poll()")
 
 
 def stop(proc):

@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -18,6 +19,32 @@
 #include "proc-parse.h"
 #include "scan.h"
 #include "util.h"
+
+/* Waits until the child sleeps in pause(): between its "ready" and that,
+ * it still runs (and may touch memory), which a census racing it would see
+ * and the kernel's sums read a moment later would not. */
+static void wait_idle(pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)pid);
+	for (int i = 0; i < 2000; i++) {
+		char *text;
+		size_t len;
+		if (read_full_fileat(AT_FDCWD, path, 4096, &text, &len) == 0) {
+			long nr = strtol(text, NULL, 10);
+			free(text);
+#ifdef SYS_pause
+			if (nr == SYS_pause)
+				return;
+#else
+			if (nr == SYS_ppoll || nr == SYS_rt_sigsuspend)
+				return;
+#endif
+		}
+		usleep(1000);
+	}
+	fail_msg("child %d did not settle in pause()", (int)pid);
+}
 
 /* A child with n separate mappings (alternating protections so they do
  * not merge), idle until killed.  Returns its pid once it is ready. */
@@ -47,6 +74,7 @@ static pid_t spawn_mappings(long n)
 	close(pipefd[1]);
 	assert_int_equal(read(pipefd[0], &c, 1), 1);
 	close(pipefd[0]);
+	wait_idle(pid);
 	return pid;
 }
 

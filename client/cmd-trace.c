@@ -1,0 +1,167 @@
+/* ramwatch trace summary: replays an allocation event trace (memtrace,
+ * format version 3) and reports what was kept, churned and for how long,
+ * by scope and by allocation site, with a verdict on the trace itself. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "macro.h"
+#include "trace-analyzer.h"
+#include "trace-parse.h"
+#include "trace-rank.h"
+#include "trace-replay.h"
+#include "trace-report.h"
+#include "util.h"
+
+#define TOP_DEFAULT 24u
+
+static void trace_help(void)
+{
+	printf("Usage: ramwatch trace summary [OPTIONS] FILE|-\n\n"
+	       "Replays an allocation event trace (memtrace JSON Lines, format version 3) and\n"
+	       "reports what was kept, churned and how long it lived, by scope and by site,\n"
+	       "with a verdict on how complete the trace is.  '-' reads standard input.\n\n"
+	       "  --layer LAYER       backing (default), logical or physical\n"
+	       "  --sort ORDER        retained (default), traffic or lifetime\n"
+	       "  --top N             scopes and sites to show (default %u)\n"
+	       "  --min-bytes N       hide rows whose live, peak live and retained bytes are all\n"
+	       "                      below N\n"
+	       "  --include-zero-live also show rows that never held any bytes\n"
+	       "  --sites             also rank allocation sites (return addresses)\n"
+	       "  --site ADDRESS      sizes and scopes of one site (0x... or decimal)\n"
+	       "  --symbols BINARY    name sites by function and source line from BINARY\n"
+	       "  --json              write JSON Lines instead of text\n\n"
+	       "Exit status: 0 after a summary (the verdict is in it), 1 for unreadable input\n"
+	       "or an invalid event (with its line number), 2 for bad arguments.\n",
+	       TOP_DEFAULT);
+}
+
+/* 0x-prefixed hexadecimal or decimal. */
+static int parse_address(const char *s, uint64_t *ret)
+{
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		return parse_u64(s + 2, 16, ret);
+	return parse_u64(s, 10, ret);
+}
+
+static int replay(const char *path, struct trace_analyzer *a)
+{
+	_cleanup_close_ int fd = -1;
+	struct trace_parser parser;
+	struct trace_replay_error err;
+	bool is_stdin = streq(path, "-");
+	const char *name = is_stdin ? "standard input" : path;
+	int r;
+
+	fd = is_stdin ? dup(STDIN_FILENO) : open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return fail("cannot open %s: %s", name, strerror(errno));
+	trace_parser_init(&parser);
+	r = trace_replay_fd(a, &parser, fd, &err);
+	trace_parser_done(&parser);
+	if (r == 0)
+		return 0;
+	if (err.line > 0)
+		return fail("%s: line %" PRIu64 ": %s", name, err.line, err.reason);
+	return fail("cannot read %s: %s", name, strerror(-r));
+}
+
+static int summary(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "layer", required_argument, NULL, 'l' },
+		{ "sort", required_argument, NULL, 's' },
+		{ "top", required_argument, NULL, 't' },
+		{ "min-bytes", required_argument, NULL, 'm' },
+		{ "include-zero-live", no_argument, NULL, 'z' },
+		{ "sites", no_argument, NULL, 'S' },
+		{ "site", required_argument, NULL, 'a' },
+		{ "symbols", required_argument, NULL, 'y' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct trace_replay_options ro = { .layer = TRACE_LAYER_BACKING };
+	struct trace_report_options o = { .sort = TRACE_SORT_RETAINED, .top = TOP_DEFAULT };
+	struct trace_analyzer a;
+	struct trace_report report;
+	char reason[TRACE_REASON_MAX] = "";
+	bool json = false;
+	uint64_t v;
+	int opt, r;
+
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
+		switch (opt) {
+		case 'l':
+			if ((r = trace_layer_from_name(optarg)) < 0)
+				return usage_error("trace summary", "--layer takes backing, logical or physical, not '%s'",
+						   optarg);
+			ro.layer = (enum trace_layer)r;
+			break;
+		case 's':
+			if ((r = trace_sort_from_name(optarg)) < 0)
+				return usage_error("trace summary",
+						   "--sort takes retained, traffic or lifetime, not '%s'", optarg);
+			o.sort = (enum trace_sort)r;
+			break;
+		case 't':
+			if (parse_u64(optarg, 10, &v) < 0 || v > SIZE_MAX)
+				return usage_error("trace summary", "--top takes a number, not '%s'", optarg);
+			o.top = (size_t)v;
+			break;
+		case 'm':
+			if (parse_u64(optarg, 10, &o.filter.min_bytes) < 0)
+				return usage_error("trace summary", "--min-bytes takes a number of bytes, not '%s'",
+						   optarg);
+			break;
+		case 'z': o.filter.include_zero_live = true; break;
+		case 'S': o.include_sites = ro.track_sites = true; break;
+		case 'a':
+			if (parse_address(optarg, &v) < 0)
+				return usage_error("trace summary",
+						   "--site takes a return address (0x... or decimal), not '%s'", optarg);
+			o.has_site_detail = ro.has_site_detail = true;
+			o.site_detail = ro.site_detail = v;
+			break;
+		case 'y': o.symbols_path = optarg; break;
+		case 'j': json = true; break;
+		case 'h': trace_help(); return 0;
+		default: return usage_error("trace summary", "bad option");
+		}
+	}
+	if (argc - optind != 1)
+		return usage_error("trace summary", "give one trace file ('-' for standard input)");
+
+	trace_analyzer_init(&a, &ro);
+	r = replay(argv[optind], &a);
+	if (r == 0 && (r = trace_report_build(&a, &o, &report, reason)) < 0) {
+		r = r == -ENOMEM ? fail("%s", reason) : fail("cannot read symbols from %s: %s", o.symbols_path, reason);
+	} else if (r == 0) {
+		r = json ? trace_report_jsonl(&a, &o, &report, stdout) : trace_report_text(&a, &o, &report, stdout);
+		trace_report_done(&report);
+		if (r < 0 || fflush(stdout) != 0 || ferror(stdout))
+			r = fail("cannot write the summary: %s", strerror(errno ? errno : EIO));
+	}
+	trace_analyzer_done(&a);
+	return r;
+}
+
+int cmd_trace(int argc, char **argv)
+{
+	if (argc < 2)
+		return usage_error("trace", "give a sub-command: summary");
+	if (streq(argv[1], "--help") || streq(argv[1], "-h") || streq(argv[1], "help")) {
+		trace_help();
+		return 0;
+	}
+	if (streq(argv[1], "summary"))
+		return summary(argc - 1, argv + 1);
+	return usage_error("trace", "unknown sub-command '%s' (there is: summary)", argv[1]);
+}

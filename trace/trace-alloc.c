@@ -1,0 +1,339 @@
+/* Allocation lifecycle rules of the replay (the reference analyzer's
+ * recordAllocation, recordFree, recordRelease, resizeAllocation,
+ * recordRemap and recordLostTrackingRemap, and what they apply to sites and
+ * to the --site detail buckets). */
+#include "trace-alloc.h"
+
+#include <errno.h>
+#include <string.h>
+
+int trace_alloc_scope(struct trace_analyzer *a, const struct trace_scope_ref *ref, uint32_t *ret)
+{
+	if (ref->index >= 0) {
+		*ret = (uint32_t)ref->index;
+		return 0;
+	}
+	return trace_scopes_intern(&a->scopes, ref->path, ref->len, ret);
+}
+
+static const struct trace_allocator *allocator_of(struct trace_analyzer *a, uint32_t allocator_id)
+{
+	if (!a->allocator_cached || a->cached_allocator_id != allocator_id) {
+		a->cached_allocator = trace_table_get(&a->allocators, allocator_id);
+		a->cached_allocator_id = allocator_id;
+		a->allocator_cached = true;
+	}
+	return a->cached_allocator;
+}
+
+bool trace_alloc_releases(struct trace_analyzer *a, uint32_t allocator_id)
+{
+	const struct trace_allocator *s = allocator_of(a, allocator_id);
+	return !s || !s->retains_freed_memory;
+}
+
+enum trace_layer trace_alloc_layer(struct trace_analyzer *a, uint32_t allocator_id)
+{
+	const struct trace_allocator *s = allocator_of(a, allocator_id);
+	return s ? s->layer : TRACE_LAYER_BACKING;
+}
+
+/* Logical allocators count requests, which retain nothing themselves. */
+static bool tracks_retained(struct trace_analyzer *a, uint32_t allocator_id)
+{
+	return trace_alloc_layer(a, allocator_id) != TRACE_LAYER_LOGICAL;
+}
+
+static struct trace_counters *scope_counters(struct trace_analyzer *a, uint32_t scope)
+{
+	return &a->scopes.v[scope].counters;
+}
+
+static struct trace_counters *site_get(const struct trace_analyzer *a, uint64_t return_address)
+{
+	struct trace_site *s = trace_table_get(&a->sites, return_address);
+	return s ? &s->counters : NULL;
+}
+
+static struct trace_counters *site_upsert(struct trace_analyzer *a, uint64_t return_address)
+{
+	bool is_new;
+	struct trace_site *s = trace_table_upsert(&a->sites, return_address, &is_new);
+	return s ? &s->counters : NULL;
+}
+
+static struct trace_counters *bucket_get(const struct trace_table *t, uint64_t key)
+{
+	struct trace_bucket *b = trace_table_get(t, key);
+	return b ? &b->counters : NULL;
+}
+
+static struct trace_counters *bucket_upsert(struct trace_table *t, uint64_t key)
+{
+	bool is_new;
+	struct trace_bucket *b = trace_table_upsert(t, key, &is_new);
+	return b ? &b->counters : NULL;
+}
+
+static bool is_detail_site(const struct trace_analyzer *a, uint64_t return_address)
+{
+	return a->options.has_site_detail && a->options.site_detail == return_address;
+}
+
+static int detail_alloc(struct trace_analyzer *a, uint32_t allocator_id, uint32_t scope, uint64_t len)
+{
+	bool tracks = tracks_retained(a, allocator_id);
+	struct trace_counters *c = bucket_upsert(&a->detail_sizes, len);
+	if (!c)
+		return -ENOMEM;
+	trace_counters_alloc(c, len, tracks);
+	if (!(c = bucket_upsert(&a->detail_scopes, scope)))
+		return -ENOMEM;
+	trace_counters_alloc(c, len, tracks);
+	return 0;
+}
+
+static void detail_free(struct trace_analyzer *a, uint32_t allocator_id, uint32_t scope, uint64_t len)
+{
+	bool releases = trace_alloc_releases(a, allocator_id);
+	struct trace_counters *c;
+	if ((c = bucket_get(&a->detail_sizes, len)))
+		trace_counters_free(c, len, releases);
+	if ((c = bucket_get(&a->detail_scopes, scope)))
+		trace_counters_free(c, len, releases);
+}
+
+/* In the detail a resize moves the allocation from one size to another:
+ * a free of the old length and an allocation of the new one. */
+static int detail_resize(struct trace_analyzer *a, uint32_t allocator_id, uint32_t scope, uint64_t old_len,
+			 uint64_t new_len)
+{
+	if (old_len == new_len)
+		return 0;
+	detail_free(a, allocator_id, scope, old_len);
+	return detail_alloc(a, allocator_id, scope, new_len);
+}
+
+int trace_alloc_tracked(struct trace_analyzer *a, uint32_t allocator_id, uint64_t key, uint32_t scope,
+			uint64_t return_address, uint64_t len)
+{
+	bool is_new, tracks = tracks_retained(a, allocator_id);
+	struct trace_record *rec = trace_table_upsert(&a->allocations, key, &is_new);
+	struct trace_counters *c;
+
+	if (!rec)
+		return -ENOMEM;
+	/* A second allocation under a live key replaces the record, as a map
+	 * put does in the reference: the first one is never freed. */
+	*rec = (struct trace_record){
+		.key = key,
+		.len = len,
+		.return_address = return_address,
+		.allocation_event = a->events,
+		.segment_event = a->events,
+		.allocator_id = allocator_id,
+		.scope = scope,
+	};
+	trace_counters_alloc(&a->totals.c, len, tracks);
+	trace_counters_alloc(scope_counters(a, scope), len, tracks);
+	if (a->options.track_sites) {
+		if (!(c = site_upsert(a, return_address)))
+			return -ENOMEM;
+		trace_counters_alloc(c, len, tracks);
+	}
+	if (is_detail_site(a, return_address))
+		return detail_alloc(a, allocator_id, scope, len);
+	return 0;
+}
+
+int trace_alloc_untracked(struct trace_analyzer *a, uint32_t scope, uint64_t return_address, uint64_t len)
+{
+	struct trace_counters *c;
+
+	trace_counters_untracked(&a->totals.c, len);
+	trace_counters_untracked(scope_counters(a, scope), len);
+	if (a->options.track_sites) {
+		if (!(c = site_upsert(a, return_address)))
+			return -ENOMEM;
+		trace_counters_untracked(c, len);
+	}
+	return 0;
+}
+
+static uint64_t span(uint64_t from, uint64_t to)
+{
+	return to > from ? to - from : 0;
+}
+
+/* Byte-events accrue per size segment: len bytes for the events since the
+ * length last changed. */
+static void accrue(struct trace_record *rec, uint64_t now)
+{
+	trace_add(&rec->byte_events, trace_mul(rec->len, span(rec->segment_event, now)));
+	rec->segment_event = now;
+}
+
+/* A lifetime ends (free or release): it counts for the totals, the scope,
+ * the site and the detail buckets of its current length and scope. */
+static void end_lifetime(struct trace_analyzer *a, const struct trace_record *rec)
+{
+	uint64_t events = span(rec->allocation_event, a->events);
+	uint64_t byte_events = rec->byte_events;
+	struct trace_counters *c;
+
+	trace_add(&byte_events, trace_mul(rec->len, span(rec->segment_event, a->events)));
+	trace_counters_lifetime(&a->totals.c, events, byte_events);
+	trace_counters_lifetime(scope_counters(a, rec->scope), events, byte_events);
+	if (a->options.track_sites && (c = site_get(a, rec->return_address)))
+		trace_counters_lifetime(c, events, byte_events);
+	if (is_detail_site(a, rec->return_address)) {
+		if ((c = bucket_get(&a->detail_sizes, rec->len)))
+			trace_counters_lifetime(c, events, byte_events);
+		if ((c = bucket_get(&a->detail_scopes, rec->scope)))
+			trace_counters_lifetime(c, events, byte_events);
+	}
+}
+
+int trace_alloc_free(struct trace_analyzer *a, uint64_t key, uint32_t allocator_id,
+		     const struct trace_scope_ref *scope, uint64_t len)
+{
+	struct trace_record rec;
+	struct trace_counters *c;
+	uint32_t idx;
+	int r;
+
+	if (trace_table_remove(&a->allocations, key, &rec)) {
+		bool releases = trace_alloc_releases(a, rec.allocator_id);
+		end_lifetime(a, &rec);
+		trace_counters_free(&a->totals.c, rec.len, releases);
+		trace_counters_free(scope_counters(a, rec.scope), rec.len, releases);
+		if (a->options.track_sites && (c = site_get(a, rec.return_address)))
+			trace_counters_free(c, rec.len, releases);
+		if (is_detail_site(a, rec.return_address))
+			detail_free(a, rec.allocator_id, rec.scope, rec.len);
+		return 0;
+	}
+	/* A free of nothing live still frees what it says, from its own
+	 * scope, as the reference does; it is also unbalanced evidence. */
+	trace_add(&a->totals.unmatched_frees, 1);
+	if ((r = trace_alloc_scope(a, scope, &idx)) < 0)
+		return r;
+	bool releases = trace_alloc_releases(a, allocator_id);
+	trace_counters_free(&a->totals.c, len, releases);
+	trace_counters_free(scope_counters(a, idx), len, releases);
+	return 0;
+}
+
+void trace_alloc_release(struct trace_analyzer *a, uint64_t key)
+{
+	struct trace_record rec;
+	struct trace_counters *c;
+
+	if (!trace_table_remove(&a->allocations, key, &rec)) {
+		trace_add(&a->totals.unmatched_frees, 1);
+		return;
+	}
+	end_lifetime(a, &rec);
+	trace_counters_bulk_invalidate(&a->totals.c, rec.len);
+	trace_counters_bulk_invalidate(scope_counters(a, rec.scope), rec.len);
+	if (a->options.track_sites && (c = site_get(a, rec.return_address)))
+		trace_counters_bulk_invalidate(c, rec.len);
+	if (is_detail_site(a, rec.return_address)) {
+		if ((c = bucket_get(&a->detail_sizes, rec.len)))
+			trace_counters_bulk_invalidate(c, rec.len);
+		if ((c = bucket_get(&a->detail_scopes, rec.scope)))
+			trace_counters_bulk_invalidate(c, rec.len);
+	}
+}
+
+/* The length of a live allocation changes: totals, scope, site, detail.
+ * A site's retained bytes grow with it whatever the allocator, as in the
+ * reference (applySiteResize). */
+static int change_length(struct trace_analyzer *a, const struct trace_record *rec, uint64_t new_len)
+{
+	bool tracks = tracks_retained(a, rec->allocator_id);
+	bool releases = trace_alloc_releases(a, rec->allocator_id);
+	struct trace_counters *c;
+
+	trace_counters_resize(&a->totals.c, rec->len, new_len, tracks, releases);
+	trace_counters_resize(scope_counters(a, rec->scope), rec->len, new_len, tracks, releases);
+	if (a->options.track_sites && (c = site_get(a, rec->return_address)))
+		trace_counters_resize(c, rec->len, new_len, true, releases);
+	if (is_detail_site(a, rec->return_address))
+		return detail_resize(a, rec->allocator_id, rec->scope, rec->len, new_len);
+	return 0;
+}
+
+int trace_alloc_resize(struct trace_analyzer *a, uint64_t key, uint64_t new_len, bool is_remap)
+{
+	struct trace_record *rec = trace_table_get(&a->allocations, key);
+	int r;
+
+	if (!rec) {
+		trace_add(is_remap ? &a->totals.unmatched_remaps : &a->totals.unmatched_resizes, 1);
+		return 0;
+	}
+	accrue(rec, a->events);
+	/* change_length touches other tables only: rec stays valid */
+	r = change_length(a, rec, new_len);
+	rec->len = new_len;
+	return r;
+}
+
+int trace_alloc_remap(struct trace_analyzer *a, uint64_t old_key, uint64_t new_key, uint64_t new_len)
+{
+	struct trace_record rec, *moved;
+	bool is_new;
+	int r;
+
+	trace_add(&a->totals.remaps, 1);
+	if (old_key == new_key)
+		return trace_alloc_resize(a, old_key, new_len, true);
+	if (!trace_table_remove(&a->allocations, old_key, &rec)) {
+		trace_add(&a->totals.unmatched_remaps, 1);
+		return 0;
+	}
+	accrue(&rec, a->events);
+	r = change_length(a, &rec, new_len);
+	rec.len = new_len;
+	rec.key = new_key;
+	/* what was live at the new key is replaced, as by an allocation */
+	if (!(moved = trace_table_upsert(&a->allocations, new_key, &is_new)))
+		return -ENOMEM;
+	*moved = rec;
+	return r;
+}
+
+int trace_alloc_lose(struct trace_analyzer *a, uint64_t key, uint64_t new_len)
+{
+	struct trace_record rec;
+	struct trace_counters *c;
+	int r;
+
+	if (!trace_table_remove(&a->allocations, key, &rec)) {
+		trace_add(&a->totals.unmatched_remaps, 1);
+		return 0;
+	}
+	/* counted as a resize to the new length, then gone from the live set
+	 * as untracked: no lifetime ends, since its end is not seen */
+	trace_add(&a->totals.resizes, 1);
+	bool tracks = tracks_retained(a, rec.allocator_id);
+	bool releases = trace_alloc_releases(a, rec.allocator_id);
+	trace_counters_resize(&a->totals.c, rec.len, new_len, tracks, releases);
+	trace_counters_resize(scope_counters(a, rec.scope), rec.len, new_len, tracks, releases);
+	trace_counters_lose(&a->totals.c, new_len);
+	trace_counters_lose(scope_counters(a, rec.scope), new_len);
+	if (a->options.track_sites && (c = site_get(a, rec.return_address))) {
+		trace_counters_resize(c, rec.len, new_len, true, releases);
+		trace_counters_lose(c, new_len);
+	}
+	if (is_detail_site(a, rec.return_address)) {
+		if ((r = detail_resize(a, rec.allocator_id, rec.scope, rec.len, new_len)) < 0)
+			return r;
+		if ((c = bucket_get(&a->detail_sizes, new_len)))
+			trace_counters_lose(c, new_len);
+		if ((c = bucket_get(&a->detail_scopes, rec.scope)))
+			trace_counters_lose(c, new_len);
+	}
+	return 0;
+}

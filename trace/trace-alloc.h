@@ -1,0 +1,38 @@
+/* The allocation lifecycle of the replay: allocations, frees, releases,
+ * resizes and remaps applied to the totals, the scope, the site and the
+ * --site detail buckets.  Internal to the analyzer (trace-analyzer.c calls
+ * these after deciding an event's layer, outcome and tracking). */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trace-analyzer.h"
+
+/* An event's scope: a path not yet interned (index < 0), or an index. */
+struct trace_scope_ref {
+	const char *path;
+	size_t len;
+	int64_t index;
+};
+
+/* The scope's index, interning its path when needed: 0 or -ENOMEM. */
+int trace_alloc_scope(struct trace_analyzer *a, const struct trace_scope_ref *ref, uint32_t *ret);
+
+/* Each returns 0 or -ENOMEM. */
+int trace_alloc_tracked(struct trace_analyzer *a, uint32_t allocator_id, uint64_t key, uint32_t scope,
+			uint64_t return_address, uint64_t len);
+int trace_alloc_untracked(struct trace_analyzer *a, uint32_t scope, uint64_t return_address, uint64_t len);
+/* A tracked free; scope and len count only when the key is not live. */
+int trace_alloc_free(struct trace_analyzer *a, uint64_t key, uint32_t allocator_id,
+		     const struct trace_scope_ref *scope, uint64_t len);
+void trace_alloc_release(struct trace_analyzer *a, uint64_t key);
+int trace_alloc_resize(struct trace_analyzer *a, uint64_t key, uint64_t new_len, bool is_remap);
+int trace_alloc_remap(struct trace_analyzer *a, uint64_t old_key, uint64_t new_key, uint64_t new_len);
+int trace_alloc_lose(struct trace_analyzer *a, uint64_t key, uint64_t new_len);
+
+/* Whether the allocator frees memory back (unknown allocators do), and
+ * the layer it declared (unknown: backing_boundary). */
+bool trace_alloc_releases(struct trace_analyzer *a, uint32_t allocator_id);
+enum trace_layer trace_alloc_layer(struct trace_analyzer *a, uint32_t allocator_id);

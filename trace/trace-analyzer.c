@@ -1,0 +1,364 @@
+/* The replay's dispatch: one event at a time, its scope resolved, its
+ * sequence number checked, then handed to the rule for its kind when its
+ * layer is the one replayed (scope and lifecycle-bound events count
+ * whatever their layer). */
+#include "trace-analyzer.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "trace-alloc.h"
+
+void trace_analyzer_init(struct trace_analyzer *a, const struct trace_replay_options *o)
+{
+	*a = (struct trace_analyzer){ .options = *o };
+	trace_scopes_init(&a->scopes);
+	trace_table_init(&a->allocators, sizeof(struct trace_allocator));
+	trace_table_init(&a->allocations, sizeof(struct trace_record));
+	trace_table_init(&a->scope_ids, sizeof(struct trace_scope_id));
+	trace_table_init(&a->sites, sizeof(struct trace_site));
+	trace_table_init(&a->detail_sizes, sizeof(struct trace_bucket));
+	trace_table_init(&a->detail_scopes, sizeof(struct trace_bucket));
+	trace_ledger_init(&a->ledger);
+}
+
+void trace_analyzer_done(struct trace_analyzer *a)
+{
+	trace_scopes_done(&a->scopes);
+	trace_table_done(&a->allocators);
+	trace_table_done(&a->allocations);
+	trace_table_done(&a->scope_ids);
+	trace_table_done(&a->sites);
+	trace_table_done(&a->detail_sizes);
+	trace_table_done(&a->detail_scopes);
+	trace_ledger_done(&a->ledger);
+}
+
+/* The event's scope: its path; else the path its scope_id was given by a
+ * scope.enter; scope_id 0 is "root" without one. */
+static int resolve_scope(const struct trace_analyzer *a, const struct trace_event *e,
+			 struct trace_scope_ref *ret, char *reason)
+{
+	if (e->scope) {
+		*ret = (struct trace_scope_ref){ e->scope, e->scope_len, -1 };
+		return 0;
+	}
+	if (e->scope_id == 0) {
+		*ret = (struct trace_scope_ref){ "root", 4, -1 };
+		return 0;
+	}
+	const struct trace_scope_id *id = trace_table_get(&a->scope_ids, e->scope_id);
+	if (!id) {
+		snprintf(reason, TRACE_REASON_MAX,
+			 "scope_id %" PRIu32 " is used before a scope.enter gives it a path", e->scope_id);
+		return -EINVAL;
+	}
+	*ret = (struct trace_scope_ref){ a->scopes.v[id->scope].path, a->scopes.v[id->scope].len, id->scope };
+	return 0;
+}
+
+static void record_sequence(struct trace_analyzer *a, const struct trace_event *e)
+{
+	struct trace_sequence *s = &a->sequence;
+
+	if (!e->has_seq || e->seq == 0) {
+		trace_add(&s->unsequenced_events, 1);
+		return;
+	}
+	trace_add(&s->sequenced_events, 1);
+	if (!s->has_last) {
+		s->has_first = s->has_last = true;
+		s->first = s->last = e->seq;
+		/* numbering starts at 1: a first number above it means events
+		 * before it were lost */
+		if (e->seq > 1) {
+			trace_add(&s->sequence_gaps, 1);
+			trace_add(&s->missing_sequence_events, e->seq - 1);
+		}
+		return;
+	}
+	if (e->seq <= s->last) {
+		trace_add(&s->sequence_regressions, 1);
+	} else if (e->seq - s->last > 1) {
+		trace_add(&s->sequence_gaps, 1);
+		trace_add(&s->missing_sequence_events, e->seq - s->last - 1);
+	}
+	s->last = e->seq;
+}
+
+static int scope_enter(struct trace_analyzer *a, const struct trace_event *e, const struct trace_scope_ref *ref,
+		       char *reason)
+{
+	struct trace_scope_id *id;
+	uint32_t scope;
+	bool is_new;
+	int r;
+
+	if ((r = trace_alloc_scope(a, ref, &scope)) < 0)
+		return r;
+	if (!(id = trace_table_upsert(&a->scope_ids, e->scope_id, &is_new)))
+		return -ENOMEM;
+	if (is_new) {
+		id->scope = scope;
+	} else if (id->scope != scope) {
+		char was[96], now[96];
+		const struct trace_scope *old = &a->scopes.v[id->scope];
+		trace_quote(was, sizeof(was), old->path, old->len, 64);
+		trace_quote(now, sizeof(now), ref->path, ref->len, 64);
+		snprintf(reason, TRACE_REASON_MAX, "scope_id %" PRIu32 " is redefined as %s (it was %s)",
+			 e->scope_id, now, was);
+		return -EINVAL;
+	}
+	trace_add(&id->active, 1);
+	trace_add(&a->sequence.active_scope_events, 1);
+	return 0;
+}
+
+static void scope_exit(struct trace_analyzer *a, uint32_t scope_id)
+{
+	struct trace_scope_id *id = trace_table_get(&a->scope_ids, scope_id);
+
+	if (!id || id->active == 0) {
+		trace_add(&a->sequence.unmatched_scope_exits, 1);
+		return;
+	}
+	id->active--;
+	a->sequence.active_scope_events--;
+}
+
+static int record_allocator(struct trace_analyzer *a, const struct trace_event *e)
+{
+	bool is_new;
+	struct trace_allocator *s = trace_table_upsert(&a->allocators, e->allocator_id, &is_new);
+	a->allocator_cached = false;
+	if (!s)
+		return -ENOMEM;
+	s->layer = e->layer;
+	s->retains_freed_memory = e->retains_freed_memory;
+	s->lifecycle_instrumented = e->lifecycle_instrumented;
+	s->prefix_complete = e->observation_prefix_complete;
+	return 0;
+}
+
+static void update_mapped(struct trace_analyzer *a)
+{
+	a->physical.live_mapped_bytes = trace_ledger_bytes(&a->ledger);
+	trace_high_water(&a->physical.high_water_mapped_bytes, a->physical.live_mapped_bytes);
+}
+
+static int bad_range(const struct trace_event *e, char *reason)
+{
+	snprintf(reason, TRACE_REASON_MAX,
+		 "%s of %" PRIu64 " bytes at 0x%" PRIx64 " runs past the end of the address space",
+		 trace_kind_name(e->kind), e->len, e->address);
+	return -EINVAL;
+}
+
+static int physical_map(struct trace_analyzer *a, const struct trace_event *e, char *reason)
+{
+	uint64_t displaced;
+	int r;
+
+	if (!e->succeeded) {
+		trace_add(&a->physical.failed_maps, 1);
+		return 0;
+	}
+	if ((r = trace_ledger_map(&a->ledger, e->address, e->len, &displaced)) < 0)
+		return r == -EINVAL ? bad_range(e, reason) : r;
+	trace_add(&a->physical.maps, 1);
+	trace_add(&a->physical.mapped_bytes, e->len);
+	trace_add(&a->physical.displaced_bytes, displaced);
+	update_mapped(a);
+	return 0;
+}
+
+static int physical_unmap(struct trace_analyzer *a, const struct trace_event *e, char *reason)
+{
+	uint64_t removed;
+	int r;
+
+	if (!e->succeeded) {
+		trace_add(&a->physical.failed_unmaps, 1);
+		return 0;
+	}
+	if ((r = trace_ledger_unmap(&a->ledger, e->address, e->len, &removed)) < 0)
+		return r == -EINVAL ? bad_range(e, reason) : r;
+	trace_add(&a->physical.unmaps, 1);
+	trace_add(&a->physical.unmapped_bytes, e->len);
+	trace_add(&a->physical.untracked_unmap_bytes, e->len - removed);
+	update_mapped(a);
+	return 0;
+}
+
+static void physical_effect(struct trace_analyzer *a, const struct trace_event *e)
+{
+	struct trace_physical *p = &a->physical;
+	uint64_t *done, *failed;
+
+	switch (e->kind) {
+	case TRACE_KIND_PROTECT: done = &p->protects, failed = &p->failed_protects; break;
+	case TRACE_KIND_DISCARD: done = &p->discards, failed = &p->failed_discards; break;
+	case TRACE_KIND_DECOMMIT: done = &p->decommits, failed = &p->failed_decommits; break;
+	default: done = &p->advises, failed = &p->failed_advises; break;
+	}
+	trace_add(e->succeeded ? done : failed, 1);
+}
+
+static int alloc_event(struct trace_analyzer *a, const struct trace_event *e, uint64_t key,
+		       const struct trace_scope_ref *ref)
+{
+	uint32_t scope;
+	int r;
+
+	if (!e->succeeded) {
+		trace_add(&a->totals.failed_allocations, 1);
+		return 0;
+	}
+	if ((r = trace_alloc_scope(a, ref, &scope)) < 0)
+		return r;
+	if (e->tracked)
+		return trace_alloc_tracked(a, e->allocator_id, key, scope, e->return_address, e->len);
+	return trace_alloc_untracked(a, scope, e->return_address, e->len);
+}
+
+static int resize_event(struct trace_analyzer *a, const struct trace_event *e, uint64_t key)
+{
+	if (!e->succeeded) {
+		trace_add(&a->totals.failed_resizes, 1);
+		if (!e->tracked)
+			trace_add(&a->totals.unmatched_resizes, 1);
+		return 0;
+	}
+	if (!e->tracked) {
+		trace_add(&a->totals.unmatched_resizes, 1);
+		return 0;
+	}
+	trace_add(&a->totals.resizes, 1);
+	return trace_alloc_resize(a, key, e->len, false);
+}
+
+static int remap_event(struct trace_analyzer *a, const struct trace_event *e, uint64_t old_key)
+{
+	if (!e->succeeded) {
+		trace_add(&a->totals.failed_remaps, 1);
+		if (!e->tracked)
+			trace_add(&a->totals.unmatched_remaps, 1);
+		return 0;
+	}
+	if (e->tracked)
+		return trace_alloc_remap(a, old_key, e->allocation_id ? e->allocation_id : e->address, e->len);
+	/* an untracked remap of a known allocation: tracking of it is lost */
+	if (e->allocation_id != 0)
+		return trace_alloc_lose(a, old_key, e->len);
+	trace_add(&a->totals.unmatched_remaps, 1);
+	return 0;
+}
+
+int trace_analyzer_ingest(struct trace_analyzer *a, const struct trace_event *e, char *reason)
+{
+	struct trace_scope_ref ref;
+	struct trace_allocator *allocator;
+	int r;
+
+	if ((r = resolve_scope(a, e, &ref, reason)) < 0)
+		return r;
+	uint64_t address = e->kind == TRACE_KIND_REMAP ? e->old_address : e->address;
+	uint64_t key = e->allocation_id ? e->allocation_id : address;
+	bool in_layer = e->layer == a->options.layer;
+
+	trace_add(&a->events, 1);
+	record_sequence(a, e);
+	switch (e->kind) {
+	case TRACE_KIND_TRACE_START:
+		trace_add(&a->sequence.start_events, 1);
+		if (!a->sequence.has_start && e->has_seq) {
+			a->sequence.has_start = true;
+			a->sequence.start = e->seq;
+		}
+		return 0;
+	case TRACE_KIND_TRACE_STOP:
+		/* the last stop counts: its number must be the last one */
+		trace_add(&a->sequence.stop_events, 1);
+		a->sequence.has_stop = e->has_seq;
+		a->sequence.stop = e->seq;
+		return 0;
+	case TRACE_KIND_SCOPE_ENTER: return scope_enter(a, e, &ref, reason);
+	case TRACE_KIND_SCOPE_EXIT: scope_exit(a, e->scope_id); return 0;
+	case TRACE_KIND_SNAPSHOT:
+	case TRACE_KIND_CENSUS: return 0;
+	default: break;
+	}
+	if (!in_layer)
+		return 0;
+	switch (e->kind) {
+	case TRACE_KIND_ALLOCATOR: return record_allocator(a, e);
+	case TRACE_KIND_ALLOC: return alloc_event(a, e, key, &ref);
+	case TRACE_KIND_FREE:
+		if (!e->tracked) {
+			trace_add(&a->totals.unmatched_frees, 1);
+			return 0;
+		}
+		return trace_alloc_free(a, key, e->allocator_id, &ref, e->len);
+	case TRACE_KIND_RELEASE: trace_alloc_release(a, key); return 0;
+	case TRACE_KIND_RESIZE: return resize_event(a, e, key);
+	case TRACE_KIND_REMAP: return remap_event(a, e, key);
+	case TRACE_KIND_LIFECYCLE:
+		/* a lifecycle event completes its allocator's observation */
+		trace_add(&a->totals.lifecycle_events, 1);
+		if ((allocator = trace_table_get(&a->allocators, e->allocator_id)))
+			allocator->prefix_complete = true;
+		return 0;
+	case TRACE_KIND_MAP: return physical_map(a, e, reason);
+	case TRACE_KIND_UNMAP: return physical_unmap(a, e, reason);
+	case TRACE_KIND_PROTECT:
+	case TRACE_KIND_DISCARD:
+	case TRACE_KIND_DECOMMIT:
+	case TRACE_KIND_ADVISE: physical_effect(a, e); return 0;
+	default: return 0;
+	}
+}
+
+void trace_analyzer_prefetch(const struct trace_analyzer *a, const struct trace_event *e)
+{
+	uint64_t address = e->kind == TRACE_KIND_REMAP ? e->old_address : e->address;
+	trace_table_prefetch(&a->allocations, e->allocation_id ? e->allocation_id : address);
+}
+
+void trace_analyzer_coverage(const struct trace_analyzer *a, struct trace_coverage *ret)
+{
+	struct trace_coverage c = { 0 };
+	for (size_t i = 0; i < trace_table_slots(&a->allocators); i++) {
+		const struct trace_allocator *s = trace_table_at(&a->allocators, i);
+		if (!s || s->layer != TRACE_LAYER_LOGICAL)
+			continue;
+		if (!s->retains_freed_memory)
+			trace_add(&c.not_required, 1);
+		else if (s->lifecycle_instrumented)
+			trace_add(&c.instrumented, 1);
+		else
+			trace_add(&c.uninstrumented, 1);
+		trace_add(s->prefix_complete ? &c.prefix_complete : &c.prefix_partial, 1);
+	}
+	*ret = c;
+}
+
+const char *trace_coverage_status(const struct trace_coverage *c)
+{
+	if (c->instrumented == 0 && c->uninstrumented == 0 && c->not_required == 0)
+		return "none";
+	if (c->uninstrumented == 0 && c->prefix_partial == 0)
+		return "complete";
+	return "partial";
+}
+
+uint64_t trace_analyzer_unbalanced(const struct trace_analyzer *a)
+{
+	uint64_t n = a->totals.unmatched_frees;
+	trace_add(&n, a->totals.unmatched_resizes);
+	trace_add(&n, a->totals.unmatched_remaps);
+	trace_add(&n, a->sequence.unmatched_scope_exits);
+	trace_add(&n, a->sequence.active_scope_events);
+	return n;
+}

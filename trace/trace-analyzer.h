@@ -1,0 +1,149 @@
+/* The memtrace replay: the state one pass over a trace builds, for one
+ * layer (backing, logical or physical), event by event.
+ *
+ * Memory follows what is live (allocations, mapped ranges) and what is
+ * distinct (scopes, sites, allocators, scope ids), never the number of
+ * events: nothing is kept per event.  The semantics are the reference
+ * analyzer's (MEMTRACE.md); the comments say where a rule comes from. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "trace-counters.h"
+#include "trace-event.h"
+#include "trace-ledger.h"
+#include "trace-scopes.h"
+#include "trace-table.h"
+
+struct trace_replay_options {
+	enum trace_layer layer;
+	bool track_sites;     /* --sites: counters per return address */
+	bool has_site_detail; /* --site ADDRESS: sizes and scopes of one site */
+	uint64_t site_detail;
+};
+
+/* Counters of the whole trace: those of a scope and more. */
+struct trace_totals {
+	struct trace_counters c;
+	uint64_t resizes;
+	uint64_t remaps;
+	uint64_t failed_allocations;
+	uint64_t failed_resizes;
+	uint64_t failed_remaps;
+	uint64_t unmatched_frees;
+	uint64_t unmatched_resizes;
+	uint64_t unmatched_remaps;
+	uint64_t lifecycle_events;
+};
+
+struct trace_physical {
+	uint64_t maps, unmaps, protects, discards, decommits, advises;
+	uint64_t failed_maps, failed_unmaps, failed_protects, failed_discards, failed_decommits, failed_advises;
+	uint64_t mapped_bytes;
+	uint64_t unmapped_bytes;
+	uint64_t displaced_bytes;
+	uint64_t untracked_unmap_bytes;
+	uint64_t live_mapped_bytes;
+	uint64_t high_water_mapped_bytes;
+};
+
+/* What the capture-integrity verdict is made of. */
+struct trace_sequence {
+	uint64_t sequenced_events;
+	uint64_t unsequenced_events;
+	uint64_t sequence_gaps;
+	uint64_t missing_sequence_events;
+	uint64_t sequence_regressions;
+	uint64_t start_events;
+	uint64_t stop_events;
+	uint64_t unmatched_scope_exits;
+	uint64_t active_scope_events;
+	bool has_first, has_last, has_start, has_stop;
+	uint64_t first, last, start, stop;
+};
+
+/* Slots of the analyzer's tables (the key first). */
+struct trace_allocator {
+	uint64_t id;
+	enum trace_layer layer;
+	bool retains_freed_memory;
+	bool lifecycle_instrumented;
+	bool prefix_complete;
+};
+
+struct trace_record {
+	uint64_t key; /* allocation_id, or the address when that is 0 */
+	uint64_t len;
+	uint64_t return_address;
+	uint64_t allocation_event; /* events counted when it was allocated */
+	uint64_t segment_event;    /* ... when its length last changed */
+	uint64_t byte_events;      /* byte-events accrued before that */
+	uint32_t allocator_id;
+	uint32_t scope;
+	uint64_t unused; /* to 64 bytes: one cache line per slot */
+};
+
+struct trace_site {
+	uint64_t return_address;
+	struct trace_counters counters;
+};
+
+/* A bucket of --site detail: by length or by scope index. */
+struct trace_bucket {
+	uint64_t key;
+	struct trace_counters counters;
+};
+
+struct trace_scope_id {
+	uint64_t id;
+	uint32_t scope; /* the path a scope.enter gave it */
+	uint64_t active; /* enters not yet exited */
+};
+
+struct trace_analyzer {
+	struct trace_replay_options options;
+	uint64_t events;
+	struct trace_totals totals;
+	struct trace_physical physical;
+	struct trace_sequence sequence;
+	struct trace_scopes scopes;
+	struct trace_table allocators;   /* struct trace_allocator */
+	struct trace_table allocations;  /* struct trace_record */
+	struct trace_table scope_ids;    /* struct trace_scope_id */
+	struct trace_table sites;        /* struct trace_site */
+	struct trace_table detail_sizes; /* struct trace_bucket, by length */
+	struct trace_table detail_scopes; /* struct trace_bucket, by scope */
+	struct trace_ledger ledger;
+	/* The allocator of the last event: nearly every event asks about one,
+	 * and traces use few.  Reset whenever an allocator event may move the
+	 * table's slots. */
+	uint64_t cached_allocator_id;
+	const struct trace_allocator *cached_allocator;
+	bool allocator_cached;
+};
+
+void trace_analyzer_init(struct trace_analyzer *a, const struct trace_replay_options *o);
+void trace_analyzer_done(struct trace_analyzer *a);
+
+/* Replays one event.  Returns 0; -EINVAL with a reason (TRACE_REASON_MAX
+ * bytes) for an event that breaks the format's rules (a scope_id used
+ * before it is defined or redefined, a mapping past the address space);
+ * -ENOMEM.  After an error the analyzer must not be fed further. */
+int trace_analyzer_ingest(struct trace_analyzer *a, const struct trace_event *e, char *reason);
+
+/* Starts loading what replaying e will touch first (its allocation's slot),
+ * so a caller holding a few parsed events can overlap those memory loads
+ * with parsing.  A hint: it changes nothing. */
+void trace_analyzer_prefetch(const struct trace_analyzer *a, const struct trace_event *e);
+
+/* Logical-layer producers by lifecycle coverage (lifecycle_coverage line). */
+struct trace_coverage {
+	uint64_t instrumented, uninstrumented, not_required, prefix_complete, prefix_partial;
+};
+void trace_analyzer_coverage(const struct trace_analyzer *a, struct trace_coverage *ret);
+const char *trace_coverage_status(const struct trace_coverage *c);
+
+/* The events neither side of which was seen: unmatched frees, resizes,
+ * remaps and scope exits, and scopes still open. */
+uint64_t trace_analyzer_unbalanced(const struct trace_analyzer *a);

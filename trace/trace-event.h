@@ -1,0 +1,232 @@
+/* One memtrace event (format version 3, MEMTRACE.md) and the rules every
+ * field of it must follow.  Both line parsers, the fast one and the general
+ * one, decode a line into a struct trace_event through the setters here, so
+ * a field is accepted or refused, with the same reason, whichever parser
+ * read it. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define TRACE_FORMAT_VERSION 3
+
+enum trace_kind {
+	TRACE_KIND_TRACE_START,
+	TRACE_KIND_TRACE_STOP,
+	TRACE_KIND_ALLOCATOR,
+	TRACE_KIND_ALLOC,
+	TRACE_KIND_FREE,
+	TRACE_KIND_RELEASE,
+	TRACE_KIND_RESIZE,
+	TRACE_KIND_REMAP,
+	TRACE_KIND_LIFECYCLE,
+	TRACE_KIND_SCOPE_ENTER,
+	TRACE_KIND_SCOPE_EXIT,
+	TRACE_KIND_MAP,
+	TRACE_KIND_UNMAP,
+	TRACE_KIND_PROTECT,
+	TRACE_KIND_DISCARD,
+	TRACE_KIND_DECOMMIT,
+	TRACE_KIND_ADVISE,
+	TRACE_KIND_SNAPSHOT,
+	TRACE_KIND_CENSUS,
+	_TRACE_KIND_MAX,
+};
+
+/* The layer an event belongs to, and the layer one replay looks at. */
+enum trace_layer {
+	TRACE_LAYER_BACKING,  /* events: "backing_boundary" (the default) */
+	TRACE_LAYER_LOGICAL,  /* events: "logical_allocator" */
+	TRACE_LAYER_PHYSICAL, /* events: "physical_page" */
+	_TRACE_LAYER_MAX,
+};
+
+/* The fields of an event line.  Any other field is ignored. */
+enum trace_field {
+	TRACE_FIELD_V,
+	TRACE_FIELD_SEQ,
+	TRACE_FIELD_KIND,
+	TRACE_FIELD_ALLOCATOR_ID,
+	TRACE_FIELD_ALLOCATION_ID,
+	TRACE_FIELD_ADDRESS,
+	TRACE_FIELD_OLD_ADDRESS,
+	TRACE_FIELD_LEN,
+	TRACE_FIELD_OLD_LEN,
+	TRACE_FIELD_RETURN_ADDRESS,
+	TRACE_FIELD_SCOPE,
+	TRACE_FIELD_SCOPE_ID,
+	TRACE_FIELD_LAYER,
+	TRACE_FIELD_PRODUCER,
+	TRACE_FIELD_RETAINS_FREED_MEMORY,
+	TRACE_FIELD_LIFECYCLE_INSTRUMENTED,
+	TRACE_FIELD_OBSERVATION_PREFIX_COMPLETE,
+	TRACE_FIELD_SUCCEEDED,
+	TRACE_FIELD_TRACKED,
+	_TRACE_FIELD_MAX,
+};
+
+enum trace_field_type {
+	TRACE_TYPE_VERSION, /* an integer that must be TRACE_FORMAT_VERSION */
+	TRACE_TYPE_U64,
+	TRACE_TYPE_U32,
+	TRACE_TYPE_STRING,
+	TRACE_TYPE_BOOL,
+};
+
+struct trace_event {
+	enum trace_kind kind;
+	enum trace_layer layer;
+	bool has_seq; /* "seq" present (0 still counts as unsequenced) */
+	uint64_t seq;
+	uint32_t allocator_id;
+	uint32_t scope_id;
+	uint64_t allocation_id;
+	uint64_t address;
+	uint64_t old_address;
+	uint64_t len;
+	uint64_t old_len;
+	uint64_t return_address;
+	/* The scope path, not NUL-terminated (it may hold NUL bytes from
+	 * "\u0000"); borrowed from the parser until its next line.  NULL when
+	 * absent or empty: then scope_id names the scope. */
+	const char *scope;
+	size_t scope_len;
+	bool retains_freed_memory;
+	bool lifecycle_instrumented;
+	bool observation_prefix_complete;
+	bool succeeded;
+	bool tracked;
+	/* Which fields were present: a field given twice is refused. */
+	uint32_t seen;
+};
+
+/* Room for the reason an event or a line is refused. */
+#define TRACE_REASON_MAX 256
+
+/* Sets every field to its default (MEMTRACE.md) and marks none seen.
+ * Field by field and inline: a struct assignment compiles to a call to
+ * memset, and this runs for every line. */
+static inline void trace_event_init(struct trace_event *e)
+{
+	e->kind = _TRACE_KIND_MAX;
+	e->layer = TRACE_LAYER_BACKING;
+	e->has_seq = false;
+	e->seq = 0;
+	e->allocator_id = 0;
+	e->scope_id = 0;
+	e->allocation_id = 0;
+	e->address = 0;
+	e->old_address = 0;
+	e->len = 0;
+	e->old_len = 0;
+	e->return_address = 0;
+	e->scope = NULL;
+	e->scope_len = 0;
+	e->retains_freed_memory = false;
+	e->lifecycle_instrumented = false;
+	e->observation_prefix_complete = true;
+	e->succeeded = true;
+	e->tracked = true;
+	e->seen = 0;
+}
+
+/* The field named by the len bytes at key, or -1 for a field this format
+ * does not define (which the parsers skip). */
+int trace_event_field(const char *key, size_t len);
+const char *trace_event_field_name(enum trace_field f);
+enum trace_field_type trace_event_field_type(enum trace_field f);
+
+/* Setters: each checks the value against the field's rules and stores it.
+ * They return 0, or -EINVAL with a reason a person can act on in reason
+ * (TRACE_REASON_MAX bytes; may be NULL when the caller only wants to know).
+ * A field set twice is refused.  trace_event_set_u64 takes an integer
+ * written without sign; trace_event_set_wrong_type refuses a value of the
+ * wrong JSON type, naming the type the field wants.  The numeric and
+ * boolean setters are inline: the fast parser calls them for every field
+ * of every line. */
+int trace_event_set_wrong_type(enum trace_field f, char *reason);
+/* An integer too large for 64 bits, or for a 32-bit field. */
+int trace_event_set_too_large(enum trace_field f, char *reason);
+int trace_event_refuse_twice(enum trace_field f, char *reason);
+int trace_event_refuse_version(uint64_t v, char *reason);
+
+static inline int trace_event_mark(struct trace_event *e, enum trace_field f, char *reason)
+{
+	if (e->seen & (1u << f))
+		return trace_event_refuse_twice(f, reason);
+	e->seen |= 1u << f;
+	return 0;
+}
+
+static inline int trace_event_set_u64(struct trace_event *e, enum trace_field f, uint64_t value, char *reason)
+{
+	uint64_t *dst;
+	int r;
+
+	switch (f) {
+	case TRACE_FIELD_V:
+		if (value != TRACE_FORMAT_VERSION)
+			return trace_event_refuse_version(value, reason);
+		return trace_event_mark(e, f, reason);
+	case TRACE_FIELD_ALLOCATOR_ID:
+	case TRACE_FIELD_SCOPE_ID:
+		if (value > UINT32_MAX)
+			return trace_event_set_too_large(f, reason);
+		if ((r = trace_event_mark(e, f, reason)) < 0)
+			return r;
+		*(f == TRACE_FIELD_SCOPE_ID ? &e->scope_id : &e->allocator_id) = (uint32_t)value;
+		return 0;
+	case TRACE_FIELD_SEQ: dst = &e->seq; break;
+	case TRACE_FIELD_ALLOCATION_ID: dst = &e->allocation_id; break;
+	case TRACE_FIELD_ADDRESS: dst = &e->address; break;
+	case TRACE_FIELD_OLD_ADDRESS: dst = &e->old_address; break;
+	case TRACE_FIELD_LEN: dst = &e->len; break;
+	case TRACE_FIELD_OLD_LEN: dst = &e->old_len; break;
+	case TRACE_FIELD_RETURN_ADDRESS: dst = &e->return_address; break;
+	default: return trace_event_set_wrong_type(f, reason);
+	}
+	if ((r = trace_event_mark(e, f, reason)) < 0)
+		return r;
+	*dst = value;
+	if (f == TRACE_FIELD_SEQ)
+		e->has_seq = true;
+	return 0;
+}
+
+static inline int trace_event_set_bool(struct trace_event *e, enum trace_field f, bool value, char *reason)
+{
+	bool *dst;
+	int r;
+
+	switch (f) {
+	case TRACE_FIELD_RETAINS_FREED_MEMORY: dst = &e->retains_freed_memory; break;
+	case TRACE_FIELD_LIFECYCLE_INSTRUMENTED: dst = &e->lifecycle_instrumented; break;
+	case TRACE_FIELD_OBSERVATION_PREFIX_COMPLETE: dst = &e->observation_prefix_complete; break;
+	case TRACE_FIELD_SUCCEEDED: dst = &e->succeeded; break;
+	case TRACE_FIELD_TRACKED: dst = &e->tracked; break;
+	default: return trace_event_set_wrong_type(f, reason);
+	}
+	if ((r = trace_event_mark(e, f, reason)) < 0)
+		return r;
+	*dst = value;
+	return 0;
+}
+
+int trace_event_set_string(struct trace_event *e, enum trace_field f, const char *s, size_t len, char *reason);
+
+/* Checks that the event is whole (it has a "kind").  Returns 0 or -EINVAL. */
+int trace_event_finish(const struct trace_event *e, char *reason);
+
+/* Events that carry the same values: what the two parsers must agree on. */
+bool trace_event_equal(const struct trace_event *a, const struct trace_event *b);
+
+const char *trace_kind_name(enum trace_kind k);
+/* "backing", "logical", "physical": the names of --layer. */
+const char *trace_layer_name(enum trace_layer l);
+/* The layer named as --layer names it, or -1. */
+int trace_layer_from_name(const char *s);
+
+/* Writes at most max bytes of s into out (of size outsize) as a JSON string
+ * with quotes, cut with "..." when longer: for quoting input in messages. */
+void trace_quote(char *out, size_t outsize, const char *s, size_t len, size_t max);

@@ -1,0 +1,24 @@
+/* Replaying a trace file: its lines read in large blocks, each parsed and
+ * fed to the analyzer, stopping at the first invalid line with its number.
+ * Memory is the read buffer plus the analyzer's: a line may be at most
+ * RW_TRACE_LINE_MAX bytes. */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trace-analyzer.h"
+#include "trace-parse.h"
+
+struct trace_replay_error {
+	uint64_t line; /* 1-based; 0 when no line is to blame (a read error) */
+	char reason[TRACE_REASON_MAX];
+};
+
+/* Reads fd to its end.  Returns 0; -EINVAL for an invalid line (err says
+ * which and why); -ENOMEM; or the -errno of read() (err->line 0). */
+int trace_replay_fd(struct trace_analyzer *a, struct trace_parser *p, int fd, struct trace_replay_error *err);
+
+/* The same for the len bytes at buf. */
+int trace_replay_buffer(struct trace_analyzer *a, struct trace_parser *p, const char *buf, size_t len,
+			struct trace_replay_error *err);

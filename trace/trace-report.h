@@ -1,0 +1,51 @@
+/* The report of a replay: the rows it shows (ranked, cut to --top), the
+ * integrity verdict, the site names, and the two ways it is written — text
+ * lines and JSON Lines, each line for line as the reference writes them. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "trace-analyzer.h"
+#include "trace-integrity.h"
+#include "trace-rank.h"
+#include "trace-symbols.h"
+
+struct trace_report_options {
+	enum trace_sort sort;
+	size_t top;
+	struct trace_filter filter;
+	bool include_sites;   /* site rows (the replay must have tracked sites) */
+	bool has_site_detail; /* site_detail rows for this return address */
+	uint64_t site_detail;
+	const char *symbols_path; /* names for site rows, or NULL */
+};
+
+struct trace_site_name {
+	bool found;
+	const char *function;
+	const char *location;
+};
+
+struct trace_report {
+	struct trace_integrity integrity;
+	struct trace_rows scopes, sites, sizes, site_scopes;
+	struct trace_site_name *names; /* one per site row */
+	struct trace_symbols *symbols;
+};
+
+/* Builds the report.  The binary of symbols_path is opened only when there
+ * are site rows to name, and before anything is written, so a binary that
+ * cannot be read fails the command without half a report.  Returns 0, or
+ * a negative errno with a reason (TRACE_REASON_MAX bytes). */
+int trace_report_build(const struct trace_analyzer *a, const struct trace_report_options *o,
+		       struct trace_report *ret, char *reason);
+void trace_report_done(struct trace_report *r);
+
+/* Write the report; return 0 or -EIO when the stream failed. */
+int trace_report_text(const struct trace_analyzer *a, const struct trace_report_options *o,
+		      const struct trace_report *r, FILE *f);
+int trace_report_jsonl(const struct trace_analyzer *a, const struct trace_report_options *o,
+		       const struct trace_report *r, FILE *f);

@@ -1,0 +1,26 @@
+/* Names for allocation sites: a return address resolved to its function
+ * and source location in a binary's symbols and DWARF (elfutils libdw).
+ * Addresses are taken as the binary's own (link-time) addresses, as
+ * addr2line -e takes them: for a position-independent executable or a
+ * library, subtract its load address first. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "trace-event.h"
+
+struct trace_symbols;
+
+/* Opens the binary at path.  Returns 0 and *ret, or a negative errno with
+ * a reason (TRACE_REASON_MAX bytes). */
+int trace_symbols_open(const char *path, struct trace_symbols **ret, char *reason);
+/* Accepts NULL; returns NULL. */
+struct trace_symbols *trace_symbols_free(struct trace_symbols *s);
+
+/* Resolves address: true with *ret_function (the innermost function,
+ * inlined ones included; "??" when only the line is known) and
+ * *ret_location ("file:line", "??" when unknown), owned by s until it is
+ * freed; false when the address is in no function and no line of it. */
+bool trace_symbols_lookup(struct trace_symbols *s, uint64_t address, const char **ret_function,
+			  const char **ret_location);

@@ -27,9 +27,9 @@ FUZZ_SECONDS ?= 30
 CFLAGS ?= -O2 -g
 WARNINGS := -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes -Wformat=2 \
 	-Wno-format-nonliteral -Wvla -Werror
-BASE_CFLAGS := -std=gnu11 -D_GNU_SOURCE -DRAMWATCH_VERSION='"$(VERSION)"' -Icommon -Iscanner -Iclient \
+BASE_CFLAGS := -std=gnu11 -D_GNU_SOURCE -DRAMWATCH_VERSION='"$(VERSION)"' -Icommon -Iscanner -Iclient -Ischema -Idaemon \
 	$(WARNINGS) -MMD -MP $(shell $(PKG_CONFIG) --cflags jansson 2>/dev/null)
-LIBS = $(shell $(PKG_CONFIG) --libs jansson 2>/dev/null || echo -ljansson) -lpthread $(TRACE_LIBS)
+LIBS = $(shell $(PKG_CONFIG) --libs jansson sqlite3 2>/dev/null || echo -ljansson -lsqlite3) -lpthread $(TRACE_LIBS)
 
 ifeq ($(SANITIZE),1)
 BASE_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -76,20 +76,28 @@ bench-trace: deps $(BUILD)/ramwatch $(BUILD)/bench/trace-gen $(BUILD)/bench/trac
 	RAMWATCH_BUILD=$(abspath $(BUILD)) $(PYTHON) bench/trace-bench.py
 # ---- end of trace analyzer
 
+# ---- store (schema/): sources, generated migrations, tests
+SCHEMA_SRCS :=
+SCHEMA_GENERATED :=
+SCHEMA_UNIT_TESTS :=
+# (rules for the store's generated sources go here)
+# ---- end of store
+
 COMMON_SRCS := common/util.c common/fileio.c common/strpool.c
 SCANNER_SRCS := scanner/region.c scanner/smaps.c scanner/smaps-fast.c scanner/proc-parse.c scanner/procfs.c \
 	scanner/proclist.c scanner/classes.c scanner/classify.c scanner/census.c \
-	scanner/census-json.c scanner/scan.c
+	scanner/census-json.c scanner/region-events.c scanner/scan.c
 CLIENT_SRCS := client/ramwatch.c client/cmd-scan.c client/render.c client/table.c $(TRACE_CLIENT_SRCS)
 CLIENT_LIB_SRCS := client/render.c client/table.c
 
 
 UNIT_TESTS := test-util test-strpool test-smaps test-proc-parse test-classify test-census \
-	test-census-json test-render test-scan-live $(TRACE_UNIT_TESTS)
+	test-census-json test-render test-scan-live test-region-events $(TRACE_UNIT_TESTS) $(SCHEMA_UNIT_TESTS)
 HELPERS := shapes many-maps
 
 LIB := $(BUILD)/libramwatch.a
-LIB_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(COMMON_SRCS) $(SCANNER_SRCS) $(TRACE_SRCS))
+LIB_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(COMMON_SRCS) $(SCANNER_SRCS) $(TRACE_SRCS) $(SCHEMA_SRCS)) \
+	$(patsubst %.c,%.o,$(SCHEMA_GENERATED))
 CLIENT_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CLIENT_SRCS))
 CLIENT_LIB_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CLIENT_LIB_SRCS))
 UNIT_BINS := $(addprefix $(BUILD)/tests/,$(UNIT_TESTS))
@@ -195,7 +203,8 @@ clean:
 # ------------------------------------------------------------------ deps
 
 DEB_PACKAGES := gcc make pkg-config libjansson-dev libcmocka-dev python3 python3-pytest \
-	clang libclang-rt-dev procps mandoc libdw-dev libelf-dev jq nodejs openjdk-17-jre-headless
+	clang libclang-rt-dev procps mandoc libdw-dev libelf-dev jq nodejs openjdk-17-jre-headless \
+	libsqlite3-dev sqlite3 libsystemd-dev libinih-dev
 
 deps:
 	@missing=$$(for p in $(DEB_PACKAGES); do \

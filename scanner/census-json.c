@@ -82,11 +82,13 @@ static json_t *class_json(enum class_id k, const struct census_totals *t)
 
 static json_t *region_json(const struct census_region *r)
 {
-	return json_pack("{s:o, s:o, s:s, s:s, s:o, s:o, s:I, s:I, s:I, s:o}",
+	/* inode numbers are unsigned 64-bit; JSON readers keep 2^63 exactly at most */
+	json_t *inode = r->inode <= INT64_MAX ? json_integer((json_int_t)r->inode) : json_null();
+	return json_pack("{s:o, s:o, s:s, s:s, s:o, s:o, s:I, s:I, s:I, s:o, s:o}",
 			 "start", address(r->start), "end", address(r->end), "perms", r->perms,
 			 "class", class_key(r->cls), "rule", str_or_null(r->rule), "why", str_or_null(r->why),
 			 "private", (json_int_t)r->private, "resident", (json_int_t)r->resident,
-			 "size", (json_int_t)r->size, "path", str_or_null(r->path));
+			 "size", (json_int_t)r->size, "path", str_or_null(r->path), "inode", inode);
 }
 
 static json_t *file_json(const struct census_file *f)
@@ -354,6 +356,10 @@ static int read_region(struct reader *rd, const json_t *v, const char *where, st
 	    (r = get_u64(rd, v, where, "size", &reg.size)) < 0 ||
 	    (r = get_str(rd, v, where, "path", true, &reg.path)) < 0)
 		return r;
+	int64_t inode = -1;
+	if (json_object_get(v, "inode") && (r = get_int(rd, v, where, "inode", true, &inode)) < 0)
+		return r;
+	reg.inode = inode < 0 ? 0 : (uint64_t)inode;
 	int k = class_from_key(cls);
 	if (k < 0)
 		return bad(rd, "%s.class: unknown class \"%s\"", where, cls);

@@ -107,6 +107,7 @@ static void to_census_region(const struct region *r, struct census_region *ret)
 		.resident = region_resident(r),
 		.size = region_size(r),
 		.path = r->path,
+		.inode = r->inode,
 	};
 	memcpy(ret->perms, r->perms, 4);
 	ret->perms[4] = '\0';

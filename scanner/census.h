@@ -30,6 +30,7 @@ struct census_region {
 	const char *why;  /* the rule's sentence */
 	uint64_t private, resident, size;
 	const char *path; /* NULL when anonymous */
+	uint64_t inode;   /* 0 for anonymous memory */
 	char perms[5];
 };
 

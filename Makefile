@@ -15,7 +15,9 @@ VERSION := 0.1.0
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
+SBINDIR ?= $(PREFIX)/sbin
 MANDIR ?= $(PREFIX)/share/man
+SYSCONFDIR ?= /etc
 DESTDIR ?=
 
 CC ?= cc
@@ -29,7 +31,8 @@ WARNINGS := -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes -Wfo
 	-Wno-format-nonliteral -Wvla -Werror
 BASE_CFLAGS := -std=gnu11 -D_GNU_SOURCE -DRAMWATCH_VERSION='"$(VERSION)"' -Icommon -Iscanner -Iclient -Ischema -Idaemon \
 	$(WARNINGS) -MMD -MP $(shell $(PKG_CONFIG) --cflags jansson 2>/dev/null)
-LIBS = $(shell $(PKG_CONFIG) --libs jansson sqlite3 2>/dev/null || echo -ljansson -lsqlite3) -lpthread $(TRACE_LIBS)
+LIBS = $(shell $(PKG_CONFIG) --libs jansson sqlite3 libsystemd 2>/dev/null || \
+	echo -ljansson -lsqlite3 -lsystemd) -lpthread $(TRACE_LIBS)
 
 ifeq ($(SANITIZE),1)
 BASE_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -77,13 +80,37 @@ bench-trace: deps $(BUILD)/ramwatch $(BUILD)/bench/trace-gen $(BUILD)/bench/trac
 # ---- end of trace analyzer
 
 # ---- store (schema/): sources, generated migrations, tests
-SCHEMA_SRCS :=
-SCHEMA_GENERATED :=
-SCHEMA_UNIT_TESTS :=
-# (rules for the store's generated sources go here)
+SCHEMA_SRCS := schema/store.c schema/store-stmt.c schema/store-put.c schema/store-census.c \
+	schema/store-retention.c
+SCHEMA_GENERATED := $(BUILD)/schema/migrations.c
+SCHEMA_UNIT_TESTS := test-store test-store-retention
+SCHEMA_MIGRATIONS := $(sort $(wildcard schema/migrations/*.sql))
+
+# The migrations travel inside the binary as C strings.
+$(BUILD)/schema/migrations.c: schema/embed-migrations.py $(SCHEMA_MIGRATIONS)
+	@mkdir -p $(dir $@)
+	$(PYTHON) schema/embed-migrations.py $@ $(SCHEMA_MIGRATIONS)
+
+$(BUILD)/schema/migrations.o: $(BUILD)/schema/migrations.c
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 # ---- end of store
 
-COMMON_SRCS := common/util.c common/fileio.c common/strpool.c
+# ---- daemon configuration (daemon/config.c, daemon/selector.c): sources, tests
+DAEMON_CONFIG_SRCS := daemon/config.c daemon/config-parse.c daemon/config-table.c daemon/config-values.c \
+	daemon/selector.c
+DAEMON_CONFIG_UNIT_TESTS := test-config test-config-values test-config-files test-selector
+# ---- end of daemon configuration
+
+# ---- daemon (ramwatchd)
+DAEMON_SRCS := $(DAEMON_CONFIG_SRCS) daemon/sysmem.c daemon/sample.c daemon/schedule.c daemon/pidmap.c \
+	daemon/writer.c daemon/target.c daemon/manager.c daemon/discover.c daemon/tiers.c
+DAEMON_MAIN_SRCS := daemon/ramwatchd.c
+DAEMON_UNIT_TESTS := test-sysmem test-schedule test-pidmap test-writer
+DAEMON_LIB := $(BUILD)/libramwatchd.a
+DAEMON_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(DAEMON_SRCS))
+# ---- end of daemon
+
+COMMON_SRCS := common/util.c common/fileio.c common/strpool.c common/log.c
 SCANNER_SRCS := scanner/region.c scanner/smaps.c scanner/smaps-fast.c scanner/proc-parse.c scanner/procfs.c \
 	scanner/proclist.c scanner/classes.c scanner/classify.c scanner/census.c \
 	scanner/census-json.c scanner/region-events.c scanner/scan.c
@@ -92,8 +119,9 @@ CLIENT_LIB_SRCS := client/render.c client/table.c
 
 
 UNIT_TESTS := test-util test-strpool test-smaps test-proc-parse test-classify test-census \
-	test-census-json test-render test-scan-live test-region-events $(TRACE_UNIT_TESTS) $(SCHEMA_UNIT_TESTS)
-HELPERS := shapes many-maps
+	test-census-json test-render test-scan-live test-region-events $(TRACE_UNIT_TESTS) $(SCHEMA_UNIT_TESTS) \
+	$(DAEMON_CONFIG_UNIT_TESTS) $(DAEMON_UNIT_TESTS)
+HELPERS := shapes many-maps churn
 
 LIB := $(BUILD)/libramwatch.a
 LIB_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(COMMON_SRCS) $(SCANNER_SRCS) $(TRACE_SRCS) $(SCHEMA_SRCS)) \
@@ -103,10 +131,10 @@ CLIENT_LIB_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CLIENT_LIB_SRCS))
 UNIT_BINS := $(addprefix $(BUILD)/tests/,$(UNIT_TESTS))
 HELPER_BINS := $(addprefix $(BUILD)/helpers/,$(HELPERS))
 
-.PHONY: all run check check-build check-unit check-integration check-sanitizers fuzz bench bench-scan \
+.PHONY: all run check check-build check-unit check-integration check-sanitizers fuzz bench bench-scan bench-daemon \
 	install uninstall clean deps lint-man
 
-all: $(BUILD)/ramwatch
+all: $(BUILD)/ramwatch $(BUILD)/ramwatchd
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -119,11 +147,19 @@ $(LIB): $(LIB_OBJS)
 $(BUILD)/ramwatch: $(CLIENT_OBJS) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $(CLIENT_OBJS) $(LIB) $(LIBS)
 
+$(DAEMON_LIB): $(DAEMON_OBJS)
+	@mkdir -p $(dir $@)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(BUILD)/ramwatchd: $(patsubst %.c,$(BUILD)/%.o,$(DAEMON_MAIN_SRCS)) $(DAEMON_LIB) $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(DAEMON_LIB) $(LIB) $(LIBS)
+
 # ------------------------------------------------------------------ tests
 
-$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(CLIENT_LIB_OBJS) $(LIB)
+$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(CLIENT_LIB_OBJS) $(DAEMON_LIB) $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $< $(CLIENT_LIB_OBJS) $(LIB) $(LIBS) -lcmocka
+	$(CC) $(LDFLAGS) -o $@ $< $(CLIENT_LIB_OBJS) $(DAEMON_LIB) $(LIB) $(LIBS) -lcmocka
 
 # The helpers are the processes under test: never sanitized, so their memory
 # has the shapes they report.
@@ -137,7 +173,7 @@ $(BUILD)/helpers/many-maps: bench/many-maps.c
 	@mkdir -p $(dir $@)
 	$(CC) $(HELPER_CFLAGS) -o $@ $<
 
-check-build: $(BUILD)/ramwatch $(UNIT_BINS) $(HELPER_BINS)
+check-build: $(BUILD)/ramwatch $(BUILD)/ramwatchd $(UNIT_BINS) $(HELPER_BINS)
 
 check-unit: check-build
 	@set -e; for t in $(UNIT_BINS); do \
@@ -176,10 +212,34 @@ lint-man:
 
 # ------------------------------------------------------------------ run, bench
 
-run: deps $(BUILD)/ramwatch
-	$(BUILD)/ramwatch scan
+RUN_SECONDS ?= 30
+RUN_STATE ?= $(BUILD)/state
 
-bench: bench-scan $(TRACE_BENCH_TARGETS)
+# The main job: ramwatchd in the foreground with the default configuration
+# and a local state directory, for RUN_SECONDS (Ctrl-C stops it sooner;
+# RUN_SECONDS=0 runs until then), then what it recorded, read with sqlite3.
+run: deps $(BUILD)/ramwatch $(BUILD)/ramwatchd
+	@mkdir -p $(RUN_STATE)
+	@echo "ramwatchd: watching every process with at least 64 MiB of private memory for $(RUN_SECONDS) s" \
+		"(Ctrl-C stops it); database $(RUN_STATE)/ramwatch.db"
+	timeout --foreground --preserve-status -s INT $(RUN_SECONDS) $(BUILD)/ramwatchd --foreground \
+		--config packaging/ramwatchd.conf --state-dir $(RUN_STATE)
+	@echo
+	sqlite3 -readonly -box $(RUN_STATE)/ramwatch.db < doc/recorded.sql
+
+bench: bench-scan bench-daemon $(TRACE_BENCH_TARGETS)
+
+$(BUILD)/bench/idle-target: bench/idle-target.c
+	@mkdir -p $(dir $@)
+	$(CC) $(HELPER_CFLAGS) -o $@ $< -lpthread
+
+$(BUILD)/bench/status-reader: bench/status-reader.c
+	@mkdir -p $(dir $@)
+	$(CC) $(HELPER_CFLAGS) -o $@ $<
+
+# ramwatchd watching 200 processes, beside the floor and top (BENCHMARKS.md).
+bench-daemon: deps $(BUILD)/ramwatchd $(BUILD)/bench/idle-target $(BUILD)/bench/status-reader
+	RAMWATCH_BUILD=$(abspath $(BUILD)) $(PYTHON) bench/daemon-bench.py
 
 $(BUILD)/bench/scan-parts: bench/scan-parts.c $(LIB)
 	@mkdir -p $(dir $@)
@@ -190,12 +250,22 @@ bench-scan: deps $(BUILD)/ramwatch $(BUILD)/helpers/many-maps $(BUILD)/bench/sca
 
 # ------------------------------------------------------------------ install
 
-install: $(BUILD)/ramwatch
+install: $(BUILD)/ramwatch $(BUILD)/ramwatchd
 	install -D -m 0755 $(BUILD)/ramwatch $(DESTDIR)$(BINDIR)/ramwatch
+	install -D -m 0755 $(BUILD)/ramwatchd $(DESTDIR)$(SBINDIR)/ramwatchd
 	install -D -m 0644 man/ramwatch.1 $(DESTDIR)$(MANDIR)/man1/ramwatch.1
+	install -D -m 0644 man/ramwatchd.8 $(DESTDIR)$(MANDIR)/man8/ramwatchd.8
+	install -D -m 0644 man/ramwatchd.conf.5 $(DESTDIR)$(MANDIR)/man5/ramwatchd.conf.5
+	install -D -m 0644 man/ramwatch-schema.7 $(DESTDIR)$(MANDIR)/man7/ramwatch-schema.7
+	@# an existing ramwatchd.conf is the administrator's: never overwritten
+	test -e $(DESTDIR)$(SYSCONFDIR)/ramwatch/ramwatchd.conf || \
+		install -D -m 0644 packaging/ramwatchd.conf $(DESTDIR)$(SYSCONFDIR)/ramwatch/ramwatchd.conf
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/ramwatch $(DESTDIR)$(MANDIR)/man1/ramwatch.1
+	rm -f $(DESTDIR)$(SBINDIR)/ramwatchd $(DESTDIR)$(MANDIR)/man8/ramwatchd.8
+	rm -f $(DESTDIR)$(MANDIR)/man5/ramwatchd.conf.5 $(DESTDIR)$(SYSCONFDIR)/ramwatch/ramwatchd.conf
+	rm -f $(DESTDIR)$(MANDIR)/man7/ramwatch-schema.7
 
 clean:
 	rm -rf build
@@ -204,7 +274,7 @@ clean:
 
 DEB_PACKAGES := gcc make pkg-config libjansson-dev libcmocka-dev python3 python3-pytest \
 	clang libclang-rt-dev procps mandoc libdw-dev libelf-dev jq nodejs openjdk-17-jre-headless \
-	libsqlite3-dev sqlite3 libsystemd-dev libinih-dev
+	libsqlite3-dev sqlite3 libsystemd-dev
 
 deps:
 	@missing=$$(for p in $(DEB_PACKAGES); do \

@@ -155,6 +155,8 @@ static void scan_help(void)
 	       "  --markdown       print Markdown tables\n"
 	       "  --regions        list every region with its class and the rule that decided it\n"
 	       "  --top N          largest regions and files to show (default %u)\n"
+	       "  --light          read maps and smaps_rollup only: no per-region page-table walk,\n"
+	       "                   for huge processes; classes then have sizes but no memory counts\n"
 	       "  --out FILE       also save the census as JSON to FILE\n"
 	       "  --proc DIR       read processes from DIR instead of /proc\n",
 	       RW_TOP_DEFAULT);
@@ -168,13 +170,14 @@ int cmd_scan(int argc, char **argv)
 		{ "markdown", no_argument, NULL, 'm' },     { "regions", no_argument, NULL, 'r' },
 		{ "top", required_argument, NULL, 't' },    { "out", required_argument, NULL, 'o' },
 		{ "proc", required_argument, NULL, 'p' },   { "help", no_argument, NULL, 'h' },
+		{ "light", no_argument, NULL, 'l' },
 		{ 0 },
 	};
 	_cleanup_(census_freep) struct census *c = NULL;
 	const char *name = NULL, *smaps = NULL, *status = NULL, *out_path = NULL, *proc = NULL;
 	enum output out = OUT_TABLE;
 	size_t top = RW_TOP_DEFAULT;
-	bool regions = false;
+	bool regions = false, light = false;
 	int opt, pid = 0, r;
 
 	optind = 0;
@@ -192,6 +195,7 @@ int cmd_scan(int argc, char **argv)
 			break;
 		case 'o': out_path = optarg; break;
 		case 'p': proc = optarg; break;
+		case 'l': light = true; break;
 		case 'h': scan_help(); return 0;
 		default: return usage_error("scan", "bad option");
 		}
@@ -208,7 +212,9 @@ int cmd_scan(int argc, char **argv)
 	if (status && !smaps)
 		return usage_error("scan", "--status goes with --smaps");
 
-	struct scan_options so = { .proc_root = proc, .top = top, .keep_regions = regions || out_path };
+	if (light && smaps)
+		return usage_error("scan", "--light reads a live process; a saved smaps file is read whole");
+	struct scan_options so = { .proc_root = proc, .top = top, .keep_regions = regions || out_path, .light = light };
 	struct scan_error err = { { 0 } };
 
 	if (smaps) {

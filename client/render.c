@@ -88,6 +88,8 @@ static int cmp_class(const struct census *c, int x, int y)
 		return a->private > b->private ? -1 : 1;
 	if (a->resident != b->resident)
 		return a->resident > b->resident ? -1 : 1;
+	if (a->size != b->size) /* a light census knows only sizes */
+		return a->size > b->size ? -1 : 1;
 	return x - y;
 }
 
@@ -112,6 +114,34 @@ static void percent(char *buf, size_t size, uint64_t part, uint64_t whole)
 		snprintf(buf, size, "-");
 	else
 		snprintf(buf, size, "%.1f%%", 100.0 * (double)part / (double)whole);
+}
+
+/* A light census knows each class's address space, not its memory: say so
+ * rather than print zeros. */
+static int render_classes_light(const struct census *c, const struct render_options *o, FILE *f)
+{
+	_cleanup_(table_freep) struct table *t = table_new("CLASS", ">SIZE", ">REGIONS", "WHAT", NULL);
+	char a[FORMAT_BYTES_MAX];
+	int order[_CLASS_MAX];
+
+	if (!t)
+		return -ENOMEM;
+	size_t n = class_order(c, order);
+	for (size_t i = 0; i < n; i++) {
+		const struct census_totals *k = &c->classes[order[i]];
+		table_add(t, class_key((enum class_id)order[i]));
+		table_add(t, sz(a, k->size));
+		table_addf(t, "%" PRIu64, k->count);
+		table_add(t, class_label((enum class_id)order[i]));
+	}
+	table_add(t, "total");
+	table_add(t, sz(a, c->totals.size));
+	table_addf(t, "%" PRIu64, c->totals.count);
+	table_add(t, "");
+	heading(o, f,
+		"Address space by class (a light census: maps and smaps_rollup only, so the memory of each class "
+		"is not known; the totals above are)");
+	return print_table(t, o, f);
 }
 
 static int render_classes(const struct census *c, const struct render_options *o, FILE *f)
@@ -148,7 +178,13 @@ static int render_classes(const struct census *c, const struct render_options *o
 	return print_table(t, o, f);
 }
 
-static int render_regions(const struct census_region *regions, size_t n, const char *title, bool why,
+/* A memory counter, or "-" where a light census did not read it. */
+static const char *counter(char *buf, uint64_t v, bool light)
+{
+	return light ? "-" : sz(buf, v);
+}
+
+static int render_regions(const struct census_region *regions, size_t n, const char *title, bool why, bool light,
 			  const struct render_options *o, FILE *f)
 {
 	_cleanup_(table_freep) struct table *t =
@@ -165,10 +201,10 @@ static int render_regions(const struct census_region *regions, size_t n, const c
 			table_addf(t, "%" PRIx64, r->end);
 		else
 			table_add(t, sz(s, r->size));
-		table_add(t, why ? r->perms : sz(a, r->private));
-		table_add(t, why ? sz(s, r->size) : sz(b, r->resident));
-		table_add(t, why ? sz(a, r->private) : r->perms);
-		table_add(t, why ? sz(b, r->resident) : class_key(r->cls));
+		table_add(t, why ? r->perms : counter(a, r->private, light));
+		table_add(t, why ? sz(s, r->size) : counter(b, r->resident, light));
+		table_add(t, why ? counter(a, r->private, light) : r->perms);
+		table_add(t, why ? counter(b, r->resident, light) : class_key(r->cls));
 		if (why) {
 			table_add(t, class_key(r->cls));
 			table_add(t, r->rule ? r->rule : "");
@@ -192,8 +228,8 @@ static int render_files(const struct census *c, const struct render_options *o, 
 		return 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct census_file *x = &c->files[i];
-		table_add(t, sz(a, x->resident));
-		table_add(t, sz(b, x->private));
+		table_add(t, counter(a, x->resident, c->light));
+		table_add(t, counter(b, x->private, c->light));
 		table_addf(t, "%" PRIu64, x->regions);
 		table_add(t, file_kind_name(x->kind));
 		table_add(t, x->path);
@@ -229,15 +265,15 @@ int render_census(const struct census *c, const struct render_options *o, FILE *
 	int r;
 
 	print_header(c, o, f);
-	if ((r = render_classes(c, o, f)) < 0)
+	if ((r = (c->light ? render_classes_light : render_classes)(c, o, f)) < 0)
 		return r;
 	if (o->regions && c->regions) {
-		r = render_regions(c->regions, c->n_regions, "Every region", true, o, f);
+		r = render_regions(c->regions, c->n_regions, "Every region", true, c->light, o, f);
 		if (r >= 0)
 			render_rule_notes(c->regions, c->n_regions, o, f);
 	} else {
 		size_t n = c->n_largest < o->top ? c->n_largest : o->top;
-		r = render_regions(c->largest, n, "Largest regions", false, o, f);
+		r = render_regions(c->largest, n, "Largest regions", false, c->light, o, f);
 		if (r >= 0)
 			render_rule_notes(c->largest, n, o, f);
 	}

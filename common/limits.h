@@ -43,3 +43,49 @@
  * A longer line is refused with its number, which bounds the parser's
  * scratch memory whatever the input. */
 #define RW_TRACE_LINE_MAX (64u * 1024u)
+
+/* daemon configuration (ramwatchd.conf and its drop-ins) */
+
+/* One configuration file, read whole, at most.  A real one is a few
+ * kilobytes; the bound keeps a stray large file in ramwatchd.conf.d/ from
+ * costing the daemon memory on every reload. */
+#define RW_CONFIG_FILE_MAX (1024u * 1024u)
+
+/* The longest line of a configuration file, newline not counted.  A longer
+ * line is refused with its number rather than cut (a cut line would turn
+ * its tail into a setting of its own). */
+#define RW_CONFIG_LINE_MAX (4096u)
+
+/* *.conf files read from ramwatchd.conf.d/, at most. */
+#define RW_CONFIG_DROPINS_MAX (256u)
+
+/* Selectors in one list (Watch= or Ignore=), at most: every one is tried
+ * against every new process at discovery. */
+#define RW_SELECTORS_MAX (1024u)
+
+/* daemon: sampling and the census tier */
+
+/* The census budget accrues for at most this long: after an idle spell the
+ * censuses may burst by ScanBudget times this much CPU, no more. */
+#define RW_BUDGET_WINDOW_US (60u * 1000u * 1000u)
+
+/* Processes followed at once, at most (MaxProcesses= is bounded by it). */
+#define RW_TARGETS_MAX 65536u
+
+/* Bytes of rows kept in memory while the store cannot be written (a full
+ * disk, a locked database).  Past it the oldest rows are dropped, and
+ * counted. */
+#define RW_PENDING_MAX (16u * 1024u * 1024u)
+
+/* Censuses of one pass of the census tier stop after this much wall time,
+ * so the fast tier keeps its pace. */
+#define RW_CENSUS_PASS_US (250u * 1000u)
+
+/* A region that keeps its place is a region event when its private memory
+ * moved by at least this much (or its size changed). */
+#define RW_REGION_EVENT_MIN_CHANGE (1024u * 1024u)
+
+/* Retention works in steps of at most this many rows, and at most this
+ * many steps per run, so the store stays responsive. */
+#define RW_RETENTION_BATCH 2000u
+#define RW_RETENTION_STEPS 50u

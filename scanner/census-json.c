@@ -152,6 +152,10 @@ json_t *census_to_json(const struct census *c, bool with_regions)
 		"cost", "wall_us", int_or_null(c->wall_us), "cpu_us", int_or_null(c->cpu_us),
 		"bytes_read", int_or_null(c->bytes_read), "threads", int_or_null(c->threads_seen),
 		"stack_pointers", int_or_null(c->stack_pointers));
+	if (root && c->light && json_object_set_new(root, "light", json_true()) < 0) {
+		json_decref(root);
+		return NULL;
+	}
 	if (root && with_regions && c->regions) {
 		json_t *all = regions_array(c->regions, c->n_regions);
 		if (!all || json_object_set_new(root, "regions", all) < 0) {
@@ -467,6 +471,10 @@ int census_from_json(const json_t *root, struct census **ret, char *err, size_t 
 	    (r = read_files(&rd, root)) < 0)
 		return r;
 	c->totals.count = (uint64_t)regions;
+	const json_t *light = json_object_get(root, "light");
+	if (light && !json_is_boolean(light))
+		return bad(&rd, "census: \"light\" is not true or false");
+	c->light = light && json_is_true(light);
 	if (source && !(c->source = strdup(source)))
 		return -ENOMEM;
 

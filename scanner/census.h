@@ -69,6 +69,10 @@ struct census {
 
 	struct census_totals totals;
 	struct census_totals classes[_CLASS_MAX];
+	/* A light census: totals from smaps_rollup, regions from maps.  The
+	 * counters of classes, regions and files are unknown (zero), only their
+	 * size and count are known. */
+	bool light;
 
 	/* all regions, when kept (scan_options.keep_regions or JSON "regions") */
 	struct census_region *regions;

@@ -199,3 +199,24 @@ int syscall_parse_sp(const char *text, size_t len, uint64_t *ret_sp)
 		return -EBADMSG;
 	return 1;
 }
+
+int cgroup_parse_unified(const char *text, size_t len, char *buf, size_t size)
+{
+	for (const char *p = text, *end = text + len; p < end;) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		if (!eol)
+			eol = end;
+		if (eol - p >= 3 && memcmp(p, "0::", 3) == 0) {
+			size_t n = (size_t)(eol - p) - 3;
+			if (n == 0 || p[3] != '/')
+				return -EBADMSG;
+			if (n >= size)
+				return -ENAMETOOLONG;
+			memcpy(buf, p + 3, n);
+			buf[n] = '\0';
+			return 0;
+		}
+		p = eol + 1;
+	}
+	return -ENODATA;
+}

@@ -71,6 +71,12 @@ int stat_parse(const char *text, size_t len, struct proc_stat *ret);
  * buf (size bytes, NUL-terminated, cut at size - 1).  Returns the length. */
 size_t cmdline_join(const char *raw, size_t len, char *buf, size_t size);
 
+/* The cgroup v2 path of /proc/PID/cgroup: the "0::/path" line (the only
+ * line on a unified hierarchy; one of several on a hybrid one).  Copies the
+ * path into buf (size bytes, NUL-terminated).  Returns 0, -ENODATA when
+ * there is no v2 line, -ENAMETOOLONG when it does not fit, -EBADMSG. */
+int cgroup_parse_unified(const char *text, size_t len, char *buf, size_t size);
+
 /* Parses /proc/PID/task/TID/syscall: "NR ARG1 .. ARG6 SP PC", "-1 SP PC"
  * when the thread is not in a system call, or "running" (no stack pointer
  * to give).  Returns 1 with *ret_sp, 0 when there is none, -EBADMSG. */

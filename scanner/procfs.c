@@ -64,6 +64,24 @@ int procfs_read_cmdline(int pid_fd, char **ret)
 	return 0;
 }
 
+int procfs_read_cgroup(int pid_fd, char **ret)
+{
+	_cleanup_free_ char *raw = NULL;
+	char path[PATH_MAX];
+	size_t len;
+	int r = read_full_fileat(pid_fd, "cgroup", RW_PROC_FILE_MAX, &raw, &len);
+	if (r < 0)
+		return r;
+	r = cgroup_parse_unified(raw, len, path, sizeof(path));
+	if (r < 0)
+		return r;
+	char *copy = strdup(path);
+	if (!copy)
+		return -ENOMEM;
+	*ret = copy;
+	return 0;
+}
+
 int procfs_read_exe(int pid_fd, char **ret)
 {
 	char buf[PATH_MAX];

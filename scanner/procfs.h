@@ -28,6 +28,10 @@ int procfs_read_cmdline(int pid_fd, char **ret);
  * to follow it, -ENOENT for kernel threads. */
 int procfs_read_exe(int pid_fd, char **ret);
 
+/* The cgroup v2 path of the process ("/system.slice/x.service"), newly
+ * allocated; -ENODATA without cgroup v2. */
+int procfs_read_cgroup(int pid_fd, char **ret);
+
 /* root/sys/kernel/random/boot_id without its newline, newly allocated. */
 int procfs_read_boot_id(int root_fd, char **ret);
 

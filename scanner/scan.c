@@ -27,6 +27,7 @@
 #include "util.h"
 
 DEFINE_CLEANUP(struct census *, census_free)
+DEFINE_CLEANUP(struct strpool *, strpool_free)
 
 static void regions_freep(struct region **r)
 {
@@ -98,6 +99,62 @@ static int strdup_to(char **dst, const char *s)
 	return *dst ? 0 : -ENOMEM;
 }
 
+/* Permission denied reading root/PID/what: say why, and whose process it
+ * is (status is readable by all). */
+static int denied(struct scan_error *err, const char *root, int pid_fd, int pid, const char *comm, const char *what)
+{
+	struct proc_status owner;
+
+	if (geteuid() == 0)
+		return set_error(err, -EACCES,
+				 "permission denied reading %s/%d/%s, even as root: the kernel's ptrace check refused "
+				 "(a process with capabilities this one lacks, or of another user namespace)",
+				 root, pid, what);
+	if (procfs_read_status(pid_fd, &owner) == 0 && owner.uid >= 0)
+		return set_error(err, -EACCES,
+				 "permission denied reading %s/%d/%s: process %d (%s) belongs to uid %lld; reading "
+				 "another user's process needs CAP_SYS_PTRACE (root) or uid %lld",
+				 root, pid, what, pid, comm, (long long)owner.uid, (long long)owner.uid);
+	return set_error(err, -EACCES,
+			 "permission denied reading %s/%d/%s: reading another user's process needs CAP_SYS_PTRACE "
+			 "(root) or running as its user",
+			 root, pid, what);
+}
+
+/* The totals of a light census: smaps_rollup is one region whose counters
+ * are the sums over the whole address space (Linux 4.14+). */
+static int read_rollup(int pid_fd, struct census_totals *ret, uint64_t *bytes)
+{
+	_cleanup_close_ int fd = openat(pid_fd, "smaps_rollup", O_RDONLY | O_CLOEXEC);
+	_cleanup_(strpool_freep) struct strpool *pool = strpool_new();
+	_cleanup_(regions_freep) struct region *rollup = NULL;
+	struct smaps_parser p;
+	size_t n = 0;
+	int r;
+
+	if (fd < 0)
+		return negative_errno();
+	if (!pool)
+		return -ENOMEM;
+	r = smaps_parser_init(&p, 1, pool);
+	if (r < 0)
+		return r;
+	r = read_smaps(fd, &p, NULL, bytes);
+	rollup = smaps_parser_take(&p, &n);
+	smaps_parser_done(&p);
+	if (r < 0)
+		return r;
+	if (n != 1)
+		return -ESRCH; /* an empty rollup: the address space is gone */
+	ret->private = region_private(rollup);
+	ret->resident = region_resident(rollup);
+	ret->pss = region_field(rollup, COUNT_PSS);
+	ret->swap = region_field(rollup, COUNT_SWAP);
+	ret->locked = region_field(rollup, COUNT_LOCKED);
+	ret->hugetlb = region_field(rollup, COUNT_SHARED_HUGETLB) + region_field(rollup, COUNT_PRIVATE_HUGETLB);
+	return 0;
+}
+
 int scan_process(int pid, const struct scan_options *o, struct census **ret, struct scan_error *err)
 {
 	_cleanup_(census_freep) struct census *c = NULL;
@@ -149,31 +206,15 @@ int scan_process(int pid, const struct scan_options *o, struct census **ret, str
 		return set_error(err, -ENOMEM, "out of memory");
 	}
 
-	smaps_fd = openat(pid_fd, "smaps", O_RDONLY | O_CLOEXEC);
+	const char *what = o && o->light ? "maps" : "smaps";
+	smaps_fd = openat(pid_fd, what, O_RDONLY | O_CLOEXEC);
 	if (smaps_fd < 0) {
 		r = negative_errno();
-		if (r == -EACCES || r == -EPERM) {
-			/* status is readable by all: say whose process it is */
-			struct proc_status owner;
-			if (geteuid() == 0)
-				return set_error(err, -EACCES,
-						 "permission denied reading %s/%d/smaps, even as root: the kernel's ptrace "
-						 "check refused (a process with capabilities this one lacks, or of another "
-						 "user namespace)",
-						 root, pid);
-			if (procfs_read_status(pid_fd, &owner) == 0 && owner.uid >= 0)
-				return set_error(err, -EACCES,
-						 "permission denied reading %s/%d/smaps: process %d (%s) belongs to uid %lld; "
-						 "reading another user's process needs CAP_SYS_PTRACE (root) or uid %lld",
-						 root, pid, pid, st.comm, (long long)owner.uid, (long long)owner.uid);
-			return set_error(err, -EACCES,
-					 "permission denied reading %s/%d/smaps: reading another user's process needs "
-					 "CAP_SYS_PTRACE (root) or running as its user",
-					 root, pid);
-		}
+		if (r == -EACCES || r == -EPERM)
+			return denied(err, root, pid_fd, pid, st.comm, what);
 		if (r == -ENOENT || r == -ESRCH)
 			return set_error(err, -ESRCH, "process %d exited during the scan", pid);
-		return set_error(err, r, "cannot open %s/%d/smaps: %s", root, pid, strerror(-r));
+		return set_error(err, r, "cannot open %s/%d/%s: %s", root, pid, what, strerror(-r));
 	}
 
 	smaps_parser_init(&parser, o ? o->max_regions : 0, c->strings);
@@ -185,9 +226,9 @@ int scan_process(int pid, const struct scan_options *o, struct census **ret, str
 	}
 	if (r < 0) {
 		if (parser.message[0])
-			set_error(err, r, "%s/%d/smaps: %s", root, pid, parser.message);
+			set_error(err, r, "%s/%d/%s: %s", root, pid, what, parser.message);
 		else
-			set_error(err, r, "reading %s/%d/smaps: %s", root, pid, strerror(-r));
+			set_error(err, r, "reading %s/%d/%s: %s", root, pid, what, strerror(-r));
 		smaps_parser_done(&parser);
 		return r;
 	}
@@ -241,6 +282,20 @@ int scan_process(int pid, const struct scan_options *o, struct census **ret, str
 	r = finish_census(c, regions, n, &e, o);
 	if (r < 0)
 		return set_error(err, r, "out of memory");
+	if (o && o->light) {
+		/* read last: the rollup and the maps are a moment apart, and a
+		 * process that exits meanwhile leaves an empty rollup */
+		struct census_totals t = c->totals;
+		r = read_rollup(pid_fd, &t, &bytes);
+		if (r == -ENOENT || r == -ESRCH)
+			return set_error(err, -ESRCH, "process %d exited during the scan", pid);
+		if (r == -EACCES || r == -EPERM)
+			return denied(err, root, pid_fd, pid, st.comm, "smaps_rollup");
+		if (r < 0)
+			return set_error(err, r, "reading %s/%d/smaps_rollup: %s", root, pid, strerror(-r));
+		c->totals = t;
+		c->light = true;
+	}
 
 	c->wall_us = (int64_t)(now_monotonic_us() - t0);
 	c->cpu_us = (int64_t)(now_thread_cpu_us() - cpu0);

@@ -14,6 +14,11 @@ struct scan_options {
 	size_t top;            /* largest regions and files kept; 0: RW_TOP_DEFAULT */
 	bool keep_regions;     /* keep every region in the census */
 	bool skip_stack_pointers;
+	/* A light census (for huge processes): the regions from maps, which
+	 * costs no page-table walk, classified by their shape, and the totals
+	 * from smaps_rollup (one walk, no per-region text).  Class and region
+	 * sizes are known; their memory counters are not (census.light). */
+	bool light;
 	/* Called after each read of smaps with the bytes read so far; a
 	 * negative return aborts the census with that error (a time limit). */
 	int (*progress)(void *userdata, uint64_t bytes_read);

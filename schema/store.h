@@ -31,28 +31,52 @@ struct store_options {
 	const char *path;
 	bool read_only;          /* readers: no migration, no writes */
 	int busy_timeout_ms;     /* 0: 2000 */
-	uint64_t max_size;       /* bytes, 0: no limit (MaxDatabaseSize) */
+	uint64_t max_size;       /* bytes, 0: no limit (MaxDatabaseSize); see store_set_max_size */
 };
 
 /* Opens (creating it unless read_only) and migrates the database.  A
- * database of a newer schema is refused (-EPROTO) and left untouched.
+ * database of a newer schema is refused (-EPROTO) and left untouched; so is
+ * a database older than this program's schema when read_only (the daemon
+ * migrates it).  A file that is not a ramwatch database is -EBADMSG; one
+ * that cannot be opened, the system's errno (-ENOENT, -EACCES).
  * Returns 0 with *ret, or a negative errno with the reason in err. */
 int store_open(const struct store_options *o, struct store **ret, char *err, size_t err_size);
 /* Closes; accepts NULL, returns NULL. */
 struct store *store_close(struct store *s);
 
-/* What went wrong last, in words. */
+/* Changes MaxDatabaseSize of an open writer (a configuration reload): the
+ * hard ceiling, a little above it (max_size / 16, at least 64 pages), moves
+ * with it; 0 lifts it.  Retention is what brings the size under a lowered
+ * limit.  Returns 0 or a negative errno. */
+int store_set_max_size(struct store *s, uint64_t max_size);
+
+/* What went wrong last, in words: the database, what was being done, and
+ * SQLite's own message.  Valid until the next call on s. */
 const char *store_error(const struct store *s);
 
-/* The schema version of the open database. */
+/* The schema version of the open database: STORE_SCHEMA_VERSION. */
 int store_schema_version(const struct store *s);
 
 /* ------------------------------------------------------------ writing */
 
+/* Begins a transaction and takes the write lock at once, waiting up to
+ * the busy timeout: -EBUSY when another writer holds it.  -EINVAL when a
+ * transaction is already open, -EROFS for a reader.  Returns 0 on success. */
 int store_begin(struct store *s);
+/* Commits the open transaction.  Returns 0, or a negative errno after
+ * which the caller rolls back (-EINVAL when none is open). */
 int store_commit(struct store *s);
-/* Rolls back the open transaction, if any. */
+/* Rolls back the open transaction, if any; nothing of it stays, in the
+ * database or in the store. */
 void store_rollback(struct store *s);
+
+/* Every store_put_* returns 0 or a negative errno: -ENOSPC, -EBUSY, -EIO as
+ * above; -EINVAL for a row the schema refuses (an unknown process_id or
+ * census_id, a missing name), which retrying cannot help; -EROFS for a
+ * reader; -ECANCELED when SQLite itself rolled the transaction back after
+ * an earlier error (then store_commit says so too): nothing is written
+ * outside the transaction.  Strings are copied: the caller's may go once a
+ * call returns. */
 
 /* A process instance: (boot_id, pid, start_time) names it; a reused pid is
  * another instance. */
@@ -69,7 +93,8 @@ struct store_process {
 };
 
 /* Inserts or updates a process instance (last seen, exit, peaks, and the
- * fields that were unknown); returns its row id in *ret_id. */
+ * fields that were unknown: a known comm, exe or cmdline stays as first
+ * stored); returns its row id in *ret_id, the same for the same instance. */
 int store_put_process(struct store *s, const struct store_process *p, int64_t *ret_id);
 
 /* One fast-tier row: min, max and last of the samples of one StoreInterval,
@@ -82,6 +107,8 @@ struct store_sample {
 	uint32_t samples;
 };
 
+/* A raw row (samples >= 1).  A second row of the same process and time
+ * merges into the first. */
 int store_put_sample(struct store *s, int64_t process_id, const struct store_sample *x);
 
 enum store_trigger {
@@ -101,6 +128,8 @@ enum store_status {
 	_STATUS_MAX
 };
 
+/* The names stored in censuses.trigger and .status ("growth", "exited"),
+ * or NULL for a value out of range. */
 const char *store_trigger_name(enum store_trigger t);
 const char *store_status_name(enum store_status s);
 
@@ -113,8 +142,10 @@ struct store_census {
 	int64_t wall_us, cpu_us, bytes_read; /* -1 unknown */
 };
 
-/* A census: its row, and with status ok (census not NULL) its class
+/* A census: its row, and with status ok (census not NULL) its totals, class
  * totals, largest regions and files (paths interned in their own table).
+ * With another status, census may be NULL and no totals are stored.  Costs
+ * of -1 in m are taken from the census when it has them.
  * Returns its row id in *ret_id. */
 int store_put_census(struct store *s, int64_t process_id, const struct store_census *m, const struct census *c,
 		     int64_t *ret_id);
@@ -126,7 +157,9 @@ int store_put_region_events(struct store *s, int64_t process_id, int64_t census_
 /* A mark: a named phase of a process starts at time. */
 int store_put_mark(struct store *s, int64_t process_id, int64_t time, const char *name, int64_t by_uid);
 
-/* The machine's memory: /proc/meminfo and /proc/pressure/memory. */
+/* The machine's memory: /proc/meminfo and /proc/pressure/memory (NULL in
+ * the database without have_pressure).  A second row of the same time
+ * replaces the first. */
 struct store_system {
 	int64_t time;
 	uint64_t mem_total, mem_available, swap_total, swap_free, committed_as, commit_limit;
@@ -139,22 +172,29 @@ int store_put_system(struct store *s, const struct store_system *x);
 
 /* ------------------------------------------------------------ housekeeping */
 
+/* "Older than" is strict: a row at now - keep stays. */
 struct store_retention {
-	int64_t now;
-	int64_t keep;        /* Retention: rows older than this go, ms */
-	int64_t raw_for;     /* raw fast-tier rows are rolled up into minutes after this, ms */
-	int64_t minutes_for; /* minute rows are rolled up into hours after this, ms */
+	int64_t now;         /* unix ms */
+	int64_t keep;        /* Retention: rows older than this go, ms; 0: kept for ever */
+	int64_t raw_for;     /* raw fast-tier rows are rolled up into minutes after this, ms; 0: never */
+	int64_t minutes_for; /* minute rows are rolled up into hours after this, ms; 0: never */
 	uint64_t max_size;   /* MaxDatabaseSize: the oldest rows go until under it; 0: none */
-	unsigned batch;      /* rows per step, at most */
+	unsigned batch;      /* rows per statement, at most (give or take rows of one time); 0: 1000 */
 };
 
-/* One bounded step of retention (a transaction of its own): roll up, then
- * delete what is older than keep, then, above max_size, the oldest
- * censuses and rows, then an incremental vacuum.  *ret_more tells whether
- * another step has work.  Returns 0 or a negative errno. */
+/* One bounded step of retention (a transaction of its own): delete what is
+ * older than keep, roll up, then, above max_size, the oldest censuses and
+ * rows, then paths nothing refers to, then an incremental vacuum.  A
+ * census's classes, regions, files and region events go with it; a process
+ * goes once last seen before the cutoff with no rows left.  The step may go
+ * a little above the max_page_count ceiling, since deleting can itself need
+ * pages.  *ret_more tells whether another step has work.  Returns 0 or a
+ * negative errno (the step is then rolled back whole). */
 int store_retention_step(struct store *s, const struct store_retention *r, bool *ret_more);
 
-/* The database's size in bytes (pages in use times page size). */
+/* The database's size in bytes: pages in use (PRAGMA page_count minus
+ * freelist_count) times the page size.  The WAL is not counted.  Returns 0
+ * with *ret_bytes or a negative errno. */
 int store_size(struct store *s, uint64_t *ret_bytes);
 
 /* Runs PRAGMA quick_check; 0 when ok, -EBADMSG with the reason otherwise. */

@@ -2,6 +2,9 @@
 -- Times are unix milliseconds, sizes bytes.  Addresses are the 64-bit value
 -- stored as a signed INTEGER (two's complement: printf('%x', start) shows it).
 
+-- "RAMW": tells a ramwatch database from any other SQLite file.
+PRAGMA application_id = 1380011351;
+
 -- One row per process instance: (boot_id, pid, start_time) names it, so a
 -- reused pid is another process.
 CREATE TABLE processes (
@@ -24,7 +27,8 @@ CREATE TABLE processes (
 
 -- The fast tier: one row per StoreInterval (resolution 0), rolled up into
 -- minutes (60000) and hours (3600000) as it ages; min, max and last of the
--- samples in the row's interval, which ends at time.
+-- samples in the row's interval, which ends at time (a minute or hour row's
+-- time is the end of its minute or hour, a multiple of its resolution).
 CREATE TABLE samples (
     process_id INTEGER NOT NULL REFERENCES processes (id) ON DELETE CASCADE,
     resolution INTEGER NOT NULL,
@@ -73,10 +77,10 @@ CREATE INDEX censuses_by_time ON censuses (time);
 CREATE TABLE census_classes (
     census_id INTEGER NOT NULL REFERENCES censuses (id) ON DELETE CASCADE,
     class TEXT NOT NULL,
-    private INTEGER NOT NULL,
-    resident INTEGER NOT NULL,
-    pss INTEGER NOT NULL,
-    swap INTEGER NOT NULL,
+    private INTEGER,                    -- NULL in a light census (sizes only)
+    resident INTEGER,
+    pss INTEGER,
+    swap INTEGER,
     size INTEGER NOT NULL,
     count INTEGER NOT NULL,
     PRIMARY KEY (census_id, class)
@@ -96,24 +100,29 @@ CREATE TABLE census_regions (
     "end" INTEGER NOT NULL,
     perms TEXT NOT NULL,
     class TEXT NOT NULL,
-    rule TEXT NOT NULL,
-    private INTEGER NOT NULL,
-    resident INTEGER NOT NULL,
+    rule TEXT,                          -- the classifier rule's key; NULL unknown
+    private INTEGER,                    -- NULL in a light census
+    resident INTEGER,
     path_id INTEGER REFERENCES paths (id),
     PRIMARY KEY (census_id, rank)
 ) STRICT, WITHOUT ROWID;
+
+-- A path is deleted once nothing refers to it; these find its referrers.
+CREATE INDEX census_regions_by_path ON census_regions (path_id) WHERE path_id IS NOT NULL;
 
 -- The mapped files and libraries of each census.
 CREATE TABLE census_files (
     census_id INTEGER NOT NULL REFERENCES censuses (id) ON DELETE CASCADE,
     path_id INTEGER NOT NULL REFERENCES paths (id),
     kind TEXT NOT NULL CHECK (kind IN ('image', 'data', 'shared')),
-    private INTEGER NOT NULL,
-    resident INTEGER NOT NULL,
+    private INTEGER,                    -- NULL in a light census
+    resident INTEGER,
     size INTEGER NOT NULL,
     regions INTEGER NOT NULL,
     PRIMARY KEY (census_id, path_id)
 ) STRICT, WITHOUT ROWID;
+
+CREATE INDEX census_files_by_path ON census_files (path_id);
 
 -- What changed between a census and the one before it, region by region.
 CREATE TABLE region_events (
@@ -135,6 +144,7 @@ CREATE TABLE region_events (
 
 CREATE INDEX region_events_by_process ON region_events (process_id, time);
 CREATE INDEX region_events_by_census ON region_events (census_id);
+CREATE INDEX region_events_by_path ON region_events (path_id) WHERE path_id IS NOT NULL;
 
 -- Named phases of a process, set by clients.
 CREATE TABLE marks (

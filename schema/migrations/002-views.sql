@@ -16,7 +16,9 @@ SELECT id AS process_id,
        cmdline
 FROM processes;
 
--- The fast tier at its finest resolution for each moment.
+-- The fast tier: recent rows at StoreInterval resolution, older ones as
+-- minute and hour rows (resolution in ms, 0 for raw rows), which replace the
+-- rows they were rolled up from.
 CREATE VIEW memory_timeline AS
 SELECT s.time / 1000.0 AS time,
        s.process_id,
@@ -47,6 +49,25 @@ SELECT c.time / 1000.0 AS time,
        k.count
 FROM censuses c
 JOIN census_classes k ON k.census_id = c.id
+JOIN process_labels l ON l.process_id = c.process_id
+WHERE c.status = 'ok';
+
+-- Mapped files and libraries at each census: "which data file grew".
+CREATE VIEW file_timeline AS
+SELECT c.time / 1000.0 AS time,
+       c.process_id,
+       l.label,
+       l.pid,
+       c.id AS census_id,
+       p.path,
+       f.kind,
+       f.private,
+       f.resident,
+       f.size,
+       f.regions
+FROM censuses c
+JOIN census_files f ON f.census_id = c.id
+JOIN paths p ON p.id = f.path_id
 JOIN process_labels l ON l.process_id = c.process_id
 WHERE c.status = 'ok';
 

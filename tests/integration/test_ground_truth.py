@@ -2,11 +2,12 @@
 helper): each shape in its class, with the bytes it made, and conservation
 against the kernel's own sums."""
 import json
+import os
 import signal
 
 import pytest
 
-from conftest import MiB, region_at, rollup, run, scan_json
+from conftest import DATA, MiB, region_at, rollup, run, scan_json
 
 SHAPES = ["data_file", "memfd", "posix_shm", "shared_anonymous", "large_malloc", "brk_heap", "named", "jit",
           "locked", "reservation", "thread_stack", "thread_arena"]
@@ -93,3 +94,27 @@ def test_census_of_the_largest_process(shapes):
     helper = scan_json(shapes.pid)["counters"]["private"]
     c = json.loads(run("scan", "--json", check=0).stdout)
     assert c["counters"]["private"] >= helper
+
+
+def test_light_census_agrees_with_the_full_one(shapes_once):
+    """A light census (maps + smaps_rollup) has the full census's totals and
+    the same class sizes; it does not claim memory counters per class."""
+    pid = shapes_once.pid
+    full = scan_json(pid)
+    light = scan_json(pid, "--light")
+    kernel = rollup(pid)
+    assert light["light"] is True and "light" not in full
+    assert light["totals"]["private"] == kernel["Anonymous"] + kernel["Swap"]
+    assert light["totals"]["resident"] == kernel["Rss"]
+    assert light["totals"]["regions"] == full["totals"]["regions"]
+    assert light["totals"]["size"] == full["totals"]["size"]
+    sizes = lambda c: {k["key"]: (k["size"], k["count"]) for k in c["classes"]}
+    assert sizes(light) == sizes(full)
+    assert all(k["private"] == 0 and k["resident"] == 0 for k in light["classes"])
+    table = run("scan", pid, "--light", check=0).stdout
+    assert "a light census" in table
+
+
+def test_light_refuses_a_saved_file():
+    r = run("scan", "--light", "--smaps", os.path.join(DATA, "smaps", "bash.smaps"))
+    assert r.returncode == 2 and "--light" in r.stderr

@@ -108,12 +108,32 @@ static void test_syscall(void **state)
 	assert_int_equal(syscall_parse_sp("-1 zz 0x1\n", 10, &sp), -EBADMSG);
 }
 
+static void test_cgroup(void **state)
+{
+	(void)state;
+	char buf[64];
+	const char *unified = "0::/system.slice/postgresql.service\n";
+	assert_int_equal(cgroup_parse_unified(unified, strlen(unified), buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "/system.slice/postgresql.service");
+	/* a hybrid hierarchy: v1 controllers first, the v2 line among them */
+	const char *hybrid = "12:memory:/user.slice\n1:name=systemd:/user.slice/x.scope\n0::/user.slice/x.scope";
+	assert_int_equal(cgroup_parse_unified(hybrid, strlen(hybrid), buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "/user.slice/x.scope");
+	const char *v1 = "4:memory:/\n1:name=systemd:/init.scope\n";
+	assert_int_equal(cgroup_parse_unified(v1, strlen(v1), buf, sizeof(buf)), -ENODATA);
+	const char *bad = "0::relative\n";
+	assert_int_equal(cgroup_parse_unified(bad, strlen(bad), buf, sizeof(buf)), -EBADMSG);
+	/* past the caller's buffer: refused, not cut */
+	assert_int_equal(cgroup_parse_unified(unified, strlen(unified), buf, 8), -ENAMETOOLONG);
+	assert_int_equal(cgroup_parse_unified("", 0, buf, sizeof(buf)), -ENODATA);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_status_fixture), cmocka_unit_test(test_status_variants),
 		cmocka_unit_test(test_stat),           cmocka_unit_test(test_cmdline),
-		cmocka_unit_test(test_syscall),
+		cmocka_unit_test(test_syscall),        cmocka_unit_test(test_cgroup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,126 @@
+/* Logging: "<N>message" lines on stderr, or journal entries with fields. */
+#include "log.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <systemd/sd-journal.h>
+
+#include "util.h"
+
+static int max_level = LOG_INFO;
+static bool journal;
+
+static const char *const level_names[] = {
+	[LOG_EMERG] = "emerg", [LOG_ALERT] = "alert",   [LOG_CRIT] = "crit", [LOG_ERR] = "err",
+	[LOG_WARNING] = "warning", [LOG_NOTICE] = "notice", [LOG_INFO] = "info", [LOG_DEBUG] = "debug",
+};
+
+void log_set_max_level(int level)
+{
+	max_level = level;
+}
+
+int log_get_max_level(void)
+{
+	return max_level;
+}
+
+int log_level_from_string(const char *s)
+{
+	uint64_t n;
+
+	if (!s)
+		return -EINVAL;
+	if (streq(s, "error"))
+		return LOG_ERR;
+	if (streq(s, "warn"))
+		return LOG_WARNING;
+	for (size_t i = 0; i < ELEMENTSOF(level_names); i++)
+		if (streq(s, level_names[i]))
+			return (int)i;
+	if (parse_u64(s, 10, &n) == 0 && n <= LOG_DEBUG)
+		return (int)n;
+	return -EINVAL;
+}
+
+const char *log_level_to_string(int level)
+{
+	return level >= 0 && level <= LOG_DEBUG ? level_names[level] : "?";
+}
+
+/* JOURNAL_STREAM is "DEV:INODE" of the stream systemd connected: only when
+ * our stderr is still that stream are we talking to the journal (a child
+ * with redirected stderr inherits the variable). */
+static bool stderr_is_journal(void)
+{
+	const char *e = getenv("JOURNAL_STREAM");
+	unsigned long long dev, ino;
+	struct stat st;
+
+	if (!e || sscanf(e, "%llu:%llu", &dev, &ino) != 2)
+		return false;
+	if (fstat(STDERR_FILENO, &st) < 0)
+		return false;
+	return (unsigned long long)st.st_dev == dev && (unsigned long long)st.st_ino == ino;
+}
+
+void log_open(bool force_stderr)
+{
+	journal = !force_stderr && stderr_is_journal();
+}
+
+bool log_use_journal(void)
+{
+	if (access("/run/systemd/journal/socket", W_OK) < 0)
+		return false;
+	journal = true;
+	return true;
+}
+
+bool log_to_journal(void)
+{
+	return journal;
+}
+
+int log_internal(int level, int error, int pid, const char *file, int line, const char *func, const char *fmt, ...)
+{
+	char message[2048];
+	va_list ap;
+	int saved = errno;
+
+	if (error < 0)
+		error = -error;
+	if (level > max_level)
+		return -error;
+	/* glibc's %m prints strerror(errno): make it the error we were given */
+	errno = error;
+	va_start(ap, fmt);
+	vsnprintf(message, sizeof(message), fmt, ap);
+	va_end(ap);
+
+	if (journal) {
+		char code_line[16];
+		snprintf(code_line, sizeof(code_line), "%d", line);
+		if (pid > 0 && error > 0)
+			sd_journal_send("MESSAGE=%s", message, "PRIORITY=%d", level, "OBJECT_PID=%d", pid, "ERRNO=%d",
+					error, "CODE_FILE=%s", file, "CODE_LINE=%s", code_line, "CODE_FUNC=%s", func,
+					NULL);
+		else if (pid > 0)
+			sd_journal_send("MESSAGE=%s", message, "PRIORITY=%d", level, "OBJECT_PID=%d", pid,
+					"CODE_FILE=%s", file, "CODE_LINE=%s", code_line, "CODE_FUNC=%s", func, NULL);
+		else if (error > 0)
+			sd_journal_send("MESSAGE=%s", message, "PRIORITY=%d", level, "ERRNO=%d", error, "CODE_FILE=%s",
+					file, "CODE_LINE=%s", code_line, "CODE_FUNC=%s", func, NULL);
+		else
+			sd_journal_send("MESSAGE=%s", message, "PRIORITY=%d", level, "CODE_FILE=%s", file,
+					"CODE_LINE=%s", code_line, "CODE_FUNC=%s", func, NULL);
+	} else
+		fprintf(stderr, "<%d>%s\n", level, message);
+	errno = saved;
+	return -error;
+}

@@ -1,0 +1,101 @@
+/* ramwatchd's configuration: /etc/ramwatch/ramwatchd.conf and the *.conf
+ * drop-ins in ramwatchd.conf.d/ (read in name order, later settings win; a
+ * list setting such as Watch= adds, and an empty assignment "Watch=" clears
+ * what came before, as in systemd's unit files).
+ *
+ * Every setting is one row of a table (name, section, kind, bounds,
+ * default), so parsing, checking, the man page and "what changed" on a
+ * reload all come from one place.  A bad file is refused whole with
+ * "FILE:LINE: reason"; the caller keeps the configuration it had. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "selector.h"
+
+/* Microseconds, as sd_event counts. */
+typedef uint64_t config_usec_t;
+
+struct daemon_config {
+	/* [Watch] */
+	struct selector_list watch;  /* Watch=: empty means all */
+	struct selector_list ignore; /* Ignore= */
+	uint64_t min_private;        /* MinPrivate=, bytes */
+	unsigned max_processes;      /* MaxProcesses=: followed at once, at most */
+
+	/* [Sampling] */
+	config_usec_t sample_interval;    /* SampleInterval= */
+	config_usec_t store_interval;     /* StoreInterval= */
+	config_usec_t discover_interval;  /* DiscoverInterval= */
+	config_usec_t census_interval;    /* CensusInterval= */
+	bool census_on_growth;            /* CensusOnGrowth=: "no", or the growth that triggers */
+	uint64_t growth_bytes;            /*   at least this many bytes ... */
+	double growth_ratio;              /*   ... and this fraction of the last census's private */
+	config_usec_t census_min_spacing; /* CensusMinSpacing= */
+	double scan_budget;               /* ScanBudget=: fraction of one CPU, 0.02 is 2 % */
+	uint64_t huge_process;            /* HugeProcess=, resident bytes */
+
+	/* [Store] */
+	config_usec_t retention;   /* Retention= */
+	uint64_t max_database_size; /* MaxDatabaseSize=, bytes; 0: no limit */
+};
+
+/* The defaults of DESIGN.md (documented in ramwatchd.conf(5)). */
+void config_defaults(struct daemon_config *c);
+
+/* Frees what c owns (selector lists); c may be reused after
+ * config_defaults. */
+void config_done(struct daemon_config *c);
+
+/* Loads path (missing: the defaults) and then the *.conf files in path.d/
+ * (a missing directory: none), each in its name's strcmp order.  Returns 0 with
+ * *ret filled (owned by the caller, config_done), or a negative errno with
+ * "FILE:LINE: reason" in err:
+ *   -EINVAL  a bad line, an unknown section or setting, a bad value (an
+ *            unknown user in a selector included)
+ *   -ERANGE  a value out of its bounds, or two settings that disagree
+ *   -E2BIG   a file or line longer than the limits, too many drop-ins or
+ *            selectors (RW_CONFIG_*, RW_SELECTORS_MAX in limits.h)
+ *   -errno   a file that exists but cannot be read (a directory: -EISDIR)
+ * On failure *ret is untouched. */
+int config_load(const char *path, struct daemon_config *ret, char *err, size_t err_size);
+
+/* The same from text, for tests and for "ramwatchd --check-config -":
+ * name is used in messages. */
+int config_parse_text(const char *name, const char *text, size_t len, struct daemon_config *ret, char *err,
+		      size_t err_size);
+
+/* Writes "Setting: old -> new" lines, one per setting that differs, into buf
+ * (NUL-terminated, cut at size - 1).  Returns the number of settings that
+ * changed. */
+unsigned config_describe_changes(const struct daemon_config *old, const struct daemon_config *new, char *buf,
+				 size_t size);
+
+/* Writes the whole configuration as INI text (every setting, the defaults
+ * included): what "ramwatchd --dump-config" prints.  Returns the length
+ * that would have been written (snprintf-style). */
+size_t config_format(const struct daemon_config *c, char *buf, size_t size);
+
+/* Value parsers, exported for tests and for the client's options.  They
+ * take the whole string: no leading or trailing garbage.
+ *   sizes:   "0", "512", "64K", "256M", "32G", "1T" (powers of 1024; a
+ *            lower-case suffix and a trailing "B"/"iB" are accepted)
+ *   times:   "100ms", "1s", "5min", "2h", "30d", "1w"; a bare number is
+ *            seconds; several parts add ("1h 30min")
+ *   percent: "2%", "0.5%", or a plain fraction "0.02"
+ *   bools:   yes/no, true/false, on/off, 1/0
+ * Return 0 or -EINVAL / -ERANGE. */
+int config_parse_size(const char *s, uint64_t *ret);
+int config_parse_time(const char *s, config_usec_t *ret);
+int config_parse_percent(const char *s, double *ret);
+int config_parse_bool(const char *s, bool *ret);
+
+/* The reverse, in the forms people write ("64M", "1h 30min", "500ms",
+ * "2%", "0.5%"); each parses back to the same value.  Write into buf (at
+ * least CONFIG_VALUE_MAX bytes) and return it. */
+#define CONFIG_VALUE_MAX 64
+char *config_format_size(char *buf, uint64_t bytes);
+char *config_format_time(char *buf, config_usec_t usec);
+char *config_format_percent(char *buf, double ratio);

@@ -1,0 +1,108 @@
+/* The manager: ramwatchd's state and its sd_event loop.
+ *
+ *   discovery   every DiscoverInterval: list /proc (status files only),
+ *               start following the processes the selectors pick
+ *   fast tier   every SampleInterval: status of each watched process; then
+ *               the census tier runs what is due, within ScanBudget
+ *   store       every StoreInterval: one row per process (min/max/last),
+ *               a system row, everything queued written in one transaction
+ *   retention   every minute: bounded steps of rollups and deletions
+ *   signals     SIGTERM/SIGINT: write what is gathered and stop; SIGHUP:
+ *               reload the configuration
+ *
+ * manager.c holds the set-up and the loop, discover.c the discovery,
+ * tiers.c the fast tier, the census tier and the store cycle. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <systemd/sd-event.h>
+
+#include "config.h"
+#include "pidmap.h"
+#include "schedule.h"
+#include "store.h"
+#include "target.h"
+#include "writer.h"
+
+struct manager_options {
+	const char *config_path; /* the configuration file; its .d directory beside it */
+	const char *state_dir;   /* where the database lives */
+	const char *proc_root;   /* NULL: /proc (tests point it elsewhere) */
+};
+
+struct manager_stats {
+	uint64_t followed, exited, stopped;     /* processes */
+	uint64_t censuses[_STATUS_MAX];         /* by status */
+	uint64_t censuses_light;
+	uint64_t deferred;                      /* censuses that waited for budget */
+	uint64_t census_cpu_us, census_wall_us;
+	uint64_t over_limit;                    /* not followed: MaxProcesses reached */
+	uint64_t sample_errors;
+};
+
+struct manager {
+	sd_event *event;
+	char *config_path, *state_dir, *db_path;
+	struct daemon_config config;
+
+	struct store *store;
+	struct writer *writer;
+
+	int root_fd;
+	char *boot_id;
+	int64_t boot_ms;
+	long ticks_per_second;
+
+	struct pidmap by_pid;
+	struct target *targets;
+	unsigned n_targets;
+
+	struct budget budget;
+	struct manager_stats stats;
+
+	sd_event_source *sample_timer, *store_timer, *discover_timer, *retention_timer;
+	sd_event_source *sigterm, *sigint, *sighup;
+
+	/* the last STATUS= line's moment, for rates */
+	uint64_t status_at, status_censuses, status_cpu_us;
+	bool over_limit_logged;
+	bool retention_now;       /* the store is full: run retention soon */
+};
+
+/* Loads the configuration, opens (and migrates) the store, sets up the
+ * loop.  Returns 0 with *ret, or a negative errno after logging why. */
+int manager_new(const struct manager_options *o, struct manager **ret);
+/* Runs until SIGTERM/SIGINT; returns 0 or a negative errno. */
+int manager_run(struct manager *m);
+/* Frees everything; accepts NULL, returns NULL. */
+struct manager *manager_free(struct manager *m);
+
+/* Reloads the configuration (SIGHUP).  A bad file keeps the running one.
+ * Returns 0 or the negative errno of the failed load. */
+int manager_reload(struct manager *m);
+
+/* discover.c */
+int manager_discover(struct manager *m);
+/* Whether the current selectors still pick a followed process. */
+bool manager_still_selected(struct manager *m, struct target *t);
+
+/* tiers.c */
+int manager_sample_all(struct manager *m);
+void manager_census_pass(struct manager *m);
+int manager_store_cycle(struct manager *m);
+void manager_retention(struct manager *m);
+/* Stops following t: records its exit (exited) or that it is no longer
+ * watched, queues what was gathered, frees it. */
+void manager_drop_target(struct manager *m, struct target *t, bool exited);
+/* Starts following: list, map, exit watch, first census due. */
+int manager_add_target(struct manager *m, struct target *t);
+
+/* For the control socket: a census of pid as soon as possible (full or
+ * light as asked, the default by HugeProcess), and a mark. */
+int manager_request_census(struct manager *m, int pid, bool full, bool light);
+int manager_mark(struct manager *m, int pid, const char *name, int64_t by_uid);
+
+/* One line for STATUS= and the logs. */
+void manager_status_line(struct manager *m, char *buf, size_t size);

@@ -1,0 +1,173 @@
+/* ramwatchd: arguments, start-up, and the hand-over to the manager. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "log.h"
+#include "macro.h"
+#include "manager.h"
+
+#define DEFAULT_CONFIG "/etc/ramwatch/ramwatchd.conf"
+#define DEFAULT_STATE_DIR "/var/lib/ramwatch"
+
+static void help(void)
+{
+	printf("Usage: ramwatchd [OPTIONS]\n\n"
+	       "Watches processes' memory and keeps their timelines in SQLite.\n\n"
+	       "  --config FILE      configuration file (default " DEFAULT_CONFIG ";\n"
+	       "                     drop-ins in FILE.d/*.conf)\n"
+	       "  --state-dir DIR    where the database lives (default $STATE_DIRECTORY,\n"
+	       "                     else " DEFAULT_STATE_DIR ")\n"
+	       "  --foreground       stay in the foreground (as under systemd)\n"
+	       "  --log-level LEVEL  debug, info (default), notice, warning, err\n"
+	       "  --check-config     check the configuration, print it in full, and exit\n"
+	       "  --proc DIR         read processes from DIR instead of /proc\n"
+	       "  --version          print the version\n"
+	       "  --help             this text\n\n"
+	       "See ramwatchd(8) and ramwatchd.conf(5).\n");
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "ramwatchd: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\nTry 'ramwatchd --help'.\n");
+	return 2;
+}
+
+static int check_config(const char *path)
+{
+	struct daemon_config c;
+	char err[512] = "";
+	int r = config_load(path, &c, err, sizeof(err));
+	if (r < 0) {
+		fprintf(stderr, "ramwatchd: bad configuration: %s\n", err);
+		return 1;
+	}
+	size_t n = config_format(&c, NULL, 0);
+	_cleanup_free_ char *text = malloc(n + 1);
+	if (!text) {
+		config_done(&c);
+		return 1;
+	}
+	config_format(&c, text, n + 1);
+	fputs(text, stdout);
+	config_done(&c);
+	return 0;
+}
+
+/* Detaches from the terminal.  The parent waits on a pipe until the child
+ * says it is ready (the store is open) or fails, so "ramwatchd" returns an
+ * honest exit status.  Returns the fd the child reports on. */
+static int daemonize(void)
+{
+	int fds[2];
+	char status = 0;
+
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		return -errno;
+	pid_t pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid > 0) {
+		close(fds[1]);
+		ssize_t n = read(fds[0], &status, 1);
+		_exit(n == 1 && status == 'R' ? 0 : 1);
+	}
+	close(fds[0]);
+	if (setsid() < 0)
+		return -errno;
+	if (chdir("/") < 0)
+		return -errno;
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (null >= 0) {
+		dup2(null, STDIN_FILENO);
+		dup2(null, STDOUT_FILENO);
+		close(null);
+	}
+	return fds[1];
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "config", required_argument, NULL, 'c' },   { "state-dir", required_argument, NULL, 's' },
+		{ "foreground", no_argument, NULL, 'f' },     { "log-level", required_argument, NULL, 'l' },
+		{ "check-config", no_argument, NULL, 'C' },   { "proc", required_argument, NULL, 'p' },
+		{ "version", no_argument, NULL, 'V' },        { "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const char *config_path = DEFAULT_CONFIG, *state_dir = getenv("STATE_DIRECTORY"), *proc = NULL;
+	bool foreground = false, check = false;
+	int opt, level;
+
+	while ((opt = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
+		switch (opt) {
+		case 'c': config_path = optarg; break;
+		case 's': state_dir = optarg; break;
+		case 'f': foreground = true; break;
+		case 'l':
+			level = log_level_from_string(optarg);
+			if (level < 0)
+				return usage_error("unknown log level '%s' (debug, info, notice, warning, err)", optarg);
+			log_set_max_level(level);
+			break;
+		case 'C': check = true; break;
+		case 'p': proc = optarg; break;
+		case 'V': printf("ramwatchd %s\n", RAMWATCH_VERSION); return 0;
+		case 'h': help(); return 0;
+		default: return usage_error("%s", "bad option");
+		}
+	}
+	if (optind < argc)
+		return usage_error("unexpected argument '%s'", argv[optind]);
+	if (check)
+		return check_config(config_path);
+	/* systemd's StateDirectory= may list several, separated by ':' */
+	_cleanup_free_ char *state = strdup(state_dir && *state_dir ? state_dir : DEFAULT_STATE_DIR);
+	if (!state)
+		return 1;
+	char *colon = strchr(state, ':');
+	if (colon)
+		*colon = '\0';
+
+	int ready_fd = -1;
+	if (!foreground) {
+		ready_fd = daemonize();
+		if (ready_fd < 0) {
+			fprintf(stderr, "ramwatchd: cannot detach: %s\n", strerror(-ready_fd));
+			return 1;
+		}
+	}
+	log_open(false);
+	if (!foreground && log_use_journal()) {
+		int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+		if (null >= 0) {
+			dup2(null, STDERR_FILENO);
+			close(null);
+		}
+	}
+	/* the database holds every watched process's history: not for all */
+	umask(0027);
+
+	struct manager *m = NULL;
+	struct manager_options o = { .config_path = config_path, .state_dir = state, .proc_root = proc };
+	int r = manager_new(&o, &m);
+	if (r < 0)
+		return 1;
+	if (ready_fd >= 0) {
+		(void)!write(ready_fd, "R", 1);
+		close(ready_fd);
+	}
+	r = manager_run(m);
+	manager_free(m);
+	log_info("stopped");
+	return r < 0 ? 1 : 0;
+}

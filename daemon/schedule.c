@@ -1,0 +1,120 @@
+/* Census triggers and the census budget. */
+#include "schedule.h"
+
+#include "limits.h"
+
+uint64_t schedule_growth_threshold(const struct daemon_config *c, uint64_t last_private)
+{
+	uint64_t by_ratio = (uint64_t)((double)last_private * c->growth_ratio);
+	uint64_t step = by_ratio > c->growth_bytes ? by_ratio : c->growth_bytes;
+	return last_private > UINT64_MAX - step ? UINT64_MAX : last_private + step;
+}
+
+static void set_pending(struct census_plan *p, enum store_trigger t, uint64_t now)
+{
+	if (!p->pending)
+		p->due_since = now;
+	p->pending |= 1u << t;
+}
+
+bool schedule_update(struct census_plan *p, const struct daemon_config *c, uint64_t now, uint64_t private)
+{
+	uint64_t since = now >= p->last_at ? now - p->last_at : 0;
+
+	if (!p->attempted)
+		set_pending(p, TRIGGER_FIRST, now);
+	else if (since >= c->census_interval)
+		set_pending(p, TRIGGER_INTERVAL, now);
+	if (c->census_on_growth && p->have_ok && since >= c->census_min_spacing &&
+	    private >= schedule_growth_threshold(c, p->last_private))
+		set_pending(p, TRIGGER_GROWTH, now);
+	return p->pending != 0;
+}
+
+void schedule_add(struct census_plan *p, enum store_trigger t, uint64_t now)
+{
+	set_pending(p, t, now);
+}
+
+static const enum store_trigger rank[] = { TRIGGER_REQUEST, TRIGGER_MARK, TRIGGER_FIRST, TRIGGER_GROWTH,
+					   TRIGGER_INTERVAL };
+
+enum store_trigger schedule_trigger(const struct census_plan *p)
+{
+	for (unsigned i = 0; i < sizeof(rank) / sizeof(rank[0]); i++)
+		if (p->pending & (1u << rank[i]))
+			return rank[i];
+	return TRIGGER_INTERVAL;
+}
+
+bool schedule_needs_budget(const struct census_plan *p)
+{
+	return !(p->pending & ((1u << TRIGGER_REQUEST) | (1u << TRIGGER_MARK)));
+}
+
+static unsigned rank_of(enum store_trigger t)
+{
+	for (unsigned i = 0; i < sizeof(rank) / sizeof(rank[0]); i++)
+		if (rank[i] == t)
+			return i;
+	return sizeof(rank) / sizeof(rank[0]);
+}
+
+int schedule_compare(const struct census_plan *a, const struct census_plan *b)
+{
+	unsigned ra = rank_of(schedule_trigger(a)), rb = rank_of(schedule_trigger(b));
+	if (ra != rb)
+		return ra < rb ? -1 : 1;
+	if (a->due_since != b->due_since)
+		return a->due_since < b->due_since ? -1 : 1;
+	return 0;
+}
+
+void schedule_done(struct census_plan *p, uint64_t now, enum store_status status, uint64_t private)
+{
+	p->attempted = true;
+	p->last_at = now;
+	p->pending = 0;
+	p->deferred = false;
+	p->want_full = p->want_light = false;
+	if (status == STATUS_OK) {
+		p->have_ok = true;
+		p->last_private = private;
+	}
+}
+
+void budget_init(struct budget *b, double share, uint64_t now)
+{
+	*b = (struct budget){ .last = now };
+	budget_set_share(b, share);
+	b->credit = b->cap;
+}
+
+void budget_set_share(struct budget *b, double share)
+{
+	b->share = share;
+	b->cap = share * (double)RW_BUDGET_WINDOW_US;
+	if (b->credit > b->cap)
+		b->credit = b->cap;
+}
+
+void budget_refill(struct budget *b, uint64_t now)
+{
+	if (now > b->last) {
+		b->credit += b->share * (double)(now - b->last);
+		if (b->credit > b->cap)
+			b->credit = b->cap;
+	}
+	b->last = now;
+}
+
+bool budget_allows(const struct budget *b)
+{
+	return b->credit > 0;
+}
+
+void budget_charge(struct budget *b, uint64_t cpu_us)
+{
+	b->credit -= (double)cpu_us;
+	b->spent += cpu_us;
+}

@@ -1,0 +1,74 @@
+/* When to take a census, and whether there is budget for it: the pure
+ * decisions of the census tier (DESIGN.md, "Sampling: two tiers"), kept
+ * apart from the event loop so they are tested with plain numbers.
+ *
+ * Times are monotonic microseconds. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "store.h"
+
+/* The census state of one watched process. */
+struct census_plan {
+	bool attempted;         /* a census was tried (any status) */
+	bool have_ok;           /* one succeeded: last_private is meaningful */
+	uint64_t last_at;       /* when the last census was tried */
+	uint64_t last_private;  /* private at the last ok census */
+	unsigned pending;       /* 1 << enum store_trigger: the triggers due */
+	uint64_t due_since;     /* when the oldest pending trigger came due */
+	bool deferred;          /* waiting for budget (counted once) */
+	bool want_full;         /* a client asked for a full census */
+	bool want_light;        /* a client asked for a light census */
+};
+
+/* The private size at which a growth census is due: the last census's
+ * private plus max(growth_bytes, growth_ratio of it). */
+uint64_t schedule_growth_threshold(const struct daemon_config *c, uint64_t last_private);
+
+/* Updates p->pending from the time and the process's private memory now:
+ * first sight, CensusInterval since the last try, or growth (at most once
+ * per CensusMinSpacing).  Returns whether any trigger is pending. */
+bool schedule_update(struct census_plan *p, const struct daemon_config *c, uint64_t now, uint64_t private);
+
+/* Adds a trigger from outside (a mark, a client's request). */
+void schedule_add(struct census_plan *p, enum store_trigger t, uint64_t now);
+
+/* The trigger to record for the pending census: a request before a mark
+ * before first sight before growth before the interval. */
+enum store_trigger schedule_trigger(const struct census_plan *p);
+
+/* Whether a pending census waits for budget: requests and marks are asked
+ * for by a person at a moment that matters, so they run at once (their
+ * cost is still charged). */
+bool schedule_needs_budget(const struct census_plan *p);
+
+/* Orders two pending plans: a negative value when a goes first (its
+ * trigger ranks higher, or it has waited longer). */
+int schedule_compare(const struct census_plan *a, const struct census_plan *b);
+
+/* Records a census that was tried at now with that status, clearing the
+ * pending triggers. */
+void schedule_done(struct census_plan *p, uint64_t now, enum store_status status, uint64_t private);
+
+/* The census budget: a share of one CPU, as credit that accrues with time
+ * (up to a cap: the share of RW_BUDGET_WINDOW) and is spent by each
+ * census's CPU time.  A census runs while credit is positive, so one census
+ * may overdraw it; the next waits until it is paid back.  Over any long
+ * span the censuses use no more than the share. */
+struct budget {
+	double share;
+	double credit;   /* microseconds of CPU */
+	double cap;
+	uint64_t last;   /* when credit was last brought up to date */
+	uint64_t spent;  /* microseconds charged, all told */
+};
+
+void budget_init(struct budget *b, double share, uint64_t now);
+/* A new share (a reload): the credit is kept, within the new cap. */
+void budget_set_share(struct budget *b, double share);
+void budget_refill(struct budget *b, uint64_t now);
+bool budget_allows(const struct budget *b);
+void budget_charge(struct budget *b, uint64_t cpu_us);

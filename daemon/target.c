@@ -1,0 +1,197 @@
+/* One watched process: identity, the fast tier's reads, a census. */
+#include "target.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/pidfd.h>
+#include <unistd.h>
+
+#include "census.h"
+#include "limits.h"
+#include "macro.h"
+#include "procfs.h"
+#include "scan.h"
+#include "util.h"
+
+DEFINE_CLEANUP(struct target *, target_free)
+
+int target_new(int root_fd, int pid, const struct proc_status *status, const struct target_identity *id,
+	       struct target **ret)
+{
+	_cleanup_(target_freep) struct target *t = calloc(1, sizeof(*t));
+	_cleanup_free_ char *cmdline = NULL, *exe = NULL;
+	struct proc_stat st;
+	int r;
+
+	if (!t)
+		return -ENOMEM;
+	t->pid = pid;
+	t->pidfd = -1;
+	t->pid_fd = procfs_open_pid(root_fd, pid);
+	if (t->pid_fd < 0)
+		return t->pid_fd == -ENOENT ? -ESRCH : t->pid_fd;
+	r = procfs_read_stat(t->pid_fd, &st);
+	if (r < 0)
+		return r == -ENOENT ? -ESRCH : r;
+	t->start_time = st.start_time;
+	r = procfs_read_cmdline(t->pid_fd, &cmdline);
+	if (r == -ENOENT || r == -ESRCH)
+		return -ESRCH;
+	r = procfs_read_exe(t->pid_fd, &exe); /* may be refused: then unknown */
+	if (r == -ENOMEM)
+		return r;
+
+	/* The pidfd names whatever holds pid now; it is this instance when
+	 * the directory opened before it still answers with the same start. */
+	t->pidfd = pidfd_open(pid, 0);
+	if (t->pidfd >= 0 && procfs_still_alive(t->pid_fd, t->start_time) != 1)
+		return -ESRCH;
+
+	uint64_t private = 0;
+	(void)status_private(status, &private);
+	struct store_process info = {
+		.boot_id = id->boot_id,
+		.pid = pid,
+		.start_time = (int64_t)st.start_time,
+		.started_at = id->boot_ms >= 0 && id->ticks_per_second > 0
+				      ? id->boot_ms + (int64_t)(st.start_time * 1000 / (uint64_t)id->ticks_per_second)
+				      : -1,
+		.uid = status->uid,
+		.comm = status->name,
+		.exe = exe,
+		.cmdline = cmdline,
+		.seen = id->now_ms,
+		.exited_at = -1,
+		.peak_private = private,
+		.peak_resident = status->counter[STATUS_VM_RSS],
+	};
+	t->ref = proc_ref_new(&info);
+	if (!t->ref)
+		return -ENOMEM;
+	*ret = TAKE_PTR(t);
+	return 0;
+}
+
+struct target *target_free(struct target *t)
+{
+	if (!t)
+		return NULL;
+	if (t->pid_fd >= 0)
+		close(t->pid_fd);
+	if (t->pidfd >= 0)
+		close(t->pidfd);
+	proc_ref_unref(t->ref);
+	free(t->snap);
+	free(t);
+	return NULL;
+}
+
+int target_sample(struct target *t, int64_t now_ms)
+{
+	struct proc_status st;
+	uint64_t private;
+	int r;
+
+	r = procfs_read_status(t->pid_fd, &st);
+	if (r == -ENOENT || r == -ESRCH)
+		return -ESRCH;
+	if (r < 0)
+		return r;
+	/* a zombie, or a task past exit_mm: the memory is gone */
+	if (st.state == 'Z' || st.state == 'X' || !status_has(&st, STATUS_VM_RSS))
+		return -ESRCH;
+	if (!status_private(&st, &private))
+		private = st.counter[STATUS_RSS_ANON] + st.counter[STATUS_VM_SWAP];
+	t->private = private;
+	t->resident = st.counter[STATUS_VM_RSS];
+	t->swap = st.counter[STATUS_VM_SWAP];
+	sample_acc_add(&t->acc, t->private, t->resident, t->swap);
+
+	struct store_process *info = &t->ref->info;
+	info->seen = now_ms;
+	if (t->private > info->peak_private)
+		info->peak_private = t->private;
+	if (t->resident > info->peak_resident)
+		info->peak_resident = t->resident;
+	return 0;
+}
+
+/* Region events against the previous census; a light census knows sizes
+ * only, so beside one, private changes are not compared. */
+static int census_events(struct target *t, const struct census *c, struct census_result *ret)
+{
+	struct region_snapshot *snap = NULL;
+	size_t n = 0;
+	int r;
+
+	r = region_snapshot_take(c, t->ref->paths, &snap, &n);
+	if (r < 0)
+		return r == -ENODATA ? 0 : r;
+	if (t->snap) {
+		uint64_t min_change = t->snap_light || c->light ? UINT64_MAX : RW_REGION_EVENT_MIN_CHANGE;
+		r = region_events_diff(t->snap, t->n_snap, snap, n, min_change, &ret->events, &ret->n_events);
+		if (r < 0) {
+			free(snap);
+			return r;
+		}
+	}
+	free(t->snap);
+	t->snap = snap;
+	t->n_snap = n;
+	t->snap_light = c->light;
+	return 0;
+}
+
+int target_census(struct target *t, enum store_trigger trigger, bool light, int64_t now_ms,
+		  struct census_result *ret)
+{
+	struct scan_options o = { .keep_regions = true, .light = light };
+	struct scan_error err = { { 0 } };
+	struct census *c = NULL;
+	uint64_t t0 = now_monotonic_us(), cpu0 = now_thread_cpu_us();
+	int r;
+
+	*ret = (struct census_result){
+		.meta = { .time = now_ms, .trigger = trigger, .light = light, .wall_us = -1, .cpu_us = -1,
+			  .bytes_read = -1 },
+	};
+	r = scan_process(t->pid, &o, &c, &err);
+	if (r == 0 && (uint64_t)c->start_time != t->start_time) {
+		/* the pid holds another process now: ours is gone */
+		c = census_free(c);
+		r = -ESRCH;
+		snprintf(err.message, sizeof(err.message), "process %d exited; its pid was reused", t->pid);
+	}
+	if (r < 0) {
+		ret->meta.status = r == -ENOENT || r == -ESRCH		? STATUS_EXITED
+				   : r == -EACCES || r == -EPERM	? STATUS_DENIED
+									: STATUS_ERROR;
+		snprintf(ret->message, sizeof(ret->message), "%s", err.message[0] ? err.message : strerror(-r));
+		ret->meta.message = ret->message;
+		ret->meta.wall_us = (int64_t)(now_monotonic_us() - t0);
+		ret->meta.cpu_us = (int64_t)(now_thread_cpu_us() - cpu0);
+		return r == -ENOMEM ? r : 0;
+	}
+
+	ret->meta.status = STATUS_OK;
+	ret->meta.light = c->light;
+	r = census_events(t, c, ret);
+	if (r < 0) {
+		census_free(c);
+		return r;
+	}
+	/* the snapshot holds what the next census needs; the store needs only
+	 * the summaries */
+	free(c->regions);
+	c->regions = NULL;
+	c->n_regions = 0;
+	/* the cost is all the daemon spent on it: the read and the comparison */
+	ret->meta.wall_us = (int64_t)(now_monotonic_us() - t0);
+	ret->meta.cpu_us = (int64_t)(now_thread_cpu_us() - cpu0);
+	ret->meta.bytes_read = c->bytes_read;
+	ret->census = c;
+	return 0;
+}

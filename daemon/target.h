@@ -1,0 +1,79 @@
+/* A watched process: one instance (boot id, pid, start time), followed
+ * from the moment discovery picks it until it exits or no longer matches.
+ *
+ * It keeps /proc/PID open as a directory and holds a pidfd: reads go
+ * through the directory, which answers ESRCH once that instance is gone
+ * even when the pid is reused, and the pidfd turns readable at the exit,
+ * which gives its time to the event loop (Linux 5.3+; without pidfds the
+ * fast tier notices the exit at its next read). */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "proc-parse.h"
+#include "region-events.h"
+#include "sample.h"
+#include "schedule.h"
+#include "store.h"
+#include "writer.h"
+
+typedef struct sd_event_source sd_event_source;
+
+struct target {
+	struct target *prev, *next; /* the manager's list */
+	int pid;
+	uint64_t start_time;
+	int pid_fd;             /* /proc/PID */
+	int pidfd;              /* -1 without pidfd_open */
+	sd_event_source *exit_source;
+	struct proc_ref *ref;   /* what the store holds about it */
+
+	/* the fast tier */
+	uint64_t private, resident, swap; /* the last sample */
+	struct sample_acc acc;
+
+	/* the census tier */
+	struct census_plan plan;
+	struct region_snapshot *snap; /* the regions of the last census */
+	size_t n_snap;
+	bool snap_light;              /* ... which was light: sizes only */
+};
+
+/* What discovery knows about a process when it decides to follow it. */
+struct target_identity {
+	const char *boot_id;
+	int64_t boot_ms;         /* the boot time, unix ms (btime of /proc/stat) */
+	long ticks_per_second;   /* sysconf(_SC_CLK_TCK) */
+	int64_t now_ms;
+};
+
+/* Starts following pid, whose status discovery just read: opens its proc
+ * directory, reads stat, cmdline and exe.  Returns 0 with *ret, -ESRCH when
+ * it exited meanwhile, or another negative errno. */
+int target_new(int root_fd, int pid, const struct proc_status *status, const struct target_identity *id,
+	       struct target **ret);
+/* Frees a target (not its event source, which the manager owns); accepts
+ * NULL, returns NULL. */
+struct target *target_free(struct target *t);
+
+/* Reads status: private, resident and swap into the sample and the peaks.
+ * Returns 0, or -ESRCH when the process has exited (or is a zombie), or
+ * another negative errno. */
+int target_sample(struct target *t, int64_t now_ms);
+
+/* A census and what the store gets of it. */
+struct census_result {
+	struct store_census meta;
+	char message[256];
+	struct census *census;        /* NULL unless meta.status is ok */
+	struct region_event *events;  /* since the previous census */
+	size_t n_events;
+};
+
+/* Takes a census now (light: maps and smaps_rollup only), records its cost
+ * and status, and the region events since the previous one.  Fills ret;
+ * returns 0, or -ENOMEM. */
+int target_census(struct target *t, enum store_trigger trigger, bool light, int64_t now_ms,
+		  struct census_result *ret);

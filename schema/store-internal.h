@@ -1,0 +1,121 @@
+/* What the store's files share: the connection, its cache of prepared
+ * statements, and the conversion of SQLite's result codes into negative
+ * errno values with a message.  Only schema/ includes this (and sqlite3.h). */
+#pragma once
+
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "macro.h"
+#include "store.h"
+
+/* Every statement the store runs more than once, prepared on first use
+ * (SQLITE_PREPARE_PERSISTENT) and kept until store_close. */
+enum store_stmt {
+	STMT_BEGIN,
+	STMT_COMMIT,
+	STMT_ROLLBACK,
+	STMT_PAGE_COUNT,
+	STMT_FREELIST_COUNT,
+	STMT_PROCESS_PUT,
+	STMT_SAMPLE_PUT,
+	STMT_CENSUS_PUT,
+	STMT_CLASS_PUT,
+	STMT_REGION_PUT,
+	STMT_FILE_PUT,
+	STMT_PATH_FIND,
+	STMT_PATH_ADD,
+	STMT_EVENT_PUT,
+	STMT_MARK_PUT,
+	STMT_SYSTEM_PUT,
+	STMT_ROLLUP_BOUNDARY,
+	STMT_ROLLUP,
+	STMT_ROLLUP_DELETE,
+	STMT_EXPIRE_CENSUSES,
+	STMT_EXPIRE_SAMPLES,
+	STMT_EXPIRE_SYSTEM,
+	STMT_EXPIRE_MARKS,
+	STMT_EXPIRE_PROCESSES,
+	STMT_OLDEST_ROWS,
+	STMT_PATHS_WINDOW,
+	STMT_PATHS_DELETE,
+	_STMT_MAX
+};
+
+#define STORE_ERROR_MAX 512
+
+struct store {
+	sqlite3 *db;
+	char *path;
+	bool read_only;
+	bool in_transaction;   /* store_begin succeeded, no commit or rollback yet */
+	int version;           /* PRAGMA user_version */
+	int64_t page_size;     /* bytes */
+	int64_t ceiling_pages; /* PRAGMA max_page_count while writing; 0: none */
+	int64_t sqlite_max_pages; /* max_page_count as SQLite opened it: no ceiling */
+	bool incremental_vacuum; /* PRAGMA auto_vacuum is INCREMENTAL */
+	/* The sweep for paths nothing refers to: it goes round the table a
+	 * window at a time; a lap is due after deletions (and once after
+	 * opening, for what an earlier run left). */
+	struct store_sweep {
+		int64_t cursor; /* the last path id looked at in this lap */
+		bool active;    /* a lap is under way */
+		bool due;       /* rows were deleted: another lap is wanted */
+	} sweep;
+	sqlite3_stmt *stmt[_STMT_MAX];
+	char error[STORE_ERROR_MAX];
+};
+
+/* The negative errno for a SQLite result code (primary or extended):
+ * -ENOSPC, -EBUSY, -EIO, -EROFS, -EBADMSG, -ENOMEM, -EACCES, -EINVAL, or the
+ * system's errno where SQLite could not open a file. */
+int store_errno(sqlite3 *db, int rc);
+
+/* Records what failed (what, then SQLite's own message) for store_error and
+ * returns store_errno(rc). */
+int store_fail(struct store *s, int rc, const char *what);
+
+/* Records a message of the store's own and returns r (a negative errno). */
+int store_failf(struct store *s, int r, const char *fmt, ...) _printf_(3, 4);
+
+/* The statement id, prepared with sql on first use.  Returns 0 with *ret
+ * (owned by the store; finish it with store_stmt_done) or a negative errno. */
+int store_stmt(struct store *s, enum store_stmt id, const char *sql, sqlite3_stmt **ret);
+
+/* Resets a statement and clears its bindings, so a reused statement holds
+ * no strings of the caller's and no read transaction open. */
+void store_stmt_done(sqlite3_stmt *st);
+
+/* Steps a statement that returns no rows, then store_stmt_done.  Returns 0 or
+ * store_fail(what). */
+int store_stmt_run(struct store *s, sqlite3_stmt *st, const char *what);
+
+/* Steps a statement that returns at most one row of one integer, then
+ * store_stmt_done.  Returns 1 with *ret, 0 with no row (or a NULL), or
+ * store_fail(what). */
+int store_stmt_int(struct store *s, sqlite3_stmt *st, const char *what, int64_t *ret);
+
+/* Binding helpers.  They return SQLite's result code; the callers OR them
+ * together and, when the result is not SQLITE_OK, report the connection's
+ * error through store_bound. */
+int store_bind_u64(sqlite3_stmt *st, int i, uint64_t v);  /* clamped to INT64_MAX */
+int store_bind_opt(sqlite3_stmt *st, int i, int64_t v);   /* -1: NULL */
+int store_bind_text(sqlite3_stmt *st, int i, const char *v); /* NULL: NULL */
+
+/* Checks the ORed result of a run of binds.  Returns 0, or resets st and
+ * returns store_fail(what) with the error of the bind that failed. */
+int store_bound(struct store *s, sqlite3_stmt *st, int rc, const char *what);
+
+/* Runs sql (no rows wanted) outside the statement cache, for the rare
+ * statements: pragmas at open, migrations. */
+int store_exec(struct store *s, const char *sql, const char *what);
+
+/* 0 when the store may write; -EROFS for a reader; -ECANCELED when SQLite
+ * rolled back the caller's transaction after an error (SQLITE_FULL and
+ * I/O errors may), so that a write now would land outside it. */
+int store_writable(struct store *s);
+
+/* Sets PRAGMA max_page_count (for this connection only) to pages, > 0.
+ * SQLite never sets it below the database's current page count. */
+int store_set_max_pages(struct store *s, int64_t pages);

@@ -1,0 +1,373 @@
+/* Retention: what keeps the database as large as the user allows and no
+ * larger.  Each step is one transaction of bounded work, so the daemon can
+ * run steps between its sampling cycles without holding the write lock for
+ * long:
+ *   1. rows older than Retention go (samples, censuses with their classes,
+ *      regions, files and region events, marks, system rows), then the
+ *      processes that left nothing behind;
+ *   2. raw fast-tier rows older than raw_for become per-minute rows, and
+ *      minute rows older than minutes_for per-hour rows;
+ *   3. above MaxDatabaseSize, the oldest rows of every kind go, oldest first
+ *      across tables, so what remains is the most recent stretch of time;
+ *   4. paths nothing refers to any more go;
+ *   5. an incremental vacuum gives free pages back to the file system.
+ * Expiry runs before the rollups so no work is spent rolling up rows about
+ * to go, and so a database at its ceiling frees pages before it needs any. */
+#include <errno.h>
+#include <stdio.h>
+
+#include "store-internal.h"
+
+#define RESOLUTION_RAW 0
+#define RESOLUTION_MINUTE 60000
+#define RESOLUTION_HOUR 3600000
+
+#define RETENTION_BATCH_DEFAULT 1000
+
+/* Deleting can take pages: a b-tree cell removed from an interior page is
+ * replaced by one from a leaf, which may not fit, and the rebalancing that
+ * follows may split the page.  So a step may go this far above the
+ * max_page_count ceiling, to free space in a database that reached it. */
+#define RETENTION_HEADROOM_PAGES(batch) (64 + (batch) / 16)
+
+struct step {
+	struct store *s;
+	int64_t batch;
+	bool more;       /* some part had more work than its batch */
+	int64_t deleted; /* rows deleted by expiry in this step */
+};
+
+/* Runs a DELETE bound to (?1 cutoff, ?2 batch[, ?3 resolution]) and counts
+ * what it deleted; a full batch means there may be more. */
+static int delete_batch(struct step *x, enum store_stmt id, const char *sql, int64_t cutoff, int64_t resolution,
+			const char *what)
+{
+	sqlite3_stmt *st;
+	int r, rc, n;
+
+	r = store_stmt(x->s, id, sql, &st);
+	if (r < 0)
+		return r;
+	rc = sqlite3_bind_int64(st, 1, cutoff);
+	rc |= sqlite3_bind_int64(st, 2, x->batch);
+	if (sqlite3_bind_parameter_count(st) >= 3)
+		rc |= sqlite3_bind_int64(st, 3, resolution);
+	r = store_bound(x->s, st, rc, what);
+	if (r < 0)
+		return r;
+	r = store_stmt_run(x->s, st, what);
+	if (r < 0)
+		return r;
+	/* direct deletes only: rows removed by ON DELETE CASCADE are not counted */
+	n = sqlite3_changes(x->s->db);
+	x->deleted += n;
+	if (n >= x->batch)
+		x->more = true;
+	return 0;
+}
+
+/* Deletes rows with a time before cutoff, at most a batch per table and
+ * statement.  A census takes its classes, regions, files and region events
+ * with it (ON DELETE CASCADE); a process goes once it was last seen before
+ * cutoff and has no rows left. */
+static int expire(struct step *x, int64_t cutoff)
+{
+	static const int64_t resolutions[] = { RESOLUTION_RAW, RESOLUTION_MINUTE, RESOLUTION_HOUR };
+	int r;
+
+	r = delete_batch(x, STMT_EXPIRE_CENSUSES,
+			 "DELETE FROM censuses WHERE id IN"
+			 " (SELECT id FROM censuses WHERE time < ?1 ORDER BY time LIMIT ?2)",
+			 cutoff, 0, "expiring censuses");
+	/* per resolution, so each walks samples_by_time in order */
+	for (size_t i = 0; r >= 0 && i < ELEMENTSOF(resolutions); i++)
+		r = delete_batch(x, STMT_EXPIRE_SAMPLES,
+				 "DELETE FROM samples WHERE (process_id, resolution, time) IN"
+				 " (SELECT process_id, resolution, time FROM samples"
+				 "  WHERE resolution = ?3 AND time < ?1 ORDER BY time LIMIT ?2)",
+				 cutoff, resolutions[i], "expiring samples");
+	if (r >= 0)
+		r = delete_batch(x, STMT_EXPIRE_SYSTEM,
+				 "DELETE FROM system WHERE time IN"
+				 " (SELECT time FROM system WHERE time < ?1 ORDER BY time LIMIT ?2)",
+				 cutoff, 0, "expiring system rows");
+	if (r >= 0)
+		r = delete_batch(x, STMT_EXPIRE_MARKS,
+				 "DELETE FROM marks WHERE id IN"
+				 " (SELECT id FROM marks WHERE time < ?1 ORDER BY time LIMIT ?2)",
+				 cutoff, 0, "expiring marks");
+	/* A process the daemon never saw exit (it was stopped, the machine
+	 * rebooted) goes by its last sight. */
+	if (r >= 0)
+		r = delete_batch(x, STMT_EXPIRE_PROCESSES,
+				 "DELETE FROM processes WHERE id IN"
+				 " (SELECT id FROM processes p"
+				 "  WHERE max(p.last_seen, coalesce(p.exited_at, 0)) < ?1"
+				 "   AND NOT EXISTS (SELECT 1 FROM samples x WHERE x.process_id = p.id)"
+				 "   AND NOT EXISTS (SELECT 1 FROM censuses x WHERE x.process_id = p.id)"
+				 "   AND NOT EXISTS (SELECT 1 FROM marks x WHERE x.process_id = p.id)"
+				 "   AND NOT EXISTS (SELECT 1 FROM region_events x WHERE x.process_id = p.id)"
+				 "  LIMIT ?2)",
+				 cutoff, 0, "expiring processes");
+	return r;
+}
+
+/* Rolls the rows of resolution from older than cutoff up into rows of
+ * resolution to (also the bucket's width), oldest first, a batch at a time.
+ *
+ * A bucket's row is at the end of its bucket and holds the min of the mins,
+ * the max of the maxes, the sum of the sample counts, and the last values
+ * of the latest row in it.  A bucket already rolled up in part (a batch ended
+ * inside it, or the cutoff did) merges with what comes later: its last
+ * values give way to the later rows', which is right because rows are
+ * rolled up in time order. */
+static int rollup(struct step *x, int64_t from, int64_t to, int64_t cutoff)
+{
+	static const char sql[] =
+		"INSERT INTO samples (process_id, resolution, time, private_min, private_max, private_last,"
+		"                     resident_min, resident_max, resident_last, swap_last, samples)"
+		" SELECT g.process_id, ?2, g.bucket, g.private_min, g.private_max, l.private_last,"
+		"        g.resident_min, g.resident_max, l.resident_last, l.swap_last, g.samples"
+		" FROM (SELECT process_id, (time + ?2 - 1) / ?2 * ?2 AS bucket, max(time) AS last_time,"
+		"              min(private_min) AS private_min, max(private_max) AS private_max,"
+		"              min(resident_min) AS resident_min, max(resident_max) AS resident_max,"
+		"              sum(samples) AS samples"
+		"       FROM samples WHERE resolution = ?1 AND time <= ?3"
+		"       GROUP BY process_id, bucket) g"
+		" JOIN samples l ON l.process_id = g.process_id AND l.resolution = ?1 AND l.time = g.last_time"
+		" WHERE true" /* an upsert after a join needs it (SQLite's parser) */
+		" ON CONFLICT (process_id, resolution, time) DO UPDATE SET"
+		"  private_min = min(private_min, excluded.private_min),"
+		"  private_max = max(private_max, excluded.private_max),"
+		"  private_last = excluded.private_last,"
+		"  resident_min = min(resident_min, excluded.resident_min),"
+		"  resident_max = max(resident_max, excluded.resident_max),"
+		"  resident_last = excluded.resident_last,"
+		"  swap_last = excluded.swap_last,"
+		"  samples = samples + excluded.samples";
+	sqlite3_stmt *st;
+	int64_t upto;
+	int r, rc;
+
+	/* The batch ends at the time of its last row; rows sharing that time
+	 * (every process's row of one cycle) go along, so a step always
+	 * progresses whatever the batch. */
+	r = store_stmt(x->s, STMT_ROLLUP_BOUNDARY,
+		       "SELECT time FROM samples WHERE resolution = ?1 AND time < ?2 ORDER BY time LIMIT 1 OFFSET ?3",
+		       &st);
+	if (r < 0)
+		return r;
+	rc = sqlite3_bind_int64(st, 1, from);
+	rc |= sqlite3_bind_int64(st, 2, cutoff);
+	rc |= sqlite3_bind_int64(st, 3, x->batch - 1);
+	r = store_bound(x->s, st, rc, "rolling up");
+	if (r < 0)
+		return r;
+	r = store_stmt_int(x->s, st, "rolling up", &upto);
+	if (r < 0)
+		return r;
+	if (r > 0)
+		x->more = true;
+	else
+		upto = cutoff - 1;
+
+	r = store_stmt(x->s, STMT_ROLLUP, sql, &st);
+	if (r < 0)
+		return r;
+	rc = sqlite3_bind_int64(st, 1, from);
+	rc |= sqlite3_bind_int64(st, 2, to);
+	rc |= sqlite3_bind_int64(st, 3, upto);
+	r = store_bound(x->s, st, rc, "rolling up");
+	if (r >= 0)
+		r = store_stmt_run(x->s, st, "rolling up");
+	if (r < 0)
+		return r;
+
+	r = store_stmt(x->s, STMT_ROLLUP_DELETE, "DELETE FROM samples WHERE resolution = ?1 AND time <= ?2", &st);
+	if (r < 0)
+		return r;
+	rc = sqlite3_bind_int64(st, 1, from);
+	rc |= sqlite3_bind_int64(st, 2, upto);
+	r = store_bound(x->s, st, rc, "rolling up");
+	if (r < 0)
+		return r;
+	return store_stmt_run(x->s, st, "rolling up");
+}
+
+/* Above max_size: the oldest batch of rows across censuses, samples and
+ * system rows goes (every table up to the same moment), then whatever
+ * expire takes with them. */
+static int shrink(struct step *x, uint64_t max_size)
+{
+	sqlite3_stmt *st;
+	uint64_t size;
+	int64_t horizon, deleted = x->deleted;
+	bool more = x->more;
+	int r;
+
+	r = store_size(x->s, &size);
+	if (r < 0 || size <= max_size)
+		return r;
+
+	/* a merge of five index walks (UNION ALL under ORDER BY): it reads
+	 * about a batch of rows, not the tables */
+	r = store_stmt(x->s, STMT_OLDEST_ROWS,
+		       "SELECT time FROM censuses"
+		       " UNION ALL SELECT time FROM samples WHERE resolution = 0"
+		       " UNION ALL SELECT time FROM samples WHERE resolution = 60000"
+		       " UNION ALL SELECT time FROM samples WHERE resolution = 3600000"
+		       " UNION ALL SELECT time FROM system"
+		       " ORDER BY 1 LIMIT 1 OFFSET ?1",
+		       &st);
+	if (r < 0)
+		return r;
+	r = store_bound(x->s, st, sqlite3_bind_int64(st, 1, x->batch - 1), "shrinking");
+	if (r < 0)
+		return r;
+	r = store_stmt_int(x->s, st, "shrinking", &horizon);
+	if (r < 0)
+		return r;
+	if (r == 0) /* less than a batch left: all of it */
+		horizon = INT64_MAX - 1;
+
+	x->deleted = 0;
+	r = expire(x, horizon + 1);
+	if (r < 0)
+		return r;
+	r = store_size(x->s, &size);
+	if (r < 0)
+		return r;
+	/* Still too large means another step has work, unless nothing was
+	 * left to delete (a limit below what the schema itself takes); rows
+	 * left at the horizon do not matter once the size is under it. */
+	x->more = more || (size > max_size && x->deleted > 0);
+	x->deleted += deleted;
+	return 0;
+}
+
+/* Deletes the paths that no census region, file or region event refers to,
+ * a window of a batch of ids at a time, going round the table.  A lap
+ * starts when rows were deleted; a lap under way means another step has
+ * work.  *sweep is the state to keep once the step is committed. */
+static int sweep_paths(struct step *x, struct store_sweep *sweep)
+{
+	sqlite3_stmt *st;
+	int64_t end;
+	int r, rc;
+
+	if (x->deleted > 0)
+		sweep->due = true;
+	if (!sweep->active) {
+		if (!sweep->due)
+			return 0;
+		*sweep = (struct store_sweep){ .active = true };
+	}
+
+	r = store_stmt(x->s, STMT_PATHS_WINDOW, "SELECT id FROM paths WHERE id > ?1 ORDER BY id LIMIT 1 OFFSET ?2",
+		       &st);
+	if (r < 0)
+		return r;
+	rc = sqlite3_bind_int64(st, 1, sweep->cursor);
+	rc |= sqlite3_bind_int64(st, 2, x->batch - 1);
+	r = store_bound(x->s, st, rc, "deleting unused paths");
+	if (r < 0)
+		return r;
+	r = store_stmt_int(x->s, st, "deleting unused paths", &end);
+	if (r < 0)
+		return r;
+	if (r == 0) /* the last window: the lap ends here */
+		end = INT64_MAX;
+
+	r = store_stmt(x->s, STMT_PATHS_DELETE,
+		       "DELETE FROM paths WHERE id IN"
+		       " (SELECT id FROM paths p WHERE id > ?1 AND id <= ?2"
+		       "   AND NOT EXISTS (SELECT 1 FROM census_files x WHERE x.path_id = p.id)"
+		       "   AND NOT EXISTS (SELECT 1 FROM census_regions x WHERE x.path_id = p.id)"
+		       "   AND NOT EXISTS (SELECT 1 FROM region_events x WHERE x.path_id = p.id))",
+		       &st);
+	if (r < 0)
+		return r;
+	rc = sqlite3_bind_int64(st, 1, sweep->cursor);
+	rc |= sqlite3_bind_int64(st, 2, end);
+	r = store_bound(x->s, st, rc, "deleting unused paths");
+	if (r < 0)
+		return r;
+	r = store_stmt_run(x->s, st, "deleting unused paths");
+	if (r < 0)
+		return r;
+	if (end == INT64_MAX)
+		sweep->active = false;
+	else
+		sweep->cursor = end;
+	if (sweep->active || sweep->due)
+		x->more = true;
+	return 0;
+}
+
+/* Gives up to a batch of free pages back to the file system.  Pages left
+ * on the free list mean another step has work. */
+static int vacuum(struct step *x)
+{
+	sqlite3_stmt *st;
+	char sql[64];
+	int64_t free_pages = 0;
+	int r;
+
+	if (!x->s->incremental_vacuum)
+		return 0;
+	snprintf(sql, sizeof(sql), "PRAGMA incremental_vacuum(%lld)", (long long)x->batch);
+	r = store_exec(x->s, sql, "vacuuming");
+	if (r < 0)
+		return r;
+	r = store_stmt(x->s, STMT_FREELIST_COUNT, "PRAGMA freelist_count", &st);
+	if (r >= 0)
+		r = store_stmt_int(x->s, st, "counting free pages", &free_pages);
+	if (r < 0)
+		return r;
+	if (free_pages > 0)
+		x->more = true;
+	return 0;
+}
+
+int store_retention_step(struct store *s, const struct store_retention *rt, bool *ret_more)
+{
+	struct step x = { .s = s, .batch = rt->batch > 0 ? rt->batch : RETENTION_BATCH_DEFAULT };
+	struct store_sweep sweep = s->sweep;
+	int r;
+
+	r = store_begin(s);
+	if (r < 0)
+		return r;
+	if (s->ceiling_pages > 0)
+		r = store_set_max_pages(s, s->ceiling_pages + RETENTION_HEADROOM_PAGES(x.batch));
+	if (r >= 0 && rt->keep > 0)
+		r = expire(&x, rt->now - rt->keep);
+	if (r >= 0 && rt->raw_for > 0)
+		r = rollup(&x, RESOLUTION_RAW, RESOLUTION_MINUTE, rt->now - rt->raw_for);
+	if (r >= 0 && rt->minutes_for > 0)
+		r = rollup(&x, RESOLUTION_MINUTE, RESOLUTION_HOUR, rt->now - rt->minutes_for);
+	if (r >= 0 && rt->max_size > 0)
+		r = shrink(&x, rt->max_size);
+	if (r >= 0)
+		r = sweep_paths(&x, &sweep);
+	if (r >= 0)
+		r = vacuum(&x);
+	if (r >= 0)
+		r = store_commit(s);
+	if (r < 0)
+		store_rollback(s);
+	else
+		s->sweep = sweep; /* only once what it swept is committed */
+
+	/* back to the ceiling (or to the page count, if the step ended above it) */
+	if (s->ceiling_pages > 0) {
+		int q = store_set_max_pages(s, s->ceiling_pages);
+		if (r >= 0 && q < 0)
+			r = q;
+	}
+	if (r < 0)
+		return r;
+	if (ret_more)
+		*ret_more = x.more;
+	return 0;
+}

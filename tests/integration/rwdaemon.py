@@ -1,0 +1,163 @@
+"""A real ramwatchd for the integration tests: started with a test
+configuration and its own state directory, its readiness and status read
+from a real notify socket, its database read the way users read it
+(read-only SQLite)."""
+import os
+import signal
+import socket
+import sqlite3
+import subprocess
+import threading
+import time
+
+from conftest import BUILD
+
+RAMWATCHD = os.path.join(BUILD, "ramwatchd")
+
+FAST = """\
+[Watch]
+MinPrivate=0
+{watch}
+[Sampling]
+SampleInterval=100ms
+StoreInterval=1s
+DiscoverInterval=200ms
+CensusInterval=1h
+CensusOnGrowth=32M 5%
+CensusMinSpacing=1s
+{extra}
+"""
+
+
+def fast_config(watch="Watch=all", extra=""):
+    return FAST.format(watch=watch, extra=extra)
+
+
+class Daemon:
+    def __init__(self, tmp, config, user=None, args=()):
+        self.dir = str(tmp)
+        self.config = os.path.join(self.dir, "ramwatchd.conf")
+        self.state = os.path.join(self.dir, "state")
+        self.db_path = os.path.join(self.state, "ramwatch.db")
+        self.log_path = os.path.join(self.dir, "ramwatchd.log")
+        self.user = user
+        self.args = list(args)
+        self.proc = None
+        self.notices = []
+        self.write_config(config)
+
+    def write_config(self, text):
+        with open(self.config, "w") as f:
+            f.write(text)
+        os.chmod(self.config, 0o644)
+
+    # ---------------------------------------------------------------- life
+
+    def start(self, wait_ready=True):
+        self.notify_path = os.path.join(self.dir, f"notify-{time.monotonic_ns()}")
+        self.notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.notify.bind(self.notify_path)
+        os.chmod(self.notify_path, 0o777)
+        self.notify.settimeout(0.2)
+        self._listening = True
+        self._listener = threading.Thread(target=self._listen, daemon=True)
+        self._listener.start()
+        cmd = [RAMWATCHD, "--foreground", "--config", self.config, "--state-dir", self.state,
+               "--log-level", "debug", *self.args]
+        if self.user:
+            cmd = ["runuser", "-u", self.user, "--", *cmd]
+        env = dict(os.environ, NOTIFY_SOCKET=self.notify_path)
+        env.pop("JOURNAL_STREAM", None)
+        self.log = open(self.log_path, "a")
+        self.started_at = time.time()
+        self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT, env=env)
+        if wait_ready:
+            self.wait_for(lambda: "READY=1" in self.notices, what="READY=1", timeout=20)
+        return self
+
+    def _listen(self):
+        while self._listening:
+            try:
+                data = self.notify.recv(4096)
+            except socket.timeout:
+                continue
+            except OSError:
+                return
+            for line in data.decode().splitlines():
+                self.notices.append(line)
+
+    @property
+    def pid(self):
+        """The daemon's own pid (with runuser, runuser's child)."""
+        if not self.user:
+            return self.proc.pid
+        out = subprocess.run(["pgrep", "-P", str(self.proc.pid)], capture_output=True, text=True).stdout.split()
+        return int(out[0]) if out else self.proc.pid
+
+    def kill(self, sig):
+        os.kill(self.pid, sig)
+
+    def stop(self, sig=signal.SIGTERM, timeout=20):
+        if self.proc and self.proc.poll() is None:
+            self.kill(sig)
+            try:
+                self.proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self._listening = False
+        try:
+            self.notify.close()
+            os.unlink(self.notify_path)
+        except OSError:
+            pass
+        self.log.close()
+        return self.proc.returncode
+
+    def alive(self):
+        return self.proc.poll() is None
+
+    def logs(self):
+        with open(self.log_path) as f:
+            return f.read()
+
+    def status(self):
+        lines = [n for n in self.notices if n.startswith("STATUS=")]
+        return lines[-1][len("STATUS="):] if lines else ""
+
+    # ---------------------------------------------------------------- database
+
+    def db(self):
+        con = sqlite3.connect(f"file:{self.db_path}?mode=ro", uri=True, timeout=10)
+        con.row_factory = sqlite3.Row
+        return con
+
+    def query(self, sql, *params):
+        con = self.db()
+        try:
+            return [dict(r) for r in con.execute(sql, params).fetchall()]
+        finally:
+            con.close()
+
+    def wait_for(self, predicate, what="the condition", timeout=15, interval=0.1):
+        deadline = time.time() + timeout
+        last_error = None
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                raise AssertionError(f"ramwatchd exited ({self.proc.returncode}) waiting for {what}:\n{self.logs()}")
+            try:
+                value = predicate()
+                if value:
+                    return value
+            except (sqlite3.OperationalError, OSError) as e:
+                last_error = e
+            time.sleep(interval)
+        raise AssertionError(f"timed out waiting for {what} (last error: {last_error})\n{self.logs()[-4000:]}")
+
+    def wait_rows(self, sql, *params, n=1, timeout=15, what=None):
+        return self.wait_for(lambda: (lambda rows: rows if len(rows) >= n else None)(self.query(sql, *params)),
+                             what=what or sql, timeout=timeout)
+
+    def process_id(self, pid):
+        rows = self.wait_rows("SELECT * FROM processes WHERE pid = ? ORDER BY id", pid, what=f"process {pid}")
+        return rows[-1]["id"]

@@ -1,0 +1,169 @@
+/* Census triggers, their order, the budget, and the fast tier's min/max/last. */
+#include "testlib.h"
+
+#include "config.h"
+#include "sample.h"
+#include "schedule.h"
+
+#define SEC 1000000ull
+
+static struct daemon_config defaults(void)
+{
+	struct daemon_config c;
+	config_defaults(&c);
+	return c;
+}
+
+static void test_first_interval_growth(void **state)
+{
+	(void)state;
+	struct daemon_config c = defaults(); /* 5 min, 256M/5%, spacing 10 s */
+	struct census_plan p = { 0 };
+	uint64_t t = 1000 * SEC;
+
+	/* first sight */
+	assert_true(schedule_update(&p, &c, t, 100 * MiB));
+	assert_int_equal(schedule_trigger(&p), TRIGGER_FIRST);
+	schedule_done(&p, t, STATUS_OK, 100 * MiB);
+	assert_false(schedule_update(&p, &c, t + SEC, 100 * MiB));
+
+	/* growth: max(256 MiB, 5 %) above the last census */
+	assert_int_equal(schedule_growth_threshold(&c, 100 * MiB), 356 * MiB);
+	assert_int_equal(schedule_growth_threshold(&c, 10 * GiB), 10 * GiB + 512 * MiB);
+	assert_false(schedule_update(&p, &c, t + 20 * SEC, 355 * MiB));
+	assert_true(schedule_update(&p, &c, t + 20 * SEC, 356 * MiB));
+	assert_int_equal(schedule_trigger(&p), TRIGGER_GROWTH);
+	schedule_done(&p, t + 20 * SEC, STATUS_OK, 356 * MiB);
+
+	/* ... but not twice within CensusMinSpacing */
+	assert_false(schedule_update(&p, &c, t + 25 * SEC, 2 * GiB));
+	assert_true(schedule_update(&p, &c, t + 30 * SEC, 2 * GiB));
+	schedule_done(&p, t + 30 * SEC, STATUS_OK, 2 * GiB);
+
+	/* the interval, from the last census */
+	assert_false(schedule_update(&p, &c, t + 30 * SEC + 299 * SEC, 2 * GiB));
+	assert_true(schedule_update(&p, &c, t + 30 * SEC + 300 * SEC, 2 * GiB));
+	assert_int_equal(schedule_trigger(&p), TRIGGER_INTERVAL);
+
+	/* CensusOnGrowth=no */
+	struct census_plan q = { 0 };
+	c.census_on_growth = false;
+	schedule_done(&q, t, STATUS_OK, 0);
+	assert_false(schedule_update(&q, &c, t + 60 * SEC, 100 * GiB));
+	config_done(&c);
+}
+
+static void test_denied_is_not_retried_at_once(void **state)
+{
+	(void)state;
+	struct daemon_config c = defaults();
+	struct census_plan p = { 0 };
+	assert_true(schedule_update(&p, &c, SEC, 0));
+	schedule_done(&p, SEC, STATUS_DENIED, 0);
+	/* no first-sight retry and no growth baseline without an ok census */
+	assert_false(schedule_update(&p, &c, 2 * SEC, 10 * GiB));
+	assert_true(schedule_update(&p, &c, SEC + 300 * SEC, 10 * GiB));
+	assert_int_equal(schedule_trigger(&p), TRIGGER_INTERVAL);
+	config_done(&c);
+}
+
+static void test_order(void **state)
+{
+	(void)state;
+	struct census_plan a = { 0 }, b = { 0 };
+	schedule_add(&a, TRIGGER_INTERVAL, 10);
+	schedule_add(&b, TRIGGER_GROWTH, 20);
+	assert_true(schedule_compare(&b, &a) < 0); /* growth before interval */
+	schedule_add(&a, TRIGGER_MARK, 30);
+	assert_int_equal(schedule_trigger(&a), TRIGGER_MARK);
+	assert_true(schedule_compare(&a, &b) < 0);
+	/* the same rank: who waited longer */
+	struct census_plan c = { 0 }, d = { 0 };
+	schedule_add(&c, TRIGGER_INTERVAL, 50);
+	schedule_add(&d, TRIGGER_INTERVAL, 40);
+	assert_true(schedule_compare(&d, &c) < 0);
+	assert_int_equal(schedule_compare(&c, &c), 0);
+	/* requests and marks do not wait for budget */
+	assert_true(schedule_needs_budget(&c));
+	assert_false(schedule_needs_budget(&a));
+	schedule_add(&d, TRIGGER_REQUEST, 60);
+	assert_int_equal(schedule_trigger(&d), TRIGGER_REQUEST);
+	assert_false(schedule_needs_budget(&d));
+	assert_int_equal(d.due_since, 40); /* the oldest trigger's time stays */
+}
+
+static void test_budget(void **state)
+{
+	(void)state;
+	struct budget b;
+	uint64_t t = 0;
+	budget_init(&b, 0.02, t); /* 2 %: a full window's credit to start */
+	assert_true(budget_allows(&b));
+	assert_true(b.credit == 0.02 * 60 * SEC);
+
+	/* one census may overdraw; then nothing until it is paid back */
+	budget_charge(&b, 2 * SEC);
+	assert_false(budget_allows(&b));
+	budget_refill(&b, t += 30 * SEC); /* +0.6 s: still short by 0.2 s */
+	assert_false(budget_allows(&b));
+	budget_refill(&b, t += 11 * SEC);
+	assert_true(budget_allows(&b));
+
+	/* over a long run the spending stays within the share */
+	uint64_t spent = 0;
+	for (int i = 0; i < 100000; i++) {
+		budget_refill(&b, t += 100000); /* every 100 ms */
+		while (budget_allows(&b)) {
+			budget_charge(&b, 5000); /* 5 ms censuses */
+			spent += 5000;
+		}
+	}
+	double span = 100000 * 0.1 * SEC;
+	assert_true((double)spent <= 0.02 * span + 0.02 * 60 * SEC + 5000);
+	assert_true((double)spent >= 0.019 * span);
+	assert_int_equal(b.spent, spent + 2 * SEC);
+
+	/* the credit is capped: an idle day buys one window, not a day */
+	budget_refill(&b, t += 24 * 3600 * SEC);
+	assert_true(b.credit <= 0.02 * 60 * SEC);
+	budget_set_share(&b, 0.01);
+	assert_true(b.credit <= 0.01 * 60 * SEC);
+}
+
+static void test_sample_acc(void **state)
+{
+	(void)state;
+	struct sample_acc a = { 0 };
+	struct store_sample x = { 0 };
+	assert_false(sample_acc_take(&a, 5, &x));
+	sample_acc_add(&a, 100, 200, 0);
+	sample_acc_add(&a, 900, 950, 1); /* a spike between two rows */
+	sample_acc_add(&a, 50, 300, 2);
+	assert_true(sample_acc_take(&a, 10, &x));
+	assert_int_equal(x.time, 10);
+	assert_int_equal(x.private_min, 50);
+	assert_int_equal(x.private_max, 900);
+	assert_int_equal(x.private_last, 50);
+	assert_int_equal(x.resident_min, 200);
+	assert_int_equal(x.resident_max, 950);
+	assert_int_equal(x.resident_last, 300);
+	assert_int_equal(x.swap_last, 2);
+	assert_int_equal(x.samples, 3);
+	/* taken: the next row starts over */
+	assert_false(sample_acc_take(&a, 20, &x));
+	sample_acc_add(&a, 7, 8, 0);
+	assert_true(sample_acc_take(&a, 30, &x));
+	assert_int_equal(x.private_min, 7);
+	assert_int_equal(x.private_max, 7);
+	assert_int_equal(x.samples, 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_first_interval_growth), cmocka_unit_test(test_denied_is_not_retried_at_once),
+		cmocka_unit_test(test_order),		      cmocka_unit_test(test_budget),
+		cmocka_unit_test(test_sample_acc),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

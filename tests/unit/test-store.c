@@ -1,0 +1,792 @@
+/* The store: creating, migrating and refusing databases, every kind of row
+ * written and read back (through the tables and the views a user queries),
+ * process instances, readers, a locked and a full database.  Every test
+ * works on a real SQLite file in a directory of its own; a second, plain
+ * SQLite connection checks what a user of the database would see. */
+#include "testlib.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "census.h"
+#include "region-events.h"
+#include "scan.h"
+#include "store-migrations.h"
+#include "store.h"
+
+#define T0 1700000000000LL /* a unix ms time to start from */
+
+struct tmp {
+	char dir[256];
+	char db[300];
+};
+
+static int setup(void **state)
+{
+	struct tmp *t = calloc(1, sizeof(*t));
+	const char *base = getenv("TMPDIR");
+	if (!t)
+		return -1;
+	snprintf(t->dir, sizeof(t->dir), "%s/ramwatch-test-store-XXXXXX", base ? base : "/tmp");
+	if (!mkdtemp(t->dir)) {
+		free(t);
+		return -1;
+	}
+	snprintf(t->db, sizeof(t->db), "%s/ramwatch.db", t->dir);
+	*state = t;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct tmp *t = *state;
+	DIR *d = opendir(t->dir);
+	struct dirent *de;
+	if (d) {
+		while ((de = readdir(d)))
+			if (de->d_name[0] != '.')
+				unlinkat(dirfd(d), de->d_name, 0);
+		closedir(d);
+	}
+	rmdir(t->dir);
+	free(t);
+	return 0;
+}
+
+static bool exists(const char *path, const char *suffix)
+{
+	char p[400];
+	struct stat st;
+	snprintf(p, sizeof(p), "%s%s", path, suffix);
+	return stat(p, &st) == 0;
+}
+
+static struct store *open_store(const char *path, uint64_t max_size, int busy_ms)
+{
+	struct store_options o = { .path = path, .max_size = max_size, .busy_timeout_ms = busy_ms };
+	struct store *s = NULL;
+	char err[512];
+	int r = store_open(&o, &s, err, sizeof(err));
+	if (r < 0)
+		fail_msg("store_open %s: %s (%d)", path, err, r);
+	return s;
+}
+
+static int try_open(const char *path, bool read_only, char *err, size_t size)
+{
+	struct store_options o = { .path = path, .read_only = read_only };
+	struct store *s = NULL;
+	int r = store_open(&o, &s, err, size);
+	if (r >= 0)
+		store_close(s);
+	return r;
+}
+
+/* A plain SQLite connection, as a user's. */
+static sqlite3 *raw_open(const char *path, bool read_only)
+{
+	sqlite3 *db = NULL;
+	int rc = sqlite3_open_v2(path, &db, read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+				 NULL);
+	if (rc != SQLITE_OK)
+		fail_msg("open %s: %s", path, sqlite3_errstr(rc));
+	sqlite3_busy_timeout(db, 5000);
+	return db;
+}
+
+static void raw_exec(sqlite3 *db, const char *sql)
+{
+	char *msg = NULL;
+	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
+		fail_msg("%s: %s", sql, msg);
+}
+
+/* The first column of the first row of a query (printf-style, sqlite3
+ * formats: %lld, %Q); fails the test when there is no row. */
+static int64_t q_int(sqlite3 *db, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *sql = sqlite3_vmprintf(fmt, ap);
+	va_end(ap);
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		fail_msg("%s: %s", sql, sqlite3_errmsg(db));
+	if (sqlite3_step(st) != SQLITE_ROW)
+		fail_msg("%s: no row (%s)", sql, sqlite3_errmsg(db));
+	int64_t v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_free(sql);
+	return v;
+}
+
+static double q_double(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK || sqlite3_step(st) != SQLITE_ROW)
+		fail_msg("%s: %s", sql, sqlite3_errmsg(db));
+	double v = sqlite3_column_double(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+/* The first column of the first row as text, in buf ("NULL" for a NULL). */
+static const char *q_text(sqlite3 *db, char *buf, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *sql = sqlite3_vmprintf(fmt, ap);
+	va_end(ap);
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		fail_msg("%s: %s", sql, sqlite3_errmsg(db));
+	if (sqlite3_step(st) != SQLITE_ROW)
+		fail_msg("%s: no row", sql);
+	const unsigned char *v = sqlite3_column_text(st, 0);
+	snprintf(buf, size, "%s", v ? (const char *)v : "NULL");
+	sqlite3_finalize(st);
+	sqlite3_free(sql);
+	return buf;
+}
+
+static char *file_bytes(const char *path, size_t *len)
+{
+	return slurp(path, len);
+}
+
+static int64_t put_proc(struct store *s, const char *boot, int pid, int64_t start, int64_t seen, uint64_t peak)
+{
+	struct store_process p = { .boot_id = boot, .pid = pid, .start_time = start, .started_at = -1, .uid = 1000,
+				   .comm = "java", .seen = seen, .exited_at = -1, .peak_private = peak,
+				   .peak_resident = peak };
+	int64_t id = -1;
+	int r = store_put_process(s, &p, &id);
+	if (r < 0)
+		fail_msg("put_process: %s", store_error(s));
+	return id;
+}
+
+static struct census *java_census(void)
+{
+	struct scan_options o = { .top = 20 };
+	struct census *c = NULL;
+	struct scan_error err;
+	char smaps[4096], status[4096];
+	snprintf(smaps, sizeof(smaps), "%s", fixture("smaps/java17-g1.smaps"));
+	snprintf(status, sizeof(status), "%s", fixture("smaps/java17-g1.status"));
+	if (scan_smaps_file(smaps, status, &o, &c, &err) < 0)
+		fail_msg("java17-g1: %s", err.message);
+	return c;
+}
+
+/* ------------------------------------------------------------ creating */
+
+static void test_create(void **state)
+{
+	struct tmp *t = *state;
+	struct store *s = open_store(t->db, 0, 0);
+	uint64_t size = 0;
+	char buf[64];
+
+	assert_int_equal(store_schema_version(s), STORE_SCHEMA_VERSION);
+	assert_int_equal(store_size(s, &size), 0);
+	assert_true(size > 0);
+	assert_int_equal(store_check(s), 0);
+
+	sqlite3 *db = raw_open(t->db, true);
+	assert_string_equal(q_text(db, buf, sizeof(buf), "PRAGMA journal_mode"), "wal");
+	assert_int_equal(q_int(db, "PRAGMA auto_vacuum"), 2); /* incremental */
+	assert_int_equal(q_int(db, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
+	assert_int_equal(q_int(db, "PRAGMA application_id"), 0x52414d57);
+	/* every table is STRICT */
+	assert_int_equal(q_int(db, "SELECT count(*) FROM pragma_table_list WHERE schema = 'main' AND type = 'table'"
+				   " AND name NOT LIKE 'sqlite_%%' AND NOT strict"),
+			 0);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'view' AND name IN"
+				   " ('process_labels', 'memory_timeline', 'class_timeline', 'file_timeline',"
+				   "  'census_log', 'annotations', 'region_changes', 'machine_memory')"),
+			 8);
+	sqlite3_close(db);
+	store_close(s);
+
+	/* opening again changes nothing */
+	s = open_store(t->db, 0, 0);
+	assert_int_equal(store_schema_version(s), STORE_SCHEMA_VERSION);
+	store_close(s);
+	assert_null(store_close(NULL));
+}
+
+static void test_migrate_from_v1(void **state)
+{
+	struct tmp *t = *state;
+	char buf[64];
+
+	/* a database as a ramwatch of schema 1 left it */
+	sqlite3 *db = raw_open(t->db, false);
+	assert_int_equal(store_migrations[0].version, 1);
+	raw_exec(db, "PRAGMA journal_mode = WAL");
+	raw_exec(db, "BEGIN");
+	raw_exec(db, store_migrations[0].sql);
+	raw_exec(db, "PRAGMA user_version = 1");
+	raw_exec(db, "COMMIT");
+	raw_exec(db, "INSERT INTO processes (boot_id, pid, start_time, comm, first_seen, last_seen)"
+		     " VALUES ('b', 42, 7, 'old', 1000, 2000)");
+	raw_exec(db, "INSERT INTO censuses (process_id, time, trigger, status, private) VALUES (1, 1500, 'first', 'ok', 99)");
+	raw_exec(db, "INSERT INTO census_classes VALUES (1, 'malloc', 99, 99, 99, 0, 4096, 1)");
+	sqlite3_close(db);
+
+	/* a reader must wait for the daemon to migrate it */
+	assert_int_equal(try_open(t->db, true, buf, sizeof(buf)), -EPROTO);
+
+	struct store *s = open_store(t->db, 0, 0);
+	assert_int_equal(store_schema_version(s), 2);
+	/* the old rows are there, and the new views see them */
+	assert_int_equal(put_proc(s, "b", 42, 7, 3000, 0), 1);
+	store_close(s);
+
+	db = raw_open(t->db, true);
+	assert_int_equal(q_int(db, "PRAGMA user_version"), 2);
+	assert_string_equal(q_text(db, buf, sizeof(buf), "SELECT label FROM process_labels"), "old [42]");
+	assert_int_equal(q_int(db, "SELECT private FROM class_timeline WHERE class = 'malloc'"), 99);
+	assert_int_equal(q_int(db, "SELECT last_seen FROM processes"), 3000);
+	sqlite3_close(db);
+}
+
+static void test_newer_refused(void **state)
+{
+	struct tmp *t = *state;
+	char err[512];
+	size_t len_before, len_after;
+
+	sqlite3 *db = raw_open(t->db, false);
+	raw_exec(db, "CREATE TABLE future (x INTEGER); INSERT INTO future VALUES (1);"
+		     "PRAGMA application_id = 1380011351; PRAGMA user_version = 99");
+	sqlite3_close(db);
+	char *before = file_bytes(t->db, &len_before);
+
+	assert_int_equal(try_open(t->db, false, err, sizeof(err)), -EPROTO);
+	assert_non_null(strstr(err, "database schema version 99 is newer than this ramwatch knows (2); upgrade ramwatch"));
+	assert_int_equal(try_open(t->db, true, err, sizeof(err)), -EPROTO);
+
+	/* untouched: same bytes, no WAL beside it */
+	char *after = file_bytes(t->db, &len_after);
+	assert_int_equal(len_before, len_after);
+	assert_memory_equal(before, after, len_before);
+	assert_false(exists(t->db, "-wal"));
+	free(before);
+	free(after);
+}
+
+static void test_not_ours(void **state)
+{
+	struct tmp *t = *state;
+	char err[512], other[400];
+	size_t len_before, len_after;
+
+	/* not SQLite at all */
+	FILE *f = fopen(t->db, "w");
+	assert_non_null(f);
+	for (int i = 0; i < 200; i++)
+		fputs("this is a text file, not a database\n", f);
+	fclose(f);
+	char *before = file_bytes(t->db, &len_before);
+	assert_int_equal(try_open(t->db, false, err, sizeof(err)), -EBADMSG);
+	assert_non_null(strstr(err, "not a SQLite database"));
+	assert_int_equal(try_open(t->db, true, err, sizeof(err)), -EBADMSG);
+	char *after = file_bytes(t->db, &len_after);
+	assert_int_equal(len_before, len_after);
+	assert_memory_equal(before, after, len_before);
+	free(before);
+	free(after);
+
+	/* SQLite, but another program's */
+	snprintf(other, sizeof(other), "%s/other.db", t->dir);
+	sqlite3 *db = raw_open(other, false);
+	raw_exec(db, "CREATE TABLE notes (text TEXT)");
+	sqlite3_close(db);
+	assert_int_equal(try_open(other, false, err, sizeof(err)), -EBADMSG);
+	assert_non_null(strstr(err, "not a ramwatch database"));
+
+	/* and no database at all, for a reader */
+	snprintf(other, sizeof(other), "%s/none.db", t->dir);
+	assert_int_equal(try_open(other, true, err, sizeof(err)), -ENOENT);
+	assert_false(exists(other, ""));
+}
+
+/* ------------------------------------------------------------ rows */
+
+static void test_process_upsert(void **state)
+{
+	struct tmp *t = *state;
+	struct store *s = open_store(t->db, 0, 0);
+	char buf[128];
+	int64_t id, again, other;
+
+	struct store_process p = { .boot_id = "boot-a", .pid = 100, .start_time = 5000, .started_at = -1,
+				   .uid = -1, .comm = "java", .seen = T0, .exited_at = -1,
+				   .peak_private = 10 * MiB, .peak_resident = 12 * MiB };
+	assert_int_equal(store_put_process(s, &p, &id), 0);
+
+	/* the same instance later: lower peak, exe and uid now known, a new comm */
+	p.seen = T0 + 60000;
+	p.peak_private = 5 * MiB;
+	p.peak_resident = 20 * MiB;
+	p.exe = "/usr/bin/java";
+	p.uid = 1000;
+	p.started_at = T0 - 1000;
+	p.comm = "renamed";
+	assert_int_equal(store_put_process(s, &p, &again), 0);
+	assert_int_equal(again, id);
+
+	/* it exits */
+	p.seen = T0 + 70000;
+	p.exited_at = T0 + 70000;
+	p.exe = NULL;
+	assert_int_equal(store_put_process(s, &p, &again), 0);
+	assert_int_equal(again, id);
+
+	/* the pid again, another start time: another process; and another boot */
+	p.start_time = 9000;
+	p.exited_at = -1;
+	assert_int_equal(store_put_process(s, &p, &other), 0);
+	assert_true(other != id);
+	p.boot_id = "boot-b";
+	p.start_time = 5000;
+	assert_int_equal(store_put_process(s, &p, &again), 0);
+	assert_true(again != id && again != other);
+
+	/* what is refused */
+	p.boot_id = NULL;
+	assert_int_equal(store_put_process(s, &p, &again), -EINVAL);
+	assert_non_null(strstr(store_error(s), "boot id"));
+	store_close(s);
+
+	sqlite3 *db = raw_open(t->db, true);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM processes"), 3);
+	assert_int_equal(q_int(db, "SELECT peak_private FROM processes WHERE id = %lld", (long long)id), 10 * MiB);
+	assert_int_equal(q_int(db, "SELECT peak_resident FROM processes WHERE id = %lld", (long long)id), 20 * MiB);
+	assert_int_equal(q_int(db, "SELECT first_seen FROM processes WHERE id = %lld", (long long)id), T0);
+	assert_int_equal(q_int(db, "SELECT last_seen FROM processes WHERE id = %lld", (long long)id), T0 + 70000);
+	assert_int_equal(q_int(db, "SELECT exited_at FROM processes WHERE id = %lld", (long long)id), T0 + 70000);
+	assert_int_equal(q_int(db, "SELECT uid FROM processes WHERE id = %lld", (long long)id), 1000);
+	assert_int_equal(q_int(db, "SELECT started_at FROM processes WHERE id = %lld", (long long)id), T0 - 1000);
+	assert_string_equal(q_text(db, buf, sizeof(buf), "SELECT exe FROM processes WHERE id = %lld", (long long)id),
+			    "/usr/bin/java");
+	/* a known comm stays: the first one named the instance */
+	assert_string_equal(q_text(db, buf, sizeof(buf), "SELECT comm FROM processes WHERE id = %lld", (long long)id),
+			    "java");
+	assert_string_equal(
+		q_text(db, buf, sizeof(buf), "SELECT exited_at FROM processes WHERE id = %lld", (long long)other),
+		"NULL");
+	sqlite3_close(db);
+}
+
+static void test_round_trip(void **state)
+{
+	struct tmp *t = *state;
+	struct store *s = open_store(t->db, 0, 0);
+	struct census *c = java_census();
+	char buf[256];
+	int64_t pid_id, census_id, failed_id;
+
+	assert_int_equal(store_begin(s), 0);
+	pid_id = put_proc(s, "boot", 4242, 77, T0, 0);
+
+	struct store_sample x = { .time = T0 + 10000, .private_min = 100 * MiB, .private_max = 180 * MiB,
+				  .private_last = 150 * MiB, .resident_min = 200 * MiB, .resident_max = 260 * MiB,
+				  .resident_last = 250 * MiB, .swap_last = 3 * MiB, .samples = 10 };
+	assert_int_equal(store_put_sample(s, pid_id, &x), 0);
+	x.samples = 0;
+	assert_int_equal(store_put_sample(s, pid_id, &x), -EINVAL);
+
+	struct store_census m = { .time = T0 + 20000, .trigger = TRIGGER_FIRST, .status = STATUS_OK,
+				  .wall_us = 1500, .cpu_us = 1200, .bytes_read = 65536 };
+	assert_int_equal(store_put_census(s, pid_id, &m, c, &census_id), 0);
+
+	struct store_census bad = { .time = T0 + 30000, .trigger = TRIGGER_GROWTH, .status = STATUS_EXITED,
+				    .message = "the process exited during the census", .wall_us = -1, .cpu_us = -1,
+				    .bytes_read = -1 };
+	assert_int_equal(store_put_census(s, pid_id, &bad, NULL, &failed_id), 0);
+	assert_true(failed_id > census_id);
+	bad.status = STATUS_OK;
+	assert_int_equal(store_put_census(s, pid_id, &bad, NULL, &failed_id), -EINVAL);
+	bad.status = _STATUS_MAX;
+	assert_int_equal(store_put_census(s, pid_id, &bad, NULL, &failed_id), -EINVAL);
+
+	struct region_event ev[] = {
+		{ .kind = REGION_GREW, .start = 0xe0000000, .cls = CLASS_RUNTIME_HEAP, .size = 512 * MiB,
+		  .size_before = 512 * MiB, .private = 300 * MiB, .private_before = 100 * MiB, .resident = 300 * MiB,
+		  .resident_before = 100 * MiB },
+		{ .kind = REGION_APPEARED, .start = 0x7f0000000000, .inode = 1234, .path = "/data/model.bin",
+		  .cls = CLASS_MAPPED_FILES, .size = 64 * MiB, .private = 0, .resident = 8 * MiB },
+		/* above INT64_MAX: stored as a negative integer, shown in hex */
+		{ .kind = REGION_DISAPPEARED, .start = 0xffffffffff600000ull, .path = "[vsyscall]",
+		  .cls = CLASS_IMAGES, .size_before = 4096 },
+	};
+	assert_int_equal(store_put_region_events(s, pid_id, census_id, m.time, ev, 3), 0);
+	assert_int_equal(store_put_mark(s, pid_id, T0 + 15000, "load model", 1000), 0);
+	assert_int_equal(store_put_mark(s, pid_id, T0 + 15000, "", 1000), -EINVAL);
+
+	struct store_system sys = { .time = T0 + 10000, .mem_total = 64 * GiB, .mem_available = 40 * GiB,
+				    .swap_total = 8 * GiB, .swap_free = 6 * GiB, .committed_as = 30 * GiB,
+				    .commit_limit = 40 * GiB, .have_pressure = true, .some_avg10 = 1.5,
+				    .some_avg60 = 0.5, .full_avg10 = 0.25, .full_avg60 = 0.125, .some_total_us = 123456,
+				    .full_total_us = 654 };
+	assert_int_equal(store_put_system(s, &sys), 0);
+	sys.time += 10000;
+	sys.have_pressure = false;
+	assert_int_equal(store_put_system(s, &sys), 0);
+	assert_int_equal(store_commit(s), 0);
+	store_close(s);
+
+	sqlite3 *db = raw_open(t->db, true);
+	/* the sample, as written and through the view (seconds) */
+	assert_int_equal(q_int(db, "SELECT private_max FROM samples WHERE process_id = %lld", (long long)pid_id),
+			 180 * MiB);
+	assert_int_equal(q_int(db, "SELECT samples FROM samples"), 10);
+	assert_true(q_double(db, "SELECT time FROM memory_timeline") == (double)(T0 + 10000) / 1000.0);
+	assert_int_equal(q_int(db, "SELECT private FROM memory_timeline"), 150 * MiB);
+	assert_int_equal(q_int(db, "SELECT swap FROM memory_timeline"), 3 * MiB);
+
+	/* the census row: totals, counters from status, cost */
+	assert_int_equal(q_int(db, "SELECT private FROM censuses WHERE id = %lld", (long long)census_id),
+			 c->totals.private);
+	assert_int_equal(q_int(db, "SELECT pss FROM censuses WHERE id = %lld", (long long)census_id), c->totals.pss);
+	assert_int_equal(q_int(db, "SELECT regions FROM censuses WHERE id = %lld", (long long)census_id),
+			 c->totals.count);
+	assert_int_equal(q_int(db, "SELECT counter_resident FROM censuses WHERE id = %lld", (long long)census_id),
+			 c->status.counter[STATUS_VM_RSS]);
+	assert_int_equal(q_int(db, "SELECT wall_us FROM censuses WHERE id = %lld", (long long)census_id), 1500);
+	assert_string_equal(
+		q_text(db, buf, sizeof(buf), "SELECT trigger FROM censuses WHERE id = %lld", (long long)census_id),
+		"first");
+
+	/* the class totals, one row per class with regions, adding up */
+	int classes = 0;
+	for (int k = 0; k < _CLASS_MAX; k++)
+		classes += c->classes[k].count > 0;
+	assert_true(classes >= 3);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM census_classes WHERE census_id = %lld", (long long)census_id),
+			 classes);
+	assert_int_equal(q_int(db, "SELECT sum(private) FROM census_classes WHERE census_id = %lld",
+			       (long long)census_id),
+			 c->totals.private);
+
+	/* class_timeline: "what grew, when, in which class" */
+	assert_true(c->classes[CLASS_RUNTIME_HEAP].private > 0);
+	assert_int_equal(q_int(db, "SELECT private FROM class_timeline WHERE class = 'runtime_heap'"),
+			 c->classes[CLASS_RUNTIME_HEAP].private);
+	assert_int_equal(q_int(db, "SELECT count FROM class_timeline WHERE class = 'runtime_heap'"),
+			 c->classes[CLASS_RUNTIME_HEAP].count);
+	assert_true(q_double(db, "SELECT time FROM class_timeline LIMIT 1") == (double)(T0 + 20000) / 1000.0);
+	assert_string_equal(q_text(db, buf, sizeof(buf), "SELECT label FROM class_timeline LIMIT 1"), "java [4242]");
+	assert_int_equal(q_int(db, "SELECT count(*) FROM class_timeline"), classes); /* the failed census is not there */
+
+	/* the largest regions, in rank order, with their paths */
+	assert_int_equal(q_int(db, "SELECT count(*) FROM census_regions WHERE census_id = %lld", (long long)census_id),
+			 c->n_largest);
+	assert_int_equal(q_int(db, "SELECT start FROM census_regions WHERE rank = 0"), (int64_t)c->largest[0].start);
+	assert_string_equal(q_text(db, buf, sizeof(buf), "SELECT rule FROM census_regions WHERE rank = 0"),
+			    c->largest[0].rule);
+	for (size_t i = 0; i < c->n_largest; i++)
+		if (c->largest[i].path)
+			assert_string_equal(q_text(db, buf, sizeof(buf),
+						   "SELECT p.path FROM census_regions r JOIN paths p ON p.id = r.path_id"
+						   " WHERE r.rank = %lld",
+						   (long long)i),
+					    c->largest[i].path);
+
+	/* the files, and file_timeline */
+	assert_true(c->n_files > 0);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM census_files WHERE census_id = %lld", (long long)census_id),
+			 c->n_files);
+	assert_int_equal(q_int(db, "SELECT resident FROM file_timeline WHERE path = %Q", c->files[0].path),
+			 c->files[0].resident);
+	assert_string_equal(q_text(db, buf, sizeof(buf), "SELECT kind FROM file_timeline WHERE path = %Q",
+				   c->files[0].path),
+			    file_kind_name(c->files[0].kind));
+	/* each path once */
+	assert_int_equal(q_int(db, "SELECT count(*) FROM paths"), q_int(db, "SELECT count(DISTINCT path) FROM paths"));
+
+	/* the failed census: a row with its message and no totals */
+	assert_string_equal(q_text(db, buf, sizeof(buf), "SELECT status FROM census_log WHERE census_id = %lld",
+				   (long long)failed_id),
+			    "exited");
+	assert_string_equal(q_text(db, buf, sizeof(buf), "SELECT message FROM census_log WHERE census_id = %lld",
+				   (long long)failed_id),
+			    "the process exited during the census");
+	assert_string_equal(q_text(db, buf, sizeof(buf), "SELECT private FROM censuses WHERE id = %lld",
+				   (long long)failed_id),
+			    "NULL");
+
+	/* region events, through region_changes */
+	assert_int_equal(q_int(db, "SELECT private_change FROM region_changes WHERE kind = 'grew'"), 200 * MiB);
+	assert_string_equal(q_text(db, buf, sizeof(buf), "SELECT start FROM region_changes WHERE kind = 'grew'"),
+			    "0xe0000000");
+	assert_string_equal(q_text(db, buf, sizeof(buf), "SELECT path FROM region_changes WHERE kind = 'appeared'"),
+			    "/data/model.bin");
+	assert_string_equal(q_text(db, buf, sizeof(buf), "SELECT start FROM region_changes WHERE kind = 'disappeared'"),
+			    "0xffffffffff600000");
+	assert_string_equal(q_text(db, buf, sizeof(buf), "SELECT path FROM region_changes WHERE kind = 'grew'"),
+			    "NULL");
+
+	/* marks as annotations; the machine */
+	assert_string_equal(q_text(db, buf, sizeof(buf), "SELECT title FROM annotations"), "load model");
+	assert_string_equal(q_text(db, buf, sizeof(buf), "SELECT tags FROM annotations"), "pid=4242");
+	assert_int_equal(q_int(db, "SELECT mem_used FROM machine_memory ORDER BY time LIMIT 1"), 24 * GiB);
+	assert_true(q_double(db, "SELECT pressure_some_avg10 FROM machine_memory ORDER BY time LIMIT 1") == 1.5);
+	assert_int_equal(q_int(db, "SELECT pressure_full_total_us FROM system ORDER BY time LIMIT 1"), 654);
+	assert_string_equal(q_text(db, buf, sizeof(buf),
+				   "SELECT pressure_some_avg10 FROM machine_memory ORDER BY time DESC LIMIT 1"),
+			    "NULL");
+	assert_int_equal(q_int(db, "SELECT count(*) FROM pragma_foreign_key_check"), 0);
+	sqlite3_close(db);
+	census_free(c);
+}
+
+/* ------------------------------------------------------------ readers */
+
+static void test_read_only(void **state)
+{
+	struct tmp *t = *state;
+	struct store *s = open_store(t->db, 0, 0);
+	struct store_options o = { .path = t->db, .read_only = true };
+	struct store *reader = NULL;
+	char err[512];
+	uint64_t size;
+	int64_t id;
+
+	put_proc(s, "boot", 1, 1, T0, 0);
+	/* a reader beside the daemon */
+	assert_int_equal(store_open(&o, &reader, err, sizeof(err)), 0);
+	reader = store_close(reader);
+	store_close(s);
+
+	/* and after it stopped: the WAL and its index stay for readers that
+	 * may not create them */
+	assert_true(exists(t->db, "-wal"));
+	assert_true(exists(t->db, "-shm"));
+	assert_int_equal(store_open(&o, &reader, err, sizeof(err)), 0);
+	assert_int_equal(store_schema_version(reader), STORE_SCHEMA_VERSION);
+	assert_int_equal(store_size(reader, &size), 0);
+	assert_true(size > 0);
+	assert_int_equal(store_check(reader), 0);
+	assert_int_equal(store_begin(reader), -EROFS);
+	struct store_process p = { .boot_id = "b", .pid = 2, .seen = T0, .started_at = -1, .uid = -1, .exited_at = -1 };
+	assert_int_equal(store_put_process(reader, &p, &id), -EROFS);
+	store_close(reader);
+
+	/* as a user reads it: sqlite3 -readonly, or a read-only URI */
+	char uri[512];
+	sqlite3 *db = NULL;
+	snprintf(uri, sizeof(uri), "file:%s?mode=ro", t->db);
+	assert_int_equal(sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL), SQLITE_OK);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM process_labels"), 1);
+	sqlite3_close(db);
+}
+
+/* ------------------------------------------------------------ failures */
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void test_locked(void **state)
+{
+	struct tmp *t = *state;
+	struct store *s = open_store(t->db, 0, 300);
+	int64_t id = put_proc(s, "boot", 1, 1, T0, 0);
+
+	/* another writer holds the database */
+	sqlite3 *db = raw_open(t->db, false);
+	raw_exec(db, "BEGIN IMMEDIATE");
+	int64_t start = now_ms();
+	assert_int_equal(store_begin(s), -EBUSY);
+	int64_t waited = now_ms() - start;
+	assert_true(waited >= 250);
+	assert_true(waited < 3000);
+	assert_non_null(strstr(store_error(s), "locked"));
+	/* writes without a transaction are refused the same way */
+	assert_int_equal(store_put_mark(s, id, T0, "x", -1), -EBUSY);
+
+	raw_exec(db, "COMMIT");
+	assert_int_equal(store_begin(s), 0);
+	assert_int_equal(store_put_mark(s, id, T0, "after", -1), 0);
+	assert_int_equal(store_commit(s), 0);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM marks"), 1);
+	sqlite3_close(db);
+
+	/* begin twice, commit without begin: the caller's mistakes, named */
+	assert_int_equal(store_begin(s), 0);
+	assert_int_equal(store_begin(s), -EINVAL);
+	store_rollback(s);
+	store_rollback(s);
+	assert_int_equal(store_commit(s), -EINVAL);
+	store_close(s);
+}
+
+/* One batch: a census and some fast-tier rows from time on. */
+static int put_batch(struct store *s, int64_t id, const struct census *c, int64_t time, int rows)
+{
+	struct store_census m = { .time = time, .trigger = TRIGGER_INTERVAL, .status = STATUS_OK, .wall_us = -1,
+				  .cpu_us = -1, .bytes_read = -1 };
+	int r = store_begin(s);
+	if (r < 0)
+		return r;
+	r = store_put_census(s, id, &m, c, NULL);
+	for (int i = 0; r >= 0 && i < rows; i++) {
+		struct store_sample x = { .time = time + i * 1000, .private_min = (uint64_t)i, .private_max = 2 * (uint64_t)i,
+					  .private_last = (uint64_t)i, .samples = 1 };
+		r = store_put_sample(s, id, &x);
+	}
+	if (r >= 0)
+		r = store_commit(s);
+	if (r < 0)
+		store_rollback(s);
+	return r;
+}
+
+static void test_full(void **state)
+{
+	struct tmp *t = *state;
+	const uint64_t max_size = 256 * KiB;
+	struct store *s = open_store(t->db, max_size, 0);
+	struct census *c = java_census();
+	int64_t id = put_proc(s, "boot", 1, 1, T0, 0), time = T0;
+	int committed = 0, r = 0;
+	uint64_t size;
+
+	/* fill it up to the ceiling, a batch at a time */
+	while (committed < 10000) {
+		r = put_batch(s, id, c, time, 50);
+		if (r < 0)
+			break;
+		committed++;
+		time += 50000;
+	}
+	assert_int_equal(r, -ENOSPC);
+	assert_non_null(strstr(store_error(s), "full"));
+	assert_true(committed > 0);
+	assert_int_equal(store_size(s, &size), 0);
+	assert_true(size > max_size);          /* at the ceiling, above the limit */
+	assert_true(size <= 2 * max_size + 64 * KiB); /* but not far */
+
+	/* the failed batch left nothing; what was committed is whole */
+	assert_int_equal(store_check(s), 0);
+	sqlite3 *db = raw_open(t->db, true);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM censuses"), committed);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM samples"), committed * 50);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM pragma_foreign_key_check"), 0);
+	sqlite3_close(db);
+
+	/* Still full.  SQLite rolls the whole transaction back after
+	 * SQLITE_FULL; a write after that must not land outside it. */
+	assert_int_equal(store_begin(s), 0);
+	for (int i = 0; i < 1000000; i++) {
+		struct store_sample x = { .time = time + i, .private_last = 1, .samples = 1 };
+		r = store_put_sample(s, id, &x);
+		if (r < 0)
+			break;
+	}
+	assert_int_equal(r, -ENOSPC);
+	struct store_sample late = { .time = time - 1, .samples = 1 };
+	assert_int_equal(store_put_sample(s, id, &late), -ECANCELED);
+	assert_int_equal(store_commit(s), -ECANCELED);
+	store_rollback(s);
+	assert_int_equal(put_batch(s, id, c, time, 50), -ENOSPC);
+	db = raw_open(t->db, true);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM samples"), committed * 50);
+	sqlite3_close(db);
+
+	/* retention can run at the ceiling, and makes room */
+	struct store_retention rt = { .now = time, .max_size = max_size, .batch = 20 };
+	bool more = true;
+	int steps = 0;
+	while (more && steps < 1000) {
+		if (store_retention_step(s, &rt, &more) < 0)
+			fail_msg("retention step %d: %s", steps, store_error(s));
+		steps++;
+	}
+	assert_false(more);
+	assert_int_equal(store_size(s, &size), 0);
+	assert_true(size <= max_size);
+	assert_int_equal(store_check(s), 0);
+
+	/* and writing works again */
+	assert_int_equal(put_batch(s, id, c, time, 50), 0);
+	store_close(s);
+	census_free(c);
+}
+
+/* A light census knows sizes, not memory, per class, region and file:
+ * those counters are stored as NULL, not as zeros a reader would sum. */
+static void test_light_census(void **state)
+{
+	struct tmp *t = *state;
+	struct store *s = open_store(t->db, 0, 0);
+	struct census *c = java_census();
+	struct store_census m = { .time = 5000, .trigger = TRIGGER_INTERVAL, .status = STATUS_OK, .light = true,
+				  .wall_us = 1, .cpu_us = 1, .bytes_read = 1 };
+	int64_t id, census_id;
+
+	c->light = true;
+	assert_int_equal(store_begin(s), 0);
+	id = put_proc(s, "b", 7, 1, 1000, 0);
+	assert_int_equal(store_put_census(s, id, &m, c, &census_id), 0);
+	assert_int_equal(store_commit(s), 0);
+	sqlite3 *db = raw_open(t->db, true);
+	assert_int_equal(q_int(db, "SELECT light FROM censuses WHERE id = %lld", (long long)census_id), 1);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM census_classes WHERE census_id = %lld AND private IS NULL "
+				   "AND resident IS NULL AND size > 0",
+			       (long long)census_id),
+			 q_int(db, "SELECT count(*) FROM census_classes WHERE census_id = %lld", (long long)census_id));
+	assert_int_equal(q_int(db, "SELECT count(*) FROM census_regions WHERE census_id = %lld AND private IS NOT "
+				   "NULL",
+			       (long long)census_id),
+			 0);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM census_files WHERE census_id = %lld AND resident IS NOT NULL",
+			       (long long)census_id),
+			 0);
+	/* the census's own totals (from smaps_rollup) stay */
+	assert_int_equal(q_int(db, "SELECT private FROM censuses WHERE id = %lld", (long long)census_id),
+			 (int64_t)c->totals.private);
+	sqlite3_close(db);
+	census_free(c);
+	store_close(s);
+}
+
+static void test_names(void **state)
+{
+	(void)state;
+	assert_string_equal(store_trigger_name(TRIGGER_GROWTH), "growth");
+	assert_string_equal(store_trigger_name(TRIGGER_REQUEST), "request");
+	assert_null(store_trigger_name(_TRIGGER_MAX));
+	assert_string_equal(store_status_name(STATUS_DENIED), "denied");
+	assert_null(store_status_name(_STATUS_MAX));
+	assert_string_equal(store_error(NULL), "no database");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_create, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_from_v1, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_newer_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_not_ours, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_process_upsert, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_read_only, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_locked, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_full, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_light_census, setup, teardown),
+		cmocka_unit_test(test_names),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

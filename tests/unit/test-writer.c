@@ -1,0 +1,225 @@
+/* The writer over a real store: rows queued and written in one
+ * transaction, kept while the database is locked and written after,
+ * the queue's bound with drops counted, shared process references that
+ * outlive the process. */
+#include "testlib.h"
+
+#include <errno.h>
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include "census.h"
+#include "limits.h"
+#include "log.h"
+#include "scan.h"
+#include "store.h"
+#include "writer.h"
+
+struct fixture {
+	char dir[128], db[192];
+	struct store *store;
+	struct writer *w;
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	struct store_options o = { .busy_timeout_ms = 100 };
+	char err[256];
+	snprintf(f->dir, sizeof(f->dir), "/tmp/ramwatch-writer-XXXXXX");
+	assert_non_null(mkdtemp(f->dir));
+	snprintf(f->db, sizeof(f->db), "%s/ramwatch.db", f->dir);
+	o.path = f->db;
+	assert_int_equal(store_open(&o, &f->store, err, sizeof(err)), 0);
+	f->w = writer_new(f->store);
+	assert_non_null(f->w);
+	log_set_max_level(LOG_ERR); /* the failures below are expected */
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	char cmd[256];
+	writer_free(f->w);
+	store_close(f->store);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", f->dir);
+	assert_int_equal(system(cmd), 0);
+	free(f);
+	return 0;
+}
+
+static int64_t count(const char *db, const char *sql)
+{
+	sqlite3 *c;
+	sqlite3_stmt *st;
+	int64_t n = -1;
+	assert_int_equal(sqlite3_open_v2(db, &c, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(c, sql, -1, &st, NULL), SQLITE_OK);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(c);
+	return n;
+}
+
+static struct proc_ref *new_ref(int pid)
+{
+	struct store_process info = {
+		.boot_id = "b0",
+		.pid = pid,
+		.start_time = 100 + pid,
+		.started_at = -1,
+		.uid = 0,
+		.comm = "worker",
+		.exe = "/usr/bin/worker",
+		.cmdline = "worker --serve",
+		.seen = 1000,
+		.exited_at = -1,
+	};
+	struct proc_ref *p = proc_ref_new(&info);
+	assert_non_null(p);
+	return p;
+}
+
+static struct store_sample sample_at(int64_t t, uint64_t v)
+{
+	return (struct store_sample){ .time = t, .private_min = v, .private_max = v, .private_last = v,
+				      .resident_min = v, .resident_max = v, .resident_last = v, .samples = 10 };
+}
+
+static void test_one_transaction(void **state)
+{
+	struct fixture *f = *state;
+	struct proc_ref *p = new_ref(10);
+	struct store_sample s1 = sample_at(1000, 5), s2 = sample_at(2000, 7);
+	struct store_system sys = { .time = 2000, .mem_total = 1 << 30, .mem_available = 1 << 29 };
+
+	assert_int_equal(writer_flush(f->w), 0); /* nothing queued */
+	assert_int_equal(writer_add_sample(f->w, p, &s1), 0);
+	assert_int_equal(writer_add_sample(f->w, p, &s2), 0);
+	assert_int_equal(writer_add_mark(f->w, p, 1500, "warmup", 0), 0);
+	assert_int_equal(writer_add_system(f->w, &sys), 0);
+
+	/* a census of a saved file, with its regions dropped as the daemon does */
+	struct scan_options o = { .keep_regions = false };
+	struct scan_error err;
+	struct census *c = NULL;
+	assert_int_equal(scan_smaps_file(fixture("smaps/java17-g1.smaps"), NULL, &o, &c, &err), 0);
+	struct store_census meta = { .time = 1800, .trigger = TRIGGER_FIRST, .status = STATUS_OK, .wall_us = 5,
+				     .cpu_us = 4, .bytes_read = 100 };
+	struct region_event *ev = calloc(1, sizeof(*ev));
+	*ev = (struct region_event){ .kind = REGION_APPEARED, .start = 0x1000, .size = 4096, .cls = CLASS_OTHER };
+	assert_int_equal(writer_add_census(f->w, p, &meta, NULL, c, ev, 1), 0);
+
+	/* the process exits before the rows are written: they outlive it */
+	p->info.exited_at = 2500;
+	assert_int_equal(writer_add_process(f->w, p), 0);
+	proc_ref_unref(p);
+
+	struct writer_stats ws;
+	writer_get_stats(f->w, &ws);
+	assert_int_equal(ws.queued, 6);
+	assert_int_equal(writer_flush(f->w), 0);
+	writer_get_stats(f->w, &ws);
+	assert_int_equal(ws.queued, 0);
+	assert_int_equal(ws.written[WRITER_SAMPLE], 2);
+	assert_int_equal(ws.written[WRITER_CENSUS], 1);
+	assert_int_equal(count(f->db, "SELECT count(*) FROM processes"), 1);
+	assert_int_equal(count(f->db, "SELECT exited_at FROM processes"), 2500);
+	assert_int_equal(count(f->db, "SELECT count(*) FROM samples"), 2);
+	assert_int_equal(count(f->db, "SELECT count(*) FROM marks"), 1);
+	assert_int_equal(count(f->db, "SELECT count(*) FROM system"), 1);
+	assert_int_equal(count(f->db, "SELECT count(*) FROM region_events"), 1);
+	assert_true(count(f->db, "SELECT count(*) FROM census_classes") > 3);
+}
+
+static void test_locked_then_written(void **state)
+{
+	struct fixture *f = *state;
+	struct proc_ref *p = new_ref(11);
+	sqlite3 *other;
+
+	assert_int_equal(sqlite3_open(f->db, &other), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(other, "BEGIN EXCLUSIVE", NULL, NULL, NULL), SQLITE_OK);
+	for (int i = 0; i < 5; i++) {
+		struct store_sample s = sample_at(1000 * (i + 1), (uint64_t)i);
+		assert_int_equal(writer_add_sample(f->w, p, &s), 0);
+		assert_int_equal(writer_flush(f->w), -EBUSY);
+	}
+	struct writer_stats ws;
+	writer_get_stats(f->w, &ws);
+	assert_int_equal(ws.error, -EBUSY);
+	assert_int_equal(ws.queued, 5);
+	assert_int_equal(ws.failed_flushes, 5);
+	assert_non_null(strstr(ws.message, "lock"));
+	assert_int_equal(sqlite3_exec(other, "ROLLBACK", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(other);
+
+	assert_int_equal(writer_flush(f->w), 0);
+	writer_get_stats(f->w, &ws);
+	assert_int_equal(ws.error, 0);
+	assert_int_equal(count(f->db, "SELECT count(*) FROM samples"), 5);
+	assert_int_equal(writer_dropped(f->w), 0);
+	proc_ref_unref(p);
+}
+
+static void test_bound_drops_the_oldest(void **state)
+{
+	struct fixture *f = *state;
+	struct proc_ref *p = new_ref(12);
+	sqlite3 *other;
+
+	assert_int_equal(sqlite3_open(f->db, &other), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(other, "BEGIN EXCLUSIVE", NULL, NULL, NULL), SQLITE_OK);
+	/* well past RW_PENDING_MAX of sample rows */
+	size_t n = RW_PENDING_MAX / 64;
+	for (size_t i = 0; i < n; i++) {
+		struct store_sample s = sample_at((int64_t)i, i);
+		assert_int_equal(writer_add_sample(f->w, p, &s), 0);
+	}
+	struct writer_stats ws;
+	writer_get_stats(f->w, &ws);
+	assert_true(ws.queued_bytes <= RW_PENDING_MAX);
+	assert_true(ws.dropped[WRITER_SAMPLE] > 0);
+	assert_int_equal(ws.queued + ws.dropped[WRITER_SAMPLE], n);
+	assert_int_equal(sqlite3_exec(other, "ROLLBACK", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(other);
+
+	assert_int_equal(writer_flush(f->w), 0);
+	/* the newest rows are the ones kept */
+	assert_int_equal(count(f->db, "SELECT max(time) FROM samples"), (int64_t)n - 1);
+	assert_int_equal(count(f->db, "SELECT min(time) FROM samples"), (int64_t)ws.dropped[WRITER_SAMPLE]);
+	proc_ref_unref(p);
+}
+
+static void test_refused_row_is_dropped_not_retried(void **state)
+{
+	struct fixture *f = *state;
+	struct proc_ref *p = new_ref(13);
+	/* a census the schema refuses (no such trigger): no retry can mend it,
+	 * and it must not hold back the rows around it */
+	struct store_sample s = sample_at(5000, 1), later = sample_at(6000, 3);
+	struct store_census bad = { .time = 5500, .trigger = _TRIGGER_MAX, .status = STATUS_ERROR, .wall_us = -1,
+				    .cpu_us = -1, .bytes_read = -1 };
+	assert_int_equal(writer_add_sample(f->w, p, &s), 0);
+	assert_int_equal(writer_add_census(f->w, p, &bad, "broken", NULL, NULL, 0), 0);
+	assert_int_equal(writer_add_sample(f->w, p, &later), 0);
+	assert_int_equal(writer_flush(f->w), 0);
+	assert_int_equal(writer_dropped(f->w), 1);
+	assert_int_equal(count(f->db, "SELECT count(*) FROM samples"), 2);
+	assert_int_equal(count(f->db, "SELECT count(*) FROM censuses"), 0);
+	proc_ref_unref(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_one_transaction, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_locked_then_written, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bound_drops_the_oldest, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_refused_row_is_dropped_not_retried, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

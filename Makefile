@@ -6,7 +6,9 @@
 #                   integration tests, then all of them again under ASan+UBSan,
 #                   then the fuzz target for a bounded time
 #   make bench      measure the scanner against cat and pmap (BENCHMARKS.md)
-#   make install    PREFIX, DESTDIR, BINDIR, MANDIR honoured
+#   make install    PREFIX, DESTDIR, BINDIR, SBINDIR, MANDIR, SYSCONFDIR, UNITDIR honoured
+#   make deb        build/deb/ramwatch_VERSION_ARCH.deb, lintian-clean (make rpm: the .rpm)
+#   make check-install  check the units, build both packages, install and run the .deb, purge it
 #   make deps       install the Debian packages the build and tests need
 
 VERSION := 0.1.0
@@ -95,6 +97,60 @@ $(BUILD)/schema/migrations.o: $(BUILD)/schema/migrations.c
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 # ---- end of store
 
+# ---- store reads (schema/store-read*.c): what history, report, census and events answer
+STORE_READ_SRCS := schema/store-read.c schema/store-read-json.c schema/store-read-select.c \
+	schema/store-read-processes.c schema/store-read-samples.c schema/store-read-history.c \
+	schema/store-read-window.c schema/store-read-census.c schema/store-read-compare.c \
+	schema/store-read-report.c schema/store-read-events.c
+STORE_READ_UNIT_TESTS := test-store-read test-store-read-history
+BENCH_HISTORY_RUNS ?= 21
+
+# A week of one process's timeline at the default settings among 50 others,
+# read back by history and report beside a plain count of the same rows
+# (BENCHMARKS.md).  The library by its path: LIB is set further down, after
+# this rule's prerequisites are read.
+$(BUILD)/bench/history-bench: bench/history-bench.c $(BUILD)/libramwatch.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LIBS)
+
+.PHONY: bench-history
+bench-history: $(BUILD)/bench/history-bench
+	$(BUILD)/bench/history-bench --runs $(BENCH_HISTORY_RUNS) --dir $(BUILD)/bench-history
+# ---- end of store reads
+
+# ---- sql (schema/query*.c, client/cmd-sql.c): ramwatch sql, safe read-only queries
+SQL_SRCS := schema/query.c
+SQL_CLIENT_SRCS := client/cmd-sql.c
+SQL_UNIT_TESTS := test-query
+# ---- end of sql
+
+# ---- control socket (daemon/control*.c): the daemon's side
+CONTROL_SRCS := daemon/control.c daemon/control-conn.c daemon/control-ops.c daemon/control-queries.c \
+	daemon/control-worker.c daemon/control-request.c daemon/control-answer.c daemon/control-access.c \
+	daemon/control-processes.c daemon/control-buffer.c
+CONTROL_UNIT_TESTS := test-control-request test-control-buffer test-control-access test-control-processes \
+	test-control-worker
+# ---- end of control socket
+
+# ---- client commands (client/cmd-*.c, client/control-client.c): status, processes, history, report, mark, events
+# The answers' rendering is pure (JSON in, text out) and unit tested with
+# canned answers; the time parser and the memtrace export live in the
+# library for their tests.
+CLIENT_CMD_ANSWER_SRCS := client/control-client.c client/answer.c client/render-status.c client/render-history.c \
+	client/render-report.c
+CLIENT_CMD_SRCS := $(CLIENT_CMD_ANSWER_SRCS) client/ask.c client/cmd-status.c client/cmd-processes.c \
+	client/cmd-history.c client/cmd-report.c client/cmd-diff.c client/cmd-mark.c client/cmd-events.c
+CLIENT_CMD_LIB_SRCS := common/timeparse.c trace/trace-export.c
+CLIENT_CMD_UNIT_TESTS := test-timeparse test-trace-export test-control-client
+
+# (explicit paths: LIB and the client's objects are named further down)
+$(BUILD)/tests/test-control-client: $(BUILD)/tests/unit/test-control-client.o \
+		$(patsubst %.c,$(BUILD)/%.o,$(CLIENT_CMD_ANSWER_SRCS) client/render.c client/table.c) \
+		$(BUILD)/libramwatch.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIB) $(LIBS) -lcmocka
+# ---- end of client commands
+
 # ---- daemon configuration (daemon/config.c, daemon/selector.c): sources, tests
 DAEMON_CONFIG_SRCS := daemon/config.c daemon/config-parse.c daemon/config-table.c daemon/config-values.c \
 	daemon/selector.c
@@ -102,7 +158,7 @@ DAEMON_CONFIG_UNIT_TESTS := test-config test-config-values test-config-files tes
 # ---- end of daemon configuration
 
 # ---- daemon (ramwatchd)
-DAEMON_SRCS := $(DAEMON_CONFIG_SRCS) daemon/sysmem.c daemon/sample.c daemon/schedule.c daemon/pidmap.c \
+DAEMON_SRCS := $(DAEMON_CONFIG_SRCS) $(CONTROL_SRCS) daemon/sysmem.c daemon/sample.c daemon/schedule.c daemon/pidmap.c \
 	daemon/writer.c daemon/target.c daemon/manager.c daemon/discover.c daemon/tiers.c
 DAEMON_MAIN_SRCS := daemon/ramwatchd.c
 DAEMON_UNIT_TESTS := test-sysmem test-schedule test-pidmap test-writer
@@ -110,21 +166,24 @@ DAEMON_LIB := $(BUILD)/libramwatchd.a
 DAEMON_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(DAEMON_SRCS))
 # ---- end of daemon
 
-COMMON_SRCS := common/util.c common/fileio.c common/strpool.c common/log.c
+COMMON_SRCS := common/util.c common/fileio.c common/strpool.c common/log.c common/utf8.c
 SCANNER_SRCS := scanner/region.c scanner/smaps.c scanner/smaps-fast.c scanner/proc-parse.c scanner/procfs.c \
 	scanner/proclist.c scanner/classes.c scanner/classify.c scanner/census.c \
 	scanner/census-json.c scanner/region-events.c scanner/scan.c
-CLIENT_SRCS := client/ramwatch.c client/cmd-scan.c client/render.c client/table.c $(TRACE_CLIENT_SRCS)
+CLIENT_SRCS := client/ramwatch.c client/cmd-scan.c client/render.c client/table.c $(TRACE_CLIENT_SRCS) \
+	$(CLIENT_CMD_SRCS) $(SQL_CLIENT_SRCS)
 CLIENT_LIB_SRCS := client/render.c client/table.c
 
 
 UNIT_TESTS := test-util test-strpool test-smaps test-proc-parse test-classify test-census \
 	test-census-json test-render test-scan-live test-region-events $(TRACE_UNIT_TESTS) $(SCHEMA_UNIT_TESTS) \
-	$(DAEMON_CONFIG_UNIT_TESTS) $(DAEMON_UNIT_TESTS)
-HELPERS := shapes many-maps churn
+	$(DAEMON_CONFIG_UNIT_TESTS) $(DAEMON_UNIT_TESTS) $(STORE_READ_UNIT_TESTS) $(SQL_UNIT_TESTS) \
+	$(CONTROL_UNIT_TESTS) $(CLIENT_CMD_UNIT_TESTS)
+HELPERS := shapes many-maps churn mapfiles
 
 LIB := $(BUILD)/libramwatch.a
-LIB_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(COMMON_SRCS) $(SCANNER_SRCS) $(TRACE_SRCS) $(SCHEMA_SRCS)) \
+LIB_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(COMMON_SRCS) $(SCANNER_SRCS) $(TRACE_SRCS) $(SCHEMA_SRCS) \
+	$(STORE_READ_SRCS) $(SQL_SRCS) $(CLIENT_CMD_LIB_SRCS)) \
 	$(patsubst %.c,%.o,$(SCHEMA_GENERATED))
 CLIENT_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CLIENT_SRCS))
 CLIENT_LIB_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CLIENT_LIB_SRCS))
@@ -132,7 +191,7 @@ UNIT_BINS := $(addprefix $(BUILD)/tests/,$(UNIT_TESTS))
 HELPER_BINS := $(addprefix $(BUILD)/helpers/,$(HELPERS))
 
 .PHONY: all run check check-build check-unit check-integration check-sanitizers fuzz bench bench-scan bench-daemon \
-	install uninstall clean deps lint-man
+	install uninstall clean deps lint-man deps-packaging check-units deb rpm check-install
 
 all: $(BUILD)/ramwatch $(BUILD)/ramwatchd
 
@@ -227,7 +286,7 @@ run: deps $(BUILD)/ramwatch $(BUILD)/ramwatchd
 	@echo
 	sqlite3 -readonly -box $(RUN_STATE)/ramwatch.db < doc/recorded.sql
 
-bench: bench-scan bench-daemon $(TRACE_BENCH_TARGETS)
+bench: bench-scan bench-daemon bench-history $(TRACE_BENCH_TARGETS)
 
 $(BUILD)/bench/idle-target: bench/idle-target.c
 	@mkdir -p $(dir $@)
@@ -250,6 +309,18 @@ bench-scan: deps $(BUILD)/ramwatch $(BUILD)/helpers/many-maps $(BUILD)/bench/sca
 
 # ------------------------------------------------------------------ install
 
+# Where systemd looks for units, sysusers.d and tmpfiles.d files: its own
+# pkg-config says (Debian 12: /lib/systemd/system, /usr/lib/sysusers.d,
+# /usr/lib/tmpfiles.d), else those.
+UNITDIR ?= $(or $(shell $(PKG_CONFIG) --variable=systemdsystemunitdir systemd 2>/dev/null),/lib/systemd/system)
+SYSUSERSDIR ?= $(or $(shell $(PKG_CONFIG) --variable=sysusersdir systemd 2>/dev/null),/usr/lib/sysusers.d)
+TMPFILESDIR ?= $(or $(shell $(PKG_CONFIG) --variable=tmpfilesdir systemd 2>/dev/null),/usr/lib/tmpfiles.d)
+
+# The unit names the installed daemon, and its configuration when it is not
+# the built-in /etc/ramwatch/ramwatchd.conf.
+UNIT_EXEC := $(SBINDIR)/ramwatchd --foreground$(if $(filter-out /etc,$(SYSCONFDIR)), --config \
+	$(SYSCONFDIR)/ramwatch/ramwatchd.conf)
+
 install: $(BUILD)/ramwatch $(BUILD)/ramwatchd
 	install -D -m 0755 $(BUILD)/ramwatch $(DESTDIR)$(BINDIR)/ramwatch
 	install -D -m 0755 $(BUILD)/ramwatchd $(DESTDIR)$(SBINDIR)/ramwatchd
@@ -257,15 +328,94 @@ install: $(BUILD)/ramwatch $(BUILD)/ramwatchd
 	install -D -m 0644 man/ramwatchd.8 $(DESTDIR)$(MANDIR)/man8/ramwatchd.8
 	install -D -m 0644 man/ramwatchd.conf.5 $(DESTDIR)$(MANDIR)/man5/ramwatchd.conf.5
 	install -D -m 0644 man/ramwatch-schema.7 $(DESTDIR)$(MANDIR)/man7/ramwatch-schema.7
+	install -D -m 0644 packaging/grafana/ramwatch.json $(DESTDIR)$(PREFIX)/share/ramwatch/grafana/ramwatch.json
 	@# an existing ramwatchd.conf is the administrator's: never overwritten
 	test -e $(DESTDIR)$(SYSCONFDIR)/ramwatch/ramwatchd.conf || \
 		install -D -m 0644 packaging/ramwatchd.conf $(DESTDIR)$(SYSCONFDIR)/ramwatch/ramwatchd.conf
+	install -d -m 0755 $(DESTDIR)$(UNITDIR)
+	sed 's|^ExecStart=/usr/sbin/ramwatchd --foreground$$|ExecStart=$(UNIT_EXEC)|' \
+		packaging/systemd/ramwatchd.service > $(DESTDIR)$(UNITDIR)/ramwatchd.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/ramwatchd.service
+	install -m 0644 packaging/systemd/ramwatchd.socket $(DESTDIR)$(UNITDIR)/ramwatchd.socket
+	install -D -m 0644 packaging/sysusers.d/ramwatch.conf $(DESTDIR)$(SYSUSERSDIR)/ramwatch.conf
+	install -D -m 0644 packaging/tmpfiles.d/ramwatch.conf $(DESTDIR)$(TMPFILESDIR)/ramwatch.conf
+	@if [ -z "$(DESTDIR)" ]; then \
+		echo "installed; to create the user and directories and start the service:"; \
+		echo "  systemd-sysusers ramwatch.conf && systemd-tmpfiles --create ramwatch.conf"; \
+		echo "  systemctl daemon-reload && systemctl enable --now ramwatchd.socket ramwatchd.service"; fi
 
+# The database (/var/lib/ramwatch) and the user ramwatch stay: they are
+# data, not the program.
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/ramwatch $(DESTDIR)$(MANDIR)/man1/ramwatch.1
 	rm -f $(DESTDIR)$(SBINDIR)/ramwatchd $(DESTDIR)$(MANDIR)/man8/ramwatchd.8
 	rm -f $(DESTDIR)$(MANDIR)/man5/ramwatchd.conf.5 $(DESTDIR)$(SYSCONFDIR)/ramwatch/ramwatchd.conf
 	rm -f $(DESTDIR)$(MANDIR)/man7/ramwatch-schema.7
+	rm -f $(DESTDIR)$(PREFIX)/share/ramwatch/grafana/ramwatch.json
+	rm -f $(DESTDIR)$(UNITDIR)/ramwatchd.service $(DESTDIR)$(UNITDIR)/ramwatchd.socket
+	rm -f $(DESTDIR)$(SYSUSERSDIR)/ramwatch.conf $(DESTDIR)$(TMPFILESDIR)/ramwatch.conf
+	rmdir $(DESTDIR)$(SYSCONFDIR)/ramwatch 2>/dev/null || true
+
+# ---- packaging (packaging/, debian/, tests/install/): units, .deb, .rpm, install test
+#   make check-units     systemd-analyze verify, and security with an exposure of at most 2.0
+#   make deb             build/deb/ramwatch_$(VERSION)_ARCH.deb (dpkg-buildpackage -b), lintian-clean
+#   make rpm             build/rpm/RPMS/ARCH/ramwatch-$(VERSION)-1.ARCH.rpm (rpmbuild -bb)
+#   make check-install   all three, then install the .deb and run the daemon as the unit would
+UNIT_EXPOSURE_MAX := 20
+PKG_TREE_EXCLUDES := --exclude=./build --exclude=./$(BUILD) --exclude=./.git --exclude=__pycache__ \
+	--exclude=.pytest_cache --exclude='*.pyc'
+
+# The source tree as it is (uncommitted changes included), without build
+# outputs, copied into $(1): packages are built from a copy, so the work tree
+# and its build/ stay as they are.
+define copy_tree
+	rm -rf $(1) && mkdir -p $(1)
+	tar -c $(PKG_TREE_EXCLUDES) -f - . | tar -x -C $(1)
+endef
+
+deps-packaging:
+	$(MAKE) deps DEB_PACKAGES="$(PACKAGING_DEB_PACKAGES)"
+
+check-units: deps-packaging $(BUILD)/ramwatchd
+	@rm -rf $(BUILD)/units && mkdir -p $(BUILD)/units
+	@# verify wants the daemon where ExecStart says: the built one stands in
+	sed 's|^ExecStart=/usr/sbin/ramwatchd|ExecStart=$(abspath $(BUILD))/ramwatchd|' \
+		packaging/systemd/ramwatchd.service > $(BUILD)/units/ramwatchd.service
+	cp packaging/systemd/ramwatchd.socket $(BUILD)/units/ramwatchd.socket
+	@out=$$(systemd-analyze verify --man=no $(BUILD)/units/ramwatchd.service $(BUILD)/units/ramwatchd.socket 2>&1); \
+		rc=$$?; if [ $$rc != 0 ] || [ -n "$$out" ]; then echo "$$out"; echo "systemd-analyze verify: the units have problems"; exit 1; fi
+	@echo "systemd-analyze verify: ramwatchd.service and ramwatchd.socket are good"
+	@out=$$(systemd-analyze security --offline=yes --threshold=$(UNIT_EXPOSURE_MAX) --no-pager \
+		$(BUILD)/units/ramwatchd.service 2>&1); rc=$$?; \
+		if [ $$rc != 0 ]; then echo "$$out"; echo "systemd-analyze security: the exposure is above the threshold" \
+		"($(UNIT_EXPOSURE_MAX), in tenths)"; exit 1; fi; echo "$$out" | tail -n 1
+
+deb: deps-packaging
+	@test "$$(dpkg-parsechangelog -S Version)" = "$(VERSION)" || \
+		{ echo "debian/changelog is not at version $(VERSION): add an entry"; exit 1; }
+	$(call copy_tree,$(BUILD)/deb/ramwatch-$(VERSION))
+	cd $(BUILD)/deb/ramwatch-$(VERSION) && DEB_BUILD_OPTIONS="nocheck parallel=$$(nproc)" \
+		dpkg-buildpackage -us -uc -b
+	rm -rf $(BUILD)/deb/ramwatch-$(VERSION)
+	lintian --fail-on error,warning --display-info $(BUILD)/deb/ramwatch_$(VERSION)_*.changes
+	@ls $(BUILD)/deb/*.deb
+
+rpm: deps-packaging
+	@test "$$(sed -n 's/^Version: *//p' packaging/rpm/ramwatch.spec)" = "$(VERSION)" || \
+		{ echo "packaging/rpm/ramwatch.spec is not at version $(VERSION)"; exit 1; }
+	rm -rf $(BUILD)/rpm && mkdir -p $(BUILD)/rpm/SOURCES
+	$(call copy_tree,$(BUILD)/rpm/tree/ramwatch-$(VERSION))
+	tar -czf $(BUILD)/rpm/SOURCES/ramwatch-$(VERSION).tar.gz -C $(BUILD)/rpm/tree ramwatch-$(VERSION)
+	cp packaging/sysusers.d/ramwatch.conf $(BUILD)/rpm/SOURCES/ramwatch.sysusers
+	rm -rf $(BUILD)/rpm/tree
+	rpmbuild -bb --nodeps --define "_topdir $(abspath $(BUILD))/rpm" packaging/rpm/ramwatch.spec
+	@ls $(BUILD)/rpm/RPMS/*/*.rpm
+
+# Installs the .deb on this machine, runs it, removes and purges it: root,
+# Debian, and a machine where that is fine (CI's).
+check-install: check-units deb rpm
+	bash tests/install/test-install.sh $(BUILD)/deb/ramwatch_$(VERSION)_*.deb $(BUILD)/rpm/RPMS/*/ramwatch-$(VERSION)-*.rpm
+# ---- end of packaging
 
 clean:
 	rm -rf build
@@ -275,6 +425,10 @@ clean:
 DEB_PACKAGES := gcc make pkg-config libjansson-dev libcmocka-dev python3 python3-pytest \
 	clang libclang-rt-dev procps mandoc libdw-dev libelf-dev jq nodejs openjdk-17-jre-headless \
 	libsqlite3-dev sqlite3 libsystemd-dev
+# for make deb, rpm, check-units and check-install (make deps-packaging)
+# (the build's own packages too: debian/control's Build-Depends)
+PACKAGING_DEB_PACKAGES := dpkg-dev debhelper lintian rpm systemd gcc make pkgconf libjansson-dev libsqlite3-dev \
+	libsystemd-dev libdw-dev python3 sqlite3 procps
 
 deps:
 	@missing=$$(for p in $(DEB_PACKAGES); do \

@@ -1,4 +1,5 @@
-/* ramwatch scan, summary and diff: censuses taken here, saved, compared. */
+/* ramwatch scan and summary: censuses taken here (or by ramwatchd when
+ * reading the process needs more rights), saved, printed. */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -7,9 +8,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ask.h"
 #include "census-json.h"
 #include "census.h"
 #include "commands.h"
+#include "control-client.h"
 #include "fileio.h"
 #include "limits.h"
 #include "macro.h"
@@ -104,6 +107,32 @@ static int collect_candidates(int root_fd, const char *pattern, struct candidate
 	return 0;
 }
 
+/* A census taken by ramwatchd (op "scan"), with its rights.  Returns 0,
+ * -EREMOTEIO when the daemon refused (err holds its reason), or another
+ * negative errno when it could not be asked. */
+static int scan_by_daemon(const char *socket, int pid, bool light, struct census **ret, struct control_error *err)
+{
+	_cleanup_(json_decrefp) json_t *request = json_pack("{s:s, s:i, s:b, s:b}", "op", "scan", "pid", pid, "full",
+							    !light, "light", light);
+	_cleanup_(json_decrefp) json_t *result = NULL;
+	char reason[256];
+	int r;
+
+	if (!request) {
+		snprintf(err->message, sizeof(err->message), "%s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	r = control_ask(control_socket_path(socket), request, CONTROL_SCAN_WAIT_US, &result, err);
+	if (r < 0)
+		return r;
+	if (census_from_json(result, ret, reason, sizeof(reason)) < 0) {
+		snprintf(err->message, sizeof(err->message), "ramwatchd sent a census this client cannot read: %s",
+			 reason);
+		return -EBADMSG;
+	}
+	return 0;
+}
+
 static int scan_error_exit(const struct scan_error *err)
 {
 	return fail("%s", err->message);
@@ -158,7 +187,11 @@ static void scan_help(void)
 	       "  --light          read maps and smaps_rollup only: no per-region page-table walk,\n"
 	       "                   for huge processes; classes then have sizes but no memory counts\n"
 	       "  --out FILE       also save the census as JSON to FILE\n"
-	       "  --proc DIR       read processes from DIR instead of /proc\n",
+	       "  --proc DIR       read processes from DIR instead of /proc\n"
+	       "  --daemon         ramwatchd takes the census, with its rights (also done when\n"
+	       "                   reading PID is not permitted)\n"
+	       "  --socket PATH    ramwatchd's socket (default $RAMWATCH_SOCKET, else\n"
+	       "                   /run/ramwatch/ramwatch.sock)\n",
 	       RW_TOP_DEFAULT);
 }
 
@@ -171,13 +204,14 @@ int cmd_scan(int argc, char **argv)
 		{ "top", required_argument, NULL, 't' },    { "out", required_argument, NULL, 'o' },
 		{ "proc", required_argument, NULL, 'p' },   { "help", no_argument, NULL, 'h' },
 		{ "light", no_argument, NULL, 'l' },
+		{ "daemon", no_argument, NULL, 'd' },	    ASK_SOCKET_OPTION,
 		{ 0 },
 	};
 	_cleanup_(census_freep) struct census *c = NULL;
-	const char *name = NULL, *smaps = NULL, *status = NULL, *out_path = NULL, *proc = NULL;
+	const char *name = NULL, *smaps = NULL, *status = NULL, *out_path = NULL, *proc = NULL, *socket = NULL;
 	enum output out = OUT_TABLE;
 	size_t top = RW_TOP_DEFAULT;
-	bool regions = false, light = false;
+	bool regions = false, light = false, daemon = false;
 	int opt, pid = 0, r;
 
 	optind = 0;
@@ -196,6 +230,8 @@ int cmd_scan(int argc, char **argv)
 		case 'o': out_path = optarg; break;
 		case 'p': proc = optarg; break;
 		case 'l': light = true; break;
+		case 'd': daemon = true; break;
+		case OPT_SOCKET: socket = optarg; break;
 		case 'h': scan_help(); return 0;
 		default: return usage_error("scan", "bad option");
 		}
@@ -214,6 +250,8 @@ int cmd_scan(int argc, char **argv)
 
 	if (light && smaps)
 		return usage_error("scan", "--light reads a live process; a saved smaps file is read whole");
+	if (daemon && (pid == 0 || proc))
+		return usage_error("scan", "--daemon takes a PID (and no --proc)");
 	struct scan_options so = { .proc_root = proc, .top = top, .keep_regions = regions || out_path, .light = light };
 	struct scan_error err = { { 0 } };
 
@@ -221,10 +259,25 @@ int cmd_scan(int argc, char **argv)
 		r = scan_smaps_file(smaps, status, &so, &c, &err);
 		if (r < 0)
 			return fail("%s", err.message);
+	} else if (pid > 0 && daemon) {
+		struct control_error derr = { "", "" };
+		if (scan_by_daemon(socket, pid, light, &c, &derr) < 0)
+			return fail("%s", derr.message);
 	} else if (pid > 0) {
 		r = scan_process(pid, &so, &c, &err);
-		if (r < 0)
+		if (r == -EACCES && !proc) {
+			/* the daemon may read it: it has CAP_SYS_PTRACE, and answers
+			 * for the processes this user may see */
+			struct control_error derr = { "", "" };
+			fprintf(stderr, "ramwatch: permission denied reading /proc/%d/smaps; asking ramwatchd\n", pid);
+			r = scan_by_daemon(socket, pid, light, &c, &derr);
+			if (r == -EREMOTEIO)
+				return fail("%s", derr.message);
+			if (r < 0)
+				return fail("%s\nramwatch: ramwatchd could not help: %s", err.message, derr.message);
+		} else if (r < 0) {
 			return scan_error_exit(&err);
+		}
 	} else {
 		_cleanup_close_ int root_fd = procfs_open_root(proc);
 		struct candidates cands = { 0 };
@@ -241,6 +294,8 @@ int cmd_scan(int argc, char **argv)
 			return r;
 	}
 
+	if (regions && !c->regions)
+		fprintf(stderr, "ramwatch: the census of ramwatchd holds no region list; the largest regions follow\n");
 	if (out_path && (r = save_census(c, out_path)) != 0)
 		return r;
 	return print_census(c, out, top, regions);
@@ -293,37 +348,4 @@ int cmd_summary(int argc, char **argv)
 		return fail("%s holds no region list: save it with 'ramwatch scan --out' or '--json --regions'",
 			    argv[optind]);
 	return print_census(c, out, top, regions);
-}
-
-int cmd_diff(int argc, char **argv)
-{
-	static const struct option options[] = {
-		{ "markdown", no_argument, NULL, 'm' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	_cleanup_(census_freep) struct census *a = NULL, *b = NULL;
-	struct render_options o = { .format = RENDER_TEXT, .top = RW_TOP_DEFAULT };
-	int opt, r;
-
-	optind = 0;
-	while ((opt = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
-		switch (opt) {
-		case 'm': o.format = RENDER_MARKDOWN; break;
-		case 'h':
-			printf("Usage: ramwatch diff BEFORE.json AFTER.json [--markdown]\n\n"
-			       "Compares two saved censuses class by class (private and resident before,\n"
-			       "after and change), largest changes first, then the files that came or went.\n");
-			return 0;
-		default: return usage_error("diff", "bad option");
-		}
-	}
-	if (argc - optind != 2)
-		return usage_error("diff", "give two census files");
-	if ((r = load(argv[optind], &a)) != 0 || (r = load(argv[optind + 1], &b)) != 0)
-		return r;
-	render_diff(a, b, &o, stdout);
-	if (fflush(stdout) != 0 || ferror(stdout))
-		return fail("cannot write the output: %s", strerror(errno));
-	return 0;
 }

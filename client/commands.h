@@ -8,6 +8,13 @@ int cmd_scan(int argc, char **argv);
 int cmd_summary(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
+int cmd_sql(int argc, char **argv);
+int cmd_status(int argc, char **argv);
+int cmd_processes(int argc, char **argv);
+int cmd_history(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_mark(int argc, char **argv);
+int cmd_events(int argc, char **argv);
 
 /* Prints "ramwatch: <message>" to stderr; returns 1 (failure). */
 int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

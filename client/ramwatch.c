@@ -18,8 +18,15 @@ static const struct {
 } commands[] = {
 	{ "scan", cmd_scan, "take a census of one process's memory (or of a saved smaps file)" },
 	{ "summary", cmd_summary, "print a saved census (JSON)" },
-	{ "diff", cmd_diff, "compare two saved censuses, class by class" },
+	{ "diff", cmd_diff, "compare two censuses (saved, or stored by ramwatchd), class by class" },
 	{ "trace", cmd_trace, "replay an allocation event trace: what was kept, churned, and for how long" },
+	{ "sql", cmd_sql, "run one read-only SQL query on the database (table, CSV or JSON)" },
+	{ "status", cmd_status, "how ramwatchd is doing" },
+	{ "processes", cmd_processes, "the processes ramwatchd watches, with their memory" },
+	{ "history", cmd_history, "a process's memory timeline: samples, censuses, marks" },
+	{ "report", cmd_report, "what happened to a process's memory, as Markdown" },
+	{ "mark", cmd_mark, "start a named phase of a process" },
+	{ "events", cmd_events, "a process's region events (JSON, or memtrace for trace summary)" },
 };
 
 int fail(const char *fmt, ...)

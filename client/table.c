@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TABLE_COLUMNS_MAX 16
 
 struct table {
 	size_t columns;
@@ -16,24 +15,36 @@ struct table {
 	size_t n_cells, allocated;
 };
 
-struct table *table_new(const char *first_header, ...)
+struct table *table_new_v(const char *const *headers, size_t n)
 {
-	struct table *t = calloc(1, sizeof(*t));
-	va_list ap;
+	struct table *t;
 
+	if (n > TABLE_COLUMNS_MAX)
+		return NULL;
+	t = calloc(1, sizeof(*t));
 	if (!t)
 		return NULL;
-	va_start(ap, first_header);
-	for (const char *h = first_header; h && t->columns < TABLE_COLUMNS_MAX; h = va_arg(ap, const char *)) {
+	for (size_t i = 0; i < n; i++) {
+		const char *h = headers[i];
 		t->align[t->columns] = h[0] == '>' ? TABLE_RIGHT : TABLE_LEFT;
 		t->header[t->columns] = strdup(h[0] == '>' ? h + 1 : h);
-		if (!t->header[t->columns++]) {
-			va_end(ap);
+		if (!t->header[t->columns++])
 			return table_free(t);
-		}
 	}
-	va_end(ap);
 	return t;
+}
+
+struct table *table_new(const char *first_header, ...)
+{
+	const char *headers[TABLE_COLUMNS_MAX];
+	size_t n = 0;
+	va_list ap;
+
+	va_start(ap, first_header);
+	for (const char *h = first_header; h && n < TABLE_COLUMNS_MAX; h = va_arg(ap, const char *))
+		headers[n++] = h;
+	va_end(ap);
+	return table_new_v(headers, n);
 }
 
 struct table *table_free(struct table *t)

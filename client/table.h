@@ -16,6 +16,10 @@ enum table_align { TABLE_LEFT, TABLE_RIGHT };
  * headers; a header starting with '>' is right-aligned (the '>' is not
  * printed).  Returns NULL when out of memory. */
 struct table *table_new(const char *first_header, ...);
+/* The same from an array of n headers.  Returns NULL when out of memory or
+ * when n is above TABLE_COLUMNS_MAX. */
+#define TABLE_COLUMNS_MAX 64
+struct table *table_new_v(const char *const *headers, size_t n);
 struct table *table_free(struct table *t);
 DEFINE_CLEANUP(struct table *, table_free)
 

@@ -89,3 +89,57 @@
  * many steps per run, so the store stays responsive. */
 #define RW_RETENTION_BATCH 2000u
 #define RW_RETENTION_STEPS 50u
+
+/* the control socket (doc/protocol.md, "Limits") */
+
+/* One request line, newline included. */
+#define RW_REQUEST_MAX (64u * 1024u)
+/* Connections at once; more are answered "busy" and closed. */
+#define RW_CLIENTS_MAX 64u
+/* Time per request, and for a scan (which waits for a census). */
+#define RW_REQUEST_TIMEOUT_US (10u * 1000u * 1000u)
+#define RW_SCAN_TIMEOUT_US (60u * 1000u * 1000u)
+/* A connection without a complete request for this long is closed. */
+#define RW_IDLE_TIMEOUT_US (60u * 1000u * 1000u)
+/* Rows per answer (history samples, events, processes), at most; the
+ * default when the request gives no limit. */
+#define RW_ANSWER_ROWS_MAX 100000u
+#define RW_ANSWER_ROWS_DEFAULT 10000u
+/* One answer line, at most. */
+#define RW_ANSWER_MAX (64u * 1024u * 1024u)
+/* A mark's name, bytes. */
+#define RW_MARK_NAME_MAX 200u
+
+/* ramwatch sql: one read-only query on the database (schema/query.c) */
+
+/* Time SQLite may spend on a query (its own work, not the time taken to
+ * write the rows out): the default, and the most --timeout accepts. */
+#define RW_SQL_TIMEOUT_DEFAULT_MS (10u * 1000u)
+#define RW_SQL_TIMEOUT_MAX_MS (3600u * 1000u)
+/* Rows of a result: the default, and the most --max-rows accepts. */
+#define RW_SQL_ROWS_DEFAULT 100000u
+#define RW_SQL_ROWS_MAX 100000000u
+/* Size of a result: text and blobs count their bytes, any other value 8.
+ * The default, and the most --max-bytes accepts. */
+#define RW_SQL_BYTES_DEFAULT (64ull * 1024u * 1024u)
+#define RW_SQL_BYTES_MAX (4ull * 1024u * 1024u * 1024u)
+/* The text of a query (SQLITE_LIMIT_SQL_LENGTH); a Grafana panel's query
+ * takes a few hundred bytes. */
+#define RW_SQL_TEXT_MAX (1024u * 1024u)
+/* The longest string or blob a query may read or build
+ * (SQLITE_LIMIT_LENGTH; SQLite's own is 1 GB): zeroblob(1e9) and a string
+ * doubled in a recursive query stop here.  The store's longest values are
+ * command lines and paths, a few KiB. */
+#define RW_SQL_VALUE_MAX (16u * 1024u * 1024u)
+/* Memory SQLite may hold for the query: sorting, grouping, DISTINCT and
+ * temporary tables, all kept in memory (sqlite3_hard_heap_limit64). */
+#define RW_SQL_MEMORY_MAX (256u * 1024u * 1024u)
+/* Columns of a result (SQLITE_LIMIT_COLUMN), the depth of an expression
+ * (SQLITE_LIMIT_EXPR_DEPTH), the SELECTs of a compound (UNION ...,
+ * SQLITE_LIMIT_COMPOUND_SELECT) and a LIKE or GLOB pattern's length
+ * (SQLITE_LIMIT_LIKE_PATTERN_LENGTH): each far above what a real query
+ * needs and below SQLite's own defaults (2000, 1000, 500, 50000). */
+#define RW_SQL_COLUMNS_MAX 256u
+#define RW_SQL_EXPR_DEPTH_MAX 200u
+#define RW_SQL_COMPOUND_MAX 64u
+#define RW_SQL_PATTERN_MAX 1000u

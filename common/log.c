@@ -15,6 +15,36 @@
 static int max_level = LOG_INFO;
 static bool journal;
 
+/* a ring of the last warnings and errors */
+static struct log_recent_entry recent[LOG_RECENT_MAX];
+static size_t recent_next, recent_n;
+
+size_t log_recent(struct log_recent_entry *ret, size_t max)
+{
+	size_t n = recent_n < max ? recent_n : max;
+	size_t first = (recent_next + LOG_RECENT_MAX - recent_n) % LOG_RECENT_MAX;
+	/* the newest n, the oldest of them first */
+	first = (first + (recent_n - n)) % LOG_RECENT_MAX;
+	for (size_t i = 0; i < n; i++)
+		ret[i] = recent[(first + i) % LOG_RECENT_MAX];
+	return n;
+}
+
+static void remember(int level, int pid, const char *message)
+{
+	struct log_recent_entry *e = &recent[recent_next];
+	e->time_ms = now_realtime_ms();
+	e->level = level;
+	e->pid = pid;
+	/* cut to the entry's size */
+	size_t n = strnlen(message, sizeof(e->message) - 1);
+	memcpy(e->message, message, n);
+	e->message[n] = '\0';
+	recent_next = (recent_next + 1) % LOG_RECENT_MAX;
+	if (recent_n < LOG_RECENT_MAX)
+		recent_n++;
+}
+
 static const char *const level_names[] = {
 	[LOG_EMERG] = "emerg", [LOG_ALERT] = "alert",   [LOG_CRIT] = "crit", [LOG_ERR] = "err",
 	[LOG_WARNING] = "warning", [LOG_NOTICE] = "notice", [LOG_INFO] = "info", [LOG_DEBUG] = "debug",
@@ -102,6 +132,8 @@ int log_internal(int level, int error, int pid, const char *file, int line, cons
 	va_start(ap, fmt);
 	vsnprintf(message, sizeof(message), fmt, ap);
 	va_end(ap);
+	if (level <= LOG_WARNING)
+		remember(level, pid, message);
 
 	if (journal) {
 		char code_line[16];

@@ -12,6 +12,8 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <syslog.h>
 
 #include "macro.h"
@@ -34,6 +36,17 @@ void log_open(bool force_stderr);
  * it is. */
 bool log_use_journal(void);
 bool log_to_journal(void);
+
+/* The last warnings and errors, for a status report: up to LOG_RECENT_MAX
+ * of them, the oldest first.  Returns how many were copied. */
+#define LOG_RECENT_MAX 10
+struct log_recent_entry {
+	int64_t time_ms; /* unix ms */
+	int level;
+	int pid;         /* the process it was about, or 0 */
+	char message[256];
+};
+size_t log_recent(struct log_recent_entry *ret, size_t max);
 
 /* The workhorse: level, error (0 or an errno of either sign), the pid a
  * message is about (0: none).  Returns -abs(error), or 0 for error 0. */

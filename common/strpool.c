@@ -7,7 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define BLOCK_SIZE (64u * 1024u)
+/* Blocks start small and double up to BLOCK_MAX: the daemon keeps a pool
+ * per watched process (a few dozen paths), a census of a big process
+ * interns thousands. */
+#define BLOCK_MIN (2u * 1024u)
+#define BLOCK_MAX (64u * 1024u)
 
 struct block {
 	struct block *next;
@@ -58,7 +62,8 @@ static char *store(struct strpool *pool, const char *s, size_t len)
 {
 	struct block *b = pool->blocks;
 	if (!b || b->size - b->used < len + 1) {
-		size_t size = len + 1 > BLOCK_SIZE ? len + 1 : BLOCK_SIZE;
+		size_t want = b ? (b->size * 2 < BLOCK_MAX ? b->size * 2 : BLOCK_MAX) : BLOCK_MIN;
+		size_t size = len + 1 > want ? len + 1 : want;
 		b = malloc(sizeof(*b) + size);
 		if (!b)
 			return NULL;
@@ -77,7 +82,7 @@ static char *store(struct strpool *pool, const char *s, size_t len)
 
 static int grow(struct strpool *pool)
 {
-	size_t size = pool->table_size ? pool->table_size * 2 : 256;
+	size_t size = pool->table_size ? pool->table_size * 2 : 32;
 	const char **table = calloc(size, sizeof(*table));
 	if (!table)
 		return -1;

@@ -88,6 +88,29 @@ static int on_sample(sd_event_source *s, uint64_t usec, void *userdata)
 	return 0;
 }
 
+static int on_census_soon(sd_event_source *s, void *userdata)
+{
+	struct manager *m = userdata;
+	(void)s;
+	manager_census_pass(m);
+	return 0;
+}
+
+void manager_census_soon(struct manager *m)
+{
+	int r;
+
+	if (!m->census_defer) {
+		r = sd_event_add_defer(m->event, &m->census_defer, on_census_soon, m);
+		if (r < 0) {
+			/* the next fast pass runs it anyway */
+			log_debug_errno(r, "cannot schedule a census pass: %m");
+			return;
+		}
+	}
+	(void)sd_event_source_set_enabled(m->census_defer, SD_EVENT_ONESHOT);
+}
+
 static int on_store(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct manager *m = userdata;
@@ -262,7 +285,13 @@ int manager_new(const struct manager_options *o, struct manager **ret)
 	}
 	uint64_t now = now_monotonic_us();
 	budget_init(&m->budget, m->config.scan_budget, now);
+	m->started_us = now;
 	m->status_at = now;
+	struct control_options co = { .socket_path = o->socket_path, .proc_root = o->proc_root };
+	if ((r = control_new(m, &co, &m->control)) < 0) {
+		manager_free(m);
+		return r;
+	}
 	*ret = m;
 	return 0;
 }
@@ -332,6 +361,9 @@ struct manager *manager_free(struct manager *m)
 {
 	if (!m)
 		return NULL;
+	/* first: its clients' census waiters are cancelled before the targets
+	 * they wait on go */
+	m->control = control_free(m->control);
 	while (m->targets)
 		manager_drop_target(m, m->targets, false);
 	pidmap_done(&m->by_pid);
@@ -339,6 +371,7 @@ struct manager *manager_free(struct manager *m)
 	sd_event_source_unref(m->store_timer);
 	sd_event_source_unref(m->discover_timer);
 	sd_event_source_unref(m->retention_timer);
+	sd_event_source_unref(m->census_defer);
 	sd_event_source_unref(m->sigterm);
 	sd_event_source_unref(m->sigint);
 	sd_event_source_unref(m->sighup);

@@ -20,6 +20,7 @@
 #include <systemd/sd-event.h>
 
 #include "config.h"
+#include "control.h"
 #include "pidmap.h"
 #include "schedule.h"
 #include "store.h"
@@ -30,6 +31,7 @@ struct manager_options {
 	const char *config_path; /* the configuration file; its .d directory beside it */
 	const char *state_dir;   /* where the database lives */
 	const char *proc_root;   /* NULL: /proc (tests point it elsewhere) */
+	const char *socket_path; /* the control socket; NULL: systemd's, else the default */
 };
 
 struct manager_stats {
@@ -69,6 +71,9 @@ struct manager {
 	uint64_t status_at, status_censuses, status_cpu_us;
 	bool over_limit_logged;
 	bool retention_now;       /* the store is full: run retention soon */
+	sd_event_source *census_defer;
+	uint64_t started_us;      /* monotonic, for uptime */
+	struct control *control;  /* the control socket; NULL without one */
 };
 
 /* Loads the configuration, opens (and migrates) the store, sets up the
@@ -99,10 +104,31 @@ void manager_drop_target(struct manager *m, struct target *t, bool exited);
 /* Starts following: list, map, exit watch, first census due. */
 int manager_add_target(struct manager *m, struct target *t);
 
-/* For the control socket: a census of pid as soon as possible (full or
- * light as asked, the default by HugeProcess), and a mark. */
-int manager_request_census(struct manager *m, int pid, bool full, bool light);
-int manager_mark(struct manager *m, int pid, const char *name, int64_t by_uid);
+/* For the control socket: a census of a watched pid as soon as possible
+ * (full or light as asked, else as HugeProcess says), outside the budget.
+ * When it is done (or the process exits first), done is called once, from
+ * the event loop, with the result (its census is NULL unless the status is
+ * ok, and is the caller's to read, not to keep: the store takes it after
+ * the call).  A waiter whose client went away is cancelled with
+ * manager_census_waiter_cancel: done is then never called.  Returns 0 with
+ * *ret_waiter, -ESRCH when pid is not watched, -ENOMEM. */
+struct census_waiter;
+typedef void (*census_done_t)(void *userdata, const struct census_result *res);
+int manager_request_census(struct manager *m, int pid, bool full, bool light, census_done_t done, void *userdata,
+			   struct census_waiter **ret_waiter);
+void manager_census_waiter_cancel(struct census_waiter *w);
+
+/* A mark: a named phase of a watched process starts now; a census is due
+ * at once.  Returns 0 with the time in *ret_time (unix ms, may be NULL),
+ * -ESRCH when pid is not watched, -ENOMEM. */
+int manager_mark(struct manager *m, int pid, const char *name, int64_t by_uid, int64_t *ret_time);
+
+/* Runs a census pass from the loop as soon as the current callback
+ * returns (a request or a mark is waiting). */
+void manager_census_soon(struct manager *m);
+
+/* The watched process with that pid, or NULL. */
+struct target *manager_find(struct manager *m, int pid);
 
 /* One line for STATUS= and the logs. */
 void manager_status_line(struct manager *m, char *buf, size_t size);

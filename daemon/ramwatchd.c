@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "control.h"
 #include "log.h"
 #include "macro.h"
 #include "manager.h"
@@ -29,6 +30,8 @@ static void help(void)
 	       "  --log-level LEVEL  debug, info (default), notice, warning, err\n"
 	       "  --check-config     check the configuration, print it in full, and exit\n"
 	       "  --proc DIR         read processes from DIR instead of /proc\n"
+	       "  --socket PATH      the control socket (default: the one systemd passes,\n"
+	       "                     else " CONTROL_SOCKET_DEFAULT ")\n"
 	       "  --version          print the version\n"
 	       "  --help             this text\n\n"
 	       "See ramwatchd(8) and ramwatchd.conf(5).\n");
@@ -101,10 +104,12 @@ int main(int argc, char **argv)
 		{ "config", required_argument, NULL, 'c' },   { "state-dir", required_argument, NULL, 's' },
 		{ "foreground", no_argument, NULL, 'f' },     { "log-level", required_argument, NULL, 'l' },
 		{ "check-config", no_argument, NULL, 'C' },   { "proc", required_argument, NULL, 'p' },
-		{ "version", no_argument, NULL, 'V' },        { "help", no_argument, NULL, 'h' },
+		{ "socket", required_argument, NULL, 'S' },   { "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	const char *config_path = DEFAULT_CONFIG, *state_dir = getenv("STATE_DIRECTORY"), *proc = NULL;
+	const char *config_path = DEFAULT_CONFIG, *state_dir = getenv("STATE_DIRECTORY"), *proc = NULL,
+		   *socket_path = NULL;
 	bool foreground = false, check = false;
 	int opt, level;
 
@@ -121,6 +126,7 @@ int main(int argc, char **argv)
 			break;
 		case 'C': check = true; break;
 		case 'p': proc = optarg; break;
+		case 'S': socket_path = optarg; break;
 		case 'V': printf("ramwatchd %s\n", RAMWATCH_VERSION); return 0;
 		case 'h': help(); return 0;
 		default: return usage_error("%s", "bad option");
@@ -158,7 +164,8 @@ int main(int argc, char **argv)
 	umask(0027);
 
 	struct manager *m = NULL;
-	struct manager_options o = { .config_path = config_path, .state_dir = state, .proc_root = proc };
+	struct manager_options o = { .config_path = config_path, .state_dir = state, .proc_root = proc,
+				     .socket_path = socket_path };
 	int r = manager_new(&o, &m);
 	if (r < 0)
 		return 1;

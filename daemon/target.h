@@ -36,6 +36,7 @@ struct target {
 
 	/* the census tier */
 	struct census_plan plan;
+	struct census_waiter *waiters; /* clients waiting for the next census */
 	struct region_snapshot *snap; /* the regions of the last census */
 	size_t n_snap;
 	bool snap_light;              /* ... which was light: sizes only */

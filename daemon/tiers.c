@@ -8,6 +8,8 @@
  * credit comes back; none is skipped. */
 #include <errno.h>
 #include <inttypes.h>
+#include <malloc.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -40,6 +42,28 @@ static int on_pidfd(sd_event_source *s, int fd, uint32_t revents, void *userdata
 	(void)revents;
 	manager_drop_target(w->m, w->t, true);
 	return 0;
+}
+
+struct census_waiter {
+	struct census_waiter *next;
+	census_done_t done;
+	void *userdata;
+	bool cancelled;
+};
+
+/* Hands a census result to every client waiting for one, and forgets
+ * them. */
+static void notify_waiters(struct target *t, const struct census_result *res)
+{
+	struct census_waiter *w = t->waiters;
+	t->waiters = NULL;
+	while (w) {
+		struct census_waiter *next = w->next;
+		if (!w->cancelled)
+			w->done(w->userdata, res);
+		free(w);
+		w = next;
+	}
 }
 
 int manager_add_target(struct manager *m, struct target *t)
@@ -89,6 +113,17 @@ void manager_drop_target(struct manager *m, struct target *t, bool exited)
 		(void)writer_add_sample(m->writer, t->ref, &x);
 	(void)writer_add_process(m->writer, t->ref);
 
+	if (t->waiters) {
+		/* clients waiting for a census of a process that is gone */
+		struct census_result gone = {
+			.meta = { .time = now, .trigger = TRIGGER_REQUEST, .status = exited ? STATUS_EXITED : STATUS_ERROR,
+				  .wall_us = -1, .cpu_us = -1, .bytes_read = -1 },
+		};
+		snprintf(gone.message, sizeof(gone.message), exited ? "process %d exited" : "process %d is no longer watched",
+			 t->pid);
+		gone.meta.message = gone.message;
+		notify_waiters(t, &gone);
+	}
 	t->exit_source = sd_event_source_disable_unref(t->exit_source);
 	pidmap_remove(&m->by_pid, t->pid);
 	if (t->prev)
@@ -186,6 +221,7 @@ static void take_census(struct manager *m, struct target *t)
 		log_pid_debug(t->pid, "census of process %d (%s, %s): %s", t->pid,
 			      t->ref->info.comm ? t->ref->info.comm : "?", store_trigger_name(trigger),
 			      store_status_name(status));
+	notify_waiters(t, &res);
 	r = writer_add_census(m->writer, t->ref, &res.meta, res.meta.message, res.census, res.events, res.n_events);
 	if (r < 0)
 		log_pid_warning_errno(t->pid, r, "census of process %d lost: %m", t->pid);
@@ -220,9 +256,19 @@ int manager_store_cycle(struct manager *m)
 			(void)writer_add_sample(m->writer, t->ref, &x);
 	if (sysmem_read(m->root_fd, now, &sys) == 0)
 		(void)writer_add_system(m->writer, &sys);
+	struct writer_stats before, after;
+	writer_get_stats(m->writer, &before);
 	r = writer_flush(m->writer);
 	if (r == -ENOSPC && m->config.max_database_size > 0)
 		m->retention_now = true;
+	writer_get_stats(m->writer, &after);
+	/* Censuses are large and short-lived, the targets small and long-lived:
+	 * once a batch of censuses is freed, the heap is full of holes that
+	 * glibc keeps.  malloc_trim hands their whole pages back (since glibc
+	 * 2.8 it releases free pages inside the heap, not only at its top),
+	 * which keeps the daemon's resident size that of what it holds. */
+	if (after.written[WRITER_CENSUS] != before.written[WRITER_CENSUS])
+		malloc_trim(0);
 	return r;
 }
 
@@ -247,25 +293,55 @@ void manager_retention(struct manager *m)
 	}
 }
 
-int manager_request_census(struct manager *m, int pid, bool full, bool light)
+struct target *manager_find(struct manager *m, int pid)
+{
+	return pidmap_get(&m->by_pid, pid);
+}
+
+int manager_request_census(struct manager *m, int pid, bool full, bool light, census_done_t done, void *userdata,
+			   struct census_waiter **ret_waiter)
 {
 	struct target *t = pidmap_get(&m->by_pid, pid);
+	struct census_waiter *w;
+
 	if (!t)
 		return -ESRCH;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->done = done;
+	w->userdata = userdata;
+	w->next = t->waiters;
+	t->waiters = w;
 	schedule_add(&t->plan, TRIGGER_REQUEST, now_monotonic_us());
 	t->plan.want_full = full;
 	t->plan.want_light = light;
+	/* the census runs in the pass after this callback, not in it: the
+	 * requester's own bookkeeping is done by then */
+	manager_census_soon(m);
+	if (ret_waiter)
+		*ret_waiter = w;
 	return 0;
 }
 
-int manager_mark(struct manager *m, int pid, const char *name, int64_t by_uid)
+void manager_census_waiter_cancel(struct census_waiter *w)
+{
+	if (w)
+		w->cancelled = true;
+}
+
+int manager_mark(struct manager *m, int pid, const char *name, int64_t by_uid, int64_t *ret_time)
 {
 	struct target *t = pidmap_get(&m->by_pid, pid);
+	int64_t now = now_realtime_ms();
 	if (!t)
 		return -ESRCH;
-	int r = writer_add_mark(m->writer, t->ref, now_realtime_ms(), name, by_uid);
+	int r = writer_add_mark(m->writer, t->ref, now, name, by_uid);
 	if (r < 0)
 		return r;
 	schedule_add(&t->plan, TRIGGER_MARK, now_monotonic_us());
+	manager_census_soon(m);
+	if (ret_time)
+		*ret_time = now;
 	return 0;
 }

@@ -17,6 +17,7 @@
 #include "macro.h"
 #include "strpool.h"
 #include "util.h"
+#include "utf8.h"
 
 DEFINE_CLEANUP(struct census *, census_free)
 
@@ -27,9 +28,11 @@ static json_t *int_or_null(int64_t v)
 	return v < 0 ? json_null() : json_integer(v);
 }
 
+/* Paths, command lines and names are bytes to the kernel: not always
+ * UTF-8, which JSON must be. */
 static json_t *str_or_null(const char *s)
 {
-	return s ? json_string(s) : json_null();
+	return json_string_lossy(s);
 }
 
 static json_t *address(uint64_t a)
@@ -93,8 +96,8 @@ static json_t *region_json(const struct census_region *r)
 
 static json_t *file_json(const struct census_file *f)
 {
-	return json_pack("{s:s, s:s, s:I, s:I, s:I, s:I}",
-			 "path", f->path, "kind", file_kind_name(f->kind),
+	return json_pack("{s:o, s:s, s:I, s:I, s:I, s:I}",
+			 "path", json_string_lossy(f->path), "kind", file_kind_name(f->kind),
 			 "private", (json_int_t)f->private, "resident", (json_int_t)f->resident,
 			 "size", (json_int_t)f->size, "regions", (json_int_t)f->regions);
 }

@@ -1,12 +1,15 @@
 """A real ramwatchd for the integration tests: started with a test
 configuration and its own state directory, its readiness and status read
 from a real notify socket, its database read the way users read it
-(read-only SQLite)."""
+(read-only SQLite), its control socket spoken to as root or as a real
+unprivileged user."""
+import json
 import os
 import signal
 import socket
 import sqlite3
 import subprocess
+import tempfile
 import threading
 import time
 
@@ -33,8 +36,51 @@ def fast_config(watch="Watch=all", extra=""):
     return FAST.format(watch=watch, extra=extra)
 
 
+# A client of the control socket run as another user: one request on
+# standard input, the answer line on standard output.
+_ASK_AS_USER = r"""
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.settimeout(float(sys.argv[2]))
+s.connect(sys.argv[1])
+s.sendall(sys.stdin.buffer.read())
+buf = b""
+while not buf.endswith(b"\n"):
+    chunk = s.recv(1 << 20)
+    if not chunk:
+        break
+    buf += chunk
+sys.stdout.buffer.write(buf)
+"""
+
+
+def ask(path, request, user=None, timeout=30):
+    """Sends one request (a dict) to the control socket at path and returns
+    the answer (a dict).  With user, the request comes from a process of
+    that user (runuser), so the daemon sees that user's credentials."""
+    line = (json.dumps(request) + "\n").encode()
+    if user:
+        r = subprocess.run(["runuser", "-u", user, "--", "/usr/bin/python3", "-c", _ASK_AS_USER, path,
+                            str(timeout)], input=line, capture_output=True, timeout=timeout + 10)
+        assert r.returncode == 0, f"asking as {user} failed: {r.stderr.decode()}"
+        data = r.stdout
+    else:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.settimeout(timeout)
+            s.connect(path)
+            s.sendall(line)
+            data = b""
+            while not data.endswith(b"\n"):
+                chunk = s.recv(1 << 20)
+                if not chunk:
+                    break
+                data += chunk
+    assert data.endswith(b"\n"), f"no complete answer to {request}: {data[:200]!r}"
+    return json.loads(data)
+
+
 class Daemon:
-    def __init__(self, tmp, config, user=None, args=()):
+    def __init__(self, tmp, config, user=None, args=(), socket=None):
         self.dir = str(tmp)
         self.config = os.path.join(self.dir, "ramwatchd.conf")
         self.state = os.path.join(self.dir, "state")
@@ -42,6 +88,13 @@ class Daemon:
         self.log_path = os.path.join(self.dir, "ramwatchd.log")
         self.user = user
         self.args = list(args)
+        # without one given, a control socket of its own (short: a Unix
+        # socket path has at most 107 bytes), never the system's default
+        if socket is None:
+            sock_dir = tempfile.mkdtemp(prefix="rw-", dir="/tmp")
+            os.chmod(sock_dir, 0o777 if user else 0o755)  # the daemon's user creates it
+            socket = os.path.join(sock_dir, "ctl.sock")
+        self.socket = socket
         self.proc = None
         self.notices = []
         self.write_config(config)
@@ -64,6 +117,8 @@ class Daemon:
         self._listener.start()
         cmd = [RAMWATCHD, "--foreground", "--config", self.config, "--state-dir", self.state,
                "--log-level", "debug", *self.args]
+        if self.socket:
+            cmd += ["--socket", self.socket]
         if self.user:
             cmd = ["runuser", "-u", self.user, "--", *cmd]
         env = dict(os.environ, NOTIFY_SOCKET=self.notify_path)
@@ -113,6 +168,10 @@ class Daemon:
             pass
         self.log.close()
         return self.proc.returncode
+
+    def ask(self, request, user=None, timeout=30):
+        """One request to this daemon's control socket (see ask())."""
+        return ask(self.socket, request, user=user, timeout=timeout)
 
     def alive(self):
         return self.proc.poll() is None

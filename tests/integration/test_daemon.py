@@ -61,10 +61,12 @@ def test_timeline_of_a_watched_process(tmp_path, shapes, daemons):
     grown = shapes.read_until("growth")
     growth = d.wait_rows("SELECT * FROM censuses WHERE process_id = ? AND trigger = 'growth'", pid_row,
                          what="a growth census")[0]
-    assert growth["status"] == "ok" and growth["private"] - first["private"] >= 64 * MiB
+    # the census may catch the helper still touching its 64 MiB: what the
+    # trigger promises is the threshold, CensusOnGrowth=32M
+    assert growth["status"] == "ok" and growth["private"] - first["private"] >= 32 * MiB
     other = lambda cid: d.query("SELECT private FROM census_classes WHERE census_id = ? AND class = 'other'",
                                 cid)[0]["private"]
-    assert other(growth["id"]) - other(first["id"]) >= 64 * MiB
+    assert other(growth["id"]) - other(first["id"]) >= 32 * MiB
     # ... and the region that appeared is a region event of that census
     events = d.query("SELECT * FROM region_events WHERE census_id = ? AND kind = 'appeared'", growth["id"])
     start = int(grown["start"], 16)
@@ -77,7 +79,7 @@ def test_timeline_of_a_watched_process(tmp_path, shapes, daemons):
     proc = d.wait_for(lambda: (lambda r: r if r["exited_at"] else None)(
         d.query("SELECT * FROM processes WHERE id = ?", pid_row)[0]), what="the exit time")
     assert abs(proc["exited_at"] - killed_at) < 1500
-    assert proc["peak_private"] >= growth["private"]
+    assert proc["peak_private"] >= first["private"] + 63 * MiB  # the fast tier saw all 64 MiB
     assert "watching" in d.status()
     assert d.stop() == 0
     assert "STOPPING=1" in d.notices

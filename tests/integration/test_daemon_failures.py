@@ -151,17 +151,21 @@ def apply_v1(path, rows=True):
     con.close()
 
 
+def latest_version():
+    return len([f for f in os.listdir(SCHEMA) if f.endswith(".sql")])
+
+
 def test_migration_from_an_older_schema(tmp_path, daemons):
     state = tmp_path / "state"
     state.mkdir()
     apply_v1(str(state / "ramwatch.db"))
     d = daemons(tmp_path, fast_config("Watch=pid:1")).start()
-    assert "schema version 2" in d.logs()
+    assert f"schema version {latest_version()}" in d.logs()
     old = d.query("SELECT * FROM processes WHERE boot_id = 'old-boot'")
     assert len(old) == 1 and old[0]["comm"] == "old"
     assert d.query("SELECT count(*) AS n FROM samples WHERE process_id = ?", old[0]["id"])[0]["n"] == 1
     con = sqlite3.connect(d.db_path)
-    assert con.execute("PRAGMA user_version").fetchone()[0] == 2
+    assert con.execute("PRAGMA user_version").fetchone()[0] == latest_version()
     # the views of schema 2 are there and answer
     con.execute("SELECT * FROM memory_timeline LIMIT 1").fetchall()
     con.close()
@@ -208,20 +212,20 @@ def test_budget_defers_and_counts(tmp_path, daemons):
         helpers.append(start_shapes(tmp_path / f"s{i}"))
     try:
         pids = " ".join(f"pid:{h.pid}" for h in helpers)
-        cfg = fast_config(f"Watch={pids}", extra="ScanBudget=0.1%\nCensusInterval=1s")
+        cfg = fast_config(f"Watch={pids}", extra="ScanBudget=0.2%\nCensusInterval=1s")
         d = daemons(tmp_path, cfg).start()
         d.wait_for(lambda: " 0 deferred" not in d.status() and "deferred" in d.status(), what="deferrals",
-                   timeout=30)
+                   timeout=60)
         for h in helpers:
             d.wait_rows("SELECT c.* FROM censuses c JOIN processes p ON p.id = c.process_id WHERE p.pid = ?",
                         h.pid, what=f"a census of {h.pid}", timeout=30)
-        # over the run the censuses kept within the budget: 0.1 % of the
-        # time since start, plus the first window's credit (60 ms) and one
+        # over the run the censuses kept within the budget: 0.2 % of the
+        # time since start, plus the first window's credit (120 ms) and one
         # census's overdraft
         time.sleep(5)
         cost = d.query("SELECT sum(cpu_us) AS cpu, max(cpu_us) AS most FROM censuses")[0]
         elapsed_us = (time.time() - d.started_at) * 1e6
-        assert cost["cpu"] <= 0.001 * elapsed_us + 60000 + cost["most"], (cost, elapsed_us)
+        assert cost["cpu"] <= 0.002 * elapsed_us + 120000 + cost["most"], (cost, elapsed_us)
         assert d.alive()
     finally:
         for h in helpers:

@@ -176,6 +176,37 @@ static void test_refused(void **state)
 	free(ok);
 }
 
+/* A mapped file whose name is not UTF-8 (Latin-1 here): the kernel prints
+ * its bytes as they are; the JSON must still be valid, the name readable. */
+static void test_file_name_not_utf8(void **state)
+{
+	(void)state;
+	const char *text = "7f0000000000-7f0000001000 r--p 00000000 08:01 42 /data/caf\xe9.bin\n"
+			   "Size: 4 kB\nRss: 4 kB\nPss: 4 kB\nAnonymous: 0 kB\nSwap: 0 kB\n";
+	char path[] = "/tmp/ramwatch-latin1-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	struct scan_options o = { .keep_regions = true };
+	struct census *c = NULL, *back = NULL;
+	struct scan_error err;
+	assert_int_equal(scan_smaps_file(path, NULL, &o, &c, &err), 0);
+	unlink(path);
+	json_t *j = census_to_json(c, true);
+	assert_non_null(j);
+	char *dumped = json_dumps(j, 0);
+	assert_non_null(dumped);
+	assert_non_null(strstr(dumped, "/data/caf\xef\xbf\xbd.bin")); /* U+FFFD for the bad byte */
+	char msg[256];
+	assert_int_equal(census_from_json(j, &back, msg, sizeof(msg)), 0);
+	assert_int_equal(back->n_files, 1);
+	free(dumped);
+	json_decref(j);
+	census_free(back);
+	census_free(c);
+}
+
 static void test_load_file(void **state)
 {
 	(void)state;
@@ -215,6 +246,7 @@ int main(void)
 		cmocka_unit_test(test_exact_numbers),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_load_file),
+		cmocka_unit_test(test_file_name_not_utf8),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

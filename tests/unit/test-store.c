@@ -243,13 +243,13 @@ static void test_migrate_from_v1(void **state)
 	assert_int_equal(try_open(t->db, true, buf, sizeof(buf)), -EPROTO);
 
 	struct store *s = open_store(t->db, 0, 0);
-	assert_int_equal(store_schema_version(s), 2);
+	assert_int_equal(store_schema_version(s), STORE_SCHEMA_VERSION);
 	/* the old rows are there, and the new views see them */
 	assert_int_equal(put_proc(s, "b", 42, 7, 3000, 0), 1);
 	store_close(s);
 
 	db = raw_open(t->db, true);
-	assert_int_equal(q_int(db, "PRAGMA user_version"), 2);
+	assert_int_equal(q_int(db, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
 	assert_string_equal(q_text(db, buf, sizeof(buf), "SELECT label FROM process_labels"), "old [42]");
 	assert_int_equal(q_int(db, "SELECT private FROM class_timeline WHERE class = 'malloc'"), 99);
 	assert_int_equal(q_int(db, "SELECT last_seen FROM processes"), 3000);
@@ -269,7 +269,11 @@ static void test_newer_refused(void **state)
 	char *before = file_bytes(t->db, &len_before);
 
 	assert_int_equal(try_open(t->db, false, err, sizeof(err)), -EPROTO);
-	assert_non_null(strstr(err, "database schema version 99 is newer than this ramwatch knows (2); upgrade ramwatch"));
+	char expected[128];
+	snprintf(expected, sizeof(expected),
+		 "database schema version 99 is newer than this ramwatch knows (%d); upgrade ramwatch",
+		 STORE_SCHEMA_VERSION);
+	assert_non_null(strstr(err, expected));
 	assert_int_equal(try_open(t->db, true, err, sizeof(err)), -EPROTO);
 
 	/* untouched: same bytes, no WAL beside it */

@@ -1,0 +1,101 @@
+/* ramwatch events: the region events ramwatchd recorded for a process
+ * (regions that appeared, disappeared, grew or shrank between censuses),
+ * as JSON or as a memtrace stream for `ramwatch trace summary`. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ask.h"
+#include "commands.h"
+#include "control-client.h"
+#include "macro.h"
+#include "render-answer.h"
+#include "trace-export.h"
+#include "util.h"
+
+static int write_json(FILE *f, void *data)
+{
+	return answer_print_json(data, f);
+}
+
+struct memtrace {
+	const struct trace_region_event *v;
+	size_t n;
+};
+
+static int write_memtrace(FILE *f, void *data)
+{
+	const struct memtrace *m = data;
+	return trace_export_region_events(m->v, m->n, f);
+}
+
+int cmd_events(int argc, char **argv)
+{
+	static const struct option options[] = {
+		ASK_SOCKET_OPTION,
+		{ "pid", required_argument, NULL, OPT_PID },
+		{ "since", required_argument, NULL, OPT_SINCE },
+		{ "until", required_argument, NULL, OPT_UNTIL },
+		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	_cleanup_(json_decrefp) json_t *request = json_pack("{s:s}", "op", "events"), *result = NULL;
+	_cleanup_free_ struct trace_region_event *events = NULL;
+	const char *socket = NULL, *pid = NULL, *since = NULL, *until = NULL;
+	enum answer_format format = ANSWER_JSON;
+	int64_t now = now_realtime_ms();
+	char err[256];
+	size_t n;
+	int opt, r;
+
+	if (!request)
+		return fail("%s", strerror(ENOMEM));
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
+		switch (opt) {
+		case OPT_SOCKET: socket = optarg; break;
+		case OPT_PID: pid = optarg; break;
+		case OPT_SINCE: since = optarg; break;
+		case OPT_UNTIL: until = optarg; break;
+		case OPT_FORMAT:
+			r = answer_format_from_name(optarg);
+			if (r != ANSWER_JSON && r != ANSWER_MEMTRACE)
+				return usage_error("events", "--format takes json or memtrace, not '%s'", optarg);
+			format = (enum answer_format)r;
+			break;
+		case 'h':
+			printf("Usage: ramwatch events --pid PID [--since TIME] [--until TIME]\n"
+			       "                       [--format json|memtrace] [--socket PATH]\n\n"
+			       "The region events ramwatchd recorded for a process: regions that appeared,\n"
+			       "disappeared, grew or shrank between two censuses, oldest first.\n\n"
+			       "  --pid PID          the process (its latest instance)\n"
+			       "  --since TIME       from TIME\n"
+			       "  --until TIME       to TIME (default: now)\n"
+			       "  --format FORMAT    json (default; times in unix seconds) or memtrace: a trace\n"
+			       "                     of the physical layer, one scope per class, for\n"
+			       "                     'ramwatch trace summary --layer physical -'\n" ASK_SOCKET_HELP);
+			return 0;
+		default: return usage_error("events", "bad option");
+		}
+	}
+	if (optind < argc)
+		return usage_error("events", "unexpected argument '%s'", argv[optind]);
+	if ((r = ask_select("events", request, pid, NULL, false)) != 0 ||
+	    (since && (r = ask_time("events", "--since", since, now, request, "since")) != 0) ||
+	    (until && (r = ask_time("events", "--until", until, now, request, "until")) != 0))
+		return r;
+	if ((r = ask_all_pages(socket, request, &result)) != 0)
+		return r;
+	if (format == ANSWER_JSON)
+		return ask_output(NULL, write_json, result);
+	r = answer_region_events(result, &events, &n, err, sizeof(err));
+	if (r == -ENOMEM)
+		return fail("%s", strerror(ENOMEM));
+	if (r < 0)
+		return fail("ramwatchd sent a malformed answer (%s)", err);
+	struct memtrace m = { events, n };
+	return ask_output(NULL, write_memtrace, &m);
+}

@@ -1,0 +1,162 @@
+/* ramwatch history: the timeline ramwatchd stored for a process — sample
+ * rows, censuses with their classes, marks — fetched page by page. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ask.h"
+#include "classes.h"
+#include "commands.h"
+#include "control-client.h"
+#include "macro.h"
+#include "render-answer.h"
+#include "timeparse.h"
+#include "util.h"
+
+struct output {
+	const json_t *answer;
+	struct history_options options;
+};
+
+static int write_history(FILE *f, void *data)
+{
+	const struct output *o = data;
+	if (o->options.format == ANSWER_JSON)
+		return answer_print_json(o->answer, f);
+	return render_history(o->answer, &o->options, f);
+}
+
+/* Adds the keys of "a,b" to classes (at most _CLASS_MAX of them). */
+static int add_classes(const char *arg, const char **classes, size_t *n, char *storage, size_t storage_size,
+		       size_t *used)
+{
+	const char *s = arg;
+
+	while (*s) {
+		size_t len = strcspn(s, ",");
+		if (len == 0 || *used + len + 1 > storage_size || *n == _CLASS_MAX)
+			return usage_error("history", "--class takes class keys (such as python,malloc), not '%s'",
+					   arg);
+		char *key = storage + *used;
+		memcpy(key, s, len);
+		key[len] = '\0';
+		*used += len + 1;
+		if (class_from_key(key) < 0)
+			return usage_error("history", "unknown class '%s' (the classes are listed in ramwatch(1))",
+					   key);
+		classes[(*n)++] = key;
+		s += len;
+		if (*s == ',')
+			s++;
+	}
+	return 0;
+}
+
+static void history_help(void)
+{
+	printf("Usage: ramwatch history (--pid PID | --name PATTERN) [--since TIME] [--until TIME]\n"
+	       "                        [--class KEY...] [--step DURATION] [--format table|csv|json]\n"
+	       "                        [--socket PATH]\n\n"
+	       "The memory timeline ramwatchd stored: one line per sample row (private and\n"
+	       "resident, with their maxima in the row's interval), the censuses with their\n"
+	       "trigger and largest classes, and the marks, where they fall in time.\n\n"
+	       "  --pid PID          the process (its latest instance)\n"
+	       "  --name PATTERN     every process whose name or command line matches the glob\n"
+	       "  --since TIME       from TIME (default: one hour before --until)\n"
+	       "  --until TIME       to TIME (default: now)\n"
+	       "  --class KEY        classes to show on census lines (repeat, or a,b,c)\n"
+	       "  --step DURATION    one row per DURATION (30s, 5min, 1h): min, max and last\n"
+	       "  --format FORMAT    table (default), csv or json (times in unix seconds)\n" ASK_SOCKET_HELP
+	       "\nTIME is 30s, 5min, 2h, 7d or 1h30min ago, now, 2026-11-29T14:00 (local time;\n"
+	       "or with Z or +01:00), or @UNIXSECONDS.\n");
+}
+
+int cmd_history(int argc, char **argv)
+{
+	static const struct option options[] = {
+		ASK_SOCKET_OPTION,
+		{ "pid", required_argument, NULL, OPT_PID },
+		{ "name", required_argument, NULL, OPT_NAME },
+		{ "since", required_argument, NULL, OPT_SINCE },
+		{ "until", required_argument, NULL, OPT_UNTIL },
+		{ "class", required_argument, NULL, 'c' },
+		{ "step", required_argument, NULL, 's' },
+		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	_cleanup_(json_decrefp) json_t *request = json_pack("{s:s}", "op", "history"), *result = NULL;
+	const char *socket = NULL, *pid = NULL, *name = NULL, *since = NULL, *until = NULL;
+	const char *classes[_CLASS_MAX];
+	char storage[1024];
+	size_t n_classes = 0, used = 0;
+	enum answer_format format = ANSWER_TABLE;
+	int64_t now = now_realtime_ms(), step = 0;
+	int opt, r;
+
+	if (!request)
+		return fail("%s", strerror(ENOMEM));
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
+		switch (opt) {
+		case OPT_SOCKET: socket = optarg; break;
+		case OPT_PID: pid = optarg; break;
+		case OPT_NAME: name = optarg; break;
+		case OPT_SINCE: since = optarg; break;
+		case OPT_UNTIL: until = optarg; break;
+		case 'c':
+			if ((r = add_classes(optarg, classes, &n_classes, storage, sizeof(storage), &used)) != 0)
+				return r;
+			break;
+		case 's':
+			if (timeparse_duration(optarg, &step) < 0)
+				return usage_error("history", "--step takes a duration (30s, 5min, 1h), not '%s'",
+						   optarg);
+			break;
+		case OPT_FORMAT:
+			r = answer_format_from_name(optarg);
+			if (r != ANSWER_TABLE && r != ANSWER_CSV && r != ANSWER_JSON)
+				return usage_error("history", "--format takes table, csv or json, not '%s'", optarg);
+			format = (enum answer_format)r;
+			break;
+		case 'h': history_help(); return 0;
+		default: return usage_error("history", "bad option");
+		}
+	}
+	if (optind < argc)
+		return usage_error("history", "unexpected argument '%s'", argv[optind]);
+	if ((r = ask_select("history", request, pid, name, true)) != 0 ||
+	    (since && (r = ask_time("history", "--since", since, now, request, "since")) != 0) ||
+	    (until && (r = ask_time("history", "--until", until, now, request, "until")) != 0))
+		return r;
+	int64_t a, b;
+	if (answer_int(request, "since", &a) && answer_int(request, "until", &b) && a > b)
+		return usage_error("history", "--since is after --until");
+	if (step > 0 && json_object_set_new(request, "step_ms", json_integer(step)) < 0)
+		return fail("%s", strerror(ENOMEM));
+	if (n_classes > 0) {
+		json_t *list = json_array();
+		for (size_t i = 0; list && i < n_classes; i++)
+			if (json_array_append_new(list, json_string(classes[i])) < 0) {
+				json_decref(list);
+				list = NULL;
+			}
+		if (!list || json_object_set_new(request, "classes", list) < 0)
+			return fail("%s", strerror(ENOMEM));
+	}
+	if ((r = ask_all_pages(socket, request, &result)) != 0)
+		return r;
+	const json_t *uid = json_object_get(result, "filtered_to_uid");
+	if (json_is_integer(uid) && format == ANSWER_TABLE)
+		fprintf(stderr,
+			"ramwatch: only your own processes (uid %" JSON_INTEGER_FORMAT
+			") are included; root and members of group ramwatch see all\n",
+			json_integer_value(uid));
+	struct output o = {
+		.answer = result,
+		.options = { .format = format, .classes = classes, .n_classes = n_classes },
+	};
+	return ask_output(NULL, write_history, &o);
+}

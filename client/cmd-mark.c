@@ -1,0 +1,65 @@
+/* ramwatch mark: a named phase of a process starts now. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ask.h"
+#include "commands.h"
+#include "control-client.h"
+#include "limits.h"
+#include "macro.h"
+#include "render-answer.h"
+#include "timeparse.h"
+#include "util.h"
+
+int cmd_mark(int argc, char **argv)
+{
+	static const struct option options[] = {
+		ASK_SOCKET_OPTION,
+		{ "pid", required_argument, NULL, OPT_PID },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	_cleanup_(json_decrefp) json_t *request = json_pack("{s:s}", "op", "mark"), *result = NULL;
+	const char *socket = NULL, *pid = NULL, *name;
+	char when[TIMEPARSE_FORMAT_MAX];
+	int64_t time;
+	int opt, r;
+
+	if (!request)
+		return fail("%s", strerror(ENOMEM));
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
+		switch (opt) {
+		case OPT_SOCKET: socket = optarg; break;
+		case OPT_PID: pid = optarg; break;
+		case 'h':
+			printf("Usage: ramwatch mark --pid PID NAME [--socket PATH]\n\n"
+			       "Starts a named phase of a watched process now (\"load\", \"training\"): reports\n"
+			       "give each phase its peak, and ramwatchd takes a census at once.\n\n"
+			       "  --pid PID          the process\n" ASK_SOCKET_HELP);
+			return 0;
+		default: return usage_error("mark", "bad option");
+		}
+	}
+	if (argc - optind != 1)
+		return usage_error("mark", "give one NAME for the phase");
+	name = argv[optind];
+	if (name[0] == '\0' || strlen(name) > RW_MARK_NAME_MAX)
+		return usage_error("mark", "a mark's name has 1 to %u bytes", RW_MARK_NAME_MAX);
+	if ((r = ask_select("mark", request, pid, NULL, false)) != 0)
+		return r;
+	json_t *text = json_string(name);
+	if (!text)
+		return usage_error("mark", "a mark's name is UTF-8 text");
+	if (json_object_set_new(request, "name", text) < 0)
+		return fail("%s", strerror(ENOMEM));
+	if ((r = ask(socket, request, CONTROL_WAIT_US, &result)) != 0)
+		return r;
+	if (answer_int(result, "time", &time))
+		printf("mark '%s' set on pid %s at %s\n", name, pid, timeparse_format_local(when, time));
+	else
+		printf("mark '%s' set on pid %s\n", name, pid);
+	return fflush(stdout) == 0 ? 0 : fail("cannot write the output: %s", strerror(errno));
+}

@@ -1,0 +1,86 @@
+/* ramwatch processes: the processes ramwatchd watches (and, with --all,
+ * those it watched), with their memory. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ask.h"
+#include "commands.h"
+#include "control-client.h"
+#include "macro.h"
+#include "render-answer.h"
+#include "util.h"
+
+struct output {
+	const json_t *answer;
+	enum answer_format format;
+};
+
+static int write_processes(FILE *f, void *data)
+{
+	const struct output *o = data;
+	return render_processes(o->answer, o->format, f);
+}
+
+int cmd_processes(int argc, char **argv)
+{
+	static const struct option options[] = {
+		ASK_SOCKET_OPTION,
+		{ "all", no_argument, NULL, 'a' },
+		{ "sort", required_argument, NULL, 's' },
+		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	_cleanup_(json_decrefp) json_t *request = NULL, *result = NULL;
+	const char *socket = NULL, *sort = "private";
+	enum answer_format format = ANSWER_TABLE;
+	bool all = false;
+	int opt, r;
+
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
+		switch (opt) {
+		case OPT_SOCKET: socket = optarg; break;
+		case 'a': all = true; break;
+		case 's':
+			if (!streq(optarg, "private") && !streq(optarg, "resident") && !streq(optarg, "peak"))
+				return usage_error("processes", "--sort takes private, resident or peak, not '%s'",
+						   optarg);
+			sort = optarg;
+			break;
+		case OPT_FORMAT:
+			r = answer_format_from_name(optarg);
+			if (r != ANSWER_TABLE && r != ANSWER_CSV && r != ANSWER_JSON)
+				return usage_error("processes", "--format takes table, csv or json, not '%s'", optarg);
+			format = (enum answer_format)r;
+			break;
+		case 'h':
+			printf("Usage: ramwatch processes [--all] [--sort private|resident|peak]\n"
+			       "                          [--format table|csv|json] [--socket PATH]\n\n"
+			       "The processes ramwatchd watches, largest first, with their private and resident\n"
+			       "memory (the last sample), their peak and their last census.  Users other than\n"
+			       "root and members of group ramwatch see their own processes only.\n\n"
+			       "  --all              also the processes that exited or are no longer watched\n"
+			       "  --sort KEY         private (default), resident or peak (peak private)\n"
+			       "  --format FORMAT    table (default), csv or json (times in unix seconds)\n" ASK_SOCKET_HELP);
+			return 0;
+		default: return usage_error("processes", "bad option");
+		}
+	}
+	if (optind < argc)
+		return usage_error("processes", "unexpected argument '%s'", argv[optind]);
+	if (!(request = json_pack("{s:s, s:b, s:s}", "op", "processes", "all", all, "sort", sort)))
+		return fail("%s", strerror(ENOMEM));
+	if ((r = ask(socket, request, CONTROL_WAIT_US, &result)) != 0)
+		return r;
+	const json_t *uid = json_object_get(result, "filtered_to_uid");
+	if (json_is_integer(uid) && format == ANSWER_TABLE)
+		fprintf(stderr,
+			"ramwatch: only your own processes (uid %" JSON_INTEGER_FORMAT
+			") are listed; root and members of group ramwatch see all\n",
+			json_integer_value(uid));
+	struct output o = { result, format };
+	return ask_output(NULL, write_processes, &o);
+}

@@ -1,0 +1,74 @@
+/* ramwatch report: what happened to a process's memory, as Markdown (or
+ * the daemon's JSON): its peak, its phases, its last census, the trend,
+ * and what is new since the census before. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ask.h"
+#include "commands.h"
+#include "control-client.h"
+#include "macro.h"
+#include "render-answer.h"
+#include "util.h"
+
+static int write_markdown(FILE *f, void *data)
+{
+	return render_report(data, f);
+}
+
+static int write_json(FILE *f, void *data)
+{
+	return answer_print_json(data, f);
+}
+
+int cmd_report(int argc, char **argv)
+{
+	static const struct option options[] = {
+		ASK_SOCKET_OPTION,
+		{ "pid", required_argument, NULL, OPT_PID },
+		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "out", required_argument, NULL, OPT_OUT },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	_cleanup_(json_decrefp) json_t *request = json_pack("{s:s}", "op", "report"), *result = NULL;
+	const char *socket = NULL, *pid = NULL, *out = NULL;
+	bool json = false;
+	int opt, r;
+
+	if (!request)
+		return fail("%s", strerror(ENOMEM));
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
+		switch (opt) {
+		case OPT_SOCKET: socket = optarg; break;
+		case OPT_PID: pid = optarg; break;
+		case OPT_OUT: out = optarg; break;
+		case OPT_FORMAT:
+			if (!streq(optarg, "markdown") && !streq(optarg, "json"))
+				return usage_error("report", "--format takes markdown or json, not '%s'", optarg);
+			json = streq(optarg, "json");
+			break;
+		case 'h':
+			printf("Usage: ramwatch report --pid PID [--format markdown|json] [--out FILE] [--socket PATH]\n\n"
+			       "What ramwatchd recorded of a process, as Markdown: the peak and when, the peaks\n"
+			       "of each phase (cut by marks), the classes, largest regions and mapped files of\n"
+			       "the last census, the memory after each census, and what is new since the\n"
+			       "census before the last (classes that grew, files newly mapped).\n\n"
+			       "  --pid PID          the process (its latest instance)\n"
+			       "  --format FORMAT    markdown (default) or json (times in unix seconds)\n"
+			       "  --out FILE         write to FILE (atomically) instead of standard output\n" ASK_SOCKET_HELP);
+			return 0;
+		default: return usage_error("report", "bad option");
+		}
+	}
+	if (optind < argc)
+		return usage_error("report", "unexpected argument '%s'", argv[optind]);
+	if ((r = ask_select("report", request, pid, NULL, false)) != 0)
+		return r;
+	if ((r = ask(socket, request, CONTROL_WAIT_US, &result)) != 0)
+		return r;
+	return ask_output(out, json ? write_json : write_markdown, result);
+}

@@ -1,0 +1,628 @@
+/* ramwatch sql: one read-only query on the database file, its rows written
+ * as they come, as an aligned table, CSV (RFC 4180) or JSON.  The query
+ * runs in schema/query.c, which refuses anything but reading and bounds
+ * time, rows, size and memory; this file parses the command line and
+ * writes the rows. */
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "fileio.h"
+#include "limits.h"
+#include "macro.h"
+#include "query.h"
+#include "table.h"
+#include "util.h"
+
+#define SQL_DB_DEFAULT "/var/lib/ramwatch/ramwatch.db"
+#define SQL_DB_ENV "RAMWATCH_DB"
+
+/* The most columns a table lays out. */
+#define SQL_TABLE_COLUMNS_MAX TABLE_COLUMNS_MAX
+
+/* Room for a real as text: sign, 17 digits, point, exponent, ".0". */
+#define REAL_TEXT_MAX 40
+
+enum sql_format { FORMAT_TABLE, FORMAT_CSV, FORMAT_JSON };
+
+/* A growing string, for a table cell. */
+struct buf {
+	char *p;
+	size_t len, size;
+};
+
+static int buf_put(struct buf *b, const void *s, size_t n)
+{
+	if (b->len + n + 1 > b->size) {
+		size_t want = b->size ? b->size : 64;
+		while (want < b->len + n + 1)
+			want *= 2;
+		char *p = realloc(b->p, want);
+		if (!p)
+			return -ENOMEM;
+		b->p = p;
+		b->size = want;
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+	return 0;
+}
+
+static int buf_printf(struct buf *b, const char *fmt, ...) _printf_(2, 3);
+static int buf_printf(struct buf *b, const char *fmt, ...)
+{
+	char s[64];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(s, sizeof(s), fmt, ap);
+	va_end(ap);
+	return n < 0 ? -EINVAL : buf_put(b, s, (size_t)n < sizeof(s) ? (size_t)n : sizeof(s) - 1);
+}
+
+struct output {
+	enum sql_format format;
+	FILE *f;
+	size_t n;
+	bool started;       /* the columns are known: the output has begun */
+	bool too_wide;      /* more columns than a table lays out */
+	uint64_t rows;
+	char **names;       /* table: the headers, escaped, until the table is made */
+	struct table *table;
+	struct buf cell;
+};
+
+/* ------------------------------------------------------------ values as text */
+
+/* The length of the valid UTF-8 sequence at s (at most n bytes) and its
+ * code point, or 0 for a byte that starts none (RFC 3629: no overlong
+ * forms, no surrogates, nothing above U+10FFFF). */
+static size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *ret)
+{
+	uint32_t cp, min;
+	size_t len;
+
+	if (s[0] < 0x80) {
+		*ret = s[0];
+		return 1;
+	} else if ((s[0] & 0xe0) == 0xc0) {
+		len = 2, cp = s[0] & 0x1f, min = 0x80;
+	} else if ((s[0] & 0xf0) == 0xe0) {
+		len = 3, cp = s[0] & 0x0f, min = 0x800;
+	} else if ((s[0] & 0xf8) == 0xf0) {
+		len = 4, cp = s[0] & 0x07, min = 0x10000;
+	} else
+		return 0;
+	if (len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	*ret = cp;
+	return len;
+}
+
+/* The shortest text that reads back as the same double, always with a
+ * point or an exponent so it reads as a real (1.0, not 1).  Infinity is
+ * "Inf" as SQLite writes it, or in JSON (which has no word for it)
+ * 9e999, as SQLite's own JSON functions write it. */
+static const char *format_real(char *buf, size_t size, double v, bool json)
+{
+	if (isnan(v))
+		return json ? "null" : "NaN";
+	if (isinf(v))
+		return json ? (v > 0 ? "9e999" : "-9e999") : (v > 0 ? "Inf" : "-Inf");
+	for (int digits = 15; digits <= 17; digits++) {
+		snprintf(buf, size, "%.*g", digits, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	if (!strpbrk(buf, ".e"))
+		strncat(buf, ".0", size - strlen(buf) - 1);
+	return buf;
+}
+
+static void put_hex(FILE *f, const unsigned char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%02X", p[i]);
+}
+
+/* Text for a person's terminal: control characters (C0, DEL, C1), which
+ * would move the cursor or set colours, and bytes that are not UTF-8 are
+ * shown escaped ("\n", "\x1b", "\u009b"). */
+static int put_visible(struct buf *b, const unsigned char *s, size_t n)
+{
+	int r = 0;
+
+	for (size_t i = 0; i < n && r >= 0;) {
+		uint32_t cp;
+		size_t len = utf8_decode(s + i, n - i, &cp);
+
+		if (len == 0) {
+			r = buf_printf(b, "\\x%02x", s[i]);
+			i++;
+			continue;
+		}
+		if (cp == '\n')
+			r = buf_put(b, "\\n", 2);
+		else if (cp == '\t')
+			r = buf_put(b, "\\t", 2);
+		else if (cp == '\r')
+			r = buf_put(b, "\\r", 2);
+		else if (cp < 0x20 || cp == 0x7f)
+			r = buf_printf(b, "\\x%02x", (unsigned)cp);
+		else if (cp >= 0x80 && cp < 0xa0)
+			r = buf_printf(b, "\\u%04x", (unsigned)cp);
+		else
+			r = buf_put(b, s + i, len);
+		i += len;
+	}
+	return r;
+}
+
+/* A JSON string (RFC 8259): quotes, backslashes and control characters
+ * escaped; bytes that are not UTF-8 become U+FFFD, so the output is
+ * always valid UTF-8. */
+static void put_json_string(FILE *f, const unsigned char *s, size_t n)
+{
+	fputc('"', f);
+	for (size_t i = 0; i < n;) {
+		uint32_t cp;
+		size_t len = utf8_decode(s + i, n - i, &cp);
+
+		if (len == 0) {
+			fputs("\xef\xbf\xbd", f);
+			i++;
+			continue;
+		}
+		switch (cp) {
+		case '"': fputs("\\\"", f); break;
+		case '\\': fputs("\\\\", f); break;
+		case '\n': fputs("\\n", f); break;
+		case '\r': fputs("\\r", f); break;
+		case '\t': fputs("\\t", f); break;
+		case '\b': fputs("\\b", f); break;
+		case '\f': fputs("\\f", f); break;
+		default:
+			if (cp < 0x20)
+				fprintf(f, "\\u%04x", (unsigned)cp);
+			else
+				fwrite(s + i, 1, len, f);
+		}
+		i += len;
+	}
+	fputc('"', f);
+}
+
+/* A CSV field (RFC 4180): quoted when it holds a comma, a quote or a line
+ * break, with quotes doubled; an empty text is "" so that it differs from
+ * NULL, which is an empty field. */
+static void put_csv_field(FILE *f, const char *s, size_t n)
+{
+	bool quote = n == 0;
+
+	for (size_t i = 0; i < n && !quote; i++)
+		quote = s[i] == ',' || s[i] == '"' || s[i] == '\r' || s[i] == '\n';
+	if (!quote) {
+		fwrite(s, 1, n, f);
+		return;
+	}
+	fputc('"', f);
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '"')
+			fputc('"', f);
+		fputc(s[i], f);
+	}
+	fputc('"', f);
+}
+
+/* ------------------------------------------------------------ the three formats */
+
+static int make_table(struct output *out, const struct query_value *first)
+{
+	const char *h[SQL_TABLE_COLUMNS_MAX + 1] = { NULL };
+	_cleanup_free_ char *right = NULL;
+	char **names = out->names;
+
+	for (size_t i = 0; i < out->n; i++) {
+		/* numbers to the right, by the first row; table.c reads a
+		 * leading '>' as "right-aligned", so a name that starts with
+		 * one is always given one more */
+		bool r = first && (first[i].type == QUERY_INTEGER || first[i].type == QUERY_REAL);
+		if (r || names[i][0] == '>') {
+			free(right);
+			right = NULL;
+			if (asprintf(&right, ">%s", names[i]) < 0)
+				return -ENOMEM;
+			free(names[i]);
+			names[i] = TAKE_PTR(right);
+		}
+		h[i] = names[i];
+	}
+	out->table = table_new_v(h, out->n);
+	return out->table ? 0 : -ENOMEM;
+}
+
+static int on_columns(void *userdata, size_t n, const char *const *names)
+{
+	struct output *out = userdata;
+
+	out->n = n;
+	if (out->format == FORMAT_TABLE) {
+		if (n > SQL_TABLE_COLUMNS_MAX) {
+			out->too_wide = true;
+			return -E2BIG;
+		}
+		out->names = calloc(n ? n : 1, sizeof(*out->names));
+		if (!out->names)
+			return -ENOMEM;
+		for (size_t i = 0; i < n; i++) {
+			out->cell.len = 0;
+			if (put_visible(&out->cell, (const unsigned char *)names[i], strlen(names[i])) < 0 ||
+			    buf_put(&out->cell, "", 0) < 0 || !(out->names[i] = strdup(out->cell.p)))
+				return -ENOMEM;
+		}
+	} else if (out->format == FORMAT_CSV) {
+		for (size_t i = 0; i < n; i++) {
+			if (i > 0)
+				fputc(',', out->f);
+			put_csv_field(out->f, names[i], strlen(names[i]));
+		}
+		if (n > 0)
+			fputs("\r\n", out->f);
+	} else {
+		out->names = calloc(n ? n : 1, sizeof(*out->names));
+		if (!out->names)
+			return -ENOMEM;
+		for (size_t i = 0; i < n; i++)
+			if (!(out->names[i] = strdup(names[i])))
+				return -ENOMEM;
+	}
+	out->started = true;
+	return ferror(out->f) ? -EIO : 0;
+}
+
+static int table_row(struct output *out, const struct query_value *v)
+{
+	char real[REAL_TEXT_MAX];
+	int r;
+
+	if (!out->table && (r = make_table(out, v)) < 0)
+		return r;
+	for (size_t i = 0; i < out->n; i++) {
+		struct buf *b = &out->cell;
+
+		b->len = 0;
+		r = buf_put(b, "", 0);
+		switch (v[i].type) {
+		case QUERY_NULL: r = buf_put(b, "NULL", 4); break;
+		case QUERY_INTEGER: r = buf_printf(b, "%" PRId64, v[i].integer); break;
+		case QUERY_REAL: {
+			const char *text = format_real(real, sizeof(real), v[i].real, false);
+			r = buf_put(b, text, strlen(text));
+			break;
+		}
+		case QUERY_TEXT: r = put_visible(b, v[i].data, v[i].size); break;
+		case QUERY_BLOB:
+			for (size_t k = 0; k < v[i].size && r >= 0; k++)
+				r = buf_printf(b, "%02X", ((const unsigned char *)v[i].data)[k]);
+			break;
+		}
+		if (r < 0 || (r = table_add(out->table, b->p)) < 0)
+			return r;
+	}
+	return 0;
+}
+
+static void csv_row(struct output *out, const struct query_value *v)
+{
+	char real[REAL_TEXT_MAX];
+
+	for (size_t i = 0; i < out->n; i++) {
+		if (i > 0)
+			fputc(',', out->f);
+		switch (v[i].type) {
+		case QUERY_NULL: break;
+		case QUERY_INTEGER: fprintf(out->f, "%" PRId64, v[i].integer); break;
+		case QUERY_REAL: fputs(format_real(real, sizeof(real), v[i].real, false), out->f); break;
+		case QUERY_TEXT: put_csv_field(out->f, v[i].data, v[i].size); break;
+		case QUERY_BLOB: put_hex(out->f, v[i].data, v[i].size); break;
+		}
+	}
+	fputs("\r\n", out->f);
+}
+
+static void json_row(struct output *out, const struct query_value *v)
+{
+	char real[REAL_TEXT_MAX];
+
+	fputs(out->rows == 0 ? "[\n{" : ",\n{", out->f);
+	for (size_t i = 0; i < out->n; i++) {
+		if (i > 0)
+			fputc(',', out->f);
+		put_json_string(out->f, (const unsigned char *)out->names[i], strlen(out->names[i]));
+		fputc(':', out->f);
+		switch (v[i].type) {
+		case QUERY_NULL: fputs("null", out->f); break;
+		case QUERY_INTEGER: fprintf(out->f, "%" PRId64, v[i].integer); break;
+		case QUERY_REAL: fputs(format_real(real, sizeof(real), v[i].real, true), out->f); break;
+		case QUERY_TEXT: put_json_string(out->f, v[i].data, v[i].size); break;
+		case QUERY_BLOB:
+			fputc('"', out->f);
+			put_hex(out->f, v[i].data, v[i].size);
+			fputc('"', out->f);
+			break;
+		}
+	}
+	fputc('}', out->f);
+}
+
+static int on_row(void *userdata, size_t n, const struct query_value *values)
+{
+	struct output *out = userdata;
+	int r = 0;
+
+	(void)n;
+	switch (out->format) {
+	case FORMAT_TABLE: r = table_row(out, values); break;
+	case FORMAT_CSV: csv_row(out, values); break;
+	case FORMAT_JSON: json_row(out, values); break;
+	}
+	if (r < 0)
+		return r;
+	out->rows++;
+	return ferror(out->f) ? -EIO : 0;
+}
+
+/* Ends what was begun, so that the output is whole even when the query
+ * stopped part of the way: the table is printed, the JSON array closed. */
+static int finish(struct output *out)
+{
+	int r = 0;
+
+	if (!out->started)
+		return 0;
+	if (out->format == FORMAT_TABLE) {
+		if (!out->table && out->n > 0)
+			r = make_table(out, NULL);
+		if (r >= 0 && out->table)
+			r = table_print(out->table, out->f);
+	} else if (out->format == FORMAT_JSON)
+		fputs(out->rows == 0 ? "[]\n" : "\n]\n", out->f);
+	if (r < 0)
+		return r;
+	return fflush(out->f) != 0 || ferror(out->f) ? -EIO : 0;
+}
+
+static void output_done(struct output *out)
+{
+	for (size_t i = 0; out->names && i < out->n; i++)
+		free(out->names[i]);
+	free(out->names);
+	table_free(out->table);
+	free(out->cell.p);
+}
+
+/* ------------------------------------------------------------ the command line */
+
+/* Seconds, with up to three decimals: "10", "0.5".  Returns 0 with the
+ * milliseconds, or -EINVAL / -ERANGE. */
+static int parse_seconds(const char *s, uint64_t *ret_ms)
+{
+	const char *dot = strchr(s, '.');
+	uint64_t whole, frac = 0;
+	size_t digits = 0;
+	char w[32];
+
+	if (!dot) {
+		if (parse_u64(s, 10, &whole) < 0)
+			return -EINVAL;
+	} else {
+		if (dot == s || (size_t)(dot - s) >= sizeof(w))
+			return -EINVAL;
+		memcpy(w, s, (size_t)(dot - s));
+		w[dot - s] = '\0';
+		digits = strlen(dot + 1);
+		if (parse_u64(w, 10, &whole) < 0 || digits == 0 || digits > 3 || parse_u64(dot + 1, 10, &frac) < 0)
+			return -EINVAL;
+		for (size_t i = digits; i < 3; i++)
+			frac *= 10;
+	}
+	if (whole > RW_SQL_TIMEOUT_MAX_MS / 1000)
+		return -ERANGE;
+	*ret_ms = whole * 1000 + frac;
+	return 0;
+}
+
+/* Bytes, with an optional unit K, M, G or T (powers of 1024; "KiB" and
+ * "KB" alike).  Returns 0 or -EINVAL / -ERANGE. */
+static int parse_size(const char *s, uint64_t *ret)
+{
+	static const char units[] = "KMGT";
+	size_t digits = strspn(s, "0123456789");
+	const char *u = s + digits, *unit_at;
+	uint64_t v, unit = 1;
+	char num[32];
+
+	if (digits == 0 || digits >= sizeof(num))
+		return -EINVAL;
+	memcpy(num, s, digits);
+	num[digits] = '\0';
+	if (parse_u64(num, 10, &v) < 0)
+		return -ERANGE;
+	if (*u && (unit_at = strchr(units, toupper((unsigned char)*u)))) {
+		for (const char *x = units; x <= unit_at; x++)
+			unit *= 1024;
+		u++;
+		if (strcasecmp(u, "iB") == 0)
+			u += 2;
+	}
+	if (strcasecmp(u, "B") == 0)
+		u++;
+	if (*u)
+		return -EINVAL;
+	if (v > UINT64_MAX / unit)
+		return -ERANGE;
+	*ret = v * unit;
+	return 0;
+}
+
+static void sql_help(void)
+{
+	printf("Usage: ramwatch sql QUERY [--db PATH] [--format table|csv|json] [OPTIONS]\n\n"
+	       "Runs one read-only SQL query on the ramwatch database and prints its rows\n"
+	       "(QUERY '-': read from standard input).  The tables and views are described\n"
+	       "in ramwatch-schema(7).  Only reading is allowed: SELECT (with WITH, VALUES,\n"
+	       "EXPLAIN) and the PRAGMAs %s.\n\n"
+	       "  --db PATH         the database (default $%s, else %s)\n"
+	       "  --format FORMAT   table (default), csv (RFC 4180) or json (an array of objects)\n"
+	       "  --timeout SECONDS time the query may take (default %u, at most %u)\n"
+	       "  --max-rows N      rows to print, at most (default %u, at most %u)\n"
+	       "  --max-bytes SIZE  the result's size, at most: text and blob bytes, 8 for any\n"
+	       "                    other value; K, M, G for KiB, MiB, GiB (default %llu MiB)\n",
+	       QUERY_PRAGMAS, SQL_DB_ENV, SQL_DB_DEFAULT, RW_SQL_TIMEOUT_DEFAULT_MS / 1000,
+	       RW_SQL_TIMEOUT_MAX_MS / 1000, RW_SQL_ROWS_DEFAULT, RW_SQL_ROWS_MAX,
+	       (unsigned long long)(RW_SQL_BYTES_DEFAULT / (1024 * 1024)));
+}
+
+static char *format_seconds(char *buf, size_t size, uint64_t ms)
+{
+	if (ms % 1000 == 0)
+		snprintf(buf, size, "%" PRIu64 " s", ms / 1000);
+	else
+		snprintf(buf, size, "%" PRIu64 ".%03" PRIu64 " s", ms / 1000, ms % 1000);
+	return buf;
+}
+
+/* The message for a failed query, with what a person can do about it. */
+static int query_failed(int r, const char *err, const struct output *out, const struct query_options *o)
+{
+	char t[32];
+
+	switch (r) {
+	case -EACCES:
+		return fail("%s — the database is readable by root and group ramwatch", err);
+	case -ENOENT:
+		return fail("%s — ramwatchd creates it when it starts; --db or $%s name another", err, SQL_DB_ENV);
+	case -ETIME:
+		return fail("stopped after %s (--timeout)", format_seconds(t, sizeof(t), o->timeout_ms));
+	case -E2BIG:
+		if (out->too_wide)
+			return fail("the table format shows at most %u columns and the query has %zu: use --format "
+				    "csv or --format json",
+				    SQL_TABLE_COLUMNS_MAX, out->n);
+		return fail("%s", err);
+	case -EIO:
+		if (!err[0])
+			return fail("cannot write the output: %s", strerror(EIO));
+		return fail("%s", err);
+	default:
+		if (!err[0])
+			return fail("%s", strerror(-r));
+		return fail("%s", err);
+	}
+}
+
+int cmd_sql(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "db", required_argument, NULL, 'd' },        { "format", required_argument, NULL, 'f' },
+		{ "timeout", required_argument, NULL, 't' },   { "max-rows", required_argument, NULL, 'r' },
+		{ "max-bytes", required_argument, NULL, 'b' }, { "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct query_options o = {
+		.timeout_ms = RW_SQL_TIMEOUT_DEFAULT_MS,
+		.max_rows = RW_SQL_ROWS_DEFAULT,
+		.max_bytes = RW_SQL_BYTES_DEFAULT,
+	};
+	struct output out = { .format = FORMAT_TABLE, .f = stdout };
+	struct query_callbacks cb = { .columns = on_columns, .row = on_row };
+	struct query_result res = { 0 };
+	_cleanup_free_ char *input = NULL;
+	const char *db = NULL, *sql;
+	char err[1024] = "", a[FORMAT_BYTES_MAX];
+	int opt, r, w;
+
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
+		switch (opt) {
+		case 'd': db = optarg; break;
+		case 'f':
+			if (streq(optarg, "table"))
+				out.format = FORMAT_TABLE;
+			else if (streq(optarg, "csv"))
+				out.format = FORMAT_CSV;
+			else if (streq(optarg, "json"))
+				out.format = FORMAT_JSON;
+			else
+				return usage_error("sql", "--format takes table, csv or json, not '%s'", optarg);
+			break;
+		case 't':
+			if (parse_seconds(optarg, &o.timeout_ms) < 0 || o.timeout_ms == 0 ||
+			    o.timeout_ms > RW_SQL_TIMEOUT_MAX_MS)
+				return usage_error("sql", "--timeout takes seconds, more than 0 and at most %u, not '%s'",
+						   RW_SQL_TIMEOUT_MAX_MS / 1000, optarg);
+			break;
+		case 'r':
+			if (parse_u64(optarg, 10, &o.max_rows) < 0 || o.max_rows == 0 || o.max_rows > RW_SQL_ROWS_MAX)
+				return usage_error("sql", "--max-rows takes a number from 1 to %u, not '%s'",
+						   RW_SQL_ROWS_MAX, optarg);
+			break;
+		case 'b':
+			if (parse_size(optarg, &o.max_bytes) < 0 || o.max_bytes == 0 || o.max_bytes > RW_SQL_BYTES_MAX)
+				return usage_error("sql", "--max-bytes takes a size from 1 to %s, not '%s'",
+						   format_bytes(a, RW_SQL_BYTES_MAX), optarg);
+			break;
+		case 'h': sql_help(); return 0;
+		default: return usage_error("sql", "bad option");
+		}
+	}
+	if (argc - optind != 1)
+		return usage_error("sql", "give one query (quoted), or '-' to read it from standard input");
+	sql = argv[optind];
+	if (streq(sql, "-")) {
+		r = read_full_fd(STDIN_FILENO, RW_SQL_TEXT_MAX, &input, NULL);
+		if (r == -EFBIG)
+			return fail("the query on standard input is longer than %u bytes", RW_SQL_TEXT_MAX);
+		if (r < 0)
+			return fail("cannot read the query from standard input: %s", strerror(-r));
+		sql = input;
+	}
+	if (!db) {
+		db = getenv(SQL_DB_ENV);
+		if (!db || !db[0])
+			db = SQL_DB_DEFAULT;
+	}
+	o.path = db;
+
+	r = query_run(&o, sql, &cb, &out, &res, err, sizeof(err));
+	w = finish(&out);
+	output_done(&out);
+	if (r < 0)
+		return query_failed(r, err, &out, &o);
+	if (w < 0)
+		return fail("cannot write the output: %s", strerror(-w));
+	if (res.stop == QUERY_STOPPED_ROWS)
+		return fail("stopped after %" PRIu64 " row%s (--max-rows)", res.rows, res.rows == 1 ? "" : "s");
+	if (res.stop == QUERY_STOPPED_BYTES)
+		return fail("stopped after %" PRIu64 " row%s: the next would pass %s of results (--max-bytes)",
+			    res.rows, res.rows == 1 ? "" : "s", format_bytes(a, o.max_bytes));
+	return 0;
+}

@@ -1,0 +1,86 @@
+/* Rendering the daemon's answers (doc/protocol.md) for people and for
+ * programs: tables with local times, CSV and JSON with unix seconds,
+ * Markdown reports.  Pure: JSON in, text out, so the unit tests render
+ * canned answers. */
+#pragma once
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "trace-export.h"
+
+enum answer_format {
+	ANSWER_TABLE,
+	ANSWER_CSV,
+	ANSWER_JSON,
+	ANSWER_MARKDOWN,
+	ANSWER_MEMTRACE,
+	_ANSWER_FORMAT_MAX,
+};
+
+/* "table", "csv", "json", "markdown", "memtrace" → the format, or -1. */
+int answer_format_from_name(const char *name);
+
+/* ---------------------------------------------------------------- fields */
+
+/* The integer at key of object o (false when missing, null or not an
+ * integer). */
+bool answer_int(const json_t *o, const char *key, int64_t *ret);
+/* The string at key, or NULL. */
+const char *answer_str(const json_t *o, const char *key);
+/* The bytes at key for people ("1.50 MiB"), or "-" when unknown.  buf has
+ * FORMAT_BYTES_MAX bytes. */
+const char *answer_bytes(char *buf, const json_t *o, const char *key);
+/* The time (unix ms) at key as local ISO 8601, or "-".  buf has
+ * TIMEPARSE_FORMAT_MAX bytes. */
+const char *answer_time(char *buf, const json_t *o, const char *key);
+
+/* ---------------------------------------------------------------- for programs */
+
+/* A deep copy of an answer whose times (the integer values of the keys
+ * naming times: "time", "since", "until", "started_at", "first_seen", ...)
+ * are unix seconds, with milliseconds as a fraction.  NULL when out of
+ * memory. */
+json_t *answer_times_in_seconds(const json_t *answer);
+/* Prints answer (times in seconds) as indented JSON and a newline.
+ * Returns 0, -ENOMEM or -EIO. */
+int answer_print_json(const json_t *answer, FILE *f);
+/* One CSV field (RFC 4180: quoted when it holds a comma, a quote, a line
+ * break or leading or trailing spaces); NULL is empty. */
+void answer_csv_field(FILE *f, const char *s);
+/* A time as unix seconds with milliseconds ("1764440010.500"), empty for
+ * an unknown time. */
+void answer_csv_time(FILE *f, bool known, int64_t ms);
+
+/* The region events of an events answer for trace_export_region_events.
+ * Strings point into answer.  Returns 0 with *ret (free()) and *ret_n, or
+ * -EBADMSG naming the event and field in err, or -ENOMEM. */
+int answer_region_events(const json_t *answer, struct trace_region_event **ret, size_t *ret_n, char *err,
+			 size_t err_size);
+
+/* ---------------------------------------------------------------- answers */
+
+/* The status answer as text lines. */
+int render_status(const json_t *status, FILE *f);
+
+/* The processes answer as a table or CSV (JSON: answer_print_json). */
+int render_processes(const json_t *answer, enum answer_format format, FILE *f);
+
+struct history_options {
+	enum answer_format format; /* table or CSV */
+	const char *const *classes; /* --class keys shown on census lines; NULL: the largest */
+	size_t n_classes;
+};
+
+/* The history answer (all pages merged): per instance, a line per sample
+ * row, census lines (trigger and classes) and mark lines where they fall;
+ * or CSV rows of kind sample, census, class and mark. */
+int render_history(const json_t *answer, const struct history_options *o, FILE *f);
+
+/* The report answer as Markdown: the peak, peaks by phase, the last census
+ * (classes, largest regions, mapped files), the trend over censuses, and
+ * what is new since the previous census. */
+int render_report(const json_t *report, FILE *f);

@@ -1,0 +1,322 @@
+/* The report answer as Markdown: what a person reads after the fact to
+ * know what grew, when and in which class.  The last census is rendered by
+ * render_census, as `ramwatch scan --markdown` prints it. */
+#include "render-answer.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "census-json.h"
+#include "census.h"
+#include "limits.h"
+#include "macro.h"
+#include "render.h"
+#include "table.h"
+#include "timeparse.h"
+#include "util.h"
+
+DEFINE_CLEANUP(struct census *, census_free)
+
+/* The trend table shows every census up to this many; beyond, the first
+ * TREND_HEAD and the last TREND_MAX - TREND_HEAD, with a row saying how
+ * many are left out. */
+#define TREND_MAX 60u
+#define TREND_HEAD 10u
+
+static const char *delta(char *buf, const json_t *o, const char *after, const char *before)
+{
+	int64_t a, b;
+	if (!answer_int(o, after, &a) || !answer_int(o, before, &b))
+		return "-";
+	return format_bytes_delta(buf, a - b);
+}
+
+/* key of after less key of before, or "-" when either is unknown */
+static const char *change(char *buf, const json_t *before, const json_t *after, const char *key)
+{
+	int64_t a, b;
+	if (!answer_int(after, key, &a) || !answer_int(before, key, &b))
+		return "-";
+	return format_bytes_delta(buf, a - b);
+}
+
+static void title(FILE *f, const json_t *p)
+{
+	char when[TIMEPARSE_FORMAT_MAX];
+	const char *comm = answer_str(p, "comm"), *user = answer_str(p, "user"), *cmdline = answer_str(p, "cmdline");
+	const char *exe = answer_str(p, "exe");
+	int64_t pid = 0, uid, t;
+
+	answer_int(p, "pid", &pid);
+	fprintf(f, "# Memory report: %s (pid %" PRId64 ")\n\n", comm ? comm : "?", pid);
+	if (cmdline && cmdline[0])
+		fprintf(f, "Command: `%s`  \n", cmdline);
+	if (exe)
+		fprintf(f, "Program: `%s`  \n", exe);
+	if (answer_int(p, "uid", &uid))
+		fprintf(f, "User: %s (uid %" PRId64 ")  \n", user ? user : "?", uid);
+	if (answer_int(p, "started_at", &t))
+		fprintf(f, "Started: %s  \n", timeparse_format_local(when, t));
+	if (answer_int(p, "first_seen", &t))
+		fprintf(f, "First seen: %s  \n", timeparse_format_local(when, t));
+	if (answer_int(p, "exited_at", &t))
+		fprintf(f, "Exited: %s\n\n", timeparse_format_local(when, t));
+	else if (answer_int(p, "last_seen", &t))
+		fprintf(f, "Last seen: %s (%s)\n\n", timeparse_format_local(when, t),
+			json_is_true(json_object_get(p, "watched")) ? "still watched" : "no longer watched");
+	else
+		fputs("\n", f);
+}
+
+static void peak(FILE *f, const json_t *report)
+{
+	char a[FORMAT_BYTES_MAX], b[FORMAT_BYTES_MAX], t1[TIMEPARSE_FORMAT_MAX], t2[TIMEPARSE_FORMAT_MAX];
+	const json_t *p = json_object_get(report, "peak"), *proc = json_object_get(report, "process");
+
+	fputs("## Peak\n\n", f);
+	if (!json_is_object(p)) {
+		fputs("No samples are stored.\n\n", f);
+		return;
+	}
+	fprintf(f, "Peak private memory **%s** at %s; peak resident %s at %s.", answer_bytes(a, p, "private"),
+		answer_time(t1, p, "time"), answer_bytes(b, p, "resident"), answer_time(t2, p, "resident_time"));
+	if (json_is_object(proc))
+		fprintf(f, " Last: private %s, resident %s.", answer_bytes(a, proc, "private"),
+			answer_bytes(b, proc, "resident"));
+	fputs("\n\n", f);
+}
+
+static int phases(FILE *f, const json_t *report)
+{
+	_cleanup_(table_freep) struct table *t = table_new("phase", "from", "to", ">peak private", "at",
+							   ">peak resident", ">private at start", ">at end", ">change",
+							   NULL);
+	const json_t *list = json_object_get(report, "phases"), *p;
+	char s[5][FORMAT_BYTES_MAX], w[3][TIMEPARSE_FORMAT_MAX];
+	size_t i;
+
+	if (!t)
+		return -ENOMEM;
+	fputs("## Peaks by phase\n\n", f);
+	if (!json_is_array(list) || json_array_size(list) == 0) {
+		fputs("No phases: no samples are stored.\n\n", f);
+		return 0;
+	}
+	json_array_foreach(list, i, p) {
+		const char *name = answer_str(p, "name");
+		table_add(t, name ? name : "?");
+		table_add(t, answer_time(w[0], p, "start"));
+		table_add(t, answer_time(w[1], p, "end"));
+		table_add(t, answer_bytes(s[0], p, "peak_private"));
+		table_add(t, answer_time(w[2], p, "peak_time"));
+		table_add(t, answer_bytes(s[1], p, "peak_resident"));
+		table_add(t, answer_bytes(s[2], p, "private_at_start"));
+		table_add(t, answer_bytes(s[3], p, "private_at_end"));
+		table_add(t, delta(s[4], p, "private_at_end", "private_at_start"));
+	}
+	int r = table_print_markdown(t, f);
+	fputs("\nA phase starts at a mark (`ramwatch mark`); the first runs from the first sight of the process.\n\n",
+	      f);
+	return r;
+}
+
+static int last_census(FILE *f, const json_t *report)
+{
+	_cleanup_(census_freep) struct census *c = NULL;
+	const json_t *j = json_object_get(report, "last_census");
+	struct render_options o = { .format = RENDER_MARKDOWN, .top = RW_TOP_DEFAULT };
+	char err[256], when[TIMEPARSE_FORMAT_MAX];
+	const char *trigger = answer_str(j, "trigger");
+	int64_t id = 0;
+
+	fputs("## The last census\n\n", f);
+	if (!json_is_object(j)) {
+		fputs("No census of this process is stored.\n\n", f);
+		return 0;
+	}
+	if (census_from_json(j, &c, err, sizeof(err)) < 0) {
+		fprintf(f, "The stored census cannot be read: %s.\n\n", err);
+		return 0;
+	}
+	answer_int(j, "census_id", &id);
+	fprintf(f, "Census #%" PRId64 " (%s) at %s.\n\n", id, trigger ? trigger : "?",
+		timeparse_format_local(when, c->taken_at_ms));
+	int r = render_census(c, &o, f);
+	fputs("\n", f);
+	return r;
+}
+
+static void trend_row(struct table *t, const json_t *e, const json_t *first)
+{
+	char s[3][FORMAT_BYTES_MAX], when[TIMEPARSE_FORMAT_MAX];
+	const char *trigger = answer_str(e, "trigger"), *status = answer_str(e, "status");
+	int64_t id, a, b;
+
+	if (answer_int(e, "census_id", &id))
+		table_addf(t, "#%" PRId64, id);
+	else
+		table_add(t, "-");
+	table_add(t, answer_time(when, e, "time"));
+	if (status && !streq(status, "ok"))
+		table_addf(t, "%s (%s)", trigger ? trigger : "?", status);
+	else
+		table_add(t, trigger ? trigger : "?");
+	table_add(t, answer_bytes(s[0], e, "private"));
+	table_add(t, answer_bytes(s[1], e, "resident"));
+	if (answer_int(e, "private", &a) && answer_int(first, "private", &b))
+		table_add(t, format_bytes_delta(s[2], a - b));
+	else
+		table_add(t, "-");
+}
+
+static int trend(FILE *f, const json_t *report)
+{
+	_cleanup_(table_freep) struct table *t =
+		table_new("census", "time", "trigger", ">private", ">resident", ">private since the first", NULL);
+	const json_t *list = json_object_get(report, "trend"), *first = NULL, *last = NULL, *e;
+	char a[FORMAT_BYTES_MAX], b[FORMAT_BYTES_MAX];
+	size_t n = json_array_size(list), i;
+
+	if (!t)
+		return -ENOMEM;
+	fputs("## RAM after each census\n\n", f);
+	if (n == 0) {
+		fputs("No census is stored.\n\n", f);
+		return 0;
+	}
+	/* the change is counted from the first census that read memory */
+	json_array_foreach(list, i, e) {
+		int64_t v;
+		if (!answer_int(e, "private", &v))
+			continue;
+		if (!first)
+			first = e;
+		last = e;
+	}
+	json_array_foreach(list, i, e) {
+		if (n > TREND_MAX && i == TREND_HEAD) {
+			table_addf(t, "(%zu more)", n - TREND_MAX);
+			for (int k = 0; k < 5; k++)
+				table_add(t, "");
+		}
+		if (n > TREND_MAX && i >= TREND_HEAD && i < n - (TREND_MAX - TREND_HEAD))
+			continue;
+		trend_row(t, e, first);
+	}
+	int r = table_print_markdown(t, f);
+	if (first && last && first != last)
+		fprintf(f, "\nChange from the first census to the last: private %s, resident %s.\n",
+			change(a, first, last, "private"), change(b, first, last, "resident"));
+	fputs("\n", f);
+	return r;
+}
+
+static int class_changes(FILE *f, const json_t *classes)
+{
+	_cleanup_(table_freep) struct table *t = table_new("class", ">private before", ">private now", ">change", NULL);
+	char s[3][FORMAT_BYTES_MAX];
+	const json_t *c;
+	size_t i;
+
+	if (!t)
+		return -ENOMEM;
+	json_array_foreach(classes, i, c) {
+		int64_t change;
+		const char *key = answer_str(c, "class");
+		if (!answer_int(c, "change", &change) || change == 0)
+			continue;
+		table_add(t, key ? key : "?");
+		table_add(t, answer_bytes(s[0], c, "private_before"));
+		table_add(t, answer_bytes(s[1], c, "private"));
+		table_add(t, format_bytes_delta(s[2], change));
+	}
+	if (table_rows(t) == 0) {
+		fputs("No class changed.\n\n", f);
+		return 0;
+	}
+	fputs("Classes that changed, largest change first:\n\n", f);
+	int r = table_print_markdown(t, f);
+	fputs("\n", f);
+	return r;
+}
+
+static int file_list(FILE *f, const json_t *files, const char *what)
+{
+	_cleanup_(table_freep) struct table *t = table_new("path", "kind", ">size", ">resident", ">private", NULL);
+	char s[3][FORMAT_BYTES_MAX];
+	const json_t *x;
+	size_t i;
+
+	if (!t)
+		return -ENOMEM;
+	if (json_array_size(files) == 0) {
+		fprintf(f, "No %s files.\n\n", what);
+		return 0;
+	}
+	json_array_foreach(files, i, x) {
+		const char *path = answer_str(x, "path"), *kind = answer_str(x, "kind");
+		table_add(t, path ? path : "?");
+		table_add(t, kind ? kind : "-");
+		table_add(t, answer_bytes(s[0], x, "size"));
+		table_add(t, answer_bytes(s[1], x, "resident"));
+		table_add(t, answer_bytes(s[2], x, "private"));
+	}
+	fprintf(f, "%c%s files:\n\n", what[0] - 'a' + 'A', what + 1);
+	int r = table_print_markdown(t, f);
+	fputs("\n", f);
+	return r;
+}
+
+static int since_previous(FILE *f, const json_t *report)
+{
+	const json_t *s = json_object_get(report, "since_previous"), *ev;
+	const json_t *last = json_object_get(report, "last_census");
+	char t1[TIMEPARSE_FORMAT_MAX];
+	int64_t prev = 0, id = 0;
+	int r;
+
+	fputs("## New since the previous census\n\n", f);
+	if (!json_is_object(s)) {
+		fputs("There is no earlier census to compare the last one with.\n\n", f);
+		return 0;
+	}
+	answer_int(s, "previous_census_id", &prev);
+	answer_int(last, "census_id", &id);
+	fprintf(f, "From census #%" PRId64 " (%s) to census #%" PRId64 ".\n\n", prev,
+		answer_time(t1, s, "previous_time"), id);
+	if ((r = class_changes(f, json_object_get(s, "classes"))) < 0 ||
+	    (r = file_list(f, json_object_get(s, "new_files"), "newly mapped")) < 0)
+		return r;
+	if (json_array_size(json_object_get(s, "gone_files")) > 0 &&
+	    (r = file_list(f, json_object_get(s, "gone_files"), "no longer mapped")) < 0)
+		return r;
+	ev = json_object_get(s, "region_events");
+	if (json_is_object(ev)) {
+		int64_t a = 0, d = 0, g = 0, k = 0;
+		answer_int(ev, "appeared", &a);
+		answer_int(ev, "disappeared", &d);
+		answer_int(ev, "grew", &g);
+		answer_int(ev, "shrank", &k);
+		fprintf(f,
+			"Regions between the two censuses: %" PRId64 " appeared, %" PRId64 " disappeared, %" PRId64
+			" grew, %" PRId64 " shrank (`ramwatch events` lists them).\n\n",
+			a, d, g, k);
+	}
+	return 0;
+}
+
+int render_report(const json_t *report, FILE *f)
+{
+	int r;
+
+	if (!json_is_object(report) || !json_is_object(json_object_get(report, "process")))
+		return -EBADMSG;
+	title(f, json_object_get(report, "process"));
+	peak(f, report);
+	if ((r = phases(f, report)) < 0 || (r = last_census(f, report)) < 0 || (r = trend(f, report)) < 0 ||
+	    (r = since_previous(f, report)) < 0)
+		return r;
+	return ferror(f) ? -EIO : 0;
+}

@@ -1,0 +1,389 @@
+/* One control connection: reading request lines, one request at a time,
+ * writing answers as the socket takes them.
+ *
+ * Nothing here blocks: the socket is non-blocking, reads stop when the
+ * input buffer holds a full line's worth (a client can make the daemon hold
+ * no more than RW_REQUEST_MAX of its input), the next request is taken only
+ * when the previous answer has gone to the kernel (so no more than one
+ * answer waits in memory for a client that does not read), and a timer
+ * closes a connection with nothing to do for RW_IDLE_TIMEOUT_US.
+ *
+ * Work is never done inside a callback that may be re-entered: an answer
+ * is queued and the connection "kicked" (a one-shot defer source), and the
+ * next loop iteration writes it, frees the connection or takes the next
+ * line.  So an answer given from the census tier's callback, or from a
+ * timer, never frees the connection under its caller. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "control-internal.h"
+#include "limits.h"
+#include "log.h"
+#include "util.h"
+
+#define IDLE_ACCURACY_US (1000u * 1000u)
+#define DEADLINE_ACCURACY_US (10u * 1000u)
+
+static void conn_process(struct control_conn *c);
+
+static void conn_kick(struct control_conn *c)
+{
+	(void)sd_event_source_set_enabled(c->again, SD_EVENT_ONESHOT);
+}
+
+/* Something happened that keeps the connection alive: a complete request
+ * came, or the client took some of its answer. */
+static void conn_touch(struct control_conn *c)
+{
+	(void)sd_event_source_set_time_relative(c->idle, RW_IDLE_TIMEOUT_US);
+	(void)sd_event_source_set_enabled(c->idle, SD_EVENT_ONESHOT);
+}
+
+static void conn_update_events(struct control_conn *c)
+{
+	uint32_t events = 0;
+	if (!c->eof && !c->closing && !control_inbuf_full(&c->in))
+		events |= EPOLLIN;
+	if (control_outbuf_pending(&c->out) > 0)
+		events |= EPOLLOUT;
+	/* with no events, epoll still says EPOLLHUP: a client that goes away
+	 * while its request runs is noticed */
+	(void)sd_event_source_set_io_events(c->io, events);
+}
+
+static void end_request(struct control_conn *c)
+{
+	c->busy = false;
+	c->req = control_request_free(c->req);
+	json_decref(c->id);
+	c->id = NULL;
+	c->job = NULL;
+	c->waiter = NULL;
+	if (c->deadline)
+		(void)sd_event_source_set_enabled(c->deadline, SD_EVENT_OFF);
+}
+
+/* The debug line of a request: what, for whom, how it ended. */
+static void log_answer(struct control_conn *c, const json_t *answer)
+{
+	if (log_get_max_level() < LOG_DEBUG)
+		return;
+	const char *code = json_string_value(json_object_get(answer, "code"));
+	const char *op = control_op_name(c->op);
+	log_debug("control #%" PRIu64 ": %s from uid %u (pid %d): %s in %.1f ms", c->serial, op ? op : "(none)",
+		  (unsigned)c->peer.uid, (int)c->peer.pid, code ? code : "ok",
+		  (double)(now_monotonic_us() - c->started_us) / 1000.0);
+}
+
+void control_conn_answer(struct control_conn *c, json_t *answer)
+{
+	char *line = NULL;
+	size_t n = 0;
+	int r;
+
+	if (!answer)
+		answer = control_answer_error(c->id, CONTROL_INTERNAL, "out of memory while answering");
+	r = answer ? control_answer_line(answer, RW_ANSWER_MAX, &line, &n) : -ENOMEM;
+	if (r == -E2BIG) {
+		json_decref(answer);
+		answer = control_answer_error(c->id, CONTROL_TOO_LARGE,
+					      "the answer would be longer than the 64 MiB an answer may be: ask for "
+					      "less (a shorter since/until, a smaller limit, fewer classes)");
+		r = answer ? control_answer_line(answer, RW_ANSWER_MAX, &line, &n) : -ENOMEM;
+	}
+	if (answer)
+		log_answer(c, answer);
+	json_decref(answer);
+	end_request(c);
+	if (r >= 0)
+		r = control_outbuf_put(&c->out, line, n);
+	if (r < 0) {
+		/* nothing can be said: the client learns it from the close */
+		log_debug_errno(r, "control #%" PRIu64 ": cannot queue the answer, closing: %m", c->serial);
+		control_outbuf_done(&c->out);
+		c->closing = true;
+	}
+	conn_kick(c);
+}
+
+void control_conn_result(struct control_conn *c, json_t *result)
+{
+	control_conn_answer(c, result ? control_answer_ok(c->id, result) : NULL);
+}
+
+void control_conn_error(struct control_conn *c, enum control_code code, const char *message)
+{
+	control_conn_answer(c, control_answer_error(c->id, code, message));
+}
+
+void control_conn_errorf(struct control_conn *c, enum control_code code, const char *fmt, ...)
+{
+	char message[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(message, sizeof(message), fmt, ap);
+	va_end(ap);
+	control_conn_error(c, code, message);
+}
+
+static int on_deadline(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct control_conn *c = userdata;
+	(void)s;
+	(void)usec;
+	if (!c->busy)
+		return 0;
+	control_ops_stop(c);
+	control_conn_errorf(c, CONTROL_TIMEOUT, "the request took longer than its limit of %u s",
+			    (unsigned)(control_op_timeout_us(c->op) / 1000000u));
+	return 0;
+}
+
+static int arm_deadline(struct control_conn *c, uint64_t usec)
+{
+	int r;
+	if (!c->deadline) {
+		r = sd_event_add_time_relative(c->server->event, &c->deadline, CLOCK_MONOTONIC, usec,
+					       DEADLINE_ACCURACY_US, on_deadline, c);
+		if (r < 0)
+			return r;
+		(void)sd_event_source_set_description(c->deadline, "control-deadline");
+		return 0;
+	}
+	if ((r = sd_event_source_set_time_relative(c->deadline, usec)) < 0)
+		return r;
+	return sd_event_source_set_enabled(c->deadline, SD_EVENT_ONESHOT);
+}
+
+/* Takes the request line in, answers a bad one, starts a good one. */
+static void start_request(struct control_conn *c, const char *line, size_t len)
+{
+	char err[512] = "";
+	json_t *id = NULL;
+	struct control_request *req = NULL;
+
+	int r = control_request_parse(line, len, now_realtime_ms(), &req, &id, err, sizeof(err));
+	control_inbuf_consume(&c->in);
+	c->busy = true;
+	c->started_us = now_monotonic_us();
+	if (r < 0) {
+		c->op = _CONTROL_OP_MAX;
+		c->id = id;
+		if (r == -EINVAL)
+			control_conn_error(c, CONTROL_BAD_REQUEST, err);
+		else
+			control_conn_error(c, CONTROL_INTERNAL, "out of memory while reading the request");
+		return;
+	}
+	c->req = req;
+	c->op = req->op;
+	c->id = json_incref(req->id);
+	r = arm_deadline(c, control_op_timeout_us(c->op));
+	if (r < 0) {
+		control_conn_errorf(c, CONTROL_INTERNAL, "cannot set the request's time limit: %s", strerror(-r));
+		return;
+	}
+	control_ops_start(c);
+}
+
+/* Reads what the socket has, up to a full buffer.  Returns 0, or a
+ * negative errno when the connection is broken. */
+static int conn_read(struct control_conn *c)
+{
+	for (;;) {
+		char *p;
+		size_t n;
+		int r = control_inbuf_space(&c->in, &p, &n);
+		if (r < 0)
+			return r;
+		if (n == 0)
+			return 0;
+		ssize_t k = recv(c->fd, p, n, MSG_DONTWAIT);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				return 0;
+			return -errno;
+		}
+		if (k == 0) {
+			c->eof = true;
+			return 0;
+		}
+		control_inbuf_filled(&c->in, (size_t)k);
+	}
+}
+
+static void conn_process(struct control_conn *c)
+{
+	const char *line;
+	size_t len, written = 0;
+	int r;
+
+	if (control_outbuf_pending(&c->out) > 0) {
+		r = control_outbuf_flush(&c->out, c->fd, &written);
+		if (written > 0)
+			conn_touch(c);
+		if (r < 0 && r != -EAGAIN) {
+			log_debug_errno(r, "control #%" PRIu64 ": the client went away before its answer: %m", c->serial);
+			control_conn_free(c);
+			return;
+		}
+	}
+	if (c->closing && control_outbuf_pending(&c->out) == 0) {
+		control_conn_free(c);
+		return;
+	}
+	/* one request per loop iteration: a client that pipelines many takes
+	 * turns with the others and with sampling */
+	if (!c->busy && !c->closing && control_outbuf_pending(&c->out) == 0) {
+		for (;;) {
+			r = control_inbuf_line(&c->in, &line, &len);
+			if (r == 1 && len == 0) {
+				/* an empty line: nothing asked */
+				control_inbuf_consume(&c->in);
+				continue;
+			}
+			break;
+		}
+		if (r == 1) {
+			conn_touch(c);
+			start_request(c, line, len);
+		} else if (r == -E2BIG) {
+			c->busy = true;
+			c->started_us = now_monotonic_us();
+			c->op = _CONTROL_OP_MAX;
+			control_conn_errorf(c, CONTROL_TOO_LARGE,
+					    "the request is longer than %u bytes; the connection is closed",
+					    RW_REQUEST_MAX);
+			c->closing = true;
+		} else if (c->eof) {
+			size_t rest = control_inbuf_pending(&c->in);
+			if (rest > 0)
+				log_debug("control #%" PRIu64 ": %zu bytes without a newline at the end ignored", c->serial,
+					  rest);
+			control_conn_free(c);
+			return;
+		}
+	}
+	conn_update_events(c);
+}
+
+static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	struct control_conn *c = userdata;
+	(void)s;
+	(void)fd;
+
+	if (revents & (EPOLLHUP | EPOLLERR)) {
+		/* the client closed its end: nobody is there to answer */
+		log_debug("control #%" PRIu64 ": closed by the client%s", c->serial,
+			  c->busy ? " while its request was in progress" : "");
+		control_conn_free(c);
+		return 0;
+	}
+	if (revents & EPOLLIN) {
+		int r = conn_read(c);
+		if (r < 0) {
+			log_debug_errno(r, "control #%" PRIu64 ": read failed: %m", c->serial);
+			control_conn_free(c);
+			return 0;
+		}
+	}
+	conn_process(c);
+	return 0;
+}
+
+static int on_again(sd_event_source *s, void *userdata)
+{
+	(void)s;
+	conn_process(userdata);
+	return 0;
+}
+
+static int on_idle(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct control_conn *c = userdata;
+	(void)s;
+	(void)usec;
+	if (c->busy) {
+		/* a request in progress has a time limit of its own */
+		conn_touch(c);
+		return 0;
+	}
+	log_debug("control #%" PRIu64 ": %s for %u s, closing", c->serial,
+		  control_outbuf_pending(&c->out) > 0 ? "the client did not read its answer" : "idle",
+		  (unsigned)(RW_IDLE_TIMEOUT_US / 1000000u));
+	control_conn_free(c);
+	return 0;
+}
+
+int control_conn_new(struct control *s, int fd, const struct control_peer *peer)
+{
+	struct control_conn *c = calloc(1, sizeof(*c));
+	int r;
+
+	if (!c) {
+		close(fd);
+		return -ENOMEM;
+	}
+	c->server = s;
+	c->fd = fd;
+	c->peer = *peer;
+	c->serial = ++s->serial;
+	c->op = _CONTROL_OP_MAX;
+	control_inbuf_init(&c->in, RW_REQUEST_MAX);
+	control_outbuf_init(&c->out, RW_ANSWER_MAX);
+	c->next = s->conns;
+	if (s->conns)
+		s->conns->prev = c;
+	s->conns = c;
+	s->n_conns++;
+
+	if ((r = sd_event_add_io(s->event, &c->io, fd, EPOLLIN, on_io, c)) < 0 ||
+	    (r = sd_event_add_time_relative(s->event, &c->idle, CLOCK_MONOTONIC, RW_IDLE_TIMEOUT_US,
+					    IDLE_ACCURACY_US, on_idle, c)) < 0 ||
+	    (r = sd_event_add_defer(s->event, &c->again, on_again, c)) < 0 ||
+	    (r = sd_event_source_set_enabled(c->again, SD_EVENT_OFF)) < 0) {
+		control_conn_free(c);
+		return r;
+	}
+	(void)sd_event_source_set_description(c->io, "control-connection");
+	(void)sd_event_source_set_description(c->idle, "control-idle");
+	(void)sd_event_source_set_description(c->again, "control-again");
+	log_debug("control #%" PRIu64 ": connection from uid %u (pid %d)%s", c->serial, (unsigned)peer->uid,
+		  (int)peer->pid, peer->privileged ? ", privileged" : "");
+	return 0;
+}
+
+struct control_conn *control_conn_free(struct control_conn *c)
+{
+	if (!c)
+		return NULL;
+	if (c->busy)
+		control_ops_stop(c);
+	end_request(c);
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		c->server->conns = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	c->server->n_conns--;
+	sd_event_source_disable_unref(c->io);
+	sd_event_source_disable_unref(c->idle);
+	sd_event_source_disable_unref(c->deadline);
+	sd_event_source_disable_unref(c->again);
+	close(c->fd);
+	control_inbuf_done(&c->in);
+	control_outbuf_done(&c->out);
+	free(c);
+	return NULL;
+}

@@ -1,0 +1,416 @@
+/* The ops, on the loop's side: status, mark and the scan of a watched
+ * process are answered from the manager's state; the others become jobs
+ * for the worker (control-queries.c), with what they need of the manager
+ * copied into them.
+ *
+ * Access is checked here first, before anything is read for the asker:
+ * a watched process's owner is the uid the daemon recorded when it began
+ * following it; another process's is the real uid of its status file. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "census-json.h"
+#include "census.h"
+#include "control-internal.h"
+#include "limits.h"
+#include "log.h"
+#include "manager.h"
+#include "procfs.h"
+#include "util.h"
+
+/* Rates in "status" are over at least this long (when the daemon has run
+ * that long). */
+#define RATE_WINDOW_US (60u * 1000u * 1000u)
+
+static json_t *unref_json(json_t *j)
+{
+	json_decref(j);
+	return NULL;
+}
+
+static void deny(struct control_conn *c, int pid, const char *comm, int64_t owner)
+{
+	char name[64], message[512];
+	const char *owner_name = owner >= 0 ? control_user_name((uid_t)owner, name, sizeof(name)) : NULL;
+	control_denied_message(message, sizeof(message), pid, comm, owner, owner_name, c->peer.uid);
+	control_conn_error(c, CONTROL_DENIED, message);
+}
+
+/* Whose is a process the daemon does not watch: its real uid, its name
+ * and its resident size, from its status file.  Returns 0, -ENOENT when
+ * there is no such process, or another negative errno. */
+static int process_owner(struct manager *m, int pid, struct proc_status *ret)
+{
+	int fd = procfs_open_pid(m->root_fd, pid);
+	if (fd < 0)
+		return fd;
+	int r = procfs_read_status(fd, ret);
+	close(fd);
+	return r == -ESRCH ? -ENOENT : r;
+}
+
+/* Answers when a process the daemon does not watch cannot be looked at:
+ * it does not exist, it is another's, or its status is unreadable.
+ * Returns true when it answered. */
+static bool refuse_unwatched(struct control_conn *c, int pid, struct proc_status *ret)
+{
+	int r = process_owner(c->server->manager, pid, ret);
+	if (r == -ENOENT) {
+		control_conn_errorf(c, CONTROL_NOT_FOUND, "no process %d", pid);
+		return true;
+	}
+	if (r < 0) {
+		control_conn_errorf(c, CONTROL_INTERNAL, "cannot read the status of process %d: %s", pid, strerror(-r));
+		return true;
+	}
+	if (!control_peer_may_see(&c->peer, ret->uid)) {
+		deny(c, pid, ret->name[0] ? ret->name : NULL, ret->uid);
+		return true;
+	}
+	return false;
+}
+
+/* ------------------------------------------------------------ status */
+
+static json_t *last_errors(const struct control_peer *peer)
+{
+	struct log_recent_entry e[LOG_RECENT_MAX];
+	json_t *a = json_array();
+	/* what the daemon logged may name any process: not for everyone */
+	size_t n = a && peer->privileged ? log_recent(e, ELEMENTSOF(e)) : 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (json_array_append_new(a, json_pack("{s:I, s:s, s:o}", "time", (json_int_t)e[i].time_ms, "level",
+						       log_level_to_string(e[i].level), "message",
+						       control_json_string(e[i].message))) < 0) {
+			json_decref(a);
+			return NULL;
+		}
+	return a;
+}
+
+static void op_status(struct control_conn *c)
+{
+	struct control *s = c->server;
+	struct manager *m = s->manager;
+	uint64_t now = now_monotonic_us(), censuses = 0, size = 0;
+	struct writer_stats ws;
+	json_t *counts = json_object();
+
+	for (int k = 0; k < _STATUS_MAX; k++) {
+		censuses += m->stats.censuses[k];
+		if (counts)
+			json_object_set_new(counts, store_status_name(k), json_integer((json_int_t)m->stats.censuses[k]));
+	}
+	if (counts)
+		json_object_set_new(counts, "light", json_integer((json_int_t)m->stats.censuses_light));
+
+	/* rates between a point at least a minute old (or the start) and now */
+	struct control_rate_point point = { now, censuses, m->stats.census_cpu_us };
+	if (s->rate_new.at_us == 0)
+		s->rate_old = s->rate_new = (struct control_rate_point){ .at_us = m->started_us };
+	if (now - s->rate_new.at_us >= RATE_WINDOW_US) {
+		s->rate_old = s->rate_new;
+		s->rate_new = point;
+	}
+	double span = (double)(now - s->rate_old.at_us);
+	double per_minute = span > 0 ? (double)(censuses - s->rate_old.censuses) * 60e6 / span : 0;
+	double used = span > 0 ? (double)(m->stats.census_cpu_us - s->rate_old.cpu_us) / span : 0;
+
+	writer_get_stats(m->writer, &ws);
+	bool have_size = store_size(m->store, &size) >= 0;
+	json_t *error = ws.error ? control_json_string(ws.message[0] ? ws.message : strerror(-ws.error)) : json_null();
+
+	json_t *result = json_pack(
+		"{s:s, s:i, s:I, s:o, s:{s:o, s:o, s:i, s:b, s:o, s:I, s:I}, s:I, s:f, s:{s:f, s:f}, s:I, s:o, s:o}",
+		"version", RAMWATCH_VERSION, "pid", (int)getpid(), "uptime_ms",
+		(json_int_t)((now - m->started_us) / 1000), "config", control_json_string(m->config_path), "database",
+		"path", control_json_string(m->db_path), "size", have_size ? json_integer((json_int_t)size) : json_null(),
+		"schema_version", store_schema_version(m->store), "writing", ws.error == 0, "error", error,
+		"queued_rows", (json_int_t)ws.queued, "dropped_rows", (json_int_t)writer_dropped(m->writer), "watched",
+		(json_int_t)m->n_targets, "censuses_per_minute", per_minute, "budget", "share",
+		m->config.scan_budget, "used", used, "deferred", (json_int_t)m->stats.deferred, "censuses", counts,
+		"last_errors", last_errors(&c->peer));
+	control_conn_result(c, result);
+}
+
+/* ------------------------------------------------------------ jobs */
+
+static void submit(struct control_conn *c, struct control_query *q, control_job_run_t run, bool needs_store,
+		   bool store_optional)
+{
+	struct control_job *j = control_job_new(run, needs_store, q, control_query_free);
+	if (!j) {
+		control_conn_error(c, CONTROL_INTERNAL, "out of memory");
+		return;
+	}
+	j->store_optional = store_optional;
+	j->deadline_us = c->started_us + control_op_timeout_us(c->op);
+	j->owner = c;
+	c->job = j;
+	(void)control_worker_submit(c->server->worker, j);
+}
+
+static struct control_query *query_new(struct control_conn *c)
+{
+	struct control_query *q = calloc(1, sizeof(*q));
+	if (!q)
+		return NULL;
+	q->req = TAKE_PTR(c->req);
+	q->only_uid = control_peer_only_uid(&c->peer);
+	q->peer_uid = c->peer.uid;
+	q->req->sel.only_uid = q->only_uid;
+	return q;
+}
+
+static char *strdup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+/* The watched processes the peer may see, copied for the worker. */
+static struct control_live_set *live_snapshot(struct manager *m, int64_t only_uid)
+{
+	struct control_live_set *set = calloc(1, sizeof(*set));
+	if (!set || !(set->p = calloc(m->n_targets + 1, sizeof(*set->p)))) {
+		free(set);
+		return NULL;
+	}
+	for (struct target *t = m->targets; t; t = t->next) {
+		const struct store_process *info = &t->ref->info;
+		if (only_uid >= 0 && info->uid != only_uid)
+			continue;
+		struct control_live *l = &set->p[set->n++];
+		*l = (struct control_live){
+			.process_id = t->ref->id,
+			.pid = t->pid,
+			.start_time = info->start_time,
+			.started_at = info->started_at,
+			.uid = info->uid,
+			.last_seen = info->seen,
+			.private = t->private,
+			.resident = t->resident,
+			.peak_private = info->peak_private,
+			.peak_resident = info->peak_resident,
+		};
+		if ((info->boot_id && !(l->boot_id = strdup(info->boot_id))) ||
+		    (info->comm && !(l->comm = strdup_or_null(info->comm))) ||
+		    (info->exe && !(l->exe = strdup_or_null(info->exe))) ||
+		    (info->cmdline && !(l->cmdline = strdup_or_null(info->cmdline)))) {
+			control_live_set_free(set);
+			return NULL;
+		}
+	}
+	return set;
+}
+
+static void op_processes(struct control_conn *c)
+{
+	struct control_query *q = query_new(c);
+	if (!q || !(q->live = live_snapshot(c->server->manager, q->only_uid))) {
+		control_query_free(q);
+		control_conn_error(c, CONTROL_INTERNAL, "out of memory");
+		return;
+	}
+	/* the watched processes can be listed without the store */
+	submit(c, q, control_query_run, true, !q->req->all);
+}
+
+static void op_query(struct control_conn *c)
+{
+	struct control_query *q = query_new(c);
+	if (!q) {
+		control_conn_error(c, CONTROL_INTERNAL, "out of memory");
+		return;
+	}
+	submit(c, q, control_query_run, true, false);
+}
+
+/* A report's process as "processes" gives it: the store does not know
+ * which processes are watched now, nor their last sample. */
+static int report_live(struct manager *m, json_t *result)
+{
+	json_t *p = json_object_get(result, "process");
+	const json_t *pid = json_object_get(p, "pid"), *id = json_object_get(p, "process_id");
+	struct target *t = json_is_integer(pid) ? manager_find(m, (int)json_integer_value(pid)) : NULL;
+
+	if (!json_is_object(p))
+		return 0;
+	if (!t || t->ref->id <= 0 || !json_is_integer(id) || json_integer_value(id) != t->ref->id)
+		return json_object_get(p, "watched") ? 0 : json_object_set_new(p, "watched", json_false());
+	struct control_live l = {
+		.last_seen = t->ref->info.seen,
+		.private = t->private,
+		.resident = t->resident,
+		.peak_private = t->ref->info.peak_private,
+		.peak_resident = t->ref->info.peak_resident,
+	};
+	return control_process_set_live(p, &l);
+}
+
+void control_ops_job_done(struct control_job *j, void *userdata)
+{
+	struct control_conn *c = j->owner;
+	(void)userdata;
+
+	c->job = NULL;
+	if (j->error >= 0 && c->op == CONTROL_OP_REPORT && report_live(c->server->manager, j->result) < 0)
+		j->result = unref_json(j->result);
+	if (j->error >= 0) {
+		c->server->unavailable[0] = '\0';
+		control_conn_result(c, TAKE_PTR(j->result));
+	} else {
+		enum control_code code = control_code_from_errno(j->error);
+		char message[1024];
+		const char *reason = j->message[0] ? j->message : strerror(-j->error);
+		if (code == CONTROL_DENIED)
+			control_denied_suffix(message, sizeof(message), reason, c->peer.uid);
+		else
+			snprintf(message, sizeof(message), "%s", reason);
+		if (code == CONTROL_INTERNAL)
+			log_warning("control: %s request failed: %s", control_op_name(c->op), message);
+		else if (code == CONTROL_UNAVAILABLE && strcmp(c->server->unavailable, message) != 0) {
+			/* what a client is told, the operator hears once */
+			log_warning("control: %s", message);
+			snprintf(c->server->unavailable, sizeof(c->server->unavailable), "%s", message);
+		}
+		control_conn_error(c, code, message);
+	}
+	control_job_free(j);
+}
+
+/* ------------------------------------------------------------ scan */
+
+static void on_census(void *userdata, const struct census_result *res)
+{
+	struct control_conn *c = userdata;
+	const char *message = res->meta.message ? res->meta.message : res->message;
+
+	/* the waiter is freed by the census tier after this call */
+	c->waiter = NULL;
+	if (res->meta.status == STATUS_OK && res->census) {
+		json_t *census = census_to_json(res->census, false);
+		if (census && (json_object_set_new(census, "trigger", json_string(store_trigger_name(res->meta.trigger))) < 0 ||
+			       json_object_set_new(census, "status", json_string("ok")) < 0)) {
+			json_decref(census);
+			census = NULL;
+		}
+		control_conn_result(c, census);
+		return;
+	}
+	enum control_code code = res->meta.status == STATUS_EXITED ? CONTROL_NOT_FOUND
+				 : res->meta.status == STATUS_DENIED ? CONTROL_DENIED
+								     : CONTROL_INTERNAL;
+	control_conn_error(c, code, message && *message ? message : store_status_name(res->meta.status));
+}
+
+static void op_scan(struct control_conn *c)
+{
+	struct manager *m = c->server->manager;
+	struct control_request *req = c->req;
+	int pid = req->sel.pid;
+	struct target *t = manager_find(m, pid);
+	struct proc_status st;
+
+	if (t) {
+		if (!control_peer_may_see(&c->peer, t->ref->info.uid)) {
+			deny(c, pid, t->ref->info.comm, t->ref->info.uid);
+			return;
+		}
+		int r = manager_request_census(m, pid, req->full, req->light, on_census, c, &c->waiter);
+		if (r < 0)
+			control_conn_errorf(c, r == -ESRCH ? CONTROL_NOT_FOUND : CONTROL_INTERNAL,
+					    "cannot take a census of process %d: %s", pid, strerror(-r));
+		return;
+	}
+	if (refuse_unwatched(c, pid, &st))
+		return;
+	struct control_query *q = query_new(c);
+	if (!q) {
+		control_conn_error(c, CONTROL_INTERNAL, "out of memory");
+		return;
+	}
+	q->proc_root = c->server->proc_root;
+	/* the daemon's rule for huge processes holds for any process it reads */
+	q->light = q->req->light || (!q->req->full && m->config.huge_process > 0 &&
+				     status_has(&st, STATUS_VM_RSS) && st.counter[STATUS_VM_RSS] > m->config.huge_process);
+	submit(c, q, control_query_scan, false, false);
+}
+
+/* ------------------------------------------------------------ mark */
+
+static void op_mark(struct control_conn *c)
+{
+	struct manager *m = c->server->manager;
+	struct control_request *req = c->req;
+	int pid = req->sel.pid;
+	struct target *t = manager_find(m, pid);
+	struct proc_status st;
+	int64_t time = 0;
+
+	if (!t) {
+		if (!refuse_unwatched(c, pid, &st))
+			control_conn_errorf(c, CONTROL_NOT_FOUND,
+					    "process %d (%s) is not watched: marks are for the processes the "
+					    "daemon watches (Watch= in ramwatchd.conf)",
+					    pid, st.name[0] ? st.name : "?");
+		return;
+	}
+	if (!control_peer_may_see(&c->peer, t->ref->info.uid)) {
+		deny(c, pid, t->ref->info.comm, t->ref->info.uid);
+		return;
+	}
+	int r = manager_mark(m, pid, req->mark, (int64_t)c->peer.uid, &time);
+	if (r < 0) {
+		control_conn_errorf(c, r == -ESRCH ? CONTROL_NOT_FOUND : CONTROL_INTERNAL, "cannot mark process %d: %s",
+				    pid, strerror(-r));
+		return;
+	}
+	/* the row id is known once the store has written the process */
+	json_t *id = t->ref->id > 0 ? json_integer((json_int_t)t->ref->id) : json_null();
+	control_conn_result(c, json_pack("{s:o, s:I}", "process_id", id, "time", (json_int_t)time));
+}
+
+/* ------------------------------------------------------------ dispatch */
+
+void control_ops_start(struct control_conn *c)
+{
+	switch (c->op) {
+	case CONTROL_OP_STATUS:
+		op_status(c);
+		break;
+	case CONTROL_OP_PROCESSES:
+		op_processes(c);
+		break;
+	case CONTROL_OP_HISTORY:
+	case CONTROL_OP_REPORT:
+	case CONTROL_OP_CENSUS:
+	case CONTROL_OP_EVENTS:
+		op_query(c);
+		break;
+	case CONTROL_OP_SCAN:
+		op_scan(c);
+		break;
+	case CONTROL_OP_MARK:
+		op_mark(c);
+		break;
+	default:
+		control_conn_error(c, CONTROL_INTERNAL, "an op without a handler");
+		break;
+	}
+}
+
+void control_ops_stop(struct control_conn *c)
+{
+	if (c->job) {
+		control_worker_cancel(c->server->worker, c->job);
+		c->job = NULL;
+	}
+	if (c->waiter) {
+		manager_census_waiter_cancel(c->waiter);
+		c->waiter = NULL;
+	}
+}

@@ -1,0 +1,67 @@
+/* Requests of the control socket (doc/protocol.md): a request line
+ * checked and turned into a struct.
+ *
+ * Everything here is pure: a line in, a struct or a message for the client
+ * out.  A request comes from any local user, so nothing of it is trusted:
+ * its bytes must be UTF-8, it must be a JSON object, every argument must be
+ * one the op knows, of the right type and within its bounds, and the
+ * message of a refusal names what was wrong. */
+#pragma once
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "control-answer.h"
+#include "store-read.h"
+
+enum control_op {
+	CONTROL_OP_STATUS,
+	CONTROL_OP_PROCESSES,
+	CONTROL_OP_HISTORY,
+	CONTROL_OP_REPORT,
+	CONTROL_OP_CENSUS,
+	CONTROL_OP_EVENTS,
+	CONTROL_OP_SCAN,
+	CONTROL_OP_MARK,
+	_CONTROL_OP_MAX
+};
+
+/* "status", "history", ...; NULL out of range. */
+const char *control_op_name(enum control_op op);
+
+/* How long a request may take: RW_SCAN_TIMEOUT_US for scan,
+ * RW_REQUEST_TIMEOUT_US for the others. */
+uint64_t control_op_timeout_us(enum control_op op);
+
+struct control_request {
+	json_t *root; /* the request; the strings below live in it */
+	json_t *id;   /* borrowed from root, NULL when none was given */
+	enum control_op op;
+
+	/* the process(es) an op is about; sel.only_uid is the caller's to set */
+	struct store_select sel;
+	int64_t since, until; /* history, events: unix ms, defaults filled */
+	int64_t at;           /* census: INT64_MAX for the last */
+	const char **classes; /* history: class keys (own array, strings in root) */
+	size_t n_classes;
+	int64_t step_ms;
+	unsigned limit;       /* rows (history, events) or processes */
+	const char *cursor;   /* NULL: from the start */
+	bool all;             /* processes */
+	const char *sort;     /* processes: "private", "resident" or "peak" */
+	bool full, light;     /* scan */
+	const char *mark;     /* mark: the phase's name */
+};
+
+/* Parses and checks one request line (without its newline).  now_ms fills
+ * the default times.  Returns 0 with *ret (control_request_free), or
+ * -EINVAL with the reason for the client in err (and, when the line was an
+ * object with an "id", a new reference to it in *ret_id, else NULL there),
+ * or -ENOMEM. */
+int control_request_parse(const char *line, size_t len, int64_t now_ms, struct control_request **ret,
+			  json_t **ret_id, char *err, size_t err_size);
+
+/* Accepts NULL, returns NULL. */
+struct control_request *control_request_free(struct control_request *req);

@@ -1,0 +1,261 @@
+/* What the files of the store's read side share: the reader and its
+ * statements, how SQLite's answers become negative errno values (with the
+ * deadline and the interrupt), the process instances a selection names, the
+ * merged fast tier, and small JSON helpers.  Only schema/store-read*.c
+ * include this. */
+#pragma once
+
+#include <jansson.h>
+#include <sqlite3.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "store-internal.h"
+#include "store-read.h"
+
+#define RESOLUTION_RAW 0
+#define RESOLUTION_MINUTE 60000
+#define RESOLUTION_HOUR 3600000
+
+/* Times are clamped to this (about 146 million years in ms), so the
+ * arithmetic on them in SQL (a bound plus an hour) never overflows. */
+#define READ_TIME_MAX (INT64_C(1) << 62)
+#define READ_TIME_MIN (-READ_TIME_MAX)
+
+/* Every statement a reader runs, prepared on first use and kept until
+ * store_reader_close. */
+enum read_stmt {
+	RS_BEGIN,
+	RS_COMMIT,
+	RS_ROLLBACK,
+	RS_PROCESS_BY_ID,
+	RS_PROCESS_BOOTS,
+	RS_PROCESS_BY_PID,
+	RS_PROCESS_BY_NAME,
+	RS_PROCESS_LIST,
+	RS_LAST_SAMPLE,
+	RS_LAST_CENSUS,
+	RS_SAMPLES,
+	RS_SAMPLES_EDGES,
+	RS_SAMPLES_TIER,
+	RS_CENSUSES_WINDOW,
+	RS_CLASSES_WINDOW,
+	RS_MARKS_WINDOW,
+	RS_EVENTS,
+	RS_CENSUS_AT,
+	RS_CENSUS_ROW,
+	RS_CENSUS_CLASSES,
+	RS_CENSUS_REGIONS,
+	RS_CENSUS_FILES,
+	RS_CENSUS_PREVIOUS,
+	RS_CLASSES_COMPARED,
+	RS_FILES_NEW,
+	RS_FILES_GONE,
+	RS_EVENT_COUNTS,
+	RS_TREND,
+	RS_MARKS,
+	_RS_MAX
+};
+
+struct store_reader {
+	struct store *store; /* opened read-only; only the reader uses its connection */
+	sqlite3 *db;         /* store->db */
+	sqlite3_stmt *stmt[_RS_MAX];
+	uint64_t deadline_us; /* 0: none */
+	atomic_bool interrupted;
+	bool timed_out; /* the progress handler stopped a statement for the deadline */
+	bool ending;    /* ending a transaction: neither the deadline nor the interrupt stops that */
+	unsigned ticks; /* checks since the clock was last read */
+	char error[STORE_ERROR_MAX];
+};
+
+/* ------------------------------------------------------------ errors, statements */
+
+/* Records what failed (what, then SQLite's message) and returns the negative
+ * errno: -ETIME or -EINTR for a statement the deadline or an interrupt
+ * stopped, else store_errno(rc). */
+int reader_fail(struct store_reader *r, int rc, const char *what);
+/* Records a message of the reader's own and returns e (a negative errno). */
+int reader_failf(struct store_reader *r, int e, const char *fmt, ...) _printf_(3, 4);
+
+/* The statement id, prepared from sql on first use.  Returns 0 with *ret
+ * (owned by the reader; finish with reader_done) or a negative errno. */
+int reader_stmt(struct store_reader *r, enum read_stmt id, const char *sql, sqlite3_stmt **ret);
+/* Checks the ORed result of a run of binds: 0, or reader_fail. */
+int reader_bound(struct store_reader *r, sqlite3_stmt *st, int rc, const char *what);
+/* Steps st.  Returns 1 for a row, 0 when done, or reader_fail(what); it
+ * also stops (-ETIME, -EINTR) between rows, so a loop over rows in C is
+ * bounded like the statement. */
+int reader_step(struct store_reader *r, sqlite3_stmt *st, const char *what);
+/* Resets st and clears its bindings. */
+void reader_done(sqlite3_stmt *st);
+
+/* -ETIME once the deadline passed, -EINTR once interrupted, else 0.  Cheap:
+ * reads the clock every few dozen calls. */
+int reader_check(struct store_reader *r);
+
+/* An answer reads one snapshot of the database: reader_begin opens a read
+ * transaction (and forgets an earlier interrupt), reader_end closes it,
+ * whatever happened, and copies the reader's message into err when r < 0.
+ * reader_end returns r. */
+int reader_begin(struct store_reader *r);
+int reader_end(struct store_reader *r, int result, char *err, size_t err_size);
+
+/* ------------------------------------------------------------ process instances */
+
+/* A processes row; unknown numbers are -1, unknown strings NULL. */
+struct read_process {
+	int64_t id;
+	int pid;
+	int64_t start_time, started_at, uid;
+	int64_t first_seen, last_seen, exited_at;
+	int64_t peak_private, peak_resident;
+	char *boot_id, *comm, *exe, *cmdline;
+};
+
+/* The SELECT list read_process_load reads, in order. */
+#define READ_PROCESS_COLUMNS                                                                          \
+	"p.id, p.pid, p.start_time, p.started_at, p.uid, p.first_seen, p.last_seen, p.exited_at, p.peak_private," \
+	" p.peak_resident, p.boot_id, p.comm, p.exe, p.cmdline"
+
+/* Reads READ_PROCESS_COLUMNS from st's current row, from column 0.
+ * Returns 0 or -ENOMEM. */
+int read_process_load(sqlite3_stmt *st, struct read_process *ret);
+void read_process_clear(struct read_process *p);
+/* Frees n processes and the array; accepts NULL. */
+void read_processes_free(struct read_process *p, size_t n);
+
+/* The instances sel names, newest first (by last sight), with the access
+ * rules of store_read_instances; latest: only the newest one.  Returns 0
+ * with *ret, *ret_n >= 1 (read_processes_free), -ENOENT, -EACCES or
+ * -EINVAL with the reason recorded, or another negative errno. */
+int reader_select(struct store_reader *r, const struct store_select *sel, bool latest, struct read_process **ret,
+		  size_t *ret_n);
+
+/* The ids of n processes as a JSON array in text ("[17,18]"), bound to the
+ * statements that take a list of instances (json_each).  Returns 0 with
+ * *ret (free()) or -ENOMEM. */
+int read_process_ids(const struct read_process *p, size_t n, char **ret);
+
+/* The instance as history's "instances" lists it.  NULL when out of memory. */
+json_t *read_instance_json(const struct read_process *p);
+
+/* The process as "processes" lists it: identity, user, its last stored
+ * sample and last census.  Returns 0 with *ret or a negative errno. */
+int reader_process_json(struct store_reader *r, const struct read_process *p, json_t **ret);
+
+/* ------------------------------------------------------------ the fast tier */
+
+/* One row of the fast tier as answers give it.  time is the end of the
+ * row's interval; see reader_samples_start for the rows at the edge of a
+ * finer resolution. */
+struct read_sample {
+	int64_t process_id, time, resolution;
+	int64_t private_min, private_max, private_last;
+	int64_t resident_min, resident_max, resident_last;
+	int64_t swap_last, samples;
+	int64_t stored; /* the row's time in the table */
+};
+
+/* A row's place in the order of reader_samples_start, which a cursor
+ * names: (time, process_id, resolution descending, stored). */
+struct read_sample_key {
+	int64_t time, process_id, resolution, stored;
+};
+
+/* A walk through the fast tier of some instances. */
+struct read_samples {
+	struct store_reader *r;
+	sqlite3_stmt *st;
+	char *ids; /* several instances: their ids, a JSON array bound to st */
+	/* one instance: its tiers one after the other, hours first */
+	bool one;
+	int tier; /* the tier being read; 3 when done */
+	int64_t process_id, lo, hi;
+	int64_t edge[3]; /* each tier's rows are given before this time */
+	bool have_after;
+	struct read_sample_key after;
+};
+
+/* Starts reading the fast tier of the n instances p with a time in
+ * [lo, hi], merged across resolutions so that every sample is counted once:
+ * raw rows where they exist, minute rows before the first raw row, hour
+ * rows before the first minute (or raw) row.  A minute or hour row rolled
+ * up in part (its interval holds the first finer row) is given at the
+ * finer rows' first time less 1 ms, the latest its own samples can be, so
+ * times within an instance never go back.  Rows come in the order of
+ * struct read_sample_key, after after (NULL: from the start); limit 0: no
+ * limit.  Returns 0 with *w (read it with reader_samples_next, end it with
+ * reader_samples_done) or a negative errno. */
+int reader_samples_start(struct store_reader *r, const struct read_process *p, size_t n, int64_t lo, int64_t hi,
+			 const struct read_sample_key *after, unsigned limit, struct read_samples *w);
+/* Returns 1 with *x, 0 at the end, or a negative errno. */
+int reader_samples_next(struct read_samples *w, struct read_sample *x);
+void reader_samples_done(struct read_samples *w);
+
+/* Compares two keys in the order of reader_samples_start: <0, 0, >0. */
+int read_sample_key_compare(const struct read_sample_key *a, const struct read_sample_key *b);
+
+/* ------------------------------------------------------------ censuses */
+
+/* The censuses and marks of the n instances p with a time in [lo, hi], as
+ * history lists them (classes: a JSON array of class keys in text, whose
+ * totals alone each census gives; NULL: all).  Returns 0 with
+ * *ret_censuses and *ret_marks (new references) or a negative errno. */
+int reader_window(struct store_reader *r, const struct read_process *p, size_t n, const char *classes, int64_t lo,
+		  int64_t hi, json_t **ret_censuses, json_t **ret_marks);
+
+/* The stored census census_id of process p in the JSON form of
+ * census_to_json plus census_id, trigger and status.  Returns 0 with *ret
+ * or a negative errno (-ENOENT: no such census). */
+int reader_census_json(struct store_reader *r, const struct read_process *p, int64_t census_id, json_t **ret);
+
+/* The newest ok census of process_id.  Returns 1 with *ret_id and
+ * *ret_time, 0 when there is none, or a negative errno. */
+int reader_last_census(struct store_reader *r, int64_t process_id, int64_t *ret_id, int64_t *ret_time);
+
+/* The report's "since_previous": census census_id (taken at time) of
+ * process_id against the ok census before it; null when there is none.
+ * Returns 0 with *ret or a negative errno. */
+int reader_since_previous(struct store_reader *r, int64_t process_id, int64_t census_id, int64_t time,
+			  json_t **ret);
+
+/* ------------------------------------------------------------ JSON */
+
+/* Column i of st as a JSON integer or string (read_text_clean when not
+ * UTF-8), null for NULL.  NULL when out of memory. */
+json_t *read_column_int(sqlite3_stmt *st, int i);
+json_t *read_column_str(sqlite3_stmt *st, int i);
+
+/* Whether s (len bytes) is UTF-8, as JSON text must be, without NUL.  A
+ * process sets its own comm and command line, and a file name is any
+ * bytes: what the store holds need not be. */
+bool read_utf8_valid(const char *s, size_t len);
+/* A copy of s (len bytes) with every byte outside ASCII, and NUL, made
+ * '?', so the rest stays readable.  NULL when out of memory. */
+char *read_text_clean(const char *s, size_t len);
+
+/* An integer, or null when v is -1 (unknown). */
+json_t *read_int_or_null(int64_t v);
+json_t *read_str_or_null(const char *s);
+
+/* Sets key in o to v (a new reference, taken even on failure).  Returns 0
+ * or -ENOMEM; so a run of them can be ORed together. */
+int read_set(json_t *o, const char *key, json_t *v);
+
+/* Parses a cursor "<tag>:<n>:<n>..." of exactly n integers into v.
+ * Returns 0 or -EINVAL. */
+int read_cursor_parse(const char *cursor, char tag, int64_t *v, size_t n);
+/* Formats a cursor of n integers; NULL when out of memory. */
+json_t *read_cursor_json(char tag, const int64_t *v, size_t n);
+
+/* The name of uid from the user database, into buf; NULL when unknown. */
+const char *read_user_name(int64_t uid, char *buf, size_t size);
+
+/* Clamps a time from a request to [READ_TIME_MIN, READ_TIME_MAX]. */
+static inline int64_t read_time_clamp(int64_t t)
+{
+	return t < READ_TIME_MIN ? READ_TIME_MIN : t > READ_TIME_MAX ? READ_TIME_MAX : t;
+}

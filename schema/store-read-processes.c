@@ -1,0 +1,285 @@
+/* The "processes" answer from the store, and the process object it lists
+ * (which the report repeats): identity, owner, the last stored sample, the
+ * peaks and the last census.  The daemon overlays live values for the
+ * processes it watches; the store alone cannot know which those are.
+ *
+ * Listing every instance reads the processes table whole (one row per
+ * instance, bounded by retention); the per-instance values are index
+ * lookups, a few per instance. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "limits.h"
+#include "store-read-internal.h"
+#include "util.h"
+
+/* An instance with the values the list is sorted by. */
+struct listed {
+	struct read_process p;
+	int64_t private, resident; /* of the last stored sample; -1: none */
+	int64_t key;               /* the one sorted by */
+};
+
+/* The private and resident of the newest fast-tier row of process id: the
+ * newest raw row, else minute row, else hour row (each coarser tier only
+ * holds older rows).  -1 when there is none.  Returns 0 or a negative errno. */
+static int last_sample(struct store_reader *r, int64_t id, int64_t *ret_private, int64_t *ret_resident)
+{
+	static const int64_t resolutions[] = { RESOLUTION_RAW, RESOLUTION_MINUTE, RESOLUTION_HOUR };
+	sqlite3_stmt *st = NULL;
+	int e, rc;
+
+	*ret_private = *ret_resident = -1;
+	e = reader_stmt(r, RS_LAST_SAMPLE,
+			"SELECT private_last, resident_last FROM samples WHERE process_id = ?1 AND resolution = ?2"
+			" ORDER BY time DESC LIMIT 1",
+			&st);
+	for (size_t i = 0; e >= 0 && i < ELEMENTSOF(resolutions); i++) {
+		rc = sqlite3_bind_int64(st, 1, id);
+		rc |= sqlite3_bind_int64(st, 2, resolutions[i]);
+		e = reader_bound(r, st, rc, "reading the last sample");
+		if (e < 0)
+			break;
+		e = reader_step(r, st, "reading the last sample");
+		if (e > 0) {
+			*ret_private = sqlite3_column_int64(st, 0);
+			*ret_resident = sqlite3_column_int64(st, 1);
+		}
+		reader_done(st);
+		if (e != 0)
+			break;
+	}
+	return e < 0 ? e : 0;
+}
+
+/* {"census_id", "time", "trigger", "status"} of the newest census of any
+ * status, or null.  Returns 0 with *ret or a negative errno. */
+static int last_census(struct store_reader *r, int64_t id, json_t **ret)
+{
+	sqlite3_stmt *st = NULL;
+	json_t *o = NULL;
+	int e;
+
+	e = reader_stmt(r, RS_LAST_CENSUS,
+			"SELECT id, time, trigger, status FROM censuses WHERE process_id = ?1"
+			" ORDER BY time DESC, id DESC LIMIT 1",
+			&st);
+	if (e < 0)
+		return e;
+	e = reader_bound(r, st, sqlite3_bind_int64(st, 1, id), "reading the last census");
+	if (e < 0)
+		return e;
+	e = reader_step(r, st, "reading the last census");
+	if (e > 0) {
+		o = json_object();
+		e = o ? 0 : -ENOMEM;
+		e |= read_set(o, "census_id", read_column_int(st, 0));
+		e |= read_set(o, "time", read_column_int(st, 1));
+		e |= read_set(o, "trigger", read_column_str(st, 2));
+		e |= read_set(o, "status", read_column_str(st, 3));
+	}
+	reader_done(st);
+	if (e < 0) {
+		json_decref(o);
+		return e;
+	}
+	*ret = o ? o : json_null();
+	return 0;
+}
+
+static int process_json(struct store_reader *r, const struct read_process *p, int64_t private, int64_t resident,
+			json_t **ret)
+{
+	json_t *o, *census = NULL;
+	char user[256];
+	int e;
+
+	e = last_census(r, p->id, &census);
+	if (e < 0)
+		return e;
+	o = json_object();
+	if (!o) {
+		json_decref(census);
+		return -ENOMEM;
+	}
+	e = read_set(o, "process_id", json_integer(p->id));
+	e |= read_set(o, "pid", json_integer(p->pid));
+	e |= read_set(o, "boot_id", read_str_or_null(p->boot_id));
+	e |= read_set(o, "start_time", json_integer(p->start_time));
+	e |= read_set(o, "started_at", read_int_or_null(p->started_at));
+	e |= read_set(o, "uid", read_int_or_null(p->uid));
+	e |= read_set(o, "user", read_str_or_null(read_user_name(p->uid, user, sizeof(user))));
+	e |= read_set(o, "comm", read_str_or_null(p->comm));
+	e |= read_set(o, "exe", read_str_or_null(p->exe));
+	e |= read_set(o, "cmdline", read_str_or_null(p->cmdline));
+	/* the daemon knows which it watches, and says so */
+	e |= read_set(o, "watched", json_false());
+	e |= read_set(o, "first_seen", json_integer(p->first_seen));
+	e |= read_set(o, "last_seen", json_integer(p->last_seen));
+	e |= read_set(o, "exited_at", read_int_or_null(p->exited_at));
+	e |= read_set(o, "private", read_int_or_null(private));
+	e |= read_set(o, "resident", read_int_or_null(resident));
+	e |= read_set(o, "peak_private", json_integer(p->peak_private));
+	e |= read_set(o, "peak_resident", json_integer(p->peak_resident));
+	e |= read_set(o, "last_census", census);
+	if (e < 0) {
+		json_decref(o);
+		return -ENOMEM;
+	}
+	*ret = o;
+	return 0;
+}
+
+int reader_process_json(struct store_reader *r, const struct read_process *p, json_t **ret)
+{
+	int64_t private, resident;
+	int e = last_sample(r, p->id, &private, &resident);
+
+	return e < 0 ? e : process_json(r, p, private, resident, ret);
+}
+
+enum sort_key { SORT_PRIVATE, SORT_RESIDENT, SORT_PEAK };
+
+static int64_t key_of(const struct listed *x, enum sort_key k)
+{
+	switch (k) {
+	case SORT_RESIDENT:
+		return x->resident;
+	case SORT_PEAK:
+		return x->p.peak_private;
+	default:
+		return x->private;
+	}
+}
+
+/* The living first, then the largest by the key, then the most recently
+ * seen. */
+static int compare_listed(const void *a, const void *b)
+{
+	const struct listed *x = a, *y = b;
+	bool alive_x = x->p.exited_at < 0, alive_y = y->p.exited_at < 0;
+
+	if (alive_x != alive_y)
+		return alive_x ? -1 : 1;
+	if (x->key != y->key)
+		return x->key > y->key ? -1 : 1;
+	if (x->p.last_seen != y->p.last_seen)
+		return x->p.last_seen > y->p.last_seen ? -1 : 1;
+	return x->p.id > y->p.id ? -1 : x->p.id < y->p.id;
+}
+
+static void listed_free(struct listed *l, size_t n)
+{
+	for (size_t i = 0; l && i < n; i++)
+		read_process_clear(&l[i].p);
+	free(l);
+}
+
+/* Every instance the asker may see, with its last sample.  Returns 0 with
+ * *ret and *ret_n, or a negative errno. */
+static int list(struct store_reader *r, int64_t only_uid, bool exited, struct listed **ret, size_t *ret_n)
+{
+	sqlite3_stmt *st = NULL;
+	struct listed *l = NULL;
+	size_t n = 0, size = 0;
+	int e, rc;
+
+	e = reader_stmt(r, RS_PROCESS_LIST,
+			"SELECT " READ_PROCESS_COLUMNS " FROM processes p"
+			" WHERE (?1 < 0 OR p.uid = ?1) AND (?2 OR p.exited_at IS NULL)",
+			&st);
+	if (e < 0)
+		return e;
+	rc = sqlite3_bind_int64(st, 1, only_uid);
+	rc |= sqlite3_bind_int(st, 2, exited);
+	e = reader_bound(r, st, rc, "listing processes");
+	if (e < 0)
+		return e;
+	while ((e = reader_step(r, st, "listing processes")) > 0) {
+		if (n == size) {
+			size_t more = size ? 2 * size : 16;
+			struct listed *grown = realloc(l, more * sizeof(*l));
+			if (!grown) {
+				e = -ENOMEM;
+				break;
+			}
+			l = grown;
+			size = more;
+		}
+		e = read_process_load(st, &l[n].p);
+		if (e < 0)
+			break;
+		n++;
+	}
+	reader_done(st);
+	/* the last samples after the list: one statement at a time */
+	for (size_t i = 0; e >= 0 && i < n; i++)
+		e = last_sample(r, l[i].p.id, &l[i].private, &l[i].resident);
+	if (e < 0) {
+		listed_free(l, n);
+		return e;
+	}
+	*ret = l;
+	*ret_n = n;
+	return 0;
+}
+
+int store_read_processes(struct store_reader *r, int64_t only_uid, bool exited, const char *sort, unsigned limit,
+			 json_t **ret, char *err, size_t err_size)
+{
+	enum sort_key key;
+	struct listed *l = NULL;
+	json_t *answer = NULL, *a = NULL;
+	size_t n = 0, shown;
+	int e;
+
+	if (!sort || streq(sort, "private"))
+		key = SORT_PRIVATE;
+	else if (streq(sort, "resident"))
+		key = SORT_RESIDENT;
+	else if (streq(sort, "peak"))
+		key = SORT_PEAK;
+	else
+		return reader_end(r, reader_failf(r, -EINVAL, "sort: \"%s\" is not private, resident or peak", sort),
+				  err, err_size);
+	if (limit == 0)
+		limit = RW_ANSWER_ROWS_DEFAULT;
+	if (limit > RW_ANSWER_ROWS_MAX)
+		limit = RW_ANSWER_ROWS_MAX;
+
+	e = reader_begin(r);
+	if (e >= 0)
+		e = list(r, only_uid, exited, &l, &n);
+	if (e < 0)
+		return reader_end(r, e, err, err_size);
+	for (size_t i = 0; i < n; i++)
+		l[i].key = key_of(&l[i], key);
+	qsort_safe(l, n, sizeof(*l), compare_listed);
+	shown = n < limit ? n : limit;
+
+	a = json_array();
+	e = a ? 0 : -ENOMEM;
+	for (size_t i = 0; e >= 0 && i < shown; i++) {
+		json_t *o = NULL;
+		e = reader_check(r);
+		if (e >= 0)
+			e = process_json(r, &l[i].p, l[i].private, l[i].resident, &o);
+		if (e >= 0 && json_array_append_new(a, o) < 0)
+			e = -ENOMEM;
+	}
+	listed_free(l, n);
+	if (e >= 0) {
+		answer = json_object();
+		e = answer ? 0 : -ENOMEM;
+		e |= read_set(answer, "processes", json_incref(a));
+		e |= read_set(answer, "filtered_to_uid", only_uid >= 0 ? json_integer(only_uid) : json_null());
+	}
+	json_decref(a);
+	if (e < 0) {
+		json_decref(answer);
+		return reader_end(r, e, err, err_size);
+	}
+	*ret = answer;
+	return reader_end(r, 0, err, err_size);
+}

@@ -1,0 +1,276 @@
+/* The fast tier as answers read it: raw rows, minute rows and hour rows of
+ * one or more instances merged into one series per instance, each sample
+ * counted once, in a total order that a cursor can continue.
+ *
+ * Retention rolls raw rows older than a cutoff into minute rows, and minute
+ * rows into hours, deleting what it rolled up in the same transaction; so
+ * for one instance the hour rows are the oldest, then the minute rows, then
+ * the raw rows.  Where two meet, the coarser row's bucket may hold the
+ * finer tier's first rows (a rollup stopped inside a bucket): both are
+ * kept, since their samples differ, and the coarser one is given just
+ * before the finer tier starts.  A coarser row whose whole bucket lies
+ * where finer rows exist repeats them (a database edited by hand, or by a
+ * newer ramwatch): it is left out.
+ *
+ * So the tiers of one instance follow each other in time: one instance
+ * (the usual question, "history --pid") is read tier after tier, each an
+ * ordered walk of the samples primary key, with nothing to sort.  Several
+ * instances are one statement that merges them (SQLite sorts, keeping
+ * only what the page needs).  Both give the order of read_sample_key: a
+ * clamped coarser row can share its time with another row of its tier, so
+ * the resolution and the time as stored break ties. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store-read-internal.h"
+
+static const int64_t tier_resolution[3] = { RESOLUTION_HOUR, RESOLUTION_MINUTE, RESOLUTION_RAW };
+
+int read_sample_key_compare(const struct read_sample_key *a, const struct read_sample_key *b)
+{
+	if (a->time != b->time)
+		return a->time < b->time ? -1 : 1;
+	if (a->process_id != b->process_id)
+		return a->process_id < b->process_id ? -1 : 1;
+	if (a->resolution != b->resolution)
+		return a->resolution > b->resolution ? -1 : 1; /* coarser first */
+	if (a->stored != b->stored)
+		return a->stored < b->stored ? -1 : 1;
+	return 0;
+}
+
+static void load(sqlite3_stmt *st, int first, struct read_sample *x)
+{
+	x->private_min = sqlite3_column_int64(st, first);
+	x->private_max = sqlite3_column_int64(st, first + 1);
+	x->private_last = sqlite3_column_int64(st, first + 2);
+	x->resident_min = sqlite3_column_int64(st, first + 3);
+	x->resident_max = sqlite3_column_int64(st, first + 4);
+	x->resident_last = sqlite3_column_int64(st, first + 5);
+	x->swap_last = sqlite3_column_int64(st, first + 6);
+	x->samples = sqlite3_column_int64(st, first + 7);
+}
+
+#define VALUES "private_min, private_max, private_last, resident_min, resident_max, resident_last, swap_last, samples"
+
+/* ------------------------------------------------------------ one instance */
+
+/* Where each tier's rows stop: hour rows before the first minute or raw
+ * row, minute rows before the first raw row; raw rows anywhere. */
+static int edges(struct read_samples *w)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t raw = READ_TIME_MAX, minute = READ_TIME_MAX;
+	int e;
+
+	e = reader_stmt(w->r, RS_SAMPLES_EDGES,
+			"SELECT (SELECT min(time) FROM samples WHERE process_id = ?1 AND resolution = 0),"
+			"       (SELECT min(time) FROM samples WHERE process_id = ?1 AND resolution = 60000)",
+			&st);
+	if (e >= 0)
+		e = reader_bound(w->r, st, sqlite3_bind_int64(st, 1, w->process_id), "reading samples");
+	if (e >= 0)
+		e = reader_step(w->r, st, "reading samples");
+	if (e > 0) {
+		if (sqlite3_column_type(st, 0) != SQLITE_NULL)
+			raw = sqlite3_column_int64(st, 0);
+		if (sqlite3_column_type(st, 1) != SQLITE_NULL)
+			minute = sqlite3_column_int64(st, 1);
+	}
+	reader_done(st);
+	w->edge[0] = raw < minute ? raw : minute;
+	w->edge[1] = raw;
+	w->edge[2] = READ_TIME_MAX;
+	return e < 0 ? e : 0;
+}
+
+/* Starts the walk of tier w->tier. */
+static int tier_start(struct read_samples *w)
+{
+	const int64_t res = tier_resolution[w->tier], edge = w->edge[w->tier];
+	sqlite3_stmt *st = NULL;
+	/* A coarser row is given at min(time, edge - 1), so a row in the
+	 * window has time >= lo; its bucket starts before the edge, so its
+	 * time is below edge + res; and time - res < given <= hi. */
+	int64_t upto = w->hi + res < edge + res - 1 ? w->hi + res : edge + res - 1;
+	int e, rc;
+
+	e = reader_stmt(w->r, RS_SAMPLES_TIER,
+			"SELECT time, " VALUES " FROM samples"
+			" WHERE process_id = ?1 AND resolution = ?2 AND time >= ?3 AND time <= ?4 ORDER BY time",
+			&st);
+	if (e < 0)
+		return e;
+	rc = sqlite3_bind_int64(st, 1, w->process_id);
+	rc |= sqlite3_bind_int64(st, 2, res);
+	rc |= sqlite3_bind_int64(st, 3, w->lo);
+	rc |= sqlite3_bind_int64(st, 4, res == RESOLUTION_RAW ? w->hi : upto);
+	e = reader_bound(w->r, st, rc, "reading samples");
+	if (e < 0)
+		return e;
+	w->st = st;
+	return 0;
+}
+
+static int next_one(struct read_samples *w, struct read_sample *x)
+{
+	int e;
+
+	while (w->tier < 3) {
+		if (!w->st) {
+			e = tier_start(w);
+			if (e < 0)
+				return e;
+		}
+		e = reader_step(w->r, w->st, "reading samples");
+		if (e < 0)
+			return e;
+		if (e == 0) {
+			reader_done(w->st);
+			w->st = NULL;
+			w->tier++;
+			continue;
+		}
+		int64_t stored = sqlite3_column_int64(w->st, 0), edge = w->edge[w->tier];
+		struct read_sample_key key = {
+			.time = stored < edge - 1 ? stored : edge - 1,
+			.process_id = w->process_id,
+			.resolution = tier_resolution[w->tier],
+			.stored = stored,
+		};
+		if (key.time < w->lo || key.time > w->hi)
+			continue;
+		if (w->have_after && read_sample_key_compare(&key, &w->after) <= 0)
+			continue;
+		x->process_id = key.process_id;
+		x->time = key.time;
+		x->resolution = key.resolution;
+		x->stored = stored;
+		load(w->st, 1, x);
+		return 1;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ several instances */
+
+/* One statement for any number of instances (a JSON array of ids, read with
+ * json_each): the same tiers and edges as above, merged and sorted. */
+static const char merged_sql[] =
+	"WITH sel (id) AS (SELECT value FROM json_each(?1)),"
+	" tiers (id, raw, minute) AS ("
+	"  SELECT sel.id,"
+	"   coalesce((SELECT min(time) FROM samples WHERE process_id = sel.id AND resolution = 0), ?9),"
+	"   coalesce((SELECT min(time) FROM samples WHERE process_id = sel.id AND resolution = 60000), ?9)"
+	"  FROM sel),"
+	" edge (id, raw, fine) AS MATERIALIZED (SELECT id, raw, min(raw, minute) FROM tiers),"
+	" merged AS ("
+	"  SELECT s.process_id, s.time AS t, s.resolution, s.time AS stored, " VALUES
+	"  FROM edge CROSS JOIN samples s ON s.process_id = edge.id AND s.resolution = 0"
+	"   AND s.time >= ?2 AND s.time <= ?3"
+	"  UNION ALL"
+	"  SELECT s.process_id, min(s.time, edge.raw - 1), s.resolution, s.time, " VALUES
+	"  FROM edge CROSS JOIN samples s ON s.process_id = edge.id AND s.resolution = 60000"
+	"   AND s.time >= ?2 AND s.time <= ?3 + 60000 AND s.time < edge.raw + 60000"
+	"  UNION ALL"
+	"  SELECT s.process_id, min(s.time, edge.fine - 1), s.resolution, s.time, " VALUES
+	"  FROM edge CROSS JOIN samples s ON s.process_id = edge.id AND s.resolution = 3600000"
+	"   AND s.time >= ?2 AND s.time <= ?3 + 3600000 AND s.time < edge.fine + 3600000)"
+	" SELECT * FROM merged"
+	" WHERE t >= ?2 AND t <= ?3 AND (t, process_id, -resolution, stored) > (?4, ?5, ?6, ?7)"
+	" ORDER BY t, process_id, resolution DESC, stored"
+	" LIMIT ?8";
+
+static int start_merged(struct read_samples *w, const struct read_process *p, size_t n, unsigned limit)
+{
+	sqlite3_stmt *st = NULL;
+	int e, rc;
+
+	e = read_process_ids(p, n, &w->ids);
+	if (e < 0)
+		return e;
+	e = reader_stmt(w->r, RS_SAMPLES, merged_sql, &st);
+	if (e < 0)
+		return e;
+	rc = sqlite3_bind_text(st, 1, w->ids, -1, SQLITE_STATIC);
+	rc |= sqlite3_bind_int64(st, 2, w->lo);
+	rc |= sqlite3_bind_int64(st, 3, w->hi);
+	if (w->have_after) {
+		rc |= sqlite3_bind_int64(st, 4, w->after.time);
+		rc |= sqlite3_bind_int64(st, 5, w->after.process_id);
+		rc |= sqlite3_bind_int64(st, 6, -w->after.resolution);
+		rc |= sqlite3_bind_int64(st, 7, w->after.stored);
+	} else {
+		rc |= sqlite3_bind_int64(st, 4, READ_TIME_MIN);
+		rc |= sqlite3_bind_int64(st, 5, 0);
+		rc |= sqlite3_bind_int64(st, 6, 0);
+		rc |= sqlite3_bind_int64(st, 7, 0);
+	}
+	rc |= sqlite3_bind_int64(st, 8, limit > 0 ? (int64_t)limit : -1);
+	/* no tier: its first row is after anything a request can ask */
+	rc |= sqlite3_bind_int64(st, 9, READ_TIME_MAX);
+	e = reader_bound(w->r, st, rc, "reading samples");
+	if (e < 0)
+		return e;
+	w->st = st;
+	return 0;
+}
+
+static int next_merged(struct read_samples *w, struct read_sample *x)
+{
+	int e = reader_step(w->r, w->st, "reading samples");
+
+	if (e <= 0)
+		return e;
+	x->process_id = sqlite3_column_int64(w->st, 0);
+	x->time = sqlite3_column_int64(w->st, 1);
+	x->resolution = sqlite3_column_int64(w->st, 2);
+	x->stored = sqlite3_column_int64(w->st, 3);
+	load(w->st, 4, x);
+	return 1;
+}
+
+/* ------------------------------------------------------------ either */
+
+int reader_samples_start(struct store_reader *r, const struct read_process *p, size_t n, int64_t lo, int64_t hi,
+			 const struct read_sample_key *after, unsigned limit, struct read_samples *w)
+{
+	int e;
+
+	*w = (struct read_samples){ .r = r, .one = n == 1, .lo = read_time_clamp(lo), .hi = read_time_clamp(hi) };
+	if (after) {
+		w->have_after = true;
+		w->after = *after;
+		/* rows before the cursor's time cannot come after it */
+		if (w->lo < after->time)
+			w->lo = read_time_clamp(after->time);
+	}
+	if (n == 0) {
+		w->tier = 3;
+		w->one = true;
+		return 0;
+	}
+	if (w->one) {
+		w->process_id = p->id;
+		e = edges(w);
+	} else {
+		e = start_merged(w, p, n, limit);
+	}
+	if (e < 0)
+		reader_samples_done(w);
+	return e;
+}
+
+int reader_samples_next(struct read_samples *w, struct read_sample *x)
+{
+	return w->one ? next_one(w, x) : next_merged(w, x);
+}
+
+void reader_samples_done(struct read_samples *w)
+{
+	reader_done(w->st);
+	w->st = NULL;
+	free(w->ids);
+	w->ids = NULL;
+}

@@ -1,0 +1,875 @@
+/* The client side of the control socket: answers parsed (and refused when
+ * malformed), the socket's failures in the user's words (no daemon, no
+ * answer, a closed connection, an answer past the limit), and the
+ * rendering of canned answers: status, processes, history, report; paged
+ * answers merged; times in seconds for programs. */
+#include "testlib.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "census-json.h"
+#include "census.h"
+#include "control-client.h"
+#include "limits.h"
+#include "render-answer.h"
+#include "scan.h"
+
+static int set_zone(void **state)
+{
+	(void)state;
+	setenv("TZ", "UTC", 1);
+	tzset();
+	return 0;
+}
+
+static char *capture_json(int (*fn)(const json_t *, FILE *), const json_t *j)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(fn(j, f), 0);
+	fclose(f);
+	return buf;
+}
+
+static json_t *parse(const char *text)
+{
+	json_error_t e;
+	json_t *j = json_loads(text, 0, &e);
+	if (!j)
+		fail_msg("canned JSON: %s at %d", e.text, e.position);
+	return j;
+}
+
+#define assert_contains(text, needle)                                               \
+	do {                                                                         \
+		if (!strstr((text), (needle)))                                       \
+			fail_msg("'%s' not found in:\n%s", (needle), (text));       \
+	} while (0)
+
+/* ---------------------------------------------------------------- answers */
+
+static int parse_answer(const char *line, json_t **ret, struct control_error *err)
+{
+	*ret = NULL;
+	return control_parse_answer(line, strlen(line), ret, err);
+}
+
+static void test_parse_answer(void **state)
+{
+	(void)state;
+	struct control_error err;
+	json_t *r;
+
+	assert_int_equal(parse_answer("{\"ok\": true, \"id\": 3, \"result\": {\"watched\": 2}}", &r, &err), 0);
+	assert_int_equal(json_integer_value(json_object_get(r, "watched")), 2);
+	json_decref(r);
+
+	assert_int_equal(parse_answer("{\"ok\": false, \"error\": \"process 4242 belongs to uid 1001; you (uid 1000) "
+				      "may see only your own processes\", \"code\": \"denied\"}",
+				      &r, &err),
+			 -EREMOTEIO);
+	assert_null(r);
+	assert_string_equal(err.code, "denied");
+	assert_string_equal(err.message,
+			    "process 4242 belongs to uid 1001; you (uid 1000) may see only your own processes");
+
+	static const struct {
+		const char *line, *says;
+	} bad[] = {
+		{ "", "not JSON" },
+		{ "{\"ok\": tru", "not JSON" },
+		{ "[1, 2]", "not a JSON object" },
+		{ "{\"result\": {}}", "\"ok\" is missing" },
+		{ "{\"ok\": \"yes\", \"result\": {}}", "\"ok\" is not true or false" },
+		{ "{\"ok\": true}", "without \"result\"" },
+		{ "{\"ok\": false}", "without an \"error\" message" },
+		{ "{\"ok\": false, \"error\": \"\"}", "without an \"error\" message" },
+		{ "{\"ok\": false, \"error\": 7}", "without an \"error\" message" },
+		{ "{\"ok\": true, \"ok\": false, \"result\": 1}", "not JSON" },
+	};
+	for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+		if (parse_answer(bad[i].line, &r, &err) != -EBADMSG)
+			fail_msg("'%s' was accepted", bad[i].line);
+		assert_null(r);
+		assert_contains(err.message, "ramwatchd sent a malformed answer");
+		assert_contains(err.message, bad[i].says);
+	}
+}
+
+/* ---------------------------------------------------------------- the socket */
+
+struct server {
+	char dir[64], path[128];
+	int fd;
+	pthread_t thread;
+	void (*behave)(int fd);
+	char received[256];
+};
+
+static void *serve(void *arg)
+{
+	struct server *s = arg;
+	int c = accept(s->fd, NULL, NULL);
+	if (c < 0)
+		return NULL;
+	s->behave(c);
+	close(c);
+	return NULL;
+}
+
+static void server_start(struct server *s, void (*behave)(int fd))
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	snprintf(s->dir, sizeof(s->dir), "/tmp/rwtest-XXXXXX");
+	assert_non_null(mkdtemp(s->dir));
+	snprintf(s->path, sizeof(s->path), "%s/ramwatch.sock", s->dir);
+	assert_true(strlen(s->path) < sizeof(sa.sun_path));
+	memcpy(sa.sun_path, s->path, strlen(s->path) + 1);
+	s->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	assert_true(s->fd >= 0);
+	assert_int_equal(bind(s->fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(listen(s->fd, 4), 0);
+	s->behave = behave;
+	assert_int_equal(pthread_create(&s->thread, NULL, serve, s), 0);
+}
+
+static void server_stop(struct server *s)
+{
+	shutdown(s->fd, SHUT_RDWR);
+	pthread_join(s->thread, NULL);
+	close(s->fd);
+	unlink(s->path);
+	rmdir(s->dir);
+}
+
+static void write_str(int fd, const char *s)
+{
+	assert_int_equal(send(fd, s, strlen(s), MSG_NOSIGNAL), (ssize_t)strlen(s));
+}
+
+/* Reads one request line and checks it is one compact line. */
+static char last_request[256];
+
+static void read_request(int fd)
+{
+	size_t n = 0;
+	char c;
+	while (n + 1 < sizeof(last_request) && read(fd, &c, 1) == 1) {
+		last_request[n++] = c;
+		if (c == '\n')
+			break;
+	}
+	last_request[n] = '\0';
+}
+
+static void two_answers_at_once(int fd)
+{
+	read_request(fd);
+	/* both answers in one write: the second waits in the client's buffer */
+	write_str(fd, "{\"ok\": true, \"result\": {\"page\": 1}}\n{\"ok\": true, \"result\": {\"page\": 2}}\n");
+	char c;
+	while (read(fd, &c, 1) == 1 && c != '\n')
+		;
+}
+
+static void answer_in_pieces(int fd)
+{
+	struct timespec ms = { 0, 20 * 1000 * 1000 };
+	read_request(fd);
+	write_str(fd, "{\"ok\": tr");
+	nanosleep(&ms, NULL);
+	write_str(fd, "ue, \"result\": {\"w");
+	nanosleep(&ms, NULL);
+	write_str(fd, "atched\": 5}}\n");
+}
+
+static void close_without_answer(int fd)
+{
+	read_request(fd);
+}
+
+static void never_answer(int fd)
+{
+	char c;
+	read_request(fd);
+	/* until the client goes away */
+	while (read(fd, &c, 1) > 0)
+		;
+}
+
+static void error_answer(int fd)
+{
+	read_request(fd);
+	write_str(fd, "{\"ok\": false, \"error\": \"no process 4242 is known\", \"code\": \"not_found\"}\n");
+}
+
+static void huge_answer(int fd)
+{
+	static char block[1 << 16];
+	size_t sent = 0;
+	read_request(fd);
+	memset(block, ' ', sizeof(block));
+	/* past the limit without a newline; stops when the client gives up */
+	while (sent <= RW_ANSWER_MAX + sizeof(block)) {
+		ssize_t k = send(fd, block, sizeof(block), MSG_NOSIGNAL);
+		if (k <= 0)
+			return;
+		sent += (size_t)k;
+	}
+}
+
+/* Pages of three samples each, with the census repeated on every page;
+ * "next" is "c1", "c2", ...; after pages_total pages it is null. */
+static int pages_total;
+static char page_requests[8][256];
+
+static void pages(int fd)
+{
+	for (int k = 1;; k++) {
+		char answer[512];
+		read_request(fd);
+		if (!last_request[0])
+			return; /* the client closed */
+		if (k <= (int)ELEMENTSOF(page_requests))
+			memcpy(page_requests[k - 1], last_request, sizeof(last_request));
+		char next[16];
+		snprintf(next, sizeof(next), k < pages_total ? "\"c%d\"" : "null", k);
+		snprintf(answer, sizeof(answer),
+			 "{\"ok\": true, \"result\": {\"instances\": [{\"process_id\": 1}],"
+			 " \"samples\": [{\"time\": %d}, {\"time\": %d}, {\"time\": %d}],"
+			 " \"censuses\": [{\"census_id\": 1, \"time\": 0}], \"marks\": [], \"next\": %s}}\n",
+			 3 * k, 3 * k + 1, 3 * k + 2, next);
+		if (send(fd, answer, strlen(answer), MSG_NOSIGNAL) < 0)
+			return;
+	}
+}
+
+static void test_paged_answers(void **state)
+{
+	(void)state;
+	struct server s;
+	struct control_error err;
+	struct control *c;
+	json_t *req = json_pack("{s:s, s:i, s:i}", "op", "history", "pid", 42, "limit", 3), *r;
+	bool truncated;
+
+	/* every page, merged: the census once, the samples in order */
+	pages_total = 3;
+	memset(page_requests, 0, sizeof(page_requests));
+	server_start(&s, pages);
+	assert_int_equal(control_connect(s.path, &c, &err), 0);
+	assert_int_equal(control_call_all(c, req, 1000, 5000000, &r, &truncated, &err), 0);
+	control_close(c);
+	server_stop(&s);
+	assert_false(truncated);
+	assert_int_equal(json_array_size(json_object_get(r, "samples")), 9);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(json_object_get(r, "samples"), 8), "time")),
+			 11);
+	assert_int_equal(json_array_size(json_object_get(r, "censuses")), 1);
+	assert_int_equal(json_array_size(json_object_get(r, "instances")), 1);
+	assert_null(json_object_get(r, "next"));
+	json_decref(r);
+	assert_string_equal(page_requests[0], "{\"op\":\"history\",\"pid\":42,\"limit\":3}\n");
+	assert_string_equal(page_requests[1], "{\"op\":\"history\",\"pid\":42,\"limit\":3,\"cursor\":\"c1\"}\n");
+	assert_string_equal(page_requests[2], "{\"op\":\"history\",\"pid\":42,\"limit\":3,\"cursor\":\"c2\"}\n");
+	assert_string_equal(page_requests[3], "");
+
+	/* past the row limit the client stops, and says rows were left */
+	pages_total = 1000;
+	json_object_del(req, "cursor");
+	server_start(&s, pages);
+	assert_int_equal(control_connect(s.path, &c, &err), 0);
+	assert_int_equal(control_call_all(c, req, 7, 5000000, &r, &truncated, &err), 0);
+	control_close(c);
+	server_stop(&s);
+	assert_true(truncated);
+	assert_int_equal(json_array_size(json_object_get(r, "samples")), 9);
+	json_decref(r);
+	json_decref(req);
+}
+
+static json_t *status_request(void)
+{
+	json_t *j = json_pack("{s:s, s:s}", "op", "status", "note", "two\nlines");
+	assert_non_null(j);
+	return j;
+}
+
+static void test_socket_answers(void **state)
+{
+	(void)state;
+	struct server s;
+	struct control_error err;
+	struct control *c;
+	json_t *req = status_request(), *r;
+
+	server_start(&s, two_answers_at_once);
+	assert_int_equal(control_connect(s.path, &c, &err), 0);
+	assert_int_equal(control_call(c, req, 5000000, &r, &err), 0);
+	/* one compact line, the newline inside a string escaped */
+	assert_string_equal(last_request, "{\"op\":\"status\",\"note\":\"two\\nlines\"}\n");
+	assert_int_equal(json_integer_value(json_object_get(r, "page")), 1);
+	json_decref(r);
+	assert_int_equal(control_call(c, req, 5000000, &r, &err), 0);
+	assert_int_equal(json_integer_value(json_object_get(r, "page")), 2);
+	json_decref(r);
+	control_close(c);
+	server_stop(&s);
+
+	server_start(&s, answer_in_pieces);
+	assert_int_equal(control_ask(s.path, req, 5000000, &r, &err), 0);
+	assert_int_equal(json_integer_value(json_object_get(r, "watched")), 5);
+	json_decref(r);
+	server_stop(&s);
+
+	server_start(&s, error_answer);
+	assert_int_equal(control_ask(s.path, req, 5000000, &r, &err), -EREMOTEIO);
+	assert_string_equal(err.message, "no process 4242 is known");
+	assert_string_equal(err.code, "not_found");
+	server_stop(&s);
+	json_decref(req);
+}
+
+static void test_socket_failures(void **state)
+{
+	(void)state;
+	struct server s;
+	struct control_error err;
+	json_t *req = status_request(), *r = NULL;
+	char path[200];
+
+	/* no daemon: the socket file is missing, or nobody listens on it */
+	assert_int_equal(control_ask("/nonexistent/ramwatch.sock", req, 1000000, &r, &err), -ENOENT);
+	assert_string_equal(err.message, "cannot connect to ramwatchd at /nonexistent/ramwatch.sock: No such file or "
+					 "directory — is ramwatchd running? (systemctl status ramwatchd)");
+	snprintf(path, sizeof(path), "/tmp/rwtest-plain-%d", getpid());
+	FILE *f = fopen(path, "w");
+	fclose(f);
+	assert_int_equal(control_ask(path, req, 1000000, &r, &err), -ECONNREFUSED);
+	assert_contains(err.message, "Connection refused — is ramwatchd running?");
+	unlink(path);
+	memset(path, 'x', sizeof(path) - 1);
+	path[sizeof(path) - 1] = '\0';
+	assert_int_equal(control_ask(path, req, 1000000, &r, &err), -ENAMETOOLONG);
+	assert_contains(err.message, "does not fit a Unix socket address");
+
+	/* a socket the user may not write to (only when not root: root may) */
+	if (geteuid() != 0) {
+		server_start(&s, close_without_answer);
+		chmod(s.path, 0);
+		assert_int_equal(control_ask(s.path, req, 1000000, &r, &err), -EACCES);
+		assert_contains(err.message, "Permission denied — connecting needs write permission");
+		chmod(s.path, 0666);
+		assert_int_equal(control_ask(s.path, req, 1000000, &r, &err), -ECONNRESET);
+		server_stop(&s);
+	}
+
+	server_start(&s, close_without_answer);
+	assert_int_equal(control_ask(s.path, req, 5000000, &r, &err), -ECONNRESET);
+	assert_contains(err.message, "closed the connection without answering");
+	server_stop(&s);
+
+	server_start(&s, never_answer);
+	assert_int_equal(control_ask(s.path, req, 200000, &r, &err), -ETIMEDOUT);
+	assert_contains(err.message, "did not answer within");
+	assert_string_equal(err.code, "timeout");
+	server_stop(&s);
+
+	server_start(&s, huge_answer);
+	assert_int_equal(control_ask(s.path, req, 30000000, &r, &err), -EMSGSIZE);
+	assert_contains(err.message, "longer than 64 MiB");
+	server_stop(&s);
+
+	/* a request past the daemon's limit is not sent */
+	char *big = malloc(RW_REQUEST_MAX + 1);
+	memset(big, 'a', RW_REQUEST_MAX);
+	big[RW_REQUEST_MAX] = '\0';
+	json_object_set_new(req, "name", json_string(big));
+	free(big);
+	server_start(&s, close_without_answer);
+	assert_int_equal(control_ask(s.path, req, 1000000, &r, &err), -EMSGSIZE);
+	assert_contains(err.message, "ramwatchd takes at most 65536");
+	server_stop(&s);
+	assert_null(r);
+	json_decref(req);
+
+	/* the socket: the option, else the environment, else the default */
+	unsetenv(CONTROL_SOCKET_ENV);
+	assert_string_equal(control_socket_path(NULL), "/run/ramwatch/ramwatch.sock");
+	setenv(CONTROL_SOCKET_ENV, "", 1);
+	assert_string_equal(control_socket_path(NULL), "/run/ramwatch/ramwatch.sock");
+	setenv(CONTROL_SOCKET_ENV, "/tmp/x.sock", 1);
+	assert_string_equal(control_socket_path(NULL), "/tmp/x.sock");
+	assert_string_equal(control_socket_path("/run/other.sock"), "/run/other.sock");
+	unsetenv(CONTROL_SOCKET_ENV);
+}
+
+/* ---------------------------------------------------------------- status and processes */
+
+static const char status_answer[] =
+	"{\"version\": \"0.1.0\", \"pid\": 812, \"uptime_ms\": 3723000,"
+	" \"config\": \"/etc/ramwatch/ramwatchd.conf\","
+	" \"database\": {\"path\": \"/var/lib/ramwatch/ramwatch.db\", \"size\": 1258291, \"schema_version\": 3,"
+	"  \"writing\": true, \"error\": null, \"queued_rows\": 0, \"dropped_rows\": 0},"
+	" \"watched\": 12, \"censuses_per_minute\": 2.4, \"budget\": {\"share\": 0.02, \"used\": 0.0031},"
+	" \"deferred\": 1, \"censuses\": {\"ok\": 120, \"exited\": 2, \"denied\": 0, \"error\": 0, \"light\": 0},"
+	" \"last_errors\": [{\"time\": 1795960800000, \"message\": \"cannot read /proc/77/smaps: Permission denied\"}]}";
+
+static void test_status(void **state)
+{
+	(void)state;
+	json_t *j = parse(status_answer);
+	char *text = capture_json(render_status, j);
+
+	assert_string_equal(text, "ramwatchd 0.1.0 (pid 812), up 1h 2min\n"
+				  "configuration  /etc/ramwatch/ramwatchd.conf\n"
+				  "database       /var/lib/ramwatch/ramwatch.db, 1.20 MiB, schema 3, writing\n"
+				  "watched        12 processes\n"
+				  "censuses       2.4 per minute; 120 ok, 2 exited, 0 denied, 0 error, 0 light\n"
+				  "budget         0.31% of one CPU used of 2.00% allowed (ScanBudget=)\n"
+				  "deferred       1 census waiting for the budget\n"
+				  "last errors    1\n"
+				  "  2026-11-29 14:00:00  cannot read /proc/77/smaps: Permission denied\n");
+	free(text);
+	json_decref(j);
+
+	/* an unprivileged asker gets no errors; unknown fields are "-" */
+	j = parse("{\"version\": \"0.2.0\", \"database\": {\"path\": \"/db\", \"size\": null, \"error\": \"disk full\"},"
+		  " \"last_errors\": []}");
+	text = capture_json(render_status, j);
+	assert_contains(text, "database       /db, -\n               store error: disk full\n");
+	assert_contains(text, "last errors    none\n");
+	free(text);
+	json_decref(j);
+}
+
+static const char processes_answer[] =
+	"{\"processes\": ["
+	" {\"process_id\": 17, \"pid\": 4242, \"uid\": 1000, \"user\": \"ana\", \"comm\": \"python3\","
+	"  \"cmdline\": \"python3 train.py --name \\\"a,b\\\"\", \"watched\": true, \"first_seen\": 1795960800000,"
+	"  \"last_seen\": 1795960860500, \"exited_at\": null, \"private\": 1073741824, \"resident\": 1288490188,"
+	"  \"peak_private\": 2147483648, \"peak_resident\": 2362232012,"
+	"  \"last_census\": {\"census_id\": 99, \"time\": 1795960830000, \"trigger\": \"growth\", \"status\": \"ok\"}},"
+	" {\"process_id\": 9, \"pid\": 77, \"uid\": 0, \"user\": null, \"comm\": \"old\", \"cmdline\": \"\","
+	"  \"watched\": false, \"first_seen\": 1795950000000, \"last_seen\": 1795955000000,"
+	"  \"exited_at\": 1795955000000, \"private\": null, \"resident\": 4096, \"peak_private\": 8192,"
+	"  \"last_census\": null}],"
+	" \"filtered_to_uid\": null}";
+
+static int processes_table(const json_t *j, FILE *f)
+{
+	return render_processes(j, ANSWER_TABLE, f);
+}
+
+static int processes_csv(const json_t *j, FILE *f)
+{
+	return render_processes(j, ANSWER_CSV, f);
+}
+
+static int processes_json(const json_t *j, FILE *f)
+{
+	return render_processes(j, ANSWER_JSON, f);
+}
+
+static void test_processes(void **state)
+{
+	(void)state;
+	json_t *j = parse(processes_answer);
+	char *text = capture_json(processes_table, j);
+	assert_string_equal(
+		text,
+		" PID  USER   PRIVATE  RESIDENT  PEAK PRIVATE  LAST CENSUS                   STATE                       "
+		"COMMAND\n"
+		"4242  ana   1.00 GiB  1.20 GiB      2.00 GiB  2026-11-29 14:00:30 (growth)  watched                     "
+		"python3 train.py --name \"a,b\"\n"
+		"  77  0            -  4.00 KiB      8.00 KiB  -                             exited 2026-11-29 12:23:20  "
+		"old\n");
+	free(text);
+
+	text = capture_json(processes_csv, j);
+	assert_string_equal(text,
+			    "process_id,pid,uid,user,comm,watched,first_seen,last_seen,exited_at,private,resident,"
+			    "peak_private,peak_resident,last_census_time,last_census_trigger,cmdline\n"
+			    "17,4242,1000,ana,python3,true,1795960800.000,1795960860.500,,1073741824,1288490188,"
+			    "2147483648,2362232012,1795960830.000,growth,\"python3 train.py --name \"\"a,b\"\"\"\n"
+			    "9,77,0,,old,false,1795950000.000,1795955000.000,1795955000.000,,4096,8192,,,,\n");
+	free(text);
+
+	/* JSON for programs: the answer, times in unix seconds, other numbers as they are */
+	text = capture_json(processes_json, j);
+	json_t *back = parse(text);
+	json_t *p = json_array_get(json_object_get(back, "processes"), 0);
+	assert_true(json_is_real(json_object_get(p, "last_seen")));
+	assert_true(json_real_value(json_object_get(p, "last_seen")) == 1795960860.5);
+	assert_int_equal(json_integer_value(json_object_get(p, "private")), 1073741824);
+	assert_true(json_real_value(json_object_get(json_object_get(p, "last_census"), "time")) == 1795960830.0);
+	assert_contains(text, "\"last_seen\": 1795960860.5,");
+	json_decref(back);
+	free(text);
+	json_decref(j);
+
+	j = parse("{\"processes\": [], \"filtered_to_uid\": 1000}");
+	text = capture_json(processes_table, j);
+	assert_string_equal(text, "no processes\n");
+	free(text);
+	json_decref(j);
+	j = parse("{\"nothing\": 1}");
+	assert_int_equal(render_processes(j, ANSWER_TABLE, stdout), -EBADMSG);
+	json_decref(j);
+}
+
+/* ---------------------------------------------------------------- history */
+
+static const char history_answer[] =
+	"{\"instances\": [{\"process_id\": 17, \"pid\": 4242, \"label\": \"python3 [4242]\", \"comm\": \"python3\","
+	"  \"uid\": 1000, \"start_time\": 123456, \"first_seen\": 1795960801000, \"exited_at\": null}],"
+	" \"samples\": ["
+	"  {\"process_id\": 17, \"time\": 1795960810000, \"resolution\": 0, \"private\": 1048576,"
+	"   \"private_min\": 1000000, \"private_max\": 2097152, \"resident\": 3145728, \"resident_min\": 3000000,"
+	"   \"resident_max\": 4194304, \"swap\": 0},"
+	"  {\"process_id\": 17, \"time\": 1795960820000, \"resolution\": 0, \"private\": 69206016,"
+	"   \"private_min\": 1048576, \"private_max\": 69206016, \"resident\": 71303168, \"resident_min\": 3145728,"
+	"   \"resident_max\": 71303168, \"swap\": 0}],"
+	" \"censuses\": ["
+	"  {\"process_id\": 17, \"census_id\": 98, \"time\": 1795960801500, \"trigger\": \"first\", \"status\": \"ok\","
+	"   \"light\": false, \"private\": 1048576, \"resident\": 3145728, \"classes\": {"
+	"    \"malloc\": {\"private\": 524288, \"resident\": 524288, \"size\": 1048576, \"count\": 2},"
+	"    \"images\": {\"private\": 131072, \"resident\": 2097152, \"size\": 4194304, \"count\": 30},"
+	"    \"stacks\": {\"private\": 65536, \"resident\": 65536, \"size\": 8388608, \"count\": 1},"
+	"    \"other\": {\"private\": 327680, \"resident\": 327680, \"size\": 327680, \"count\": 3},"
+	"    \"shared\": {\"private\": 0, \"resident\": 4096, \"size\": 4096, \"count\": 1},"
+	"    \"jit\": {\"private\": 4096, \"resident\": 4096, \"size\": 4096, \"count\": 1}}},"
+	"  {\"process_id\": 17, \"census_id\": 99, \"time\": 1795960815200, \"trigger\": \"growth\", \"status\": \"ok\","
+	"   \"light\": false, \"private\": 68157440, \"resident\": 70254592, \"classes\": {"
+	"    \"other\": {\"private\": 67436544, \"resident\": 67436544, \"size\": 67436544, \"count\": 4},"
+	"    \"malloc\": {\"private\": 524288, \"resident\": 524288, \"size\": 1048576, \"count\": 2}}},"
+	"  {\"process_id\": 17, \"census_id\": 100, \"time\": 1795960821000, \"trigger\": \"interval\","
+	"   \"status\": \"exited\", \"message\": \"process 4242 exited\", \"classes\": {}}],"
+	" \"marks\": [{\"process_id\": 17, \"time\": 1795960812000, \"name\": \"training\", \"by_uid\": 1000}],"
+	" \"next\": null}";
+
+static struct history_options history_options;
+
+static int history_render(const json_t *j, FILE *f)
+{
+	return render_history(j, &history_options, f);
+}
+
+static void test_history(void **state)
+{
+	(void)state;
+	json_t *j = parse(history_answer);
+	history_options = (struct history_options){ .format = ANSWER_TABLE };
+	char *text = capture_json(history_render, j);
+	assert_string_equal(text,
+			    "python3 [4242] first seen 2026-11-29 14:00:01\n"
+			    "TIME                  PRIVATE  PRIVATE MAX  RESIDENT  RESIDENT MAX\n"
+			    "2026-11-29 14:00:01  census #98 (first): private 1.00 MiB, resident 3.00 MiB; malloc "
+			    "512 KiB, other 320 KiB, images 128 KiB, stacks 64.0 KiB, +1 more\n"
+			    "2026-11-29 14:00:10  1.00 MiB     2.00 MiB  3.00 MiB      4.00 MiB\n"
+			    "2026-11-29 14:00:12  ── mark: training ──\n"
+			    "2026-11-29 14:00:15  census #99 (growth): private 65.0 MiB, resident 67.0 MiB; other "
+			    "64.3 MiB, malloc 512 KiB\n"
+			    "2026-11-29 14:00:20  66.0 MiB     66.0 MiB  68.0 MiB      68.0 MiB\n"
+			    "2026-11-29 14:00:21  census #100 (interval): exited: process 4242 exited\n");
+	free(text);
+
+	/* the census lines name the classes asked for */
+	const char *chosen[] = { "other", "python" };
+	history_options = (struct history_options){ .format = ANSWER_TABLE, .classes = chosen, .n_classes = 2 };
+	text = capture_json(history_render, j);
+	assert_contains(text, "census #98 (first): private 1.00 MiB, resident 3.00 MiB; other 320 KiB, python 0 B\n");
+	free(text);
+
+	history_options = (struct history_options){ .format = ANSWER_CSV, .classes = chosen, .n_classes = 1 };
+	text = capture_json(history_render, j);
+	assert_string_equal(text,
+			    "time,process_id,pid,kind,name,status,private,private_min,private_max,resident,"
+			    "resident_min,resident_max,swap\n"
+			    "1795960801.500,17,4242,census,first,ok,1048576,,,3145728,,,\n"
+			    "1795960801.500,17,4242,class,other,,327680,,,327680,,,\n"
+			    "1795960810.000,17,4242,sample,,,1048576,1000000,2097152,3145728,3000000,4194304,0\n"
+			    "1795960812.000,17,4242,mark,training,,,,,,,,\n"
+			    "1795960815.200,17,4242,census,growth,ok,68157440,,,70254592,,,\n"
+			    "1795960815.200,17,4242,class,other,,67436544,,,67436544,,,\n"
+			    "1795960820.000,17,4242,sample,,,69206016,1048576,69206016,71303168,3145728,71303168,0\n"
+			    "1795960821.000,17,4242,census,interval,exited,,,,,,,\n");
+	free(text);
+	json_decref(j);
+
+	/* two instances of one pid: each under its own heading, oldest first */
+	j = parse("{\"instances\": ["
+		  "  {\"process_id\": 21, \"pid\": 4242, \"label\": \"java [4242]\", \"first_seen\": 1795960900000,"
+		  "   \"exited_at\": null},"
+		  "  {\"process_id\": 17, \"pid\": 4242, \"label\": \"python3 [4242]\", \"first_seen\": 1795960800000,"
+		  "   \"exited_at\": 1795960850000}],"
+		  " \"samples\": [{\"process_id\": 21, \"time\": 1795960910000, \"private\": 1, \"private_max\": 2,"
+		  "   \"resident\": 3, \"resident_max\": 4},"
+		  "  {\"process_id\": 17, \"time\": 1795960810000, \"private\": 5, \"private_max\": 6,"
+		  "   \"resident\": 7, \"resident_max\": 8}],"
+		  " \"censuses\": [], \"marks\": []}");
+	history_options = (struct history_options){ .format = ANSWER_TABLE };
+	text = capture_json(history_render, j);
+	assert_string_equal(text, "python3 [4242] first seen 2026-11-29 14:00:00, exited 2026-11-29 14:00:50\n"
+				  "TIME                 PRIVATE  PRIVATE MAX  RESIDENT  RESIDENT MAX\n"
+				  "2026-11-29 14:00:10      5 B          6 B       7 B           8 B\n"
+				  "\n"
+				  "java [4242] first seen 2026-11-29 14:01:40\n"
+				  "TIME                 PRIVATE  PRIVATE MAX  RESIDENT  RESIDENT MAX\n"
+				  "2026-11-29 14:01:50      1 B          2 B       3 B           4 B\n");
+	free(text);
+	json_decref(j);
+
+	j = parse("{\"instances\": [{\"process_id\": 1, \"pid\": 1, \"label\": \"init [1]\"}],"
+		  " \"samples\": [], \"censuses\": [], \"marks\": []}");
+	text = capture_json(history_render, j);
+	assert_string_equal(text, "init [1]\n(nothing stored in this time range)\n");
+	free(text);
+	json_decref(j);
+}
+
+static void test_merge_pages(void **state)
+{
+	(void)state;
+	json_t *all = parse("{\"instances\": [{\"process_id\": 17}], \"samples\": [{\"time\": 1}, {\"time\": 2}],"
+			    " \"censuses\": [{\"census_id\": 98, \"time\": 1}],"
+			    " \"marks\": [{\"process_id\": 17, \"time\": 1, \"name\": \"a\"}], \"next\": \"c1\"}");
+	json_t *page = parse("{\"instances\": [{\"process_id\": 17}, {\"process_id\": 18}],"
+			     " \"samples\": [{\"time\": 3}],"
+			     " \"censuses\": [{\"census_id\": 98, \"time\": 1}, {\"census_id\": 99, \"time\": 3}],"
+			     " \"marks\": [{\"process_id\": 17, \"time\": 1, \"name\": \"a\"},"
+			     "             {\"process_id\": 17, \"time\": 1, \"name\": \"b\"}], \"next\": null}");
+
+	assert_int_equal(control_merge_page(all, page), 1);
+	assert_int_equal(json_array_size(json_object_get(all, "samples")), 3);
+	assert_int_equal(json_array_size(json_object_get(all, "censuses")), 2);
+	assert_int_equal(json_array_size(json_object_get(all, "marks")), 2);
+	assert_int_equal(json_array_size(json_object_get(all, "instances")), 2);
+	assert_true(json_is_null(json_object_get(all, "next")));
+	json_decref(page);
+
+	page = parse("{\"events\": [{\"time\": 5}, {\"time\": 6}], \"next\": 7}");
+	assert_int_equal(control_merge_page(all, page), 2);
+	assert_int_equal(json_integer_value(json_object_get(all, "next")), 7);
+	assert_int_equal(json_array_size(json_object_get(all, "events")), 2);
+	json_decref(page);
+	json_decref(all);
+}
+
+static void test_for_programs(void **state)
+{
+	(void)state;
+	/* times are seconds; start_time (clock ticks) and addresses are not times */
+	json_t *j = parse("{\"time\": 1795960801500, \"start_time\": 123456, \"start\": \"0x7f00\","
+			  " \"phases\": [{\"start\": 1795960800000, \"end\": null, \"peak_private\": 5}],"
+			  " \"uptime_ms\": 3600000}");
+	json_t *s = answer_times_in_seconds(j);
+	assert_true(json_real_value(json_object_get(s, "time")) == 1795960801.5);
+	assert_int_equal(json_integer_value(json_object_get(s, "start_time")), 123456);
+	assert_string_equal(json_string_value(json_object_get(s, "start")), "0x7f00");
+	json_t *phase = json_array_get(json_object_get(s, "phases"), 0);
+	assert_true(json_real_value(json_object_get(phase, "start")) == 1795960800.0);
+	assert_true(json_is_null(json_object_get(phase, "end")));
+	assert_int_equal(json_integer_value(json_object_get(phase, "peak_private")), 5);
+	assert_int_equal(json_integer_value(json_object_get(s, "uptime_ms")), 3600000);
+	json_decref(s);
+	json_decref(j);
+
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	const char *fields[] = { "plain", "a,b", "say \"hi\"", "two\nlines", " padded", "", NULL };
+	for (size_t i = 0; i < ELEMENTSOF(fields); i++) {
+		answer_csv_field(f, fields[i]);
+		fputc('|', f);
+	}
+	answer_csv_time(f, true, 1500);
+	answer_csv_time(f, false, 1500);
+	answer_csv_time(f, true, -1500);
+	fclose(f);
+	assert_string_equal(buf, "plain|\"a,b\"|\"say \"\"hi\"\"\"|\"two\nlines\"|\" padded\"|||1.500-1.500");
+	free(buf);
+
+	assert_int_equal(answer_format_from_name("csv"), ANSWER_CSV);
+	assert_int_equal(answer_format_from_name("memtrace"), ANSWER_MEMTRACE);
+	assert_int_equal(answer_format_from_name("yaml"), -1);
+}
+
+static void test_region_events(void **state)
+{
+	(void)state;
+	struct trace_region_event *v = NULL;
+	char err[128];
+	size_t n;
+	json_t *j = parse("{\"instance\": {}, \"events\": ["
+			  " {\"time\": 10, \"census_id\": 98, \"kind\": \"appeared\", \"start\": \"0x7f0000000000\","
+			  "  \"class\": \"other\", \"path\": null, \"inode\": 0, \"size\": 67108864, \"size_before\": 0,"
+			  "  \"private\": 67108864, \"private_before\": 0, \"resident\": 67108864, \"resident_before\": 0},"
+			  " {\"time\": 20, \"census_id\": 99, \"kind\": \"shrank\", \"start\": \"0x1000\", \"class\": \"malloc\","
+			  "  \"size\": 4096, \"size_before\": 8192, \"resident\": null, \"resident_before\": null}],"
+			  " \"next\": null}");
+	assert_int_equal(answer_region_events(j, &v, &n, err, sizeof(err)), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(v[0].kind, TRACE_REGION_APPEARED);
+	assert_int_equal(v[0].start, 0x7f0000000000ull);
+	assert_string_equal(v[0].cls, "other");
+	assert_int_equal(v[0].resident, 67108864);
+	assert_int_equal(v[1].kind, TRACE_REGION_SHRANK);
+	assert_int_equal(v[1].size_before, 8192);
+	assert_int_equal(v[1].resident, 0); /* a light census: not known */
+	free(v);
+	json_decref(j);
+
+	static const struct {
+		const char *json, *says;
+	} bad[] = {
+		{ "{}", "no \"events\" array" },
+		{ "{\"events\": [{\"time\": 1, \"kind\": \"moved\", \"start\": \"0x1\"}]}", "events[0].kind" },
+		{ "{\"events\": [{\"kind\": \"grew\", \"start\": \"0x1\"}]}", "events[0].time" },
+		{ "{\"events\": [{\"time\": 1, \"kind\": \"grew\", \"start\": \"0xzz\"}]}", "events[0].start" },
+		{ "{\"events\": [{\"time\": 1, \"kind\": \"grew\", \"start\": \"0x1\", \"size\": -4}]}", "events[0].size" },
+		{ "{\"events\": [{\"time\": 1, \"kind\": \"grew\", \"start\": \"0x1\", \"resident\": \"4\"}]}",
+		  "events[0].resident" },
+	};
+	for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+		j = parse(bad[i].json);
+		v = NULL;
+		assert_int_equal(answer_region_events(j, &v, &n, err, sizeof(err)), -EBADMSG);
+		assert_null(v);
+		assert_contains(err, bad[i].says);
+		json_decref(j);
+	}
+}
+
+/* ---------------------------------------------------------------- report */
+
+static json_t *stored_census(void)
+{
+	struct scan_options o = { .top = 20 };
+	struct scan_error e;
+	struct census *c = NULL;
+	char smaps[4096], status[4096];
+	snprintf(smaps, sizeof(smaps), "%s", fixture("smaps/c-shapes.smaps"));
+	snprintf(status, sizeof(status), "%s", fixture("smaps/c-shapes.status"));
+	if (scan_smaps_file(smaps, status, &o, &c, &e) < 0)
+		fail_msg("%s", e.message);
+	c->taken_at_ms = INT64_C(1795960815200);
+	json_t *j = census_to_json(c, false);
+	census_free(c);
+	json_object_set_new(j, "census_id", json_integer(99));
+	json_object_set_new(j, "trigger", json_string("growth"));
+	json_object_set_new(j, "status", json_string("ok"));
+	return j;
+}
+
+static const char report_answer[] =
+	"{\"process\": {\"process_id\": 17, \"pid\": 4242, \"uid\": 1000, \"user\": \"ana\", \"comm\": \"python3\","
+	"  \"exe\": \"/usr/bin/python3\", \"cmdline\": \"python3 train.py\", \"watched\": true,"
+	"  \"started_at\": 1795960800000, \"first_seen\": 1795960801000, \"last_seen\": 1795961000000,"
+	"  \"exited_at\": null, \"private\": 1073741824, \"resident\": 1288490188},"
+	" \"peak\": {\"private\": 2147483648, \"time\": 1795960900000, \"resident\": 2362232012,"
+	"  \"resident_time\": 1795960901000},"
+	" \"phases\": ["
+	"  {\"name\": \"(start)\", \"start\": 1795960801000, \"end\": 1795960812000, \"peak_private\": 2097152,"
+	"   \"peak_time\": 1795960810000, \"peak_resident\": 4194304, \"private_at_start\": 1048576,"
+	"   \"private_at_end\": 2097152},"
+	"  {\"name\": \"training\", \"start\": 1795960812000, \"end\": 1795961000000, \"peak_private\": 2147483648,"
+	"   \"peak_time\": 1795960900000, \"peak_resident\": 2362232012, \"private_at_start\": 2097152,"
+	"   \"private_at_end\": 1073741824}],"
+	" \"trend\": ["
+	"  {\"census_id\": 98, \"time\": 1795960801500, \"trigger\": \"first\", \"status\": \"ok\","
+	"   \"private\": 1048576, \"resident\": 3145728},"
+	"  {\"census_id\": 97, \"time\": 1795960805000, \"trigger\": \"interval\", \"status\": \"denied\","
+	"   \"private\": null, \"resident\": null},"
+	"  {\"census_id\": 99, \"time\": 1795960815200, \"trigger\": \"growth\", \"status\": \"ok\","
+	"   \"private\": 68157440, \"resident\": 70254592}],"
+	" \"since_previous\": {\"previous_census_id\": 98, \"previous_time\": 1795960801500,"
+	"  \"classes\": [{\"class\": \"other\", \"private_before\": 327680, \"private\": 67436544, \"change\": 67108864},"
+	"              {\"class\": \"malloc\", \"private_before\": 524288, \"private\": 524288, \"change\": 0},"
+	"              {\"class\": \"stacks\", \"private_before\": 65536, \"private\": 0, \"change\": -65536}],"
+	"  \"new_files\": [{\"path\": \"/data/model.bin\", \"kind\": \"data\", \"size\": 104857600,"
+	"                   \"resident\": 1048576, \"private\": 0}],"
+	"  \"gone_files\": [],"
+	"  \"region_events\": {\"appeared\": 3, \"disappeared\": 1, \"grew\": 2, \"shrank\": 0}}}";
+
+static void test_report(void **state)
+{
+	(void)state;
+	json_t *j = parse(report_answer);
+	json_object_set_new(j, "last_census", stored_census());
+	char *text = capture_json(render_report, j);
+
+	assert_contains(text, "# Memory report: python3 (pid 4242)\n\nCommand: `python3 train.py`  \n");
+	assert_contains(text, "User: ana (uid 1000)  \nStarted: 2026-11-29 14:00:00  \n");
+	assert_contains(text, "Last seen: 2026-11-29 14:03:20 (still watched)\n");
+	/* the peak and when */
+	assert_contains(text, "## Peak\n\nPeak private memory **2.00 GiB** at 2026-11-29 14:01:40; peak resident "
+			      "2.20 GiB at 2026-11-29 14:01:41. Last: private 1.00 GiB, resident 1.20 GiB.\n");
+	/* peaks by phase */
+	assert_contains(text, "## Peaks by phase\n\n| phase | from | to | peak private | at | peak resident |");
+	assert_contains(text, "| (start) | 2026-11-29 14:00:01 | 2026-11-29 14:00:12 | 2.00 MiB | 2026-11-29 14:00:10 "
+			      "| 4.00 MiB | 1.00 MiB | 2.00 MiB | +1.00 MiB |\n");
+	assert_contains(text, "| training | 2026-11-29 14:00:12 | 2026-11-29 14:03:20 | 2.00 GiB | 2026-11-29 14:01:40 "
+			      "| 2.20 GiB | 2.00 MiB | 1.00 GiB | +1.00 GiB |\n");
+	/* the last census as ramwatch scan --markdown prints it */
+	assert_contains(text, "## The last census\n\nCensus #99 (growth) at 2026-11-29 14:00:15.\n\n## Memory of ");
+	assert_contains(text, "### Memory by class");
+	assert_contains(text, "### Largest regions");
+	assert_contains(text, "### Mapped files and libraries");
+	/* the trend, a census that could not read memory included */
+	assert_contains(text, "## RAM after each census\n\n| census | time | trigger | private | resident | private "
+			      "since the first |\n|---|---|---|---:|---:|---:|\n"
+			      "| #98 | 2026-11-29 14:00:01 | first | 1.00 MiB | 3.00 MiB | 0 B |\n"
+			      "| #97 | 2026-11-29 14:00:05 | interval (denied) | - | - | - |\n"
+			      "| #99 | 2026-11-29 14:00:15 | growth | 65.0 MiB | 67.0 MiB | +64.0 MiB |\n");
+	assert_contains(text, "Change from the first census to the last: private +64.0 MiB, resident +64.0 MiB.\n");
+	/* what is new since the previous census */
+	assert_contains(text, "## New since the previous census\n\nFrom census #98 (2026-11-29 14:00:01) to census "
+			      "#99.\n\nClasses that changed, largest change first:\n\n");
+	assert_contains(text, "| other | 320 KiB | 64.3 MiB | +64.0 MiB |\n| stacks | 64.0 KiB | 0 B | -64.0 KiB |\n");
+	assert_true(strstr(text, "| malloc | 512 KiB |") == NULL); /* unchanged: left out */
+	assert_contains(text, "Newly mapped files:\n\n| path | kind | size | resident | private |\n"
+			      "|---|---|---:|---:|---:|\n| /data/model.bin | data | 100 MiB | 1.00 MiB | 0 B |\n");
+	assert_true(strstr(text, "No longer mapped") == NULL);
+	assert_contains(text, "Regions between the two censuses: 3 appeared, 1 disappeared, 2 grew, 0 shrank");
+	free(text);
+
+	/* one census only: nothing to compare, said so */
+	json_object_set_new(j, "since_previous", json_null());
+	json_object_set_new(j, "last_census", json_null());
+	text = capture_json(render_report, j);
+	assert_contains(text, "## The last census\n\nNo census of this process is stored.\n");
+	assert_contains(text, "There is no earlier census to compare the last one with.\n");
+	free(text);
+	json_decref(j);
+
+	j = parse("{\"peak\": {}}");
+	assert_int_equal(render_report(j, stdout), -EBADMSG);
+	json_decref(j);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_answer),
+		cmocka_unit_test(test_socket_answers),
+		cmocka_unit_test(test_socket_failures),
+		cmocka_unit_test(test_paged_answers),
+		cmocka_unit_test_setup(test_status, set_zone),
+		cmocka_unit_test_setup(test_processes, set_zone),
+		cmocka_unit_test_setup(test_history, set_zone),
+		cmocka_unit_test(test_merge_pages),
+		cmocka_unit_test(test_for_programs),
+		cmocka_unit_test(test_region_events),
+		cmocka_unit_test_setup(test_report, set_zone),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,225 @@
+/* Helpers of the store-read tests: a database of their own in a temporary
+ * directory, written through the store's API (as the daemon writes it),
+ * read through a reader, and small JSON accessors that fail the test with
+ * the answer printed when a field is missing. */
+#pragma once
+
+#include "testlib.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <jansson.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
+
+#include "census.h"
+#include "region-events.h"
+#include "scan.h"
+#include "store-read.h"
+#include "store.h"
+
+#define SECOND 1000LL
+#define MINUTE 60000LL
+#define HOUR 3600000LL
+#define DAY (24 * HOUR)
+#define H0 (472223LL * HOUR) /* an hour boundary, November 2023 */
+
+struct tmp {
+	char dir[256];
+	char db[300];
+	struct store *s;        /* the writer */
+	struct store_reader *r; /* a reader, opened by reader_of */
+};
+
+static inline int tmp_setup(void **state)
+{
+	struct tmp *t = calloc(1, sizeof(*t));
+	const char *base = getenv("TMPDIR");
+	if (!t)
+		return -1;
+	snprintf(t->dir, sizeof(t->dir), "%s/ramwatch-test-store-read-XXXXXX", base ? base : "/tmp");
+	if (!mkdtemp(t->dir)) {
+		free(t);
+		return -1;
+	}
+	snprintf(t->db, sizeof(t->db), "%s/ramwatch.db", t->dir);
+	*state = t;
+	return 0;
+}
+
+static inline int tmp_teardown(void **state)
+{
+	struct tmp *t = *state;
+	DIR *d;
+	struct dirent *de;
+
+	store_reader_close(t->r);
+	store_close(t->s);
+	d = opendir(t->dir);
+	if (d) {
+		while ((de = readdir(d)))
+			if (de->d_name[0] != '.')
+				unlinkat(dirfd(d), de->d_name, 0);
+		closedir(d);
+	}
+	rmdir(t->dir);
+	free(t);
+	return 0;
+}
+
+/* The writer, opened on first use. */
+static inline struct store *writer_of(struct tmp *t)
+{
+	if (!t->s) {
+		struct store_options o = { .path = t->db };
+		char err[512];
+		if (store_open(&o, &t->s, err, sizeof(err)) < 0)
+			fail_msg("store_open: %s", err);
+	}
+	return t->s;
+}
+
+static inline struct store_reader *reader_of(struct tmp *t)
+{
+	if (!t->r) {
+		char err[512];
+		writer_of(t);
+		if (store_reader_open(t->db, &t->r, err, sizeof(err)) < 0)
+			fail_msg("store_reader_open: %s", err);
+	}
+	return t->r;
+}
+
+struct proc_spec {
+	const char *boot;
+	int pid;
+	int64_t start_time;
+	int64_t uid;
+	const char *comm, *cmdline;
+	int64_t first_seen, last_seen, exited_at; /* exited_at -1: alive */
+	uint64_t peak_private, peak_resident;
+};
+
+static inline int64_t put_proc(struct tmp *t, const struct proc_spec *x)
+{
+	struct store *s = writer_of(t);
+	struct store_process p = { .boot_id = x->boot ? x->boot : "boot-a", .pid = x->pid,
+				   .start_time = x->start_time, .started_at = x->first_seen - 500, .uid = x->uid,
+				   .comm = x->comm, .exe = "/usr/bin/test", .cmdline = x->cmdline,
+				   .seen = x->first_seen, .exited_at = -1, .peak_private = x->peak_private,
+				   .peak_resident = x->peak_resident };
+	int64_t id = -1;
+	if (store_put_process(s, &p, &id) < 0)
+		fail_msg("put_process: %s", store_error(s));
+	p.seen = x->last_seen > x->first_seen ? x->last_seen : x->first_seen;
+	p.exited_at = x->exited_at;
+	if (store_put_process(s, &p, &id) < 0)
+		fail_msg("put_process: %s", store_error(s));
+	return id;
+}
+
+static inline void put_sample(struct tmp *t, int64_t id, int64_t time, uint64_t private_min, uint64_t private_max,
+			      uint64_t private_last, uint64_t resident_last)
+{
+	struct store_sample x = { .time = time, .private_min = private_min, .private_max = private_max,
+				  .private_last = private_last, .resident_min = resident_last / 2,
+				  .resident_max = resident_last * 2, .resident_last = resident_last,
+				  .swap_last = 7, .samples = 10 };
+	if (store_put_sample(writer_of(t), id, &x) < 0)
+		fail_msg("put_sample: %s", store_error(t->s));
+}
+
+static inline void begin(struct tmp *t)
+{
+	if (store_begin(writer_of(t)) < 0)
+		fail_msg("begin: %s", store_error(t->s));
+}
+
+static inline void commit(struct tmp *t)
+{
+	if (store_commit(t->s) < 0)
+		fail_msg("commit: %s", store_error(t->s));
+}
+
+/* Runs SQL on a connection of its own, as a user (or a hand) would. */
+static inline void raw_exec(const char *path, const char *sql)
+{
+	sqlite3 *db = NULL;
+	char *msg = NULL;
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK)
+		fail_msg("open %s", path);
+	sqlite3_busy_timeout(db, 5000);
+	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
+		fail_msg("%s: %s", sql, msg);
+	sqlite3_close(db);
+}
+
+static inline struct census *java_census(void)
+{
+	struct scan_options o = { .top = 20 };
+	struct census *c = NULL;
+	struct scan_error err;
+	char smaps[4096], status[4096];
+	snprintf(smaps, sizeof(smaps), "%s", fixture("smaps/java17-g1.smaps"));
+	snprintf(status, sizeof(status), "%s", fixture("smaps/java17-g1.status"));
+	if (scan_smaps_file(smaps, status, &o, &c, &err) < 0)
+		fail_msg("java17-g1: %s", err.message);
+	return c;
+}
+
+static inline int64_t put_census(struct tmp *t, int64_t id, int64_t time, enum store_trigger trigger,
+				 enum store_status status, const struct census *c)
+{
+	struct store_census m = { .time = time, .trigger = trigger, .status = status, .light = c && c->light,
+				  .message = status == STATUS_OK ? NULL : "the process exited during the census",
+				  .wall_us = 1500, .cpu_us = 1200, .bytes_read = 65536 };
+	int64_t census_id = -1;
+	if (store_put_census(writer_of(t), id, &m, status == STATUS_OK ? c : NULL, &census_id) < 0)
+		fail_msg("put_census: %s", store_error(t->s));
+	return census_id;
+}
+
+/* ------------------------------------------------------------ JSON */
+
+static inline void json_fail(const json_t *o, const char *what)
+{
+	char *text = json_dumps(o, JSON_COMPACT);
+	fail_msg("%s in %.2000s", what, text ? text : "?");
+}
+
+static inline const json_t *jget(const json_t *o, const char *key)
+{
+	const json_t *v = json_object_get(o, key);
+	if (!v)
+		json_fail(o, key);
+	return v;
+}
+
+static inline int64_t jint(const json_t *o, const char *key)
+{
+	const json_t *v = jget(o, key);
+	if (!json_is_integer(v))
+		json_fail(o, key);
+	return json_integer_value(v);
+}
+
+static inline bool jnull(const json_t *o, const char *key)
+{
+	return json_is_null(jget(o, key));
+}
+
+static inline const char *jstr(const json_t *o, const char *key)
+{
+	const json_t *v = jget(o, key);
+	if (!json_is_string(v))
+		json_fail(o, key);
+	return json_string_value(v);
+}
+
+static inline const json_t *jat(const json_t *a, size_t i)
+{
+	const json_t *v = json_array_get(a, i);
+	if (!v)
+		json_fail(a, "index");
+	return v;
+}

@@ -1,0 +1,952 @@
+/* The store's read side: opening (and refusing schemas), selections and who
+ * may see what, the processes, census, report and events answers on known
+ * rows, the deadline and the interrupt, and that every query the reader
+ * runs walks an index.  History has tests of its own
+ * (test-store-read-history.c). */
+#include "test-store-read-lib.h"
+
+#include <pthread.h>
+#include <pwd.h>
+#include <time.h>
+
+#include "census-json.h"
+#include "limits.h"
+#include "store-migrations.h"
+#include "store-read-internal.h"
+#include "util.h"
+
+static struct store_select by_pid(int pid, int64_t only_uid)
+{
+	return (struct store_select){ .pid = pid, .only_uid = only_uid };
+}
+
+/* "uid N (name)" as a message names the owner, or "uid N" where the
+ * machine has no such user. */
+static void owner_text(char *buf, size_t size, int64_t uid)
+{
+	struct passwd *pw = getpwuid((uid_t)uid);
+	if (pw)
+		snprintf(buf, size, "uid %lld (%s)", (long long)uid, pw->pw_name);
+	else
+		snprintf(buf, size, "uid %lld", (long long)uid);
+}
+
+/* ------------------------------------------------------------ opening */
+
+static void test_open_refused(void **state)
+{
+	struct tmp *t = *state;
+	struct store_reader *r = NULL;
+	char err[512], path[400];
+
+	/* no database yet */
+	snprintf(path, sizeof(path), "%s/none.db", t->dir);
+	assert_int_equal(store_reader_open(path, &r, err, sizeof(err)), -ENOENT);
+	assert_null(r);
+
+	/* a newer schema: upgrade ramwatch */
+	snprintf(path, sizeof(path), "%s/newer.db", t->dir);
+	sqlite3 *db = NULL;
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db,
+				      "CREATE TABLE future (x INTEGER); PRAGMA application_id = 1380011351;"
+				      " PRAGMA user_version = 99",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(db);
+	assert_int_equal(store_reader_open(path, &r, err, sizeof(err)), -EPROTO);
+	assert_non_null(strstr(err, "newer than this ramwatch knows"));
+	assert_non_null(strstr(err, "upgrade ramwatch"));
+
+	/* an older one: the daemon migrates it first */
+	snprintf(path, sizeof(path), "%s/older.db", t->dir);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, store_migrations[0].sql, NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 1", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	assert_int_equal(store_reader_open(path, &r, err, sizeof(err)), -EPROTO);
+	assert_non_null(strstr(err, "older than this ramwatch's"));
+	assert_non_null(strstr(err, "ramwatchd must migrate it"));
+
+	/* another program's SQLite file */
+	snprintf(path, sizeof(path), "%s/other.db", t->dir);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "CREATE TABLE notes (x TEXT)", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	assert_int_equal(store_reader_open(path, &r, err, sizeof(err)), -EBADMSG);
+	assert_null(r);
+
+	/* this build's: opens, and cannot write even by accident */
+	writer_of(t);
+	assert_int_equal(store_reader_open(t->db, &r, err, sizeof(err)), 0);
+	assert_int_equal(sqlite3_exec(r->db, "INSERT INTO marks (process_id, time, name) VALUES (1, 1, 'x')", NULL,
+				      NULL, NULL),
+			 SQLITE_READONLY);
+	assert_null(store_reader_close(r));
+	assert_null(store_reader_close(NULL));
+}
+
+/* ------------------------------------------------------------ selections and access */
+
+/* pid 100 of ana (python3), then pid 100 again of root (bash), pid 200 of
+ * uid 1001 (java), and pid 300 whose owner is not known. */
+struct people {
+	int64_t python, bash, java, nobody;
+};
+
+static struct people put_people(struct tmp *t)
+{
+	struct people p;
+	begin(t);
+	p.python = put_proc(t, &(struct proc_spec){ .pid = 100, .start_time = 10, .uid = 1000, .comm = "python3",
+						     .cmdline = "python3 train.py --epochs 3", .first_seen = H0,
+						     .last_seen = H0 + HOUR, .exited_at = H0 + HOUR,
+						     .peak_private = 900, .peak_resident = 1900 });
+	p.bash = put_proc(t, &(struct proc_spec){ .pid = 100, .start_time = 99, .uid = 0, .comm = "bash",
+						   .cmdline = "-bash", .first_seen = H0 + 2 * HOUR,
+						   .last_seen = H0 + 3 * HOUR, .exited_at = -1, .peak_private = 50,
+						   .peak_resident = 60 });
+	p.java = put_proc(t, &(struct proc_spec){ .boot = "boot-b", .pid = 200, .start_time = 5, .uid = 1001,
+						   .comm = "java", .cmdline = "java -Xmx4g -jar app.jar",
+						   .first_seen = H0, .last_seen = H0 + 3 * HOUR, .exited_at = -1,
+						   .peak_private = 4000, .peak_resident = 5000 });
+	p.nobody = put_proc(t, &(struct proc_spec){ .pid = 300, .start_time = 5, .uid = -1, .comm = "mystery",
+						     .first_seen = H0, .last_seen = H0 + 30 * MINUTE,
+						     .exited_at = -1 });
+	commit(t);
+	return p;
+}
+
+static void test_instances_and_access(void **state)
+{
+	struct tmp *t = *state;
+	struct people p = put_people(t);
+	struct store_reader *r = reader_of(t);
+	struct store_select sel;
+	json_t *a = NULL;
+	char err[512], owner[128], expected[256];
+
+	/* the newest instance of a pid, by default */
+	sel = by_pid(100, -1);
+	assert_int_equal(store_read_instances(r, &sel, &a, err, sizeof(err)), 0);
+	assert_int_equal(json_array_size(a), 1);
+	assert_int_equal(jint(jat(a, 0), "process_id"), p.bash);
+	assert_string_equal(jstr(jat(a, 0), "label"), "bash [100]");
+	assert_true(jnull(jat(a, 0), "exited_at"));
+	json_decref(a);
+
+	/* every instance, newest first */
+	sel.all_instances = true;
+	assert_int_equal(store_read_instances(r, &sel, &a, err, sizeof(err)), 0);
+	assert_int_equal(json_array_size(a), 2);
+	assert_int_equal(jint(jat(a, 0), "process_id"), p.bash);
+	assert_int_equal(jint(jat(a, 1), "process_id"), p.python);
+	assert_int_equal(jint(jat(a, 1), "exited_at"), H0 + HOUR);
+	assert_int_equal(jint(jat(a, 1), "uid"), 1000);
+	assert_int_equal(jint(jat(a, 1), "start_time"), 10);
+	assert_int_equal(jint(jat(a, 1), "first_seen"), H0);
+	assert_string_equal(jstr(jat(a, 1), "cmdline"), "python3 train.py --epochs 3");
+	json_decref(a);
+
+	/* ana asks for pid 100: it is root's now, and she is told whose */
+	sel = by_pid(100, 1000);
+	assert_int_equal(store_read_instances(r, &sel, &a, err, sizeof(err)), -EACCES);
+	owner_text(owner, sizeof(owner), 0);
+	snprintf(expected, sizeof(expected), "process 100 (bash) belongs to %s", owner);
+	assert_string_equal(err, expected);
+	/* of all its instances she sees her own */
+	sel.all_instances = true;
+	assert_int_equal(store_read_instances(r, &sel, &a, err, sizeof(err)), 0);
+	assert_int_equal(json_array_size(a), 1);
+	assert_int_equal(jint(jat(a, 0), "process_id"), p.python);
+	json_decref(a);
+
+	/* another user's process, by pid and by row id */
+	sel = by_pid(200, 1000);
+	assert_int_equal(store_read_instances(r, &sel, &a, err, sizeof(err)), -EACCES);
+	owner_text(owner, sizeof(owner), 1001);
+	snprintf(expected, sizeof(expected), "process 200 (java) belongs to %s", owner);
+	assert_string_equal(err, expected);
+	sel = (struct store_select){ .process_id = p.java, .only_uid = 1000 };
+	assert_int_equal(store_read_instances(r, &sel, &a, err, sizeof(err)), -EACCES);
+	assert_string_equal(err, expected);
+	/* and its own user sees it */
+	sel.only_uid = 1001;
+	assert_int_equal(store_read_instances(r, &sel, &a, err, sizeof(err)), 0);
+	json_decref(a);
+	/* an owner nobody knows is nobody's */
+	sel = by_pid(300, 1000);
+	assert_int_equal(store_read_instances(r, &sel, &a, err, sizeof(err)), -EACCES);
+	assert_string_equal(err, "process 300 (mystery): its owner is not known");
+
+	/* globs on comm or command line, others' left out silently */
+	sel = (struct store_select){ .name = "py*", .only_uid = -1 };
+	assert_int_equal(store_read_instances(r, &sel, &a, err, sizeof(err)), 0);
+	assert_int_equal(json_array_size(a), 1);
+	assert_int_equal(jint(jat(a, 0), "process_id"), p.python);
+	json_decref(a);
+	sel.name = "*app.jar";
+	assert_int_equal(store_read_instances(r, &sel, &a, err, sizeof(err)), 0);
+	assert_int_equal(json_array_size(a), 1);
+	assert_int_equal(jint(jat(a, 0), "process_id"), p.java);
+	json_decref(a);
+	sel.name = "*";
+	assert_int_equal(store_read_instances(r, &sel, &a, err, sizeof(err)), 0);
+	assert_int_equal(json_array_size(a), 4);
+	json_decref(a);
+	sel.only_uid = 1000;
+	assert_int_equal(store_read_instances(r, &sel, &a, err, sizeof(err)), 0);
+	assert_int_equal(json_array_size(a), 1);
+	assert_int_equal(jint(jat(a, 0), "process_id"), p.python);
+	json_decref(a);
+	sel.name = "java";
+	assert_int_equal(store_read_instances(r, &sel, &a, err, sizeof(err)), -ENOENT);
+	assert_string_equal(err, "no process of uid 1000 matches \"java\"");
+	/* fnmatch, not SQL's GLOB or LIKE: case matters, [!...] negates */
+	sel = (struct store_select){ .name = "JAVA", .only_uid = -1 };
+	assert_int_equal(store_read_instances(r, &sel, &a, err, sizeof(err)), -ENOENT);
+	sel.name = "[!b]ash";
+	assert_int_equal(store_read_instances(r, &sel, &a, err, sizeof(err)), -ENOENT);
+	sel.name = "[b]ash";
+	assert_int_equal(store_read_instances(r, &sel, &a, err, sizeof(err)), 0);
+	json_decref(a);
+
+	/* nothing there, and requests that name no process */
+	sel = by_pid(999, -1);
+	assert_int_equal(store_read_instances(r, &sel, &a, err, sizeof(err)), -ENOENT);
+	assert_string_equal(err, "no process with pid 999 in the store");
+	sel = (struct store_select){ .process_id = 12345, .only_uid = -1 };
+	assert_int_equal(store_read_instances(r, &sel, &a, err, sizeof(err)), -ENOENT);
+	sel = (struct store_select){ .only_uid = -1 };
+	assert_int_equal(store_read_instances(r, &sel, &a, err, sizeof(err)), -EINVAL);
+	sel = (struct store_select){ .pid = 100, .name = "x", .only_uid = -1 };
+	assert_int_equal(store_read_instances(r, &sel, &a, err, sizeof(err)), -EINVAL);
+	sel = (struct store_select){ .name = "", .only_uid = -1 };
+	assert_int_equal(store_read_instances(r, &sel, &a, err, sizeof(err)), -EINVAL);
+}
+
+/* ------------------------------------------------------------ processes */
+
+static void test_processes(void **state)
+{
+	struct tmp *t = *state;
+	struct people p = put_people(t);
+	struct store_reader *r = reader_of(t);
+	struct census *c = java_census();
+	json_t *o = NULL;
+	const json_t *list, *x;
+	char err[512];
+
+	begin(t);
+	/* java's last row is a raw one; python3's rows were rolled up */
+	put_sample(t, p.java, H0 + 3 * HOUR - 10 * SECOND, 1, 3800, 3000, 4500);
+	put_sample(t, p.java, H0 + 3 * HOUR, 1, 3900, 3100, 4600);
+	put_sample(t, p.bash, H0 + 3 * HOUR, 1, 50, 40, 60);
+	put_census(t, p.java, H0 + 2 * HOUR, TRIGGER_INTERVAL, STATUS_OK, c);
+	put_census(t, p.java, H0 + 2 * HOUR + MINUTE, TRIGGER_GROWTH, STATUS_EXITED, NULL);
+	commit(t);
+	raw_exec(t->db, "INSERT INTO samples VALUES (1, 60000, 472223 * 3600000 + 3540000, 1, 880, 870, 1, 1800, 1700,"
+			" 0, 6)");
+
+	/* alive only, largest private first */
+	assert_int_equal(store_read_processes(r, -1, false, "private", 0, &o, err, sizeof(err)), 0);
+	list = jget(o, "processes");
+	assert_int_equal(json_array_size(list), 3);
+	x = jat(list, 0);
+	assert_int_equal(jint(x, "process_id"), p.java);
+	assert_int_equal(jint(x, "pid"), 200);
+	assert_string_equal(jstr(x, "boot_id"), "boot-b");
+	assert_int_equal(jint(x, "private"), 3100);
+	assert_int_equal(jint(x, "resident"), 4600);
+	assert_int_equal(jint(x, "peak_private"), 4000);
+	assert_int_equal(jint(x, "peak_resident"), 5000);
+	assert_int_equal(jint(x, "uid"), 1001);
+	assert_int_equal(jint(x, "started_at"), H0 - 500);
+	assert_int_equal(jint(x, "first_seen"), H0);
+	assert_int_equal(jint(x, "last_seen"), H0 + 3 * HOUR);
+	assert_true(jnull(x, "exited_at"));
+	assert_false(json_is_true(jget(x, "watched")));
+	assert_string_equal(jstr(x, "exe"), "/usr/bin/test");
+	/* the newest census, whatever its status */
+	assert_string_equal(jstr(jget(x, "last_census"), "status"), "exited");
+	assert_string_equal(jstr(jget(x, "last_census"), "trigger"), "growth");
+	assert_int_equal(jint(jget(x, "last_census"), "time"), H0 + 2 * HOUR + MINUTE);
+	assert_int_equal(jint(jat(list, 1), "process_id"), p.bash);
+	assert_string_equal(jstr(jat(list, 1), "user"), "root");
+	/* no sample, no census: nulls */
+	x = jat(list, 2);
+	assert_int_equal(jint(x, "process_id"), p.nobody);
+	assert_true(jnull(x, "private"));
+	assert_true(jnull(x, "last_census"));
+	assert_true(jnull(x, "uid"));
+	assert_true(jnull(x, "user"));
+	assert_true(jnull(o, "filtered_to_uid"));
+	json_decref(o);
+
+	/* with the exited, after the living; by peak; at most 2 */
+	assert_int_equal(store_read_processes(r, -1, true, "peak", 0, &o, err, sizeof(err)), 0);
+	list = jget(o, "processes");
+	assert_int_equal(json_array_size(list), 4);
+	assert_int_equal(jint(jat(list, 0), "process_id"), p.java);
+	assert_int_equal(jint(jat(list, 1), "process_id"), p.bash);
+	assert_int_equal(jint(jat(list, 3), "process_id"), p.python);
+	/* its last row is a minute row */
+	assert_int_equal(jint(jat(list, 3), "private"), 870);
+	assert_int_equal(jint(jat(list, 3), "resident"), 1700);
+	json_decref(o);
+	assert_int_equal(store_read_processes(r, -1, true, "resident", 2, &o, err, sizeof(err)), 0);
+	list = jget(o, "processes");
+	assert_int_equal(json_array_size(list), 2);
+	assert_int_equal(jint(jat(list, 0), "process_id"), p.java);
+	json_decref(o);
+
+	/* ana's own */
+	assert_int_equal(store_read_processes(r, 1000, true, NULL, RW_ANSWER_ROWS_MAX + 1, &o, err, sizeof(err)), 0);
+	list = jget(o, "processes");
+	assert_int_equal(json_array_size(list), 1);
+	assert_int_equal(jint(jat(list, 0), "process_id"), p.python);
+	assert_int_equal(jint(o, "filtered_to_uid"), 1000);
+	json_decref(o);
+
+	assert_int_equal(store_read_processes(r, -1, true, "size", 0, &o, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "sort: \"size\" is not private, resident or peak");
+	census_free(c);
+}
+
+/* ------------------------------------------------------------ census */
+
+static void assert_same_census(const struct census *a, const struct census *b)
+{
+	assert_int_equal(a->totals.private, b->totals.private);
+	assert_int_equal(a->totals.resident, b->totals.resident);
+	assert_int_equal(a->totals.pss, b->totals.pss);
+	assert_int_equal(a->totals.swap, b->totals.swap);
+	assert_int_equal(a->totals.size, b->totals.size);
+	assert_int_equal(a->totals.count, b->totals.count);
+	for (int k = 0; k < _CLASS_MAX; k++) {
+		assert_int_equal(a->classes[k].private, b->classes[k].private);
+		assert_int_equal(a->classes[k].resident, b->classes[k].resident);
+		assert_int_equal(a->classes[k].size, b->classes[k].size);
+		assert_int_equal(a->classes[k].count, b->classes[k].count);
+	}
+	assert_int_equal(a->n_largest, b->n_largest);
+	for (size_t i = 0; i < a->n_largest; i++) {
+		assert_int_equal(a->largest[i].start, b->largest[i].start);
+		assert_int_equal(a->largest[i].end, b->largest[i].end);
+		assert_int_equal(a->largest[i].cls, b->largest[i].cls);
+		assert_string_equal(a->largest[i].perms, b->largest[i].perms);
+		assert_true(streq_ptr(a->largest[i].rule, b->largest[i].rule));
+		assert_true(streq_ptr(a->largest[i].why, b->largest[i].why));
+		assert_true(streq_ptr(a->largest[i].path, b->largest[i].path));
+		assert_int_equal(a->largest[i].private, b->largest[i].private);
+		assert_int_equal(a->largest[i].resident, b->largest[i].resident);
+		assert_int_equal(a->largest[i].size, b->largest[i].size);
+	}
+	assert_int_equal(a->n_files, b->n_files);
+	for (size_t i = 0; i < a->n_files; i++) {
+		assert_string_equal(a->files[i].path, b->files[i].path);
+		assert_int_equal(a->files[i].kind, b->files[i].kind);
+		assert_int_equal(a->files[i].resident, b->files[i].resident);
+		assert_int_equal(a->files[i].private, b->files[i].private);
+		assert_int_equal(a->files[i].size, b->files[i].size);
+		assert_int_equal(a->files[i].regions, b->files[i].regions);
+	}
+}
+
+static void test_census(void **state)
+{
+	struct tmp *t = *state;
+	struct census *c = java_census(), *back = NULL;
+	struct store_reader *r;
+	struct store_select sel = by_pid(4242, -1);
+	json_t *o = NULL;
+	char err[512];
+	int64_t id, first, light;
+
+	begin(t);
+	id = put_proc(t, &(struct proc_spec){ .pid = 4242, .start_time = 77, .uid = 1000, .comm = "java",
+					       .cmdline = "java -jar app.jar", .first_seen = H0, .last_seen = H0 + HOUR,
+					       .exited_at = -1 });
+	first = put_census(t, id, H0 + MINUTE, TRIGGER_FIRST, STATUS_OK, c);
+	put_census(t, id, H0 + 2 * MINUTE, TRIGGER_INTERVAL, STATUS_EXITED, NULL);
+	c->light = true;
+	light = put_census(t, id, H0 + 3 * MINUTE, TRIGGER_INTERVAL, STATUS_OK, c);
+	c->light = false;
+	commit(t);
+	r = reader_of(t);
+
+	/* the census of a moment: the ok one at or before it */
+	assert_int_equal(store_read_census(r, &sel, H0 + 2 * MINUTE + 30 * SECOND, &o, err, sizeof(err)), 0);
+	assert_int_equal(jint(o, "census_id"), first);
+	assert_string_equal(jstr(o, "trigger"), "first");
+	assert_string_equal(jstr(o, "status"), "ok");
+	assert_string_equal(jstr(o, "format"), CENSUS_JSON_FORMAT);
+	assert_int_equal(jint(o, "taken_at"), H0 + MINUTE);
+	assert_int_equal(jint(jget(o, "process"), "pid"), 4242);
+	assert_string_equal(jstr(jget(o, "process"), "boot_id"), "boot-a");
+	assert_string_equal(jstr(jget(o, "process"), "cmdline"), "java -jar app.jar");
+	assert_int_equal(jint(jget(o, "cost"), "wall_us"), 1500);
+	/* the counters the store keeps, and none it does not */
+	uint64_t private = 0;
+	assert_true(status_private(&c->status, &private));
+	assert_int_equal(jint(jget(o, "counters"), "private"), private);
+	assert_int_equal(jint(jget(o, "counters"), "resident"), c->status.counter[STATUS_VM_RSS]);
+	assert_int_equal(jint(jget(o, "counters"), "peak_resident"), c->status.counter[STATUS_VM_HWM]);
+	assert_true(jnull(jget(o, "counters"), "rss_anon"));
+	assert_true(jnull(jget(o, "totals"), "locked"));
+	assert_true(jnull(jat(jget(o, "largest"), 0), "inode"));
+	assert_null(json_object_get(o, "light"));
+	/* and census_from_json reads it: the same census as was stored */
+	assert_int_equal(census_from_json(o, &back, err, sizeof(err)), 0);
+	assert_same_census(c, back);
+	assert_int_equal(back->taken_at_ms, H0 + MINUTE);
+	assert_int_equal(census_resident(back), census_resident(c));
+	back = census_free(back);
+	json_decref(o);
+
+	/* the last one is light: sizes only, and it says so */
+	assert_int_equal(store_read_census(r, &sel, INT64_MAX, &o, err, sizeof(err)), 0);
+	assert_int_equal(jint(o, "census_id"), light);
+	assert_true(json_is_true(jget(o, "light")));
+	assert_int_equal(census_from_json(o, &back, err, sizeof(err)), 0);
+	assert_true(back->light);
+	for (int k = 0; k < _CLASS_MAX; k++) {
+		assert_int_equal(back->classes[k].size, c->classes[k].size);
+		assert_int_equal(back->classes[k].private, 0);
+	}
+	back = census_free(back);
+	json_decref(o);
+
+	/* before the first: none */
+	assert_int_equal(store_read_census(r, &sel, H0, &o, err, sizeof(err)), -ENOENT);
+	assert_string_equal(err, "no census of process 4242 (java) at or before 1700002800000");
+	sel.only_uid = 1001;
+	assert_int_equal(store_read_census(r, &sel, INT64_MAX, &o, err, sizeof(err)), -EACCES);
+	census_free(c);
+}
+
+/* A process names itself and a file name is any bytes; JSON text is UTF-8.
+ * What is not UTF-8 comes out readable, not as an error. */
+static void test_not_utf8(void **state)
+{
+	struct tmp *t = *state;
+	struct census *c = java_census();
+	struct store_reader *r;
+	struct store_select sel = by_pid(4242, -1);
+	json_t *o = NULL;
+	char err[512];
+	int64_t id;
+
+	assert_true(c->n_files > 0);
+	c->files[0].path = "/data/caf\xe9.bin"; /* Latin-1 */
+	begin(t);
+	id = put_proc(t, &(struct proc_spec){ .pid = 4242, .uid = 1000, .comm = "\xff\xfejava",
+					       .cmdline = "java -Dname=\xc3\xa9t\xc3", .first_seen = H0,
+					       .last_seen = H0 + HOUR, .exited_at = -1 });
+	put_census(t, id, H0 + MINUTE, TRIGGER_FIRST, STATUS_OK, c);
+	commit(t);
+	r = reader_of(t);
+
+	assert_int_equal(store_read_instances(r, &sel, &o, err, sizeof(err)), 0);
+	assert_string_equal(jstr(jat(o, 0), "comm"), "??java");
+	assert_string_equal(jstr(jat(o, 0), "label"), "??java [4242]");
+	assert_string_equal(jstr(jat(o, 0), "cmdline"), "java -Dname=??t?");
+	json_decref(o);
+	assert_int_equal(store_read_census(r, &sel, INT64_MAX, &o, err, sizeof(err)), 0);
+	assert_string_equal(jstr(jget(o, "process"), "comm"), "??java");
+	bool found = false;
+	for (size_t i = 0; i < json_array_size(jget(o, "files")); i++)
+		found |= streq(jstr(jat(jget(o, "files"), i), "path"), "/data/caf?.bin");
+	assert_true(found);
+	json_decref(o);
+	/* and valid UTF-8 stays as it is */
+	assert_true(read_utf8_valid("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x90\x8d", 14));
+	assert_false(read_utf8_valid("\xc0\x80", 2));         /* overlong */
+	assert_false(read_utf8_valid("\xed\xa0\x80", 3));     /* a surrogate */
+	assert_false(read_utf8_valid("\xf4\x90\x80\x80", 4)); /* past U+10FFFF */
+	assert_false(read_utf8_valid("a\0b", 3));
+	census_free(c);
+}
+
+/* ------------------------------------------------------------ report */
+
+/* Two ok censuses of one process: the second with more malloc, a file
+ * gone and one new, and region events between them. */
+static void test_report(void **state)
+{
+	struct tmp *t = *state;
+	struct census *c = java_census();
+	struct store_reader *r;
+	struct store_select sel = { .process_id = 0, .only_uid = -1 };
+	json_t *o = NULL;
+	const json_t *x, *phases, *since, *classes;
+	char err[512];
+	int64_t id, c1, c2, failed;
+
+	begin(t);
+	id = put_proc(t, &(struct proc_spec){ .pid = 4242, .start_time = 77, .uid = 1000, .comm = "java",
+					       .first_seen = H0, .last_seen = H0 + 10 * MINUTE, .exited_at = -1,
+					       .peak_private = 2000, .peak_resident = 5000 });
+	/* a row a minute; private_max peaks at 5 and 8 minutes */
+	static const uint64_t maxes[] = { 100, 200, 300, 250, 900, 400, 500, 1000, 600, 700 };
+	for (int i = 0; i < 10; i++)
+		put_sample(t, id, H0 + (i + 1) * MINUTE, 10 * (uint64_t)i, maxes[i], 50 + (uint64_t)i, 1000 + (uint64_t)i);
+	assert_int_equal(store_put_mark(t->s, id, H0 + 3 * MINUTE, "load", 1000), 0);
+	assert_int_equal(store_put_mark(t->s, id, H0 + 6 * MINUTE + 30 * SECOND, "train", 1000), 0);
+	c1 = put_census(t, id, H0 + 30 * SECOND, TRIGGER_FIRST, STATUS_OK, c);
+	failed = put_census(t, id, H0 + 4 * MINUTE, TRIGGER_GROWTH, STATUS_DENIED, NULL);
+	/* the second census: malloc +64 MiB, the first file gone, a new one */
+	uint64_t malloc_before = c->classes[CLASS_MALLOC].private;
+	assert_true(c->n_files >= 2);
+	const char *gone = c->files[0].path;
+	c->classes[CLASS_MALLOC].private += 64 * MiB;
+	c->classes[CLASS_MALLOC].count = c->classes[CLASS_MALLOC].count ? c->classes[CLASS_MALLOC].count : 1;
+	c->classes[CLASS_STACKS].private += 1 * MiB;
+	c->files[0].path = "/data/model.bin";
+	c->files[0].kind = FILE_DATA;
+	c->files[0].size = 100 * MiB;
+	c2 = put_census(t, id, H0 + 9 * MINUTE, TRIGGER_MARK, STATUS_OK, c);
+	struct region_event ev[] = {
+		{ .kind = REGION_APPEARED, .start = 0x7f0000000000, .cls = CLASS_OTHER, .size = 64 * MiB },
+		{ .kind = REGION_APPEARED, .start = 0x7f1000000000, .cls = CLASS_OTHER, .size = 64 * MiB },
+		{ .kind = REGION_GREW, .start = 0x7f2000000000, .cls = CLASS_MALLOC, .size = 1 * MiB },
+	};
+	assert_int_equal(store_put_region_events(t->s, id, c2, H0 + 9 * MINUTE, ev, 3), 0);
+	commit(t);
+	r = reader_of(t);
+
+	sel.process_id = id;
+	assert_int_equal(store_read_report(r, &sel, &o, err, sizeof(err)), 0);
+	x = jget(o, "process");
+	assert_int_equal(jint(x, "process_id"), id);
+	assert_int_equal(jint(x, "private"), 59);
+	assert_int_equal(jint(jget(x, "last_census"), "census_id"), c2);
+
+	/* the peak over every row */
+	x = jget(o, "peak");
+	assert_int_equal(jint(x, "private"), 1000);
+	assert_int_equal(jint(x, "time"), H0 + 8 * MINUTE);
+	assert_int_equal(jint(x, "resident"), 2 * 1009);
+	assert_int_equal(jint(x, "resident_time"), H0 + 10 * MINUTE);
+
+	/* phases: (start) to the first mark, then each mark; the last ends at
+	 * the last row */
+	phases = jget(o, "phases");
+	assert_int_equal(json_array_size(phases), 3);
+	x = jat(phases, 0);
+	assert_string_equal(jstr(x, "name"), "(start)");
+	assert_int_equal(jint(x, "start"), H0);
+	assert_int_equal(jint(x, "end"), H0 + 3 * MINUTE);
+	assert_int_equal(jint(x, "peak_private"), 200);
+	assert_int_equal(jint(x, "peak_time"), H0 + 2 * MINUTE);
+	assert_int_equal(jint(x, "private_at_start"), 50);
+	assert_int_equal(jint(x, "private_at_end"), 51);
+	x = jat(phases, 1);
+	assert_string_equal(jstr(x, "name"), "load");
+	assert_int_equal(jint(x, "start"), H0 + 3 * MINUTE);
+	assert_int_equal(jint(x, "end"), H0 + 6 * MINUTE + 30 * SECOND);
+	assert_int_equal(jint(x, "peak_private"), 900);
+	assert_int_equal(jint(x, "peak_time"), H0 + 5 * MINUTE);
+	assert_int_equal(jint(x, "peak_resident"), 2 * 1005);
+	assert_int_equal(jint(x, "private_at_start"), 52);
+	assert_int_equal(jint(x, "private_at_end"), 55);
+	x = jat(phases, 2);
+	assert_string_equal(jstr(x, "name"), "train");
+	assert_int_equal(jint(x, "end"), H0 + 10 * MINUTE);
+	assert_int_equal(jint(x, "peak_private"), 1000);
+	assert_int_equal(jint(x, "private_at_start"), 56);
+	assert_int_equal(jint(x, "private_at_end"), 59);
+
+	/* the last ok census in full; every census in the trend */
+	x = jget(o, "last_census");
+	assert_int_equal(jint(x, "census_id"), c2);
+	assert_string_equal(jstr(x, "trigger"), "mark");
+	assert_int_equal(jint(jget(x, "totals"), "private"), c->totals.private);
+	x = jget(o, "trend");
+	assert_int_equal(json_array_size(x), 3);
+	assert_int_equal(jint(jat(x, 0), "census_id"), c1);
+	assert_int_equal(jint(jat(x, 1), "census_id"), failed);
+	assert_string_equal(jstr(jat(x, 1), "status"), "denied");
+	assert_true(jnull(jat(x, 1), "private"));
+	assert_int_equal(jint(jat(x, 2), "time"), H0 + 9 * MINUTE);
+	assert_int_equal(jint(jat(x, 2), "resident"), c->totals.resident);
+
+	/* since the ok census before: the failed one is skipped */
+	since = jget(o, "since_previous");
+	assert_int_equal(jint(since, "previous_census_id"), c1);
+	assert_int_equal(jint(since, "previous_time"), H0 + 30 * SECOND);
+	classes = jget(since, "classes");
+	assert_string_equal(jstr(jat(classes, 0), "class"), "malloc");
+	assert_int_equal(jint(jat(classes, 0), "private_before"), malloc_before);
+	assert_int_equal(jint(jat(classes, 0), "private"), malloc_before + 64 * MiB);
+	assert_int_equal(jint(jat(classes, 0), "change"), 64 * MiB);
+	assert_string_equal(jstr(jat(classes, 1), "class"), "stacks");
+	assert_int_equal(jint(jat(classes, 1), "change"), 1 * MiB);
+	assert_int_equal(jint(jat(classes, 2), "change"), 0);
+	x = jget(since, "new_files");
+	assert_int_equal(json_array_size(x), 1);
+	assert_string_equal(jstr(jat(x, 0), "path"), "/data/model.bin");
+	assert_string_equal(jstr(jat(x, 0), "kind"), "data");
+	assert_int_equal(jint(jat(x, 0), "size"), 100 * MiB);
+	x = jget(since, "gone_files");
+	assert_int_equal(json_array_size(x), 1);
+	assert_string_equal(jstr(jat(x, 0), "path"), gone);
+	x = jget(since, "region_events");
+	assert_int_equal(jint(x, "appeared"), 2);
+	assert_int_equal(jint(x, "grew"), 1);
+	assert_int_equal(jint(x, "disappeared"), 0);
+	assert_int_equal(jint(x, "shrank"), 0);
+	json_decref(o);
+
+	/* a process with nothing stored but itself */
+	begin(t);
+	int64_t bare = put_proc(t, &(struct proc_spec){ .pid = 7, .uid = 1000, .comm = "idle", .first_seen = H0,
+							 .last_seen = H0 + MINUTE, .exited_at = H0 + MINUTE });
+	commit(t);
+	sel.process_id = bare;
+	assert_int_equal(store_read_report(r, &sel, &o, err, sizeof(err)), 0);
+	assert_true(jnull(jget(o, "peak"), "private"));
+	assert_int_equal(json_array_size(jget(o, "phases")), 1);
+	assert_int_equal(jint(jat(jget(o, "phases"), 0), "end"), H0 + MINUTE);
+	assert_true(jnull(jat(jget(o, "phases"), 0), "peak_private"));
+	assert_true(jnull(o, "last_census"));
+	assert_true(jnull(o, "since_previous"));
+	assert_int_equal(json_array_size(jget(o, "trend")), 0);
+	json_decref(o);
+
+	sel = by_pid(4242, 0);
+	assert_int_equal(store_read_report(r, &sel, &o, err, sizeof(err)), -EACCES);
+	sel = by_pid(4243, -1);
+	assert_int_equal(store_read_report(r, &sel, &o, err, sizeof(err)), -ENOENT);
+	census_free(c);
+}
+
+/* ------------------------------------------------------------ events */
+
+static void test_events(void **state)
+{
+	struct tmp *t = *state;
+	struct census *c = java_census();
+	struct store_reader *r;
+	struct store_select sel = by_pid(4242, -1);
+	json_t *o = NULL;
+	const json_t *x;
+	char err[512];
+	int64_t id, census_id[5];
+	int64_t seen[64];
+	size_t n_seen = 0;
+
+	begin(t);
+	id = put_proc(t, &(struct proc_spec){ .pid = 4242, .uid = 1000, .comm = "java", .first_seen = H0,
+					       .last_seen = H0 + HOUR, .exited_at = -1 });
+	/* 5 censuses of 5 events each: a page boundary falls inside a census */
+	for (int k = 0; k < 5; k++) {
+		struct region_event ev[5];
+		census_id[k] = put_census(t, id, H0 + k * MINUTE, TRIGGER_INTERVAL, STATUS_OK, c);
+		for (int i = 0; i < 5; i++)
+			ev[i] = (struct region_event){ .kind = (enum region_event_kind)(i % 4),
+						       .start = 0x7f0000000000ull + (uint64_t)(10 * k + i) * 4096,
+						       .cls = CLASS_OTHER, .size = (uint64_t)(10 * k + i),
+						       .private = 4096, .resident = 8192, .private_before = 1,
+						       .resident_before = 2, .size_before = 3 };
+		if (k == 4) {
+			ev[0].start = 0xffffffffff600000ull; /* above 2^63: stored negative */
+			ev[0].path = "[vsyscall]";
+			ev[0].inode = 99;
+		}
+		assert_int_equal(store_put_region_events(t->s, id, census_id[k], H0 + k * MINUTE, ev, 5), 0);
+	}
+	commit(t);
+	r = reader_of(t);
+
+	/* everything at once */
+	assert_int_equal(store_read_events(r, &sel, H0, H0 + HOUR, 0, NULL, &o, err, sizeof(err)), 0);
+	assert_int_equal(jint(jget(o, "instance"), "process_id"), id);
+	assert_true(jnull(o, "next"));
+	x = jget(o, "events");
+	assert_int_equal(json_array_size(x), 25);
+	const json_t *e0 = jat(x, 0);
+	assert_int_equal(jint(e0, "time"), H0);
+	assert_int_equal(jint(e0, "census_id"), census_id[0]);
+	assert_string_equal(jstr(e0, "kind"), "appeared");
+	assert_string_equal(jstr(e0, "start"), "0x7f0000000000");
+	assert_string_equal(jstr(e0, "class"), "other");
+	assert_true(jnull(e0, "path"));
+	assert_int_equal(jint(e0, "inode"), 0);
+	assert_int_equal(jint(e0, "size"), 0);
+	assert_int_equal(jint(e0, "size_before"), 3);
+	assert_int_equal(jint(e0, "private"), 4096);
+	assert_int_equal(jint(e0, "private_before"), 1);
+	assert_int_equal(jint(e0, "resident"), 8192);
+	assert_int_equal(jint(e0, "resident_before"), 2);
+	const json_t *e20 = jat(x, 20);
+	assert_string_equal(jstr(e20, "start"), "0xffffffffff600000");
+	assert_string_equal(jstr(e20, "path"), "[vsyscall]");
+	assert_int_equal(jint(e20, "inode"), 99);
+	json_decref(o);
+
+	/* pages of 7: 4 pages, every event once, in order */
+	char cursor[128] = "";
+	int pages = 0;
+	do {
+		assert_int_equal(store_read_events(r, &sel, H0, H0 + HOUR, 7, pages ? cursor : NULL, &o, err,
+						   sizeof(err)),
+				 0);
+		x = jget(o, "events");
+		assert_true(json_array_size(x) <= 7);
+		for (size_t i = 0; i < json_array_size(x); i++) {
+			assert_true(n_seen < ELEMENTSOF(seen));
+			seen[n_seen++] = jint(jat(x, i), "size");
+		}
+		pages++;
+		if (!jnull(o, "next"))
+			snprintf(cursor, sizeof(cursor), "%s", jstr(o, "next"));
+		else
+			cursor[0] = '\0';
+		json_decref(o);
+	} while (cursor[0]);
+	assert_int_equal(pages, 4);
+	assert_int_equal(n_seen, 25);
+	for (size_t i = 0; i < n_seen; i++)
+		assert_int_equal(seen[i], (int64_t)(10 * (i / 5) + i % 5));
+
+	/* a window */
+	assert_int_equal(store_read_events(r, &sel, H0 + MINUTE, H0 + 2 * MINUTE, 0, NULL, &o, err, sizeof(err)), 0);
+	assert_int_equal(json_array_size(jget(o, "events")), 10);
+	json_decref(o);
+
+	/* what is refused */
+	assert_int_equal(store_read_events(r, &sel, H0, H0 + HOUR, 7, "x:1:2", &o, err, sizeof(err)), -EINVAL);
+	assert_int_equal(store_read_events(r, &sel, H0, H0 + HOUR, 7, "e:1", &o, err, sizeof(err)), -EINVAL);
+	assert_int_equal(store_read_events(r, &sel, H0, H0 + HOUR, 7, "e:1:2:3", &o, err, sizeof(err)), -EINVAL);
+	assert_int_equal(store_read_events(r, &sel, H0, H0 + HOUR, 7, "e: 1:2", &o, err, sizeof(err)), -EINVAL);
+	assert_int_equal(store_read_events(r, &sel, H0 + 1, H0, 7, NULL, &o, err, sizeof(err)), -EINVAL);
+	sel.only_uid = 0;
+	assert_int_equal(store_read_events(r, &sel, H0, H0 + HOUR, 7, NULL, &o, err, sizeof(err)), -EACCES);
+	census_free(c);
+}
+
+/* ------------------------------------------------------------ deadline and interrupt */
+
+/* A process with n raw rows, for queries that take a while. */
+static int64_t put_many(struct tmp *t, int n)
+{
+	int64_t id;
+	begin(t);
+	id = put_proc(t, &(struct proc_spec){ .pid = 4242, .uid = 1000, .comm = "big", .first_seen = H0,
+					       .last_seen = H0 + (int64_t)n * SECOND, .exited_at = -1 });
+	for (int i = 0; i < n; i++)
+		put_sample(t, id, H0 + (int64_t)i * SECOND, 1, 2 + (uint64_t)i, 3, 4);
+	commit(t);
+	return id;
+}
+
+static void test_deadline(void **state)
+{
+	struct tmp *t = *state;
+	struct store_reader *r;
+	struct store_history_query q = { .sel = by_pid(4242, -1), .since = H0, .until = H0 + DAY,
+					  .limit = RW_ANSWER_ROWS_MAX };
+	json_t *o = NULL;
+	char err[512];
+
+	put_many(t, 50000);
+	r = reader_of(t);
+
+	/* a deadline already passed: nothing runs */
+	store_reader_set_deadline(r, now_monotonic_us() - 1);
+	assert_int_equal(store_read_history(r, &q, &o, err, sizeof(err)), -ETIME);
+	assert_non_null(strstr(err, "the query took longer than its time limit"));
+	assert_null(o);
+
+	/* one that passes while the query runs (it takes tens of ms) */
+	uint64_t start = now_monotonic_us();
+	store_reader_set_deadline(r, start + 2000);
+	assert_int_equal(store_read_history(r, &q, &o, err, sizeof(err)), -ETIME);
+	assert_true(now_monotonic_us() - start < 1000000);
+
+	/* and the reader goes on working */
+	store_reader_set_deadline(r, 0);
+	assert_int_equal(store_read_history(r, &q, &o, err, sizeof(err)), 0);
+	assert_int_equal(json_array_size(jget(o, "samples")), 50000);
+	json_decref(o);
+	store_reader_set_deadline(r, now_monotonic_us() + 60 * 1000000ull);
+	assert_int_equal(store_read_history(r, &q, &o, err, sizeof(err)), 0);
+	json_decref(o);
+}
+
+struct interrupter {
+	struct store_reader *r;
+	atomic_bool done;
+	int sent;
+};
+
+static void *interrupt_loop(void *userdata)
+{
+	struct interrupter *x = userdata;
+	while (!atomic_load(&x->done)) {
+		store_reader_interrupt(x->r);
+		x->sent++;
+		struct timespec ts = { 0, 500 * 1000 };
+		nanosleep(&ts, NULL);
+	}
+	return NULL;
+}
+
+static void test_interrupt(void **state)
+{
+	struct tmp *t = *state;
+	struct store_reader *r;
+	struct store_history_query q = { .sel = by_pid(4242, -1), .since = H0, .until = H0 + DAY,
+					  .limit = RW_ANSWER_ROWS_MAX };
+	json_t *o = NULL;
+	char err[512];
+	pthread_t thread;
+
+	put_many(t, 50000);
+	r = reader_of(t);
+
+	/* an interrupt before the query is not this query's */
+	store_reader_interrupt(r);
+	assert_int_equal(store_read_history(r, &q, &o, err, sizeof(err)), 0);
+	json_decref(o);
+	o = NULL;
+
+	/* from another thread, while it runs */
+	struct interrupter x = { .r = r };
+	atomic_init(&x.done, false);
+	assert_int_equal(pthread_create(&thread, NULL, interrupt_loop, &x), 0);
+	int e = 0;
+	for (int i = 0; i < 100 && e == 0; i++) {
+		e = store_read_history(r, &q, &o, err, sizeof(err));
+		if (e == 0)
+			json_decref(o);
+	}
+	atomic_store(&x.done, true);
+	pthread_join(thread, NULL);
+	assert_int_equal(e, -EINTR);
+	assert_non_null(strstr(err, "interrupted"));
+
+	/* and the next query is not */
+	assert_int_equal(store_read_history(r, &q, &o, err, sizeof(err)), 0);
+	json_decref(o);
+}
+
+/* ------------------------------------------------------------ query plans */
+
+/* Asks SQLite how it runs each statement the reader prepared: none may
+ * scan a table of rows.  Returns how many statements it looked at. */
+static int check_plans(struct store_reader *r)
+{
+	/* what a plan may walk whole: the list of instances a statement was
+	 * given, its own common table expressions, a constant row */
+	static const char *const derived[] = { "json_each", "sel", "tiers", "edge", "merged", "boots", "CONSTANT",
+					       "(subquery" };
+	int prepared = 0;
+	for (int i = 0; i < _RS_MAX; i++) {
+		sqlite3_stmt *st = r->stmt[i], *plan = NULL;
+		if (!st)
+			continue;
+		prepared++;
+		char *sql = sqlite3_mprintf("EXPLAIN QUERY PLAN %s", sqlite3_sql(st));
+		assert_int_equal(sqlite3_prepare_v2(r->db, sql, -1, &plan, NULL), SQLITE_OK);
+		while (sqlite3_step(plan) == SQLITE_ROW) {
+			const char *detail = (const char *)sqlite3_column_text(plan, 3);
+			bool allowed = false;
+			if (getenv("RAMWATCH_TEST_PLANS"))
+				printf("%d: %s\n", i, detail);
+			if (!startswith(detail, "SCAN "))
+				continue;
+			for (size_t k = 0; k < ELEMENTSOF(derived); k++)
+				allowed |= startswith(detail + 5, derived[k]) != NULL;
+			/* the processes table, one row per instance, by the list
+			 * and by a glob (no index can serve one) */
+			if (i == RS_PROCESS_LIST || i == RS_PROCESS_BY_NAME)
+				allowed |= streq(detail, "SCAN p");
+			if (!allowed)
+				fail_msg("statement %d: %s: %s", i, detail, sqlite3_sql(st));
+		}
+		sqlite3_finalize(plan);
+		sqlite3_free(sql);
+	}
+	return prepared;
+}
+
+/* Fills a database with every kind of row for a few processes, runs every
+ * answer, then asks SQLite how it runs each statement the reader
+ * prepared: none may scan a table of rows.  Only the processes table may
+ * be read whole, by the list and by a name glob, which cannot use an index. */
+static void test_query_plans(void **state)
+{
+	struct tmp *t = *state;
+	struct census *c = java_census();
+	struct store_reader *r;
+	struct store_select sel = by_pid(4242, -1);
+	json_t *o = NULL;
+	char err[512];
+	int64_t id = 0;
+
+	begin(t);
+	for (int p = 0; p < 20; p++) {
+		int64_t x = put_proc(t, &(struct proc_spec){ .boot = p % 2 ? "boot-a" : "boot-b", .pid = 4230 + p,
+							      .uid = 1000, .comm = "java", .first_seen = H0,
+							      .last_seen = H0 + HOUR, .exited_at = -1 });
+		if (p == 12)
+			id = x;
+		for (int i = 0; i < 200; i++)
+			put_sample(t, x, H0 + i * 10 * SECOND, 1, 2, 3, 4);
+		int64_t census_id = put_census(t, x, H0 + MINUTE, TRIGGER_FIRST, STATUS_OK, c);
+		put_census(t, x, H0 + 2 * MINUTE, TRIGGER_INTERVAL, STATUS_OK, c);
+		struct region_event ev = { .kind = REGION_GREW, .start = 0x1000, .cls = CLASS_MALLOC };
+		assert_int_equal(store_put_region_events(t->s, x, census_id, H0 + MINUTE, &ev, 1), 0);
+		assert_int_equal(store_put_mark(t->s, x, H0 + 5 * MINUTE, "phase", 1000), 0);
+	}
+	commit(t);
+	r = reader_of(t);
+	assert_int_equal(store_read_instances(r, &sel, &o, err, sizeof(err)), 0);
+	assert_int_equal(jint(jat(o, 0), "process_id"), id);
+	json_decref(o);
+	struct store_select by_row = { .process_id = id, .only_uid = -1 };
+	assert_int_equal(store_read_instances(r, &by_row, &o, err, sizeof(err)), 0);
+	json_decref(o);
+
+	struct store_history_query q = { .sel = sel, .since = H0, .until = H0 + HOUR, .limit = 100 };
+	assert_int_equal(store_read_history(r, &q, &o, err, sizeof(err)), 0);
+	json_decref(o);
+	q.sel = (struct store_select){ .name = "jav?", .only_uid = -1 };
+	q.step_ms = MINUTE;
+	assert_int_equal(store_read_history(r, &q, &o, err, sizeof(err)), 0);
+	json_decref(o);
+	assert_int_equal(store_read_report(r, &sel, &o, err, sizeof(err)), 0);
+	json_decref(o);
+	assert_int_equal(store_read_census(r, &sel, INT64_MAX, &o, err, sizeof(err)), 0);
+	json_decref(o);
+	assert_int_equal(store_read_events(r, &sel, H0, H0 + HOUR, 10, NULL, &o, err, sizeof(err)), 0);
+	json_decref(o);
+	assert_int_equal(store_read_processes(r, -1, true, "private", 10, &o, err, sizeof(err)), 0);
+	json_decref(o);
+
+	/* as the daemon leaves a database (no statistics), then with them;
+	 * every statement but ROLLBACK (only after a failed COMMIT) */
+	assert_int_equal(check_plans(r), _RS_MAX - 1);
+	raw_exec(t->db, "ANALYZE");
+	assert_int_equal(check_plans(r), _RS_MAX - 1);
+	census_free(c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_open_refused, tmp_setup, tmp_teardown),
+		cmocka_unit_test_setup_teardown(test_instances_and_access, tmp_setup, tmp_teardown),
+		cmocka_unit_test_setup_teardown(test_processes, tmp_setup, tmp_teardown),
+		cmocka_unit_test_setup_teardown(test_census, tmp_setup, tmp_teardown),
+		cmocka_unit_test_setup_teardown(test_not_utf8, tmp_setup, tmp_teardown),
+		cmocka_unit_test_setup_teardown(test_report, tmp_setup, tmp_teardown),
+		cmocka_unit_test_setup_teardown(test_events, tmp_setup, tmp_teardown),
+		cmocka_unit_test_setup_teardown(test_deadline, tmp_setup, tmp_teardown),
+		cmocka_unit_test_setup_teardown(test_interrupt, tmp_setup, tmp_teardown),
+		cmocka_unit_test_setup_teardown(test_query_plans, tmp_setup, tmp_teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

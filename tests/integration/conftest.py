@@ -161,3 +161,21 @@ def unprivileged_user():
     yield name
     subprocess.run(["pkill", "-KILL", "-u", name], capture_output=True)
     subprocess.run(["userdel", name], capture_output=True)
+
+
+@pytest.fixture
+def daemons():
+    """Makes real daemons (rwdaemon.Daemon) and kills whichever are left
+    when the test ends."""
+    from rwdaemon import Daemon
+    started = []
+
+    def make(tmp, config, **kw):
+        d = Daemon(tmp, config, **kw)
+        started.append(d)
+        return d
+
+    yield make
+    for d in started:
+        if d.proc and d.alive():
+            d.stop(signal.SIGKILL)

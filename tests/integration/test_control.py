@@ -143,21 +143,6 @@ def env(tmp_path_factory, unprivileged_user):
 
 
 @pytest.fixture
-def daemons():
-    started = []
-
-    def make(tmp, config, **kw):
-        d = Daemon(tmp, config, **kw)
-        started.append(d)
-        return d
-
-    yield make
-    for d in started:
-        if d.proc and d.alive():
-            d.stop(signal.SIGKILL)
-
-
-@pytest.fixture
 def sockdir():
     d = socket_dir()
     yield d

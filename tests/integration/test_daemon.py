@@ -12,21 +12,6 @@ from conftest import MiB, start_shapes, stop
 from rwdaemon import Daemon, fast_config
 
 
-@pytest.fixture
-def daemons():
-    started = []
-
-    def make(tmp, config, **kw):
-        d = Daemon(tmp, config, **kw)
-        started.append(d)
-        return d
-
-    yield make
-    for d in started:
-        if d.proc:
-            d.stop(signal.SIGKILL)
-
-
 def test_timeline_of_a_watched_process(tmp_path, shapes, daemons):
     d = daemons(tmp_path, fast_config(f"Watch=pid:{shapes.pid}")).start()
     pid_row = d.process_id(shapes.pid)

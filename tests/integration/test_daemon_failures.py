@@ -18,21 +18,6 @@ from rwdaemon import Daemon, RAMWATCHD, fast_config
 SCHEMA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "schema", "migrations")
 
 
-@pytest.fixture
-def daemons():
-    started = []
-
-    def make(tmp, config, **kw):
-        d = Daemon(tmp, config, **kw)
-        started.append(d)
-        return d
-
-    yield make
-    for d in started:
-        if d.proc:
-            d.stop(signal.SIGKILL)
-
-
 def samples(d, pid_row):
     return d.query("SELECT count(*) AS n FROM samples WHERE process_id = ?", pid_row)[0]["n"]
 

@@ -28,26 +28,6 @@ struct tmp {
 	char plain[300]; /* a plain SQLite file (rollback journal) */
 };
 
-static void remove_tree(const char *path)
-{
-	DIR *d = opendir(path);
-	struct dirent *de;
-
-	if (!d) {
-		unlink(path);
-		return;
-	}
-	while ((de = readdir(d))) {
-		char p[600];
-		if (streq(de->d_name, ".") || streq(de->d_name, ".."))
-			continue;
-		snprintf(p, sizeof(p), "%s/%s", path, de->d_name);
-		remove_tree(p);
-	}
-	closedir(d);
-	rmdir(path);
-}
-
 static size_t count_files(const char *dir)
 {
 	DIR *d = opendir(dir);
@@ -138,12 +118,8 @@ static void make_plain(const char *path)
 static int setup(void **state)
 {
 	struct tmp *t = calloc(1, sizeof(*t));
-	const char *base = getenv("TMPDIR");
 
-	if (!t)
-		return -1;
-	snprintf(t->dir, sizeof(t->dir), "%s/ramwatch-test-query-XXXXXX", base ? base : "/tmp");
-	if (!mkdtemp(t->dir)) {
+	if (!t || test_dir_make(t->dir, sizeof(t->dir), "query") < 0) {
 		free(t);
 		return -1;
 	}
@@ -158,7 +134,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct tmp *t = *state;
-	remove_tree(t->dir);
+	test_dir_remove(t->dir);
 	free(t);
 	return 0;
 }

@@ -34,11 +34,7 @@ struct tmp {
 static inline int tmp_setup(void **state)
 {
 	struct tmp *t = calloc(1, sizeof(*t));
-	const char *base = getenv("TMPDIR");
-	if (!t)
-		return -1;
-	snprintf(t->dir, sizeof(t->dir), "%s/ramwatch-test-store-read-XXXXXX", base ? base : "/tmp");
-	if (!mkdtemp(t->dir)) {
+	if (!t || test_dir_make(t->dir, sizeof(t->dir), "store-read") < 0) {
 		free(t);
 		return -1;
 	}
@@ -50,19 +46,9 @@ static inline int tmp_setup(void **state)
 static inline int tmp_teardown(void **state)
 {
 	struct tmp *t = *state;
-	DIR *d;
-	struct dirent *de;
-
 	store_reader_close(t->r);
 	store_close(t->s);
-	d = opendir(t->dir);
-	if (d) {
-		while ((de = readdir(d)))
-			if (de->d_name[0] != '.')
-				unlinkat(dirfd(d), de->d_name, 0);
-		closedir(d);
-	}
-	rmdir(t->dir);
+	test_dir_remove(t->dir);
 	free(t);
 	return 0;
 }

@@ -28,11 +28,7 @@ struct tmp {
 static int setup(void **state)
 {
 	struct tmp *t = calloc(1, sizeof(*t));
-	const char *base = getenv("TMPDIR");
-	if (!t)
-		return -1;
-	snprintf(t->dir, sizeof(t->dir), "%s/ramwatch-test-store-XXXXXX", base ? base : "/tmp");
-	if (!mkdtemp(t->dir)) {
+	if (!t || test_dir_make(t->dir, sizeof(t->dir), "store") < 0) {
 		free(t);
 		return -1;
 	}
@@ -44,15 +40,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct tmp *t = *state;
-	DIR *d = opendir(t->dir);
-	struct dirent *de;
-	if (d) {
-		while ((de = readdir(d)))
-			if (de->d_name[0] != '.')
-				unlinkat(dirfd(d), de->d_name, 0);
-		closedir(d);
-	}
-	rmdir(t->dir);
+	test_dir_remove(t->dir);
 	free(t);
 	return 0;
 }

@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <dirent.h>
+#include <unistd.h>
 
 #include "classify.h"
 #include "macro.h"
@@ -28,6 +30,38 @@ static inline const char *fixture(const char *name)
 	const char *dir = getenv("RAMWATCH_TEST_DATA");
 	snprintf(buf, sizeof(buf), "%s/%s", dir ? dir : "tests/data", name);
 	return buf;
+}
+
+/* A directory of the test's own, "$TMPDIR/ramwatch-test-WHAT-XXXXXX"
+ * (/tmp without TMPDIR), its path in dir (size bytes).  Returns 0 or -1. */
+static inline int test_dir_make(char *dir, size_t size, const char *what)
+{
+	const char *base = getenv("TMPDIR");
+	snprintf(dir, size, "%s/ramwatch-test-%s-XXXXXX", base ? base : "/tmp", what);
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+/* Removes path and, when it is a directory, everything below it. */
+static inline void test_dir_remove(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *de;
+
+	if (!d) {
+		unlink(path);
+		return;
+	}
+	while ((de = readdir(d))) {
+		char *p;
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (asprintf(&p, "%s/%s", path, de->d_name) < 0)
+			break;
+		test_dir_remove(p);
+		free(p);
+	}
+	closedir(d);
+	rmdir(path);
 }
 
 /* Regions parsed from a text, with the pool their paths live in. */

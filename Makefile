@@ -139,7 +139,8 @@ CONTROL_UNIT_TESTS := test-control-request test-control-buffer test-control-acce
 CLIENT_CMD_ANSWER_SRCS := client/control-client.c client/answer.c client/render-status.c client/render-history.c \
 	client/render-report.c
 CLIENT_CMD_SRCS := $(CLIENT_CMD_ANSWER_SRCS) client/ask.c client/cmd-status.c client/cmd-processes.c \
-	client/cmd-history.c client/cmd-report.c client/cmd-diff.c client/cmd-mark.c client/cmd-events.c
+	client/cmd-history.c client/cmd-report.c client/cmd-diff.c client/cmd-mark.c client/cmd-events.c \
+	client/cmd-metrics.c
 CLIENT_CMD_LIB_SRCS := common/timeparse.c trace/trace-export.c
 CLIENT_CMD_UNIT_TESTS := test-timeparse test-trace-export test-control-client
 
@@ -159,17 +160,73 @@ DAEMON_CONFIG_UNIT_TESTS := test-config test-config-values test-config-files tes
 
 # ---- daemon (ramwatchd)
 DAEMON_SRCS := $(DAEMON_CONFIG_SRCS) $(CONTROL_SRCS) daemon/sysmem.c daemon/sample.c daemon/schedule.c daemon/pidmap.c \
-	daemon/writer.c daemon/target.c daemon/manager.c daemon/discover.c daemon/tiers.c
+	daemon/writer.c daemon/target.c daemon/manager.c daemon/discover.c daemon/tiers.c \
+	daemon/export.c daemon/export-text.c
 DAEMON_MAIN_SRCS := daemon/ramwatchd.c
-DAEMON_UNIT_TESTS := test-sysmem test-schedule test-pidmap test-writer
+DAEMON_UNIT_TESTS := test-sysmem test-schedule test-pidmap test-writer test-export
 DAEMON_LIB := $(BUILD)/libramwatchd.a
 DAEMON_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(DAEMON_SRCS))
 # ---- end of daemon
 
+# ---- metrics (daemon/export*.c, ramwatch metrics): checked by Prometheus's own promtool
+#   make check-metrics   installs Debian's prometheus package for promtool and runs the metrics
+#                        tests with promtool required (in make check they skip without it)
+# The package is the whole Prometheus server (96 MB installed), too much to
+# pull into every "make deps" for one checker: it has its own list.
+METRICS_DEB_PACKAGES := prometheus
+
+.PHONY: check-metrics
+check-metrics: deps
+	$(MAKE) deps DEB_PACKAGES="$(METRICS_DEB_PACKAGES)"
+	$(MAKE) check-build
+	RAMWATCH_BUILD=$(abspath $(BUILD)) RAMWATCH_REQUIRE_PROMTOOL=1 $(PYTHON) -m pytest -q tests/integration/test_export.py
+# ---- end of metrics
+
+# ---- gpu (scanner/gpu*.c, tests/gpu-standin): GPU memory from NVML and the CUDA driver, loaded at run time
+# The stand-ins are test fixtures only: libraries with NVML's and the CUDA
+# driver's symbols that answer from a script ($RAMWATCH_STANDIN_SCRIPT,
+# tests/gpu-standin/script.h), so the GPU code runs end to end without a
+# GPU.  Never installed; never sanitized (the programs under test load
+# them).  tests/gpu/check.sh is for a host with a GPU; its program is built
+# here so that it compiles everywhere.
+GPU_UNIT_TESTS := test-gpu
+GPU_STANDIN := $(BUILD)/gpu-standin
+GPU_STANDIN_SRCS := tests/gpu-standin/script.c tests/gpu-standin/script.h
+GPU_STANDINS := $(GPU_STANDIN)/libnvidia-ml.so.1 $(GPU_STANDIN)/nov3/libnvidia-ml.so.1 \
+	$(GPU_STANDIN)/v1/libnvidia-ml.so.1 $(GPU_STANDIN)/libcuda.so.1
+GPU_CHECK_BINS := $(BUILD)/gpu/cuda-alloc
+STANDIN_CFLAGS = -std=gnu11 -D_GNU_SOURCE -O2 -g $(WARNINGS) -fPIC -shared -Itests/gpu-standin
+
+$(GPU_STANDIN)/libnvidia-ml.so.1: tests/gpu-standin/nvml.c $(GPU_STANDIN_SRCS)
+	@mkdir -p $(dir $@)
+	$(CC) $(STANDIN_CFLAGS) -Wl,-soname,libnvidia-ml.so.1 -o $@ $< tests/gpu-standin/script.c
+
+$(GPU_STANDIN)/nov3/libnvidia-ml.so.1: tests/gpu-standin/nvml.c $(GPU_STANDIN_SRCS)
+	@mkdir -p $(dir $@)
+	$(CC) $(STANDIN_CFLAGS) -DSTANDIN_NO_V3 -Wl,-soname,libnvidia-ml.so.1 -o $@ $< tests/gpu-standin/script.c
+
+$(GPU_STANDIN)/v1/libnvidia-ml.so.1: tests/gpu-standin/nvml.c $(GPU_STANDIN_SRCS)
+	@mkdir -p $(dir $@)
+	$(CC) $(STANDIN_CFLAGS) -DSTANDIN_V1_ONLY -Wl,-soname,libnvidia-ml.so.1 -o $@ $< tests/gpu-standin/script.c
+
+$(GPU_STANDIN)/libcuda.so.1: tests/gpu-standin/cuda.c $(GPU_STANDIN_SRCS)
+	@mkdir -p $(dir $@)
+	$(CC) $(STANDIN_CFLAGS) -Wl,-soname,libcuda.so.1 -o $@ $< tests/gpu-standin/script.c
+
+# Plain gcc and libdl: what the GPU host's check builds it with.
+$(BUILD)/gpu/cuda-alloc: tests/gpu/cuda-alloc.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -D_GNU_SOURCE -O2 -g $(WARNINGS) -o $@ $< -ldl
+
+.PHONY: check-gpu-script
+check-gpu-script: $(GPU_CHECK_BINS)
+	bash -n tests/gpu/check.sh
+# ---- end of gpu
+
 COMMON_SRCS := common/util.c common/fileio.c common/strpool.c common/log.c common/utf8.c
 SCANNER_SRCS := scanner/region.c scanner/smaps.c scanner/smaps-fast.c scanner/proc-parse.c scanner/procfs.c \
 	scanner/proclist.c scanner/classes.c scanner/classify.c scanner/census.c \
-	scanner/census-json.c scanner/region-events.c scanner/scan.c
+	scanner/census-json.c scanner/region-events.c scanner/scan.c scanner/gpu.c scanner/gpu-nvml.c scanner/gpu-cuda.c
 CLIENT_SRCS := client/ramwatch.c client/cmd-scan.c client/render.c client/table.c $(TRACE_CLIENT_SRCS) \
 	$(CLIENT_CMD_SRCS) $(SQL_CLIENT_SRCS)
 CLIENT_LIB_SRCS := client/render.c client/table.c
@@ -178,7 +235,7 @@ CLIENT_LIB_SRCS := client/render.c client/table.c
 UNIT_TESTS := test-util test-strpool test-smaps test-proc-parse test-classify test-census \
 	test-census-json test-render test-scan-live test-region-events $(TRACE_UNIT_TESTS) $(SCHEMA_UNIT_TESTS) \
 	$(DAEMON_CONFIG_UNIT_TESTS) $(DAEMON_UNIT_TESTS) $(STORE_READ_UNIT_TESTS) $(SQL_UNIT_TESTS) \
-	$(CONTROL_UNIT_TESTS) $(CLIENT_CMD_UNIT_TESTS)
+	$(CONTROL_UNIT_TESTS) $(CLIENT_CMD_UNIT_TESTS) $(GPU_UNIT_TESTS)
 HELPERS := shapes many-maps churn mapfiles
 
 LIB := $(BUILD)/libramwatch.a
@@ -232,7 +289,7 @@ $(BUILD)/helpers/many-maps: bench/many-maps.c
 	@mkdir -p $(dir $@)
 	$(CC) $(HELPER_CFLAGS) -o $@ $<
 
-check-build: $(BUILD)/ramwatch $(BUILD)/ramwatchd $(UNIT_BINS) $(HELPER_BINS)
+check-build: $(BUILD)/ramwatch $(BUILD)/ramwatchd $(UNIT_BINS) $(HELPER_BINS) $(GPU_STANDINS) $(GPU_CHECK_BINS)
 
 check-unit: check-build
 	@set -e; for t in $(UNIT_BINS); do \

@@ -14,6 +14,7 @@
 #include "commands.h"
 #include "control-client.h"
 #include "fileio.h"
+#include "gpu.h"
 #include "limits.h"
 #include "macro.h"
 #include "proclist.h"
@@ -23,6 +24,7 @@
 #include "util.h"
 
 DEFINE_CLEANUP(struct census *, census_free)
+DEFINE_CLEANUP(struct gpu *, gpu_close)
 
 enum output { OUT_TABLE, OUT_MARKDOWN, OUT_JSON };
 
@@ -35,7 +37,7 @@ static int parse_top(const char *command, const char *arg, size_t *ret)
 	return 0;
 }
 
-static int print_census(const struct census *c, enum output out, size_t top, bool regions)
+static int print_census(const struct census *c, enum output out, size_t top, bool regions, bool gpu_asked)
 {
 	if (out == OUT_JSON) {
 		_cleanup_(json_decrefp) json_t *j = census_to_json(c, regions);
@@ -47,6 +49,7 @@ static int print_census(const struct census *c, enum output out, size_t top, boo
 			.format = out == OUT_MARKDOWN ? RENDER_MARKDOWN : RENDER_TEXT,
 			.top = top,
 			.regions = regions,
+			.gpu_asked = gpu_asked,
 		};
 		render_census(c, &o, stdout);
 	}
@@ -133,6 +136,34 @@ static int scan_by_daemon(const char *socket, int pid, bool light, struct census
 	return 0;
 }
 
+/* Whether a census shows NVIDIA device files mapped: in its regions when
+ * it has them, else among its largest regions or in the classes only
+ * they fill. */
+static bool census_maps_nvidia(const struct census *c)
+{
+	const struct census_region *r = c->regions ? c->regions : c->largest;
+	size_t n = c->regions ? c->n_regions : c->n_largest;
+	for (size_t i = 0; i < n; i++)
+		if (r[i].path && startswith(r[i].path, "/dev/nvidia"))
+			return true;
+	return c->classes[CLASS_PINNED_CUDA].count > 0 || c->classes[CLASS_CUDA_UVM].count > 0;
+}
+
+/* The GPU section of a census ramwatchd took without one: NVML answers
+ * for every process, so the client adds it. */
+static int add_gpu(struct census *c, struct gpu *gpu)
+{
+	struct gpu_snapshot s;
+	int r;
+	if (!gpu || c->gpu.taken)
+		return 0;
+	if ((r = gpu_snapshot_take(gpu, &s)) < 0)
+		return r;
+	r = scan_fill_gpu(c, &s, census_maps_nvidia(c));
+	gpu_snapshot_done(&s);
+	return r;
+}
+
 static int scan_error_exit(const struct scan_error *err)
 {
 	return fail("%s", err->message);
@@ -186,6 +217,9 @@ static void scan_help(void)
 	       "  --top N          largest regions and files to show (default %u)\n"
 	       "  --light          read maps and smaps_rollup only: no per-region page-table walk,\n"
 	       "                   for huge processes; classes then have sizes but no memory counts\n"
+	       "  --gpu            show the GPU memory the process holds (NVML), or why it cannot\n"
+	       "                   be shown (by default: shown for a process that uses a GPU)\n"
+	       "  --no-gpu         do not ask NVML\n"
 	       "  --out FILE       also save the census as JSON to FILE\n"
 	       "  --proc DIR       read processes from DIR instead of /proc\n"
 	       "  --daemon         ramwatchd takes the census, with its rights (also done when\n"
@@ -203,15 +237,17 @@ int cmd_scan(int argc, char **argv)
 		{ "markdown", no_argument, NULL, 'm' },     { "regions", no_argument, NULL, 'r' },
 		{ "top", required_argument, NULL, 't' },    { "out", required_argument, NULL, 'o' },
 		{ "proc", required_argument, NULL, 'p' },   { "help", no_argument, NULL, 'h' },
-		{ "light", no_argument, NULL, 'l' },
+		{ "light", no_argument, NULL, 'l' },	    { "gpu", no_argument, NULL, 'g' },
+		{ "no-gpu", no_argument, NULL, 'G' },
 		{ "daemon", no_argument, NULL, 'd' },	    ASK_SOCKET_OPTION,
 		{ 0 },
 	};
 	_cleanup_(census_freep) struct census *c = NULL;
+	_cleanup_(gpu_closep) struct gpu *gpu = NULL;
 	const char *name = NULL, *smaps = NULL, *status = NULL, *out_path = NULL, *proc = NULL, *socket = NULL;
 	enum output out = OUT_TABLE;
 	size_t top = RW_TOP_DEFAULT;
-	bool regions = false, light = false, daemon = false;
+	bool regions = false, light = false, daemon = false, gpu_asked = false, no_gpu = false;
 	int opt, pid = 0, r;
 
 	optind = 0;
@@ -230,6 +266,8 @@ int cmd_scan(int argc, char **argv)
 		case 'o': out_path = optarg; break;
 		case 'p': proc = optarg; break;
 		case 'l': light = true; break;
+		case 'g': gpu_asked = true; break;
+		case 'G': no_gpu = true; break;
 		case 'd': daemon = true; break;
 		case OPT_SOCKET: socket = optarg; break;
 		case 'h': scan_help(); return 0;
@@ -252,7 +290,15 @@ int cmd_scan(int argc, char **argv)
 		return usage_error("scan", "--light reads a live process; a saved smaps file is read whole");
 	if (daemon && (pid == 0 || proc))
 		return usage_error("scan", "--daemon takes a PID (and no --proc)");
-	struct scan_options so = { .proc_root = proc, .top = top, .keep_regions = regions || out_path, .light = light };
+	if (gpu_asked && no_gpu)
+		return usage_error("scan", "give one of --gpu and --no-gpu");
+	if (gpu_asked && smaps)
+		return usage_error("scan", "--gpu reads a live process's GPU memory; a saved smaps file has none");
+	/* NVML is opened once per run; a host without it costs a failed dlopen */
+	if (!no_gpu && !smaps && gpu_open(NULL, &gpu) < 0)
+		return fail("out of memory");
+	struct scan_options so = { .proc_root = proc, .top = top, .keep_regions = regions || out_path, .light = light,
+				   .gpu = gpu };
 	struct scan_error err = { { 0 } };
 
 	if (smaps) {
@@ -294,11 +340,13 @@ int cmd_scan(int argc, char **argv)
 			return r;
 	}
 
+	if (add_gpu(c, gpu) < 0)
+		return fail("out of memory");
 	if (regions && !c->regions)
 		fprintf(stderr, "ramwatch: the census of ramwatchd holds no region list; the largest regions follow\n");
 	if (out_path && (r = save_census(c, out_path)) != 0)
 		return r;
-	return print_census(c, out, top, regions);
+	return print_census(c, out, top, regions, gpu_asked);
 }
 
 static int load(const char *path, struct census **ret)
@@ -347,5 +395,5 @@ int cmd_summary(int argc, char **argv)
 	if (regions && !c->regions)
 		return fail("%s holds no region list: save it with 'ramwatch scan --out' or '--json --regions'",
 			    argv[optind]);
-	return print_census(c, out, top, regions);
+	return print_census(c, out, top, regions, false);
 }

@@ -27,6 +27,7 @@ static const struct {
 	{ "report", cmd_report, "what happened to a process's memory, as Markdown" },
 	{ "mark", cmd_mark, "start a named phase of a process" },
 	{ "events", cmd_events, "a process's region events (JSON, or memtrace for trace summary)" },
+	{ "metrics", cmd_metrics, "ramwatchd's metrics in Prometheus's text format" },
 };
 
 int fail(const char *fmt, ...)

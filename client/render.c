@@ -178,6 +178,50 @@ static int render_classes(const struct census *c, const struct render_options *o
 	return print_table(t, o, f);
 }
 
+/* The GPU section: a table of the devices the process holds memory on;
+ * or, for a GPU process (one that maps /dev/nvidia*) or when asked, one
+ * line saying why there is none. */
+static int render_gpu(const struct census *c, const struct render_options *o, FILE *f)
+{
+	const struct census_gpu *g = &c->gpu;
+	char a[FORMAT_BYTES_MAX], b[FORMAT_BYTES_MAX], title[96];
+
+	if (!g->taken)
+		return 0;
+	if (g->state != GPU_OK || g->n_uses == 0) {
+		if (!g->nvidia_mapped && !o->gpu_asked)
+			return 0;
+		fputs("\n", f);
+		switch (g->state) {
+		case GPU_OK: fprintf(f, "GPU memory: NVML lists no device memory held by this process\n"); break;
+		case GPU_NO_LIBRARY: fprintf(f, "no NVIDIA driver: GPU memory not shown\n"); break;
+		case GPU_NO_DEVICES: fprintf(f, "no NVIDIA GPU: GPU memory not shown\n"); break;
+		default: fprintf(f, "GPU memory not shown: %s\n", g->message[0] ? g->message : "NVML failed"); break;
+		}
+		return 0;
+	}
+
+	_cleanup_(table_freep) struct table *t = table_new("GPU", "NAME", ">USED", ">OF", "KIND", "UUID", NULL);
+	if (!t)
+		return -ENOMEM;
+	for (size_t i = 0; i < g->n_uses; i++) {
+		const struct census_gpu_use *u = &g->uses[i];
+		table_addf(t, "%u", u->index);
+		table_add(t, u->name[0] ? u->name : "?");
+		table_add(t, u->used == GPU_BYTES_UNKNOWN ? "unknown" : sz(a, u->used));
+		table_add(t, u->total ? sz(b, u->total) : "-");
+		table_add(t, u->graphics ? "graphics" : "compute");
+		table_add(t, u->uuid);
+	}
+	if (g->driver_version > 0)
+		snprintf(title, sizeof(title), "GPU memory (device memory this process holds, from NVML; CUDA %d.%d)",
+			 g->driver_version / 1000, g->driver_version % 1000 / 10);
+	else
+		snprintf(title, sizeof(title), "GPU memory (device memory this process holds, from NVML)");
+	heading(o, f, title);
+	return print_table(t, o, f);
+}
+
 /* A memory counter, or "-" where a light census did not read it. */
 static const char *counter(char *buf, uint64_t v, bool light)
 {
@@ -266,6 +310,8 @@ int render_census(const struct census *c, const struct render_options *o, FILE *
 
 	print_header(c, o, f);
 	if ((r = (c->light ? render_classes_light : render_classes)(c, o, f)) < 0)
+		return r;
+	if ((r = render_gpu(c, o, f)) < 0)
 		return r;
 	if (o->regions && c->regions) {
 		r = render_regions(c->regions, c->n_regions, "Every region", true, c->light, o, f);

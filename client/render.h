@@ -16,6 +16,8 @@ struct render_options {
 	enum render_format format;
 	size_t top;   /* largest regions and files shown */
 	bool regions; /* list every region instead of the largest */
+	bool gpu_asked; /* --gpu: say why GPU memory is missing even for a process
+			 * that maps no NVIDIA device */
 };
 
 /* Prints the census.  Returns 0 or -EIO. */

@@ -110,6 +110,13 @@
 /* A mark's name, bytes. */
 #define RW_MARK_NAME_MAX 200u
 
+/* metrics (Export=, ramwatch metrics) */
+
+/* A group's label value, bytes, at most: a cgroup path that names no unit
+ * can be long, and a label value that long is a key no one types.  A longer
+ * one is cut at a character's start. */
+#define RW_EXPORT_GROUP_MAX 256u
+
 /* ramwatch sql: one read-only query on the database (schema/query.c) */
 
 /* Time SQLite may spend on a query (its own work, not the time taken to
@@ -143,3 +150,15 @@
 #define RW_SQL_EXPR_DEPTH_MAX 200u
 #define RW_SQL_COMPOUND_MAX 64u
 #define RW_SQL_PATTERN_MAX 1000u
+
+/* GPU memory (scanner/gpu*.c): what NVML is asked and believed, at most */
+
+/* GPUs looked at (NVML's device count); more are left out.  Each may hold
+ * MIG instances, RW_GPU_MIG_MAX of them at most (NVIDIA's largest split
+ * is 7). */
+#define RW_GPU_DEVICES_MAX 64u
+#define RW_GPU_MIG_MAX 16u
+/* Processes in one device's compute or graphics list.  NVML says how many
+ * it has when the buffer is too small; the buffer grows to that, never
+ * past this, and a device with more is reported as an error. */
+#define RW_GPU_PROCESSES_MAX 16384u

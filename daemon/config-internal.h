@@ -16,6 +16,8 @@ enum config_type {
 	CONFIG_PERCENT,   /* double, a fraction */
 	CONFIG_COUNT,     /* unsigned, a plain number */
 	CONFIG_GROWTH,    /* census_on_growth, growth_bytes and growth_ratio together */
+	CONFIG_EXPORT,    /* char *, NULL for none: Export= */
+	CONFIG_GROUP_BY,  /* enum export_group_by */
 };
 
 /* One setting: everything that parsing, checking, formatting and the man
@@ -31,7 +33,7 @@ struct config_setting {
 	bool zero_off;             /* 0 is allowed below min: it turns the feature off */
 };
 
-#define CONFIG_SETTINGS_N 14
+#define CONFIG_SETTINGS_N 16
 extern const struct config_setting config_settings[CONFIG_SETTINGS_N];
 
 /* The setting name in section, or NULL. */

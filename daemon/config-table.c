@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "limits.h"
@@ -43,6 +44,9 @@ const struct config_setting config_settings[CONFIG_SETTINGS_N] = {
 
 	{ "Store", "Retention", CONFIG_TIME, FIELD(retention), "30d", HOUR, 10 * YEAR, 0, 0, false },
 	{ "Store", "MaxDatabaseSize", CONFIG_SIZE, FIELD(max_database_size), "1G", MiB, UINT64_MAX, 0, 0, true },
+
+	{ "Export", "Export", CONFIG_EXPORT, FIELD(export_path), "no", 0, 0, 0, 0, false },
+	{ "Export", "ExportGroupBy", CONFIG_GROUP_BY, FIELD(export_group_by), "comm", 0, 0, 0, 0, false },
 };
 
 const struct config_setting *config_setting_find(const char *section, const char *name)
@@ -178,6 +182,7 @@ int config_setting_apply(const struct config_setting *t, struct daemon_config *c
 	uint64_t v;
 	double ratio;
 	bool on;
+	char *path;
 	int r;
 
 	if (value[0] == '\0') {
@@ -235,6 +240,24 @@ int config_setting_apply(const struct config_setting *t, struct daemon_config *c
 		c->growth_bytes = v;
 		c->growth_ratio = ratio;
 		return 0;
+
+	case CONFIG_EXPORT: {
+		char reason[256];
+		r = config_parse_export(value, &path, reason, sizeof(reason));
+		if (r < 0) {
+			snprintf(err, err_size, "%s: '%s' %s", t->name, value,
+				 r == -EINVAL ? reason : "cannot be kept: out of memory");
+			return r;
+		}
+		free(*(char **)f);
+		*(char **)f = path;
+		return 0;
+	}
+
+	case CONFIG_GROUP_BY:
+		if (config_parse_group_by(value, f) < 0)
+			return not_a(t, value, "a grouping (use comm, unit or user)", err, err_size);
+		return 0;
 	}
 	return -EINVAL;
 }
@@ -277,6 +300,15 @@ size_t config_setting_format(const struct config_setting *t, const struct daemon
 		config_out_printf(&o, "%s",
 				  config_format_growth(b, c->census_on_growth, c->growth_bytes, c->growth_ratio));
 		break;
+	case CONFIG_EXPORT:
+		if (*(char *const *)f)
+			config_out_printf(&o, "textfile:%s", *(char *const *)f);
+		else
+			config_out_printf(&o, "no");
+		break;
+	case CONFIG_GROUP_BY:
+		config_out_printf(&o, "%s", config_group_by_name(*(const enum export_group_by *)f));
+		break;
 	}
 	return o.len;
 }
@@ -298,6 +330,12 @@ bool config_setting_equal(const struct config_setting *t, const struct daemon_co
 		if (a->census_on_growth != b->census_on_growth)
 			return false;
 		return !a->census_on_growth || (a->growth_bytes == b->growth_bytes && a->growth_ratio == b->growth_ratio);
+	case CONFIG_EXPORT: {
+		const char *x = *(char *const *)field(t, a), *y = *(char *const *)field(t, b);
+		return x && y ? streq(x, y) : x == y;
+	}
+	case CONFIG_GROUP_BY:
+		return *(const enum export_group_by *)field(t, a) == *(const enum export_group_by *)field(t, b);
 	}
 	return false;
 }

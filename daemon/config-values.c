@@ -382,6 +382,64 @@ char *config_format_growth(char *buf, bool on, uint64_t bytes, double ratio)
 	return buf;
 }
 
+/* The prefix of Export='s one kind of export so far. */
+#define EXPORT_TEXTFILE "textfile:"
+#define PROM_SUFFIX ".prom"
+
+int config_parse_export(const char *s, char **ret_path, char *reason, size_t reason_size)
+{
+	const char *path, *name;
+
+	if (strcasecmp(s, "no") == 0 || strcasecmp(s, "off") == 0 || strcasecmp(s, "false") == 0) {
+		*ret_path = NULL;
+		return 0;
+	}
+	if (!startswith(s, EXPORT_TEXTFILE)) {
+		snprintf(reason, reason_size, "is not an export (use textfile:/PATH.prom, or no)");
+		return -EINVAL;
+	}
+	path = s + strlen(EXPORT_TEXTFILE);
+	if (path[0] != '/') {
+		snprintf(reason, reason_size,
+			 "is not an absolute path (use e.g. textfile:/var/lib/prometheus/node-exporter/ramwatch.prom)");
+		return -EINVAL;
+	}
+	/* node_exporter's textfile collector reads the *.prom files of its
+	 * directory and nothing else */
+	name = strrchr(path, '/') + 1;
+	if (strlen(name) <= strlen(PROM_SUFFIX) || !endswith(name, PROM_SUFFIX)) {
+		snprintf(reason, reason_size,
+			 "is not a file name ending in .prom (node_exporter's textfile collector reads only *.prom files)");
+		return -EINVAL;
+	}
+	char *copy = strdup(path);
+	if (!copy)
+		return -ENOMEM;
+	*ret_path = copy;
+	return 0;
+}
+
+static const char *const group_by_names[_EXPORT_GROUP_MAX] = {
+	[EXPORT_GROUP_COMM] = "comm",
+	[EXPORT_GROUP_UNIT] = "unit",
+	[EXPORT_GROUP_USER] = "user",
+};
+
+int config_parse_group_by(const char *s, enum export_group_by *ret)
+{
+	for (int g = 0; g < _EXPORT_GROUP_MAX; g++)
+		if (streq(s, group_by_names[g])) {
+			*ret = (enum export_group_by)g;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+const char *config_group_by_name(enum export_group_by g)
+{
+	return g >= 0 && g < _EXPORT_GROUP_MAX ? group_by_names[g] : NULL;
+}
+
 void config_out_printf(struct config_out *o, const char *fmt, ...)
 {
 	va_list ap;

@@ -42,6 +42,8 @@ void config_done(struct daemon_config *c)
 		return;
 	selector_list_clear(&c->watch);
 	selector_list_clear(&c->ignore);
+	free(c->export_path);
+	c->export_path = NULL;
 }
 
 int config_parse_text(const char *name, const char *text, size_t len, struct daemon_config *ret, char *err,
@@ -266,7 +268,8 @@ size_t config_format(const struct daemon_config *c, char *buf, size_t size)
 			}
 			continue;
 		}
-		char v[CONFIG_VALUE_MAX];
+		/* a line's worth: Export='s path is longer than a number */
+		char v[RW_CONFIG_LINE_MAX + 1];
 		config_setting_format(t, c, " ", v, sizeof(v));
 		config_out_printf(&o, "%s=%s\n", t->name, v);
 	}

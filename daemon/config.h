@@ -18,6 +18,14 @@
 /* Microseconds, as sd_event counts. */
 typedef uint64_t config_usec_t;
 
+/* ExportGroupBy=: what the "group" label of the metrics holds. */
+enum export_group_by {
+	EXPORT_GROUP_COMM, /* the command name */
+	EXPORT_GROUP_UNIT, /* the systemd unit, from the cgroup v2 path */
+	EXPORT_GROUP_USER, /* the user's name, else the uid */
+	_EXPORT_GROUP_MAX
+};
+
 struct daemon_config {
 	/* [Watch] */
 	struct selector_list watch;  /* Watch=: empty means all */
@@ -40,13 +48,17 @@ struct daemon_config {
 	/* [Store] */
 	config_usec_t retention;   /* Retention= */
 	uint64_t max_database_size; /* MaxDatabaseSize=, bytes; 0: no limit */
+
+	/* [Export] */
+	char *export_path;                    /* Export=textfile:PATH; NULL: no export */
+	enum export_group_by export_group_by; /* ExportGroupBy= */
 };
 
 /* The defaults of DESIGN.md (documented in ramwatchd.conf(5)). */
 void config_defaults(struct daemon_config *c);
 
-/* Frees what c owns (selector lists); c may be reused after
- * config_defaults. */
+/* Frees what c owns (selector lists, the export path); c may be reused
+ * after config_defaults. */
 void config_done(struct daemon_config *c);
 
 /* Loads path (missing: the defaults) and then the *.conf files in path.d/
@@ -91,6 +103,17 @@ int config_parse_size(const char *s, uint64_t *ret);
 int config_parse_time(const char *s, config_usec_t *ret);
 int config_parse_percent(const char *s, double *ret);
 int config_parse_bool(const char *s, bool *ret);
+
+/* Export=: "textfile:PATH", PATH absolute and its file name ending in
+ * ".prom" (node_exporter's textfile collector reads only those), or
+ * "no"/"off"/"false" for none.  Returns 0 with *ret_path (newly
+ * allocated; NULL for none), -EINVAL with why in reason ("is not ...",
+ * to follow the value), or -ENOMEM. */
+int config_parse_export(const char *s, char **ret_path, char *reason, size_t reason_size);
+/* ExportGroupBy=: "comm", "unit" or "user".  Returns 0 or -EINVAL. */
+int config_parse_group_by(const char *s, enum export_group_by *ret);
+/* "comm", "unit", "user"; NULL out of range. */
+const char *config_group_by_name(enum export_group_by g);
 
 /* The reverse, in the forms people write ("64M", "1h 30min", "500ms",
  * "2%", "0.5%"); each parses back to the same value.  Write into buf (at

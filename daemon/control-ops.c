@@ -374,6 +374,26 @@ static void op_mark(struct control_conn *c)
 	control_conn_result(c, json_pack("{s:o, s:I}", "process_id", id, "time", (json_int_t)time));
 }
 
+/* ------------------------------------------------------------ metrics */
+
+/* Built on the loop from what it holds, as status is: no store, no
+ * worker.  Another user's processes are left out of the groups; the
+ * daemon-wide counters name no process. */
+static void op_metrics(struct control_conn *c)
+{
+	int64_t only_uid = control_peer_only_uid(&c->peer);
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
+
+	int r = manager_metrics_text(c->server->manager, only_uid, &text, &len);
+	if (r < 0) {
+		control_conn_errorf(c, CONTROL_INTERNAL, "cannot build the metrics: %s", strerror(-r));
+		return;
+	}
+	json_t *filtered = only_uid >= 0 ? json_integer((json_int_t)only_uid) : json_null();
+	control_conn_result(c, json_pack("{s:s%, s:o}", "text", text, len, "filtered_to_uid", filtered));
+}
+
 /* ------------------------------------------------------------ dispatch */
 
 void control_ops_start(struct control_conn *c)
@@ -396,6 +416,9 @@ void control_ops_start(struct control_conn *c)
 		break;
 	case CONTROL_OP_MARK:
 		op_mark(c);
+		break;
+	case CONTROL_OP_METRICS:
+		op_metrics(c);
 		break;
 	default:
 		control_conn_error(c, CONTROL_INTERNAL, "an op without a handler");

@@ -21,6 +21,7 @@ static const char *const op_names[_CONTROL_OP_MAX] = {
 	[CONTROL_OP_STATUS] = "status", [CONTROL_OP_PROCESSES] = "processes", [CONTROL_OP_HISTORY] = "history",
 	[CONTROL_OP_REPORT] = "report", [CONTROL_OP_CENSUS] = "census",       [CONTROL_OP_EVENTS] = "events",
 	[CONTROL_OP_SCAN] = "scan",     [CONTROL_OP_MARK] = "mark",
+	[CONTROL_OP_METRICS] = "metrics",
 };
 
 /* The arguments each op takes besides "op" and "id"; anything else is
@@ -35,12 +36,14 @@ static const char *const keys_events[] = { "pid",   "name",  "process_id", "inst
 					   "until", "limit", "cursor",	   NULL };
 static const char *const keys_scan[] = { "pid", "full", "light", NULL };
 static const char *const keys_mark[] = { "pid", "name", NULL };
+static const char *const keys_metrics[] = { NULL };
 
 static const char *const *const op_keys[_CONTROL_OP_MAX] = {
 	[CONTROL_OP_STATUS] = keys_status, [CONTROL_OP_PROCESSES] = keys_processes,
 	[CONTROL_OP_HISTORY] = keys_history, [CONTROL_OP_REPORT] = keys_report,
 	[CONTROL_OP_CENSUS] = keys_census, [CONTROL_OP_EVENTS] = keys_events,
 	[CONTROL_OP_SCAN] = keys_scan,	   [CONTROL_OP_MARK] = keys_mark,
+	[CONTROL_OP_METRICS] = keys_metrics,
 };
 
 const char *control_op_name(enum control_op op)
@@ -231,6 +234,7 @@ static int parse_args(struct control_request *q, int64_t now_ms, char *err, size
 
 	switch (q->op) {
 	case CONTROL_OP_STATUS:
+	case CONTROL_OP_METRICS:
 		return 0;
 	case CONTROL_OP_PROCESSES:
 		if ((r = get_bool(q->root, "all", &q->all, err, err_size)) < 0)
@@ -336,7 +340,7 @@ int control_request_parse(const char *line, size_t len, int64_t now_ms, struct c
 	if (r <= 0) {
 		if (r == 0)
 			r = bad(err, err_size, "\"op\" is needed (status, processes, history, report, census, events, "
-					   "scan or mark)");
+					   "scan, mark or metrics)");
 		goto refused;
 	}
 	for (q->op = 0; q->op < _CONTROL_OP_MAX; q->op++)
@@ -344,7 +348,7 @@ int control_request_parse(const char *line, size_t len, int64_t now_ms, struct c
 			break;
 	if (q->op == _CONTROL_OP_MAX) {
 		r = bad(err, err_size, "unknown op '%.40s' (status, processes, history, report, census, events, "
-				       "scan or mark)", key);
+				       "scan, mark or metrics)", key);
 		goto refused;
 	}
 

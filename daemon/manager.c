@@ -116,6 +116,8 @@ static int on_store(sd_event_source *s, uint64_t usec, void *userdata)
 	struct manager *m = userdata;
 	(void)usec;
 	(void)manager_store_cycle(m);
+	/* after the store cycle: the metrics say whether it wrote */
+	manager_export(m);
 	update_status(m);
 	if (m->retention_now) {
 		m->retention_now = false;
@@ -381,6 +383,7 @@ struct manager *manager_free(struct manager *m)
 	if (m->root_fd >= 0)
 		close(m->root_fd);
 	config_done(&m->config);
+	export_state_done(&m->export);
 	free(m->boot_id);
 	free(m->config_path);
 	free(m->state_dir);

@@ -21,6 +21,7 @@
 
 #include "config.h"
 #include "control.h"
+#include "export.h"
 #include "pidmap.h"
 #include "schedule.h"
 #include "store.h"
@@ -74,6 +75,7 @@ struct manager {
 	sd_event_source *census_defer;
 	uint64_t started_us;      /* monotonic, for uptime */
 	struct control *control;  /* the control socket; NULL without one */
+	struct export_state export; /* the metrics textfile (Export=) */
 };
 
 /* Loads the configuration, opens (and migrates) the store, sets up the
@@ -103,6 +105,16 @@ void manager_retention(struct manager *m);
 void manager_drop_target(struct manager *m, struct target *t, bool exited);
 /* Starts following: list, map, exit watch, first census due. */
 int manager_add_target(struct manager *m, struct target *t);
+
+/* export.c */
+/* The metrics exposition of the daemon's state; the per-group families
+ * hold only the processes of only_uid (-1: all).  Returns 0 with *ret (the
+ * caller's to free) and its length, or -ENOMEM. */
+int manager_metrics_text(struct manager *m, int64_t only_uid, char **ret, size_t *ret_len);
+/* Writes Export='s textfile (when there is one; every StoreInterval),
+ * removing the one an earlier Export= named.  Failures are counted and
+ * logged once per change. */
+void manager_export(struct manager *m);
 
 /* For the control socket: a census of a watched pid as soon as possible
  * (full or light as asked, else as HugeProcess says), outside the budget.

@@ -43,6 +43,10 @@ int target_new(int root_fd, int pid, const struct proc_status *status, const str
 	r = procfs_read_exe(t->pid_fd, &exe); /* may be refused: then unknown */
 	if (r == -ENOMEM)
 		return r;
+	/* read once: a process seldom moves, and the metrics group by it */
+	r = procfs_read_cgroup(t->pid_fd, &t->cgroup);
+	if (r == -ENOMEM)
+		return r;
 
 	/* The pidfd names whatever holds pid now; it is this instance when
 	 * the directory opened before it still answers with the same start. */
@@ -84,6 +88,7 @@ struct target *target_free(struct target *t)
 	if (t->pidfd >= 0)
 		close(t->pidfd);
 	proc_ref_unref(t->ref);
+	free(t->cgroup);
 	free(t->snap);
 	free(t);
 	return NULL;

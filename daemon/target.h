@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "export-text.h"
 #include "proc-parse.h"
 #include "region-events.h"
 #include "sample.h"
@@ -29,6 +30,7 @@ struct target {
 	int pidfd;              /* -1 without pidfd_open */
 	sd_event_source *exit_source;
 	struct proc_ref *ref;   /* what the store holds about it */
+	char *cgroup;           /* the cgroup v2 path when following began; NULL unknown */
 
 	/* the fast tier */
 	uint64_t private, resident, swap; /* the last sample */
@@ -40,6 +42,7 @@ struct target {
 	struct region_snapshot *snap; /* the regions of the last census */
 	size_t n_snap;
 	bool snap_light;              /* ... which was light: sizes only */
+	struct export_classes classes; /* the classes of the last ok census, for the metrics */
 };
 
 /* What discovery knows about a process when it decides to follow it. */

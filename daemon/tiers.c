@@ -221,6 +221,8 @@ static void take_census(struct manager *m, struct target *t)
 		log_pid_debug(t->pid, "census of process %d (%s, %s): %s", t->pid,
 			      t->ref->info.comm ? t->ref->info.comm : "?", store_trigger_name(trigger),
 			      store_status_name(status));
+	if (status == STATUS_OK && res.census)
+		export_classes_from_census(res.census, &t->classes);
 	notify_waiters(t, &res);
 	r = writer_add_census(m->writer, t->ref, &res.meta, res.meta.message, res.census, res.events, res.n_events);
 	if (r < 0)

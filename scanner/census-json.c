@@ -102,6 +102,36 @@ static json_t *file_json(const struct census_file *f)
 			 "size", (json_int_t)f->size, "regions", (json_int_t)f->regions);
 }
 
+/* A byte count, or null when unknown. */
+static json_t *bytes_or_null(uint64_t v)
+{
+	return v == GPU_BYTES_UNKNOWN || v > INT64_MAX ? json_null() : json_integer((json_int_t)v);
+}
+
+/* "gpu": null when not taken; else NVML's state and the devices this
+ * process holds memory on. */
+static json_t *gpu_json(const struct census_gpu *g)
+{
+	if (!g->taken)
+		return json_null();
+	_cleanup_(json_decrefp) json_t *devices = json_array();
+	if (!devices)
+		return NULL;
+	for (size_t i = 0; i < g->n_uses; i++) {
+		const struct census_gpu_use *u = &g->uses[i];
+		if (json_array_append_new(devices, json_pack("{s:I, s:o, s:o, s:o, s:o, s:b}", "index", (json_int_t)u->index,
+							     "uuid", json_string_lossy(u->uuid), "name",
+							     json_string_lossy(u->name), "used", bytes_or_null(u->used),
+							     "total", u->total ? bytes_or_null(u->total) : json_null(),
+							     "graphics", u->graphics)) < 0)
+			return NULL;
+	}
+	return json_pack("{s:s, s:o, s:o, s:b, s:O}", "state", gpu_state_name(g->state), "message",
+			 g->message[0] ? json_string_lossy(g->message) : json_null(), "driver_version",
+			 g->driver_version > 0 ? json_integer(g->driver_version) : json_null(), "nvidia_mapped",
+			 g->nvidia_mapped, "devices", devices);
+}
+
 static json_t *regions_array(const struct census_region *r, size_t n)
 {
 	json_t *a = json_array();
@@ -141,7 +171,8 @@ json_t *census_to_json(const struct census *c, bool with_regions)
 			return NULL;
 
 	json_t *root = json_pack(
-		"{s:s, s:i, s:o, s:o, s:{s:o, s:o, s:o, s:o, s:o, s:o, s:o}, s:o, s:o, s:O, s:o, s:O, s:{s:o, s:o, s:o, s:o, s:o}}",
+		"{s:s, s:i, s:o, s:o, s:{s:o, s:o, s:o, s:o, s:o, s:o, s:o}, s:o, s:o, s:O, s:o, s:O, s:o, "
+		"s:{s:o, s:o, s:o, s:o, s:o}}",
 		"format", CENSUS_JSON_FORMAT, "version", CENSUS_JSON_VERSION,
 		"taken_at", int_or_null(c->taken_at_ms), "source", str_or_null(c->source),
 		"process", "pid", int_or_null(c->pid), "start_time", int_or_null(c->start_time),
@@ -152,6 +183,7 @@ json_t *census_to_json(const struct census *c, bool with_regions)
 		"classes", classes,
 		"largest", regions_array(c->largest, c->n_largest),
 		"files", files,
+		"gpu", gpu_json(&c->gpu),
 		"cost", "wall_us", int_or_null(c->wall_us), "cpu_us", int_or_null(c->cpu_us),
 		"bytes_read", int_or_null(c->bytes_read), "threads", int_or_null(c->threads_seen),
 		"stack_pointers", int_or_null(c->stack_pointers));
@@ -440,6 +472,98 @@ static int read_files(struct reader *rd, const json_t *root)
 	return 0;
 }
 
+static int get_bool(struct reader *rd, const json_t *obj, const char *where, const char *key, bool *ret)
+{
+	const json_t *v = json_object_get(obj, key);
+	if (!v) {
+		*ret = false;
+		return 0;
+	}
+	if (!json_is_boolean(v))
+		return bad(rd, "%s.%s: expected true or false", where, key);
+	*ret = json_is_true(v);
+	return 0;
+}
+
+/* A byte count, or null (GPU_BYTES_UNKNOWN). */
+static int get_bytes(struct reader *rd, const json_t *obj, const char *where, const char *key, uint64_t *ret)
+{
+	int64_t v = -1;
+	int r = get_int(rd, obj, where, key, true, &v);
+	if (r >= 0)
+		*ret = v < 0 ? GPU_BYTES_UNKNOWN : (uint64_t)v;
+	return r;
+}
+
+/* Copies a string (or "" for null) into a fixed buffer, cut to fit. */
+static int get_fixed(struct reader *rd, const json_t *obj, const char *where, const char *key, char *buf,
+		     size_t size)
+{
+	const char *s = NULL;
+	int r = get_str(rd, obj, where, key, true, &s);
+	if (r >= 0)
+		snprintf(buf, size, "%s", s ? s : "");
+	return r;
+}
+
+static int read_gpu(struct reader *rd, const json_t *root)
+{
+	const json_t *o = json_object_get(root, "gpu"), *a, *v;
+	struct census_gpu *g = &rd->c->gpu;
+	const char *state = NULL;
+	int64_t version = -1;
+	size_t i;
+	int r;
+
+	if (!o || json_is_null(o))
+		return 0; /* not taken, or a census from before the section */
+	if (!json_is_object(o))
+		return bad(rd, "gpu: expected an object or null");
+	if ((r = get_str(rd, o, "gpu", "state", false, &state)) < 0)
+		return r;
+	int s = gpu_state_from_name(state);
+	if (s < 0)
+		return bad(rd, "gpu.state: unknown state \"%s\"", state);
+	g->state = (enum gpu_state)s;
+	if ((r = get_fixed(rd, o, "gpu", "message", g->message, sizeof(g->message))) < 0 ||
+	    (r = get_int(rd, o, "gpu", "driver_version", true, &version)) < 0 ||
+	    (r = get_bool(rd, o, "gpu", "nvidia_mapped", &g->nvidia_mapped)) < 0)
+		return r;
+	if (version > INT32_MAX)
+		return bad(rd, "gpu.driver_version: out of range");
+	g->driver_version = version < 0 ? 0 : (int)version;
+	a = json_object_get(o, "devices");
+	if (!json_is_array(a))
+		return bad(rd, "gpu.devices: expected an array");
+	g->uses = calloc(json_array_size(a) + 1, sizeof(*g->uses));
+	if (!g->uses)
+		return -ENOMEM;
+	json_array_foreach(a, i, v)
+	{
+		char where[48];
+		struct census_gpu_use *u = &g->uses[i];
+		int64_t index = -1;
+		snprintf(where, sizeof(where), "gpu.devices[%zu]", i);
+		if (!json_is_object(v))
+			return bad(rd, "%s: expected an object", where);
+		if ((r = get_int(rd, v, where, "index", false, &index)) < 0 ||
+		    (r = get_fixed(rd, v, where, "uuid", u->uuid, sizeof(u->uuid))) < 0 ||
+		    (r = get_fixed(rd, v, where, "name", u->name, sizeof(u->name))) < 0 ||
+		    (r = get_bytes(rd, v, where, "used", &u->used)) < 0 ||
+		    (r = get_bytes(rd, v, where, "total", &u->total)) < 0 ||
+		    (r = get_bool(rd, v, where, "graphics", &u->graphics)) < 0)
+			return r;
+		if (index > UINT32_MAX)
+			return bad(rd, "%s.index: out of range", where);
+		u->index = (unsigned)index;
+		if (u->total == GPU_BYTES_UNKNOWN)
+			u->total = 0;
+		g->n_uses = i + 1;
+	}
+	g->taken = true;
+	return 0;
+}
+
 int census_from_json(const json_t *root, struct census **ret, char *err, size_t err_size)
 {
 	_cleanup_(census_freep) struct census *c = census_new();
@@ -471,7 +595,7 @@ int census_from_json(const json_t *root, struct census **ret, char *err, size_t 
 	    (r = read_classes(&rd, root)) < 0 ||
 	    (r = read_region_array(&rd, root, "largest", false, &c->largest, &c->n_largest)) < 0 ||
 	    (r = read_region_array(&rd, root, "regions", true, &c->regions, &c->n_regions)) < 0 ||
-	    (r = read_files(&rd, root)) < 0)
+	    (r = read_files(&rd, root)) < 0 || (r = read_gpu(&rd, root)) < 0)
 		return r;
 	c->totals.count = (uint64_t)regions;
 	const json_t *light = json_object_get(root, "light");

@@ -61,6 +61,7 @@ struct census *census_free(struct census *c)
 	free(c->regions);
 	free(c->largest);
 	free(c->files);
+	free(c->gpu.uses);
 	strpool_free(c->strings);
 	free(c);
 	return NULL;

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "classes.h"
+#include "gpu.h"
 #include "proc-parse.h"
 #include "region.h"
 
@@ -51,6 +52,28 @@ struct census_file {
 	uint64_t regions;
 };
 
+/* The device memory a process holds on one GPU (or MIG instance), as NVML
+ * lists it. */
+struct census_gpu_use {
+	unsigned index;   /* NVML's device index (a MIG instance: its GPU's) */
+	char uuid[96];    /* "GPU-..." or "MIG-..." */
+	char name[96];
+	uint64_t used;    /* bytes; GPU_BYTES_UNKNOWN when NVML cannot say */
+	uint64_t total;   /* the device's memory, bytes; 0 when unknown */
+	bool graphics;    /* from the graphics list, not the compute list */
+};
+
+/* The GPU section: taken with a live census when scan_options asks. */
+struct census_gpu {
+	bool taken;            /* false: not asked for (JSON null) */
+	enum gpu_state state;  /* of NVML when it was taken */
+	char message[256];     /* why, when state is not ok */
+	int driver_version;    /* CUDA version of the driver (12040 for 12.4), 0 when unknown */
+	bool nvidia_mapped;    /* the process maps NVIDIA's device files (/dev/nvidia*) */
+	struct census_gpu_use *uses;
+	size_t n_uses;
+};
+
 struct census {
 	/* identity; unknown strings are NULL, unknown numbers -1 */
 	int pid;
@@ -86,6 +109,8 @@ struct census {
 	/* what the census cost; -1 when not measured (read from a file) */
 	int64_t wall_us, cpu_us, bytes_read;
 	int64_t threads_seen, stack_pointers; /* evidence: threads, stack pointers read */
+
+	struct census_gpu gpu;
 
 	struct strpool *strings; /* paths, rule keys and texts of loaded censuses */
 };

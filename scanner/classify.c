@@ -304,16 +304,28 @@ static bool m_kernel_image(const struct ctx *c, size_t i)
 	return false;
 }
 
-/* Managed memory maps /dev/nvidia-uvm at an offset equal to its address;
+/* Managed memory maps /dev/nvidia-uvm at an offset equal to its address:
+ * the driver refuses any other mmap (uvm_mmap in NVIDIA's open kernel
+ * modules), and a split keeps the two equal.  A mapping moved by mremap
+ * keeps its old offset and is disabled by the driver (no memory, SIGBUS on
+ * access): not managed memory, so the offset is checked.
  * /dev/nvidia-uvm-tools is another device. */
 static bool m_nvidia_uvm(const struct ctx *c, size_t i)
 {
-	const char *p = c->r[i].path;
-	return p && (streq(p, "/dev/nvidia-uvm") || streq(p, "/dev/nvidia-uvm (deleted)"));
+	const struct region *r = &c->r[i];
+	const char *p = r->path;
+	return p && (streq(p, "/dev/nvidia-uvm") || streq(p, "/dev/nvidia-uvm (deleted)")) && r->offset == r->start;
 }
 
 /* DESIGN.md: pinned host memory is a shared /dev/nvidiactl mapping holding
- * resident host pages; the driver's other nvidiactl mappings hold none. */
+ * resident host pages.  The driver maps system memory page by page
+ * (vm_insert_page: VmFlags "mm", counted in Rss, never Anonymous, so it is
+ * resident but not private); its other nvidiactl mappings (peer I/O) are
+ * mapped by page frame ("io pf") and show no pages, and so would pinned
+ * memory that a driver mapped that way.  The driver's own buffers in system memory (command buffers,
+ * semaphores: the 2 MiB chunks and larger blocks in its window from
+ * 0x200000000) have the same shape and are counted here too: from outside
+ * they cannot be told from cuMemHostAlloc's memory. */
 static bool m_nvidiactl_pinned(const struct ctx *c, size_t i)
 {
 	const struct region *r = &c->r[i];

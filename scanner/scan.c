@@ -19,6 +19,7 @@
 #include "census.h"
 #include "classify.h"
 #include "fileio.h"
+#include "gpu.h"
 #include "limits.h"
 #include "macro.h"
 #include "procfs.h"
@@ -153,6 +154,62 @@ static int read_rollup(int pid_fd, struct census_totals *ret, uint64_t *bytes)
 	ret->locked = region_field(rollup, COUNT_LOCKED);
 	ret->hugetlb = region_field(rollup, COUNT_SHARED_HUGETLB) + region_field(rollup, COUNT_PRIVATE_HUGETLB);
 	return 0;
+}
+
+int scan_fill_gpu(struct census *c, const struct gpu_snapshot *s, bool nvidia_mapped)
+{
+	struct census_gpu g = {
+		.taken = true,
+		.state = s->state,
+		.driver_version = s->driver_version,
+		.nvidia_mapped = nvidia_mapped,
+	};
+	size_t n = 0;
+	const struct gpu_use *u = gpu_snapshot_find(s, c->pid, &n);
+
+	snprintf(g.message, sizeof(g.message), "%s", s->state == GPU_OK ? "" : s->message);
+	if (n > 0) {
+		g.uses = calloc(n, sizeof(*g.uses));
+		if (!g.uses)
+			return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct gpu_device *d = u[i].device < s->n_devices ? &s->devices[u[i].device] : NULL;
+		struct census_gpu_use *x = &g.uses[g.n_uses++];
+		x->index = d ? d->index : u[i].device;
+		snprintf(x->uuid, sizeof(x->uuid), "%s", d ? d->uuid : "");
+		snprintf(x->name, sizeof(x->name), "%s", d ? d->name : "");
+		x->used = u[i].used;
+		x->total = d ? d->total : 0;
+		x->graphics = u[i].graphics;
+	}
+	free(c->gpu.uses);
+	c->gpu = g;
+	return 0;
+}
+
+/* Whether the process maps NVIDIA's device files: a GPU process. */
+static bool maps_nvidia(const struct region *regions, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (regions[i].path && startswith(regions[i].path, "/dev/nvidia"))
+			return true;
+	return false;
+}
+
+/* The GPU section, when asked for. */
+static int take_gpu(struct census *c, const struct region *regions, size_t n, const struct scan_options *o)
+{
+	struct gpu_snapshot own = { 0 };
+	int r;
+
+	if (!o || (!o->gpu_snapshot && !o->gpu))
+		return 0;
+	if (!o->gpu_snapshot && (r = gpu_snapshot_take(o->gpu, &own)) < 0)
+		return r;
+	r = scan_fill_gpu(c, o->gpu_snapshot ? o->gpu_snapshot : &own, maps_nvidia(regions, n));
+	gpu_snapshot_done(&own);
+	return r;
 }
 
 int scan_process(int pid, const struct scan_options *o, struct census **ret, struct scan_error *err)
@@ -300,6 +357,9 @@ int scan_process(int pid, const struct scan_options *o, struct census **ret, str
 	c->wall_us = (int64_t)(now_monotonic_us() - t0);
 	c->cpu_us = (int64_t)(now_thread_cpu_us() - cpu0);
 	c->bytes_read = (int64_t)bytes;
+	/* after the cost is measured: NVML's time is not the census's */
+	if (take_gpu(c, regions, n, o) < 0)
+		return set_error(err, -ENOMEM, "out of memory");
 	*ret = TAKE_PTR(c);
 	return 0;
 }

@@ -7,6 +7,8 @@
 #include <stdint.h>
 
 struct census;
+struct gpu;
+struct gpu_snapshot;
 
 struct scan_options {
 	const char *proc_root; /* NULL: /proc */
@@ -23,6 +25,12 @@ struct scan_options {
 	 * negative return aborts the census with that error (a time limit). */
 	int (*progress)(void *userdata, uint64_t bytes_read);
 	void *userdata;
+	/* GPU memory (census.gpu): from gpu_snapshot when set (one snapshot
+	 * shared by the censuses of a pass), else from a snapshot taken
+	 * through gpu right after the regions are read; with neither the
+	 * section is not taken.  A saved smaps file never has one. */
+	const struct gpu_snapshot *gpu_snapshot;
+	struct gpu *gpu;
 };
 
 /* Why a scan failed, for a person: "line 12: bad permissions", "the process
@@ -42,6 +50,12 @@ struct scan_error {
  *   -ECANCELED or the progress callback's error
  * with err->message saying so. */
 int scan_process(int pid, const struct scan_options *o, struct census **ret, struct scan_error *err);
+
+/* Fills c->gpu from a snapshot: state, message, driver version, and the
+ * uses of c->pid with their devices' index, UUID, name and memory size.
+ * nvidia_mapped says whether the process maps /dev/nvidia*.  Returns 0 or
+ * -ENOMEM (c->gpu is then not taken). */
+int scan_fill_gpu(struct census *c, const struct gpu_snapshot *s, bool nvidia_mapped);
 
 /* Takes a census of a saved smaps file (and, optionally, the process's saved
  * status file; either path may be "-" for standard input).  Identity and

@@ -4,7 +4,11 @@ shapes that cannot be captured on a machine without a GPU or with an older
 kernel, laid out as the kernel prints them (fs/proc/task_mmu.c).  The CUDA
 shapes follow process maps published in public bug reports (the driver's
 reservation at 0x200000000, 2 MiB rw-s /dev/nvidiactl chunks, /dev/nvidia0
-BAR mappings, /dev/nvidia-uvm with offset equal to address).
+BAR mappings, /dev/nvidia-uvm with offset equal to address), with the
+VmFlags and page counts the driver's mmap handlers give them (NVIDIA's open
+kernel modules: nv-mmap.c maps system memory with vm_insert_page, so its
+pages count in Rss, and device memory with remap_pfn_range, "io pf", so
+they do not; uvm.c refuses a mapping whose offset is not its address).
 
     tests/data/make-synthetic.py        # rewrites the files
 """
@@ -87,6 +91,14 @@ def libc(base):
                    dev="fe:00", inode=3000)]
 
 
+# VmFlags of the NVIDIA driver's mappings (rd wr sh mr mw me ms: a shared
+# read-write mapping; dc: CUDA asks MADV_DONTFORK)
+NV_SYSMEM = ["rd", "wr", "sh", "mr", "mw", "me", "ms", "dc", "de", "dd", "mm"]  # /dev/nvidiactl system memory
+NV_PFN = ["rd", "wr", "sh", "mr", "mw", "me", "ms", "io", "pf", "dc", "de", "dd"]  # BAR or peer I/O: no pages
+NV_UVM = ["rd", "wr", "sh", "mr", "mw", "me", "ms", "de", "mm"]                  # /dev/nvidia-uvm
+NV_RESERVE = ["mr", "mw", "me", "nr"]                                          # PROT_NONE, MAP_NORESERVE
+
+
 def cuda_pytorch():
     """A PyTorch process on a GPU: CUDA pinned, driver and managed memory,
     pymalloc arenas and an OpenBLAS buffer."""
@@ -98,22 +110,17 @@ def cuda_pytorch():
          region(0x1000000, 0x3000000, "rw-p", "[heap]", rss=40 * MB),
          # the driver's reservation, its device and control mappings
          region(0x200000000, 0x400000, "---p"),
-         region(0x200400000, 0x200000, "rw-s", "/dev/nvidia0", flags=["rd", "wr", "sh", "mr", "mw", "me", "ms", "io", "pf", "dc", "de", "dd"],
-                dev="00:05", inode=451),
-         region(0x200600000, 0x200000, "rw-s", "/dev/nvidiactl", rss=2 * MB,
-                flags=["rd", "wr", "sh", "mr", "mw", "me", "ms", "dc", "de", "dd"], dev="00:05", inode=450),
-         region(0x200800000, 0x200000, "rw-s", "/dev/nvidiactl", rss=2 * MB,
-                flags=["rd", "wr", "sh", "mr", "mw", "me", "ms", "dc", "de", "dd"], dev="00:05", inode=450),
-         region(0x200a00000, 0x4000, "rw-s", "/dev/nvidiactl", flags=["rd", "wr", "sh", "mr", "mw", "me", "ms", "io", "pf", "dd"],
-                dev="00:05", inode=450),
+         region(0x200400000, 0x200000, "rw-s", "/dev/nvidia0", flags=NV_PFN, dev="00:05", inode=451),
+         region(0x200600000, 0x200000, "rw-s", "/dev/nvidiactl", rss=2 * MB, flags=NV_SYSMEM, dev="00:05", inode=450),
+         region(0x200800000, 0x200000, "rw-s", "/dev/nvidiactl", rss=2 * MB, flags=NV_SYSMEM, dev="00:05", inode=450),
+         region(0x200a00000, 0x4000, "rw-s", "/dev/nvidiactl", flags=NV_PFN, dev="00:05", inode=450),
          region(0x200a04000, 0x1fc000, "---p"),
-         region(0x200c00000, 0x3400000, "rw-s", "/dev/nvidiactl", rss=52 * MB,
-                flags=["rd", "wr", "sh", "mr", "mw", "me", "ms", "dc", "de", "dd"], dev="00:05", inode=450),
+         region(0x200c00000, 0x3400000, "rw-s", "/dev/nvidiactl", rss=52 * MB, flags=NV_SYSMEM, dev="00:05", inode=450),
          region(0x204000000, 0xfc200000, "---p"),
          region(0x10000000000, 0x4000000, "---p"),
          # managed memory: the file offset is the address
          region(0x7f2000000000, 0x8000000, "rw-s", "/dev/nvidia-uvm", rss=16 * MB,
-                offset=0x7f2000000000, dev="00:05", inode=452),
+                offset=0x7f2000000000, flags=NV_UVM, dev="00:05", inode=452),
          region(0x7f3000000000, 0x2000000, "rw-p", "", rss=512 * KB),   # OpenBLAS buffer, barely touched
          region(0x7f3100000000, 0x800000, "rw-p", "", rss=8 * MB),      # pymalloc: 8 arenas merged
          region(0x7f3200000000, 0x4001000, "rw-p", "", rss=64 * MB),    # a large malloc block (size + a page)
@@ -125,6 +132,77 @@ def cuda_pytorch():
     r += [region(0x7f3400000000, 0x1600000, "r-xp", path, rss=20 * MB, dev="fe:00", inode=300)]
     r += libc(0x7f3500000000)
     r += [region(0x7ffd00000000, 0x21000, "rw-p", "[stack]", rss=132 * KB)]
+    return r
+
+
+def cuda_recent_driver():
+    """A PyTorch process on a recent driver (a layout published from a
+    python3 process's maps: 0x200000000 ---p, a 2 MiB /dev/nvidia0 BAR
+    mapping, a large /dev/nvidiactl block, 2 MiB chunks), after
+    cuMemHostAlloc (pinned memory in the unified address space high up),
+    cuMemAllocManaged (managed memory mapped MAP_FIXED into the driver's
+    reservation there, partly on the GPU: no host pages), and with a
+    managed mapping moved by mremap, which the driver disables."""
+    exe = "/usr/bin/python3.11"
+    ctl = dict(dev="00:05", inode=18)
+    gpu = dict(dev="00:05", inode=20)
+    uvm = dict(dev="00:05", inode=22)
+    r = [region(0x400000, 0x23000, "r--p", exe, rss=140 * KB, dev="fe:00", inode=23),
+         region(0x423000, 0x292000, "r-xp", exe, rss=2 * MB, offset=0x23000, dev="fe:00", inode=23),
+         region(0x6b5000, 0x23a000, "r--p", exe, rss=1 * MB, offset=0x2b5000, dev="fe:00", inode=23),
+         region(0x8ef000, 0x1000, "r--p", exe, rss=4 * KB, anon=4 * KB, offset=0x4ee000, dev="fe:00", inode=23),
+         region(0x8f0000, 0x47000, "rw-p", exe, rss=284 * KB, anon=200 * KB, offset=0x4ef000, dev="fe:00", inode=23),
+         region(0x937000, 0x23000, "rw-p", "", rss=100 * KB),
+         region(0x95a000, 0x13e3f000, "rw-p", "[heap]", rss=300 * MB),
+         # the driver's window from 0x200000000
+         region(0x200000000, 0x400000, "---p", flags=NV_RESERVE),
+         region(0x200400000, 0x200000, "rw-s", "/dev/nvidia0", flags=NV_PFN, **gpu),
+         region(0x200600000, 0x3800000, "rw-s", "/dev/nvidiactl", rss=56 * MB, flags=NV_SYSMEM, **ctl),
+         region(0x203e00000, 0x1e00000, "---p", flags=NV_RESERVE),
+         region(0x205c00000, 0x200000, "rw-s", "/dev/nvidiactl", rss=2 * MB, flags=NV_SYSMEM, **ctl),
+         region(0x205e00000, 0x200000, "rw-s", "/dev/nvidiactl", rss=2 * MB, flags=NV_SYSMEM, **ctl),
+         region(0x206000000, 0x200000, "rw-s", "/dev/nvidia0", flags=NV_PFN, **gpu),
+         region(0x206200000, 0x10000, "rw-s", "/dev/nvidiactl", flags=NV_PFN, **ctl),  # peer I/O: no pages
+         region(0x206210000, 0x1f9df0000, "---p", flags=NV_RESERVE),
+         # the unified address space high up: pinned and managed memory in it
+         region(0x7ea000000000, 0x3a000000, "---p", flags=NV_RESERVE),
+         region(0x7ea03a000000, 0x200000, "rw-s", "/dev/nvidia-uvm", rss=2 * MB, offset=0x7ea03a000000,
+                flags=NV_UVM, **uvm),
+         region(0x7ea03a200000, 0x10000000, "rw-s", "/dev/nvidia-uvm", rss=96 * MB, offset=0x7ea03a200000,
+                flags=NV_UVM, **uvm),
+         region(0x7ea04a200000, 0x8000000, "rw-s", "/dev/nvidia-uvm", offset=0x7ea04a200000,
+                flags=NV_UVM, **uvm),  # on the GPU now: no host pages
+         region(0x7ea052200000, 0x5de00000, "---p", flags=NV_RESERVE),
+         region(0x7ea0b0000000, 0x10000000, "rw-s", "/dev/nvidiactl", rss=256 * MB, flags=NV_SYSMEM, **ctl),
+         region(0x7eb000000000, 0x200000, "rw-s", "/dev/nvidia-uvm", offset=0x7ea060000000, flags=NV_UVM, **uvm),
+         region(0x7f1000000000, 0x800000, "rw-p", "", rss=8 * MB),     # pymalloc: 8 arenas merged
+         ]
+    path = "/usr/lib/x86_64-linux-gnu/libcuda.so.550.54.15"
+    r += [region(0x7f3400000000, 0x1a00000, "r-xp", path, rss=24 * MB, dev="fe:00", inode=300),
+          region(0x7f3401a00000, 0x80000, "rw-p", path, rss=512 * KB, anon=256 * KB, offset=0x1a00000, dev="fe:00",
+                 inode=300)]
+    r += libc(0x7f3500000000)
+    r += [region(0x7ffd00000000, 0x21000, "rw-p", "[stack]", rss=132 * KB)]
+    return r
+
+
+def cuda_old_driver():
+    """A CUDA process on an old driver and kernel (Linux 4.x), as published:
+    rwxs /dev/nvidiactl mappings at 0x200000000 whose offsets are physical
+    addresses, mapped page frame by page frame (no pages in smaps)."""
+    ctl = dict(dev="00:06", inode=512)
+    r = [region(0x400000, 0x100000, "r-xp", "/opt/app/bin/detect", rss=1 * MB, dev="08:01", inode=70),
+         region(0x1200000, 0x400000, "rw-p", "[heap]", rss=4 * MB)]
+    base, phys = 0x200000000, [0x411c5a000, 0x460756000, 0x45c738000, 0x45dce4000]
+    for i in range(2):
+        r += [region(base, 0x100000 if i == 0 else 0x400000, "rwxs", "/dev/nvidiactl", offset=phys[2 * i],
+                     flags=["rd", "wr", "ex", "sh", "mr", "mw", "me", "ms", "io", "pf", "de", "dd"], **ctl)]
+        base += 0x100000 if i == 0 else 0x400000
+        r += [region(base, 0x4000, "rwxs", "/dev/nvidiactl", offset=phys[2 * i + 1],
+                     flags=["rd", "wr", "ex", "sh", "mr", "mw", "me", "ms", "io", "pf", "de", "dd"], **ctl),
+              region(base + 0x4000, 0x1c000, "---p")]
+        base += 0x20000
+    r += [region(0x7fff30000000, 0x21000, "rw-p", "[stack]", rss=40 * KB)] + libc(0x7f6d00000000)
     return r
 
 
@@ -176,6 +254,8 @@ def main():
     here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "smaps")
     files = {
         "synthetic-cuda-pytorch.smaps": render(cuda_pytorch()),
+        "synthetic-cuda-recent-driver.smaps": render(cuda_recent_driver()),
+        "synthetic-cuda-old-driver.smaps": render(cuda_old_driver(), FIELDS_4X, thp=False),
         "synthetic-named-regions.smaps": render(named_regions()),
         "synthetic-old-kernel.smaps": render(old_kernel(), FIELDS_4X, thp=False),
         "synthetic-reserving-allocator.smaps": render(reserving_allocator()),

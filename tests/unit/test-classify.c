@@ -429,6 +429,20 @@ static void test_cuda(void **state)
 		assert_class(&p, 0x200000000, "other", "reservation");
 		parsed_free(&p);
 	}
+	/* managed memory only where the offset is the address; a shared
+	 * nvidiactl mapping without pages is the driver's, and one mapped
+	 * private is no pinned memory */
+	{
+		BEGIN
+		put_region(f, 0x7f0000000000, 0x7f0000200000, "rw-s", "/dev/nvidia-uvm", 2 * MiB, 0, "rd wr sh mr mw me ms de mm ");
+		put_region(f, 0x7f0000200000, 0x7f0000400000, "rw-s", "/dev/nvidiactl", 0, 0, "rd wr sh mr mw me ms de dd mm ");
+		put_region(f, 0x7f0000400000, 0x7f0000600000, "r--p", "/dev/nvidiactl", 4096, 0, "rd mr mw me ");
+		END(NULL)
+		assert_class(&p, 0x7f0000000000, "cuda_driver", "nvidia_device"); /* offset 0, not the address */
+		assert_class(&p, 0x7f0000200000, "cuda_driver", "nvidia_device");
+		assert_class(&p, 0x7f0000400000, "cuda_driver", "nvidia_device");
+		parsed_free(&p);
+	}
 	/* /dev/nvidia-uvm-tools is not managed memory */
 	{
 		BEGIN
@@ -521,6 +535,83 @@ static void test_captured_processes(void **state)
 	census_free(c);
 }
 
+/* Sums of one class's counters over the regions a census kept. */
+static void class_sum(const struct census *c, enum class_id k, uint64_t *ret_private, uint64_t *ret_resident)
+{
+	*ret_private = *ret_resident = 0;
+	for (size_t i = 0; i < c->n_regions; i++)
+		if (c->regions[i].cls == k) {
+			*ret_private += c->regions[i].private;
+			*ret_resident += c->regions[i].resident;
+		}
+}
+
+/* CUDA processes as public maps show them (tests/data/make-synthetic.py):
+ * every mapping of the driver in its class, and the classes adding up. */
+static void test_cuda_layouts(void **state)
+{
+	(void)state;
+	struct scan_options o = { .keep_regions = true };
+	struct census_totals sum;
+	uint64_t private, resident;
+	struct census *c;
+
+	c = census_of("smaps/synthetic-cuda-recent-driver.smaps", &o);
+	assert_census_class(c, 0x200000000, "cuda_driver", "cuda_reservation");
+	assert_census_class(c, 0x200400000, "cuda_driver", "nvidia_device");    /* BAR: io pf, no pages */
+	assert_census_class(c, 0x200600000, "pinned_cuda", "nvidiactl_pinned"); /* the driver's 56 MiB block */
+	assert_census_class(c, 0x203e00000, "cuda_driver", "cuda_reservation");
+	assert_census_class(c, 0x205c00000, "pinned_cuda", "nvidiactl_pinned"); /* 2 MiB chunks */
+	assert_census_class(c, 0x205e00000, "pinned_cuda", "nvidiactl_pinned");
+	assert_census_class(c, 0x206000000, "cuda_driver", "nvidia_device");
+	assert_census_class(c, 0x206200000, "cuda_driver", "nvidia_device");    /* peer I/O: no pages */
+	assert_census_class(c, 0x206210000, "cuda_driver", "cuda_reservation");
+	assert_census_class(c, 0x7ea03a000000, "cuda_uvm", "nvidia_uvm");
+	assert_census_class(c, 0x7ea03a200000, "cuda_uvm", "nvidia_uvm");
+	assert_census_class(c, 0x7ea04a200000, "cuda_uvm", "nvidia_uvm");       /* on the GPU: no host pages */
+	assert_census_class(c, 0x7ea0b0000000, "pinned_cuda", "nvidiactl_pinned"); /* cuMemHostAlloc */
+	assert_census_class(c, 0x7eb000000000, "cuda_driver", "nvidia_device");  /* moved: offset is not the address */
+	/* a reservation of the unified address space outside the driver's
+	 * window: address space only, a reservation like any other */
+	assert_census_class(c, 0x7ea000000000, "other", "reservation");
+	assert_census_class(c, 0x7f1000000000, "python", "pymalloc_arenas");
+	assert_census_class(c, 0x937000, "images", "image_bss");
+	assert_census_class(c, 0x7f3400000000, "images", "image_segment");
+
+	/* pinned and managed pages are resident, never private (not Anonymous) */
+	assert_true(c->classes[CLASS_PINNED_CUDA].resident == (56 + 2 + 2 + 256) * MiB);
+	assert_true(c->classes[CLASS_PINNED_CUDA].private == 0);
+	assert_int_equal(c->classes[CLASS_PINNED_CUDA].count, 4);
+	assert_true(c->classes[CLASS_CUDA_UVM].resident == (2 + 96) * MiB);
+	assert_true(c->classes[CLASS_CUDA_UVM].size == (2 + 256 + 128) * MiB);
+	assert_true(c->classes[CLASS_CUDA_DRIVER].resident == 0);
+	assert_int_equal(c->classes[CLASS_CUDA_DRIVER].count, 7);
+	/* conservation: the classes add up to the totals, and each class to
+	 * its regions */
+	census_class_sum(c, &sum);
+	assert_true(sum.private == c->totals.private && sum.resident == c->totals.resident &&
+		    sum.size == c->totals.size && sum.count == c->totals.count);
+	for (int k = 0; k < _CLASS_MAX; k++) {
+		class_sum(c, (enum class_id)k, &private, &resident);
+		assert_true(private == c->classes[k].private && resident == c->classes[k].resident);
+	}
+	census_free(c);
+
+	/* an old driver: rwxs nvidiactl mappings at physical offsets, mapped by
+	 * page frame; executable, yet no image, and no pages to count */
+	c = census_of("smaps/synthetic-cuda-old-driver.smaps", &o);
+	assert_census_class(c, 0x200000000, "cuda_driver", "nvidia_device");
+	assert_census_class(c, 0x200100000, "cuda_driver", "nvidia_device");
+	assert_census_class(c, 0x200104000, "cuda_driver", "cuda_reservation");
+	assert_census_class(c, 0x200120000, "cuda_driver", "nvidia_device");
+	assert_int_equal(c->classes[CLASS_CUDA_DRIVER].count, 6);
+	assert_int_equal(c->classes[CLASS_PINNED_CUDA].count, 0);
+	assert_true(c->classes[CLASS_IMAGES].count == 4); /* the program and libc only */
+	census_class_sum(c, &sum);
+	assert_true(sum.private == c->totals.private && sum.resident == c->totals.resident);
+	census_free(c);
+}
+
 /* Every region of every fixture gets exactly one known class, and the rule
  * table is consistent. */
 static void test_rule_table(void **state)
@@ -569,7 +660,7 @@ int main(void)
 		cmocka_unit_test(test_stacks),             cmocka_unit_test(test_jit_and_reserving_allocator),
 		cmocka_unit_test(test_runtimes),           cmocka_unit_test(test_python_and_openblas),
 		cmocka_unit_test(test_cuda),               cmocka_unit_test(test_captured_processes),
-		cmocka_unit_test(test_rule_table),
+		cmocka_unit_test(test_cuda_layouts),       cmocka_unit_test(test_rule_table),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -63,7 +63,11 @@ static const char default_text[] = "# The effective configuration of ramwatchd; 
 				   "\n"
 				   "[Store]\n"
 				   "Retention=30d\n"
-				   "MaxDatabaseSize=1G\n";
+				   "MaxDatabaseSize=1G\n"
+				   "\n"
+				   "[Export]\n"
+				   "Export=no\n"
+				   "ExportGroupBy=comm\n";
 
 static void test_defaults(void **state)
 {
@@ -88,6 +92,8 @@ static void test_defaults(void **state)
 	assert_int_equal(c.huge_process, 32 * GiB);
 	assert_int_equal(c.retention, 30ull * 86400 * 1000000);
 	assert_int_equal(c.max_database_size, GiB);
+	assert_null(c.export_path);
+	assert_int_equal(c.export_group_by, EXPORT_GROUP_COMM);
 
 	assert_int_equal(config_format(&c, buf, sizeof(buf)), strlen(default_text));
 	assert_string_equal(buf, default_text);
@@ -129,6 +135,10 @@ static void test_every_setting(void **state)
 		{ "[Sampling]\nHugeProcess=0\n", "HugeProcess: 32G -> 0\n", "HugeProcess=0\n" },
 		{ "[Store]\nRetention=1y\n", "Retention: 30d -> 1y\n", "Retention=1y\n" },
 		{ "[Store]\nMaxDatabaseSize=0\n", "MaxDatabaseSize: 1G -> 0\n", "MaxDatabaseSize=0\n" },
+		{ "[Export]\nExport=textfile:/var/lib/prometheus/node-exporter/ramwatch.prom\n",
+		  "Export: no -> textfile:/var/lib/prometheus/node-exporter/ramwatch.prom\n",
+		  "Export=textfile:/var/lib/prometheus/node-exporter/ramwatch.prom\n" },
+		{ "[Export]\nExportGroupBy=unit\n", "ExportGroupBy: comm -> unit\n", "ExportGroupBy=unit\n" },
 	};
 	struct daemon_config d;
 	config_defaults(&d);
@@ -190,6 +200,21 @@ static void test_values_land(void **state)
 	assert_int_equal(c.retention, 90ull * 86400 * 1000000);
 	assert_int_equal(c.max_database_size, 10 * GiB);
 	config_done(&c);
+
+	/* Export=: the path is kept; "no" and an empty value turn it off */
+	c = parse_ok("[Export]\nExport=textfile:/x/a.prom\nExportGroupBy=user\n");
+	assert_string_equal(c.export_path, "/x/a.prom");
+	assert_int_equal(c.export_group_by, EXPORT_GROUP_USER);
+	config_done(&c);
+	assert_null(c.export_path);
+	static const char *const off[] = { "no", "off", "false", "NO", "" };
+	for (size_t i = 0; i < ELEMENTSOF(off); i++) {
+		char text[128];
+		snprintf(text, sizeof(text), "[Export]\nExport=textfile:/x/a.prom\nExport=%s\n", off[i]);
+		c = parse_ok(text);
+		assert_null(c.export_path);
+		config_done(&c);
+	}
 
 	/* CensusOnGrowth=: the words turn it off; a part left out is 0 */
 	static const struct {
@@ -329,6 +354,26 @@ static void test_errors(void **state)
 		{ "[Watch]\nIgnore=pid:0\n", -ERANGE, "test.conf:2: Ignore: '0' is not a process id (1 to 2147483647)" },
 		{ "[Watch]\nIgnore=name:\n", -EINVAL,
 		  "test.conf:2: Ignore: selector 'name:' needs an argument after 'name:'" },
+		{ "[Export]\nExport=yes\n", -EINVAL,
+		  "test.conf:2: Export: 'yes' is not an export (use textfile:/PATH.prom, or no)" },
+		{ "[Export]\nExport=http:9100\n", -EINVAL,
+		  "test.conf:2: Export: 'http:9100' is not an export (use textfile:/PATH.prom, or no)" },
+		{ "[Export]\nExport=textfile:ramwatch.prom\n", -EINVAL,
+		  "test.conf:2: Export: 'textfile:ramwatch.prom' is not an absolute path (use e.g. "
+		  "textfile:/var/lib/prometheus/node-exporter/ramwatch.prom)" },
+		{ "[Export]\n\nExport=textfile:/var/lib/prometheus/node-exporter/ramwatch.txt\n", -EINVAL,
+		  "test.conf:3: Export: 'textfile:/var/lib/prometheus/node-exporter/ramwatch.txt' is not a file name "
+		  "ending in .prom (node_exporter's textfile collector reads only *.prom files)" },
+		{ "[Export]\nExport=textfile:/x/.prom\n", -EINVAL,
+		  "test.conf:2: Export: 'textfile:/x/.prom' is not a file name ending in .prom (node_exporter's "
+		  "textfile collector reads only *.prom files)" },
+		{ "[Export]\nExport=textfile:/x/\n", -EINVAL,
+		  "test.conf:2: Export: 'textfile:/x/' is not a file name ending in .prom (node_exporter's textfile "
+		  "collector reads only *.prom files)" },
+		{ "[Export]\nExportGroupBy=pid\n", -EINVAL,
+		  "test.conf:2: ExportGroupBy: 'pid' is not a grouping (use comm, unit or user)" },
+		{ "[Export]\nExportGroupBy=Comm\n", -EINVAL,
+		  "test.conf:2: ExportGroupBy: 'Comm' is not a grouping (use comm, unit or user)" },
 		/* the cross-check names the later of the two assignments */
 		{ "[Sampling]\nSampleInterval=20s\n", -ERANGE,
 		  "test.conf:2: StoreInterval=10s is shorter than SampleInterval=20s (StoreInterval must be at least "
@@ -542,6 +587,9 @@ static void test_round_trip(void **state)
 		"HugeProcess=1T\n[Store]\nRetention=10y\nMaxDatabaseSize=0\n",
 		"[Sampling]\nCensusOnGrowth=no\nScanBudget=33.3%\n[Store]\nRetention=400d\nMaxDatabaseSize=1.5G\n",
 		"[Sampling]\nCensusOnGrowth=1G\n[Watch]\nIgnore=pid:1\n",
+		/* a path longer than any number */
+		"[Export]\nExport=textfile:/var/lib/prometheus/node-exporter/a-rather-long-directory-name/"
+		"and-another-one-below-it/ramwatch-metrics-of-this-host.prom\nExportGroupBy=user\n",
 	};
 
 	for (size_t i = 0; i < ELEMENTSOF(texts); i++) {

@@ -92,6 +92,15 @@ static void test_id_is_echoed_even_when_refused(void **state)
 	p = parse("not json");
 	assert_null(p.id);
 	done(&p);
+
+	/* metrics takes no argument */
+	p = parse("{\"op\": \"metrics\", \"id\": 8}");
+	assert_int_equal(p.r, 0);
+	assert_int_equal(p.req->op, CONTROL_OP_METRICS);
+	assert_string_equal(control_op_name(p.req->op), "metrics");
+	done(&p);
+	assert_refused("{\"op\": \"metrics\", \"group\": \"comm\"}", "metrics: unknown argument 'group'");
+	assert_refused("{}", "scan, mark or metrics");
 }
 
 static void test_selection(void **state)

@@ -1,0 +1,336 @@
+/* Building the exposition (daemon/export-text.h): groups, label escaping,
+ * the families in a fixed order.  Runs every StoreInterval over at most
+ * MaxProcesses processes, and for each "metrics" request. */
+#include "export-text.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "limits.h"
+#include "macro.h"
+#include "utf8.h"
+#include "util.h"
+
+#define REPLACEMENT "\xef\xbf\xbd" /* U+FFFD */
+
+void export_classes_from_census(const struct census *c, struct export_classes *ret)
+{
+	*ret = (struct export_classes){ .ok = true, .light = c->light };
+	for (int k = 0; k < _CLASS_MAX; k++) {
+		if (c->classes[k].count > 0)
+			ret->present |= 1u << k;
+		ret->private[k] = c->classes[k].private;
+		ret->resident[k] = c->classes[k].resident;
+	}
+}
+
+/* The unit types whose units hold processes (systemd.unit(5)); a slice
+ * only holds other units, so a process is never directly in one. */
+static bool is_unit_name(const char *s, size_t n)
+{
+	static const char *const suffixes[] = { ".service", ".scope", ".socket", ".mount", ".swap" };
+
+	for (size_t i = 0; i < ELEMENTSOF(suffixes); i++) {
+		size_t k = strlen(suffixes[i]);
+		if (n > k && memcmp(s + n - k, suffixes[i], k) == 0)
+			return true;
+	}
+	return false;
+}
+
+size_t export_unit_of_cgroup(const char *cgroup, const char **ret)
+{
+	const char *end;
+
+	if (!cgroup)
+		return 0;
+	/* from the last component back: a unit may have cgroups of its own
+	 * below it (a delegated service's payload), and a unit of the user's
+	 * manager lies below user@UID.service */
+	end = cgroup + strlen(cgroup);
+	while (end > cgroup) {
+		const char *start = end;
+		while (start > cgroup && start[-1] != '/')
+			start--;
+		if (is_unit_name(start, (size_t)(end - start))) {
+			*ret = start;
+			return (size_t)(end - start);
+		}
+		end = start > cgroup ? start - 1 : cgroup;
+	}
+	return 0;
+}
+
+/* Copies s[0, n) into buf as valid UTF-8 of at most RW_EXPORT_GROUP_MAX
+ * bytes; "-" for nothing. */
+static char *normalise(const char *s, size_t n, char *buf)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t len = 0;
+
+	while (n > 0) {
+		uint32_t cp;
+		size_t k = utf8_next(p, n, &cp);
+		const void *from = k ? (const void *)p : REPLACEMENT;
+		size_t out = k ? k : strlen(REPLACEMENT);
+		if (len + out > RW_EXPORT_GROUP_MAX)
+			break;
+		memcpy(buf + len, from, out);
+		len += out;
+		k = k ? k : 1;
+		p += k;
+		n -= k;
+	}
+	if (len == 0)
+		buf[len++] = '-';
+	buf[len] = '\0';
+	return buf;
+}
+
+char *export_group_key(const struct export_process *p, enum export_group_by by, char *buf)
+{
+	char uid[24];
+	const char *unit;
+	size_t n;
+
+	switch (by) {
+	case EXPORT_GROUP_UNIT:
+		n = export_unit_of_cgroup(p->cgroup, &unit);
+		if (n > 0)
+			return normalise(unit, n, buf);
+		return normalise(p->cgroup ? p->cgroup : "", p->cgroup ? strlen(p->cgroup) : 0, buf);
+	case EXPORT_GROUP_USER:
+		if (p->user && p->user[0])
+			return normalise(p->user, strlen(p->user), buf);
+		if (p->uid < 0)
+			return normalise("", 0, buf);
+		snprintf(uid, sizeof(uid), "%" PRId64, p->uid);
+		return normalise(uid, strlen(uid), buf);
+	case EXPORT_GROUP_COMM:
+	default:
+		return normalise(p->comm ? p->comm : "", p->comm ? strlen(p->comm) : 0, buf);
+	}
+}
+
+/* ------------------------------------------------------------ groups */
+
+struct group {
+	char *key;
+	uint64_t processes, light;
+	uint64_t private, resident, swap, peak_private;
+	uint32_t present;
+	uint64_t class_private[_CLASS_MAX], class_resident[_CLASS_MAX];
+};
+
+struct keyed {
+	char *key;
+	const struct export_process *p;
+};
+
+static int compare_keyed(const void *a, const void *b)
+{
+	return strcmp(((const struct keyed *)a)->key, ((const struct keyed *)b)->key);
+}
+
+static void group_add(struct group *g, const struct export_process *p)
+{
+	const struct export_classes *c = p->classes;
+
+	g->processes++;
+	g->private += p->private;
+	g->resident += p->resident;
+	g->swap += p->swap;
+	if (p->peak_private > g->peak_private)
+		g->peak_private = p->peak_private;
+	if (!c || !c->ok)
+		return;
+	/* a light census knows each class's size, not its memory */
+	if (c->light) {
+		g->light++;
+		return;
+	}
+	g->present |= c->present;
+	for (int k = 0; k < _CLASS_MAX; k++) {
+		g->class_private[k] += c->private[k];
+		g->class_resident[k] += c->resident[k];
+	}
+}
+
+/* The groups of the n processes, sorted by key.  Returns their count, or
+ * -ENOMEM. */
+static int make_groups(const struct export_process *p, size_t n, enum export_group_by by, struct group **ret)
+{
+	struct keyed *k = calloc(n + 1, sizeof(*k));
+	struct group *g = calloc(n + 1, sizeof(*g));
+	size_t ng = 0;
+	char buf[RW_EXPORT_GROUP_MAX + 1];
+
+	if (!k || !g)
+		goto oom;
+	for (size_t i = 0; i < n; i++) {
+		k[i].p = &p[i];
+		k[i].key = strdup(export_group_key(&p[i], by, buf));
+		if (!k[i].key)
+			goto oom;
+	}
+	qsort_safe(k, n, sizeof(*k), compare_keyed);
+	for (size_t i = 0; i < n; i++) {
+		if (ng == 0 || !streq(g[ng - 1].key, k[i].key))
+			g[ng++].key = TAKE_PTR(k[i].key);
+		group_add(&g[ng - 1], k[i].p);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(k[i].key);
+	free(k);
+	*ret = g;
+	return (int)ng;
+
+oom:
+	for (size_t i = 0; k && i < n; i++)
+		free(k[i].key);
+	free(k);
+	free(g);
+	return -ENOMEM;
+}
+
+/* ------------------------------------------------------------ text */
+
+/* A label value: backslash, double quote and line feed escaped, as the
+ * exposition format asks; the key is valid UTF-8 already. */
+static void put_value(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\')
+			fputs("\\\\", f);
+		else if (*s == '"')
+			fputs("\\\"", f);
+		else if (*s == '\n')
+			fputs("\\n", f);
+		else
+			fputc(*s, f);
+	}
+}
+
+static void family(FILE *f, const char *name, const char *type, const char *help)
+{
+	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* name{group="G"<rest>} value */
+static void group_sample(FILE *f, const char *name, const struct group *g, const char *rest, uint64_t v)
+{
+	fprintf(f, "%s{group=\"", name);
+	put_value(f, g->key);
+	fprintf(f, "\"%s} %" PRIu64 "\n", rest, v);
+}
+
+static void put_groups(FILE *f, const struct group *g, size_t ng)
+{
+	static const char *const kinds[] = { "private", "resident", "swap" };
+	char rest[96];
+
+	family(f, "ramwatch_memory_bytes", "gauge",
+	       "Memory of the group's processes in each class, at each process's last full census.");
+	for (size_t i = 0; i < ng; i++)
+		for (int k = 0; k < _CLASS_MAX; k++) {
+			if (!(g[i].present & (1u << k)))
+				continue;
+			snprintf(rest, sizeof(rest), ",class=\"%s\",kind=\"private\"", class_key(k));
+			group_sample(f, "ramwatch_memory_bytes", &g[i], rest, g[i].class_private[k]);
+			snprintf(rest, sizeof(rest), ",class=\"%s\",kind=\"resident\"", class_key(k));
+			group_sample(f, "ramwatch_memory_bytes", &g[i], rest, g[i].class_resident[k]);
+		}
+
+	family(f, "ramwatch_process_memory_bytes", "gauge",
+	       "Memory of the group's processes at their last sample of the fast tier.");
+	for (size_t i = 0; i < ng; i++) {
+		uint64_t v[] = { g[i].private, g[i].resident, g[i].swap };
+		for (size_t k = 0; k < ELEMENTSOF(kinds); k++) {
+			snprintf(rest, sizeof(rest), ",kind=\"%s\"", kinds[k]);
+			group_sample(f, "ramwatch_process_memory_bytes", &g[i], rest, v[k]);
+		}
+	}
+
+	family(f, "ramwatch_peak_private_bytes", "gauge", "The largest peak private memory of the group's processes.");
+	for (size_t i = 0; i < ng; i++)
+		group_sample(f, "ramwatch_peak_private_bytes", &g[i], "", g[i].peak_private);
+
+	family(f, "ramwatch_processes", "gauge", "Processes of the group that ramwatchd watches.");
+	for (size_t i = 0; i < ng; i++)
+		group_sample(f, "ramwatch_processes", &g[i], "", g[i].processes);
+
+	family(f, "ramwatch_light_census_processes", "gauge",
+	       "Processes of the group whose last census was light, so not in ramwatch_memory_bytes.");
+	for (size_t i = 0; i < ng; i++)
+		group_sample(f, "ramwatch_light_census_processes", &g[i], "", g[i].light);
+}
+
+static void put_daemon(FILE *f, const struct export_daemon *d)
+{
+	family(f, "ramwatch_censuses_total", "counter", "Censuses taken, by status.");
+	for (int s = 0; s < _STATUS_MAX; s++)
+		fprintf(f, "ramwatch_censuses_total{status=\"%s\"} %" PRIu64 "\n", store_status_name(s), d->censuses[s]);
+
+	family(f, "ramwatch_census_seconds_total", "counter", "CPU time spent taking censuses.");
+	fprintf(f, "ramwatch_census_seconds_total %" PRIu64 ".%06" PRIu64 "\n", d->census_cpu_us / 1000000,
+		d->census_cpu_us % 1000000);
+
+	family(f, "ramwatch_deferred_censuses_total", "counter", "Censuses that waited for the census budget.");
+	fprintf(f, "ramwatch_deferred_censuses_total %" PRIu64 "\n", d->deferred);
+
+	family(f, "ramwatch_watched_processes", "gauge", "Processes ramwatchd watches.");
+	fprintf(f, "ramwatch_watched_processes %" PRIu64 "\n", d->watched);
+
+	family(f, "ramwatch_store_dropped_rows_total", "counter",
+	       "Rows dropped because the store could not be written for too long.");
+	fprintf(f, "ramwatch_store_dropped_rows_total %" PRIu64 "\n", d->store_dropped_rows);
+
+	family(f, "ramwatch_store_writing", "gauge", "1 while the store is written, 0 while writing it fails.");
+	fprintf(f, "ramwatch_store_writing %d\n", d->store_writing ? 1 : 0);
+
+	family(f, "ramwatch_export_errors_total", "counter", "Writes of the metrics textfile that failed.");
+	fprintf(f, "ramwatch_export_errors_total %" PRIu64 "\n", d->export_errors);
+
+	family(f, "ramwatch_build_info", "gauge", "The version of ramwatchd; always 1.");
+	fputs("ramwatch_build_info{version=\"", f);
+	put_value(f, d->version ? d->version : "");
+	fputs("\"} 1\n", f);
+}
+
+int export_text_build(const struct export_daemon *d, const struct export_process *p, size_t n,
+		      enum export_group_by by, char **ret, size_t *ret_len)
+{
+	struct group *g = NULL;
+	char *text = NULL;
+	size_t len = 0;
+	int ng, r = 0;
+
+	ng = make_groups(p, n, by, &g);
+	if (ng < 0)
+		return ng;
+	FILE *f = open_memstream(&text, &len);
+	if (!f) {
+		r = -ENOMEM;
+		goto out;
+	}
+	put_groups(f, g, (size_t)ng);
+	put_daemon(f, d);
+	if (ferror(f))
+		r = -ENOMEM;
+	if (fclose(f) != 0)
+		r = -ENOMEM;
+	if (r < 0) {
+		free(text);
+		goto out;
+	}
+	*ret = text;
+	*ret_len = len;
+out:
+	for (int i = 0; i < ng; i++)
+		free(g[i].key);
+	free(g);
+	return r;
+}

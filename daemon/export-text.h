@@ -1,0 +1,74 @@
+/* The metrics of ramwatchd in Prometheus's text exposition format (0.0.4),
+ * built from plain data: what the daemon writes as a node_exporter textfile
+ * (Export=) and what "ramwatch metrics" prints.
+ *
+ * Pure: no file, no clock, no user database; the caller gathers the facts.
+ * Metrics are per group of processes (ExportGroupBy=: comm, unit or user)
+ * and per class, never per pid: a pid is a label value that changes with
+ * every process, and series that come and go unbounded are what Prometheus
+ * handles worst.  The pids stay in the store. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "census.h"
+#include "classes.h"
+#include "config.h"
+#include "store.h"
+
+/* What the metrics keep of a process's last ok census. */
+struct export_classes {
+	bool ok;         /* there was an ok census */
+	bool light;      /* ... and it was light: no private or resident per class */
+	uint32_t present; /* bit c: the census found regions of class c */
+	uint64_t private[_CLASS_MAX], resident[_CLASS_MAX];
+};
+
+/* Fills *ret from an ok census. */
+void export_classes_from_census(const struct census *c, struct export_classes *ret);
+
+/* One watched process, as the metrics see it.  Strings are borrowed; NULL
+ * when unknown. */
+struct export_process {
+	const char *comm;
+	int64_t uid;      /* -1 unknown */
+	const char *user; /* uid's name; NULL when it has none (the uid stands in) */
+	const char *cgroup; /* the cgroup v2 path */
+	uint64_t private, resident, swap; /* the last sample of the fast tier */
+	uint64_t peak_private;
+	const struct export_classes *classes; /* NULL: no ok census yet */
+};
+
+/* The daemon-wide counters. */
+struct export_daemon {
+	const char *version;
+	uint64_t censuses[_STATUS_MAX]; /* by status */
+	uint64_t census_cpu_us;
+	uint64_t deferred;
+	uint64_t watched;
+	uint64_t store_dropped_rows;
+	bool store_writing;
+	uint64_t export_errors; /* textfile writes that failed */
+};
+
+/* The unit of a cgroup v2 path: its last component that names a unit that
+ * holds processes (.service, .scope, .socket, .mount, .swap), as
+ * "/user.slice/user-1000.slice/session-2.scope" gives "session-2.scope".
+ * Returns its length with its start in *ret, or 0 when there is none. */
+size_t export_unit_of_cgroup(const char *cgroup, const char **ret);
+
+/* The group of p under by, as the label value holds it (before escaping):
+ * valid UTF-8 (bytes that are not become U+FFFD), at most
+ * RW_EXPORT_GROUP_MAX bytes (cut at a character's start), "-" when the
+ * fact is unknown.  Writes it into buf (RW_EXPORT_GROUP_MAX + 1 bytes)
+ * and returns buf. */
+char *export_group_key(const struct export_process *p, enum export_group_by by, char *buf);
+
+/* The exposition: HELP and TYPE for every family, the per-group families
+ * over the n processes (groups sorted by their bytes), then the
+ * daemon-wide ones.  Returns 0 with *ret (NUL-terminated, the caller's to
+ * free) and its length in *ret_len, or -ENOMEM. */
+int export_text_build(const struct export_daemon *d, const struct export_process *p, size_t n,
+		      enum export_group_by by, char **ret, size_t *ret_len);

@@ -1,0 +1,215 @@
+/* The metrics on the daemon's side (daemon/export.h): the facts of the
+ * watched processes gathered for the pure builder (export-text.c), and the
+ * textfile for node_exporter, written every StoreInterval when Export=
+ * asks for one.  A few hundred processes: microseconds of work. */
+#include "export.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "export-text.h"
+#include "fileio.h"
+#include "log.h"
+#include "macro.h"
+#include "manager.h"
+#include "util.h"
+
+void export_state_done(struct export_state *s)
+{
+	if (!s)
+		return;
+	free(s->path);
+	s->path = NULL;
+	s->written = false;
+	s->error = 0;
+}
+
+int export_write_file(const char *path, const char *text, size_t len, const char **ret_step)
+{
+	_cleanup_free_ char *tmp = NULL;
+	int r;
+
+	*ret_step = "create";
+	if (asprintf(&tmp, "%s.tmp", path) < 0)
+		return -ENOMEM;
+	/* O_EXCL after the unlink: whatever someone left at PATH.tmp (a link
+	 * to another file) is not written through */
+	if (unlink(tmp) < 0 && errno != ENOENT)
+		return negative_errno();
+	_cleanup_close_ int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0644);
+	if (fd < 0)
+		return negative_errno();
+	/* the unit's UMask=0027 would make it 0640, unreadable to node_exporter */
+	if (fchmod(fd, 0644) < 0) {
+		r = negative_errno();
+		goto fail;
+	}
+	*ret_step = "write";
+	r = write_all(fd, text, len);
+	if (r < 0)
+		goto fail;
+	/* no fsync: the rename is what makes it atomic for readers, and the
+	 * file is rewritten within StoreInterval anyway */
+	r = close(TAKE_FD(fd)) < 0 ? negative_errno() : 0;
+	if (r < 0)
+		goto fail;
+	*ret_step = "rename";
+	if (rename(tmp, path) < 0) {
+		r = negative_errno();
+		goto fail;
+	}
+	return 0;
+fail:
+	(void)unlink(tmp);
+	return r;
+}
+
+/* ------------------------------------------------------------ gathering */
+
+/* The names of the uids met in one build. */
+struct user_names {
+	struct {
+		int64_t uid;
+		char *name; /* NULL: the uid has none */
+	} *v;
+	size_t n;
+};
+
+static const char *user_name(struct user_names *u, int64_t uid)
+{
+	char buf[4096];
+	struct passwd pw, *found = NULL;
+
+	if (uid < 0)
+		return NULL;
+	for (size_t i = 0; i < u->n; i++)
+		if (u->v[i].uid == uid)
+			return u->v[i].name;
+	void *nv = reallocarray(u->v, u->n + 1, sizeof(*u->v));
+	if (!nv)
+		return NULL; /* the uid stands in */
+	u->v = nv;
+	/* ERANGE (an entry longer than buf) or no entry: the uid stands in */
+	if (getpwuid_r((uid_t)uid, &pw, buf, sizeof(buf), &found) != 0)
+		found = NULL;
+	u->v[u->n].uid = uid;
+	u->v[u->n].name = found && found->pw_name ? strdup(found->pw_name) : NULL;
+	return u->v[u->n++].name;
+}
+
+static void user_names_done(struct user_names *u)
+{
+	for (size_t i = 0; i < u->n; i++)
+		free(u->v[i].name);
+	free(u->v);
+}
+
+int manager_metrics_text(struct manager *m, int64_t only_uid, char **ret, size_t *ret_len)
+{
+	enum export_group_by by = m->config.export_group_by;
+	struct user_names names = { 0 };
+	struct writer_stats ws;
+	size_t n = 0;
+	int r;
+
+	struct export_process *p = calloc(m->n_targets + 1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	for (struct target *t = m->targets; t; t = t->next) {
+		const struct store_process *info = &t->ref->info;
+		if (only_uid >= 0 && info->uid != only_uid)
+			continue;
+		p[n++] = (struct export_process){
+			.comm = info->comm,
+			.uid = info->uid,
+			.user = by == EXPORT_GROUP_USER ? user_name(&names, info->uid) : NULL,
+			.cgroup = t->cgroup,
+			.private = t->private,
+			.resident = t->resident,
+			.swap = t->swap,
+			.peak_private = info->peak_private,
+			.classes = t->classes.ok ? &t->classes : NULL,
+		};
+	}
+
+	writer_get_stats(m->writer, &ws);
+	struct export_daemon d = {
+		.version = RAMWATCH_VERSION,
+		.census_cpu_us = m->stats.census_cpu_us,
+		.deferred = m->stats.deferred,
+		.watched = m->n_targets,
+		.store_dropped_rows = writer_dropped(m->writer),
+		.store_writing = ws.error == 0,
+		.export_errors = m->export.errors,
+	};
+	memcpy(d.censuses, m->stats.censuses, sizeof(d.censuses));
+
+	r = export_text_build(&d, p, n, by, ret, ret_len);
+	user_names_done(&names);
+	free(p);
+	return r;
+}
+
+/* ------------------------------------------------------------ the textfile */
+
+/* Forgets the file of a path Export= no longer names, and removes it: left
+ * there, node_exporter would go on serving its numbers as current. */
+static void forget_path(struct export_state *s)
+{
+	if (s->written) {
+		if (unlink(s->path) < 0 && errno != ENOENT)
+			log_warning_errno(errno, "cannot remove the metrics textfile %s, which Export= no longer names: %m",
+					  s->path);
+		else
+			log_info("metrics textfile %s removed: Export= no longer names it", s->path);
+	}
+	export_state_done(s);
+}
+
+void manager_export(struct manager *m)
+{
+	struct export_state *s = &m->export;
+	const char *path = m->config.export_path;
+	_cleanup_free_ char *text = NULL;
+	const char *step = "gather";
+	size_t len = 0;
+	int r;
+
+	if (s->path && !streq_ptr(s->path, path))
+		forget_path(s);
+	if (!path)
+		return;
+	if (!s->path && !(s->path = strdup(path)))
+		return;
+
+	r = manager_metrics_text(m, -1, &text, &len);
+	if (r >= 0)
+		r = export_write_file(path, text, len, &step);
+	if (r < 0) {
+		s->errors++;
+		/* once per change: a directory that is missing stays missing for
+		 * a while, and a line every StoreInterval would bury the rest */
+		if (r != s->error) {
+			bool denied = r == -EROFS || r == -EACCES || r == -EPERM;
+			log_warning_errno(r, "cannot write the metrics textfile %s (%s): %m%s; trying again every StoreInterval",
+					  path, step,
+					  denied ? " (under systemd the unit must be allowed to write there: ReadWritePaths=, "
+						   "see ramwatchd.conf(5))"
+						 : "");
+		}
+		s->error = r;
+		return;
+	}
+	if (s->error != 0)
+		log_info("metrics textfile %s written again", path);
+	else if (!s->written)
+		log_info("writing the metrics to %s every StoreInterval", path);
+	s->error = 0;
+	s->written = true;
+}

@@ -1,0 +1,823 @@
+/* The GPU module against the stand-in NVML and CUDA driver libraries
+ * (tests/gpu-standin, built in $RAMWATCH_BUILD/gpu-standin): devices and
+ * uses, errors, a device that vanishes, the fallbacks, MIG, the limits;
+ * then the census's GPU section, its JSON and its rendering. */
+#include "testlib.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <sys/stat.h>
+
+#include "census-json.h"
+#include "census.h"
+#include "gpu.h"
+#include "limits.h"
+#include "render.h"
+#include "scan.h"
+
+static char dir[256];
+
+/* The path of a stand-in library. */
+static const char *standin(const char *name)
+{
+	static char buf[4][512];
+	static int next;
+	const char *build = getenv("RAMWATCH_BUILD");
+	char *b = buf[next++ % 4];
+	snprintf(b, sizeof(buf[0]), "%s/gpu-standin/%s", build && *build ? build : "build", name);
+	return b;
+}
+
+static const char *path_in_dir(const char *name)
+{
+	static char buf[512];
+	snprintf(buf, sizeof(buf), "%s/%s", dir, name);
+	return buf;
+}
+
+/* Writes the stand-in script (printf-style) and points the stand-ins at it. */
+static void script(const char *fmt, ...) _printf_(1, 2);
+
+static void script(const char *fmt, ...)
+{
+	const char *path = path_in_dir("script");
+	FILE *f = fopen(path, "w");
+	va_list ap;
+	assert_non_null(f);
+	va_start(ap, fmt);
+	vfprintf(f, fmt, ap);
+	va_end(ap);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(setenv("RAMWATCH_STANDIN_SCRIPT", path, 1), 0);
+	unlink(path_in_dir("log"));
+}
+
+/* What the stand-ins logged (init and shutdown calls), "" when nothing. */
+static char *called(void)
+{
+	static char buf[4096];
+	FILE *f = fopen(path_in_dir("log"), "r");
+	size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+	buf[n] = '\0';
+	if (f)
+		fclose(f);
+	return buf;
+}
+
+static struct gpu *open_with(const char *nvml, const char *cuda)
+{
+	struct gpu_options o = { .nvml_library = nvml, .cuda_library = cuda };
+	struct gpu *g = NULL;
+	assert_int_equal(gpu_open(&o, &g), 0);
+	assert_non_null(g);
+	return g;
+}
+
+static struct gpu *open_standin(void)
+{
+	return open_with(standin("libnvidia-ml.so.1"), standin("libcuda.so.1"));
+}
+
+static void take(struct gpu *g, struct gpu_snapshot *s)
+{
+	assert_int_equal(gpu_snapshot_take(g, s), 0);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	if (test_dir_make(dir, sizeof(dir), "gpu") < 0)
+		return -1;
+	unsetenv("RAMWATCH_NVML_LIBRARY");
+	unsetenv("RAMWATCH_CUDA_LIBRARY");
+	return setenv("RAMWATCH_STANDIN_LOG", path_in_dir("log"), 1);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	test_dir_remove(dir);
+	return 0;
+}
+
+#define A100 "GPU-11111111-2222-3333-4444-555555555555 85899345920 4294967296 NVIDIA A100-SXM4-80GB\n"
+#define RTX "GPU-aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee 25769803776 1073741824 NVIDIA GeForce RTX 4090\n"
+
+static void test_devices_and_uses(void **state)
+{
+	(void)state;
+	script("device " A100 "device " RTX
+	       "compute 0 300 1073741824\n"
+	       "compute 1 100 2147483648\n"
+	       "graphics 0 100 na\n"
+	       "graphics 1 200 5242880\n");
+	struct gpu *g = open_standin();
+	struct gpu_snapshot s;
+	const char *msg = "x";
+	size_t n;
+
+	assert_int_equal(gpu_get_state(g, &msg), GPU_OK);
+	assert_null(msg);
+	take(g, &s);
+	assert_int_equal(s.state, GPU_OK);
+	assert_string_equal(s.message, "");
+	assert_true(s.time_ms > 0);
+	assert_int_equal(s.driver_version, 12040);
+	assert_int_equal(s.n_devices, 2);
+	assert_int_equal(s.devices[0].index, 0);
+	assert_string_equal(s.devices[0].name, "NVIDIA A100-SXM4-80GB");
+	assert_string_equal(s.devices[0].uuid, "GPU-11111111-2222-3333-4444-555555555555");
+	assert_true(s.devices[0].total == 80 * GiB && s.devices[0].used == 4 * GiB && s.devices[0].free == 76 * GiB);
+	assert_true(s.devices[0].present);
+	assert_int_equal(s.devices[0].parent, -1);
+	assert_int_equal(s.devices[1].index, 1);
+	assert_string_equal(s.devices[1].name, "NVIDIA GeForce RTX 4090");
+
+	/* sorted by pid, then device */
+	assert_int_equal(s.n_uses, 4);
+	assert_int_equal(s.uses[0].pid, 100);
+	assert_int_equal(s.uses[0].device, 0);
+	assert_true(s.uses[0].graphics);
+	assert_true(s.uses[0].used == GPU_BYTES_UNKNOWN);
+	assert_int_equal(s.uses[1].pid, 100);
+	assert_int_equal(s.uses[1].device, 1);
+	assert_false(s.uses[1].graphics);
+	assert_true(s.uses[1].used == 2 * GiB);
+	assert_int_equal(s.uses[2].pid, 200);
+	assert_int_equal(s.uses[3].pid, 300);
+	assert_true(s.uses[3].used == 1 * GiB);
+
+	const struct gpu_use *u = gpu_snapshot_find(&s, 100, &n);
+	assert_int_equal(n, 2);
+	assert_ptr_equal(u, &s.uses[0]);
+	u = gpu_snapshot_find(&s, 300, &n);
+	assert_int_equal(n, 1);
+	assert_int_equal(u->pid, 300);
+	assert_null(gpu_snapshot_find(&s, 150, &n));
+	assert_int_equal(n, 0);
+	assert_null(gpu_snapshot_find(&s, 999, &n));
+	assert_int_equal(n, 0);
+	gpu_snapshot_done(&s);
+
+	/* NVML answered everything: the CUDA driver was never loaded */
+	assert_null(strstr(called(), "cuInit"));
+	assert_null(strstr(called(), "cuDriverGetVersion"));
+	assert_null(gpu_close(g));
+	assert_non_null(strstr(called(), "nvmlShutdown"));
+}
+
+/* nvidia-smi's "C+G": one use, as compute, with the figure known. */
+static void test_compute_and_graphics_merged(void **state)
+{
+	(void)state;
+	script("device " A100 "graphics 0 42 1048576\ncompute 0 42 na\ncompute 0 43 10\ngraphics 0 43 20\n");
+	struct gpu *g = open_standin();
+	struct gpu_snapshot s;
+	take(g, &s);
+	assert_int_equal(s.n_uses, 2);
+	assert_int_equal(s.uses[0].pid, 42);
+	assert_false(s.uses[0].graphics);
+	assert_true(s.uses[0].used == 1 * MiB);
+	assert_int_equal(s.uses[1].pid, 43);
+	assert_true(s.uses[1].used == 20);
+	gpu_snapshot_done(&s);
+	gpu_close(g);
+}
+
+static void test_no_library(void **state)
+{
+	(void)state;
+	script("device " A100);
+	struct gpu *g = open_with("/nonexistent/libnvidia-ml.so.1", "/nonexistent/libcuda.so.1");
+	struct gpu_snapshot s;
+	const char *msg = NULL;
+
+	assert_int_equal(gpu_get_state(g, &msg), GPU_NO_LIBRARY);
+	assert_non_null(strstr(msg, "cannot load NVML"));
+	take(g, &s);
+	assert_int_equal(s.state, GPU_NO_LIBRARY);
+	assert_non_null(strstr(s.message, "/nonexistent/libnvidia-ml.so.1"));
+	assert_int_equal(s.n_devices, 0);
+	assert_int_equal(s.n_uses, 0);
+	assert_int_equal(s.driver_version, 0);
+	gpu_snapshot_done(&s);
+	gpu_close(g);
+
+	/* the variable names the library when the option does not */
+	assert_int_equal(setenv("RAMWATCH_NVML_LIBRARY", "/nonexistent/nvml.so", 1), 0);
+	assert_int_equal(setenv("RAMWATCH_CUDA_LIBRARY", "/nonexistent/cuda.so", 1), 0);
+	g = open_with(NULL, NULL);
+	assert_int_equal(gpu_get_state(g, &msg), GPU_NO_LIBRARY);
+	assert_non_null(strstr(msg, "/nonexistent/nvml.so"));
+	gpu_close(g);
+	assert_int_equal(setenv("RAMWATCH_NVML_LIBRARY", standin("libnvidia-ml.so.1"), 1), 0);
+	g = open_with(NULL, NULL);
+	assert_int_equal(gpu_get_state(g, NULL), GPU_OK);
+	gpu_close(g);
+	unsetenv("RAMWATCH_NVML_LIBRARY");
+	unsetenv("RAMWATCH_CUDA_LIBRARY");
+}
+
+/* Without NVML the CUDA driver still lists the devices; who uses them is
+ * not known. */
+static void test_no_nvml_cuda_lists_devices(void **state)
+{
+	(void)state;
+	script("device " A100 "device " RTX "compute 0 100 1\ncuda-version 11080\n");
+	struct gpu *g = open_with("/nonexistent/libnvidia-ml.so.1", standin("libcuda.so.1"));
+	struct gpu_snapshot s;
+	const char *msg = NULL;
+
+	assert_int_equal(gpu_get_state(g, &msg), GPU_NO_LIBRARY);
+	assert_non_null(strstr(msg, "the CUDA driver lists 2 devices"));
+	take(g, &s);
+	assert_int_equal(s.driver_version, 11080);
+	assert_int_equal(s.n_devices, 2);
+	assert_string_equal(s.devices[0].uuid, "GPU-11111111-2222-3333-4444-555555555555");
+	assert_string_equal(s.devices[1].uuid, "GPU-aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee");
+	assert_string_equal(s.devices[1].name, "NVIDIA GeForce RTX 4090");
+	assert_true(s.devices[0].total == 80 * GiB);
+	assert_true(s.devices[0].used == GPU_BYTES_UNKNOWN && s.devices[0].free == GPU_BYTES_UNKNOWN);
+	assert_true(s.devices[0].present);
+	assert_int_equal(s.n_uses, 0);
+	assert_non_null(strstr(called(), "cuInit"));
+	gpu_snapshot_done(&s);
+	gpu_close(g);
+
+	/* the CUDA driver with no device says so */
+	script("cuda-version 12000\n");
+	g = open_with("/nonexistent/libnvidia-ml.so.1", standin("libcuda.so.1"));
+	take(g, &s);
+	assert_int_equal(s.n_devices, 0);
+	assert_int_equal(s.driver_version, 12000);
+	assert_null(strstr(s.message, "lists"));
+	gpu_snapshot_done(&s);
+	gpu_close(g);
+}
+
+static void test_no_devices(void **state)
+{
+	(void)state;
+	script("# nothing\n");
+	struct gpu *g = open_standin();
+	struct gpu_snapshot s;
+	const char *msg = NULL;
+
+	assert_int_equal(gpu_get_state(g, &msg), GPU_NO_DEVICES);
+	assert_string_equal(msg, "NVML sees no NVIDIA GPU");
+	/* NVML is shut down at once, and the driver API is not started */
+	assert_non_null(strstr(called(), "nvmlShutdown"));
+	assert_null(strstr(called(), "cuInit"));
+	take(g, &s);
+	assert_int_equal(s.state, GPU_NO_DEVICES);
+	assert_int_equal(s.n_devices, 0);
+	gpu_snapshot_done(&s);
+	gpu_close(g);
+}
+
+static void test_errors(void **state)
+{
+	(void)state;
+	const char *msg = NULL;
+
+	script("device " A100 "fail nvmlInit_v2 9\n");
+	struct gpu *g = open_with(standin("libnvidia-ml.so.1"), "/nonexistent/libcuda.so.1");
+	assert_int_equal(gpu_get_state(g, &msg), GPU_ERROR);
+	assert_non_null(strstr(msg, "Driver Not Loaded"));
+	gpu_close(g);
+
+	script("device " A100 "fail nvmlDeviceGetCount_v2 999\n");
+	g = open_with(standin("libnvidia-ml.so.1"), "/nonexistent/libcuda.so.1");
+	assert_int_equal(gpu_get_state(g, &msg), GPU_ERROR);
+	assert_non_null(strstr(msg, "nvmlDeviceGetCount_v2"));
+	assert_non_null(strstr(msg, "Unknown Error"));
+	gpu_close(g);
+
+	/* an error of one call on every device: the devices are listed, not present */
+	script("device " A100 "compute 0 1 1\nfail nvmlDeviceGetComputeRunningProcesses_v3 4\n");
+	g = open_standin();
+	struct gpu_snapshot s;
+	take(g, &s);
+	assert_int_equal(s.state, GPU_OK);
+	assert_int_equal(s.n_devices, 1);
+	assert_false(s.devices[0].present);
+	assert_non_null(strstr(s.devices[0].error, "Insufficient Permissions"));
+	assert_string_equal(s.devices[0].name, "NVIDIA A100-SXM4-80GB");
+	assert_int_equal(s.n_uses, 0);
+	gpu_snapshot_done(&s);
+	gpu_close(g);
+
+	/* a graphics list the device does not support is empty, not an error */
+	script("device " A100 "compute 0 7 1\nfail nvmlDeviceGetGraphicsRunningProcesses_v3 3\n");
+	g = open_standin();
+	take(g, &s);
+	assert_true(s.devices[0].present);
+	assert_int_equal(s.n_uses, 1);
+	gpu_snapshot_done(&s);
+	gpu_close(g);
+}
+
+/* A device that falls off the bus: listed, not present, its uses gone;
+ * the other device unaffected; its name kept. */
+static void test_vanishing_device(void **state)
+{
+	(void)state;
+	script("device " A100 "device " RTX "lost 1 1\ncompute 0 10 100\ncompute 1 11 200\n");
+	struct gpu *g = open_standin();
+	struct gpu_snapshot s;
+	size_t n;
+
+	take(g, &s);
+	assert_int_equal(s.n_devices, 2);
+	assert_true(s.devices[1].present);
+	assert_int_equal(s.n_uses, 2);
+	gpu_snapshot_done(&s);
+
+	for (int round = 0; round < 2; round++) {
+		take(g, &s);
+		assert_int_equal(s.state, GPU_OK);
+		assert_int_equal(s.n_devices, 2);
+		assert_true(s.devices[0].present);
+		assert_false(s.devices[1].present);
+		assert_non_null(strstr(s.devices[1].error, "GPU is lost"));
+		assert_string_equal(s.devices[1].name, "NVIDIA GeForce RTX 4090");
+		assert_string_equal(s.devices[1].uuid, "GPU-aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee");
+		assert_true(s.devices[1].total == 0);
+		assert_int_equal(s.n_uses, 1);
+		assert_non_null(gpu_snapshot_find(&s, 10, &n));
+		assert_null(gpu_snapshot_find(&s, 11, &n));
+		gpu_snapshot_done(&s);
+	}
+	assert_int_equal(gpu_get_state(g, NULL), GPU_OK);
+	gpu_close(g);
+}
+
+/* A script with n processes on GPU 0 (pids 1000...), then extra. */
+static void many_processes(unsigned n, const char *extra)
+{
+	const char *path = path_in_dir("script");
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "device " A100 "%s", extra);
+	for (unsigned i = 0; i < n; i++)
+		fprintf(f, "compute 0 %u %u\n", 1000 + i, i + 1);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(setenv("RAMWATCH_STANDIN_SCRIPT", path, 1), 0);
+}
+
+static void test_insufficient_size(void **state)
+{
+	(void)state;
+	struct gpu_snapshot s;
+	struct gpu *g;
+
+	/* the first call asks for more room: the buffer grows, the call is made again */
+	many_processes(3, "insufficient 1\n");
+	g = open_standin();
+	take(g, &s);
+	assert_true(s.devices[0].present);
+	assert_int_equal(s.n_uses, 3);
+	gpu_snapshot_done(&s);
+	gpu_close(g);
+
+	/* more processes than the first buffer holds */
+	many_processes(100, "");
+	g = open_standin();
+	take(g, &s);
+	assert_int_equal(s.n_uses, 100);
+	assert_int_equal(s.uses[99].pid, 1099);
+	assert_true(s.uses[99].used == 100);
+	gpu_snapshot_done(&s);
+	gpu_close(g);
+
+	/* a list that never fits: the device answers an error, nothing more */
+	many_processes(3, "insufficient 100\n");
+	g = open_standin();
+	take(g, &s);
+	assert_false(s.devices[0].present);
+	assert_non_null(strstr(s.devices[0].error, "processes"));
+	assert_int_equal(s.n_uses, 0);
+	gpu_snapshot_done(&s);
+	gpu_close(g);
+}
+
+/* RW_GPU_PROCESSES_MAX processes are read; one more is an error. */
+static void test_process_limit(void **state)
+{
+	(void)state;
+	struct gpu_snapshot s;
+
+	many_processes(RW_GPU_PROCESSES_MAX, "");
+	struct gpu *g = open_standin();
+	take(g, &s);
+	assert_true(s.devices[0].present);
+	assert_int_equal(s.n_uses, RW_GPU_PROCESSES_MAX);
+	gpu_snapshot_done(&s);
+	gpu_close(g);
+
+	many_processes(RW_GPU_PROCESSES_MAX + 1, "");
+	g = open_standin();
+	take(g, &s);
+	assert_false(s.devices[0].present);
+	assert_int_equal(s.n_uses, 0);
+	gpu_snapshot_done(&s);
+	gpu_close(g);
+}
+
+/* RW_GPU_DEVICES_MAX devices are looked at; more are left out. */
+static void test_device_limit(void **state)
+{
+	(void)state;
+	const char *path = path_in_dir("script");
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	for (unsigned i = 0; i < RW_GPU_DEVICES_MAX + 1; i++)
+		fprintf(f, "device GPU-%08x-0000-0000-0000-000000000000 1024 0 GPU %u\ncompute %u %u 1\n", i, i, i,
+			100 + i);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(setenv("RAMWATCH_STANDIN_SCRIPT", path, 1), 0);
+
+	struct gpu *g = open_standin();
+	struct gpu_snapshot s;
+	size_t n;
+	take(g, &s);
+	assert_int_equal(s.n_devices, RW_GPU_DEVICES_MAX);
+	assert_int_equal(s.n_uses, RW_GPU_DEVICES_MAX);
+	assert_non_null(gpu_snapshot_find(&s, 100 + RW_GPU_DEVICES_MAX - 1, &n));
+	assert_null(gpu_snapshot_find(&s, 100 + RW_GPU_DEVICES_MAX, &n));
+	gpu_snapshot_done(&s);
+	gpu_close(g);
+}
+
+/* Older NVMLs: without the _v3 calls, and with the unversioned ones only
+ * (another entry layout); the same uses either way. */
+static void test_fallbacks(void **state)
+{
+	(void)state;
+	static const char *const libs[] = { "libnvidia-ml.so.1", "nov3/libnvidia-ml.so.1", "v1/libnvidia-ml.so.1" };
+	script("device " A100 "device " RTX "compute 0 4000000 3221225472\ngraphics 1 12 na\ncompute 1 13 4096\n");
+	for (size_t i = 0; i < ELEMENTSOF(libs); i++) {
+		struct gpu *g = open_with(standin(libs[i]), "/nonexistent/libcuda.so.1");
+		struct gpu_snapshot s;
+		take(g, &s);
+		assert_int_equal(s.n_devices, 2);
+		assert_int_equal(s.n_uses, 3);
+		assert_int_equal(s.uses[0].pid, 12);
+		assert_true(s.uses[0].graphics);
+		assert_true(s.uses[0].used == GPU_BYTES_UNKNOWN);
+		assert_int_equal(s.uses[1].pid, 13);
+		assert_true(s.uses[1].used == 4096);
+		assert_int_equal(s.uses[2].pid, 4000000);
+		assert_true(s.uses[2].used == 3 * GiB);
+		gpu_snapshot_done(&s);
+		gpu_close(g);
+	}
+}
+
+/* A GPU in MIG mode: its instances are devices of their own, each with
+ * its processes; the GPU's own list (root only) is not asked for. */
+static void test_mig(void **state)
+{
+	(void)state;
+	script("device " A100 "device " RTX
+	       "mig 0 MIG-aaaaaaaa-0000-0000-0000-000000000001 10737418240 1073741824 NVIDIA A100 MIG 1g.10gb\n"
+	       "mig 0 MIG-aaaaaaaa-0000-0000-0000-000000000002 21474836480 0 NVIDIA A100 MIG 2g.20gb\n"
+	       "compute m0 500 1073741824\ncompute m1 501 2048\ncompute 1 502 4096\n");
+	struct gpu *g = open_standin();
+	struct gpu_snapshot s;
+	take(g, &s);
+	assert_int_equal(s.n_devices, 4);
+	assert_true(s.devices[0].present);
+	assert_int_equal(s.devices[0].parent, -1);
+	assert_string_equal(s.devices[1].uuid, "MIG-aaaaaaaa-0000-0000-0000-000000000001");
+	assert_string_equal(s.devices[1].name, "NVIDIA A100 MIG 1g.10gb");
+	assert_int_equal(s.devices[1].index, 0);
+	assert_int_equal(s.devices[1].parent, 0);
+	assert_true(s.devices[1].total == 10 * GiB && s.devices[1].used == 1 * GiB);
+	assert_int_equal(s.devices[2].parent, 0);
+	assert_true(s.devices[2].present);
+	assert_int_equal(s.devices[3].index, 1);
+	assert_int_equal(s.devices[3].parent, -1);
+	assert_int_equal(s.n_uses, 3);
+	assert_int_equal(s.uses[0].pid, 500);
+	assert_int_equal(s.uses[0].device, 1);
+	assert_int_equal(s.uses[1].device, 2);
+	assert_int_equal(s.uses[2].device, 3);
+	gpu_snapshot_done(&s);
+	gpu_close(g);
+
+	/* RW_GPU_MIG_MAX instances of a GPU are looked at; more are left out */
+	const char *path = path_in_dir("script");
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "device " A100);
+	for (unsigned i = 0; i < RW_GPU_MIG_MAX + 1; i++)
+		fprintf(f, "mig 0 MIG-%08x-0000-0000-0000-000000000000 1024 0 slice %u\ncompute m%u %u 1\n", i, i, i, 600 + i);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(setenv("RAMWATCH_STANDIN_SCRIPT", path, 1), 0);
+	g = open_standin();
+	take(g, &s);
+	assert_int_equal(s.n_devices, 1 + RW_GPU_MIG_MAX);
+	assert_int_equal(s.n_uses, RW_GPU_MIG_MAX);
+	assert_int_equal(s.uses[RW_GPU_MIG_MAX - 1].pid, 600 + RW_GPU_MIG_MAX - 1);
+	gpu_snapshot_done(&s);
+	gpu_close(g);
+}
+
+/* NVML without the version call: the CUDA driver gives it, without cuInit. */
+static void test_driver_version_from_cuda(void **state)
+{
+	(void)state;
+	script("device " A100 "cuda-version 11080\nfail nvmlSystemGetCudaDriverVersion_v2 13\n");
+	struct gpu *g = open_standin();
+	struct gpu_snapshot s;
+	take(g, &s);
+	assert_int_equal(s.state, GPU_OK);
+	assert_int_equal(s.driver_version, 11080);
+	assert_non_null(strstr(called(), "cuDriverGetVersion"));
+	assert_null(strstr(called(), "cuInit"));
+	gpu_snapshot_done(&s);
+	gpu_close(g);
+}
+
+static void test_state_names(void **state)
+{
+	(void)state;
+	for (int k = 0; k < _GPU_STATE_MAX; k++)
+		assert_int_equal(gpu_state_from_name(gpu_state_name((enum gpu_state)k)), k);
+	assert_string_equal(gpu_state_name(GPU_NO_LIBRARY), "no_library");
+	assert_int_equal(gpu_state_from_name("bogus"), -1);
+	assert_int_equal(gpu_state_from_name(NULL), -1);
+	assert_null(gpu_close(NULL));
+	gpu_snapshot_done(NULL);
+}
+
+/* ------------------------------------------------------------ the census */
+
+static struct census *census_with_pid(int pid)
+{
+	struct census *c = census_new();
+	assert_non_null(c);
+	c->pid = pid;
+	return c;
+}
+
+static struct census *json_round_trip(const struct census *c)
+{
+	json_t *j = census_to_json(c, false);
+	struct census *back = NULL;
+	char err[256] = "";
+	assert_non_null(j);
+	if (census_from_json(j, &back, err, sizeof(err)) < 0)
+		fail_msg("census_from_json: %s", err);
+	json_decref(j);
+	return back;
+}
+
+static void test_census_section(void **state)
+{
+	(void)state;
+	script("device " A100 "device " RTX "compute 0 77 1073741824\ngraphics 1 77 na\ncompute 1 78 5\n");
+	struct gpu *g = open_standin();
+	struct gpu_snapshot s;
+	take(g, &s);
+
+	struct census *c = census_with_pid(77);
+	assert_int_equal(scan_fill_gpu(c, &s, true), 0);
+	assert_true(c->gpu.taken);
+	assert_int_equal(c->gpu.state, GPU_OK);
+	assert_true(c->gpu.nvidia_mapped);
+	assert_int_equal(c->gpu.driver_version, 12040);
+	assert_int_equal(c->gpu.n_uses, 2);
+	assert_int_equal(c->gpu.uses[0].index, 0);
+	assert_string_equal(c->gpu.uses[0].uuid, "GPU-11111111-2222-3333-4444-555555555555");
+	assert_string_equal(c->gpu.uses[0].name, "NVIDIA A100-SXM4-80GB");
+	assert_true(c->gpu.uses[0].used == 1 * GiB && c->gpu.uses[0].total == 80 * GiB);
+	assert_false(c->gpu.uses[0].graphics);
+	assert_int_equal(c->gpu.uses[1].index, 1);
+	assert_true(c->gpu.uses[1].used == GPU_BYTES_UNKNOWN);
+	assert_true(c->gpu.uses[1].graphics);
+
+	/* JSON: exact bytes, null for unknown, and back */
+	json_t *j = census_to_json(c, false);
+	json_t *gj = json_object_get(j, "gpu");
+	assert_string_equal(json_string_value(json_object_get(gj, "state")), "ok");
+	assert_true(json_is_null(json_object_get(gj, "message")));
+	assert_int_equal(json_integer_value(json_object_get(gj, "driver_version")), 12040);
+	assert_true(json_is_true(json_object_get(gj, "nvidia_mapped")));
+	json_t *d0 = json_array_get(json_object_get(gj, "devices"), 0), *d1 = json_array_get(json_object_get(gj, "devices"), 1);
+	assert_int_equal(json_integer_value(json_object_get(d0, "used")), 1073741824);
+	assert_int_equal(json_integer_value(json_object_get(d0, "total")), 85899345920);
+	assert_true(json_is_false(json_object_get(d0, "graphics")));
+	assert_true(json_is_null(json_object_get(d1, "used")));
+	json_decref(j);
+
+	struct census *back = json_round_trip(c);
+	assert_true(back->gpu.taken);
+	assert_int_equal(back->gpu.n_uses, 2);
+	assert_memory_equal(back->gpu.uses, c->gpu.uses, 2 * sizeof(*c->gpu.uses));
+	assert_int_equal(back->gpu.driver_version, 12040);
+	assert_true(back->gpu.nvidia_mapped);
+	census_free(back);
+
+	/* a process without a GPU: taken, empty */
+	struct census *none = census_with_pid(12345);
+	assert_int_equal(scan_fill_gpu(none, &s, false), 0);
+	assert_true(none->gpu.taken);
+	assert_int_equal(none->gpu.n_uses, 0);
+	back = json_round_trip(none);
+	assert_true(back->gpu.taken);
+	assert_int_equal(back->gpu.n_uses, 0);
+	census_free(back);
+	census_free(none);
+	census_free(c);
+	gpu_snapshot_done(&s);
+	gpu_close(g);
+
+	/* not asked for: null, and read back as not taken */
+	c = census_with_pid(1);
+	j = census_to_json(c, false);
+	assert_true(json_is_null(json_object_get(j, "gpu")));
+	json_decref(j);
+	back = json_round_trip(c);
+	assert_false(back->gpu.taken);
+	census_free(back);
+	census_free(c);
+
+	/* no library: the state and the reason */
+	g = open_with("/nonexistent/libnvidia-ml.so.1", "/nonexistent/libcuda.so.1");
+	take(g, &s);
+	c = census_with_pid(1);
+	assert_int_equal(scan_fill_gpu(c, &s, false), 0);
+	back = json_round_trip(c);
+	assert_int_equal(back->gpu.state, GPU_NO_LIBRARY);
+	assert_non_null(strstr(back->gpu.message, "cannot load NVML"));
+	census_free(back);
+	census_free(c);
+	gpu_snapshot_done(&s);
+	gpu_close(g);
+}
+
+static void test_census_json_errors(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *gpu, *field;
+	} bad[] = {
+		{ "\"yes\"", "gpu" },
+		{ "{\"state\": \"sleepy\", \"devices\": []}", "gpu.state" },
+		{ "{\"state\": \"ok\"}", "gpu.devices" },
+		{ "{\"state\": \"ok\", \"devices\": [{\"index\": -1}]}", "gpu.devices[0].index" },
+		{ "{\"state\": \"ok\", \"devices\": [{\"index\": 0, \"used\": \"lots\"}]}", "gpu.devices[0].used" },
+		{ "{\"state\": \"ok\", \"devices\": [{\"index\": 0, \"used\": 1, \"graphics\": 1}]}", "gpu.devices[0].graphics" },
+	};
+	struct census *c = census_with_pid(1);
+	json_t *base = census_to_json(c, false);
+	census_free(c);
+	for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+		json_t *j = json_deep_copy(base), *gj = json_loads(bad[i].gpu, JSON_DECODE_ANY, NULL);
+		struct census *back = NULL;
+		char err[256] = "";
+		assert_non_null(gj);
+		json_object_set_new(j, "gpu", gj);
+		assert_int_equal(census_from_json(j, &back, err, sizeof(err)), -EBADMSG);
+		if (!strstr(err, bad[i].field))
+			fail_msg("%s: \"%s\" does not name %s", bad[i].gpu, err, bad[i].field);
+		json_decref(j);
+	}
+	/* a census from before the section has none: not taken */
+	json_object_del(base, "gpu");
+	struct census *back = NULL;
+	char err[256];
+	assert_int_equal(census_from_json(base, &back, err, sizeof(err)), 0);
+	assert_false(back->gpu.taken);
+	census_free(back);
+	json_decref(base);
+}
+
+static char *render(const struct census *c, bool gpu_asked)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct render_options o = { .format = RENDER_TEXT, .top = 5, .gpu_asked = gpu_asked };
+	assert_non_null(f);
+	assert_int_equal(render_census(c, &o, f), 0);
+	fclose(f);
+	return buf;
+}
+
+static void test_render(void **state)
+{
+	(void)state;
+	struct census *c = census_with_pid(9);
+	char *out;
+
+	/* not taken: nothing, even when asked */
+	out = render(c, true);
+	assert_null(strstr(out, "GPU"));
+	free(out);
+
+	/* a GPU process: the table */
+	c->gpu = (struct census_gpu){ .taken = true, .state = GPU_OK, .driver_version = 12040, .n_uses = 1 };
+	c->gpu.uses = calloc(1, sizeof(*c->gpu.uses));
+	c->gpu.uses[0] = (struct census_gpu_use){ .index = 3, .uuid = "GPU-1", .name = "NVIDIA L4", .used = 3 * GiB,
+						  .total = 24 * GiB };
+	out = render(c, false);
+	assert_non_null(strstr(out, "GPU memory (device memory this process holds, from NVML; CUDA 12.4)"));
+	assert_non_null(strstr(out, "NVIDIA L4"));
+	assert_non_null(strstr(out, "3.00 GiB"));
+	assert_non_null(strstr(out, "compute"));
+	free(out);
+
+	/* no GPU use: a line only for a GPU process or when asked */
+	c->gpu.n_uses = 0;
+	out = render(c, false);
+	assert_null(strstr(out, "GPU memory"));
+	free(out);
+	c->gpu.nvidia_mapped = true;
+	out = render(c, false);
+	assert_non_null(strstr(out, "GPU memory: NVML lists no device memory held by this process"));
+	free(out);
+
+	/* no driver */
+	c->gpu.state = GPU_NO_LIBRARY;
+	c->gpu.nvidia_mapped = false;
+	out = render(c, false);
+	assert_null(strstr(out, "no NVIDIA driver"));
+	free(out);
+	out = render(c, true);
+	assert_non_null(strstr(out, "no NVIDIA driver: GPU memory not shown\n"));
+	free(out);
+	c->gpu.nvidia_mapped = true;
+	out = render(c, false);
+	assert_non_null(strstr(out, "no NVIDIA driver: GPU memory not shown\n"));
+	free(out);
+
+	c->gpu.state = GPU_ERROR;
+	snprintf(c->gpu.message, sizeof(c->gpu.message), "NVML did not start (nvmlInit_v2): Driver Not Loaded");
+	out = render(c, false);
+	assert_non_null(strstr(out, "GPU memory not shown: NVML did not start (nvmlInit_v2): Driver Not Loaded\n"));
+	free(out);
+	census_free(c);
+}
+
+/* A live census of this process, which the script lists. */
+static void test_scan_live(void **state)
+{
+	(void)state;
+	script("device " A100 "compute 0 %d 536870912\n", getpid());
+	struct gpu *g = open_standin();
+	struct scan_options o = { .gpu = g, .skip_stack_pointers = true };
+	struct scan_error err;
+	struct census *c = NULL;
+
+	if (scan_process(getpid(), &o, &c, &err) < 0)
+		fail_msg("scan: %s", err.message);
+	assert_true(c->gpu.taken);
+	assert_false(c->gpu.nvidia_mapped);
+	assert_int_equal(c->gpu.n_uses, 1);
+	assert_true(c->gpu.uses[0].used == 512 * MiB);
+	census_free(c);
+
+	/* one snapshot for several censuses */
+	struct gpu_snapshot s;
+	take(g, &s);
+	o = (struct scan_options){ .gpu_snapshot = &s, .skip_stack_pointers = true, .light = true };
+	assert_int_equal(scan_process(getpid(), &o, &c, &err), 0);
+	assert_int_equal(c->gpu.n_uses, 1);
+	census_free(c);
+
+	/* not asked: not taken */
+	o = (struct scan_options){ .skip_stack_pointers = true };
+	assert_int_equal(scan_process(getpid(), &o, &c, &err), 0);
+	assert_false(c->gpu.taken);
+	census_free(c);
+	gpu_snapshot_done(&s);
+	gpu_close(g);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_devices_and_uses),
+		cmocka_unit_test(test_compute_and_graphics_merged),
+		cmocka_unit_test(test_no_library),
+		cmocka_unit_test(test_no_nvml_cuda_lists_devices),
+		cmocka_unit_test(test_no_devices),
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_vanishing_device),
+		cmocka_unit_test(test_insufficient_size),
+		cmocka_unit_test(test_process_limit),
+		cmocka_unit_test(test_device_limit),
+		cmocka_unit_test(test_fallbacks),
+		cmocka_unit_test(test_mig),
+		cmocka_unit_test(test_driver_version_from_cuda),
+		cmocka_unit_test(test_state_names),
+		cmocka_unit_test(test_census_section),
+		cmocka_unit_test(test_census_json_errors),
+		cmocka_unit_test(test_render),
+		cmocka_unit_test(test_scan_live),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -83,7 +83,7 @@ bench-trace: deps $(BUILD)/ramwatch $(BUILD)/bench/trace-gen $(BUILD)/bench/trac
 
 # ---- store (schema/): sources, generated migrations, tests
 SCHEMA_SRCS := schema/store.c schema/store-stmt.c schema/store-put.c schema/store-census.c \
-	schema/store-retention.c
+	schema/store-retention.c schema/store-gpu.c
 SCHEMA_GENERATED := $(BUILD)/schema/migrations.c
 SCHEMA_UNIT_TESTS := test-store test-store-retention
 SCHEMA_MIGRATIONS := $(sort $(wildcard schema/migrations/*.sql))
@@ -161,7 +161,7 @@ DAEMON_CONFIG_UNIT_TESTS := test-config test-config-values test-config-files tes
 # ---- daemon (ramwatchd)
 DAEMON_SRCS := $(DAEMON_CONFIG_SRCS) $(CONTROL_SRCS) daemon/sysmem.c daemon/sample.c daemon/schedule.c daemon/pidmap.c \
 	daemon/writer.c daemon/target.c daemon/manager.c daemon/discover.c daemon/tiers.c \
-	daemon/export.c daemon/export-text.c
+	daemon/export.c daemon/export-text.c daemon/gpu-watch.c
 DAEMON_MAIN_SRCS := daemon/ramwatchd.c
 DAEMON_UNIT_TESTS := test-sysmem test-schedule test-pidmap test-writer test-export
 DAEMON_LIB := $(BUILD)/libramwatchd.a

@@ -69,7 +69,7 @@ static bool is_time_key(const char *key)
 	static const char *const keys[] = {
 		"time",		"since",     "until",	      "started_at",	"first_seen", "last_seen",
 		"exited_at",	"taken_at",  "start",	      "end",		"peak_time",  "resident_time",
-		"previous_time",
+		"previous_time", "vram_time",
 	};
 	for (size_t i = 0; i < ELEMENTSOF(keys); i++)
 		if (streq(keys[i], key))

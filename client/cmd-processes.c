@@ -45,8 +45,9 @@ int cmd_processes(int argc, char **argv)
 		case OPT_SOCKET: socket = optarg; break;
 		case 'a': all = true; break;
 		case 's':
-			if (!streq(optarg, "private") && !streq(optarg, "resident") && !streq(optarg, "peak"))
-				return usage_error("processes", "--sort takes private, resident or peak, not '%s'",
+			if (!streq(optarg, "private") && !streq(optarg, "resident") && !streq(optarg, "peak") &&
+			    !streq(optarg, "vram"))
+				return usage_error("processes", "--sort takes private, resident, peak or vram, not '%s'",
 						   optarg);
 			sort = optarg;
 			break;
@@ -57,13 +58,15 @@ int cmd_processes(int argc, char **argv)
 			format = (enum answer_format)r;
 			break;
 		case 'h':
-			printf("Usage: ramwatch processes [--all] [--sort private|resident|peak]\n"
+			printf("Usage: ramwatch processes [--all] [--sort private|resident|peak|vram]\n"
 			       "                          [--format table|csv|json] [--socket PATH]\n\n"
 			       "The processes ramwatchd watches, largest first, with their private and resident\n"
-			       "memory (the last sample), their peak and their last census.  Users other than\n"
-			       "root and members of group ramwatch see their own processes only.\n\n"
+			       "memory (the last sample), their peak, their GPU memory (where NVIDIA GPUs are)\n"
+			       "and their last census.  Users other than root and members of group ramwatch\n"
+			       "see their own processes only.\n\n"
 			       "  --all              also the processes that exited or are no longer watched\n"
-			       "  --sort KEY         private (default), resident or peak (peak private)\n"
+			       "  --sort KEY         private (default), resident, peak (peak private) or vram\n"
+			       "                     (GPU memory)\n"
 			       "  --format FORMAT    table (default), csv or json (times in unix seconds)\n" ASK_SOCKET_HELP);
 			return 0;
 		default: return usage_error("processes", "bad option");

@@ -1,7 +1,8 @@
 /* The history answer: per process instance, its timeline as one line per
  * stored sample row, with the censuses (trigger and classes) and the marks
  * on lines of their own where they fall in time; or the same as CSV rows
- * for programs. */
+ * for programs.  GPU memory (VRAM) gets columns of its own where there is
+ * any, so that on a host without NVIDIA GPUs nothing changes. */
 #include "render-answer.h"
 
 #include <errno.h>
@@ -74,6 +75,19 @@ static int collect(const json_t *answer, int64_t process_id, bool single, struct
 	return 0;
 }
 
+/* Whether any element of the answer's key array holds a GPU memory figure. */
+static bool any_vram(const json_t *answer, const char *key)
+{
+	const json_t *x;
+	size_t i;
+	int64_t v;
+
+	json_array_foreach(json_object_get(answer, key), i, x)
+		if (answer_int(x, "vram", &v))
+			return true;
+	return false;
+}
+
 /* ---------------------------------------------------------------- census lines */
 
 struct class_entry {
@@ -137,6 +151,9 @@ static void census_line(FILE *f, const json_t *c, const struct history_options *
 		return;
 	}
 	fprintf(f, ": private %s, resident %s", answer_bytes(a, c, "private"), answer_bytes(b, c, "resident"));
+	int64_t vram;
+	if (answer_int(c, "vram", &vram))
+		fprintf(f, ", VRAM %s", answer_bytes(a, c, "vram"));
 	const json_t *classes = json_object_get(c, "classes");
 	if (json_is_object(classes) && json_object_size(classes) > 0) {
 		fputs(light ? "; by size: " : "; ", f);
@@ -169,12 +186,13 @@ static void heading(FILE *f, const json_t *instance)
 }
 
 /* The sample rows as an aligned table, printed into a buffer so the other
- * lines can go between its rows. */
-static int sample_table(const struct line *lines, size_t n, char **ret, size_t *ret_width)
+ * lines can go between its rows; with vram, the GPU memory's columns. */
+static int sample_table(const struct line *lines, size_t n, bool vram, char **ret, size_t *ret_width)
 {
 	_cleanup_(table_freep) struct table *t =
-		table_new("TIME", ">PRIVATE", ">PRIVATE MAX", ">RESIDENT", ">RESIDENT MAX", NULL);
-	char when[TIMEPARSE_FORMAT_MAX], s[4][FORMAT_BYTES_MAX];
+		vram ? table_new("TIME", ">PRIVATE", ">PRIVATE MAX", ">RESIDENT", ">RESIDENT MAX", ">VRAM", ">VRAM MAX", NULL)
+		     : table_new("TIME", ">PRIVATE", ">PRIVATE MAX", ">RESIDENT", ">RESIDENT MAX", NULL);
+	char when[TIMEPARSE_FORMAT_MAX], s[6][FORMAT_BYTES_MAX];
 	size_t width = strlen("TIME"), len = 0;
 	char *buf = NULL;
 	FILE *f;
@@ -192,6 +210,9 @@ static int sample_table(const struct line *lines, size_t n, char **ret, size_t *
 		    table_add(t, answer_bytes(s[1], v, "private_max")) < 0 ||
 		    table_add(t, answer_bytes(s[2], v, "resident")) < 0 ||
 		    table_add(t, answer_bytes(s[3], v, "resident_max")) < 0)
+			return -ENOMEM;
+		if (vram && (table_add(t, answer_bytes(s[4], v, "vram")) < 0 ||
+			     table_add(t, answer_bytes(s[5], v, "vram_max")) < 0))
 			return -ENOMEM;
 	}
 	if (!(f = open_memstream(&buf, &len)))
@@ -211,10 +232,14 @@ static int instance_table(FILE *f, const struct line *lines, size_t n, const str
 	_cleanup_free_ char *table = NULL;
 	char when[TIMEPARSE_FORMAT_MAX];
 	size_t width, samples = 0;
+	bool vram = false;
 	const char *row;
+	int64_t v;
 	int r;
 
-	if ((r = sample_table(lines, n, &table, &width)) < 0)
+	for (size_t i = 0; i < n && !vram; i++)
+		vram = lines[i].kind == LINE_SAMPLE && answer_int(lines[i].v, "vram", &v);
+	if ((r = sample_table(lines, n, vram, &table, &width)) < 0)
 		return r;
 	for (size_t i = 0; i < n; i++)
 		samples += lines[i].kind == LINE_SAMPLE;
@@ -274,8 +299,15 @@ static bool class_chosen(const struct history_options *o, const char *key)
 	return false;
 }
 
+/* Empty GPU memory fields of a row that has none, when the CSV has them. */
+static void csv_no_vram(FILE *f, bool vram)
+{
+	if (vram)
+		fputs(",,", f);
+}
+
 static void instance_csv(FILE *f, const struct line *lines, size_t n, int64_t process_id, int64_t pid,
-			 const struct history_options *o)
+			 const struct history_options *o, bool vram)
 {
 	for (size_t i = 0; i < n; i++) {
 		const json_t *v = lines[i].v, *classes, *c;
@@ -290,6 +322,10 @@ static void instance_csv(FILE *f, const struct line *lines, size_t n, int64_t pr
 			csv_int(f, v, "resident_min");
 			csv_int(f, v, "resident_max");
 			csv_int(f, v, "swap");
+			if (vram) {
+				csv_int(f, v, "vram");
+				csv_int(f, v, "vram_max");
+			}
 			fputc('\n', f);
 			break;
 		case LINE_CENSUS:
@@ -298,7 +334,12 @@ static void instance_csv(FILE *f, const struct line *lines, size_t n, int64_t pr
 			csv_int(f, v, "private");
 			fputs(",,", f);
 			csv_int(f, v, "resident");
-			fputs(",,,\n", f);
+			fputs(",,,", f);
+			if (vram) {
+				csv_int(f, v, "vram");
+				fputc(',', f);
+			}
+			fputc('\n', f);
 			classes = json_object_get(v, "classes");
 			json_object_foreach((json_t *)classes, key, c) {
 				if (!class_chosen(o, key))
@@ -307,12 +348,16 @@ static void instance_csv(FILE *f, const struct line *lines, size_t n, int64_t pr
 				csv_int(f, c, "private");
 				fputs(",,", f);
 				csv_int(f, c, "resident");
-				fputs(",,,\n", f);
+				fputs(",,,", f);
+				csv_no_vram(f, vram);
+				fputc('\n', f);
 			}
 			break;
 		case LINE_MARK:
 			csv_head(f, lines[i].time, process_id, pid, "mark", answer_str(v, "name"), NULL);
-			fputs(",,,,,,,\n", f);
+			fputs(",,,,,,,", f);
+			csv_no_vram(f, vram);
+			fputc('\n', f);
 			break;
 		}
 	}
@@ -353,10 +398,11 @@ int render_history(const json_t *answer, const struct history_options *o, FILE *
 			answer_int(v, "first_seen", &x->since);
 	}
 	qsort_safe(inst, n, sizeof(*inst), cmp_instance);
+	bool vram = any_vram(answer, "samples") || any_vram(answer, "censuses");
 	if (o->format == ANSWER_CSV)
-		fputs("time,process_id,pid,kind,name,status,private,private_min,private_max,resident,resident_min,"
-		      "resident_max,swap\n",
-		      f);
+		fprintf(f, "time,process_id,pid,kind,name,status,private,private_min,private_max,resident,resident_min,"
+			"resident_max,swap%s\n",
+			vram ? ",vram,vram_max" : "");
 	if (n == 0 && o->format != ANSWER_CSV)
 		fputs("no process matches\n", f);
 	for (i = 0; i < n && r == 0; i++) {
@@ -365,7 +411,7 @@ int render_history(const json_t *answer, const struct history_options *o, FILE *
 		if ((r = collect(answer, inst[i].process_id, n == 1, &lines, &n_lines)) < 0)
 			break;
 		if (o->format == ANSWER_CSV) {
-			instance_csv(f, lines, n_lines, inst[i].process_id, inst[i].pid, o);
+			instance_csv(f, lines, n_lines, inst[i].process_id, inst[i].pid, o, vram);
 			continue;
 		}
 		if (i > 0)

@@ -86,15 +86,40 @@ static void peak(FILE *f, const json_t *report)
 		fprintf(f, " Last: private %s, resident %s.", answer_bytes(a, proc, "private"),
 			answer_bytes(b, proc, "resident"));
 	fputs("\n\n", f);
+	/* GPU memory, where the process held any */
+	int64_t v;
+	if (answer_int(p, "vram", &v)) {
+		fprintf(f, "Peak GPU memory (VRAM) **%s** at %s.", answer_bytes(a, p, "vram"), answer_time(t1, p, "vram_time"));
+		if (json_is_object(proc) && answer_int(proc, "vram", &v))
+			fprintf(f, " Last: %s.", answer_bytes(a, proc, "vram"));
+		fputs("\n\n", f);
+	}
+}
+
+/* Whether any element of the report's key array has a GPU memory figure
+ * at field. */
+static bool any_vram(const json_t *report, const char *key, const char *field)
+{
+	const json_t *x;
+	size_t i;
+	int64_t v;
+
+	json_array_foreach(json_object_get(report, key), i, x)
+		if (answer_int(x, field, &v))
+			return true;
+	return false;
 }
 
 static int phases(FILE *f, const json_t *report)
 {
-	_cleanup_(table_freep) struct table *t = table_new("phase", "from", "to", ">peak private", "at",
-							   ">peak resident", ">private at start", ">at end", ">change",
-							   NULL);
+	bool vram = any_vram(report, "phases", "peak_vram");
+	_cleanup_(table_freep) struct table *t =
+		vram ? table_new("phase", "from", "to", ">peak private", "at", ">peak resident", ">private at start",
+				 ">at end", ">change", ">peak VRAM", NULL)
+		     : table_new("phase", "from", "to", ">peak private", "at", ">peak resident", ">private at start",
+				 ">at end", ">change", NULL);
 	const json_t *list = json_object_get(report, "phases"), *p;
-	char s[5][FORMAT_BYTES_MAX], w[3][TIMEPARSE_FORMAT_MAX];
+	char s[6][FORMAT_BYTES_MAX], w[3][TIMEPARSE_FORMAT_MAX];
 	size_t i;
 
 	if (!t)
@@ -115,6 +140,8 @@ static int phases(FILE *f, const json_t *report)
 		table_add(t, answer_bytes(s[2], p, "private_at_start"));
 		table_add(t, answer_bytes(s[3], p, "private_at_end"));
 		table_add(t, delta(s[4], p, "private_at_end", "private_at_start"));
+		if (vram)
+			table_add(t, answer_bytes(s[5], p, "peak_vram"));
 	}
 	int r = table_print_markdown(t, f);
 	fputs("\nA phase starts at a mark (`ramwatch mark`); the first runs from the first sight of the process.\n\n",
@@ -148,9 +175,9 @@ static int last_census(FILE *f, const json_t *report)
 	return r;
 }
 
-static void trend_row(struct table *t, const json_t *e, const json_t *first)
+static void trend_row(struct table *t, const json_t *e, const json_t *first, bool vram)
 {
-	char s[3][FORMAT_BYTES_MAX], when[TIMEPARSE_FORMAT_MAX];
+	char s[4][FORMAT_BYTES_MAX], when[TIMEPARSE_FORMAT_MAX];
 	const char *trigger = answer_str(e, "trigger"), *status = answer_str(e, "status");
 	int64_t id, a, b;
 
@@ -169,12 +196,17 @@ static void trend_row(struct table *t, const json_t *e, const json_t *first)
 		table_add(t, format_bytes_delta(s[2], a - b));
 	else
 		table_add(t, "-");
+	if (vram)
+		table_add(t, answer_bytes(s[3], e, "vram"));
 }
 
 static int trend(FILE *f, const json_t *report)
 {
+	bool vram = any_vram(report, "trend", "vram");
 	_cleanup_(table_freep) struct table *t =
-		table_new("census", "time", "trigger", ">private", ">resident", ">private since the first", NULL);
+		vram ? table_new("census", "time", "trigger", ">private", ">resident", ">private since the first",
+				 ">VRAM", NULL)
+		     : table_new("census", "time", "trigger", ">private", ">resident", ">private since the first", NULL);
 	const json_t *list = json_object_get(report, "trend"), *first = NULL, *last = NULL, *e;
 	char a[FORMAT_BYTES_MAX], b[FORMAT_BYTES_MAX];
 	size_t n = json_array_size(list), i;
@@ -198,12 +230,12 @@ static int trend(FILE *f, const json_t *report)
 	json_array_foreach(list, i, e) {
 		if (n > TREND_MAX && i == TREND_HEAD) {
 			table_addf(t, "(%zu more)", n - TREND_MAX);
-			for (int k = 0; k < 5; k++)
+			for (int k = 0; k < (vram ? 6 : 5); k++)
 				table_add(t, "");
 		}
 		if (n > TREND_MAX && i >= TREND_HEAD && i < n - (TREND_MAX - TREND_HEAD))
 			continue;
-		trend_row(t, e, first);
+		trend_row(t, e, first, vram);
 	}
 	int r = table_print_markdown(t, f);
 	if (first && last && first != last)

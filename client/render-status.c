@@ -161,10 +161,28 @@ static void census_cell(char *buf, size_t size, const json_t *p)
 		 status && !streq(status, "ok") ? ", " : "", status && !streq(status, "ok") ? status : "");
 }
 
+/* Whether any process holds GPU memory now or did: then the lists have a
+ * column for it, which a host without NVIDIA GPUs never shows. */
+static bool any_vram(const json_t *list)
+{
+	const json_t *p;
+	size_t i;
+	int64_t v;
+
+	json_array_foreach(list, i, p)
+		if (answer_int(p, "vram", &v) || (answer_int(p, "peak_vram", &v) && v > 0))
+			return true;
+	return false;
+}
+
 static int processes_table(const json_t *list, FILE *f)
 {
-	_cleanup_(table_freep) struct table *t = table_new(">PID", "USER", ">PRIVATE", ">RESIDENT", ">PEAK PRIVATE",
-							   "LAST CENSUS", "STATE", "COMMAND", NULL);
+	bool vram = any_vram(list);
+	_cleanup_(table_freep) struct table *t =
+		vram ? table_new(">PID", "USER", ">PRIVATE", ">RESIDENT", ">PEAK PRIVATE", ">VRAM", "LAST CENSUS", "STATE",
+				 "COMMAND", NULL)
+		     : table_new(">PID", "USER", ">PRIVATE", ">RESIDENT", ">PEAK PRIVATE", "LAST CENSUS", "STATE",
+				 "COMMAND", NULL);
 	char a[FORMAT_BYTES_MAX], b[FORMAT_BYTES_MAX], c[FORMAT_BYTES_MAX], cell[160];
 	const json_t *p;
 	size_t i;
@@ -187,6 +205,8 @@ static int processes_table(const json_t *list, FILE *f)
 		table_add(t, answer_bytes(a, p, "private"));
 		table_add(t, answer_bytes(b, p, "resident"));
 		table_add(t, answer_bytes(c, p, "peak_private"));
+		if (vram)
+			table_add(t, answer_bytes(a, p, "vram"));
 		census_cell(cell, sizeof(cell), p);
 		table_add(t, cell);
 		state_cell(cell, sizeof(cell), p);
@@ -217,12 +237,13 @@ static void csv_time(FILE *f, const json_t *o, const char *key)
 
 static int processes_csv(const json_t *list, FILE *f)
 {
+	bool vram = any_vram(list);
 	const json_t *p;
 	size_t i;
 
-	fputs("process_id,pid,uid,user,comm,watched,first_seen,last_seen,exited_at,private,resident,peak_private,"
-	      "peak_resident,last_census_time,last_census_trigger,cmdline\n",
-	      f);
+	fprintf(f, "process_id,pid,uid,user,comm,watched,first_seen,last_seen,exited_at,private,resident,peak_private,"
+		"peak_resident,%slast_census_time,last_census_trigger,cmdline\n",
+		vram ? "vram,peak_vram," : "");
 	json_array_foreach(list, i, p) {
 		const json_t *c = json_object_get(p, "last_census");
 		csv_int(f, p, "process_id");
@@ -249,6 +270,12 @@ static int processes_csv(const json_t *list, FILE *f)
 		fputc(',', f);
 		csv_int(f, p, "peak_resident");
 		fputc(',', f);
+		if (vram) {
+			csv_int(f, p, "vram");
+			fputc(',', f);
+			csv_int(f, p, "peak_vram");
+			fputc(',', f);
+		}
 		csv_time(f, c, "time");
 		fputc(',', f);
 		answer_csv_field(f, answer_str(c, "trigger"));

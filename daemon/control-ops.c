@@ -195,6 +195,8 @@ static struct control_live_set *live_snapshot(struct manager *m, int64_t only_ui
 			.resident = t->resident,
 			.peak_private = info->peak_private,
 			.peak_resident = info->peak_resident,
+			.vram = t->on_gpu ? (int64_t)t->vram : -1,
+			.peak_vram = info->peak_vram,
 		};
 		if ((info->boot_id && !(l->boot_id = strdup(info->boot_id))) ||
 		    (info->comm && !(l->comm = strdup_or_null(info->comm))) ||
@@ -247,6 +249,8 @@ static int report_live(struct manager *m, json_t *result)
 		.resident = t->resident,
 		.peak_private = t->ref->info.peak_private,
 		.peak_resident = t->ref->info.peak_resident,
+		.vram = t->on_gpu ? (int64_t)t->vram : -1,
+		.peak_vram = t->ref->info.peak_vram,
 	};
 	return control_process_set_live(p, &l);
 }

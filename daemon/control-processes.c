@@ -107,6 +107,8 @@ static const char *sort_key(const char *sort)
 		return "resident";
 	if (sort && streq(sort, "peak"))
 		return "peak_private";
+	if (sort && streq(sort, "vram"))
+		return "vram";
 	return "private";
 }
 
@@ -124,13 +126,17 @@ static json_t *unref_json(json_t *j)
 int control_process_set_live(json_t *e, const struct control_live *l)
 {
 	int64_t peak_private = int_of(e, "peak_private"), peak_resident = int_of(e, "peak_resident");
+	int64_t peak_vram = int_of(e, "peak_vram");
 	if (peak_private < (int64_t)l->peak_private)
 		peak_private = (int64_t)l->peak_private;
 	if (peak_resident < (int64_t)l->peak_resident)
 		peak_resident = (int64_t)l->peak_resident;
+	if (peak_vram < (int64_t)l->peak_vram)
+		peak_vram = (int64_t)l->peak_vram;
 	if (json_object_set_new(e, "watched", json_true()) < 0 || set_int(e, "private", (int64_t)l->private) < 0 ||
 	    set_int(e, "resident", (int64_t)l->resident) < 0 || set_int(e, "peak_private", peak_private) < 0 ||
-	    set_int(e, "peak_resident", peak_resident) < 0 ||
+	    set_int(e, "peak_resident", peak_resident) < 0 || set_int(e, "vram", l->vram) < 0 ||
+	    set_int(e, "peak_vram", peak_vram) < 0 ||
 	    (l->last_seen >= 0 && set_int(e, "last_seen", l->last_seen) < 0) ||
 	    json_object_set_new(e, "exited_at", json_null()) < 0)
 		return -ENOMEM;
@@ -150,7 +156,7 @@ static json_t *overlay(const json_t *stored, const struct control_live *l)
 static json_t *from_live(const struct control_live *l)
 {
 	return json_pack("{s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:o, s:o, s:o, s:I, s:I, s:I, s:I, "
-			 "s:o}",
+			 "s:o, s:I, s:o}",
 			 "process_id", int_or_null(l->process_id > 0 ? l->process_id : -1), "pid", l->pid,
 			 "boot_id", control_json_string(l->boot_id), "start_time", int_or_null(l->start_time),
 			 "started_at", int_or_null(l->started_at), "uid", int_or_null(l->uid), "user", json_null(),
@@ -158,7 +164,8 @@ static json_t *from_live(const struct control_live *l)
 			 control_json_string(l->cmdline), "watched", 1, "first_seen", json_null(), "last_seen",
 			 int_or_null(l->last_seen), "exited_at", json_null(), "private", (json_int_t)l->private,
 			 "resident", (json_int_t)l->resident, "peak_private", (json_int_t)l->peak_private,
-			 "peak_resident", (json_int_t)l->peak_resident, "last_census", json_null());
+			 "peak_resident", (json_int_t)l->peak_resident, "vram", int_or_null(l->vram), "peak_vram",
+			 (json_int_t)l->peak_vram, "last_census", json_null());
 }
 
 /* A few uids cover most processes of a machine: their names are looked up

@@ -20,6 +20,8 @@ struct control_live {
 	int64_t start_time, started_at, uid, last_seen; /* -1 unknown */
 	char *boot_id, *comm, *exe, *cmdline;           /* NULL unknown */
 	uint64_t private, resident, peak_private, peak_resident;
+	int64_t vram;        /* GPU memory at the last GPU snapshot; -1: on no GPU */
+	uint64_t peak_vram;
 };
 
 struct control_live_set {
@@ -31,7 +33,8 @@ struct control_live_set {
 void control_live_set_free(void *set);
 
 /* Puts the live values over a process object of the store (in place):
- * "watched": true, the last sample, the larger of the peaks, no exit.
+ * "watched": true, the last sample and GPU memory, the larger of the
+ * peaks, no exit.
  * Returns 0 or -ENOMEM. */
 int control_process_set_live(json_t *entry, const struct control_live *l);
 

@@ -242,8 +242,9 @@ static int parse_args(struct control_request *q, int64_t now_ms, char *err, size
 		q->sort = "private";
 		if ((r = get_string(q->root, "sort", &q->sort, NULL, err, err_size)) < 0)
 			return r;
-		if (!streq(q->sort, "private") && !streq(q->sort, "resident") && !streq(q->sort, "peak"))
-			return bad(err, err_size, "sort: \"private\", \"resident\" or \"peak\" is needed");
+		if (!streq(q->sort, "private") && !streq(q->sort, "resident") && !streq(q->sort, "peak") &&
+		    !streq(q->sort, "vram"))
+			return bad(err, err_size, "sort: \"private\", \"resident\", \"peak\" or \"vram\" is needed");
 		return parse_limit(q, PROCESSES_DEFAULT, err, err_size);
 	case CONTROL_OP_HISTORY:
 		if ((r = parse_select(q, err, err_size)) < 0 ||

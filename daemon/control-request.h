@@ -51,7 +51,7 @@ struct control_request {
 	unsigned limit;       /* rows (history, events) or processes */
 	const char *cursor;   /* NULL: from the start */
 	bool all;             /* processes */
-	const char *sort;     /* processes: "private", "resident" or "peak" */
+	const char *sort;     /* processes: "private", "resident", "peak" or "vram" */
 	bool full, light;     /* scan */
 	const char *mark;     /* mark: the phase's name */
 };

@@ -117,12 +117,19 @@ char *export_group_key(const struct export_process *p, enum export_group_by by, 
 
 /* ------------------------------------------------------------ groups */
 
+/* The GPU memory of a group on one device. */
+struct group_gpu {
+	bool on;       /* some process of the group has a figure there */
+	uint64_t used; /* bytes */
+};
+
 struct group {
 	char *key;
 	uint64_t processes, light;
 	uint64_t private, resident, swap, peak_private;
 	uint32_t present;
 	uint64_t class_private[_CLASS_MAX], class_resident[_CLASS_MAX];
+	struct group_gpu *gpu; /* per device of the snapshot; NULL without one */
 };
 
 struct keyed {
@@ -135,10 +142,18 @@ static int compare_keyed(const void *a, const void *b)
 	return strcmp(((const struct keyed *)a)->key, ((const struct keyed *)b)->key);
 }
 
-static void group_add(struct group *g, const struct export_process *p)
+static void group_add(struct group *g, const struct export_process *p, size_t n_devices)
 {
 	const struct export_classes *c = p->classes;
 
+	for (size_t i = 0; g->gpu && i < p->n_gpu; i++) {
+		const struct gpu_use *u = &p->gpu[i];
+		/* a figure NVML could not give is no sample, not a 0 */
+		if (u->device >= n_devices || u->used == GPU_BYTES_UNKNOWN)
+			continue;
+		g->gpu[u->device].on = true;
+		g->gpu[u->device].used += u->used;
+	}
 	g->processes++;
 	g->private += p->private;
 	g->resident += p->resident;
@@ -159,9 +174,19 @@ static void group_add(struct group *g, const struct export_process *p)
 	}
 }
 
-/* The groups of the n processes, sorted by key.  Returns their count, or
- * -ENOMEM. */
-static int make_groups(const struct export_process *p, size_t n, enum export_group_by by, struct group **ret)
+static void groups_free(struct group *g, size_t ng)
+{
+	for (size_t i = 0; g && i < ng; i++) {
+		free(g[i].key);
+		free(g[i].gpu);
+	}
+	free(g);
+}
+
+/* The groups of the n processes, sorted by key, each with room for the GPU
+ * memory on n_devices devices (0: none).  Returns their count, or -ENOMEM. */
+static int make_groups(const struct export_process *p, size_t n, enum export_group_by by, size_t n_devices,
+		       struct group **ret)
 {
 	struct keyed *k = calloc(n + 1, sizeof(*k));
 	struct group *g = calloc(n + 1, sizeof(*g));
@@ -178,9 +203,15 @@ static int make_groups(const struct export_process *p, size_t n, enum export_gro
 	}
 	qsort_safe(k, n, sizeof(*k), compare_keyed);
 	for (size_t i = 0; i < n; i++) {
-		if (ng == 0 || !streq(g[ng - 1].key, k[i].key))
+		if (ng == 0 || !streq(g[ng - 1].key, k[i].key)) {
 			g[ng++].key = TAKE_PTR(k[i].key);
-		group_add(&g[ng - 1], k[i].p);
+			if (n_devices > 0 && !(g[ng - 1].gpu = calloc(n_devices, sizeof(*g->gpu)))) {
+				groups_free(g, ng);
+				g = NULL;
+				goto oom;
+			}
+		}
+		group_add(&g[ng - 1], k[i].p, n_devices);
 	}
 	for (size_t i = 0; i < n; i++)
 		free(k[i].key);
@@ -268,6 +299,75 @@ static void put_groups(FILE *f, const struct group *g, size_t ng)
 		group_sample(f, "ramwatch_light_census_processes", &g[i], "", g[i].light);
 }
 
+/* A label value that is not a group key: valid UTF-8, escaped. */
+static void put_text(FILE *f, const char *s)
+{
+	char buf[RW_EXPORT_GROUP_MAX + 1];
+	put_value(f, normalise(s, strlen(s), buf));
+}
+
+static void put_gpu_groups(FILE *f, const struct group *g, size_t ng, const struct gpu_snapshot *s)
+{
+	family(f, "ramwatch_gpu_memory_bytes", "gauge",
+	       "GPU memory (VRAM) the group's processes hold on each device, at the last GPU snapshot.");
+	for (size_t i = 0; i < ng; i++)
+		for (size_t k = 0; k < s->n_devices; k++) {
+			if (!g[i].gpu[k].on || !s->devices[k].uuid[0])
+				continue;
+			fputs("ramwatch_gpu_memory_bytes{group=\"", f);
+			put_value(f, g[i].key);
+			fputs("\",device=\"", f);
+			put_text(f, s->devices[k].uuid);
+			fprintf(f, "\"} %" PRIu64 "\n", g[i].gpu[k].used);
+		}
+}
+
+/* name{device="UUID"<rest>} */
+static void device_sample(FILE *f, const char *name, const struct gpu_device *d, const char *rest)
+{
+	fprintf(f, "%s{device=\"", name);
+	put_text(f, d->uuid);
+	fprintf(f, "\"%s} ", rest);
+}
+
+static void put_gpu_devices(FILE *f, const struct gpu_snapshot *s)
+{
+	family(f, "ramwatch_gpu_device_memory_bytes", "gauge",
+	       "Memory of each GPU: its total, and what every process together uses, at the last GPU snapshot.");
+	for (size_t k = 0; k < s->n_devices; k++) {
+		const struct gpu_device *d = &s->devices[k];
+		if (!d->uuid[0] || !d->present)
+			continue;
+		if (d->total != GPU_BYTES_UNKNOWN) {
+			device_sample(f, "ramwatch_gpu_device_memory_bytes", d, ",kind=\"total\"");
+			fprintf(f, "%" PRIu64 "\n", d->total);
+		}
+		if (d->used != GPU_BYTES_UNKNOWN) {
+			device_sample(f, "ramwatch_gpu_device_memory_bytes", d, ",kind=\"used\"");
+			fprintf(f, "%" PRIu64 "\n", d->used);
+		}
+	}
+
+	family(f, "ramwatch_gpu_device_up", "gauge", "1 while the GPU answers NVML, 0 while it does not.");
+	for (size_t k = 0; k < s->n_devices; k++)
+		if (s->devices[k].uuid[0]) {
+			device_sample(f, "ramwatch_gpu_device_up", &s->devices[k], "");
+			fprintf(f, "%d\n", s->devices[k].present ? 1 : 0);
+		}
+
+	family(f, "ramwatch_gpu_device_info", "gauge", "The GPUs by UUID, with NVML's index and name; always 1.");
+	for (size_t k = 0; k < s->n_devices; k++) {
+		const struct gpu_device *d = &s->devices[k];
+		if (!d->uuid[0])
+			continue;
+		fputs("ramwatch_gpu_device_info{device=\"", f);
+		put_text(f, d->uuid);
+		fprintf(f, "\",index=\"%u\",name=\"", d->index);
+		put_text(f, d->name);
+		fputs("\"} 1\n", f);
+	}
+}
+
 static void put_daemon(FILE *f, const struct export_daemon *d)
 {
 	family(f, "ramwatch_censuses_total", "counter", "Censuses taken, by status.");
@@ -308,7 +408,7 @@ int export_text_build(const struct export_daemon *d, const struct export_process
 	size_t len = 0;
 	int ng, r = 0;
 
-	ng = make_groups(p, n, by, &g);
+	ng = make_groups(p, n, by, d->gpu ? d->gpu->n_devices : 0, &g);
 	if (ng < 0)
 		return ng;
 	FILE *f = open_memstream(&text, &len);
@@ -317,6 +417,10 @@ int export_text_build(const struct export_daemon *d, const struct export_process
 		goto out;
 	}
 	put_groups(f, g, (size_t)ng);
+	if (d->gpu) {
+		put_gpu_groups(f, g, (size_t)ng, d->gpu);
+		put_gpu_devices(f, d->gpu);
+	}
 	put_daemon(f, d);
 	if (ferror(f))
 		r = -ENOMEM;
@@ -329,8 +433,6 @@ int export_text_build(const struct export_daemon *d, const struct export_process
 	*ret = text;
 	*ret_len = len;
 out:
-	for (int i = 0; i < ng; i++)
-		free(g[i].key);
-	free(g);
+	groups_free(g, (size_t)ng);
 	return r;
 }

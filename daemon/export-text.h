@@ -39,6 +39,10 @@ struct export_process {
 	uint64_t private, resident, swap; /* the last sample of the fast tier */
 	uint64_t peak_private;
 	const struct export_classes *classes; /* NULL: no ok census yet */
+	/* its GPU memory at the last GPU snapshot: uses of the devices of
+	 * export_daemon.gpu (NULL, 0: none) */
+	const struct gpu_use *gpu;
+	size_t n_gpu;
 };
 
 /* The daemon-wide counters. */
@@ -51,6 +55,9 @@ struct export_daemon {
 	uint64_t store_dropped_rows;
 	bool store_writing;
 	uint64_t export_errors; /* textfile writes that failed */
+	/* the last GPU snapshot (NVML's state ok); NULL: no GPU families at
+	 * all, as on a host without NVIDIA GPUs */
+	const struct gpu_snapshot *gpu;
 };
 
 /* The unit of a cgroup v2 path: its last component that names a unit that
@@ -67,8 +74,10 @@ size_t export_unit_of_cgroup(const char *cgroup, const char **ret);
 char *export_group_key(const struct export_process *p, enum export_group_by by, char *buf);
 
 /* The exposition: HELP and TYPE for every family, the per-group families
- * over the n processes (groups sorted by their bytes), then the
- * daemon-wide ones.  Returns 0 with *ret (NUL-terminated, the caller's to
+ * over the n processes (groups sorted by their bytes), with d->gpu the GPU
+ * families (per group and device, then per device; a device is labelled
+ * by its UUID, stable across reboots, and ramwatch_gpu_device_info gives
+ * its index and name), then the daemon-wide ones.  Returns 0 with *ret (NUL-terminated, the caller's to
  * free) and its length in *ret_len, or -ENOMEM. */
 int export_text_build(const struct export_daemon *d, const struct export_process *p, size_t n,
 		      enum export_group_by by, char **ret, size_t *ret_len);

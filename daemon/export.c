@@ -118,11 +118,14 @@ int manager_metrics_text(struct manager *m, int64_t only_uid, char **ret, size_t
 	size_t n = 0;
 	int r;
 
+	const struct gpu_snapshot *gpu = manager_gpu_snapshot(m);
 	struct export_process *p = calloc(m->n_targets + 1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
 	for (struct target *t = m->targets; t; t = t->next) {
 		const struct store_process *info = &t->ref->info;
+		size_t n_gpu = 0;
+		const struct gpu_use *uses = gpu ? gpu_snapshot_find(gpu, t->pid, &n_gpu) : NULL;
 		if (only_uid >= 0 && info->uid != only_uid)
 			continue;
 		p[n++] = (struct export_process){
@@ -135,6 +138,8 @@ int manager_metrics_text(struct manager *m, int64_t only_uid, char **ret, size_t
 			.swap = t->swap,
 			.peak_private = info->peak_private,
 			.classes = t->classes.ok ? &t->classes : NULL,
+			.gpu = uses,
+			.n_gpu = n_gpu,
 		};
 	}
 
@@ -147,6 +152,7 @@ int manager_metrics_text(struct manager *m, int64_t only_uid, char **ret, size_t
 		.store_dropped_rows = writer_dropped(m->writer),
 		.store_writing = ws.error == 0,
 		.export_errors = m->export.errors,
+		.gpu = gpu,
 	};
 	memcpy(d.censuses, m->stats.censuses, sizeof(d.censuses));
 

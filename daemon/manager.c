@@ -285,6 +285,7 @@ int manager_new(const struct manager_options *o, struct manager **ret)
 		manager_free(m);
 		return r;
 	}
+	manager_gpu_open(m);
 	uint64_t now = now_monotonic_us();
 	budget_init(&m->budget, m->config.scan_budget, now);
 	m->started_us = now;
@@ -341,6 +342,7 @@ int manager_reload(struct manager *m)
 
 	config_done(&m->config);
 	m->config = c;
+	manager_gpu_reload(m);
 	budget_set_share(&m->budget, m->config.scan_budget);
 	(void)store_set_max_size(m->store, m->config.max_database_size);
 	rearm(m->sample_timer, 0);
@@ -384,6 +386,7 @@ struct manager *manager_free(struct manager *m)
 		close(m->root_fd);
 	config_done(&m->config);
 	export_state_done(&m->export);
+	manager_gpu_close(m);
 	free(m->boot_id);
 	free(m->config_path);
 	free(m->state_dir);

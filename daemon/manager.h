@@ -5,13 +5,15 @@
  *   fast tier   every SampleInterval: status of each watched process; then
  *               the census tier runs what is due, within ScanBudget
  *   store       every StoreInterval: one row per process (min/max/last),
- *               a system row, everything queued written in one transaction
+ *               a system row, a GPU snapshot's rows (where NVIDIA GPUs
+ *               are), everything queued written in one transaction
  *   retention   every minute: bounded steps of rollups and deletions
  *   signals     SIGTERM/SIGINT: write what is gathered and stop; SIGHUP:
  *               reload the configuration
  *
  * manager.c holds the set-up and the loop, discover.c the discovery,
- * tiers.c the fast tier, the census tier and the store cycle. */
+ * tiers.c the fast tier, the census tier and the store cycle, gpu-watch.c
+ * the GPU snapshots. */
 #pragma once
 
 #include <stdbool.h>
@@ -22,6 +24,7 @@
 #include "config.h"
 #include "control.h"
 #include "export.h"
+#include "gpu-watch.h"
 #include "pidmap.h"
 #include "schedule.h"
 #include "store.h"
@@ -76,6 +79,7 @@ struct manager {
 	uint64_t started_us;      /* monotonic, for uptime */
 	struct control *control;  /* the control socket; NULL without one */
 	struct export_state export; /* the metrics textfile (Export=) */
+	struct gpu_watch gpu;       /* NVML and its last snapshot */
 };
 
 /* Loads the configuration, opens (and migrates) the store, sets up the
@@ -105,6 +109,20 @@ void manager_retention(struct manager *m);
 void manager_drop_target(struct manager *m, struct target *t, bool exited);
 /* Starts following: list, map, exit watch, first census due. */
 int manager_add_target(struct manager *m, struct target *t);
+
+/* gpu-watch.c */
+/* Opens NVML and tells once what it found (no driver, no GPU: at info);
+ * with devices, takes the first snapshot. */
+void manager_gpu_open(struct manager *m);
+/* On a reload: opens NVML again unless it is in use. */
+void manager_gpu_reload(struct manager *m);
+void manager_gpu_close(struct manager *m);
+/* In the store cycle, rows ending at now: a snapshot, what it tells of
+ * each watched process (its GPU memory, the growth trigger), and its rows
+ * queued.  Nothing without NVML. */
+void manager_gpu_cycle(struct manager *m, int64_t now);
+/* The latest snapshot, for the censuses' GPU section; NULL without NVML. */
+const struct gpu_snapshot *manager_gpu_snapshot(const struct manager *m);
 
 /* export.c */
 /* The metrics exposition of the daemon's state; the per-group families

@@ -31,6 +31,22 @@ bool schedule_update(struct census_plan *p, const struct daemon_config *c, uint6
 	return p->pending != 0;
 }
 
+bool schedule_update_vram(struct census_plan *p, const struct daemon_config *c, uint64_t now, uint64_t vram)
+{
+	uint64_t since = now >= p->last_at ? now - p->last_at : 0;
+
+	p->vram = vram;
+	/* strictly more: most processes hold no GPU memory, and a threshold
+	 * of a ratio alone is 0 above 0 */
+	if (c->census_on_growth && p->have_ok && since >= c->census_min_spacing && vram > p->last_vram &&
+	    vram >= schedule_growth_threshold(c, p->last_vram)) {
+		if (!(p->pending & (1u << TRIGGER_GROWTH)))
+			p->vram_growth = true;
+		set_pending(p, TRIGGER_GROWTH, now);
+	}
+	return p->pending != 0;
+}
+
 void schedule_add(struct census_plan *p, enum store_trigger t, uint64_t now)
 {
 	set_pending(p, t, now);
@@ -77,9 +93,11 @@ void schedule_done(struct census_plan *p, uint64_t now, enum store_status status
 	p->pending = 0;
 	p->deferred = false;
 	p->want_full = p->want_light = false;
+	p->vram_growth = false;
 	if (status == STATUS_OK) {
 		p->have_ok = true;
 		p->last_private = private;
+		p->last_vram = p->vram;
 	}
 }
 

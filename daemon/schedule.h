@@ -22,6 +22,9 @@ struct census_plan {
 	bool deferred;          /* waiting for budget (counted once) */
 	bool want_full;         /* a client asked for a full census */
 	bool want_light;        /* a client asked for a light census */
+	uint64_t vram;          /* the GPU memory it holds now (all devices), as last told */
+	uint64_t last_vram;     /* ... at the last ok census */
+	bool vram_growth;       /* the growth trigger pending is the GPU memory's */
 };
 
 /* The private size at which a growth census is due: the last census's
@@ -32,6 +35,13 @@ uint64_t schedule_growth_threshold(const struct daemon_config *c, uint64_t last_
  * first sight, CensusInterval since the last try, or growth (at most once
  * per CensusMinSpacing).  Returns whether any trigger is pending. */
 bool schedule_update(struct census_plan *p, const struct daemon_config *c, uint64_t now, uint64_t private);
+
+/* Records the GPU memory the process holds now (summed over its devices,
+ * 0 for none), from a GPU snapshot, and sets the growth trigger when it
+ * grew since the last ok census as much as CensusOnGrowth asks of private
+ * memory (schedule_growth_threshold; at most once per CensusMinSpacing).
+ * Returns whether any trigger is pending. */
+bool schedule_update_vram(struct census_plan *p, const struct daemon_config *c, uint64_t now, uint64_t vram);
 
 /* Adds a trigger from outside (a mark, a client's request). */
 void schedule_add(struct census_plan *p, enum store_trigger t, uint64_t now);
@@ -50,7 +60,8 @@ bool schedule_needs_budget(const struct census_plan *p);
 int schedule_compare(const struct census_plan *a, const struct census_plan *b);
 
 /* Records a census that was tried at now with that status, clearing the
- * pending triggers. */
+ * pending triggers; an ok one holds private and the GPU memory last told
+ * (schedule_update_vram), what later growth is measured from. */
 void schedule_done(struct census_plan *p, uint64_t now, enum store_status status, uint64_t private);
 
 /* The census budget: a share of one CPU, as credit that accrues with time

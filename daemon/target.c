@@ -150,10 +150,25 @@ static int census_events(struct target *t, const struct census *c, struct census
 	return 0;
 }
 
-int target_census(struct target *t, enum store_trigger trigger, bool light, int64_t now_ms,
-		  struct census_result *ret)
+const struct gpu_use *target_gpu(struct target *t, const struct gpu_snapshot *s, size_t *ret_n)
 {
-	struct scan_options o = { .keep_regions = true, .light = light };
+	const struct gpu_use *u = gpu_snapshot_find(s, t->pid, ret_n);
+	uint64_t sum = 0;
+
+	for (size_t i = 0; i < *ret_n; i++)
+		if (u[i].used != GPU_BYTES_UNKNOWN)
+			sum += u[i].used;
+	t->on_gpu = *ret_n > 0;
+	t->vram = sum;
+	if (sum > t->ref->info.peak_vram)
+		t->ref->info.peak_vram = sum;
+	return u;
+}
+
+int target_census(struct target *t, enum store_trigger trigger, bool light, int64_t now_ms,
+		  const struct gpu_snapshot *gpu, struct census_result *ret)
+{
+	struct scan_options o = { .keep_regions = true, .light = light, .gpu_snapshot = gpu };
 	struct scan_error err = { { 0 } };
 	struct census *c = NULL;
 	uint64_t t0 = now_monotonic_us(), cpu0 = now_thread_cpu_us();

@@ -36,6 +36,10 @@ struct target {
 	uint64_t private, resident, swap; /* the last sample */
 	struct sample_acc acc;
 
+	/* GPU memory, from the last GPU snapshot (every StoreInterval) */
+	bool on_gpu;            /* NVML listed it on some device */
+	uint64_t vram;          /* what it holds there, summed over devices (known figures) */
+
 	/* the census tier */
 	struct census_plan plan;
 	struct census_waiter *waiters; /* clients waiting for the next census */
@@ -77,7 +81,13 @@ struct census_result {
 };
 
 /* Takes a census now (light: maps and smaps_rollup only), records its cost
- * and status, and the region events since the previous one.  Fills ret;
- * returns 0, or -ENOMEM. */
+ * and status, and the region events since the previous one.  With gpu (a
+ * snapshot of NVML's state ok; NULL: none), the census's GPU section comes
+ * from it.  Fills ret; returns 0, or -ENOMEM. */
 int target_census(struct target *t, enum store_trigger trigger, bool light, int64_t now_ms,
-		  struct census_result *ret);
+		  const struct gpu_snapshot *gpu, struct census_result *ret);
+
+/* Takes what snapshot s (of NVML's state ok) says of the process: whether
+ * it is on a GPU, the memory it holds there (its peak with it).  Returns
+ * its uses in s and their count, as gpu_snapshot_find. */
+const struct gpu_use *target_gpu(struct target *t, const struct gpu_snapshot *s, size_t *ret_n);

@@ -193,10 +193,19 @@ static bool census_light(const struct manager *m, const struct target *t)
 static void take_census(struct manager *m, struct target *t)
 {
 	enum store_trigger trigger = schedule_trigger(&t->plan);
+	const struct gpu_snapshot *gpu = manager_gpu_snapshot(m);
 	struct census_result res;
+	size_t n;
 	int r;
 
-	r = target_census(t, trigger, census_light(m, t), now_realtime_ms(), &res);
+	/* the census's GPU section is the last snapshot's: what later growth
+	 * is measured from is the same (a process first seen between two
+	 * snapshots has not been matched to one yet) */
+	if (gpu) {
+		(void)target_gpu(t, gpu, &n);
+		schedule_update_vram(&t->plan, &m->config, now_monotonic_us(), t->vram);
+	}
+	r = target_census(t, trigger, census_light(m, t), now_realtime_ms(), gpu, &res);
 	if (r < 0) {
 		log_pid_warning_errno(t->pid, r, "census of process %d failed: %m", t->pid);
 		schedule_done(&t->plan, now_monotonic_us(), STATUS_ERROR, 0);
@@ -218,8 +227,9 @@ static void take_census(struct manager *m, struct target *t)
 		log_pid_warning(t->pid, "census of process %d (%s): %s: %s", t->pid,
 				t->ref->info.comm ? t->ref->info.comm : "?", store_status_name(status), res.message);
 	else
-		log_pid_debug(t->pid, "census of process %d (%s, %s): %s", t->pid,
+		log_pid_debug(t->pid, "census of process %d (%s, %s%s): %s", t->pid,
 			      t->ref->info.comm ? t->ref->info.comm : "?", store_trigger_name(trigger),
+			      trigger == TRIGGER_GROWTH && t->plan.vram_growth ? " of GPU memory" : "",
 			      store_status_name(status));
 	if (status == STATUS_OK && res.census)
 		export_classes_from_census(res.census, &t->classes);
@@ -258,6 +268,7 @@ int manager_store_cycle(struct manager *m)
 			(void)writer_add_sample(m->writer, t->ref, &x);
 	if (sysmem_read(m->root_fd, now, &sys) == 0)
 		(void)writer_add_system(m->writer, &sys);
+	manager_gpu_cycle(m, now);
 	struct writer_stats before, after;
 	writer_get_stats(m->writer, &before);
 	r = writer_flush(m->writer);

@@ -35,6 +35,13 @@ struct row {
 			char *name;
 		} mark;
 		struct store_system system;
+		struct {
+			int64_t time;
+			struct gpu_device *devices;
+			size_t n_devices;
+			struct writer_gpu_use *uses;
+			size_t n_uses;
+		} gpu;
 	};
 };
 
@@ -51,6 +58,7 @@ static const char *const row_names[_WRITER_ROW_MAX] = {
 	[WRITER_CENSUS] = "census",
 	[WRITER_MARK] = "mark",
 	[WRITER_SYSTEM] = "system",
+	[WRITER_GPU] = "gpu",
 };
 
 const char *writer_row_name(enum writer_row k)
@@ -128,6 +136,12 @@ static void row_free(struct row *x)
 		free(x->census.events);
 	} else if (x->kind == WRITER_MARK)
 		free(x->mark.name);
+	else if (x->kind == WRITER_GPU) {
+		for (size_t i = 0; i < x->gpu.n_uses; i++)
+			proc_ref_unref(x->gpu.uses[i].proc);
+		free(x->gpu.uses);
+		free(x->gpu.devices);
+	}
 	free(x);
 }
 
@@ -251,6 +265,32 @@ int writer_add_system(struct writer *w, const struct store_system *s)
 	return enqueue(w, x);
 }
 
+int writer_add_gpu(struct writer *w, int64_t time, const struct gpu_device *devices, size_t n_devices,
+		   const struct writer_gpu_use *uses, size_t n_uses)
+{
+	struct row *x = row_new(WRITER_GPU, NULL);
+
+	if (!x)
+		return -ENOMEM;
+	x->gpu.time = time;
+	x->gpu.devices = n_devices ? malloc(n_devices * sizeof(*devices)) : NULL;
+	x->gpu.uses = n_uses ? malloc(n_uses * sizeof(*uses)) : NULL;
+	if ((n_devices && !x->gpu.devices) || (n_uses && !x->gpu.uses)) {
+		row_free(x);
+		return -ENOMEM;
+	}
+	if (n_devices)
+		memcpy(x->gpu.devices, devices, n_devices * sizeof(*devices));
+	x->gpu.n_devices = n_devices;
+	for (size_t i = 0; i < n_uses; i++) {
+		x->gpu.uses[i] = uses[i];
+		x->gpu.uses[i].proc = proc_ref_ref(uses[i].proc);
+	}
+	x->gpu.n_uses = n_uses;
+	x->bytes += n_devices * sizeof(*devices) + n_uses * sizeof(*uses);
+	return enqueue(w, x);
+}
+
 /* ---------------------------------------------------------------- flush */
 
 /* The process's row, written once per flush (its last sight, exit and
@@ -263,6 +303,34 @@ static int put_process(struct writer *w, struct proc_ref *p)
 	if (r < 0)
 		return r;
 	p->flush = w->flush;
+	return 0;
+}
+
+/* The devices' rows, then each process's on the device it uses: the
+ * devices' ids in gpus hold for this transaction only. */
+static int put_gpu(struct writer *w, struct row *x)
+{
+	_cleanup_free_ int64_t *ids = calloc(x->gpu.n_devices + 1, sizeof(*ids));
+	int r;
+
+	if (!ids)
+		return -ENOMEM;
+	for (size_t i = 0; i < x->gpu.n_devices; i++) {
+		const struct gpu_device *d = &x->gpu.devices[i];
+		if (!d->uuid[0])
+			continue; /* never answered: nothing names it */
+		r = store_put_gpu_device(w->store, x->gpu.time, d, &ids[i]);
+		if (r < 0)
+			return r;
+	}
+	for (size_t i = 0; i < x->gpu.n_uses; i++) {
+		const struct writer_gpu_use *u = &x->gpu.uses[i];
+		if (u->device >= x->gpu.n_devices || ids[u->device] == 0 || u->used == GPU_BYTES_UNKNOWN)
+			continue;
+		if ((r = put_process(w, u->proc)) < 0 ||
+		    (r = store_put_gpu_sample(w->store, u->proc->id, ids[u->device], x->gpu.time, u->used)) < 0)
+			return r;
+	}
 	return 0;
 }
 
@@ -288,6 +356,8 @@ static int put_row(struct writer *w, struct row *x)
 		return store_put_mark(w->store, x->proc->id, x->mark.time, x->mark.name, x->mark.by_uid);
 	case WRITER_SYSTEM:
 		return store_put_system(w->store, &x->system);
+	case WRITER_GPU:
+		return put_gpu(w, x);
 	default:
 		return -EINVAL;
 	}

@@ -1,6 +1,6 @@
 /* The writer: the rows the daemon has gathered, waiting for the store.
  *
- * Samples, censuses, marks and system rows are queued in memory and written
+ * Samples, censuses, marks, system rows and GPU rows are queued in memory and written
  * in one transaction per sampling cycle (writer_flush).  When the store
  * cannot take them (a full disk, MaxDatabaseSize, a locked database) the
  * transaction is rolled back whole and the rows stay queued: sampling goes
@@ -43,6 +43,7 @@ enum writer_row {
 	WRITER_CENSUS,
 	WRITER_MARK,
 	WRITER_SYSTEM,
+	WRITER_GPU,
 	_WRITER_ROW_MAX
 };
 
@@ -73,6 +74,21 @@ int writer_add_census(struct writer *w, struct proc_ref *p, const struct store_c
 		      struct census *c, struct region_event *events, size_t n_events);
 int writer_add_mark(struct writer *w, struct proc_ref *p, int64_t time, const char *name, int64_t by_uid);
 int writer_add_system(struct writer *w, const struct store_system *x);
+
+/* The GPU memory a process holds on a device: the device by its place in
+ * the devices given with it. */
+struct writer_gpu_use {
+	struct proc_ref *proc;
+	size_t device;
+	uint64_t used;  /* bytes, known (GPU_BYTES_UNKNOWN is not stored) */
+};
+
+/* One StoreInterval's GPU rows, one queued row written (or dropped)
+ * together: every device's row, then the GPU memory of each process (a
+ * use of a device without a UUID is left out).  Copies devices and uses;
+ * takes a reference to each use's process. */
+int writer_add_gpu(struct writer *w, int64_t time, const struct gpu_device *devices, size_t n_devices,
+		   const struct writer_gpu_use *uses, size_t n_uses);
 
 /* Writes everything queued in one transaction.  Returns 0 (or when nothing
  * was queued), or the store's negative errno with the rows still queued. */

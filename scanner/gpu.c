@@ -2,7 +2,8 @@
  * from NVML, at one moment (a snapshot), for every process at once.
  *
  * The workload: a client takes one snapshot per scan; the daemon one per
- * pass of its census tier, shared by all the censuses of that pass.  A
+ * StoreInterval, for the GPU memory of every process it watches, which
+ * its censuses take their GPU section from.  A
  * snapshot costs a few NVML calls per device (handle, name, UUID, memory,
  * the compute and graphics process lists), microseconds each with the
  * driver loaded; nvmlInit_v2, paid once in gpu_open, is the slow part.

@@ -25,8 +25,8 @@ struct scan_options {
 	 * negative return aborts the census with that error (a time limit). */
 	int (*progress)(void *userdata, uint64_t bytes_read);
 	void *userdata;
-	/* GPU memory (census.gpu): from gpu_snapshot when set (one snapshot
-	 * shared by the censuses of a pass), else from a snapshot taken
+	/* GPU memory (census.gpu): from gpu_snapshot when set (the daemon's
+	 * latest, shared by its censuses), else from a snapshot taken
 	 * through gpu right after the regions are read; with neither the
 	 * section is not taken.  A saved smaps file never has one. */
 	const struct gpu_snapshot *gpu_snapshot;

@@ -190,8 +190,9 @@ int store_put_census(struct store *s, int64_t process_id, const struct store_cen
 {
 	static const char sql[] =
 		"INSERT INTO censuses (process_id, time, trigger, status, light, message, private, resident, pss,"
-		"  swap, size, regions, counter_private, counter_resident, peak_resident, wall_us, cpu_us, bytes_read)"
-		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)";
+		"  swap, size, regions, counter_private, counter_resident, peak_resident, wall_us, cpu_us, bytes_read,"
+		"  gpu_state, gpu_driver_version, nvidia_mapped)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)";
 	const char *trigger = store_trigger_name(m->trigger), *status = store_status_name(m->status);
 	bool ok = m->status == STATUS_OK;
 	sqlite3_stmt *st;
@@ -232,6 +233,12 @@ int store_put_census(struct store *s, int64_t process_id, const struct store_cen
 			rc |= store_bind_u64(st, 14, c->status.counter[STATUS_VM_RSS]);
 		if (c->have_status && status_has(&c->status, STATUS_VM_HWM))
 			rc |= store_bind_u64(st, 15, c->status.counter[STATUS_VM_HWM]);
+		/* the GPU section, when one was taken (NULL: not looked at) */
+		if (c->gpu.taken) {
+			rc |= store_bind_text(st, 19, gpu_state_name(c->gpu.state));
+			rc |= store_bind_opt(st, 20, c->gpu.driver_version > 0 ? c->gpu.driver_version : -1);
+			rc |= sqlite3_bind_int(st, 21, c->gpu.nvidia_mapped);
+		}
 	}
 	rc |= store_bind_opt(st, 16, cost(m->wall_us, c, c ? c->wall_us : -1));
 	rc |= store_bind_opt(st, 17, cost(m->cpu_us, c, c ? c->cpu_us : -1));
@@ -250,6 +257,8 @@ int store_put_census(struct store *s, int64_t process_id, const struct store_cen
 			r = put_regions(s, id, c);
 		if (r >= 0)
 			r = put_files(s, id, c);
+		if (r >= 0 && c->gpu.taken)
+			r = store_put_census_gpu(s, id, m->time, c);
 		if (r < 0)
 			return r;
 	}

@@ -40,6 +40,14 @@ enum store_stmt {
 	STMT_OLDEST_ROWS,
 	STMT_PATHS_WINDOW,
 	STMT_PATHS_DELETE,
+	STMT_GPU_FIND,
+	STMT_GPU_DEVICE_PUT,
+	STMT_GPU_SAMPLE_PUT,
+	STMT_CENSUS_GPU_PUT,
+	STMT_GPU_ROLLUP,
+	STMT_GPU_ROLLUP_DELETE,
+	STMT_EXPIRE_GPU_DEVICES,
+	STMT_EXPIRE_GPU_SAMPLES,
 	_STMT_MAX
 };
 
@@ -115,6 +123,18 @@ int store_exec(struct store *s, const char *sql, const char *what);
  * rolled back the caller's transaction after an error (SQLITE_FULL and
  * I/O errors may), so that a write now would land outside it. */
 int store_writable(struct store *s);
+
+/* The GPU rows (store-gpu.c). */
+
+/* The id in gpus of the device uuid, added or brought up to date (name,
+ * index, total when known, last seen).  Returns 0 with *ret or a negative
+ * errno. */
+int store_gpu_id(struct store *s, const char *uuid, const char *name, unsigned index, uint64_t total, int64_t seen,
+		 int64_t *ret);
+
+/* The devices of census c's GPU section (taken at time), as rows of
+ * census_gpu.  Returns 0 or a negative errno. */
+int store_put_census_gpu(struct store *s, int64_t census_id, int64_t time, const struct census *c);
 
 /* Sets PRAGMA max_page_count (for this connection only) to pages, > 0.
  * SQLite never sets it below the database's current page count. */

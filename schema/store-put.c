@@ -11,8 +11,8 @@ int store_put_process(struct store *s, const struct store_process *p, int64_t *r
 	 * is kept once known, and what was unknown is filled in. */
 	static const char sql[] =
 		"INSERT INTO processes (boot_id, pid, start_time, started_at, uid, comm, exe, cmdline,"
-		"                       first_seen, last_seen, exited_at, peak_private, peak_resident)"
-		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9, ?10, ?11, ?12)"
+		"                       first_seen, last_seen, exited_at, peak_private, peak_resident, peak_vram)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9, ?10, ?11, ?12, ?13)"
 		" ON CONFLICT (boot_id, pid, start_time) DO UPDATE SET"
 		"  started_at = coalesce(started_at, excluded.started_at),"
 		"  uid = coalesce(uid, excluded.uid),"
@@ -23,7 +23,8 @@ int store_put_process(struct store *s, const struct store_process *p, int64_t *r
 		"  last_seen = max(last_seen, excluded.last_seen),"
 		"  exited_at = coalesce(exited_at, excluded.exited_at),"
 		"  peak_private = max(peak_private, excluded.peak_private),"
-		"  peak_resident = max(peak_resident, excluded.peak_resident)"
+		"  peak_resident = max(peak_resident, excluded.peak_resident),"
+		"  peak_vram = max(peak_vram, excluded.peak_vram)"
 		" RETURNING id";
 	sqlite3_stmt *st;
 	int64_t id = 0;
@@ -49,6 +50,7 @@ int store_put_process(struct store *s, const struct store_process *p, int64_t *r
 	rc |= store_bind_opt(st, 10, p->exited_at);
 	rc |= store_bind_u64(st, 11, p->peak_private);
 	rc |= store_bind_u64(st, 12, p->peak_resident);
+	rc |= store_bind_u64(st, 13, p->peak_vram);
 	r = store_bound(s, st, rc, "process");
 	if (r < 0)
 		return r;

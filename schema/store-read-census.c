@@ -69,7 +69,8 @@ static int load_row(struct store_reader *r, int64_t census_id, struct census *c,
 {
 	static const char sql[] =
 		"SELECT time, trigger, status, light, private, resident, pss, swap, size, regions, counter_private,"
-		"       counter_resident, peak_resident, wall_us, cpu_us, bytes_read"
+		"       counter_resident, peak_resident, wall_us, cpu_us, bytes_read, gpu_state, gpu_driver_version,"
+		"       nvidia_mapped"
 		" FROM censuses WHERE id = ?1";
 	sqlite3_stmt *st = NULL;
 	int e;
@@ -106,6 +107,16 @@ static int load_row(struct store_reader *r, int64_t census_id, struct census *c,
 		c->wall_us = column_opt(st, 13);
 		c->cpu_us = column_opt(st, 14);
 		c->bytes_read = column_opt(st, 15);
+		/* the GPU section: its state, when one was taken */
+		int gpu = gpu_state_from_name((const char *)sqlite3_column_text(st, 16));
+		if (gpu >= 0) {
+			c->gpu.taken = true;
+			c->gpu.state = (enum gpu_state)gpu;
+			c->gpu.driver_version = (int)column_opt(st, 17);
+			if (c->gpu.driver_version < 0)
+				c->gpu.driver_version = 0;
+			c->gpu.nvidia_mapped = sqlite3_column_int(st, 18) != 0;
+		}
 		e = read_set(meta, "trigger", read_column_str(st, 1));
 		e |= read_set(meta, "status", read_column_str(st, 2));
 	}
@@ -232,6 +243,42 @@ static int load_files(struct store_reader *r, int64_t census_id, struct census *
 	return e < 0 ? e : 0;
 }
 
+/* The devices of the census's GPU section (when it has one), by device. */
+static int load_gpu(struct store_reader *r, int64_t census_id, struct census *c)
+{
+	static const char sql[] = "SELECT g.device_index, g.uuid, g.name, x.used, g.total, x.graphics"
+				  " FROM census_gpu x JOIN gpus g ON g.id = x.gpu_id WHERE x.census_id = ?1"
+				  " ORDER BY g.device_index, g.uuid";
+	sqlite3_stmt *st = NULL;
+	size_t allocated = 0;
+	int e;
+
+	if (!c->gpu.taken)
+		return 0;
+	e = reader_stmt(r, RS_CENSUS_GPU, sql, &st);
+	if (e < 0)
+		return e;
+	e = reader_bound(r, st, sqlite3_bind_int64(st, 1, census_id), "reading the census's GPU memory");
+	while (e >= 0 && (e = reader_step(r, st, "reading the census's GPU memory")) > 0) {
+		const char *uuid = (const char *)sqlite3_column_text(st, 1), *name = (const char *)sqlite3_column_text(st, 2);
+		struct census_gpu_use u = {
+			.index = (unsigned)sqlite3_column_int64(st, 0),
+			.used = sqlite3_column_type(st, 3) == SQLITE_NULL ? GPU_BYTES_UNKNOWN : column_u64(st, 3),
+			.total = column_u64(st, 4),
+			.graphics = sqlite3_column_int(st, 5) != 0,
+		};
+		snprintf(u.uuid, sizeof(u.uuid), "%s", uuid ? uuid : "");
+		snprintf(u.name, sizeof(u.name), "%s", name ? name : "");
+		if (grow((void **)&c->gpu.uses, c->gpu.n_uses, &allocated, sizeof(u)) < 0) {
+			e = -ENOMEM;
+			break;
+		}
+		c->gpu.uses[c->gpu.n_uses++] = u;
+	}
+	reader_done(st);
+	return e < 0 ? e : 0;
+}
+
 /* What census_to_json writes as zero but the store does not know becomes
  * null; the private counter (kept only as the sum RssAnon + VmSwap) is
  * set as stored. */
@@ -276,6 +323,8 @@ int reader_census_json(struct store_reader *r, const struct read_process *p, int
 		e = load_regions(r, census_id, c);
 	if (e >= 0)
 		e = load_files(r, census_id, c);
+	if (e >= 0)
+		e = load_gpu(r, census_id, c);
 	if (e >= 0) {
 		o = census_to_json(c, false);
 		e = o ? unknowns(o, counter_private) : -ENOMEM;

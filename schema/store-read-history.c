@@ -50,6 +50,8 @@ static json_t *sample_json(const struct read_sample *x)
 	e |= read_set(o, "resident_max", json_integer(x->resident_max));
 	e |= read_set(o, "swap", json_integer(x->swap_last));
 	e |= read_set(o, "samples", json_integer(x->samples));
+	e |= read_set(o, "vram", read_int_or_null(x->vram_last));
+	e |= read_set(o, "vram_max", read_int_or_null(x->vram_max));
 	if (e < 0) {
 		json_decref(o);
 		return NULL;
@@ -133,6 +135,10 @@ static void merge(struct bucket *b, const struct read_sample *x, int64_t end, in
 	a->private_last = x->private_last;
 	a->resident_last = x->resident_last;
 	a->swap_last = x->swap_last;
+	/* GPU memory: the later row says what the process held last (-1:
+	 * none), the largest known figure stays */
+	a->vram_last = x->vram_last;
+	a->vram_max = x->vram_max > a->vram_max ? x->vram_max : a->vram_max;
 	a->samples += x->samples;
 	if (x->resolution > a->resolution)
 		a->resolution = x->resolution;

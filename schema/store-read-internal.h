@@ -56,6 +56,8 @@ enum read_stmt {
 	RS_EVENT_COUNTS,
 	RS_TREND,
 	RS_MARKS,
+	RS_VRAM_ANY,
+	RS_CENSUS_GPU,
 	_RS_MAX
 };
 
@@ -111,14 +113,14 @@ struct read_process {
 	int pid;
 	int64_t start_time, started_at, uid;
 	int64_t first_seen, last_seen, exited_at;
-	int64_t peak_private, peak_resident;
+	int64_t peak_private, peak_resident, peak_vram;
 	char *boot_id, *comm, *exe, *cmdline;
 };
 
 /* The SELECT list read_process_load reads, in order. */
 #define READ_PROCESS_COLUMNS                                                                          \
 	"p.id, p.pid, p.start_time, p.started_at, p.uid, p.first_seen, p.last_seen, p.exited_at, p.peak_private," \
-	" p.peak_resident, p.boot_id, p.comm, p.exe, p.cmdline"
+	" p.peak_resident, p.boot_id, p.comm, p.exe, p.cmdline, p.peak_vram"
 
 /* Reads READ_PROCESS_COLUMNS from st's current row, from column 0.
  * Returns 0 or -ENOMEM. */
@@ -150,12 +152,14 @@ int reader_process_json(struct store_reader *r, const struct read_process *p, js
 
 /* One row of the fast tier as answers give it.  time is the end of the
  * row's interval; see reader_samples_start for the rows at the edge of a
- * finer resolution. */
+ * finer resolution.  vram_last and vram_max are the GPU memory rows of the
+ * same process, resolution and time, summed over devices (-1: none). */
 struct read_sample {
 	int64_t process_id, time, resolution;
 	int64_t private_min, private_max, private_last;
 	int64_t resident_min, resident_max, resident_last;
 	int64_t swap_last, samples;
+	int64_t vram_last, vram_max;
 	int64_t stored; /* the row's time in the table */
 };
 
@@ -175,6 +179,7 @@ struct read_samples {
 	int tier; /* the tier being read; 3 when done */
 	int64_t process_id, lo, hi;
 	int64_t edge[3]; /* each tier's rows are given before this time */
+	bool vram;       /* some instance has GPU memory rows: read them */
 	bool have_after;
 	struct read_sample_key after;
 };

@@ -18,22 +18,29 @@
 struct listed {
 	struct read_process p;
 	int64_t private, resident; /* of the last stored sample; -1: none */
+	int64_t vram;              /* the GPU memory rows of that sample; -1: none */
 	int64_t key;               /* the one sorted by */
 };
 
 /* The private and resident of the newest fast-tier row of process id: the
  * newest raw row, else minute row, else hour row (each coarser tier only
- * holds older rows).  -1 when there is none.  Returns 0 or a negative errno. */
-static int last_sample(struct store_reader *r, int64_t id, int64_t *ret_private, int64_t *ret_resident)
+ * holds older rows), and the GPU memory of the same row (the last figure,
+ * summed over devices).  -1 when there is none.  Returns 0 or a negative
+ * errno. */
+static int last_sample(struct store_reader *r, int64_t id, int64_t *ret_private, int64_t *ret_resident,
+		       int64_t *ret_vram)
 {
 	static const int64_t resolutions[] = { RESOLUTION_RAW, RESOLUTION_MINUTE, RESOLUTION_HOUR };
 	sqlite3_stmt *st = NULL;
 	int e, rc;
 
-	*ret_private = *ret_resident = -1;
+	*ret_private = *ret_resident = *ret_vram = -1;
 	e = reader_stmt(r, RS_LAST_SAMPLE,
-			"SELECT private_last, resident_last FROM samples WHERE process_id = ?1 AND resolution = ?2"
-			" ORDER BY time DESC LIMIT 1",
+			"SELECT s.private_last, s.resident_last,"
+			"  (SELECT sum(g.used_last) FROM gpu_samples g WHERE g.process_id = s.process_id"
+			"   AND g.resolution = s.resolution AND g.time = s.time)"
+			" FROM samples s WHERE s.process_id = ?1 AND s.resolution = ?2"
+			" ORDER BY s.time DESC LIMIT 1",
 			&st);
 	for (size_t i = 0; e >= 0 && i < ELEMENTSOF(resolutions); i++) {
 		rc = sqlite3_bind_int64(st, 1, id);
@@ -45,6 +52,8 @@ static int last_sample(struct store_reader *r, int64_t id, int64_t *ret_private,
 		if (e > 0) {
 			*ret_private = sqlite3_column_int64(st, 0);
 			*ret_resident = sqlite3_column_int64(st, 1);
+			if (sqlite3_column_type(st, 2) != SQLITE_NULL)
+				*ret_vram = sqlite3_column_int64(st, 2);
 		}
 		reader_done(st);
 		if (e != 0)
@@ -89,7 +98,7 @@ static int last_census(struct store_reader *r, int64_t id, json_t **ret)
 }
 
 static int process_json(struct store_reader *r, const struct read_process *p, int64_t private, int64_t resident,
-			json_t **ret)
+			int64_t vram, json_t **ret)
 {
 	json_t *o, *census = NULL;
 	char user[256];
@@ -122,6 +131,8 @@ static int process_json(struct store_reader *r, const struct read_process *p, in
 	e |= read_set(o, "resident", read_int_or_null(resident));
 	e |= read_set(o, "peak_private", json_integer(p->peak_private));
 	e |= read_set(o, "peak_resident", json_integer(p->peak_resident));
+	e |= read_set(o, "vram", read_int_or_null(vram));
+	e |= read_set(o, "peak_vram", json_integer(p->peak_vram));
 	e |= read_set(o, "last_census", census);
 	if (e < 0) {
 		json_decref(o);
@@ -133,13 +144,13 @@ static int process_json(struct store_reader *r, const struct read_process *p, in
 
 int reader_process_json(struct store_reader *r, const struct read_process *p, json_t **ret)
 {
-	int64_t private, resident;
-	int e = last_sample(r, p->id, &private, &resident);
+	int64_t private, resident, vram;
+	int e = last_sample(r, p->id, &private, &resident, &vram);
 
-	return e < 0 ? e : process_json(r, p, private, resident, ret);
+	return e < 0 ? e : process_json(r, p, private, resident, vram, ret);
 }
 
-enum sort_key { SORT_PRIVATE, SORT_RESIDENT, SORT_PEAK };
+enum sort_key { SORT_PRIVATE, SORT_RESIDENT, SORT_PEAK, SORT_VRAM };
 
 static int64_t key_of(const struct listed *x, enum sort_key k)
 {
@@ -148,6 +159,8 @@ static int64_t key_of(const struct listed *x, enum sort_key k)
 		return x->resident;
 	case SORT_PEAK:
 		return x->p.peak_private;
+	case SORT_VRAM:
+		return x->vram;
 	default:
 		return x->private;
 	}
@@ -215,7 +228,7 @@ static int list(struct store_reader *r, int64_t only_uid, bool exited, struct li
 	reader_done(st);
 	/* the last samples after the list: one statement at a time */
 	for (size_t i = 0; e >= 0 && i < n; i++)
-		e = last_sample(r, l[i].p.id, &l[i].private, &l[i].resident);
+		e = last_sample(r, l[i].p.id, &l[i].private, &l[i].resident, &l[i].vram);
 	if (e < 0) {
 		listed_free(l, n);
 		return e;
@@ -240,8 +253,10 @@ int store_read_processes(struct store_reader *r, int64_t only_uid, bool exited, 
 		key = SORT_RESIDENT;
 	else if (streq(sort, "peak"))
 		key = SORT_PEAK;
+	else if (streq(sort, "vram"))
+		key = SORT_VRAM;
 	else
-		return reader_end(r, reader_failf(r, -EINVAL, "sort: \"%s\" is not private, resident or peak", sort),
+		return reader_end(r, reader_failf(r, -EINVAL, "sort: \"%s\" is not private, resident, peak or vram", sort),
 				  err, err_size);
 	if (limit == 0)
 		limit = RW_ANSWER_ROWS_DEFAULT;
@@ -264,7 +279,7 @@ int store_read_processes(struct store_reader *r, int64_t only_uid, bool exited, 
 		json_t *o = NULL;
 		e = reader_check(r);
 		if (e >= 0)
-			e = process_json(r, &l[i].p, l[i].private, l[i].resident, &o);
+			e = process_json(r, &l[i].p, l[i].private, l[i].resident, l[i].vram, &o);
 		if (e >= 0 && json_array_append_new(a, o) < 0)
 			e = -ENOMEM;
 	}

@@ -19,12 +19,14 @@ struct phase {
 	int64_t start, end;
 	bool any;   /* it holds at least one row */
 	int64_t peak_private, peak_time, peak_resident;
+	int64_t peak_vram; /* -1: no GPU memory in the phase */
 	int64_t private_at_start, private_at_end;
 };
 
 struct peaks {
 	bool any;
 	int64_t private, time, resident, resident_time;
+	int64_t vram, vram_time; /* -1: no GPU memory rows */
 };
 
 static void phases_free(struct phase *ph, size_t n)
@@ -96,6 +98,8 @@ static void account(struct phase *ph, const struct read_sample *x)
 	}
 	if (!ph->any || x->resident_max > ph->peak_resident)
 		ph->peak_resident = x->resident_max;
+	if (!ph->any || x->vram_max > ph->peak_vram)
+		ph->peak_vram = x->vram_max;
 	if (!ph->any)
 		ph->private_at_start = x->private_last;
 	ph->private_at_end = x->private_last;
@@ -113,6 +117,7 @@ static int walk(struct store_reader *r, const struct read_process *p, struct pha
 	int e;
 
 	*ret_last = -1;
+	peaks->vram = peaks->vram_time = -1;
 	e = reader_samples_start(r, p, 1, READ_TIME_MIN, READ_TIME_MAX, NULL, 0, &w);
 	if (e < 0)
 		return e;
@@ -128,6 +133,10 @@ static int walk(struct store_reader *r, const struct read_process *p, struct pha
 		if (!peaks->any || x.resident_max > peaks->resident) {
 			peaks->resident = x.resident_max;
 			peaks->resident_time = x.time;
+		}
+		if (x.vram_max > peaks->vram) {
+			peaks->vram = x.vram_max;
+			peaks->vram_time = x.time;
 		}
 		peaks->any = true;
 		*ret_last = x.time;
@@ -147,6 +156,8 @@ static json_t *peaks_json(const struct peaks *pk)
 	e |= read_set(o, "time", pk->any ? json_integer(pk->time) : json_null());
 	e |= read_set(o, "resident", pk->any ? json_integer(pk->resident) : json_null());
 	e |= read_set(o, "resident_time", pk->any ? json_integer(pk->resident_time) : json_null());
+	e |= read_set(o, "vram", read_int_or_null(pk->vram));
+	e |= read_set(o, "vram_time", read_int_or_null(pk->vram_time));
 	if (e < 0) {
 		json_decref(o);
 		return NULL;
@@ -169,6 +180,7 @@ static json_t *phases_json(const struct phase *ph, size_t n)
 		e |= read_set(o, "peak_private", x->any ? json_integer(x->peak_private) : json_null());
 		e |= read_set(o, "peak_time", x->any ? json_integer(x->peak_time) : json_null());
 		e |= read_set(o, "peak_resident", x->any ? json_integer(x->peak_resident) : json_null());
+		e |= read_set(o, "peak_vram", x->any ? read_int_or_null(x->peak_vram) : json_null());
 		e |= read_set(o, "private_at_start", x->any ? json_integer(x->private_at_start) : json_null());
 		e |= read_set(o, "private_at_end", x->any ? json_integer(x->private_at_end) : json_null());
 		if (e < 0 || json_array_append_new(a, o) < 0) {
@@ -190,8 +202,9 @@ static int trend(struct store_reader *r, int64_t id, json_t **ret)
 	if (!a)
 		return -ENOMEM;
 	e = reader_stmt(r, RS_TREND,
-			"SELECT id, time, trigger, status, private, resident FROM censuses WHERE process_id = ?1"
-			" ORDER BY time, id",
+			"SELECT c.id, c.time, c.trigger, c.status, c.private, c.resident,"
+			"  (SELECT sum(g.used) FROM census_gpu g WHERE g.census_id = c.id)"
+			" FROM censuses c WHERE c.process_id = ?1 ORDER BY c.time, c.id",
 			&st);
 	if (e >= 0)
 		e = reader_bound(r, st, sqlite3_bind_int64(st, 1, id), "reading censuses");
@@ -204,6 +217,7 @@ static int trend(struct store_reader *r, int64_t id, json_t **ret)
 		e |= read_set(o, "status", read_column_str(st, 3));
 		e |= read_set(o, "private", read_column_int(st, 4));
 		e |= read_set(o, "resident", read_column_int(st, 5));
+		e |= read_set(o, "vram", read_column_int(st, 6));
 		if (e < 0 || json_array_append_new(a, o) < 0) {
 			json_decref(o);
 			e = -ENOMEM;

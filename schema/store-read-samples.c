@@ -40,6 +40,12 @@ int read_sample_key_compare(const struct read_sample_key *a, const struct read_s
 	return 0;
 }
 
+static int64_t column_opt(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, i);
+}
+
+/* VALUES, then the two VRAM columns (VRAM_VALUES), from column first. */
 static void load(sqlite3_stmt *st, int first, struct read_sample *x)
 {
 	x->private_min = sqlite3_column_int64(st, first);
@@ -50,9 +56,47 @@ static void load(sqlite3_stmt *st, int first, struct read_sample *x)
 	x->resident_last = sqlite3_column_int64(st, first + 5);
 	x->swap_last = sqlite3_column_int64(st, first + 6);
 	x->samples = sqlite3_column_int64(st, first + 7);
+	x->vram_last = column_opt(st, first + 8);
+	x->vram_max = column_opt(st, first + 9);
 }
 
-#define VALUES "private_min, private_max, private_last, resident_min, resident_max, resident_last, swap_last, samples"
+#define VALUES                                                                                            \
+	"s.private_min, s.private_max, s.private_last, s.resident_min, s.resident_max, s.resident_last,"   \
+	" s.swap_last, s.samples"
+
+/* The GPU memory rows of sample row s, summed over devices, when the flag
+ * parameter F says there are any for these instances: SQLite evaluates a
+ * CASE lazily, so without them a row costs nothing more.  With them, two
+ * lookups of the gpu_samples primary key per row. */
+#define VRAM_OF(F, column)                                                                                 \
+	"CASE WHEN " F " THEN (SELECT sum(g." column ") FROM gpu_samples g WHERE g.process_id = s.process_id" \
+	" AND g.resolution = s.resolution AND g.time = s.time) END"
+#define VRAM_VALUES(F) VRAM_OF(F, "used_last") ", " VRAM_OF(F, "used_max")
+
+/* Whether any of the n instances p has GPU memory rows.  Returns 0 or a
+ * negative errno. */
+static int any_vram(struct read_samples *w, const struct read_process *p, size_t n)
+{
+	_cleanup_free_ char *ids = NULL;
+	sqlite3_stmt *st = NULL;
+	int e;
+
+	w->vram = false;
+	e = read_process_ids(p, n, &ids);
+	if (e >= 0)
+		e = reader_stmt(w->r, RS_VRAM_ANY,
+				"SELECT EXISTS (SELECT 1 FROM gpu_samples"
+				" WHERE process_id IN (SELECT value FROM json_each(?1)))",
+				&st);
+	if (e >= 0)
+		e = reader_bound(w->r, st, sqlite3_bind_text(st, 1, ids, -1, SQLITE_STATIC), "reading GPU memory");
+	if (e >= 0)
+		e = reader_step(w->r, st, "reading GPU memory");
+	if (e > 0)
+		w->vram = sqlite3_column_int(st, 0) != 0;
+	reader_done(st);
+	return e < 0 ? e : 0;
+}
 
 /* ------------------------------------------------------------ one instance */
 
@@ -97,8 +141,8 @@ static int tier_start(struct read_samples *w)
 	int e, rc;
 
 	e = reader_stmt(w->r, RS_SAMPLES_TIER,
-			"SELECT time, " VALUES " FROM samples"
-			" WHERE process_id = ?1 AND resolution = ?2 AND time >= ?3 AND time <= ?4 ORDER BY time",
+			"SELECT s.time, " VALUES ", " VRAM_VALUES("?5") " FROM samples s"
+			" WHERE s.process_id = ?1 AND s.resolution = ?2 AND s.time >= ?3 AND s.time <= ?4 ORDER BY s.time",
 			&st);
 	if (e < 0)
 		return e;
@@ -106,6 +150,7 @@ static int tier_start(struct read_samples *w)
 	rc |= sqlite3_bind_int64(st, 2, res);
 	rc |= sqlite3_bind_int64(st, 3, w->lo);
 	rc |= sqlite3_bind_int64(st, 4, res == RESOLUTION_RAW ? w->hi : upto);
+	rc |= sqlite3_bind_int(st, 5, w->vram);
 	e = reader_bound(w->r, st, rc, "reading samples");
 	if (e < 0)
 		return e;
@@ -166,15 +211,15 @@ static const char merged_sql[] =
 	"  FROM sel),"
 	" edge (id, raw, fine) AS MATERIALIZED (SELECT id, raw, min(raw, minute) FROM tiers),"
 	" merged AS ("
-	"  SELECT s.process_id, s.time AS t, s.resolution, s.time AS stored, " VALUES
+	"  SELECT s.process_id, s.time AS t, s.resolution, s.time AS stored, " VALUES ", " VRAM_VALUES("?10")
 	"  FROM edge CROSS JOIN samples s ON s.process_id = edge.id AND s.resolution = 0"
 	"   AND s.time >= ?2 AND s.time <= ?3"
 	"  UNION ALL"
-	"  SELECT s.process_id, min(s.time, edge.raw - 1), s.resolution, s.time, " VALUES
+	"  SELECT s.process_id, min(s.time, edge.raw - 1), s.resolution, s.time, " VALUES ", " VRAM_VALUES("?10")
 	"  FROM edge CROSS JOIN samples s ON s.process_id = edge.id AND s.resolution = 60000"
 	"   AND s.time >= ?2 AND s.time <= ?3 + 60000 AND s.time < edge.raw + 60000"
 	"  UNION ALL"
-	"  SELECT s.process_id, min(s.time, edge.fine - 1), s.resolution, s.time, " VALUES
+	"  SELECT s.process_id, min(s.time, edge.fine - 1), s.resolution, s.time, " VALUES ", " VRAM_VALUES("?10")
 	"  FROM edge CROSS JOIN samples s ON s.process_id = edge.id AND s.resolution = 3600000"
 	"   AND s.time >= ?2 AND s.time <= ?3 + 3600000 AND s.time < edge.fine + 3600000)"
 	" SELECT * FROM merged"
@@ -210,6 +255,7 @@ static int start_merged(struct read_samples *w, const struct read_process *p, si
 	rc |= sqlite3_bind_int64(st, 8, limit > 0 ? (int64_t)limit : -1);
 	/* no tier: its first row is after anything a request can ask */
 	rc |= sqlite3_bind_int64(st, 9, READ_TIME_MAX);
+	rc |= sqlite3_bind_int(st, 10, w->vram);
 	e = reader_bound(w->r, st, rc, "reading samples");
 	if (e < 0)
 		return e;
@@ -251,10 +297,11 @@ int reader_samples_start(struct store_reader *r, const struct read_process *p, s
 		w->one = true;
 		return 0;
 	}
-	if (w->one) {
+	e = any_vram(w, p, n);
+	if (e >= 0 && w->one) {
 		w->process_id = p->id;
 		e = edges(w);
-	} else {
+	} else if (e >= 0) {
 		e = start_merged(w, p, n, limit);
 	}
 	if (e < 0)

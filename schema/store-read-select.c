@@ -50,6 +50,7 @@ int read_process_load(sqlite3_stmt *st, struct read_process *ret)
 		.exited_at = column_opt(st, 7),
 		.peak_private = sqlite3_column_int64(st, 8),
 		.peak_resident = sqlite3_column_int64(st, 9),
+		.peak_vram = sqlite3_column_int64(st, 14),
 	};
 	bool oom = false;
 

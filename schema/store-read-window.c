@@ -35,6 +35,7 @@ static json_t *census_head(sqlite3_stmt *st)
 	e |= read_set(o, "message", read_column_str(st, 6));
 	e |= read_set(o, "private", read_column_int(st, 7));
 	e |= read_set(o, "resident", read_column_int(st, 8));
+	e |= read_set(o, "vram", read_column_int(st, 9));
 	if (e < 0) {
 		json_decref(o);
 		return NULL;
@@ -104,8 +105,9 @@ static json_t *class_json(sqlite3_stmt *st, struct class_memo *memo)
 static int censuses_of(const struct window *wd, int64_t id, json_t *a)
 {
 	static const char census_sql[] =
-		"SELECT process_id, id, time, trigger, status, light, message, private, resident FROM censuses"
-		" WHERE process_id = ?1 AND time >= ?2 AND time <= ?3 ORDER BY time, id";
+		"SELECT c.process_id, c.id, c.time, c.trigger, c.status, c.light, c.message, c.private, c.resident,"
+		"  (SELECT sum(g.used) FROM census_gpu g WHERE g.census_id = c.id)"
+		" FROM censuses c WHERE c.process_id = ?1 AND c.time >= ?2 AND c.time <= ?3 ORDER BY c.time, c.id";
 	static const char classes_sql[] =
 		"SELECT c.id, k.class, k.private, k.resident, k.size, k.count"
 		" FROM censuses c JOIN census_classes k ON k.census_id = c.id"

@@ -3,14 +3,19 @@
  * run steps between its sampling cycles without holding the write lock for
  * long:
  *   1. rows older than Retention go (samples, censuses with their classes,
- *      regions, files and region events, marks, system rows), then the
- *      processes that left nothing behind;
+ *      regions, files, GPU devices and region events, marks, system rows,
+ *      each GPU's rows and the GPU memory rows of processes), then the
+ *      processes that left nothing behind (their GPU memory rows with them);
  *   2. raw fast-tier rows older than raw_for become per-minute rows, and
- *      minute rows older than minutes_for per-hour rows;
+ *      minute rows older than minutes_for per-hour rows; the GPU memory
+ *      rows of the same times go along, so the two tables keep the same
+ *      rows' times and readers find them together;
  *   3. above MaxDatabaseSize, the oldest rows of every kind go, oldest first
  *      across tables, so what remains is the most recent stretch of time;
  *   4. paths nothing refers to any more go;
  *   5. an incremental vacuum gives free pages back to the file system.
+ * The devices themselves (gpus) stay: a few rows per host, which the
+ * device rows of every age refer to.
  * Expiry runs before the rollups so no work is spent rolling up rows about
  * to go, and so a database at its ceiling frees pages before it needs any. */
 #include <errno.h>
@@ -91,6 +96,17 @@ static int expire(struct step *x, int64_t cutoff)
 				 "DELETE FROM system WHERE time IN"
 				 " (SELECT time FROM system WHERE time < ?1 ORDER BY time LIMIT ?2)",
 				 cutoff, 0, "expiring system rows");
+	for (size_t i = 0; r >= 0 && i < ELEMENTSOF(resolutions); i++)
+		r = delete_batch(x, STMT_EXPIRE_GPU_SAMPLES,
+				 "DELETE FROM gpu_samples WHERE (process_id, resolution, time, gpu_id) IN"
+				 " (SELECT process_id, resolution, time, gpu_id FROM gpu_samples"
+				 "  WHERE resolution = ?3 AND time < ?1 ORDER BY time LIMIT ?2)",
+				 cutoff, resolutions[i], "expiring GPU memory rows");
+	if (r >= 0)
+		r = delete_batch(x, STMT_EXPIRE_GPU_DEVICES,
+				 "DELETE FROM gpu_devices WHERE (gpu_id, time) IN"
+				 " (SELECT gpu_id, time FROM gpu_devices WHERE time < ?1 ORDER BY time LIMIT ?2)",
+				 cutoff, 0, "expiring GPU device rows");
 	if (r >= 0)
 		r = delete_batch(x, STMT_EXPIRE_MARKS,
 				 "DELETE FROM marks WHERE id IN"
@@ -110,6 +126,52 @@ static int expire(struct step *x, int64_t cutoff)
 				 "  LIMIT ?2)",
 				 cutoff, 0, "expiring processes");
 	return r;
+}
+
+/* The GPU memory rows of resolution from up to upto, rolled up into rows of
+ * resolution to as rollup does the samples of the same times (same
+ * buckets, same bound): a bucket's row holds the largest figure and the
+ * last one of the latest row, per process and device. */
+static int rollup_gpu(struct step *x, int64_t from, int64_t to, int64_t upto)
+{
+	static const char sql[] =
+		"INSERT INTO gpu_samples (process_id, resolution, time, gpu_id, used_max, used_last)"
+		" SELECT g.process_id, ?2, g.bucket, g.gpu_id, g.used_max, l.used_last"
+		" FROM (SELECT process_id, gpu_id, (time + ?2 - 1) / ?2 * ?2 AS bucket, max(time) AS last_time,"
+		"              max(used_max) AS used_max"
+		"       FROM gpu_samples WHERE resolution = ?1 AND time <= ?3"
+		"       GROUP BY process_id, gpu_id, bucket) g"
+		" JOIN gpu_samples l ON l.process_id = g.process_id AND l.resolution = ?1 AND l.time = g.last_time"
+		"  AND l.gpu_id = g.gpu_id"
+		" WHERE true"
+		" ON CONFLICT (process_id, resolution, time, gpu_id) DO UPDATE SET"
+		"  used_max = max(used_max, excluded.used_max),"
+		"  used_last = excluded.used_last";
+	sqlite3_stmt *st;
+	int r, rc;
+
+	r = store_stmt(x->s, STMT_GPU_ROLLUP, sql, &st);
+	if (r < 0)
+		return r;
+	rc = sqlite3_bind_int64(st, 1, from);
+	rc |= sqlite3_bind_int64(st, 2, to);
+	rc |= sqlite3_bind_int64(st, 3, upto);
+	r = store_bound(x->s, st, rc, "rolling up GPU memory");
+	if (r >= 0)
+		r = store_stmt_run(x->s, st, "rolling up GPU memory");
+	if (r < 0)
+		return r;
+
+	r = store_stmt(x->s, STMT_GPU_ROLLUP_DELETE, "DELETE FROM gpu_samples WHERE resolution = ?1 AND time <= ?2",
+		       &st);
+	if (r < 0)
+		return r;
+	rc = sqlite3_bind_int64(st, 1, from);
+	rc |= sqlite3_bind_int64(st, 2, upto);
+	r = store_bound(x->s, st, rc, "rolling up GPU memory");
+	if (r < 0)
+		return r;
+	return store_stmt_run(x->s, st, "rolling up GPU memory");
 }
 
 /* Rolls the rows of resolution from older than cutoff up into rows of
@@ -191,7 +253,10 @@ static int rollup(struct step *x, int64_t from, int64_t to, int64_t cutoff)
 	r = store_bound(x->s, st, rc, "rolling up");
 	if (r < 0)
 		return r;
-	return store_stmt_run(x->s, st, "rolling up");
+	r = store_stmt_run(x->s, st, "rolling up");
+	if (r < 0)
+		return r;
+	return rollup_gpu(x, from, to, upto);
 }
 
 /* Above max_size: the oldest batch of rows across censuses, samples and

@@ -25,7 +25,7 @@
 struct store;
 
 /* The schema version this program writes (PRAGMA user_version). */
-#define STORE_SCHEMA_VERSION 3
+#define STORE_SCHEMA_VERSION 4
 
 struct store_options {
 	const char *path;
@@ -90,6 +90,7 @@ struct store_process {
 	int64_t seen;           /* unix ms: first seen on insert, last seen on update */
 	int64_t exited_at;      /* unix ms, -1 while alive */
 	uint64_t peak_private, peak_resident; /* the largest seen so far */
+	uint64_t peak_vram;     /* the largest GPU memory held, over all devices */
 };
 
 /* Inserts or updates a process instance (last seen, exit, peaks, and the
@@ -143,7 +144,8 @@ struct store_census {
 };
 
 /* A census: its row, and with status ok (census not NULL) its totals, class
- * totals, largest regions and files (paths interned in their own table).
+ * totals, largest regions and files (paths interned in their own table),
+ * and its GPU section when taken (the devices interned in gpus).
  * With another status, census may be NULL and no totals are stored.  Costs
  * of -1 in m are taken from the census when it has them.
  * Returns its row id in *ret_id. */
@@ -170,6 +172,24 @@ struct store_system {
 
 int store_put_system(struct store *s, const struct store_system *x);
 
+/* ------------------------------------------------------------ GPU memory */
+
+/* One device's row of one StoreInterval: its memory, or that it did not
+ * answer (present false).  The device itself (UUID, name, index, total) is
+ * stored once, in gpus, found by its UUID; a device without one (it never
+ * answered) is refused with -EINVAL.  Returns its id in gpus in
+ * *ret_gpu_id (may be NULL), for store_put_gpu_sample in the same
+ * transaction.  A second row of the same device and time replaces the
+ * first. */
+int store_put_gpu_device(struct store *s, int64_t time, const struct gpu_device *d, int64_t *ret_gpu_id);
+
+/* The GPU memory (bytes) a process holds on the device gpu_id at time: a
+ * raw row, at the time of the process's row in samples so that readers
+ * find the two together.  A figure NVML could not give
+ * (GPU_BYTES_UNKNOWN) is refused with -EINVAL.  A second row of the same
+ * process, device and time merges into the first. */
+int store_put_gpu_sample(struct store *s, int64_t process_id, int64_t gpu_id, int64_t time, uint64_t used);
+
 /* ------------------------------------------------------------ housekeeping */
 
 /* "Older than" is strict: a row at now - keep stays. */
@@ -183,7 +203,8 @@ struct store_retention {
 };
 
 /* One bounded step of retention (a transaction of its own): delete what is
- * older than keep, roll up, then, above max_size, the oldest censuses and
+ * older than keep (GPU rows included), roll up (GPU memory rows with the
+ * fast-tier rows they go with), then, above max_size, the oldest censuses and
  * rows, then paths nothing refers to, then an incremental vacuum.  A
  * census's classes, regions, files and region events go with it; a process
  * goes once last seen before the cutoff with no rows left.  The step may go

@@ -126,6 +126,10 @@ int nvmlDeviceGetCount_v2(unsigned int *count)
 
 int nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t *device)
 {
+	/* a snapshot starts here: a script changed since is read again (the
+	 * handles stay valid: they point into the script's fixed array) */
+	if (index == 0 && initialised && standin_reload(&script) < 0)
+		return 999;
 	int r = check("nvmlDeviceGetHandleByIndex_v2", NULL);
 	if (r)
 		return r;
@@ -230,6 +234,7 @@ int nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t device, unsigned int index,
  * privileged callers (NVML's documented behaviour): here, never. */
 static int list(const char *function, nvmlDevice_t device, unsigned int *count, void *infos, int graphics, int v1)
 {
+	standin_log(function);
 	int r = check(function, device);
 	unsigned int n = 0;
 	if (r)

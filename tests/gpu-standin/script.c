@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static int bad(const char *path, int line, const char *what)
 {
@@ -89,6 +90,13 @@ int standin_load(struct standin_script *s)
 		perror(path);
 		return -1;
 	}
+	struct stat st;
+	if (fstat(fileno(f), &st) == 0) {
+		s->dev = (unsigned long long)st.st_dev;
+		s->ino = (unsigned long long)st.st_ino;
+		s->size = (unsigned long long)st.st_size;
+		s->mtime_ns = (unsigned long long)st.st_mtim.tv_sec * 1000000000ull + (unsigned long long)st.st_mtim.tv_nsec;
+	}
 	while (fgets(line, sizeof(line), f)) {
 		char *word, *hash = strchr(line, '#');
 		unsigned long long a, b;
@@ -154,6 +162,20 @@ void standin_free(struct standin_script *s)
 {
 	free(s->processes);
 	memset(s, 0, sizeof(*s));
+}
+
+int standin_reload(struct standin_script *s)
+{
+	const char *path = getenv("RAMWATCH_STANDIN_SCRIPT");
+	struct stat st;
+
+	if (!path || !*path || stat(path, &st) < 0)
+		return 0;
+	if ((unsigned long long)st.st_dev == s->dev && (unsigned long long)st.st_ino == s->ino &&
+	    (unsigned long long)st.st_size == s->size &&
+	    (unsigned long long)st.st_mtim.tv_sec * 1000000000ull + (unsigned long long)st.st_mtim.tv_nsec == s->mtime_ns)
+		return 0;
+	return standin_load(s) < 0 ? -1 : 1;
 }
 
 int standin_fail(const struct standin_script *s, const char *function)

@@ -1,6 +1,10 @@
 /* The stand-in NVML and CUDA driver libraries (test fixtures only): what
  * they answer comes from a script, the file $RAMWATCH_STANDIN_SCRIPT names,
- * read again at every nvmlInit_v2, cuInit and cuDriverGetVersion.
+ * read again at every nvmlInit_v2, cuInit and cuDriverGetVersion, and by
+ * NVML's nvmlDeviceGetHandleByIndex_v2 of GPU 0 (where a snapshot starts)
+ * when the file changed since: a program that keeps NVML open (the
+ * daemon) sees a test's new script.  Replace the file whole (a rename),
+ * so that it is never read half written.
  *
  * One directive a line; '#' starts a comment:
  *
@@ -17,8 +21,9 @@
  *   cuda-version V                   cuDriverGetVersion's and NVML's answer (12040)
  *
  * Without the variable, or with an empty script, there is no device.  With
- * $RAMWATCH_STANDIN_LOG, the init and shutdown calls are appended to that
- * file, one name a line, so a test can tell what was called. */
+ * $RAMWATCH_STANDIN_LOG, the init and shutdown calls and NVML's
+ * process-list calls are appended to that file, one name a line, so a test
+ * can tell what was called (and how often). */
 #pragma once
 
 #include <stdbool.h>
@@ -55,12 +60,19 @@ struct standin_script {
 	size_t n_fails;
 	unsigned insufficient;
 	int cuda_version;
+	/* the file as read: device, inode, size, modification time */
+	unsigned long long dev, ino, size, mtime_ns;
 };
 
 /* Reads the script into s (freeing what it held).  Returns 0, or -1 when
  * the file cannot be read or a line is wrong (said on stderr). */
 int standin_load(struct standin_script *s);
 void standin_free(struct standin_script *s);
+
+/* Reads the script again when its file changed since it was read (another
+ * file, size or modification time).  Returns 1 when it did, 0 when
+ * nothing changed, -1 as standin_load. */
+int standin_reload(struct standin_script *s);
 
 /* The code the script makes function answer, 0 for none. */
 int standin_fail(const struct standin_script *s, const char *function);

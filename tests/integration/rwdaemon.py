@@ -80,8 +80,9 @@ def ask(path, request, user=None, timeout=30):
 
 
 class Daemon:
-    def __init__(self, tmp, config, user=None, args=(), socket=None):
+    def __init__(self, tmp, config, user=None, args=(), socket=None, env=None):
         self.dir = str(tmp)
+        self.env = dict(env or {})  # added to the daemon's environment
         self.config = os.path.join(self.dir, "ramwatchd.conf")
         self.state = os.path.join(self.dir, "state")
         self.db_path = os.path.join(self.state, "ramwatch.db")
@@ -121,7 +122,7 @@ class Daemon:
             cmd += ["--socket", self.socket]
         if self.user:
             cmd = ["runuser", "-u", self.user, "--", *cmd]
-        env = dict(os.environ, NOTIFY_SOCKET=self.notify_path)
+        env = dict(os.environ, NOTIFY_SOCKET=self.notify_path, **self.env)
         env.pop("JOURNAL_STREAM", None)
         self.log = open(self.log_path, "a")
         self.started_at = time.time()

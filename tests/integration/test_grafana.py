@@ -13,12 +13,14 @@ import time
 
 import pytest
 
-from conftest import RAMWATCH
+from conftest import BUILD, RAMWATCH
 from rwdaemon import Daemon, fast_config
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 DASHBOARD = os.path.join(ROOT, "packaging", "grafana", "ramwatch.json")
 PLUGIN = "frser-sqlite-datasource"
+STANDIN = os.path.join(BUILD, "gpu-standin")
+GPU = "GPU-11111111-2222-3333-4444-555555555555"
 
 
 def sqlstring(value):
@@ -59,20 +61,27 @@ def dashboard():
 
 @pytest.fixture(scope="module")
 def filled(tmp_path_factory):
-    """A database a real ramwatchd wrote while it watched a process; the
-    marks are added afterwards, as `ramwatch mark` would have the daemon
-    write them."""
+    """A database a real ramwatchd wrote while it watched a process, on a
+    GPU the stand-in NVML makes up (tests/gpu-standin); the marks are added
+    afterwards, as `ramwatch mark` would have the daemon write them."""
     tmp = tmp_path_factory.mktemp("grafana")
     # a name with a quote, which the process variable must carry into SQL
     program = tmp / "it's"
     shutil.copy("/bin/sleep", program)
     target = subprocess.Popen([str(program), "300"])
-    d = Daemon(tmp, fast_config(f"Watch=pid:{target.pid}"))
+    script = tmp / "gpu-script"
+    script.write_text(f"device {GPU} 85899345920 4294967296 NVIDIA A100-SXM4-80GB\n"
+                      f"compute 0 {target.pid} 1073741824\n")
+    env = {"RAMWATCH_NVML_LIBRARY": os.path.join(STANDIN, "libnvidia-ml.so.1"),
+           "RAMWATCH_CUDA_LIBRARY": os.path.join(STANDIN, "libcuda.so.1"),
+           "RAMWATCH_STANDIN_SCRIPT": str(script)}
+    d = Daemon(tmp, fast_config(f"Watch=pid:{target.pid}"), env=env)
     try:
         d.start()
         d.wait_rows("SELECT * FROM censuses WHERE status = 'ok'", what="a census")
         d.wait_rows("SELECT * FROM samples", n=3, what="samples")
         d.wait_rows("SELECT * FROM system", n=3, what="system rows")
+        d.wait_rows("SELECT * FROM gpu_samples", n=3, what="GPU memory rows")
     finally:
         if d.proc:
             assert d.stop() == 0
@@ -101,7 +110,8 @@ def test_dashboard_uses_the_sqlite_plugin(dashboard):
             assert t["queryText"] == t["rawQueryText"]
     titles = [p["title"] for p in dashboard["panels"]]
     assert titles == ["Private memory by process", "Resident memory by process", "Classes of $process",
-                      "System memory", "Memory pressure", "Censuses per minute"]
+                      "System memory", "Memory pressure", "Censuses per minute", "GPU memory by process",
+                      "GPU memory by device"]
 
 
 def test_every_query_runs(dashboard, filled):
@@ -148,6 +158,11 @@ def test_panels_show_what_was_stored(dashboard, filled):
     rate = con.execute(by_title["Censuses per minute"]).fetchall()
     assert sum(v for _, _, v in rate) == con.execute("SELECT count(*) FROM censuses").fetchone()[0]
     assert "first" in {m for _, m, _ in rate}
+    vram = con.execute(by_title["GPU memory by process"]).fetchall()
+    assert {m for _, m, _ in vram} == {f"{label} vram"} and {v for _, _, v in vram} == {1024 ** 3}
+    assert len(vram) == con.execute("SELECT count(*) FROM gpu_samples").fetchone()[0]
+    devices = con.execute(by_title["GPU memory by device"]).fetchall()
+    assert {(m, v) for _, m, v in devices} == {("GPU 0 used", 4 * 1024 ** 3), ("GPU 0 total", 80 * 1024 ** 3)}
     # a time range without rows gives none
     empty = interpolate(dashboard["panels"][0]["targets"][0]["rawQueryText"], 0, 1000, label)
     assert con.execute(empty).fetchall() == []

@@ -856,6 +856,95 @@ static void test_report(void **state)
 	json_decref(j);
 }
 
+/* ---------------------------------------------------------------- GPU memory */
+
+/* Where a process holds GPU memory, the lists get columns for it (and the
+ * report lines); where none does, they stay as above. */
+static void test_vram(void **state)
+{
+	(void)state;
+	json_t *j = parse("{\"processes\": ["
+			  " {\"process_id\": 17, \"pid\": 4242, \"uid\": 1000, \"user\": \"ana\", \"comm\": \"python3\","
+			  "  \"cmdline\": \"python3 serve.py\", \"watched\": true, \"first_seen\": 1795960800000,"
+			  "  \"last_seen\": 1795960860500, \"exited_at\": null, \"private\": 1073741824,"
+			  "  \"resident\": 1288490188, \"peak_private\": 2147483648, \"peak_resident\": 2362232012,"
+			  "  \"vram\": 3221225472, \"peak_vram\": 4294967296, \"last_census\": null},"
+			  " {\"process_id\": 9, \"pid\": 77, \"uid\": 0, \"user\": \"root\", \"comm\": \"bash\","
+			  "  \"cmdline\": \"bash\", \"watched\": true, \"first_seen\": 1795960800000,"
+			  "  \"last_seen\": 1795960860500, \"exited_at\": null, \"private\": 4096, \"resident\": 8192,"
+			  "  \"peak_private\": 4096, \"peak_resident\": 8192, \"vram\": null, \"peak_vram\": 0,"
+			  "  \"last_census\": null}], \"filtered_to_uid\": null}");
+	char *text = capture_json(processes_table, j);
+	assert_string_equal(text, " PID  USER   PRIVATE  RESIDENT  PEAK PRIVATE      VRAM  LAST CENSUS  STATE    COMMAND\n"
+				  "4242  ana   1.00 GiB  1.20 GiB      2.00 GiB  3.00 GiB  -            watched  python3 serve.py\n"
+				  "  77  root  4.00 KiB  8.00 KiB      4.00 KiB         -  -            watched  bash\n");
+	free(text);
+	text = capture_json(processes_csv, j);
+	assert_contains(text, "peak_private,peak_resident,vram,peak_vram,last_census_time,");
+	assert_contains(text, ",2147483648,2362232012,3221225472,4294967296,,,python3 serve.py\n");
+	assert_contains(text, ",4096,8192,,0,,,bash\n");
+	free(text);
+	json_decref(j);
+
+	/* history: the columns, the census's GPU memory */
+	j = parse("{\"instances\": [{\"process_id\": 17, \"pid\": 4242, \"label\": \"python3 [4242]\"}],"
+		  " \"samples\": ["
+		  "  {\"process_id\": 17, \"time\": 1795960810000, \"private\": 1, \"private_min\": 1, \"private_max\": 2,"
+		  "   \"resident\": 3, \"resident_min\": 3, \"resident_max\": 4, \"swap\": 0, \"vram\": null,"
+		  "   \"vram_max\": null},"
+		  "  {\"process_id\": 17, \"time\": 1795960820000, \"private\": 1, \"private_min\": 1, \"private_max\": 2,"
+		  "   \"resident\": 3, \"resident_min\": 3, \"resident_max\": 4, \"swap\": 0, \"vram\": 1073741824,"
+		  "   \"vram_max\": 2147483648}],"
+		  " \"censuses\": [{\"process_id\": 17, \"census_id\": 5, \"time\": 1795960815000, \"trigger\": \"growth\","
+		  "   \"status\": \"ok\", \"private\": 1, \"resident\": 3, \"vram\": 2147483648, \"classes\": {}}],"
+		  " \"marks\": []}");
+	history_options = (struct history_options){ .format = ANSWER_TABLE };
+	text = capture_json(history_render, j);
+	assert_string_equal(text, "python3 [4242]\n"
+				  "TIME                 PRIVATE  PRIVATE MAX  RESIDENT  RESIDENT MAX      VRAM  VRAM MAX\n"
+				  "2026-11-29 14:00:10      1 B          2 B       3 B           4 B         -         -\n"
+				  "2026-11-29 14:00:15  census #5 (growth): private 1 B, resident 3 B, VRAM 2.00 GiB\n"
+				  "2026-11-29 14:00:20      1 B          2 B       3 B           4 B  1.00 GiB  2.00 GiB\n");
+	free(text);
+	history_options = (struct history_options){ .format = ANSWER_CSV };
+	text = capture_json(history_render, j);
+	assert_string_equal(text, "time,process_id,pid,kind,name,status,private,private_min,private_max,resident,"
+				  "resident_min,resident_max,swap,vram,vram_max\n"
+				  "1795960810.000,17,4242,sample,,,1,1,2,3,3,4,0,,\n"
+				  "1795960815.000,17,4242,census,growth,ok,1,,,3,,,,2147483648,\n"
+				  "1795960820.000,17,4242,sample,,,1,1,2,3,3,4,0,1073741824,2147483648\n");
+	free(text);
+	json_decref(j);
+
+	/* the report: the peak and when, by phase, by census */
+	j = parse("{\"process\": {\"pid\": 4242, \"comm\": \"python3\", \"private\": 1, \"resident\": 2,"
+		  "  \"vram\": 1073741824},"
+		  " \"peak\": {\"private\": 1, \"time\": 1795960810000, \"resident\": 2, \"resident_time\": 1795960810000,"
+		  "  \"vram\": 2147483648, \"vram_time\": 1795960820000},"
+		  " \"phases\": [{\"name\": \"(start)\", \"start\": 1795960800000, \"end\": 1795960830000,"
+		  "  \"peak_private\": 1, \"peak_time\": 1795960810000, \"peak_resident\": 2, \"private_at_start\": 1,"
+		  "  \"private_at_end\": 1, \"peak_vram\": 2147483648}],"
+		  " \"last_census\": null,"
+		  " \"trend\": [{\"census_id\": 5, \"time\": 1795960815000, \"trigger\": \"growth\", \"status\": \"ok\","
+		  "  \"private\": 1, \"resident\": 2, \"vram\": 2147483648}],"
+		  " \"since_previous\": null}");
+	text = capture_json(render_report, j);
+	assert_contains(text, "Peak GPU memory (VRAM) **2.00 GiB** at 2026-11-29 14:00:20. Last: 1.00 GiB.\n");
+	assert_contains(text, "| at end | change | peak VRAM |\n");
+	assert_contains(text, "| 1 B | 1 B | 0 B | 2.00 GiB |\n");
+	assert_contains(text, "| private since the first | VRAM |\n");
+	assert_contains(text, "| #5 | 2026-11-29 14:00:15 | growth | 1 B | 2 B | 0 B | 2.00 GiB |\n");
+	free(text);
+	/* none: as before */
+	json_object_set_new(json_object_get(j, "peak"), "vram", json_null());
+	json_object_set_new(json_array_get(json_object_get(j, "phases"), 0), "peak_vram", json_null());
+	json_object_set_new(json_array_get(json_object_get(j, "trend"), 0), "vram", json_null());
+	text = capture_json(render_report, j);
+	assert_true(strstr(text, "VRAM") == NULL);
+	free(text);
+	json_decref(j);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -870,6 +959,7 @@ int main(void)
 		cmocka_unit_test(test_for_programs),
 		cmocka_unit_test(test_region_events),
 		cmocka_unit_test_setup(test_report, set_zone),
+		cmocka_unit_test_setup(test_vram, set_zone),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

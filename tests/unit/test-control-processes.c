@@ -33,6 +33,7 @@ static struct control_live live_of(int64_t id, int pid, int64_t start, const cha
 		.resident = private + 1,
 		.peak_private = private + 2,
 		.peak_resident = private + 3,
+		.vram = -1,
 	};
 }
 
@@ -151,7 +152,30 @@ static void test_set_live(void **state)
 	assert_true(json_is_null(json_object_get(e, "exited_at")));
 	assert_int_equal(get(e, "private"), 5);
 	assert_int_equal(get(e, "peak_private"), 300);
+	/* on no GPU now; the stored peak stays */
+	assert_true(json_is_null(json_object_get(e, "vram")));
+	json_object_set_new(e, "peak_vram", json_integer(4096));
+	assert_int_equal(control_process_set_live(e, &l), 0);
+	assert_int_equal(get(e, "peak_vram"), 4096);
+	/* on a GPU: the last snapshot's figure, the larger peak */
+	l.vram = 8192;
+	l.peak_vram = 8192;
+	assert_int_equal(control_process_set_live(e, &l), 0);
+	assert_int_equal(get(e, "vram"), 8192);
+	assert_int_equal(get(e, "peak_vram"), 8192);
 	json_decref(e);
+
+	/* not stored yet: built from the live values; sorted by GPU memory */
+	struct control_live live[] = { live_of(0, 1, 1, "b", 5), live_of(0, 2, 2, "b", 5) };
+	live[1].vram = 100;
+	struct control_processes_query q = { .sort = "vram", .limit = 10 };
+	json_t *out = NULL;
+	assert_int_equal(control_processes_merge(NULL, live, 2, &q, NULL, &out), 0);
+	assert_int_equal(get(json_array_get(out, 0), "pid"), 2);
+	assert_int_equal(get(json_array_get(out, 0), "vram"), 100);
+	assert_int_equal(get(json_array_get(out, 0), "peak_vram"), 0);
+	assert_true(json_is_null(json_object_get(json_array_get(out, 1), "vram")));
+	json_decref(out);
 }
 
 static void test_many(void **state)

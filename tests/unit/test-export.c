@@ -1,7 +1,8 @@
 /* The metrics exposition from fixed inputs: the exact text, label values
  * that try to break out of their quotes, grouping by comm, unit and user,
  * light censuses left out of the class family, the group label's length
- * limit; and the atomic textfile write. */
+ * limit, the GPU families (only with a GPU snapshot); and the atomic
+ * textfile write. */
 #include "testlib.h"
 
 #include <errno.h>
@@ -279,6 +280,79 @@ static void test_unit_of_cgroup(void **state)
 	assert_string_equal(export_group_key(&p, EXPORT_GROUP_UNIT, buf), "/machine/qemu-1");
 }
 
+/* The GPU families: per group and device (processes of a group on one
+ * device add up; a figure NVML could not give is left out), per device (total and used while it answers; up; info),
+ * exactly; none at all without a snapshot, as on a host without NVIDIA
+ * GPUs. */
+static void test_gpu(void **state)
+{
+	(void)state;
+	struct gpu_device devices[3] = {
+		{ .index = 0, .uuid = "GPU-1111", .name = "NVIDIA A100", .total = 80 * GiB, .used = 9 * GiB,
+		  .free = 71 * GiB, .present = true, .parent = -1 },
+		{ .index = 1, .uuid = "GPU-2222", .name = "NVIDIA \"L4\"", .present = false, .parent = -1,
+		  .error = "nvmlDeviceGetMemoryInfo: GPU is lost" },
+		/* never answered: nothing names it */
+		{ .index = 2, .present = false, .parent = -1 },
+	};
+	struct gpu_use uses[] = {
+		{ .pid = 10, .device = 0, .used = 3 * GiB },
+		{ .pid = 11, .device = 0, .used = 4 * GiB },
+		{ .pid = 11, .device = 1, .used = GPU_BYTES_UNKNOWN },
+		{ .pid = 12, .device = 0, .used = GiB },
+	};
+	struct gpu_snapshot s = { .state = GPU_OK, .devices = devices, .n_devices = 3, .uses = uses, .n_uses = 4 };
+	struct export_process p[] = {
+		{ .comm = "python3", .gpu = &uses[0], .n_gpu = 1 },
+		{ .comm = "python3", .gpu = &uses[1], .n_gpu = 2 },
+		{ .comm = "ollama", .gpu = &uses[3], .n_gpu = 1 },
+		{ .comm = "bash" },
+	};
+	struct export_daemon d = daemon_counters;
+	char *text = NULL;
+	size_t len = 0;
+
+	d.gpu = &s;
+	assert_int_equal(export_text_build(&d, p, ELEMENTSOF(p), EXPORT_GROUP_COMM, &text, &len), 0);
+	const char *expected =
+		"# HELP ramwatch_gpu_memory_bytes GPU memory (VRAM) the group's processes hold on each device, at the"
+		" last GPU snapshot.\n"
+		"# TYPE ramwatch_gpu_memory_bytes gauge\n"
+		"ramwatch_gpu_memory_bytes{group=\"ollama\",device=\"GPU-1111\"} 1073741824\n"
+		"ramwatch_gpu_memory_bytes{group=\"python3\",device=\"GPU-1111\"} 7516192768\n"
+		"# HELP ramwatch_gpu_device_memory_bytes Memory of each GPU: its total, and what every process together"
+		" uses, at the last GPU snapshot.\n"
+		"# TYPE ramwatch_gpu_device_memory_bytes gauge\n"
+		"ramwatch_gpu_device_memory_bytes{device=\"GPU-1111\",kind=\"total\"} 85899345920\n"
+		"ramwatch_gpu_device_memory_bytes{device=\"GPU-1111\",kind=\"used\"} 9663676416\n"
+		"# HELP ramwatch_gpu_device_up 1 while the GPU answers NVML, 0 while it does not.\n"
+		"# TYPE ramwatch_gpu_device_up gauge\n"
+		"ramwatch_gpu_device_up{device=\"GPU-1111\"} 1\n"
+		"ramwatch_gpu_device_up{device=\"GPU-2222\"} 0\n"
+		"# HELP ramwatch_gpu_device_info The GPUs by UUID, with NVML's index and name; always 1.\n"
+		"# TYPE ramwatch_gpu_device_info gauge\n"
+		"ramwatch_gpu_device_info{device=\"GPU-1111\",index=\"0\",name=\"NVIDIA A100\"} 1\n"
+		"ramwatch_gpu_device_info{device=\"GPU-2222\",index=\"1\",name=\"NVIDIA \\\"L4\\\"\"} 1\n"
+		"# HELP ramwatch_censuses_total";
+	const char *start = strstr(text, "# HELP ramwatch_gpu_memory_bytes");
+	assert_non_null(start);
+	assert_memory_equal(start, expected, strlen(expected));
+	/* the rest is as without GPUs */
+	char *plain = build(p, ELEMENTSOF(p), EXPORT_GROUP_COMM);
+	assert_int_equal(len, strlen(plain) + strlen(expected) - strlen("# HELP ramwatch_censuses_total"));
+	assert_no_line_with(plain, "gpu");
+	free(plain);
+	free(text);
+
+	/* filtered to a user with no process on a GPU: the family is declared,
+	 * empty; the devices are the same for everyone */
+	assert_int_equal(export_text_build(&d, &p[3], 1, EXPORT_GROUP_COMM, &text, &len), 0);
+	assert_line(text, "# TYPE ramwatch_gpu_memory_bytes gauge");
+	assert_no_line_with(text, "ramwatch_gpu_memory_bytes{");
+	assert_line(text, "ramwatch_gpu_device_up{device=\"GPU-2222\"} 0");
+	free(text);
+}
+
 /* Names chosen to break the format: quotes, backslashes, line feeds,
  * bytes that are not UTF-8.  Each stays inside its label value. */
 static void test_hostile_names(void **state)
@@ -480,7 +554,7 @@ int main(void)
 		cmocka_unit_test(test_group_by_unit_and_user), cmocka_unit_test(test_unit_of_cgroup),
 		cmocka_unit_test(test_hostile_names),	   cmocka_unit_test(test_light_left_out),
 		cmocka_unit_test(test_group_limit),	   cmocka_unit_test(test_classes_from_census),
-		cmocka_unit_test(test_write_file),
+		cmocka_unit_test(test_write_file),	   cmocka_unit_test(test_gpu),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

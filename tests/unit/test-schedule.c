@@ -53,6 +53,65 @@ static void test_first_interval_growth(void **state)
 	config_done(&c);
 }
 
+/* GPU memory grows: the growth trigger, with CensusOnGrowth's thresholds,
+ * measured from the GPU memory at the last ok census. */
+static void test_vram_growth(void **state)
+{
+	(void)state;
+	struct daemon_config c = defaults(); /* 256M/5%, spacing 10 s */
+	struct census_plan p = { 0 };
+	uint64_t t = 1000 * SEC;
+
+	/* no baseline before an ok census */
+	assert_true(schedule_update(&p, &c, t, 100 * MiB));
+	schedule_update_vram(&p, &c, t, 8 * GiB);
+	schedule_done(&p, t, STATUS_OK, 100 * MiB);
+	assert_int_equal(p.last_vram, 8 * GiB);
+	assert_false(schedule_update_vram(&p, &c, t + SEC, 8 * GiB));
+
+	/* 5 % of 8 GiB is 409.6 MiB, above 256 MiB */
+	assert_false(schedule_update_vram(&p, &c, t + 20 * SEC, 8 * GiB + 409 * MiB));
+	assert_true(schedule_update_vram(&p, &c, t + 20 * SEC, 8 * GiB + 410 * MiB));
+	assert_int_equal(schedule_trigger(&p), TRIGGER_GROWTH);
+	assert_true(p.vram_growth);
+	/* the census takes the GPU memory last told as its baseline */
+	schedule_done(&p, t + 20 * SEC, STATUS_OK, 100 * MiB);
+	assert_false(p.vram_growth);
+	assert_int_equal(p.last_vram, 8 * GiB + 410 * MiB);
+
+	/* not twice within CensusMinSpacing; shrinking is no trigger */
+	assert_false(schedule_update_vram(&p, &c, t + 25 * SEC, 20 * GiB));
+	assert_false(schedule_update_vram(&p, &c, t + 40 * SEC, 0));
+	assert_false(schedule_update(&p, &c, t + 40 * SEC, 100 * MiB));
+
+	/* from nothing: at least 256 MiB */
+	schedule_done(&p, t + 40 * SEC, STATUS_OK, 100 * MiB);
+	assert_int_equal(p.last_vram, 0);
+	assert_false(schedule_update_vram(&p, &c, t + 60 * SEC, 255 * MiB));
+	assert_true(schedule_update_vram(&p, &c, t + 60 * SEC, 256 * MiB));
+
+	/* a growth of private memory pending: not counted as the GPU's */
+	struct census_plan q = { 0 };
+	schedule_done(&q, t, STATUS_OK, 100 * MiB);
+	assert_true(schedule_update(&q, &c, t + 20 * SEC, GiB));
+	assert_true(schedule_update_vram(&q, &c, t + 20 * SEC, GiB));
+	assert_false(q.vram_growth);
+
+	/* a ratio alone: a process holding no GPU memory is no growth */
+	struct census_plan r = { 0 };
+	c.growth_bytes = 0;
+	schedule_done(&r, t, STATUS_OK, 100 * MiB);
+	assert_false(schedule_update_vram(&r, &c, t + 20 * SEC, 0));
+	assert_true(schedule_update_vram(&r, &c, t + 20 * SEC, 1));
+
+	/* CensusOnGrowth=no */
+	struct census_plan n = { 0 };
+	c.census_on_growth = false;
+	schedule_done(&n, t, STATUS_OK, 0);
+	assert_false(schedule_update_vram(&n, &c, t + 60 * SEC, 100 * GiB));
+	config_done(&c);
+}
+
 static void test_denied_is_not_retried_at_once(void **state)
 {
 	(void)state;
@@ -161,7 +220,8 @@ static void test_sample_acc(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_first_interval_growth), cmocka_unit_test(test_denied_is_not_retried_at_once),
+		cmocka_unit_test(test_first_interval_growth), cmocka_unit_test(test_vram_growth),
+		cmocka_unit_test(test_denied_is_not_retried_at_once),
 		cmocka_unit_test(test_order),		      cmocka_unit_test(test_budget),
 		cmocka_unit_test(test_sample_acc),
 	};

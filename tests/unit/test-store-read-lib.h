@@ -165,6 +165,44 @@ static inline int64_t put_census(struct tmp *t, int64_t id, int64_t time, enum s
 	return census_id;
 }
 
+/* A GPU's row at time (its memory, or present false); returns its id. */
+static inline int64_t put_gpu(struct tmp *t, int64_t time, unsigned index, const char *uuid, uint64_t total,
+			      uint64_t used, bool present)
+{
+	struct gpu_device d = { .index = index, .total = total, .used = used, .free = total - used,
+				.present = present, .parent = -1 };
+	int64_t id = 0;
+	snprintf(d.uuid, sizeof(d.uuid), "%s", uuid);
+	snprintf(d.name, sizeof(d.name), "NVIDIA Test %u", index);
+	if (!present)
+		snprintf(d.error, sizeof(d.error), "nvmlDeviceGetMemoryInfo: GPU is lost");
+	if (store_put_gpu_device(writer_of(t), time, &d, &id) < 0)
+		fail_msg("put_gpu: %s", store_error(t->s));
+	return id;
+}
+
+/* The GPU memory a process holds on a device at time. */
+static inline void put_vram(struct tmp *t, int64_t id, int64_t gpu_id, int64_t time, uint64_t used)
+{
+	if (store_put_gpu_sample(writer_of(t), id, gpu_id, time, used) < 0)
+		fail_msg("put_vram: %s", store_error(t->s));
+}
+
+/* Gives census c a GPU section (NVML ok) holding used bytes on one device,
+ * GPU index with that UUID (80 GiB). */
+static inline void gpu_section(struct census *c, unsigned index, const char *uuid, uint64_t used)
+{
+	free(c->gpu.uses);
+	c->gpu = (struct census_gpu){ .taken = true, .state = GPU_OK, .driver_version = 12040, .nvidia_mapped = true };
+	c->gpu.uses = calloc(1, sizeof(*c->gpu.uses));
+	if (!c->gpu.uses)
+		fail_msg("out of memory");
+	c->gpu.uses[0] = (struct census_gpu_use){ .index = index, .used = used, .total = 80ull << 30 };
+	snprintf(c->gpu.uses[0].uuid, sizeof(c->gpu.uses[0].uuid), "%s", uuid);
+	snprintf(c->gpu.uses[0].name, sizeof(c->gpu.uses[0].name), "NVIDIA Test %u", index);
+	c->gpu.n_uses = 1;
+}
+
 /* ------------------------------------------------------------ JSON */
 
 static inline void json_fail(const json_t *o, const char *what)

@@ -309,7 +309,7 @@ static void test_processes(void **state)
 	json_decref(o);
 
 	assert_int_equal(store_read_processes(r, -1, true, "size", 0, &o, err, sizeof(err)), -EINVAL);
-	assert_string_equal(err, "sort: \"size\" is not private, resident or peak");
+	assert_string_equal(err, "sort: \"size\" is not private, resident, peak or vram");
 	census_free(c);
 }
 
@@ -832,6 +832,139 @@ static void test_interrupt(void **state)
 	json_decref(o);
 }
 
+/* ------------------------------------------------------------ GPU memory */
+
+/* A process on a GPU (4242) and one on none (4243): the answers give the
+ * GPU memory rows beside the samples of the same time (null where there
+ * are none), the peak and when, by phase and by census, the census's GPU
+ * section as stored, and the processes' current and peak VRAM. */
+static void test_vram(void **state)
+{
+	struct tmp *t = *state;
+	struct census *c = java_census(), *plain = java_census(), *back = NULL;
+	struct store_select sel = by_pid(4242, -1), other = by_pid(4243, -1);
+	struct store_reader *r;
+	const json_t *s, *list;
+	json_t *o = NULL;
+	char err[512];
+	int64_t gpu, mig;
+
+	begin(t);
+	int64_t id = put_proc(t, &(struct proc_spec){ .pid = 4242, .uid = 1000, .comm = "python3", .first_seen = H0,
+						       .last_seen = H0 + HOUR, .exited_at = -1 });
+	int64_t none = put_proc(t, &(struct proc_spec){ .pid = 4243, .uid = 1000, .comm = "bash", .first_seen = H0,
+							 .last_seen = H0 + HOUR, .exited_at = -1 });
+	gpu = put_gpu(t, H0, 0, "GPU-aaaa", 80ull << 30, 5ull << 30, true);
+	mig = put_gpu(t, H0, 1, "MIG-bbbb", 10ull << 30, 1ull << 30, true);
+	for (int i = 0; i < 6; i++) {
+		put_sample(t, id, H0 + i * 10 * SECOND, 1, 2, 3, 4);
+		put_sample(t, none, H0 + i * 10 * SECOND, 1, 2, 3, 4);
+	}
+	/* no row at the first sample's time; two devices at the third; the
+	 * largest at the fourth */
+	put_vram(t, id, gpu, H0 + 10 * SECOND, 100);
+	put_vram(t, id, gpu, H0 + 20 * SECOND, 200);
+	put_vram(t, id, mig, H0 + 20 * SECOND, 50);
+	put_vram(t, id, gpu, H0 + 30 * SECOND, 900);
+	put_vram(t, id, gpu, H0 + 40 * SECOND, 300);
+	put_vram(t, id, gpu, H0 + 50 * SECOND, 400);
+	gpu_section(c, 0, "GPU-aaaa", 300);
+	put_census(t, id, H0 + 45 * SECOND, TRIGGER_GROWTH, STATUS_OK, c);
+	put_census(t, none, H0 + 45 * SECOND, TRIGGER_FIRST, STATUS_OK, plain);
+	assert_int_equal(store_put_mark(t->s, id, H0 + 35 * SECOND, "serve", 1000), 0);
+	struct store_process peak = { .boot_id = "boot-a", .pid = 4242, .seen = H0 + HOUR, .exited_at = -1,
+				      .peak_vram = 900 };
+	assert_int_equal(store_put_process(t->s, &peak, NULL), 0);
+	commit(t);
+	r = reader_of(t);
+
+	/* history: rows as stored */
+	struct store_history_query q = { .sel = sel, .since = H0, .until = H0 + HOUR };
+	assert_int_equal(store_read_history(r, &q, &o, err, sizeof(err)), 0);
+	s = jget(o, "samples");
+	assert_int_equal(json_array_size(s), 6);
+	assert_true(jnull(jat(s, 0), "vram") && jnull(jat(s, 0), "vram_max"));
+	assert_int_equal(jint(jat(s, 1), "vram"), 100);
+	assert_int_equal(jint(jat(s, 2), "vram"), 250); /* both devices */
+	assert_int_equal(jint(jat(s, 3), "vram_max"), 900);
+	assert_int_equal(jint(jat(jget(o, "censuses"), 0), "vram"), 300);
+	json_decref(o);
+	/* in buckets of 30 s: (H0, H0+30] holds 10, 20, 30; the largest
+	 * stays, the last is the last row's */
+	q.since = H0 + 1;
+	q.step_ms = 30 * SECOND;
+	assert_int_equal(store_read_history(r, &q, &o, err, sizeof(err)), 0);
+	s = jget(o, "samples");
+	assert_int_equal(json_array_size(s), 2);
+	assert_int_equal(jint(jat(s, 0), "vram"), 900);
+	assert_int_equal(jint(jat(s, 0), "vram_max"), 900);
+	assert_int_equal(jint(jat(s, 1), "vram"), 400);
+	assert_int_equal(jint(jat(s, 1), "vram_max"), 400);
+	json_decref(o);
+	/* a process on no GPU: null everywhere */
+	q = (struct store_history_query){ .sel = other, .since = H0, .until = H0 + HOUR };
+	assert_int_equal(store_read_history(r, &q, &o, err, sizeof(err)), 0);
+	assert_true(jnull(jat(jget(o, "samples"), 3), "vram"));
+	assert_true(jnull(jat(jget(o, "censuses"), 0), "vram"));
+	json_decref(o);
+	/* both together (one statement for several instances) */
+	q = (struct store_history_query){ .sel = { .name = "*", .only_uid = -1 }, .since = H0, .until = H0 + HOUR };
+	assert_int_equal(store_read_history(r, &q, &o, err, sizeof(err)), 0);
+	s = jget(o, "samples");
+	assert_int_equal(json_array_size(s), 12);
+	for (size_t i = 0; i < 12; i++) {
+		const json_t *x = jat(s, i);
+		if (jint(x, "process_id") == none || jint(x, "time") == H0)
+			assert_true(jnull(x, "vram"));
+		else if (jint(x, "time") == H0 + 30 * SECOND)
+			assert_int_equal(jint(x, "vram"), 900);
+	}
+	json_decref(o);
+
+	/* report: the peak and when, by phase, by census, the census's section */
+	assert_int_equal(store_read_report(r, &sel, &o, err, sizeof(err)), 0);
+	assert_int_equal(jint(jget(o, "peak"), "vram"), 900);
+	assert_int_equal(jint(jget(o, "peak"), "vram_time"), H0 + 30 * SECOND);
+	list = jget(o, "phases");
+	assert_int_equal(json_array_size(list), 2);
+	assert_int_equal(jint(jat(list, 0), "peak_vram"), 900);
+	assert_int_equal(jint(jat(list, 1), "peak_vram"), 400);
+	assert_int_equal(jint(jat(jget(o, "trend"), 0), "vram"), 300);
+	assert_int_equal(jint(jget(o, "process"), "peak_vram"), 900);
+	assert_int_equal(jint(jget(o, "process"), "vram"), 400);
+	assert_int_equal(census_from_json(jget(o, "last_census"), &back, err, sizeof(err)), 0);
+	assert_true(back->gpu.taken);
+	assert_int_equal(back->gpu.state, GPU_OK);
+	assert_int_equal(back->gpu.driver_version, 12040);
+	assert_true(back->gpu.nvidia_mapped);
+	assert_int_equal(back->gpu.n_uses, 1);
+	assert_int_equal(back->gpu.uses[0].index, 0);
+	assert_string_equal(back->gpu.uses[0].uuid, "GPU-aaaa");
+	assert_string_equal(back->gpu.uses[0].name, "NVIDIA Test 0");
+	assert_int_equal(back->gpu.uses[0].used, 300);
+	assert_int_equal(back->gpu.uses[0].total, 80ull << 30);
+	assert_false(back->gpu.uses[0].graphics);
+	back = census_free(back);
+	json_decref(o);
+	assert_int_equal(store_read_report(r, &other, &o, err, sizeof(err)), 0);
+	assert_true(jnull(jget(o, "peak"), "vram") && jnull(jget(o, "peak"), "vram_time"));
+	assert_true(jnull(jat(jget(o, "phases"), 0), "peak_vram"));
+	assert_true(jnull(jget(o, "last_census"), "gpu"));
+	assert_true(jnull(jget(o, "process"), "vram"));
+	assert_int_equal(jint(jget(o, "process"), "peak_vram"), 0);
+	json_decref(o);
+
+	/* processes: sorted by GPU memory, the one on a GPU first */
+	assert_int_equal(store_read_processes(r, -1, true, "vram", 0, &o, err, sizeof(err)), 0);
+	list = jget(o, "processes");
+	assert_int_equal(jint(jat(list, 0), "pid"), 4242);
+	assert_int_equal(jint(jat(list, 0), "vram"), 400);
+	assert_true(jnull(jat(list, 1), "vram"));
+	json_decref(o);
+	census_free(c);
+	census_free(plain);
+}
+
 /* ------------------------------------------------------------ query plans */
 
 /* Asks SQLite how it runs each statement the reader prepared: none may
@@ -887,14 +1020,20 @@ static void test_query_plans(void **state)
 	int64_t id = 0;
 
 	begin(t);
+	/* the GPU memory rows too: the answers read them beside the samples */
+	int64_t gpu = put_gpu(t, H0, 0, "GPU-0", 80ull << 30, 1ull << 30, true);
+	gpu_section(c, 0, "GPU-0", 1ull << 30);
 	for (int p = 0; p < 20; p++) {
 		int64_t x = put_proc(t, &(struct proc_spec){ .boot = p % 2 ? "boot-a" : "boot-b", .pid = 4230 + p,
 							      .uid = 1000, .comm = "java", .first_seen = H0,
 							      .last_seen = H0 + HOUR, .exited_at = -1 });
 		if (p == 12)
 			id = x;
-		for (int i = 0; i < 200; i++)
+		for (int i = 0; i < 200; i++) {
 			put_sample(t, x, H0 + i * 10 * SECOND, 1, 2, 3, 4);
+			if (p % 2)
+				put_vram(t, x, gpu, H0 + i * 10 * SECOND, 1 << 20);
+		}
 		int64_t census_id = put_census(t, x, H0 + MINUTE, TRIGGER_FIRST, STATUS_OK, c);
 		put_census(t, x, H0 + 2 * MINUTE, TRIGGER_INTERVAL, STATUS_OK, c);
 		struct region_event ev = { .kind = REGION_GREW, .start = 0x1000, .cls = CLASS_MALLOC };
@@ -946,6 +1085,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_events, tmp_setup, tmp_teardown),
 		cmocka_unit_test_setup_teardown(test_deadline, tmp_setup, tmp_teardown),
 		cmocka_unit_test_setup_teardown(test_interrupt, tmp_setup, tmp_teardown),
+		cmocka_unit_test_setup_teardown(test_vram, tmp_setup, tmp_teardown),
 		cmocka_unit_test_setup_teardown(test_query_plans, tmp_setup, tmp_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,6 +1,7 @@
 /* Retention: rollups of known rows into minutes and hours (values checked
- * one by one, across batches that end inside a bucket), expiry of every
- * kind of row and of what belongs to it, and MaxDatabaseSize.  Real SQLite
+ * one by one, across batches that end inside a bucket), the GPU memory
+ * rows rolled up with them, expiry of every kind of row and of what
+ * belongs to it, and MaxDatabaseSize.  Real SQLite
  * files, read back through a plain SQLite connection. */
 #include "testlib.h"
 
@@ -153,6 +154,31 @@ static void assert_rolled(sqlite3 *db, int64_t id, int64_t res, int64_t time, in
 #undef COL
 }
 
+/* A GPU's row at time; returns its id. */
+static int64_t put_gpu(struct store *s, int64_t time)
+{
+	struct gpu_device d = { .index = 0, .uuid = "GPU-0", .name = "NVIDIA Test", .total = 80 * GiB, .used = GiB,
+				.free = 79 * GiB, .present = true, .parent = -1 };
+	int64_t id;
+	if (store_put_gpu_device(s, time, &d, &id) < 0)
+		fail_msg("put_gpu_device: %s", store_error(s));
+	return id;
+}
+
+/* Asserts that the GPU memory row of resolution res ending at time holds
+ * k_last * 100 (the largest of its rows, and the last), as the samples row
+ * of the same time does its values. */
+static void assert_vram_rolled(sqlite3 *db, int64_t id, int64_t res, int64_t time, int k_last)
+{
+	const char *where = " FROM gpu_samples WHERE process_id = %lld AND resolution = %lld AND time = %lld";
+	const char *columns[] = { "count(*)", "used_max", "used_last" };
+	for (size_t i = 0; i < ELEMENTSOF(columns); i++) {
+		char sql[256];
+		snprintf(sql, sizeof(sql), "SELECT %s%s", columns[i], where);
+		assert_int_equal(q_int(db, sql, (long long)id, (long long)res, (long long)time), i ? 100 * k_last : 1);
+	}
+}
+
 static void test_rollup(void **state)
 {
 	struct tmp *t = *state;
@@ -161,13 +187,17 @@ static void test_rollup(void **state)
 	int64_t id[2];
 	sqlite3 *db;
 
-	/* two processes, rows at the same moments (ties at every batch end) */
+	/* two processes, rows at the same moments (ties at every batch end);
+	 * the first on a GPU, with a GPU memory row beside each of its rows */
 	assert_int_equal(store_begin(s), 0);
+	int64_t gpu = put_gpu(s, H0);
 	for (int p = 0; p < 2; p++) {
 		id[p] = put_proc(s, 10 + p, H0, -1);
 		for (int k = 1; k <= 360; k++) {
 			struct store_sample x = raw_row(k, offset[p]);
 			assert_int_equal(store_put_sample(s, id[p], &x), 0);
+			if (p == 0)
+				assert_int_equal(store_put_gpu_sample(s, id[p], gpu, x.time, 100 * (uint64_t)k), 0);
 		}
 	}
 	assert_int_equal(store_commit(s), 0);
@@ -193,6 +223,14 @@ static void test_rollup(void **state)
 		assert_int_equal(q_int(db, "SELECT sum(samples) FROM samples WHERE process_id = %lld", (long long)id[p]),
 				 3600);
 	}
+	/* the GPU memory rows went along: at the same times as the samples */
+	for (int m = 1; m <= 30; m++)
+		assert_vram_rolled(db, id[0], MINUTE, H0 + m * MINUTE, 6 * m);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM gpu_samples g WHERE NOT EXISTS (SELECT 1 FROM samples s"
+				   " WHERE s.process_id = g.process_id AND s.resolution = g.resolution AND s.time = g.time)"),
+			 0);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM gpu_samples WHERE resolution = 0"), 180);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM gpu_samples WHERE process_id = %lld", (long long)id[1]), 0);
 	int64_t checksum = q_int(db, "SELECT sum(time + private_min + private_max + private_last + samples) FROM samples");
 	sqlite3_close(db);
 
@@ -216,7 +254,11 @@ static void test_rollup(void **state)
 		for (int m = 31; m <= 60; m++)
 			assert_rolled(db, id[p], MINUTE, H0 + m * MINUTE, 6 * m - 5, 6 * m, offset[p]);
 	}
+	assert_vram_rolled(db, id[0], HOUR, H0 + HOUR, 180);
+	for (int m = 31; m <= 60; m++)
+		assert_vram_rolled(db, id[0], MINUTE, H0 + m * MINUTE, 6 * m);
 	assert_int_equal(q_int(db, "SELECT count(*) FROM samples WHERE resolution = 0"), 0);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM gpu_samples WHERE resolution = 0"), 0);
 	sqlite3_close(db);
 
 	/* Later still: the rest of the minutes merge into the hour row. */
@@ -228,6 +270,8 @@ static void test_rollup(void **state)
 		assert_rolled(db, id[p], HOUR, H0 + HOUR, 1, 360, offset[p]);
 		assert_int_equal(q_int(db, "SELECT count(*) FROM samples WHERE process_id = %lld", (long long)id[p]), 1);
 	}
+	assert_vram_rolled(db, id[0], HOUR, H0 + HOUR, 360);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM gpu_samples"), 1);
 	/* as a dashboard sees it: seconds, the hour's last value */
 	assert_int_equal(q_int(db, "SELECT time FROM memory_timeline WHERE process_id = %lld", (long long)id[0]),
 			 (H0 + HOUR) / 1000);
@@ -282,8 +326,8 @@ static void test_cutoff(void **state)
 
 /* ------------------------------------------------------------ expiry */
 
-/* A census with its children, region events and a mark, plus raw rows and
- * a system row, all at time. */
+/* A census with its children, region events and a mark, plus raw rows, a
+ * system row, a GPU's row and the process's GPU memory rows, all at time. */
 static int64_t put_history(struct store *s, int64_t id, const struct census *c, int64_t time, const char *event_path)
 {
 	struct store_census m = { .time = time, .trigger = TRIGGER_INTERVAL, .status = STATUS_OK, .wall_us = -1,
@@ -297,9 +341,11 @@ static int64_t put_history(struct store *s, int64_t id, const struct census *c, 
 	assert_int_equal(store_put_region_events(s, id, census_id, time, &ev, 1), 0);
 	assert_int_equal(store_put_mark(s, id, time, "phase", -1), 0);
 	assert_int_equal(store_put_system(s, &sys), 0);
+	int64_t gpu = put_gpu(s, time);
 	for (int i = 0; i < 20; i++) {
 		struct store_sample x = { .time = time + i * 10000, .private_last = (uint64_t)i, .samples = 1 };
 		assert_int_equal(store_put_sample(s, id, &x), 0);
+		assert_int_equal(store_put_gpu_sample(s, id, gpu, x.time, GiB), 0);
 	}
 	return census_id;
 }
@@ -348,6 +394,12 @@ static void test_expire(void **state)
 	assert_int_equal(q_int(db, "SELECT min(time) FROM samples"), recent);
 	assert_int_equal(q_int(db, "SELECT count(*) FROM marks"), 1);
 	assert_int_equal(q_int(db, "SELECT count(*) FROM system"), 1);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM gpu_samples"), 20);
+	assert_int_equal(q_int(db, "SELECT min(time) FROM gpu_samples"), recent);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM gpu_devices"), 1);
+	assert_int_equal(q_int(db, "SELECT time FROM gpu_devices"), recent);
+	/* the device itself stays: the rows of every age refer to it */
+	assert_int_equal(q_int(db, "SELECT count(*) FROM gpus"), 1);
 	/* processes: the one still there stays; the others went */
 	assert_int_equal(q_int(db, "SELECT count(*) FROM processes"), 1);
 	assert_int_equal(q_int(db, "SELECT id FROM processes"), kept);

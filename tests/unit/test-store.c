@@ -241,6 +241,10 @@ static void test_migrate_from_v1(void **state)
 	assert_string_equal(q_text(db, buf, sizeof(buf), "SELECT label FROM process_labels"), "old [42]");
 	assert_int_equal(q_int(db, "SELECT private FROM class_timeline WHERE class = 'malloc'"), 99);
 	assert_int_equal(q_int(db, "SELECT last_seen FROM processes"), 3000);
+	/* what schema 4 added: nothing of it in the old rows */
+	assert_int_equal(q_int(db, "SELECT peak_vram FROM process_labels"), 0);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM censuses WHERE gpu_state IS NULL"), 1);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM gpu_samples"), 0);
 	sqlite3_close(db);
 }
 
@@ -540,6 +544,118 @@ static void test_round_trip(void **state)
 	census_free(c);
 }
 
+/* ------------------------------------------------------------ GPU memory */
+
+static struct gpu_device gpu_device(unsigned index, const char *uuid, const char *name, uint64_t total, uint64_t used)
+{
+	struct gpu_device d = { .index = index, .total = total, .used = used, .free = total - used, .present = true,
+				.parent = -1 };
+	snprintf(d.uuid, sizeof(d.uuid), "%s", uuid);
+	snprintf(d.name, sizeof(d.name), "%s", name);
+	return d;
+}
+
+/* Devices once in gpus whatever their rows; a device that does not
+ * answer; a process's GPU memory merging; a census's GPU section; what
+ * the store refuses; a process's GPU rows going with it. */
+static void test_gpu_rows(void **state)
+{
+	struct tmp *t = *state;
+	struct store *s = open_store(t->db, 0, 0);
+	struct gpu_device a100 = gpu_device(0, "GPU-1111", "NVIDIA A100", 80ull << 30, 4ull << 30);
+	struct gpu_device l4 = gpu_device(1, "GPU-2222", "NVIDIA L4", 24ull << 30, 0);
+	struct census *c = java_census();
+	int64_t id, a, a_again, b, census_id;
+	char buf[128];
+
+	assert_int_equal(store_begin(s), 0);
+	id = put_proc(s, "b", 42, 7, 1000, 0);
+	assert_int_equal(store_put_gpu_device(s, 1000, &a100, &a), 0);
+	assert_int_equal(store_put_gpu_device(s, 1000, &l4, &b), 0);
+	assert_int_not_equal(a, b);
+	assert_int_equal(store_put_gpu_sample(s, id, a, 1000, 3ull << 30), 0);
+	/* the same process, device and time: merged, the largest kept */
+	assert_int_equal(store_put_gpu_sample(s, id, a, 1000, 1ull << 30), 0);
+	/* later: the L4 fell off the bus; its name and total stay known */
+	l4.present = false;
+	l4.total = l4.used = l4.free = 0;
+	snprintf(l4.error, sizeof(l4.error), "nvmlDeviceGetMemoryInfo: GPU is lost");
+	assert_int_equal(store_put_gpu_device(s, 2000, &a100, &a_again), 0);
+	assert_int_equal(a_again, a);
+	assert_int_equal(store_put_gpu_device(s, 2000, &l4, NULL), 0);
+	assert_int_equal(store_put_gpu_sample(s, id, a, 2000, 2ull << 30), 0);
+
+	/* a census with its GPU section, one without */
+	c->gpu = (struct census_gpu){ .taken = true, .state = GPU_OK, .driver_version = 12040, .nvidia_mapped = true };
+	c->gpu.uses = calloc(2, sizeof(*c->gpu.uses));
+	c->gpu.uses[0] = (struct census_gpu_use){ .index = 0, .used = 2ull << 30, .total = 80ull << 30 };
+	snprintf(c->gpu.uses[0].uuid, sizeof(c->gpu.uses[0].uuid), "GPU-1111");
+	snprintf(c->gpu.uses[0].name, sizeof(c->gpu.uses[0].name), "NVIDIA A100");
+	c->gpu.uses[1] = (struct census_gpu_use){ .index = 2, .used = GPU_BYTES_UNKNOWN, .graphics = true };
+	snprintf(c->gpu.uses[1].uuid, sizeof(c->gpu.uses[1].uuid), "GPU-3333");
+	snprintf(c->gpu.uses[1].name, sizeof(c->gpu.uses[1].name), "NVIDIA T4");
+	c->gpu.n_uses = 2;
+	struct store_census m = { .time = 2500, .trigger = TRIGGER_GROWTH, .status = STATUS_OK, .wall_us = -1,
+				  .cpu_us = -1, .bytes_read = -1 };
+	assert_int_equal(store_put_census(s, id, &m, c, &census_id), 0);
+	c->gpu.taken = false;
+	m.time = 2600;
+	assert_int_equal(store_put_census(s, id, &m, c, NULL), 0);
+
+	/* refused: a device without a UUID, a figure NVML could not give */
+	struct gpu_device nameless = gpu_device(3, "", "", 0, 0);
+	assert_int_equal(store_put_gpu_device(s, 3000, &nameless, NULL), -EINVAL);
+	assert_int_equal(store_put_gpu_sample(s, id, a, 3000, GPU_BYTES_UNKNOWN), -EINVAL);
+	assert_int_equal(store_commit(s), 0);
+
+	sqlite3 *db = raw_open(t->db, true);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM gpus"), 3);
+	assert_string_equal(q_text(db, buf, sizeof(buf), "SELECT name FROM gpus WHERE uuid = 'GPU-2222'"), "NVIDIA L4");
+	assert_int_equal(q_int(db, "SELECT total FROM gpus WHERE uuid = 'GPU-2222'"), 24ll << 30);
+	assert_int_equal(q_int(db, "SELECT last_seen FROM gpus WHERE uuid = 'GPU-2222'"), 2000);
+	assert_int_equal(q_int(db, "SELECT first_seen FROM gpus WHERE uuid = 'GPU-1111'"), 1000);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM gpus WHERE uuid = 'GPU-3333' AND total IS NULL"), 1);
+	assert_int_equal(q_int(db, "SELECT used FROM gpu_devices WHERE gpu_id = %lld AND time = 1000", (long long)a),
+			 4ll << 30);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM gpu_devices d JOIN gpus g ON g.id = d.gpu_id"
+				   " WHERE g.uuid = 'GPU-2222' AND d.time = 2000 AND NOT d.present AND d.used IS NULL"
+				   " AND d.error = 'nvmlDeviceGetMemoryInfo: GPU is lost'"),
+			 1);
+	assert_int_equal(q_int(db, "SELECT used_max FROM gpu_samples WHERE time = 1000"), 3ll << 30);
+	assert_int_equal(q_int(db, "SELECT used_last FROM gpu_samples WHERE time = 1000"), 1ll << 30);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM gpu_samples WHERE resolution = 0"), 2);
+	assert_string_equal(q_text(db, buf, sizeof(buf), "SELECT gpu_state FROM censuses WHERE id = %lld",
+				   (long long)census_id),
+			    "ok");
+	assert_int_equal(q_int(db, "SELECT gpu_driver_version FROM censuses WHERE id = %lld", (long long)census_id),
+			 12040);
+	assert_int_equal(q_int(db, "SELECT nvidia_mapped FROM censuses WHERE id = %lld", (long long)census_id), 1);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM censuses WHERE time = 2600 AND gpu_state IS NULL"), 1);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM census_gpu"), 2);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM census_gpu x JOIN gpus g ON g.id = x.gpu_id"
+				   " WHERE g.uuid = 'GPU-3333' AND x.used IS NULL AND x.graphics"),
+			 1);
+	/* the views */
+	assert_int_equal(q_int(db, "SELECT count(*) FROM gpu_timeline"), 4);
+	assert_int_equal(q_int(db, "SELECT value FROM grafana_process_vram WHERE time_ms = 2000"), 2ll << 30);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM grafana_gpu_devices WHERE time_ms = 2000"), 2);
+	assert_string_equal(q_text(db, buf, sizeof(buf), "SELECT group_concat(metric, ';') FROM"
+				   " (SELECT metric FROM grafana_gpu_devices WHERE time_ms = 1000 ORDER BY metric)"),
+			    "GPU 0 total;GPU 0 used;GPU 1 total;GPU 1 used");
+	sqlite3_close(db);
+
+	/* a process's GPU memory rows go with it; the devices stay */
+	db = raw_open(t->db, false);
+	raw_exec(db, "PRAGMA foreign_keys = ON");
+	raw_exec(db, "DELETE FROM processes");
+	assert_int_equal(q_int(db, "SELECT count(*) FROM gpu_samples"), 0);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM census_gpu"), 0);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM gpus"), 3);
+	sqlite3_close(db);
+	census_free(c);
+	store_close(s);
+}
+
 /* ------------------------------------------------------------ readers */
 
 static void test_read_only(void **state)
@@ -774,6 +890,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_not_ours, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_process_upsert, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_gpu_rows, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_only, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_locked, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_full, setup, teardown),

@@ -1,7 +1,8 @@
 /* The writer over a real store: rows queued and written in one
  * transaction, kept while the database is locked and written after,
  * the queue's bound with drops counted, shared process references that
- * outlive the process. */
+ * outlive the process, a GPU snapshot's rows written together; and what
+ * the daemon tells of GPUs that stop answering (gpu-watch.h). */
 #include "testlib.h"
 
 #include <errno.h>
@@ -9,6 +10,7 @@
 #include <unistd.h>
 
 #include "census.h"
+#include "gpu-watch.h"
 #include "limits.h"
 #include "log.h"
 #include "scan.h"
@@ -135,6 +137,123 @@ static void test_one_transaction(void **state)
 	assert_true(count(f->db, "SELECT count(*) FROM census_classes") > 3);
 }
 
+/* One StoreInterval's GPU rows: each device's, then each process's on
+ * the device it uses, in one queued row; a device never named, and a
+ * figure NVML could not give, are left out; the processes' rows come
+ * with them. */
+static void test_gpu_rows(void **state)
+{
+	struct fixture *f = *state;
+	struct proc_ref *p = new_ref(10), *q = new_ref(11);
+	struct gpu_device d[3] = {
+		{ .index = 0, .uuid = "GPU-1111", .name = "NVIDIA A100", .total = 80ull << 30, .used = 3ull << 30,
+		  .free = 77ull << 30, .present = true, .parent = -1 },
+		{ .index = 1, .uuid = "GPU-2222", .name = "NVIDIA L4", .present = false, .parent = -1,
+		  .error = "nvmlDeviceGetMemoryInfo: GPU is lost" },
+		{ .index = 2, .present = false, .parent = -1 },
+	};
+	struct writer_gpu_use u[] = {
+		{ .proc = p, .device = 0, .used = 1ull << 30 },
+		{ .proc = q, .device = 0, .used = 2ull << 30 },
+		{ .proc = q, .device = 2, .used = 4096 },
+		{ .proc = q, .device = 1, .used = GPU_BYTES_UNKNOWN },
+	};
+	struct writer_stats ws;
+
+	assert_int_equal(writer_add_gpu(f->w, 5000, d, 3, u, ELEMENTSOF(u)), 0);
+	/* the rows hold their own references and copies */
+	proc_ref_unref(p);
+	proc_ref_unref(q);
+	memset(d, 0, sizeof(d));
+	writer_get_stats(f->w, &ws);
+	assert_int_equal(ws.queued, 1);
+	assert_int_equal(writer_flush(f->w), 0);
+	writer_get_stats(f->w, &ws);
+	assert_int_equal(ws.written[WRITER_GPU], 1);
+	assert_string_equal(writer_row_name(WRITER_GPU), "gpu");
+	assert_int_equal(count(f->db, "SELECT count(*) FROM processes"), 2);
+	assert_int_equal(count(f->db, "SELECT count(*) FROM gpus"), 2);
+	assert_int_equal(count(f->db, "SELECT count(*) FROM gpu_devices WHERE time = 5000"), 2);
+	assert_int_equal(count(f->db, "SELECT count(*) FROM gpu_devices WHERE present = 0"), 1);
+	assert_int_equal(count(f->db, "SELECT count(*) FROM gpu_samples"), 2);
+	assert_int_equal(count(f->db, "SELECT sum(used_last) FROM gpu_samples s JOIN processes p ON p.id = s.process_id"
+				      " WHERE p.pid = 11"),
+			 2ll << 30);
+	/* nothing to say of processes: a snapshot's device rows alone */
+	assert_int_equal(writer_add_gpu(f->w, 6000, &(struct gpu_device){ .uuid = "GPU-1111", .present = true,
+									 .parent = -1 },
+				       1, NULL, 0),
+			 0);
+	assert_int_equal(writer_flush(f->w), 0);
+	assert_int_equal(count(f->db, "SELECT count(*) FROM gpu_devices WHERE time = 6000"), 1);
+	/* the name stays known */
+	assert_int_equal(count(f->db, "SELECT count(*) FROM gpus WHERE name = 'NVIDIA A100'"), 1);
+}
+
+/* What the daemon tells of the devices, snapshot after snapshot. */
+struct told {
+	enum gpu_watch_change change[8];
+	char uuid[8][96];
+	unsigned index[8];
+	size_t n;
+};
+
+static void told(void *userdata, enum gpu_watch_change change, const struct gpu_device *d)
+{
+	struct told *t = userdata;
+	assert_true(t->n < ELEMENTSOF(t->change));
+	t->change[t->n] = change;
+	t->index[t->n] = d->index;
+	snprintf(t->uuid[t->n++], sizeof(t->uuid[0]), "%s", d->uuid);
+}
+
+static void test_gpu_changes(void **state)
+{
+	(void)state;
+	struct gpu_watch w = { 0 };
+	struct gpu_device d[3] = {
+		{ .index = 0, .uuid = "GPU-1111", .present = true, .parent = -1 },
+		/* did not answer at the first look: no UUID yet */
+		{ .index = 1, .present = false, .parent = -1, .error = "nvmlDeviceGetHandleByIndex_v2: GPU is lost" },
+		{ .index = 0, .uuid = "MIG-aaaa", .present = true, .parent = 0 },
+	};
+	struct gpu_snapshot s = { .state = GPU_OK, .devices = d, .n_devices = 3 };
+	struct told t = { 0 };
+
+	/* the first look: those present are no news; the one that is not is */
+	assert_int_equal(gpu_watch_note(&w, &s, true, told, &t), 0);
+	assert_int_equal(t.n, 1);
+	assert_int_equal(t.change[0], GPU_WATCH_LOST);
+	assert_int_equal(t.index[0], 1);
+	/* the same again: nothing, however often */
+	t.n = 0;
+	assert_int_equal(gpu_watch_note(&w, &s, false, told, &t), 0);
+	assert_int_equal(gpu_watch_note(&w, &s, false, told, &t), 0);
+	assert_int_equal(t.n, 0);
+	/* GPU 1 answers (and has a UUID now); GPU 0 is lost, keeping its UUID */
+	snprintf(d[1].uuid, sizeof(d[1].uuid), "GPU-2222");
+	d[1].present = true;
+	d[0].present = false;
+	assert_int_equal(gpu_watch_note(&w, &s, false, told, &t), 0);
+	assert_int_equal(gpu_watch_note(&w, &s, false, told, &t), 0);
+	assert_int_equal(t.n, 2);
+	assert_int_equal(t.change[0], GPU_WATCH_LOST);
+	assert_string_equal(t.uuid[0], "GPU-1111");
+	assert_int_equal(t.change[1], GPU_WATCH_BACK);
+	assert_string_equal(t.uuid[1], "GPU-2222");
+	/* the MIG instance goes, another comes */
+	t.n = 0;
+	snprintf(d[2].uuid, sizeof(d[2].uuid), "MIG-bbbb");
+	assert_int_equal(gpu_watch_note(&w, &s, false, told, &t), 0);
+	assert_int_equal(t.n, 2);
+	assert_int_equal(t.change[0], GPU_WATCH_NEW);
+	assert_string_equal(t.uuid[0], "MIG-bbbb");
+	assert_int_equal(t.change[1], GPU_WATCH_GONE);
+	assert_string_equal(t.uuid[1], "MIG-aaaa");
+	gpu_watch_done(&w);
+	gpu_watch_done(&w);
+}
+
 static void test_locked_then_written(void **state)
 {
 	struct fixture *f = *state;
@@ -217,6 +336,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_one_transaction, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_gpu_rows, setup, teardown),
+		cmocka_unit_test(test_gpu_changes),
 		cmocka_unit_test_setup_teardown(test_locked_then_written, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bound_drops_the_oldest, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refused_row_is_dropped_not_retried, setup, teardown),

@@ -1,0 +1,61 @@
+/* GPU memory in the daemon: NVML opened once at start (and again on a
+ * reload, only while it was not usable: a driver installed since), one
+ * snapshot every StoreInterval for all processes at once (one process-list
+ * call per device, not one per process), the rows it gives queued for the
+ * store, the VRAM growth trigger, and the snapshot the censuses take their
+ * GPU section from.
+ *
+ * A host without NVIDIA GPUs is told once, at info, and nothing else
+ * changes.  A device that stops answering (it fell off the bus) or comes
+ * back is told once per change; its rows say so (present 0), and the
+ * daemon goes on with the others.
+ *
+ * The manager's side is in manager.h (gpu-watch.c); what is here is the
+ * bookkeeping of what was told, pure, so that tests feed it snapshots. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "gpu.h"
+
+/* A device as last told. */
+struct gpu_watch_device {
+	char uuid[96];   /* "" while it never answered */
+	unsigned index;
+	int parent;      /* a MIG instance: its GPU's place in the snapshot; a GPU: -1 */
+	bool present;
+	bool listed;     /* in the snapshot being noted (scratch) */
+};
+
+enum gpu_watch_change {
+	GPU_WATCH_NEW,   /* a device not seen before (a MIG instance made) */
+	GPU_WATCH_LOST,  /* it answered before, or is new, and answers an error now */
+	GPU_WATCH_BACK,  /* it answers again */
+	GPU_WATCH_GONE,  /* no longer listed (a MIG instance removed) */
+};
+
+struct gpu_watch {
+	struct gpu *gpu;          /* NULL: not open */
+	enum gpu_state state;     /* of NVML, since gpu_open */
+	struct gpu_snapshot last; /* the latest snapshot, when have_last */
+	bool have_last;
+	struct gpu_watch_device *devices; /* as last told */
+	size_t n_devices;
+};
+
+/* Called for each change a snapshot brings: d is the device in the
+ * snapshot (for GPU_WATCH_GONE, a device of the old list with only uuid
+ * and index set). */
+typedef void (*gpu_watch_report_t)(void *userdata, enum gpu_watch_change change, const struct gpu_device *d);
+
+/* Compares snapshot s with the devices as last told, reports each change
+ * (a device first seen present is new, not a change, at the first
+ * snapshot: first says so), and keeps s's devices as the ones told.  A
+ * device is known by its UUID, or by its index while it has none.
+ * Returns 0 or -ENOMEM (the list is then as it was). */
+int gpu_watch_note(struct gpu_watch *w, const struct gpu_snapshot *s, bool first, gpu_watch_report_t report,
+		   void *userdata);
+
+/* Frees the snapshot, the list and closes NVML; w may be reused. */
+void gpu_watch_done(struct gpu_watch *w);

@@ -330,16 +330,23 @@ lint-man:
 
 RUN_SECONDS ?= 30
 RUN_STATE ?= $(BUILD)/state
+RUN_MIN_PRIVATE ?= 1M
+RUN_STORE_INTERVAL ?= 5s
 
 # The main job: ramwatchd in the foreground with the default configuration
 # and a local state directory, for RUN_SECONDS (Ctrl-C stops it sooner;
 # RUN_SECONDS=0 runs until then), then what it recorded, read with sqlite3.
+# A drop-in lowers MinPrivate and StoreInterval so that even a quiet machine,
+# where nothing holds the default 64 MiB, shows timelines and censuses.
 run: deps $(BUILD)/ramwatch $(BUILD)/ramwatchd
-	@mkdir -p $(RUN_STATE)
-	@echo "ramwatchd: watching every process with at least 64 MiB of private memory for $(RUN_SECONDS) s" \
+	@mkdir -p $(RUN_STATE) $(BUILD)/run/ramwatchd.conf.d
+	@cp packaging/ramwatchd.conf $(BUILD)/run/ramwatchd.conf
+	@printf '[Watch]\nMinPrivate=%s\n[Sampling]\nStoreInterval=%s\n' $(RUN_MIN_PRIVATE) $(RUN_STORE_INTERVAL) \
+		> $(BUILD)/run/ramwatchd.conf.d/run.conf
+	@echo "ramwatchd: watching every process with at least $(RUN_MIN_PRIVATE) of private memory for $(RUN_SECONDS) s" \
 		"(Ctrl-C stops it); database $(RUN_STATE)/ramwatch.db"
 	timeout --foreground --preserve-status -s INT $(RUN_SECONDS) $(BUILD)/ramwatchd --foreground \
-		--config packaging/ramwatchd.conf --state-dir $(RUN_STATE)
+		--config $(BUILD)/run/ramwatchd.conf --state-dir $(RUN_STATE)
 	@echo
 	sqlite3 -readonly -box $(RUN_STATE)/ramwatch.db < doc/recorded.sql
 

@@ -511,6 +511,19 @@ static void test_captured_processes(void **state)
 	assert_true(c->classes[CLASS_PYTHON].private > 25 * MiB);
 	census_free(c);
 
+	/* numpy on Debian's OpenBLAS (pthread build, 2 cores): a 1500x1500
+	 * matrix product, then 200,000 objects of 1 KiB (above pymalloc's
+	 * 512-byte limit, so in the brk heap) */
+	c = census_of("smaps/python3-numpy-openblas.smaps", &o);
+	assert_census_class(c, 0x7fd9eec00000, "openblas", "openblas_buffer");
+	assert_census_class(c, 0x7fd9fa200000, "openblas", "openblas_buffer");
+	assert_int_equal(c->classes[CLASS_OPENBLAS].count, 2); /* one 128 MiB buffer per core */
+	assert_census_class(c, 0x7fd9f9f00000, "python", "pymalloc_arenas");
+	assert_census_class(c, 0x7fd9f6de5000, "other", "anonymous"); /* an 18 MB array: malloc's mmap */
+	assert_census_class(c, 0x251f0000, "malloc", "brk_heap");
+	assert_true(c->classes[CLASS_MALLOC].private > 200 * MiB);
+	census_free(c);
+
 	c = census_of("smaps/node20.smaps", &o);
 	assert_census_class(c, 0x3f6b38c0000, "runtime_heap", "v8_page");
 	assert_census_class(c, 0x48335800000, "runtime_heap", "v8_page");

@@ -161,7 +161,9 @@ int cmd_trace(int argc, char **argv)
 		trace_help();
 		return 0;
 	}
-	if (streq(argv[1], "summary"))
+	if (streq(argv[1], "summary")) {
+		argv[1] = (char *)"ramwatch trace summary"; /* for getopt's messages */
 		return summary(argc - 1, argv + 1);
+	}
 	return usage_error("trace", "unknown sub-command '%s' (there is: summary)", argv[1]);
 }

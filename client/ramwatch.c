@@ -75,7 +75,13 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (streq(argv[1], commands[i].name))
+		if (streq(argv[1], commands[i].name)) {
+			/* getopt names the program by argv[0] in its messages:
+			 * "ramwatch scan: invalid option", not "scan: ..." */
+			char name[64];
+			snprintf(name, sizeof(name), "ramwatch %s", commands[i].name);
+			argv[1] = name;
 			return commands[i].run(argc - 1, argv + 1);
+		}
 	return usage_error(NULL, "unknown command '%s'", argv[1]);
 }

@@ -24,6 +24,18 @@ def test_usage_errors_exit_2(args):
     assert "ramwatch:" in r.stderr or "Usage" in r.stderr
 
 
+@pytest.mark.parametrize("args,said", [
+    (["scan", "-5"], "ramwatch scan: invalid option -- '5'"),
+    (["history", "--pid"], "ramwatch history: option '--pid' requires an argument"),
+    (["trace", "summary", "--bogus"], "ramwatch trace summary: unrecognized option '--bogus'"),
+])
+def test_option_errors_name_the_command(args, said):
+    r = run(*args)
+    assert r.returncode == 2, r
+    assert r.stderr.startswith(said + "\n"), r.stderr
+    assert "Try 'ramwatch " + " ".join(a for a in args if not a.startswith("-")) + " --help'." in r.stderr
+
+
 def test_help_and_version():
     assert "scan" in run("--help", check=0).stdout
     assert "--smaps FILE" in run("scan", "--help", check=0).stdout

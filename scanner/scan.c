@@ -245,6 +245,12 @@ int scan_process(int pid, const struct scan_options *o, struct census **ret, str
 	if (st.flags & PROC_PF_KTHREAD)
 		return set_error(err, -EOPNOTSUPP, "process %d (%s) is a kernel thread: it has no user memory", pid,
 				 st.comm);
+	/* said apart from an exit mid-read: the user asked about a process
+	 * that was gone already, and may wonder why it is still listed */
+	if (st.state == 'Z' || st.state == 'X')
+		return set_error(err, -ESRCH,
+				 "process %d (%s) has exited: a zombie, not yet reaped by its parent, holds no memory", pid,
+				 st.comm);
 
 	c->pid = pid;
 	c->start_time = (int64_t)st.start_time;

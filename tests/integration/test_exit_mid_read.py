@@ -37,7 +37,8 @@ def test_killed_while_read():
             if "exited during the scan" in err:
                 outcomes["exited"] += 1
             else:
-                assert f"no process {target.pid}" in err, err
+                # killed before the scan began: reaped, or a zombie still
+                assert f"no process {target.pid}" in err or f"process {target.pid} (many-maps) has exited" in err, err
                 outcomes["gone"] += 1
         if outcomes["exited"] >= 5:
             break

@@ -246,6 +246,7 @@ static void test_gone_and_kernel_threads(void **state)
 		_exit(0);
 	usleep(100000);
 	assert_int_equal(scan_process(pid, NULL, &c, &err), -ESRCH);
+	assert_non_null(strstr(err.message, "has exited: a zombie"));
 	waitpid(pid, NULL, 0);
 
 	/* pid 2 is kthreadd on Linux */

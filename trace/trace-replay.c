@@ -46,15 +46,24 @@ static int drain(struct trace_analyzer *a, struct batch *b, struct trace_replay_
 	return 0;
 }
 
+/* A line counts with its newline: the reference reads through a buffer of
+ * RW_TRACE_LINE_MAX bytes and refuses a line whose newline does not fit in
+ * it, while a last line without one may fill it.  len excludes the
+ * newline; terminated says whether there was one. */
+static bool too_long(size_t len, bool terminated)
+{
+	return len + terminated > RW_TRACE_LINE_MAX;
+}
+
 static int one_line(struct trace_analyzer *a, struct trace_parser *p, struct batch *b, const char *line,
-		    size_t len, uint64_t number, struct trace_replay_error *err)
+		    size_t len, bool terminated, uint64_t number, struct trace_replay_error *err)
 {
 	struct trace_event *e = &b->e[b->n];
 	uint64_t general = p->general_lines;
 	char reason[TRACE_REASON_MAX];
 	int r;
 
-	if (len > RW_TRACE_LINE_MAX) {
+	if (too_long(len, terminated)) {
 		snprintf(reason, sizeof(reason), "line is longer than %u bytes", RW_TRACE_LINE_MAX);
 		r = -EINVAL;
 	} else {
@@ -92,7 +101,7 @@ static int lines(struct trace_analyzer *a, struct trace_parser *p, const char *b
 	b.n = 0;
 	while ((nl = memchr(buf + *start, '\n', end - *start))) {
 		size_t len = (size_t)(nl - (buf + *start));
-		if ((r = one_line(a, p, &b, buf + *start, len, ++*number, err)) < 0)
+		if ((r = one_line(a, p, &b, buf + *start, len, true, ++*number, err)) < 0)
 			return r;
 		*start += len + 1;
 	}
@@ -107,7 +116,7 @@ static int last_line(struct trace_analyzer *a, struct trace_parser *p, const cha
 	int r;
 
 	b.n = 0;
-	if ((r = one_line(a, p, &b, line, len, number, err)) < 0)
+	if ((r = one_line(a, p, &b, line, len, false, number, err)) < 0)
 		return r;
 	return drain(a, &b, err);
 }
@@ -144,6 +153,7 @@ int trace_replay_fd(struct trace_analyzer *a, struct trace_parser *p, int fd, st
 	for (;;) {
 		if ((r = lines(a, p, buf, &start, end, &number, err)) < 0)
 			return r;
+		/* an unfinished line past the room is too long, newline or not */
 		if (end - start > RW_TRACE_LINE_MAX) {
 			err->line = number + 1;
 			snprintf(err->reason, sizeof(err->reason), "line is longer than %u bytes",

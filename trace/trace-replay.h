@@ -1,7 +1,7 @@
 /* Replaying a trace file: its lines read in large blocks, each parsed and
  * fed to the analyzer, stopping at the first invalid line with its number.
- * Memory is the read buffer plus the analyzer's: a line may be at most
- * RW_TRACE_LINE_MAX bytes. */
+ * Memory is the read buffer plus the analyzer's: a line with its newline
+ * may be at most RW_TRACE_LINE_MAX bytes. */
 #pragma once
 
 #include <stddef.h>

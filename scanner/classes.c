@@ -9,7 +9,7 @@ static const struct {
 	[CLASS_IMAGES] = { "images", "Program and library images" },
 	[CLASS_MAPPED_FILES] = { "mapped_files", "Memory-mapped data files" },
 	[CLASS_SHARED] = { "shared", "Shared memory (shm, memfd, SysV, shared anonymous)" },
-	[CLASS_MALLOC] = { "malloc", "C heap (glibc malloc: brk heap and arenas)" },
+	[CLASS_MALLOC] = { "malloc", "C heap (malloc: brk heap, arenas, PartitionAlloc)" },
 	[CLASS_STACKS] = { "stacks", "Thread stacks" },
 	[CLASS_PYTHON] = { "python", "Python objects (pymalloc arenas)" },
 	[CLASS_OPENBLAS] = { "openblas", "OpenBLAS thread buffers" },

@@ -36,12 +36,26 @@
  * on x86-64).  Larger inaccessible regions below writable memory are
  * reserves, such as the Go runtime's 512 KiB ones. */
 #define STACK_GUARD_MAX (256 * KiB)
+/* The smallest thread stack: PTHREAD_STACK_MIN is 16 KiB on Linux, and
+ * glibc adds the guard on top of what was asked for.  A single writable
+ * page between guards (V8 and PartitionAlloc make such) is no stack. */
+#define STACK_MIN (16 * KiB)
 /* The JVM places a compressed-oops heap so that it ends at or below 32 GiB. */
 #define JVM_COMPRESSED_OOPS_LIMIT (32 * GiB)
 /* V8 allocates its heap pages with 256 KiB alignment at random hint
  * addresses below 2^46 (64 TiB), well away from mmap's usual area. */
 #define V8_PAGE_ALIGNMENT (256 * KiB)
 #define V8_HINT_LIMIT (64 * TiB)
+/* PartitionAlloc (Chromium's malloc and Blink's heaps, in Chrome, Chromium,
+ * Electron) carves its pools into 2 MiB super pages.  The first 16 KiB
+ * partition page of each is inaccessible but for one system page at 8 KiB,
+ * its metadata; the slot spans start at 16 KiB.  A large allocation is a
+ * direct map laid out the same way: its data at 16 KiB past a 2 MiB
+ * boundary, inaccessible below. */
+#define PA_SUPER_PAGE (2 * MiB)
+#define PA_METADATA_OFFSET (8 * KiB)
+#define PA_METADATA_SIZE (4 * KiB)
+#define PA_PAYLOAD_OFFSET (16 * KiB)
 /* The CUDA driver reserves its unified address space in this window (maps
  * of CUDA processes in public bug reports: ---p runs from 0x200000000 to
  * past 0x300000000 between its /dev/nvidiactl chunks, and one at 1 TiB);
@@ -56,6 +70,7 @@ struct ctx {
 
 	/* what the process maps, found once */
 	bool jvm, v8, python, openblas, nvidia;
+	bool partition_alloc; /* a PartitionAlloc super page is mapped */
 	uint64_t python_arena;
 	uint64_t jvm_max_heap; /* -Xmx, 0 if not given */
 
@@ -225,6 +240,21 @@ static void close_run(struct ctx *c, size_t first, size_t last)
 /* One pass over the regions (passes are what a census of many regions
  * pays for): the runtimes the process maps, the files it maps executable,
  * and the contiguous runs of anonymous private regions. */
+/* Region j is a PartitionAlloc super page's metadata page: one writable
+ * page at 8 KiB past a 2 MiB boundary, between the inaccessible parts of
+ * the first partition page.  Three regions in this exact arrangement do not
+ * happen by chance. */
+static bool pa_metadata_page(const struct ctx *c, size_t j)
+{
+	const struct region *m = &c->r[j];
+	if (j == 0 || j + 1 >= c->n || !is_anon_private(m) || !is_rw(m) ||
+	    m->start % PA_SUPER_PAGE != PA_METADATA_OFFSET || region_size(m) != PA_METADATA_SIZE)
+		return false;
+	const struct region *below = &c->r[j - 1], *above = &c->r[j + 1];
+	return contiguous(below, m) && is_anon_private(below) && region_inaccessible(below) && contiguous(m, above) &&
+	       is_anon_private(above) && region_inaccessible(above);
+}
+
 static int build_index(struct ctx *c)
 {
 	char name[256];
@@ -269,6 +299,8 @@ static int build_index(struct ctx *c)
 		c->r[i].run_first = (uint32_t)first;
 		if (anon && region_inaccessible(r))
 			c->run_has_reserve[first] = true;
+		if (!c->partition_alloc && pa_metadata_page(c, i))
+			c->partition_alloc = true;
 	}
 	if (c->n > 0)
 		close_run(c, first, c->n - 1);
@@ -550,6 +582,31 @@ static bool m_stack_pointer(const struct ctx *c, size_t i)
 	return lo < c->e->n_stack_pointers && sp[lo] < r->end;
 }
 
+/* PartitionAlloc's memory: a super page's metadata page, the slot spans
+ * after it in the same super page (split by decommitted parts), and direct
+ * maps (data at 16 KiB past a 2 MiB boundary, inaccessible below).  Without
+ * this rule a slot span, having an inaccessible page right below it, looks
+ * like a thread stack; Chromium maps dozens of them. */
+static bool m_partition_alloc(const struct ctx *c, size_t i)
+{
+	const struct region *r = &c->r[i];
+	if (!is_anon_private(r) || !is_rw(r))
+		return false;
+	uint64_t base = r->start & ~(PA_SUPER_PAGE - 1);
+	size_t j = i;
+	while (j > 0 && c->r[j].start > base + PA_METADATA_OFFSET && contiguous(&c->r[j - 1], &c->r[j]) &&
+	       is_anon_private(&c->r[j - 1]))
+		j--;
+	if (c->r[j].start == base + PA_METADATA_OFFSET && pa_metadata_page(c, j))
+		return true;
+	if (r->start - base != PA_PAYLOAD_OFFSET || i == 0)
+		return false;
+	const struct region *below = &c->r[i - 1];
+	/* the whole first partition page inaccessible: a thread stack placed
+	 * there by chance has a guard of one page only */
+	return contiguous(below, r) && is_anon_private(below) && region_inaccessible(below) && below->start <= base;
+}
+
 /* A non-main arena heap: aligned to 64 MiB, its writable part first, then
  * its inaccessible reserve, together exactly 64 MiB.  The writable part may
  * be split by flags (THP advice), so the run is walked both ways.  A heap
@@ -592,7 +649,7 @@ static bool m_glibc_arena(const struct ctx *c, size_t i)
 static bool m_stack_guard(const struct ctx *c, size_t i)
 {
 	const struct region *r = &c->r[i];
-	if (i == 0 || !is_anon_private(r) || !is_rw(r))
+	if (i == 0 || !is_anon_private(r) || !is_rw(r) || region_size(r) < STACK_MIN)
 		return false;
 	const struct region *g = &c->r[i - 1];
 	return contiguous(g, r) && is_anon_private(g) && region_inaccessible(g) && region_size(g) <= STACK_GUARD_MAX &&
@@ -656,6 +713,7 @@ enum rule_need {
 	NEED_PYTHON,
 	NEED_OPENBLAS,
 	NEED_NVIDIA,
+	NEED_PARTITION_ALLOC,
 };
 
 /* The permissions an anonymous region must have for a rule to be asked. */
@@ -758,6 +816,9 @@ static const struct rule rules[] = {
 		"part of an anonymous reservation of a multiple of 64 GiB", m_mmgp_reservation, PERMS_ANY),
 	A("stack_pointer", CLASS_STACKS,
 		"a thread's stack pointer is in it (/proc/PID/task/TID/syscall)", m_stack_pointer, PERMS_RW),
+	AN("partition_alloc", CLASS_MALLOC,
+		"PartitionAlloc (Chromium's malloc): a 2 MiB super page's metadata page and slot spans, or a direct map",
+		m_partition_alloc, NEED_PARTITION_ALLOC, PERMS_RW),
 	A("glibc_arena", CLASS_MALLOC,
 		"glibc malloc arena heap: 64 MiB-aligned, used part then reserve, 64 MiB in all", m_glibc_arena, PERMS_RW),
 	A("stack_shape", CLASS_STACKS,
@@ -873,6 +934,7 @@ int classify_regions(struct region *regions, size_t n, const struct classify_evi
 	bool have[] = {
 		[NEED_NOTHING] = true, [NEED_JVM] = c.jvm, [NEED_V8] = c.v8,
 		[NEED_PYTHON] = c.python, [NEED_OPENBLAS] = c.openblas, [NEED_NVIDIA] = c.nvidia,
+		[NEED_PARTITION_ALLOC] = c.partition_alloc,
 	};
 	uint8_t lists[_KIND_MAX][ELEMENTSOF(rules)];
 	size_t counts[_KIND_MAX] = { 0 };

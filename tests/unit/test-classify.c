@@ -351,6 +351,51 @@ static void test_runtimes(void **state)
 	}
 }
 
+/* PartitionAlloc (Chromium): a super page's first partition page is
+ * inaccessible but for its metadata page; slot spans follow, split where
+ * parts are decommitted; a direct map has its data 16 KiB past a 2 MiB
+ * boundary.  Thread stacks in the same process stay stacks. */
+static void test_partition_alloc(void **state)
+{
+	(void)state;
+	struct classify_evidence chromium = { .exe = "/usr/lib/chromium/chromium" };
+	{
+		BEGIN
+		put_region(f, 0x100000000000, 0x100000002000, "---p", NULL, 0, 0, NONE);
+		put_region(f, 0x100000002000, 0x100000003000, "rw-p", NULL, 4096, 4096, RW);
+		put_region(f, 0x100000003000, 0x100000004000, "---p", NULL, 0, 0, NONE);
+		put_region(f, 0x100000004000, 0x100000100000, "rw-p", NULL, 64 * KiB, 64 * KiB, RW);
+		put_region(f, 0x100000100000, 0x100000110000, "---p", NULL, 0, 0, NONE); /* decommitted */
+		put_region(f, 0x100000110000, 0x100000180000, "rw-p", NULL, 32 * KiB, 32 * KiB, RW);
+		put_region(f, 0x100000180000, 0x100000202000, "---p", NULL, 0, 0, NONE);
+		/* a direct map of 8 MiB, its metadata elsewhere */
+		put_region(f, 0x100000202000, 0x100000404000, "---p", NULL, 0, 0, NONE);
+		put_region(f, 0x100000404000, 0x100000c04000, "rw-p", NULL, 8 * MiB, 8 * MiB, RW);
+		put_region(f, 0x100000c04000, 0x100001000000, "---p", NULL, 0, 0, NONE);
+		/* a thread stack that happens to start 16 KiB past 2 MiB */
+		put_region(f, 0x7f0010003000, 0x7f0010004000, "---p", NULL, 0, 0, NONE);
+		put_region(f, 0x7f0010004000, 0x7f0010804000, "rw-p", NULL, 8192, 8192, RW);
+		END(&chromium)
+		assert_class(&p, 0x100000002000, "malloc", "partition_alloc");
+		assert_class(&p, 0x100000003000, "malloc", "reserve_tail");
+		assert_class(&p, 0x100000004000, "malloc", "partition_alloc");
+		assert_class(&p, 0x100000110000, "malloc", "partition_alloc");
+		assert_class(&p, 0x100000404000, "malloc", "partition_alloc");
+		assert_class(&p, 0x7f0010004000, "stacks", "stack_shape");
+		parsed_free(&p);
+	}
+	{
+		/* without a super page the process has no PartitionAlloc: the
+		 * same direct-map shape is plain anonymous memory */
+		BEGIN
+		put_region(f, 0x100000202000, 0x100000404000, "---p", NULL, 0, 0, NONE);
+		put_region(f, 0x100000404000, 0x100000c04000, "rw-p", NULL, 8 * MiB, 8 * MiB, RW);
+		END(&chromium)
+		assert_class(&p, 0x100000404000, "other", "anonymous");
+		parsed_free(&p);
+	}
+}
+
 static void test_python_and_openblas(void **state)
 {
 	(void)state;
@@ -524,6 +569,21 @@ static void test_captured_processes(void **state)
 	assert_true(c->classes[CLASS_MALLOC].private > 200 * MiB);
 	census_free(c);
 
+	/* a Chromium renderer holding 300,000 objects and a 64 MiB ArrayBuffer:
+	 * PartitionAlloc's super pages (metadata page, guard, slot span) and
+	 * direct maps are its malloc, not dozens of thread stacks */
+	c = census_of("smaps/chromium-renderer.smaps", &o);
+	assert_census_class(c, 0x2e8400002000, "malloc", "partition_alloc");
+	assert_census_class(c, 0x2e8400003000, "malloc", "reserve_tail");
+	assert_census_class(c, 0x2e8400004000, "malloc", "partition_alloc");
+	assert_census_class(c, 0x70400004000, "malloc", "partition_alloc"); /* the ArrayBuffer */
+	assert_census_class(c, 0x70000040000, "runtime_heap", "v8_page");
+	assert_census_class(c, 0x7ff65c716000, "stacks", "stack_shape");
+	assert_census_class(c, 0x1678c89d9000, "other", "anonymous"); /* one page between guards: no stack */
+	assert_int_equal(c->classes[CLASS_STACKS].count, 29);     /* [stack], 14 stacks and their guards */
+	assert_true(c->classes[CLASS_MALLOC].private > 64 * MiB);
+	census_free(c);
+
 	c = census_of("smaps/node20.smaps", &o);
 	assert_census_class(c, 0x3f6b38c0000, "runtime_heap", "v8_page");
 	assert_census_class(c, 0x48335800000, "runtime_heap", "v8_page");
@@ -672,6 +732,7 @@ int main(void)
 		cmocka_unit_test(test_named),              cmocka_unit_test(test_glibc_arena),
 		cmocka_unit_test(test_stacks),             cmocka_unit_test(test_jit_and_reserving_allocator),
 		cmocka_unit_test(test_runtimes),           cmocka_unit_test(test_python_and_openblas),
+		cmocka_unit_test(test_partition_alloc),
 		cmocka_unit_test(test_cuda),               cmocka_unit_test(test_captured_processes),
 		cmocka_unit_test(test_cuda_layouts),       cmocka_unit_test(test_rule_table),
 	};

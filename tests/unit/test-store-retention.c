@@ -20,31 +20,6 @@
 #define DAY (24 * HOUR)
 #define H0 (472223LL * HOUR) /* an hour boundary, November 2023 */
 
-struct tmp {
-	char dir[256];
-	char db[300];
-};
-
-static int setup(void **state)
-{
-	struct tmp *t = calloc(1, sizeof(*t));
-	if (!t || test_dir_make(t->dir, sizeof(t->dir), "retention") < 0) {
-		free(t);
-		return -1;
-	}
-	snprintf(t->db, sizeof(t->db), "%s/ramwatch.db", t->dir);
-	*state = t;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct tmp *t = *state;
-	test_dir_remove(t->dir);
-	free(t);
-	return 0;
-}
-
 static struct store *open_store(const char *path, uint64_t max_size)
 {
 	struct store_options o = { .path = path, .max_size = max_size };
@@ -181,7 +156,7 @@ static void assert_vram_rolled(sqlite3 *db, int64_t id, int64_t res, int64_t tim
 
 static void test_rollup(void **state)
 {
-	struct tmp *t = *state;
+	struct test_db *t = *state;
 	struct store *s = open_store(t->db, 0);
 	const uint64_t offset[2] = { 0, 100000 };
 	int64_t id[2];
@@ -287,7 +262,7 @@ static void test_rollup(void **state)
 /* "Older than" is strict: a row at the cutoff itself stays as it is. */
 static void test_cutoff(void **state)
 {
-	struct tmp *t = *state;
+	struct test_db *t = *state;
 	struct store *s = open_store(t->db, 0);
 	int64_t id = put_proc(s, 1, H0, -1);
 	const int64_t cutoff = H0 + 30 * MINUTE;
@@ -352,7 +327,7 @@ static int64_t put_history(struct store *s, int64_t id, const struct census *c, 
 
 static void test_expire(void **state)
 {
-	struct tmp *t = *state;
+	struct test_db *t = *state;
 	struct store *s = open_store(t->db, 0);
 	struct census *c = java_census();
 	const int64_t old = H0, recent = H0 + 10 * DAY;
@@ -421,7 +396,7 @@ static void test_expire(void **state)
 
 static void test_max_size(void **state)
 {
-	struct tmp *t = *state;
+	struct test_db *t = *state;
 	const uint64_t max_size = 512 * KiB;
 	struct store *s = open_store(t->db, 0);
 	struct census *c = java_census();
@@ -473,7 +448,7 @@ static void test_max_size(void **state)
 
 static void test_nothing_to_do(void **state)
 {
-	struct tmp *t = *state;
+	struct test_db *t = *state;
 	struct store *s = open_store(t->db, 0);
 	struct store_retention rt = { .now = H0, .keep = DAY, .raw_for = HOUR, .minutes_for = DAY,
 				      .max_size = 100 * MiB };
@@ -495,11 +470,11 @@ static void test_nothing_to_do(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_rollup, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_cutoff, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_expire, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_max_size, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_nothing_to_do, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rollup, test_db_setup, test_db_teardown),
+		cmocka_unit_test_setup_teardown(test_cutoff, test_db_setup, test_db_teardown),
+		cmocka_unit_test_setup_teardown(test_expire, test_db_setup, test_db_teardown),
+		cmocka_unit_test_setup_teardown(test_max_size, test_db_setup, test_db_teardown),
+		cmocka_unit_test_setup_teardown(test_nothing_to_do, test_db_setup, test_db_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

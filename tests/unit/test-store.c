@@ -20,31 +20,6 @@
 
 #define T0 1700000000000LL /* a unix ms time to start from */
 
-struct tmp {
-	char dir[256];
-	char db[300];
-};
-
-static int setup(void **state)
-{
-	struct tmp *t = calloc(1, sizeof(*t));
-	if (!t || test_dir_make(t->dir, sizeof(t->dir), "store") < 0) {
-		free(t);
-		return -1;
-	}
-	snprintf(t->db, sizeof(t->db), "%s/ramwatch.db", t->dir);
-	*state = t;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct tmp *t = *state;
-	test_dir_remove(t->dir);
-	free(t);
-	return 0;
-}
-
 static bool exists(const char *path, const char *suffix)
 {
 	char p[400];
@@ -175,7 +150,7 @@ static struct census *java_census(void)
 
 static void test_create(void **state)
 {
-	struct tmp *t = *state;
+	struct test_db *t = *state;
 	struct store *s = open_store(t->db, 0, 0);
 	uint64_t size = 0;
 	char buf[64];
@@ -210,7 +185,7 @@ static void test_create(void **state)
 
 static void test_migrate_from_v1(void **state)
 {
-	struct tmp *t = *state;
+	struct test_db *t = *state;
 	char buf[64];
 
 	/* a database as a ramwatch of schema 1 left it */
@@ -250,7 +225,7 @@ static void test_migrate_from_v1(void **state)
 
 static void test_newer_refused(void **state)
 {
-	struct tmp *t = *state;
+	struct test_db *t = *state;
 	char err[512];
 	size_t len_before, len_after;
 
@@ -279,7 +254,7 @@ static void test_newer_refused(void **state)
 
 static void test_not_ours(void **state)
 {
-	struct tmp *t = *state;
+	struct test_db *t = *state;
 	char err[512], other[400];
 	size_t len_before, len_after;
 
@@ -317,7 +292,7 @@ static void test_not_ours(void **state)
 
 static void test_process_upsert(void **state)
 {
-	struct tmp *t = *state;
+	struct test_db *t = *state;
 	struct store *s = open_store(t->db, 0, 0);
 	char buf[128];
 	int64_t id, again, other;
@@ -383,7 +358,7 @@ static void test_process_upsert(void **state)
 
 static void test_round_trip(void **state)
 {
-	struct tmp *t = *state;
+	struct test_db *t = *state;
 	struct store *s = open_store(t->db, 0, 0);
 	struct census *c = java_census();
 	char buf[256];
@@ -560,7 +535,7 @@ static struct gpu_device gpu_device(unsigned index, const char *uuid, const char
  * the store refuses; a process's GPU rows going with it. */
 static void test_gpu_rows(void **state)
 {
-	struct tmp *t = *state;
+	struct test_db *t = *state;
 	struct store *s = open_store(t->db, 0, 0);
 	struct gpu_device a100 = gpu_device(0, "GPU-1111", "NVIDIA A100", 80ull << 30, 4ull << 30);
 	struct gpu_device l4 = gpu_device(1, "GPU-2222", "NVIDIA L4", 24ull << 30, 0);
@@ -660,7 +635,7 @@ static void test_gpu_rows(void **state)
 
 static void test_read_only(void **state)
 {
-	struct tmp *t = *state;
+	struct test_db *t = *state;
 	struct store *s = open_store(t->db, 0, 0);
 	struct store_options o = { .path = t->db, .read_only = true };
 	struct store *reader = NULL;
@@ -708,7 +683,7 @@ static int64_t now_ms(void)
 
 static void test_locked(void **state)
 {
-	struct tmp *t = *state;
+	struct test_db *t = *state;
 	struct store *s = open_store(t->db, 0, 300);
 	int64_t id = put_proc(s, "boot", 1, 1, T0, 0);
 
@@ -763,7 +738,7 @@ static int put_batch(struct store *s, int64_t id, const struct census *c, int64_
 
 static void test_full(void **state)
 {
-	struct tmp *t = *state;
+	struct test_db *t = *state;
 	const uint64_t max_size = 256 * KiB;
 	struct store *s = open_store(t->db, max_size, 0);
 	struct census *c = java_census();
@@ -837,7 +812,7 @@ static void test_full(void **state)
  * those counters are stored as NULL, not as zeros a reader would sum. */
 static void test_light_census(void **state)
 {
-	struct tmp *t = *state;
+	struct test_db *t = *state;
 	struct store *s = open_store(t->db, 0, 0);
 	struct census *c = java_census();
 	struct store_census m = { .time = 5000, .trigger = TRIGGER_INTERVAL, .status = STATUS_OK, .light = true,
@@ -884,17 +859,17 @@ static void test_names(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_create, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_migrate_from_v1, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_newer_refused, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_not_ours, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_process_upsert, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_gpu_rows, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_read_only, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_locked, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_full, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_light_census, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_create, test_db_setup, test_db_teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_from_v1, test_db_setup, test_db_teardown),
+		cmocka_unit_test_setup_teardown(test_newer_refused, test_db_setup, test_db_teardown),
+		cmocka_unit_test_setup_teardown(test_not_ours, test_db_setup, test_db_teardown),
+		cmocka_unit_test_setup_teardown(test_process_upsert, test_db_setup, test_db_teardown),
+		cmocka_unit_test_setup_teardown(test_round_trip, test_db_setup, test_db_teardown),
+		cmocka_unit_test_setup_teardown(test_gpu_rows, test_db_setup, test_db_teardown),
+		cmocka_unit_test_setup_teardown(test_read_only, test_db_setup, test_db_teardown),
+		cmocka_unit_test_setup_teardown(test_locked, test_db_setup, test_db_teardown),
+		cmocka_unit_test_setup_teardown(test_full, test_db_setup, test_db_teardown),
+		cmocka_unit_test_setup_teardown(test_light_census, test_db_setup, test_db_teardown),
 		cmocka_unit_test(test_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

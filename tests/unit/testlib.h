@@ -64,6 +64,34 @@ static inline void test_dir_remove(const char *path)
 	rmdir(path);
 }
 
+/* A directory of the test's own with a database path in it, for the tests
+ * of the store: test_db_setup and test_db_teardown are cmocka's setup and
+ * teardown, the struct test_db their state. */
+struct test_db {
+	char dir[256];
+	char db[300]; /* DIR/ramwatch.db, not created */
+};
+
+static inline int test_db_setup(void **state)
+{
+	struct test_db *t = calloc(1, sizeof(*t));
+	if (!t || test_dir_make(t->dir, sizeof(t->dir), "store") < 0) {
+		free(t);
+		return -1;
+	}
+	snprintf(t->db, sizeof(t->db), "%s/ramwatch.db", t->dir);
+	*state = t;
+	return 0;
+}
+
+static inline int test_db_teardown(void **state)
+{
+	struct test_db *t = *state;
+	test_dir_remove(t->dir);
+	free(t);
+	return 0;
+}
+
 /* Regions parsed from a text, with the pool their paths live in. */
 struct parsed {
 	struct strpool *paths;

@@ -225,7 +225,7 @@ check-gpu-script: $(GPU_CHECK_BINS)
 
 COMMON_SRCS := common/util.c common/fileio.c common/strpool.c common/log.c common/utf8.c
 SCANNER_SRCS := scanner/region.c scanner/smaps.c scanner/smaps-fast.c scanner/proc-parse.c scanner/procfs.c \
-	scanner/proclist.c scanner/classes.c scanner/classify.c scanner/census.c \
+	scanner/proclist.c scanner/classes.c scanner/classify.c scanner/classify-shapes.c scanner/census.c \
 	scanner/census-json.c scanner/region-events.c scanner/scan.c scanner/gpu.c scanner/gpu-nvml.c scanner/gpu-cuda.c
 CLIENT_SRCS := client/ramwatch.c client/cmd-scan.c client/render.c client/table.c $(TRACE_CLIENT_SRCS) \
 	$(CLIENT_CMD_SRCS) $(SQL_CLIENT_SRCS)
@@ -302,7 +302,7 @@ check-sanitizers:
 	$(MAKE) BUILD=build/sanitize SANITIZE=1 check-unit check-integration
 
 FUZZ_CFLAGS := -std=gnu11 -D_GNU_SOURCE -Icommon -Iscanner -g -O1 -fsanitize=fuzzer,address,undefined
-FUZZ_SRCS := scanner/smaps.c scanner/smaps-fast.c scanner/region.c scanner/classify.c scanner/classes.c scanner/census.c \
+FUZZ_SRCS := scanner/smaps.c scanner/smaps-fast.c scanner/region.c scanner/classify.c scanner/classify-shapes.c scanner/classes.c scanner/census.c \
 	scanner/proc-parse.c common/strpool.c common/util.c
 
 $(BUILD)/fuzz/fuzz-smaps: tests/fuzz/fuzz-smaps.c $(FUZZ_SRCS)

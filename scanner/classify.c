@@ -4,7 +4,9 @@
  * mapping: its path, permissions, size, alignment, VmFlags, its neighbours,
  * the libraries the process maps and its threads' stack pointers.  Rules run
  * in order and the first that matches decides; adding a shape is adding a
- * row here and a fixture in tests/data.
+ * row here, its rule (here when it reads paths and names, in
+ * classify-shapes.c when it reads the shape of anonymous memory) and a
+ * fixture in tests/data.
  *
  * The starting point is the reference census (ram_debug.py, classify() and
  * _linux_reservations()).  Where a rule here differs, its comment says why.
@@ -14,6 +16,7 @@
  * which are guards and reserves that belong to a neighbour and cost no
  * memory. */
 #include "classify.h"
+#include "classify-internal.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -23,96 +26,7 @@
 #include "macro.h"
 #include "util.h"
 
-#define KiB 1024ull
-#define MiB (1024ull * KiB)
-#define GiB (1024ull * MiB)
-#define TiB (1024ull * GiB)
-
-/* glibc: HEAP_MAX_SIZE = 2 * DEFAULT_MMAP_THRESHOLD_MAX = 64 MiB on 64-bit;
- * every non-main arena heap is a reservation of exactly that, aligned to it. */
-#define GLIBC_HEAP_MAX (64 * MiB)
-/* The largest guard below a thread stack we accept: glibc's default is one
- * page (64 KiB with 64 KiB pages), the JVM adds its yellow/red zones (16 KiB
- * on x86-64).  Larger inaccessible regions below writable memory are
- * reserves, such as the Go runtime's 512 KiB ones. */
-#define STACK_GUARD_MAX (256 * KiB)
-/* The smallest thread stack: PTHREAD_STACK_MIN is 16 KiB on Linux, and
- * glibc adds the guard on top of what was asked for.  A single writable
- * page between guards (V8 and PartitionAlloc make such) is no stack. */
-#define STACK_MIN (16 * KiB)
-/* The JVM places a compressed-oops heap so that it ends at or below 32 GiB. */
-#define JVM_COMPRESSED_OOPS_LIMIT (32 * GiB)
-/* V8 allocates its heap pages with 256 KiB alignment at random hint
- * addresses below 2^46 (64 TiB), well away from mmap's usual area. */
-#define V8_PAGE_ALIGNMENT (256 * KiB)
-#define V8_HINT_LIMIT (64 * TiB)
-/* PartitionAlloc (Chromium's malloc and Blink's heaps, in Chrome, Chromium,
- * Electron) carves its pools into 2 MiB super pages.  The first 16 KiB
- * partition page of each is inaccessible but for one system page at 8 KiB,
- * its metadata; the slot spans start at 16 KiB.  A large allocation is a
- * direct map laid out the same way: its data at 16 KiB past a 2 MiB
- * boundary, inaccessible below. */
-#define PA_SUPER_PAGE (2 * MiB)
-#define PA_METADATA_OFFSET (8 * KiB)
-#define PA_METADATA_SIZE (4 * KiB)
-#define PA_PAYLOAD_OFFSET (16 * KiB)
-/* The CUDA driver reserves its unified address space in this window (maps
- * of CUDA processes in public bug reports: ---p runs from 0x200000000 to
- * past 0x300000000 between its /dev/nvidiactl chunks, and one at 1 TiB);
- * mmap's own placements are far above it. */
-#define CUDA_WINDOW_START 0x200000000ull
-#define CUDA_WINDOW_END (0x10000000000ull + 4 * GiB)
-
-struct ctx {
-	struct region *r;
-	size_t n;
-	const struct classify_evidence *e;
-
-	/* what the process maps, found once */
-	bool jvm, v8, python, openblas, nvidia;
-	bool partition_alloc; /* a PartitionAlloc super page is mapped */
-	uint64_t python_arena;
-	uint64_t jvm_max_heap; /* -Xmx, 0 if not given */
-
-	/* paths mapped executable somewhere: sorted interned pointers */
-	const char **exec_paths;
-	size_t n_exec_paths;
-
-	/* whether the run of contiguous anonymous private regions starting at
-	 * an index holds an inaccessible part; runs are in region.run_first
-	 * and run_last */
-	bool *run_has_reserve;
-};
-
 /* ---------------------------------------------------------------- helpers */
-
-static bool is_anonymous(const struct region *r)
-{
-	return r->path == NULL;
-}
-
-static bool is_anon_private(const struct region *r)
-{
-	return is_anonymous(r) && !region_shared(r);
-}
-
-/* Anonymous private memory, named or not: [anon:NAME] (Linux 5.17+), and
- * [stack:TID], how kernels before 4.5 named thread stacks. */
-static bool is_anon_or_named_private(const struct region *r)
-{
-	return (r->path == NULL || startswith(r->path, "[anon:") || startswith(r->path, "[stack:")) &&
-	       !region_shared(r);
-}
-
-static bool is_rw(const struct region *r)
-{
-	return region_readable(r) && region_writable(r);
-}
-
-static bool contiguous(const struct region *low, const struct region *high)
-{
-	return low->end == high->start;
-}
 
 /* The file name of a path, without a " (deleted)" suffix, into buf. */
 static const char *base_name(const char *path, char *buf, size_t size)
@@ -240,21 +154,6 @@ static void close_run(struct ctx *c, size_t first, size_t last)
 /* One pass over the regions (passes are what a census of many regions
  * pays for): the runtimes the process maps, the files it maps executable,
  * and the contiguous runs of anonymous private regions. */
-/* Region j is a PartitionAlloc super page's metadata page: one writable
- * page at 8 KiB past a 2 MiB boundary, between the inaccessible parts of
- * the first partition page.  Three regions in this exact arrangement do not
- * happen by chance. */
-static bool pa_metadata_page(const struct ctx *c, size_t j)
-{
-	const struct region *m = &c->r[j];
-	if (j == 0 || j + 1 >= c->n || !is_anon_private(m) || !is_rw(m) ||
-	    m->start % PA_SUPER_PAGE != PA_METADATA_OFFSET || region_size(m) != PA_METADATA_SIZE)
-		return false;
-	const struct region *below = &c->r[j - 1], *above = &c->r[j + 1];
-	return contiguous(below, m) && is_anon_private(below) && region_inaccessible(below) && contiguous(m, above) &&
-	       is_anon_private(above) && region_inaccessible(above);
-}
-
 static int build_index(struct ctx *c)
 {
 	char name[256];
@@ -299,7 +198,7 @@ static int build_index(struct ctx *c)
 		c->r[i].run_first = (uint32_t)first;
 		if (anon && region_inaccessible(r))
 			c->run_has_reserve[first] = true;
-		if (!c->partition_alloc && pa_metadata_page(c, i))
+		if (!c->partition_alloc && shape_pa_metadata_page(c, i))
 			c->partition_alloc = true;
 	}
 	if (c->n > 0)
@@ -311,17 +210,6 @@ static int build_index(struct ctx *c)
 	if (c->jvm && c->e)
 		c->jvm_max_heap = jvm_max_heap(c->e->cmdline);
 	return 0;
-}
-
-static const struct region *group_head(const struct ctx *c, size_t i)
-{
-	return &c->r[c->r[i].run_first];
-}
-
-static uint64_t group_span(const struct ctx *c, size_t i)
-{
-	const struct region *first = group_head(c, i);
-	return c->r[first->run_last].end - first->start;
 }
 
 /* ------------------------------------------------------------------ rules */
@@ -508,179 +396,6 @@ static bool m_image_bss(const struct ctx *c, size_t i)
 	       prev->cls == CLASS_IMAGES;
 }
 
-static bool m_cuda_reservation(const struct ctx *c, size_t i)
-{
-	const struct region *r = &c->r[i];
-	return c->nvidia && is_anon_private(r) && region_inaccessible(r) && r->start >= CUDA_WINDOW_START &&
-	       r->end <= CUDA_WINDOW_END;
-}
-
-/* The reference has no JIT class; writable+executable anonymous memory is
- * generated code on every runtime that does not use W^X. */
-static bool m_jit(const struct ctx *c, size_t i)
-{
-	const struct region *r = &c->r[i];
-	return is_anon_private(r) && region_writable(r) && region_executable(r);
-}
-
-/* With compressed oops (every heap under 32 GiB unless disabled) HotSpot
- * reserves the heap so that it ends at or below 32 GiB, where nothing else
- * in a JVM process is mapped; a larger heap is found by its -Xmx size. */
-static bool m_jvm_heap(const struct ctx *c, size_t i)
-{
-	const struct region *r = &c->r[i];
-	if (!c->jvm || !is_anon_private(r))
-		return false;
-	if (r->end <= JVM_COMPRESSED_OOPS_LIMIT)
-		return true;
-	uint64_t span = group_span(c, i);
-	return c->jvm_max_heap && span >= c->jvm_max_heap && span - c->jvm_max_heap <= 32 * MiB;
-}
-
-/* Go's heap starts at the runtime's first arena hint, 0x00c0 << 32, and
- * grows contiguously from there; later hints are (i << 40 | 0x00c0 << 32). */
-static bool m_go_arena(const struct ctx *c, size_t i)
-{
-	if (!is_anon_private(&c->r[i]) || c->jvm || c->v8)
-		return false;
-	uint64_t head = group_head(c, i)->start;
-	return (head & ((1ull << 40) - 1)) == 0xc000000000ull && (head >> 40) <= 0x7f;
-}
-
-static bool m_v8_page(const struct ctx *c, size_t i)
-{
-	const struct region *r = &c->r[i];
-	return c->v8 && is_anon_private(r) && r->start % V8_PAGE_ALIGNMENT == 0 && r->start >= 4 * GiB &&
-	       r->end <= V8_HINT_LIMIT;
-}
-
-/* The reference tests the size of one region; a reserving allocator's
- * 64 GiB reservation is split into many regions as it commits parts, so the
- * whole contiguous run, holding its inaccessible part, is measured. */
-static bool m_mmgp_reservation(const struct ctx *c, size_t i)
-{
-	if (!is_anon_private(&c->r[i]) || !c->run_has_reserve[c->r[i].run_first])
-		return false;
-	uint64_t span = group_span(c, i);
-	return span >= 64 * GiB && span % (64 * GiB) == 0;
-}
-
-static bool m_stack_pointer(const struct ctx *c, size_t i)
-{
-	const struct region *r = &c->r[i];
-	if (!c->e || !c->e->stack_pointers || !is_anon_private(r) || !is_rw(r))
-		return false;
-	const uint64_t *sp = c->e->stack_pointers;
-	size_t lo = 0, hi = c->e->n_stack_pointers;
-	while (lo < hi) { /* first stack pointer >= start */
-		size_t mid = lo + (hi - lo) / 2;
-		if (sp[mid] < r->start)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < c->e->n_stack_pointers && sp[lo] < r->end;
-}
-
-/* PartitionAlloc's memory: a super page's metadata page, the slot spans
- * after it in the same super page (split by decommitted parts), and direct
- * maps (data at 16 KiB past a 2 MiB boundary, inaccessible below).  Without
- * this rule a slot span, having an inaccessible page right below it, looks
- * like a thread stack; Chromium maps dozens of them. */
-static bool m_partition_alloc(const struct ctx *c, size_t i)
-{
-	const struct region *r = &c->r[i];
-	if (!is_anon_private(r) || !is_rw(r))
-		return false;
-	uint64_t base = r->start & ~(PA_SUPER_PAGE - 1);
-	size_t j = i;
-	while (j > 0 && c->r[j].start > base + PA_METADATA_OFFSET && contiguous(&c->r[j - 1], &c->r[j]) &&
-	       is_anon_private(&c->r[j - 1]))
-		j--;
-	if (c->r[j].start == base + PA_METADATA_OFFSET && pa_metadata_page(c, j))
-		return true;
-	if (r->start - base != PA_PAYLOAD_OFFSET || i == 0)
-		return false;
-	const struct region *below = &c->r[i - 1];
-	/* the whole first partition page inaccessible: a thread stack placed
-	 * there by chance has a guard of one page only */
-	return contiguous(below, r) && is_anon_private(below) && region_inaccessible(below) && below->start <= base;
-}
-
-/* A non-main arena heap: aligned to 64 MiB, its writable part first, then
- * its inaccessible reserve, together exactly 64 MiB.  The writable part may
- * be split by flags (THP advice), so the run is walked both ways.  A heap
- * grown to the full 64 MiB has no reserve left; then MAP_NORESERVE (VmFlags
- * "nr"), which glibc's heaps use and ordinary mmaps do not, confirms it. */
-static bool m_glibc_arena(const struct ctx *c, size_t i)
-{
-	const struct region *r = &c->r[i];
-	if (!is_anon_private(r) || !is_rw(r))
-		return false;
-	uint64_t base = r->start & ~(GLIBC_HEAP_MAX - 1), limit = base + GLIBC_HEAP_MAX;
-	if (r->end > limit)
-		return false;
-	size_t j = i;
-	while (c->r[j].start != base) {
-		if (j == 0 || !contiguous(&c->r[j - 1], &c->r[j]) || !is_anon_private(&c->r[j - 1]) ||
-		    !is_rw(&c->r[j - 1]))
-			return false;
-		j--;
-	}
-	const struct region *head = &c->r[j];
-	bool reserve = false;
-	uint64_t end = r->end;
-	for (size_t k = i + 1; end < limit; k++) {
-		if (k >= c->n || c->r[k].start != end || !is_anon_private(&c->r[k]))
-			return false;
-		if (region_inaccessible(&c->r[k]))
-			reserve = true;
-		else if (reserve || !is_rw(&c->r[k]))
-			return false;
-		end = c->r[k].end;
-	}
-	return end == limit && (reserve || region_has_flag(head, VMF_NR));
-}
-
-/* glibc maps a thread's stack and guard together and makes the lowest
- * page(s) inaccessible; stacks grow down, so the guard sits right below.
- * Arena reserves also precede writable memory at times, but they are
- * MAP_NORESERVE ("nr") and guards are not. */
-static bool m_stack_guard(const struct ctx *c, size_t i)
-{
-	const struct region *r = &c->r[i];
-	if (i == 0 || !is_anon_private(r) || !is_rw(r) || region_size(r) < STACK_MIN)
-		return false;
-	const struct region *g = &c->r[i - 1];
-	return contiguous(g, r) && is_anon_private(g) && region_inaccessible(g) && region_size(g) <= STACK_GUARD_MAX &&
-	       !region_has_flag(g, VMF_NR);
-}
-
-/* The reference takes exactly 1 MiB anywhere (it ran inside Python).  Here
- * the process must be Python, the arena size follows its version, and runs
- * of arenas that the kernel merged into one region count too. */
-static bool m_python_arena(const struct ctx *c, size_t i)
-{
-	const struct region *r = &c->r[i];
-	return c->python && is_anon_private(r) && is_rw(r) && region_size(r) % c->python_arena == 0;
-}
-
-/* OpenBLAS allocates a BUFFER_SIZE block per thread (32 MiB on x86-64 since
- * 0.3.x, 128 MiB in some builds), sometimes with a page of padding, and
- * touches little of it.  The reference trusted the size alone whenever NumPy
- * was imported; here the process must map an OpenBLAS library. */
-static bool m_openblas_buffer(const struct ctx *c, size_t i)
-{
-	static const uint64_t blocks[] = { 32 * MiB, 32 * MiB + 4 * KiB, 128 * MiB, 128 * MiB + 4 * KiB };
-	const struct region *r = &c->r[i];
-	if (!c->openblas || !is_anon_private(r) || !is_rw(r) || region_resident(r) > region_size(r) / 8)
-		return false;
-	for (size_t k = 0; k < ELEMENTSOF(blocks); k++)
-		if (region_size(r) % blocks[k] == 0)
-			return true;
-	return false;
-}
-
 static bool m_deferred_reserve(const struct ctx *c, size_t i)
 {
 	return is_anon_private(&c->r[i]) && region_inaccessible(&c->r[i]);
@@ -803,31 +518,31 @@ static const struct rule rules[] = {
 	A("image_bss", CLASS_IMAGES,
 		"anonymous memory right after an image's data segment: its .bss (zeroed globals)", m_image_bss, PERMS_RW),
 	AN("cuda_reservation", CLASS_CUDA_DRIVER,
-		"the CUDA driver's address-space reservation (inaccessible, from 0x200000000)", m_cuda_reservation, NEED_NVIDIA, PERMS_NONE),
+		"the CUDA driver's address-space reservation (inaccessible, from 0x200000000)", shape_cuda_reservation, NEED_NVIDIA, PERMS_NONE),
 	A("jit", CLASS_JIT,
-		"anonymous writable and executable memory: generated code", m_jit, PERMS_RWX),
+		"anonymous writable and executable memory: generated code", shape_jit, PERMS_RWX),
 	AN("jvm_heap", CLASS_RUNTIME_HEAP,
-		"Java heap (JVM): anonymous memory below 32 GiB or a reservation the size of -Xmx", m_jvm_heap, NEED_JVM, PERMS_ANY),
+		"Java heap (JVM): anonymous memory below 32 GiB or a reservation the size of -Xmx", shape_jvm_heap, NEED_JVM, PERMS_ANY),
 	A("go_arena", CLASS_RUNTIME_HEAP,
-		"Go heap: the run of arenas from the runtime's hint address 0xc000000000", m_go_arena, PERMS_ANY),
+		"Go heap: the run of arenas from the runtime's hint address 0xc000000000", shape_go_arena, PERMS_ANY),
 	AN("v8_page", CLASS_RUNTIME_HEAP,
-		"V8 heap page: 256 KiB-aligned anonymous memory at a random address below 64 TiB", m_v8_page, NEED_V8, PERMS_ANY),
+		"V8 heap page: 256 KiB-aligned anonymous memory at a random address below 64 TiB", shape_v8_page, NEED_V8, PERMS_ANY),
 	A("reserving_allocator", CLASS_MMGP_RAM,
-		"part of an anonymous reservation of a multiple of 64 GiB", m_mmgp_reservation, PERMS_ANY),
+		"part of an anonymous reservation of a multiple of 64 GiB", shape_mmgp_reservation, PERMS_ANY),
 	A("stack_pointer", CLASS_STACKS,
-		"a thread's stack pointer is in it (/proc/PID/task/TID/syscall)", m_stack_pointer, PERMS_RW),
+		"a thread's stack pointer is in it (/proc/PID/task/TID/syscall)", shape_stack_pointer, PERMS_RW),
 	AN("partition_alloc", CLASS_MALLOC,
 		"PartitionAlloc (Chromium's malloc): a 2 MiB super page's metadata page and slot spans, or a direct map",
-		m_partition_alloc, NEED_PARTITION_ALLOC, PERMS_RW),
+		shape_partition_alloc, NEED_PARTITION_ALLOC, PERMS_RW),
 	A("glibc_arena", CLASS_MALLOC,
-		"glibc malloc arena heap: 64 MiB-aligned, used part then reserve, 64 MiB in all", m_glibc_arena, PERMS_RW),
+		"glibc malloc arena heap: 64 MiB-aligned, used part then reserve, 64 MiB in all", shape_glibc_arena, PERMS_RW),
 	A("stack_shape", CLASS_STACKS,
-		"thread stack shape: a guard page right below it (no thread's stack pointer seen in it)", m_stack_guard, PERMS_RW),
+		"thread stack shape: a guard page right below it (no thread's stack pointer seen in it)", shape_stack_guard, PERMS_RW),
 	AN("openblas_buffer", CLASS_OPENBLAS,
-		"OpenBLAS buffer shape: 32 or 128 MiB blocks, mostly untouched (a heuristic)", m_openblas_buffer, NEED_OPENBLAS, PERMS_RW),
+		"OpenBLAS buffer shape: 32 or 128 MiB blocks, mostly untouched (a heuristic)", shape_openblas_buffer, NEED_OPENBLAS, PERMS_RW),
 	AN("pymalloc_arenas", CLASS_PYTHON,
 		"pymalloc arenas: a multiple of the arena size in a Python process (a heuristic: neighbours merge)",
-		m_python_arena, NEED_PYTHON, PERMS_RW),
+		shape_python_arena, NEED_PYTHON, PERMS_RW),
 	A("deferred_reserve", -1, "(decided by its neighbours)", m_deferred_reserve, PERMS_NONE),
 	A("anonymous", CLASS_OTHER,
 		"anonymous private memory of no known shape (large malloc blocks served by mmap look like this)",

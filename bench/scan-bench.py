@@ -7,6 +7,8 @@ runs in interleaved rounds, in a shuffled order each round:
     cat /proc/PID/smaps > /dev/null      the kernel producing the text: the floor
     ramwatch scan PID --json > /dev/null  a whole census
     pmap -X PID > /dev/null               what people use today
+    ramwatch scan PID --json --no-gpu     the same without asking NVML (on a
+                                          host without it: a failed dlopen)
 
 and reports the median wall time and CPU time (user + system, all threads,
 from the kernel's accounting of the children) of each, and their ratios.
@@ -41,6 +43,7 @@ def measure(pid, rounds):
         "cat": ["cat", f"/proc/{pid}/smaps"],
         "ramwatch": [os.path.join(BUILD, "ramwatch"), "scan", str(pid), "--json"],
         "pmap": ["pmap", "-X", str(pid)],
+        "no-gpu": [os.path.join(BUILD, "ramwatch"), "scan", str(pid), "--json", "--no-gpu"],
     }
     samples = {name: ([], []) for name in cmds}
     for name, cmd in cmds.items():  # warm up: page cache, binaries
@@ -103,6 +106,12 @@ def main():
         ratio = lambda a, b: f"{a / b:.2f}" if b > 0 else "n/a"
         print(f"| {label} | {n} | {size} | {ms(cw)} | {ms(rw)} | {ms(pw)} | {ratio(rw, cw)} | {ratio(rw, pw)} | "
               f"{ms(cc)} | {ms(rc)} | {ms(pc)} | {ratio(rc, cc)} | {ratio(rc, pc)} |")
+    print()
+    print("| process | ramwatch wall | ramwatch --no-gpu wall | NVML's part | ramwatch --no-gpu/cat wall |")
+    print("|---|---:|---:|---:|---:|")
+    for label, n, size, m in rows:
+        (cw, _), (rw, _), (gw, _) = m["cat"], m["ramwatch"], m["no-gpu"]
+        print(f"| {label} | {rw * 1000:.2f} ms | {gw * 1000:.2f} ms | {(rw - gw) * 1000:.2f} ms | {gw / cw:.2f} |")
     p = dict(zip(parts[::2], parts[1::2]))
     print()
     print(f"the census's own work per region ({p['regions']} regions, in memory, best of 20): parse "

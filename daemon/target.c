@@ -198,6 +198,11 @@ int target_census(struct target *t, enum store_trigger trigger, bool light, int6
 
 	ret->meta.status = STATUS_OK;
 	ret->meta.light = c->light;
+	/* the row is at the time the census says it was taken (its JSON's
+	 * taken_at), a moment after it was asked for: a client that has the
+	 * census finds its row by that time */
+	if (c->taken_at_ms >= 0)
+		ret->meta.time = c->taken_at_ms;
 	r = census_events(t, c, ret);
 	if (r < 0) {
 		census_free(c);

@@ -336,8 +336,8 @@ def test_scan_of_a_watched_process(env):
     assert c["taken_at"] >= asked - 1000
     assert abs(c["totals"]["private"] - private_of(pid)) <= 4 * MiB
     # ... and it is stored
-    env.d.wait_rows("SELECT * FROM censuses WHERE process_id = ? AND trigger = 'request' AND time >= ?",
-                    row, c["taken_at"], what="the requested census stored")
+    env.d.wait_rows("SELECT * FROM censuses WHERE process_id = ? AND trigger = 'request' AND time = ?",
+                    row, c["taken_at"], what="the requested census stored, at the time it says it was taken")
 
 
 def test_scan_of_an_unwatched_process(env, sleeper):

@@ -31,10 +31,7 @@ static int path_id(struct store *s, const char *path, int64_t *ret)
 	r = store_stmt(s, STMT_PATH_ADD, "INSERT INTO paths (path) VALUES (?1)", &st);
 	if (r < 0)
 		return r;
-	r = store_bound(s, st, store_bind_text(st, 1, path), "path");
-	if (r < 0)
-		return r;
-	r = store_stmt_run(s, st, "path");
+	r = store_bound_run(s, st, store_bind_text(st, 1, path), "path");
 	if (r < 0)
 		return r;
 	*ret = sqlite3_last_insert_rowid(s->db);
@@ -86,10 +83,7 @@ static int put_classes(struct store *s, int64_t census_id, const struct census *
 		rc |= bind_counter(st, 6, t->swap, c);
 		rc |= store_bind_u64(st, 7, t->size);
 		rc |= store_bind_u64(st, 8, t->count);
-		r = store_bound(s, st, rc, "census classes");
-		if (r < 0)
-			return r;
-		r = store_stmt_run(s, st, "census classes");
+		r = store_bound_run(s, st, rc, "census classes");
 		if (r < 0)
 			return r;
 	}
@@ -126,10 +120,7 @@ static int put_regions(struct store *s, int64_t census_id, const struct census *
 		rc |= store_bind_text(st, 7, x->rule);
 		rc |= bind_counter(st, 8, x->private, c);
 		rc |= bind_counter(st, 9, x->resident, c);
-		r = store_bound(s, st, rc, "census regions");
-		if (r < 0)
-			return r;
-		r = store_stmt_run(s, st, "census regions");
+		r = store_bound_run(s, st, rc, "census regions");
 		if (r < 0)
 			return r;
 	}
@@ -169,10 +160,7 @@ static int put_files(struct store *s, int64_t census_id, const struct census *c)
 		rc |= bind_counter(st, 5, f->resident, c);
 		rc |= store_bind_u64(st, 6, f->size);
 		rc |= store_bind_u64(st, 7, f->regions);
-		r = store_bound(s, st, rc, "census files");
-		if (r < 0)
-			return r;
-		r = store_stmt_run(s, st, "census files");
+		r = store_bound_run(s, st, rc, "census files");
 		if (r < 0)
 			return r;
 	}
@@ -243,10 +231,7 @@ int store_put_census(struct store *s, int64_t process_id, const struct store_cen
 	rc |= store_bind_opt(st, 16, cost(m->wall_us, c, c ? c->wall_us : -1));
 	rc |= store_bind_opt(st, 17, cost(m->cpu_us, c, c ? c->cpu_us : -1));
 	rc |= store_bind_opt(st, 18, cost(m->bytes_read, c, c ? c->bytes_read : -1));
-	r = store_bound(s, st, rc, "census");
-	if (r < 0)
-		return r;
-	r = store_stmt_run(s, st, "census");
+	r = store_bound_run(s, st, rc, "census");
 	if (r < 0)
 		return r;
 	id = sqlite3_last_insert_rowid(s->db);
@@ -307,10 +292,7 @@ int store_put_region_events(struct store *s, int64_t process_id, int64_t census_
 		rc |= store_bind_u64(st, 12, e->private_before);
 		rc |= store_bind_u64(st, 13, e->resident);
 		rc |= store_bind_u64(st, 14, e->resident_before);
-		r = store_bound(s, st, rc, "region events");
-		if (r < 0)
-			return r;
-		r = store_stmt_run(s, st, "region events");
+		r = store_bound_run(s, st, rc, "region events");
 		if (r < 0)
 			return r;
 	}

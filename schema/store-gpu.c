@@ -84,10 +84,7 @@ int store_put_gpu_device(struct store *s, int64_t time, const struct gpu_device 
 	} else
 		rc |= store_bind_text(st, 7, d->error[0] ? d->error : "the device did not answer");
 	/* else: unbound parameters are NULL */
-	r = store_bound(s, st, rc, "gpu device");
-	if (r < 0)
-		return r;
-	r = store_stmt_run(s, st, "gpu device");
+	r = store_bound_run(s, st, rc, "gpu device");
 	if (r < 0)
 		return r;
 	if (ret_gpu_id)
@@ -117,10 +114,7 @@ int store_put_gpu_sample(struct store *s, int64_t process_id, int64_t gpu_id, in
 	rc |= sqlite3_bind_int64(st, 2, time);
 	rc |= sqlite3_bind_int64(st, 3, gpu_id);
 	rc |= store_bind_u64(st, 4, used);
-	r = store_bound(s, st, rc, "gpu sample");
-	if (r < 0)
-		return r;
-	return store_stmt_run(s, st, "gpu sample");
+	return store_bound_run(s, st, rc, "gpu sample");
 }
 
 int store_put_census_gpu(struct store *s, int64_t census_id, int64_t time, const struct census *c)
@@ -150,10 +144,7 @@ int store_put_census_gpu(struct store *s, int64_t census_id, int64_t time, const
 		rc |= sqlite3_bind_int64(st, 2, id);
 		rc |= bind_bytes(st, 3, u->used);
 		rc |= sqlite3_bind_int(st, 4, u->graphics);
-		r = store_bound(s, st, rc, "census gpu");
-		if (r < 0)
-			return r;
-		r = store_stmt_run(s, st, "census gpu");
+		r = store_bound_run(s, st, rc, "census gpu");
 		if (r < 0)
 			return r;
 	}

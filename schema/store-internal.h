@@ -115,6 +115,9 @@ int store_bind_text(sqlite3_stmt *st, int i, const char *v); /* NULL: NULL */
  * returns store_fail(what) with the error of the bind that failed. */
 int store_bound(struct store *s, sqlite3_stmt *st, int rc, const char *what);
 
+/* store_bound, then store_stmt_run: the common end of a write. */
+int store_bound_run(struct store *s, sqlite3_stmt *st, int rc, const char *what);
+
 /* Runs sql (no rows wanted) outside the statement cache, for the rare
  * statements: pragmas at open, migrations. */
 int store_exec(struct store *s, const char *sql, const char *what);

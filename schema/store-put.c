@@ -102,10 +102,7 @@ int store_put_sample(struct store *s, int64_t process_id, const struct store_sam
 	rc |= store_bind_u64(st, 8, x->resident_last);
 	rc |= store_bind_u64(st, 9, x->swap_last);
 	rc |= sqlite3_bind_int64(st, 10, x->samples);
-	r = store_bound(s, st, rc, "sample");
-	if (r < 0)
-		return r;
-	return store_stmt_run(s, st, "sample");
+	return store_bound_run(s, st, rc, "sample");
 }
 
 int store_put_mark(struct store *s, int64_t process_id, int64_t time, const char *name, int64_t by_uid)
@@ -126,10 +123,7 @@ int store_put_mark(struct store *s, int64_t process_id, int64_t time, const char
 	rc |= sqlite3_bind_int64(st, 2, time);
 	rc |= store_bind_text(st, 3, name);
 	rc |= store_bind_opt(st, 4, by_uid);
-	r = store_bound(s, st, rc, "mark");
-	if (r < 0)
-		return r;
-	return store_stmt_run(s, st, "mark");
+	return store_bound_run(s, st, rc, "mark");
 }
 
 int store_put_system(struct store *s, const struct store_system *x)
@@ -165,8 +159,5 @@ int store_put_system(struct store *s, const struct store_system *x)
 		rc |= store_bind_u64(st, 13, x->full_total_us);
 	}
 	/* else: unbound parameters are NULL, which is what "no PSI" stores */
-	r = store_bound(s, st, rc, "system");
-	if (r < 0)
-		return r;
-	return store_stmt_run(s, st, "system");
+	return store_bound_run(s, st, rc, "system");
 }

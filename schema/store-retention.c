@@ -57,10 +57,7 @@ static int delete_batch(struct step *x, enum store_stmt id, const char *sql, int
 	rc |= sqlite3_bind_int64(st, 2, x->batch);
 	if (sqlite3_bind_parameter_count(st) >= 3)
 		rc |= sqlite3_bind_int64(st, 3, resolution);
-	r = store_bound(x->s, st, rc, what);
-	if (r < 0)
-		return r;
-	r = store_stmt_run(x->s, st, what);
+	r = store_bound_run(x->s, st, rc, what);
 	if (r < 0)
 		return r;
 	/* direct deletes only: rows removed by ON DELETE CASCADE are not counted */
@@ -156,9 +153,7 @@ static int rollup_gpu(struct step *x, int64_t from, int64_t to, int64_t upto)
 	rc = sqlite3_bind_int64(st, 1, from);
 	rc |= sqlite3_bind_int64(st, 2, to);
 	rc |= sqlite3_bind_int64(st, 3, upto);
-	r = store_bound(x->s, st, rc, "rolling up GPU memory");
-	if (r >= 0)
-		r = store_stmt_run(x->s, st, "rolling up GPU memory");
+	r = store_bound_run(x->s, st, rc, "rolling up GPU memory");
 	if (r < 0)
 		return r;
 
@@ -168,10 +163,7 @@ static int rollup_gpu(struct step *x, int64_t from, int64_t to, int64_t upto)
 		return r;
 	rc = sqlite3_bind_int64(st, 1, from);
 	rc |= sqlite3_bind_int64(st, 2, upto);
-	r = store_bound(x->s, st, rc, "rolling up GPU memory");
-	if (r < 0)
-		return r;
-	return store_stmt_run(x->s, st, "rolling up GPU memory");
+	return store_bound_run(x->s, st, rc, "rolling up GPU memory");
 }
 
 /* Rolls the rows of resolution from older than cutoff up into rows of
@@ -239,9 +231,7 @@ static int rollup(struct step *x, int64_t from, int64_t to, int64_t cutoff)
 	rc = sqlite3_bind_int64(st, 1, from);
 	rc |= sqlite3_bind_int64(st, 2, to);
 	rc |= sqlite3_bind_int64(st, 3, upto);
-	r = store_bound(x->s, st, rc, "rolling up");
-	if (r >= 0)
-		r = store_stmt_run(x->s, st, "rolling up");
+	r = store_bound_run(x->s, st, rc, "rolling up");
 	if (r < 0)
 		return r;
 
@@ -250,10 +240,7 @@ static int rollup(struct step *x, int64_t from, int64_t to, int64_t cutoff)
 		return r;
 	rc = sqlite3_bind_int64(st, 1, from);
 	rc |= sqlite3_bind_int64(st, 2, upto);
-	r = store_bound(x->s, st, rc, "rolling up");
-	if (r < 0)
-		return r;
-	r = store_stmt_run(x->s, st, "rolling up");
+	r = store_bound_run(x->s, st, rc, "rolling up");
 	if (r < 0)
 		return r;
 	return rollup_gpu(x, from, to, upto);
@@ -354,10 +341,7 @@ static int sweep_paths(struct step *x, struct store_sweep *sweep)
 		return r;
 	rc = sqlite3_bind_int64(st, 1, sweep->cursor);
 	rc |= sqlite3_bind_int64(st, 2, end);
-	r = store_bound(x->s, st, rc, "deleting unused paths");
-	if (r < 0)
-		return r;
-	r = store_stmt_run(x->s, st, "deleting unused paths");
+	r = store_bound_run(x->s, st, rc, "deleting unused paths");
 	if (r < 0)
 		return r;
 	if (end == INT64_MAX)

@@ -158,6 +158,12 @@ int store_bound(struct store *s, sqlite3_stmt *st, int rc, const char *what)
 	return store_fail(s, rc != SQLITE_OK ? rc : SQLITE_MISUSE, what);
 }
 
+int store_bound_run(struct store *s, sqlite3_stmt *st, int rc, const char *what)
+{
+	int r = store_bound(s, st, rc, what);
+	return r < 0 ? r : store_stmt_run(s, st, what);
+}
+
 int store_exec(struct store *s, const char *sql, const char *what)
 {
 	char *msg = NULL;

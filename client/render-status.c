@@ -221,66 +221,83 @@ static int processes_table(const json_t *list, FILE *f)
 	return table_print(t, f);
 }
 
-static void csv_int(FILE *f, const json_t *o, const char *key)
-{
-	int64_t v;
-	if (answer_int(o, key, &v))
-		fprintf(f, "%" PRId64, v);
-}
+/* The columns of `ramwatch processes --format csv`, in order: the value
+ * of key in the process (or in its last census), and its kind. */
+enum csv_kind { CSV_INT, CSV_TIME, CSV_TEXT, CSV_BOOL };
 
-static void csv_time(FILE *f, const json_t *o, const char *key)
+static const struct csv_column {
+	const char *name, *key;
+	enum csv_kind kind;
+	bool of_census; /* in the process's "last_census" */
+	bool vram;      /* only when some process holds GPU memory */
+} processes_columns[] = {
+	{ "process_id", "process_id", CSV_INT, false, false },
+	{ "pid", "pid", CSV_INT, false, false },
+	{ "uid", "uid", CSV_INT, false, false },
+	{ "user", "user", CSV_TEXT, false, false },
+	{ "comm", "comm", CSV_TEXT, false, false },
+	{ "watched", "watched", CSV_BOOL, false, false },
+	{ "first_seen", "first_seen", CSV_TIME, false, false },
+	{ "last_seen", "last_seen", CSV_TIME, false, false },
+	{ "exited_at", "exited_at", CSV_TIME, false, false },
+	{ "private", "private", CSV_INT, false, false },
+	{ "resident", "resident", CSV_INT, false, false },
+	{ "peak_private", "peak_private", CSV_INT, false, false },
+	{ "peak_resident", "peak_resident", CSV_INT, false, false },
+	{ "vram", "vram", CSV_INT, false, true },
+	{ "peak_vram", "peak_vram", CSV_INT, false, true },
+	{ "last_census_time", "time", CSV_TIME, true, false },
+	{ "last_census_trigger", "trigger", CSV_TEXT, true, false },
+	{ "cmdline", "cmdline", CSV_TEXT, false, false },
+};
+
+static void csv_value(FILE *f, const json_t *o, const struct csv_column *col)
 {
 	int64_t v = 0;
-	bool known = answer_int(o, key, &v);
-	answer_csv_time(f, known, v);
+	bool known;
+
+	switch (col->kind) {
+	case CSV_INT:
+		if (answer_int(o, col->key, &v))
+			fprintf(f, "%" PRId64, v);
+		break;
+	case CSV_TIME:
+		known = answer_int(o, col->key, &v);
+		answer_csv_time(f, known, v);
+		break;
+	case CSV_TEXT:
+		answer_csv_field(f, answer_str(o, col->key));
+		break;
+	case CSV_BOOL:
+		fputs(json_is_true(json_object_get(o, col->key)) ? "true" : "false", f);
+		break;
+	}
 }
 
 static int processes_csv(const json_t *list, FILE *f)
 {
 	bool vram = any_vram(list);
+	const char *sep = "";
 	const json_t *p;
 	size_t i;
 
-	fprintf(f, "process_id,pid,uid,user,comm,watched,first_seen,last_seen,exited_at,private,resident,peak_private,"
-		"peak_resident,%slast_census_time,last_census_trigger,cmdline\n",
-		vram ? "vram,peak_vram," : "");
-	json_array_foreach(list, i, p) {
-		const json_t *c = json_object_get(p, "last_census");
-		csv_int(f, p, "process_id");
-		fputc(',', f);
-		csv_int(f, p, "pid");
-		fputc(',', f);
-		csv_int(f, p, "uid");
-		fputc(',', f);
-		answer_csv_field(f, answer_str(p, "user"));
-		fputc(',', f);
-		answer_csv_field(f, answer_str(p, "comm"));
-		fprintf(f, ",%s,", json_is_true(json_object_get(p, "watched")) ? "true" : "false");
-		csv_time(f, p, "first_seen");
-		fputc(',', f);
-		csv_time(f, p, "last_seen");
-		fputc(',', f);
-		csv_time(f, p, "exited_at");
-		fputc(',', f);
-		csv_int(f, p, "private");
-		fputc(',', f);
-		csv_int(f, p, "resident");
-		fputc(',', f);
-		csv_int(f, p, "peak_private");
-		fputc(',', f);
-		csv_int(f, p, "peak_resident");
-		fputc(',', f);
-		if (vram) {
-			csv_int(f, p, "vram");
-			fputc(',', f);
-			csv_int(f, p, "peak_vram");
-			fputc(',', f);
+	for (size_t k = 0; k < ELEMENTSOF(processes_columns); k++)
+		if (vram || !processes_columns[k].vram) {
+			fprintf(f, "%s%s", sep, processes_columns[k].name);
+			sep = ",";
 		}
-		csv_time(f, c, "time");
-		fputc(',', f);
-		answer_csv_field(f, answer_str(c, "trigger"));
-		fputc(',', f);
-		answer_csv_field(f, answer_str(p, "cmdline"));
+	fputc('\n', f);
+	json_array_foreach(list, i, p) {
+		const json_t *census = json_object_get(p, "last_census");
+		sep = "";
+		for (size_t k = 0; k < ELEMENTSOF(processes_columns); k++) {
+			const struct csv_column *col = &processes_columns[k];
+			if (col->vram && !vram)
+				continue;
+			fputs(sep, f);
+			csv_value(f, col->of_census ? census : p, col);
+			sep = ",";
+		}
 		fputc('\n', f);
 	}
 	return ferror(f) ? -EIO : 0;

@@ -226,7 +226,9 @@ check-gpu-script: $(GPU_CHECK_BINS)
 COMMON_SRCS := common/util.c common/fileio.c common/strpool.c common/log.c common/utf8.c
 SCANNER_SRCS := scanner/region.c scanner/smaps.c scanner/smaps-fast.c scanner/proc-parse.c scanner/procfs.c \
 	scanner/proclist.c scanner/classes.c scanner/classify.c scanner/classify-shapes.c scanner/census.c \
-	scanner/census-json.c scanner/region-events.c scanner/scan.c scanner/gpu.c scanner/gpu-nvml.c scanner/gpu-cuda.c
+	scanner/census-json.c scanner/region-events.c scanner/scan.c scanner/gpu.c scanner/gpu-nvml.c scanner/gpu-cuda.c \
+	scanner/memsource.c scanner/memsource-live.c scanner/memimage.c scanner/evidence.c scanner/evidence-checks.c \
+	scanner/evidence-split.c
 CLIENT_SRCS := client/ramwatch.c client/cmd-scan.c client/render.c client/table.c $(TRACE_CLIENT_SRCS) \
 	$(CLIENT_CMD_SRCS) $(SQL_CLIENT_SRCS)
 CLIENT_LIB_SRCS := client/render.c client/table.c

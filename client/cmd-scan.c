@@ -220,6 +220,12 @@ static void scan_help(void)
 	       "  --gpu            show the GPU memory the process holds (NVML), or why it cannot\n"
 	       "                   be shown (by default: shown for a process that uses a GPU)\n"
 	       "  --no-gpu         do not ask NVML\n"
+	       "  --no-evidence    classify by shape alone: read nothing of the process's memory\n"
+	       "                   (by default, the headers allocators wrote are read, only in\n"
+	       "                   resident pages, to confirm whose memory each region is)\n"
+	       "  --save-memory FILE  save what evidence read as a memory image (with a copy of\n"
+	       "                   /proc/PID/smaps, the census can be taken again with --memory)\n"
+	       "  --memory FILE    with --smaps: read evidence from this memory image\n"
 	       "  --out FILE       also save the census as JSON to FILE\n"
 	       "  --proc DIR       read processes from DIR instead of /proc\n"
 	       "  --daemon         ramwatchd takes the census, with its rights (also done when\n"
@@ -238,16 +244,19 @@ int cmd_scan(int argc, char **argv)
 		{ "top", required_argument, NULL, 't' },    { "out", required_argument, NULL, 'o' },
 		{ "proc", required_argument, NULL, 'p' },   { "help", no_argument, NULL, 'h' },
 		{ "light", no_argument, NULL, 'l' },	    { "gpu", no_argument, NULL, 'g' },
-		{ "no-gpu", no_argument, NULL, 'G' },
+		{ "no-gpu", no_argument, NULL, 'G' },	    { "no-evidence", no_argument, NULL, 'E' },
+		{ "memory", required_argument, NULL, 'M' }, { "save-memory", required_argument, NULL, 'W' },
 		{ "daemon", no_argument, NULL, 'd' },	    ASK_SOCKET_OPTION,
 		{ 0 },
 	};
 	_cleanup_(census_freep) struct census *c = NULL;
 	_cleanup_(gpu_closep) struct gpu *gpu = NULL;
 	const char *name = NULL, *smaps = NULL, *status = NULL, *out_path = NULL, *proc = NULL, *socket = NULL;
+	const char *memory = NULL, *save_memory = NULL;
+	_cleanup_fclose_ FILE *memory_out = NULL;
 	enum output out = OUT_TABLE;
 	size_t top = RW_TOP_DEFAULT;
-	bool regions = false, light = false, daemon = false, gpu_asked = false, no_gpu = false;
+	bool regions = false, light = false, daemon = false, gpu_asked = false, no_gpu = false, no_evidence = false;
 	int opt, pid = 0, r;
 
 	optind = 0;
@@ -268,6 +277,9 @@ int cmd_scan(int argc, char **argv)
 		case 'l': light = true; break;
 		case 'g': gpu_asked = true; break;
 		case 'G': no_gpu = true; break;
+		case 'E': no_evidence = true; break;
+		case 'M': memory = optarg; break;
+		case 'W': save_memory = optarg; break;
 		case 'd': daemon = true; break;
 		case OPT_SOCKET: socket = optarg; break;
 		case 'h': scan_help(); return 0;
@@ -292,13 +304,22 @@ int cmd_scan(int argc, char **argv)
 		return usage_error("scan", "--daemon takes a PID (and no --proc)");
 	if (gpu_asked && no_gpu)
 		return usage_error("scan", "give one of --gpu and --no-gpu");
+	if (memory && !smaps)
+		return usage_error("scan", "--memory goes with --smaps (a live process is read as it is)");
+	if (save_memory && (smaps || daemon || pid == 0))
+		return usage_error("scan", "--save-memory takes a PID: it saves what was read of a live process");
+	if (save_memory && no_evidence)
+		return usage_error("scan", "give one of --save-memory and --no-evidence");
+	if (save_memory && !(memory_out = fopen(save_memory, "we")))
+		return fail("%s: %m", save_memory);
 	if (gpu_asked && smaps)
 		return usage_error("scan", "--gpu reads a live process's GPU memory; a saved smaps file has none");
 	/* NVML is opened once per run; a host without it costs a failed dlopen */
 	if (!no_gpu && !smaps && gpu_open(NULL, &gpu) < 0)
 		return fail("out of memory");
 	struct scan_options so = { .proc_root = proc, .top = top, .keep_regions = regions || out_path, .light = light,
-				   .gpu = gpu };
+				   .gpu = gpu, .no_evidence = no_evidence, .memory_image = memory,
+				   .record_memory = memory_out };
 	struct scan_error err = { { 0 } };
 
 	if (smaps) {
@@ -344,6 +365,8 @@ int cmd_scan(int argc, char **argv)
 		return fail("out of memory");
 	if (regions && !c->regions)
 		fprintf(stderr, "ramwatch: the census of ramwatchd holds no region list; the largest regions follow\n");
+	if (memory_out && (fflush(memory_out) != 0 || ferror(memory_out)))
+		return fail("writing %s: %m", save_memory);
 	if (out_path && (r = save_census(c, out_path)) != 0)
 		return r;
 	return print_census(c, out, top, regions, gpu_asked);

@@ -144,11 +144,29 @@ static int render_classes_light(const struct census *c, const struct render_opti
 	return print_table(t, o, f);
 }
 
+/* One line on what was read of the process's memory, or why nothing was. */
+static int render_evidence_line(const struct census *c, FILE *f)
+{
+	char a[FORMAT_BYTES_MAX];
+
+	if (!c->evidence.taken) {
+		if (c->evidence.why_not[0])
+			fprintf(f, "Evidence not read: %s; classes are by shape alone.\n", c->evidence.why_not);
+		return 0;
+	}
+	fprintf(f, "Evidence: %" PRId64 " reads (%s) in %" PRId64 " regions; %" PRId64 " regions or parts confirmed, %" PRId64
+		   " regions split.%s%s\n",
+		c->evidence.reads, sz(a, (uint64_t)(c->evidence.bytes > 0 ? c->evidence.bytes : 0)), c->evidence.regions,
+		c->evidence.confirmed, c->evidence.split, c->evidence.why_not[0] ? " " : "", c->evidence.why_not);
+	return 0;
+}
+
 static int render_classes(const struct census *c, const struct render_options *o, FILE *f)
 {
 	_cleanup_(table_freep) struct table *t =
-		table_new("CLASS", ">PRIVATE", ">SHARE", ">RESIDENT", ">PSS", ">SWAP", ">REGIONS", "WHAT", NULL);
-	char a[FORMAT_BYTES_MAX], b[FORMAT_BYTES_MAX], p[FORMAT_BYTES_MAX], s[FORMAT_BYTES_MAX], share[16];
+		table_new("CLASS", ">PRIVATE", ">SHARE", ">CONFIRMED", ">RESIDENT", ">PSS", ">SWAP", ">REGIONS", "WHAT", NULL);
+	char a[FORMAT_BYTES_MAX], b[FORMAT_BYTES_MAX], p[FORMAT_BYTES_MAX], s[FORMAT_BYTES_MAX], share[16],
+		confirmed[16];
 	int order[_CLASS_MAX];
 
 	if (!t)
@@ -157,9 +175,11 @@ static int render_classes(const struct census *c, const struct render_options *o
 	for (size_t i = 0; i < n; i++) {
 		const struct census_totals *k = &c->classes[order[i]];
 		percent(share, sizeof(share), k->private, c->totals.private);
+		percent(confirmed, sizeof(confirmed), k->confirmed, k->private);
 		table_add(t, class_key((enum class_id)order[i]));
 		table_add(t, sz(a, k->private));
 		table_add(t, share);
+		table_add(t, confirmed);
 		table_add(t, sz(b, k->resident));
 		table_add(t, sz(p, k->pss));
 		table_add(t, sz(s, k->swap));
@@ -169,13 +189,20 @@ static int render_classes(const struct census *c, const struct render_options *o
 	table_add(t, "total");
 	table_add(t, sz(a, c->totals.private));
 	table_add(t, c->totals.private ? "100%" : "-");
+	percent(confirmed, sizeof(confirmed), c->totals.confirmed, c->totals.private);
+	table_add(t, confirmed);
 	table_add(t, sz(b, c->totals.resident));
 	table_add(t, sz(p, c->totals.pss));
 	table_add(t, sz(s, c->totals.swap));
 	table_addf(t, "%" PRIu64, c->totals.count);
 	table_add(t, "");
-	heading(o, f, "Memory by class (private: anonymous memory, resident or swapped; share: of private)");
-	return print_table(t, o, f);
+	heading(o, f,
+		"Memory by class (private: anonymous memory, resident or swapped; share: of private; confirmed: "
+		"of the class's private memory, known by name or by evidence read, not by shape)");
+	int r = print_table(t, o, f);
+	if (r < 0)
+		return r;
+	return render_evidence_line(c, f);
 }
 
 /* The GPU section: a table of the devices the process holds memory on;
@@ -302,6 +329,16 @@ static void render_rule_notes(const struct census_region *regions, size_t n, con
 		seen[n_seen++] = r->rule;
 		fprintf(f, "%s%s: %s\n", o->format == RENDER_MARKDOWN ? "- " : "  ", r->rule, r->why);
 	}
+	bool any = false;
+	for (size_t i = 0; i < n && !any; i++)
+		any = regions[i].evidence != NULL;
+	if (!any)
+		return;
+	heading(o, f, "Evidence (what was read in each region shown, and what it showed)");
+	for (size_t i = 0; i < n; i++)
+		if (regions[i].evidence)
+			fprintf(f, "%s%" PRIx64 ": %s\n", o->format == RENDER_MARKDOWN ? "- " : "  ", regions[i].start,
+				regions[i].evidence);
 }
 
 int render_census(const struct census *c, const struct render_options *o, FILE *f)

@@ -34,6 +34,37 @@
 #define RW_TOP_DEFAULT 20u
 #define RW_TOP_MAX 100000u
 
+/* evidence: what a census reads of a process's memory (scanner/evidence.c) */
+
+/* Reads of a process's memory per census, at most (each 64 bytes at the
+ * start of a resident page, batched).  A glibc block or a pymalloc pool
+ * costs one; past the limit the regions left keep their shape, and the
+ * census says so. */
+#define RW_EVIDENCE_READS_MAX (65536u)
+
+/* Resident pages read one after another in search of a header before the
+ * rest of a region is given up (its shape stands).  A real allocator's
+ * header turns up within a block's length; memory no allocator we know
+ * wrote (jemalloc's extents, a program's own mmap) would otherwise be read
+ * page by page. */
+#define RW_EVIDENCE_SEARCH_PAGES (1024u)
+
+/* Runs of anonymous regions smaller than this are not read: glibc maps
+ * blocks of 128 KiB and more (its default mmap threshold), pymalloc arenas
+ * of 256 KiB or 1 MiB, jemalloc and mimalloc larger still, and a process
+ * of many tiny regions would pay for reads that cannot find anything. */
+#define RW_EVIDENCE_MIN_SPAN (64u * 1024u)
+
+/* Pages whose residency evidence asks about at a time, around the pages
+ * it reads (a census's smaps has walked every page table already: asking
+ * about all of them again would double its cost). */
+#define RW_EVIDENCE_WINDOW_PAGES (64u)
+
+/* A memory image (ramwatch scan --memory), read whole, at most, and the
+ * bytes of one of its data records. */
+#define RW_MEMIMAGE_MAX (64u * 1024u * 1024u)
+#define RW_MEMIMAGE_DATA_MAX (4096u)
+
 /* trace analyzer */
 
 /* The longest event line of a memtrace (ramwatch trace summary), newline

@@ -67,29 +67,40 @@ static json_t *counters_json(const struct census *c)
 
 static json_t *totals_json(const struct census_totals *t)
 {
-	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
 			 "private", (json_int_t)t->private, "resident", (json_int_t)t->resident,
 			 "pss", (json_int_t)t->pss, "swap", (json_int_t)t->swap, "size", (json_int_t)t->size,
 			 "regions", (json_int_t)t->count, "locked", (json_int_t)t->locked,
-			 "hugetlb", (json_int_t)t->hugetlb);
+			 "hugetlb", (json_int_t)t->hugetlb, "confirmed", (json_int_t)t->confirmed);
 }
 
 static json_t *class_json(enum class_id k, const struct census_totals *t)
 {
-	return json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I}",
+	return json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
 			 "key", class_key(k), "label", class_label(k),
 			 "private", (json_int_t)t->private, "resident", (json_int_t)t->resident,
 			 "pss", (json_int_t)t->pss, "swap", (json_int_t)t->swap,
-			 "size", (json_int_t)t->size, "count", (json_int_t)t->count);
+			 "size", (json_int_t)t->size, "count", (json_int_t)t->count,
+			 "confirmed", (json_int_t)t->confirmed);
+}
+
+/* "evidence": what reading the process's memory did for this census. */
+static json_t *evidence_json(const struct census *c)
+{
+	return json_pack("{s:b, s:o, s:o, s:o, s:o}", "taken", c->evidence.taken,
+			 "why_not", c->evidence.why_not[0] ? json_string_lossy(c->evidence.why_not) : json_null(),
+			 "regions", int_or_null(c->evidence.regions), "confirmed", int_or_null(c->evidence.confirmed),
+			 "split", int_or_null(c->evidence.split));
 }
 
 static json_t *region_json(const struct census_region *r)
 {
 	/* inode numbers are unsigned 64-bit; JSON readers keep 2^63 exactly at most */
 	json_t *inode = r->inode <= INT64_MAX ? json_integer((json_int_t)r->inode) : json_null();
-	return json_pack("{s:o, s:o, s:s, s:s, s:o, s:o, s:I, s:I, s:I, s:o, s:o}",
+	return json_pack("{s:o, s:o, s:s, s:s, s:o, s:o, s:o, s:b, s:b, s:I, s:I, s:I, s:o, s:o}",
 			 "start", address(r->start), "end", address(r->end), "perms", r->perms,
 			 "class", class_key(r->cls), "rule", str_or_null(r->rule), "why", str_or_null(r->why),
+			 "evidence", str_or_null(r->evidence), "confirmed", r->confirmed, "part", r->part,
 			 "private", (json_int_t)r->private, "resident", (json_int_t)r->resident,
 			 "size", (json_int_t)r->size, "path", str_or_null(r->path), "inode", inode);
 }
@@ -171,8 +182,8 @@ json_t *census_to_json(const struct census *c, bool with_regions)
 			return NULL;
 
 	json_t *root = json_pack(
-		"{s:s, s:i, s:o, s:o, s:{s:o, s:o, s:o, s:o, s:o, s:o, s:o}, s:o, s:o, s:O, s:o, s:O, s:o, "
-		"s:{s:o, s:o, s:o, s:o, s:o}}",
+		"{s:s, s:i, s:o, s:o, s:{s:o, s:o, s:o, s:o, s:o, s:o, s:o}, s:o, s:o, s:O, s:o, s:O, s:o, s:o, "
+		"s:{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}}",
 		"format", CENSUS_JSON_FORMAT, "version", CENSUS_JSON_VERSION,
 		"taken_at", int_or_null(c->taken_at_ms), "source", str_or_null(c->source),
 		"process", "pid", int_or_null(c->pid), "start_time", int_or_null(c->start_time),
@@ -184,9 +195,12 @@ json_t *census_to_json(const struct census *c, bool with_regions)
 		"largest", regions_array(c->largest, c->n_largest),
 		"files", files,
 		"gpu", gpu_json(&c->gpu),
+		"evidence", evidence_json(c),
 		"cost", "wall_us", int_or_null(c->wall_us), "cpu_us", int_or_null(c->cpu_us),
 		"bytes_read", int_or_null(c->bytes_read), "threads", int_or_null(c->threads_seen),
-		"stack_pointers", int_or_null(c->stack_pointers));
+		"stack_pointers", int_or_null(c->stack_pointers), "evidence_reads", int_or_null(c->evidence.reads),
+		"evidence_bytes", int_or_null(c->evidence.bytes), "evidence_batches", int_or_null(c->evidence.calls),
+		"pages_looked_up", int_or_null(c->evidence.pages));
 	if (root && c->light && json_object_set_new(root, "light", json_true()) < 0) {
 		json_decref(root);
 		return NULL;
@@ -278,6 +292,8 @@ static int get_address(struct reader *rd, const json_t *obj, const char *where, 
 	return 0;
 }
 
+static int get_bool(struct reader *rd, const json_t *obj, const char *where, const char *key, bool *ret);
+
 static int read_process(struct reader *rd, const json_t *root)
 {
 	const json_t *p = json_object_get(root, "process");
@@ -345,7 +361,9 @@ static int read_totals(struct reader *rd, const json_t *o, const char *where, st
 		t->locked = (uint64_t)v;
 	if (json_object_get(o, "hugetlb") && (r = get_int(rd, o, where, "hugetlb", true, &v)) >= 0 && v >= 0)
 		t->hugetlb = (uint64_t)v;
-	return 0;
+	if (json_object_get(o, "confirmed") && (r = get_int(rd, o, where, "confirmed", true, &v)) >= 0 && v >= 0)
+		t->confirmed = (uint64_t)v;
+	return r < 0 ? r : 0;
 }
 
 static int read_classes(struct reader *rd, const json_t *root)
@@ -393,7 +411,10 @@ static int read_region(struct reader *rd, const json_t *v, const char *where, st
 	    (r = get_u64(rd, v, where, "private", &reg.private)) < 0 ||
 	    (r = get_u64(rd, v, where, "resident", &reg.resident)) < 0 ||
 	    (r = get_u64(rd, v, where, "size", &reg.size)) < 0 ||
-	    (r = get_str(rd, v, where, "path", true, &reg.path)) < 0)
+	    (r = get_str(rd, v, where, "path", true, &reg.path)) < 0 ||
+	    (r = get_str(rd, v, where, "evidence", true, &reg.evidence)) < 0 ||
+	    (r = get_bool(rd, v, where, "confirmed", &reg.confirmed)) < 0 ||
+	    (r = get_bool(rd, v, where, "part", &reg.part)) < 0)
 		return r;
 	int64_t inode = -1;
 	if (json_object_get(v, "inode") && (r = get_int(rd, v, where, "inode", true, &inode)) < 0)
@@ -609,7 +630,22 @@ int census_from_json(const json_t *root, struct census **ret, char *err, size_t 
 	if (cost && json_is_object(cost)) {
 		if ((r = get_int(&rd, cost, "cost", "wall_us", true, &c->wall_us)) < 0 ||
 		    (r = get_int(&rd, cost, "cost", "cpu_us", true, &c->cpu_us)) < 0 ||
-		    (r = get_int(&rd, cost, "cost", "bytes_read", true, &c->bytes_read)) < 0)
+		    (r = get_int(&rd, cost, "cost", "bytes_read", true, &c->bytes_read)) < 0 ||
+		    (r = get_int(&rd, cost, "cost", "evidence_reads", true, &c->evidence.reads)) < 0 ||
+		    (r = get_int(&rd, cost, "cost", "evidence_bytes", true, &c->evidence.bytes)) < 0 ||
+		    (r = get_int(&rd, cost, "cost", "evidence_batches", true, &c->evidence.calls)) < 0 ||
+		    (r = get_int(&rd, cost, "cost", "pages_looked_up", true, &c->evidence.pages)) < 0)
+			return r;
+	}
+	const json_t *ev = json_object_get(root, "evidence");
+	if (ev && !json_is_null(ev)) {
+		if (!json_is_object(ev))
+			return bad(&rd, "evidence: expected an object");
+		if ((r = get_bool(&rd, ev, "evidence", "taken", &c->evidence.taken)) < 0 ||
+		    (r = get_fixed(&rd, ev, "evidence", "why_not", c->evidence.why_not, sizeof(c->evidence.why_not))) < 0 ||
+		    (r = get_int(&rd, ev, "evidence", "regions", true, &c->evidence.regions)) < 0 ||
+		    (r = get_int(&rd, ev, "evidence", "confirmed", true, &c->evidence.confirmed)) < 0 ||
+		    (r = get_int(&rd, ev, "evidence", "split", true, &c->evidence.split)) < 0)
 			return r;
 	}
 	*ret = TAKE_PTR(c);

@@ -46,6 +46,8 @@ struct census *census_new(void)
 	c->taken_at_ms = -1;
 	c->wall_us = c->cpu_us = c->bytes_read = -1;
 	c->threads_seen = c->stack_pointers = -1;
+	c->evidence.regions = c->evidence.confirmed = c->evidence.split = -1;
+	c->evidence.reads = c->evidence.bytes = c->evidence.calls = c->evidence.pages = -1;
 	return c;
 }
 
@@ -69,8 +71,14 @@ struct census *census_free(struct census *c)
 
 /* The sums of one region, computed once for the totals and its class. */
 struct region_sums {
-	uint64_t private, resident, pss, swap, size, locked, hugetlb;
+	uint64_t private, resident, pss, swap, size, locked, hugetlb, confirmed;
 };
+
+static bool rule_confirms(uint8_t rule)
+{
+	const struct classify_rule_info *info = classify_rule(rule);
+	return info && info->basis != BASIS_SHAPE;
+}
 
 static void region_sums(const struct region *r, struct region_sums *ret)
 {
@@ -81,6 +89,7 @@ static void region_sums(const struct region *r, struct region_sums *ret)
 	ret->size = region_size(r);
 	ret->locked = region_field(r, COUNT_LOCKED);
 	ret->hugetlb = region_field(r, COUNT_SHARED_HUGETLB) + region_field(r, COUNT_PRIVATE_HUGETLB);
+	ret->confirmed = rule_confirms(r->rule) ? ret->private : 0;
 }
 
 static void add_sums(struct census_totals *t, const struct region_sums *x)
@@ -92,6 +101,7 @@ static void add_sums(struct census_totals *t, const struct region_sums *x)
 	t->size += x->size;
 	t->locked += x->locked;
 	t->hugetlb += x->hugetlb;
+	t->confirmed += x->confirmed;
 	t->count++;
 }
 
@@ -109,6 +119,9 @@ static void to_census_region(const struct region *r, struct census_region *ret)
 		.size = region_size(r),
 		.path = r->path,
 		.inode = r->inode,
+		.evidence = r->evidence,
+		.confirmed = rule_confirms(r->rule),
+		.part = r->part,
 	};
 	memcpy(ret->perms, r->perms, 4);
 	ret->perms[4] = '\0';
@@ -305,6 +318,7 @@ void census_class_sum(const struct census *c, struct census_totals *ret)
 		t.size += c->classes[k].size;
 		t.locked += c->classes[k].locked;
 		t.hugetlb += c->classes[k].hugetlb;
+		t.confirmed += c->classes[k].confirmed;
 		t.count += c->classes[k].count;
 	}
 	*ret = t;

@@ -20,6 +20,9 @@ struct census_totals {
 	uint64_t private, resident, pss, swap, size;
 	uint64_t locked, hugetlb; /* Locked; Shared_Hugetlb + Private_Hugetlb */
 	uint64_t count;           /* regions */
+	/* private bytes whose class is known from a name the kernel shows or
+	 * from evidence read in the process, not from a shape */
+	uint64_t confirmed;
 };
 
 /* One of the largest regions (or, with all regions kept, any region) in a
@@ -33,6 +36,9 @@ struct census_region {
 	const char *path; /* NULL when anonymous */
 	uint64_t inode;   /* 0 for anonymous memory */
 	char perms[5];
+	const char *evidence; /* what was read and what it showed; NULL when nothing was read */
+	bool confirmed;       /* the rule is a name or evidence, not a shape */
+	bool part;            /* a part of a kernel region split by evidence */
 };
 
 enum file_kind {
@@ -109,6 +115,13 @@ struct census {
 	/* what the census cost; -1 when not measured (read from a file) */
 	int64_t wall_us, cpu_us, bytes_read;
 	int64_t threads_seen, stack_pointers; /* evidence: threads, stack pointers read */
+
+	/* evidence read from the process's memory (evidence.h) */
+	struct {
+		bool taken;
+		char why_not[256]; /* why it was not read, or was cut short; "" */
+		int64_t regions, confirmed, split, reads, bytes, calls, pages; /* -1: unknown */
+	} evidence;
 
 	struct census_gpu gpu;
 

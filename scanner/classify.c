@@ -406,13 +406,6 @@ static bool m_anonymous(const struct ctx *c _unused_, size_t i _unused_)
 	return true;
 }
 
-/* Second-pass rules (match is NULL: decided in resolve_reserves). */
-enum {
-	RULE_GUARD_OF_STACK = 0,
-	RULE_RESERVE_OF_BELOW,
-	RULE_RESERVATION,
-};
-
 /* Which regions a rule can match: it is not even asked about the others. */
 enum rule_scope {
 	SCOPE_ANY,
@@ -457,19 +450,39 @@ struct rule {
 	enum rule_perms perms;
 };
 
-#define R(k, c, w, m) { { k, w, c }, m, SCOPE_PATH, NEED_NOTHING, PERMS_ANY }
-#define A(k, c, w, m, pm) { { k, w, c }, m, SCOPE_ANON, NEED_NOTHING, pm }
-#define AN(k, c, w, m, n, pm) { { k, w, c }, m, SCOPE_ANON, n, pm }
-#define ANY(k, c, w, m) { { k, w, c }, m, SCOPE_ANY, NEED_NOTHING, PERMS_ANY }
+#define R(k, c, w, m) { { k, w, c, BASIS_NAME }, m, SCOPE_PATH, NEED_NOTHING, PERMS_ANY }
+#define A(k, c, w, m, pm) { { k, w, c, BASIS_SHAPE }, m, SCOPE_ANON, NEED_NOTHING, pm }
+#define AN(k, c, w, m, n, pm) { { k, w, c, BASIS_SHAPE }, m, SCOPE_ANON, n, pm }
+#define ANY(k, c, w, m) { { k, w, c, BASIS_SHAPE }, m, SCOPE_ANY, NEED_NOTHING, PERMS_ANY }
+/* decided by evidence, after the lists ran (evidence.c) */
+#define EV(k, c, w) { { k, w, c, BASIS_EVIDENCE }, NULL, SCOPE_ANON, NEED_NOTHING, PERMS_RW }
 
 static const struct rule rules[] = {
 	/* the second pass's rules come first so their indexes are fixed */
-	[RULE_GUARD_OF_STACK] = R("stack_guard_page", CLASS_STACKS,
-		"guard page of the thread stack right above it", NULL),
-	[RULE_RESERVE_OF_BELOW] = R("reserve_tail", -1,
-		"inaccessible reserve continuing the region right below it (one reservation)", NULL),
-	[RULE_RESERVATION] = R("reservation", CLASS_OTHER,
-		"inaccessible reservation: address space only, no memory", NULL),
+	[RULE_GUARD_OF_STACK] = A("stack_guard_page", CLASS_STACKS,
+		"guard page of the thread stack right above it", NULL, PERMS_NONE),
+	[RULE_RESERVE_OF_BELOW] = A("reserve_tail", -1,
+		"inaccessible reserve continuing the region right below it (one reservation)", NULL, PERMS_NONE),
+	[RULE_RESERVATION] = A("reservation", CLASS_OTHER,
+		"inaccessible reservation: address space only, no memory", NULL, PERMS_NONE),
+	[RULE_GLIBC_CHUNKS] = EV("glibc_mmap_chunks", CLASS_MALLOC,
+		"glibc malloc blocks served by mmap: their chunk headers (prev_size 0, size | IS_MMAPPED) were read"),
+	[RULE_GLIBC_HEAP_INFO] = EV("glibc_heap_info", CLASS_MALLOC,
+		"glibc malloc arena heap: its heap_info header was read at the 64 MiB-aligned start"),
+	[RULE_GLIBC_BRK] = { { "glibc_brk_heap", "[heap] holding glibc malloc's main arena: its tcache chunk was read at the start",
+		CLASS_MALLOC, BASIS_EVIDENCE }, NULL, SCOPE_PATH, NEED_NOTHING, PERMS_ANY },
+	[RULE_PYMALLOC_POOLS] = EV("pymalloc_pools", CLASS_PYTHON,
+		"pymalloc arenas: a pool header was read in each (size class, offsets and free list agree)"),
+	[RULE_JEMALLOC_BASE] = EV("jemalloc_base", CLASS_MALLOC,
+		"jemalloc's metadata: base block headers were read (size, next block, and the unused tail agree)"),
+	[RULE_JEMALLOC_EXTENTS] = { { "jemalloc_extents",
+		"jemalloc's extents, by elimination: libjemalloc serves malloc and its base blocks were read, "
+		"extents carry no header and no other allocator's header was found", CLASS_MALLOC, BASIS_SHAPE },
+		NULL, SCOPE_ANON, NEED_NOTHING, PERMS_RW },
+	[RULE_MIMALLOC] = EV("mimalloc_segments", CLASS_MALLOC,
+		"mimalloc segments: their headers were read at the 32 MiB-aligned starts (alignment, slice counts, kind agree)"),
+	[RULE_TCMALLOC] = { { "tcmalloc_page_heap", "[heap] holding tcmalloc's page heap: its span records were read at the start",
+		CLASS_MALLOC, BASIS_EVIDENCE }, NULL, SCOPE_PATH, NEED_NOTHING, PERMS_ANY },
 
 	R("kernel_image", CLASS_IMAGES,
 		"code and data the kernel maps into every process ([vdso], [vvar], [vsyscall])", m_kernel_image),
@@ -529,8 +542,8 @@ static const struct rule rules[] = {
 		"V8 heap page: 256 KiB-aligned anonymous memory at a random address below 64 TiB", shape_v8_page, NEED_V8, PERMS_ANY),
 	A("reserving_allocator", CLASS_MMGP_RAM,
 		"part of an anonymous reservation of a multiple of 64 GiB", shape_mmgp_reservation, PERMS_ANY),
-	A("stack_pointer", CLASS_STACKS,
-		"a thread's stack pointer is in it (/proc/PID/task/TID/syscall)", shape_stack_pointer, PERMS_RW),
+	{ { "stack_pointer", "a thread's stack pointer is in it (/proc/PID/task/TID/syscall)", CLASS_STACKS,
+	    BASIS_EVIDENCE }, shape_stack_pointer, SCOPE_ANON, NEED_NOTHING, PERMS_RW },
 	AN("partition_alloc", CLASS_MALLOC,
 		"PartitionAlloc (Chromium's malloc): a 2 MiB super page's metadata page and slot spans, or a direct map",
 		shape_partition_alloc, NEED_PARTITION_ALLOC, PERMS_RW),
@@ -553,8 +566,9 @@ static const struct rule rules[] = {
 #undef A
 #undef AN
 #undef ANY
+#undef EV
 
-static const size_t first_pass_rule = RULE_RESERVATION + 1;
+static const size_t first_pass_rule = _RULE_FIXED_MAX;
 
 size_t classify_rule_count(void)
 {
@@ -631,6 +645,13 @@ static void resolve_reserves(struct ctx *c)
 			r->rule = RULE_RESERVATION;
 		}
 	}
+}
+
+void classify_follow_reserves(struct region *regions, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		if (regions[i].rule == RULE_RESERVE_OF_BELOW && contiguous(&regions[i - 1], &regions[i]))
+			regions[i].cls = regions[i - 1].cls;
 }
 
 int classify_regions(struct region *regions, size_t n, const struct classify_evidence *evidence)

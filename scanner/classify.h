@@ -25,11 +25,44 @@ struct classify_evidence {
  * the last rules catch everything.  Returns 0, or -ENOMEM. */
 int classify_regions(struct region *regions, size_t n, const struct classify_evidence *evidence);
 
+/* What a rule decides by: a name the kernel shows (a path, [heap],
+ * [anon:NAME]), evidence read from the process (its threads' stack
+ * pointers, what its allocators wrote), or a shape (size, alignment,
+ * neighbours: a guess, however good). */
+enum rule_basis {
+	BASIS_NAME,
+	BASIS_EVIDENCE,
+	BASIS_SHAPE,
+};
+
 struct classify_rule_info {
 	const char *key; /* "glibc_arena" */
 	const char *why; /* a sentence for people */
 	int cls;         /* enum class_id, or -1 when it takes its neighbour's */
+	enum rule_basis basis;
 };
+
+/* Rules at fixed places of the table: those decided after the rule lists
+ * ran, by the reserves' neighbours (classify.c) or by evidence read from
+ * the process (evidence.c). */
+enum classify_fixed_rule {
+	RULE_GUARD_OF_STACK,
+	RULE_RESERVE_OF_BELOW,
+	RULE_RESERVATION,
+	RULE_GLIBC_CHUNKS,
+	RULE_GLIBC_HEAP_INFO,
+	RULE_GLIBC_BRK,
+	RULE_PYMALLOC_POOLS,
+	RULE_JEMALLOC_BASE,
+	RULE_JEMALLOC_EXTENTS,
+	RULE_MIMALLOC,
+	RULE_TCMALLOC,
+	_RULE_FIXED_MAX
+};
+
+/* Gives every inaccessible region that continues its neighbour below
+ * (reserve_tail) that neighbour's class again, after evidence changed it. */
+void classify_follow_reserves(struct region *regions, size_t n);
 
 size_t classify_rule_count(void);
 const struct classify_rule_info *classify_rule(size_t index);

@@ -104,7 +104,11 @@ struct region {
 	uint8_t rule;  /* index of the rule that decided it */
 	int8_t thp_eligible;   /* -1 when not shown */
 	int8_t protection_key; /* -1 when not shown */
+	bool part;             /* a part of a kernel region that evidence split */
 	const char *path; /* NULL when the kernel shows none; owned by the census's pool */
+	/* what evidence read in it and what that showed (evidence.c), NULL
+	 * when it was not read; owned by the census's pool */
+	const char *evidence;
 	uint64_t vmflags; /* bits of enum vmflag */
 	uint32_t present; /* bits of enum smaps_field seen in the input */
 	/* the run of contiguous anonymous private regions this one belongs to:

@@ -18,9 +18,11 @@
 
 #include "census.h"
 #include "classify.h"
+#include "evidence.h"
 #include "fileio.h"
 #include "gpu.h"
 #include "limits.h"
+#include "memimage.h"
 #include "macro.h"
 #include "procfs.h"
 #include "smaps.h"
@@ -82,12 +84,62 @@ static int read_smaps(int fd, struct smaps_parser *p, const struct scan_options 
 	return smaps_parser_finish(p);
 }
 
-static int finish_census(struct census *c, struct region *regions, size_t n, const struct classify_evidence *e,
+static void note_evidence(struct census *c, const struct evidence_result *res)
+{
+	c->evidence.taken = res->taken;
+	snprintf(c->evidence.why_not, sizeof(c->evidence.why_not), "%s", res->why_not);
+	if (!res->taken)
+		return;
+	c->evidence.regions = (int64_t)res->regions;
+	c->evidence.confirmed = (int64_t)res->confirmed;
+	c->evidence.split = (int64_t)res->split;
+	c->evidence.reads = (int64_t)res->reads;
+	c->evidence.bytes = (int64_t)res->bytes;
+	c->evidence.calls = (int64_t)res->calls;
+	c->evidence.pages = (int64_t)res->pages;
+}
+
+/* Reads evidence through src (which it closes) for the classified
+ * regions.  A source that may not be read leaves the shapes standing and
+ * the census saying why; a process that vanished is -ESRCH. */
+static int read_evidence(struct census *c, struct memsource *src, struct region **regions, size_t *n,
 			 const struct scan_options *o)
 {
-	int r = classify_regions(regions, n, e);
-	if (r < 0)
-		return r;
+	struct evidence_result res;
+	struct memsource rec = { 0 };
+	int r;
+
+	src->max_probes = o && o->max_reads ? o->max_reads : RW_EVIDENCE_READS_MAX;
+	if (o && o->record_memory) {
+		r = memimage_record(src, o->record_memory, &rec);
+		if (r < 0) {
+			memsource_close(src);
+			return r;
+		}
+		src = &rec;
+	}
+	size_t max = o && o->max_regions ? o->max_regions : RW_REGIONS_MAX;
+	r = evidence_apply(src, regions, n, max, c->strings, &res);
+	memsource_close(src);
+	note_evidence(c, &res);
+	if (r == -EPERM || r == -EACCES)
+		return 0;
+	return r;
+}
+
+static void evidence_not_taken(struct census *c, const char *fmt, ...) _printf_(2, 3);
+
+static void evidence_not_taken(struct census *c, const char *fmt, ...)
+{
+	va_list ap;
+	c->evidence.taken = false;
+	va_start(ap, fmt);
+	vsnprintf(c->evidence.why_not, sizeof(c->evidence.why_not), fmt, ap);
+	va_end(ap);
+}
+
+static int summarise(struct census *c, struct region *regions, size_t n, const struct scan_options *o)
+{
 	size_t top = o && o->top ? o->top : RW_TOP_DEFAULT;
 	return census_summarise(c, regions, n, top, o && o->keep_regions);
 }
@@ -342,7 +394,33 @@ int scan_process(int pid, const struct scan_options *o, struct census **ret, str
 		.exe = c->exe,
 		.cmdline = c->cmdline,
 	};
-	r = finish_census(c, regions, n, &e, o);
+	r = classify_regions(regions, n, &e);
+	if (r < 0)
+		return set_error(err, r, "out of memory");
+	if (o && o->no_evidence)
+		evidence_not_taken(c, "turned off (--no-evidence, or Evidence=no)");
+	else if (o && o->light)
+		evidence_not_taken(c, "a light census reads no page counts to split regions by");
+	else if (!streq(root, "/proc"))
+		/* a tree standing for /proc: the pid is not the process whose memory process_vm_readv would read */
+		evidence_not_taken(c, "processes read from %s, not /proc: their memory is not this system's to read", root);
+	else {
+		struct memsource src;
+		char why[256] = "";
+		r = memsource_open_live(&src, pid, pid_fd, why, sizeof(why));
+		if (r == -ESRCH)
+			return set_error(err, -ESRCH, "process %d exited during the scan", pid);
+		if (r == -ENOMEM)
+			return set_error(err, r, "out of memory");
+		if (r < 0)
+			evidence_not_taken(c, "%s", why);
+		else if ((r = read_evidence(c, &src, &regions, &n, o)) < 0) {
+			if (r == -ESRCH || r == -ENOENT)
+				return set_error(err, -ESRCH, "process %d exited during the scan", pid);
+			return set_error(err, r, "reading evidence from process %d: %s", pid, strerror(-r));
+		}
+	}
+	r = summarise(c, regions, n, o);
 	if (r < 0)
 		return set_error(err, r, "out of memory");
 	if (o && o->light) {
@@ -386,6 +464,31 @@ static const char *guess_exe(const struct region *regions, size_t n)
 		if (regions[i].path && regions[i].path[0] == '/')
 			return regions[i].path;
 	return NULL;
+}
+
+DEFINE_CLEANUP(struct memimage *, memimage_free)
+
+static int load_image(const char *path, struct memimage **ret, struct scan_error *err)
+{
+	_cleanup_close_ int fd = open_input(path);
+	_cleanup_free_ char *text = NULL;
+	char msg[192] = "";
+	size_t len;
+	int r;
+
+	if (fd < 0)
+		return set_error(err, fd, "%s: %s", path, strerror(-fd));
+	r = read_full_fd(fd, RW_MEMIMAGE_MAX, &text, &len);
+	if (r == -EFBIG)
+		return set_error(err, -E2BIG, "%s: larger than %u MiB: not a memory image", path, RW_MEMIMAGE_MAX >> 20);
+	if (r < 0)
+		return set_error(err, r, "%s: %s", path, strerror(-r));
+	r = memimage_parse(text, len, ret, msg, sizeof(msg));
+	if (r == -ENOMEM)
+		return set_error(err, r, "out of memory");
+	if (r < 0)
+		return set_error(err, r, "%s: %s", path, msg);
+	return 0;
 }
 
 int scan_smaps_file(const char *smaps_path, const char *status_path, const struct scan_options *o,
@@ -443,7 +546,23 @@ int scan_smaps_file(const char *smaps_path, const char *status_path, const struc
 				 smaps_path);
 
 	struct classify_evidence e = { .exe = guess_exe(regions, n) };
-	r = finish_census(c, regions, n, &e, o);
+	r = classify_regions(regions, n, &e);
+	if (r < 0)
+		return set_error(err, r, "out of memory");
+	if (o && o->memory_image && !o->no_evidence) {
+		_cleanup_(memimage_freep) struct memimage *img = NULL;
+		r = load_image(o->memory_image, &img, err);
+		if (r < 0)
+			return r;
+		struct memsource src;
+		memimage_source(img, &src);
+		r = read_evidence(c, &src, &regions, &n, o);
+		if (r < 0)
+			return set_error(err, r, "%s: %s", o->memory_image, strerror(-r));
+	} else
+		evidence_not_taken(c, o && o->memory_image ? "turned off (--no-evidence)"
+							   : "a saved smaps file holds no memory to read (see --memory)");
+	r = summarise(c, regions, n, o);
 	if (r < 0)
 		return set_error(err, r, "out of memory");
 	c->bytes_read = (int64_t)bytes;

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct census;
 struct gpu;
@@ -16,6 +17,15 @@ struct scan_options {
 	size_t top;            /* largest regions and files kept; 0: RW_TOP_DEFAULT */
 	bool keep_regions;     /* keep every region in the census */
 	bool skip_stack_pointers;
+	/* Evidence (evidence.h): read by default from a live process; not
+	 * with no_evidence.  max_reads bounds it (0: RW_EVIDENCE_READS_MAX).
+	 * record_memory, when set, receives a memory image of what was read
+	 * (memimage.h); memory_image, for a saved smaps file, is the image
+	 * to read evidence from. */
+	bool no_evidence;
+	size_t max_reads;
+	FILE *record_memory;
+	const char *memory_image;
 	/* A light census (for huge processes): the regions from maps, which
 	 * costs no page-table walk, classified by their shape, and the totals
 	 * from smaps_rollup (one walk, no per-region text).  Class and region

@@ -1,0 +1,399 @@
+/* What the evidence walks found, made into the census's terms: a rule and a
+ * sentence for each region read, and parts for a region of several owners.
+ *
+ * A part's page counts come from the page tables, asked now for every
+ * part but the largest: resident = resident anonymous and file pages (not
+ * the zero page, which smaps does not count either), anonymous = resident
+ * anonymous pages, swap = swapped pages, exact to the page.  The largest
+ * part takes the rest of the region's counts as smaps gave them, so the
+ * parts add up to their region to the byte, and the census pays for
+ * walking the page tables of the small parts only.  When the page tables,
+ * read a moment after smaps, show more than smaps did (the process touched
+ * pages in between), the counts are scaled to smaps and the sentence says
+ * so.  The counts the page tables do not give (Pss, clean and dirty,
+ * locked) are shared out in proportion to resident bytes. */
+#include "evidence-internal.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "classify.h"
+#include "limits.h"
+#include "macro.h"
+#include "strpool.h"
+#include "util.h"
+
+#define PART_TEXT_MAX 384
+
+struct part {
+	uint64_t start, end;
+	enum owner owner;
+	size_t first_seg, last_seg; /* the walker's segments it covers */
+	uint64_t anon, resident, swap; /* from the page tables (split parts only) */
+};
+
+static const uint8_t owner_rule[_OWNER_MAX] = {
+	[OWNER_GLIBC_CHUNKS] = RULE_GLIBC_CHUNKS,
+	[OWNER_GLIBC_HEAP] = RULE_GLIBC_HEAP_INFO,
+	[OWNER_GLIBC_BRK] = RULE_GLIBC_BRK,
+	[OWNER_PYMALLOC] = RULE_PYMALLOC_POOLS,
+	[OWNER_JEMALLOC_BASE] = RULE_JEMALLOC_BASE,
+	[OWNER_JEMALLOC_EXTENTS] = RULE_JEMALLOC_EXTENTS,
+	[OWNER_MIMALLOC] = RULE_MIMALLOC,
+	[OWNER_TCMALLOC] = RULE_TCMALLOC,
+};
+
+/* The segments of w within [lo, hi), clipped, neighbours of one owner
+ * joined: the parts of one region. */
+static size_t make_parts(const struct segments *s, uint64_t lo, uint64_t hi, struct part *parts)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < s->n; i++) {
+		uint64_t a = s->v[i].start > lo ? s->v[i].start : lo;
+		uint64_t b = s->v[i].end < hi ? s->v[i].end : hi;
+		if (a >= b)
+			continue;
+		if (n > 0 && parts[n - 1].owner == s->v[i].owner && parts[n - 1].end == a) {
+			parts[n - 1].end = b;
+			parts[n - 1].last_seg = i;
+			continue;
+		}
+		parts[n++] = (struct part){ .start = a, .end = b, .owner = s->v[i].owner, .first_seg = i, .last_seg = i };
+	}
+	return n;
+}
+
+static int appendf(char *buf, size_t size, int at, const char *fmt, ...) _printf_(4, 5);
+
+static int appendf(char *buf, size_t size, int at, const char *fmt, ...)
+{
+	va_list ap;
+	if (at < 0 || (size_t)at >= size)
+		return at;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf + at, size - (size_t)at, fmt, ap);
+	va_end(ap);
+	return n < 0 ? at : at + n;
+}
+
+/* "17 glibc malloc blocks: 15 of 1.00 MiB, 2 of 8.00 MiB (chunk headers read)":
+ * the three sizes holding the most bytes, then the rest. */
+static void glibc_text(const struct segments *s, const struct part *pt, char *buf, size_t size)
+{
+	struct { uint64_t len, count; } top[3] = { { 0, 0 } };
+	uint64_t blocks = 0, listed = 0;
+	char b[FORMAT_BYTES_MAX];
+
+	for (size_t i = pt->first_seg; i <= pt->last_seg; i++) {
+		uint64_t len = s->v[i].unit, same = 0;
+		bool seen = false;
+		blocks++;
+		for (size_t j = pt->first_seg; j < i && !seen; j++)
+			seen = s->v[j].unit == len;
+		if (seen)
+			continue;
+		for (size_t j = i; j <= pt->last_seg; j++)
+			same += s->v[j].unit == len;
+		size_t k = ELEMENTSOF(top) - 1;
+		if (top[k].count * top[k].len >= same * len)
+			continue;
+		top[k].len = len;
+		top[k].count = same;
+		for (; k > 0 && top[k - 1].count * top[k - 1].len < top[k].count * top[k].len; k--) {
+			__typeof__(top[0]) t = top[k - 1];
+			top[k - 1] = top[k];
+			top[k] = t;
+		}
+	}
+	int w = appendf(buf, size, 0, "%" PRIu64 " glibc malloc block%s:", blocks, blocks == 1 ? "" : "s");
+	for (size_t k = 0; k < ELEMENTSOF(top) && top[k].count; k++) {
+		w = appendf(buf, size, w, "%s %" PRIu64 " of %s", k ? "," : "", top[k].count, format_bytes(b, top[k].len));
+		listed += top[k].count;
+	}
+	if (blocks > listed)
+		w = appendf(buf, size, w, ", %" PRIu64 " of other sizes", blocks - listed);
+	appendf(buf, size, w, " (chunk headers read)");
+}
+
+static void part_text(const struct walker *w, const struct part *pt, uint64_t readable, uint64_t swapped,
+		      char *buf, size_t size)
+{
+	const struct segments *s = &w->segs;
+	char a[FORMAT_BYTES_MAX], b[FORMAT_BYTES_MAX];
+	uint64_t count = 0, segs = pt->last_seg - pt->first_seg + 1;
+
+	for (size_t i = pt->first_seg; i <= pt->last_seg; i++)
+		count += s->v[i].count;
+	switch (pt->owner) {
+	case OWNER_GLIBC_CHUNKS:
+		glibc_text(s, pt, buf, size);
+		return;
+	case OWNER_GLIBC_HEAP:
+		snprintf(buf, size, "glibc arena heap: heap_info read (%s in use of %s read-write)", format_bytes(a, count),
+			 format_bytes(b, pt->end - pt->start));
+		return;
+	case OWNER_GLIBC_BRK:
+		snprintf(buf, size, "glibc's main arena: its tcache chunk read at the start of [heap]");
+		return;
+	case OWNER_PYMALLOC:
+		snprintf(buf, size, "%" PRIu64 " pymalloc arena%s: a pool header read in each (pools of %s)", segs,
+			 segs == 1 ? "" : "s", format_bytes(a, s->v[pt->first_seg].unit));
+		return;
+	case OWNER_JEMALLOC_BASE:
+		snprintf(buf, size, "%" PRIu64 " jemalloc base block%s (its metadata): block headers read", segs,
+			 segs == 1 ? "" : "s");
+		return;
+	case OWNER_JEMALLOC_EXTENTS:
+		snprintf(buf, size,
+			 "jemalloc's extents: libjemalloc serves malloc and its base blocks were read; extents carry no "
+			 "header, so this is jemalloc's by elimination (no glibc chunk or pymalloc pool found)");
+		return;
+	case OWNER_MIMALLOC:
+		snprintf(buf, size, "%" PRIu64 " mimalloc segment%s: headers read (%" PRIu64 " pages in use)", segs,
+			 segs == 1 ? "" : "s", count);
+		return;
+	case OWNER_TCMALLOC:
+		snprintf(buf, size, "tcmalloc's page heap: %" PRIu64 " span records read at the start of [heap]", count);
+		return;
+	case OWNER_NONE:
+	case _OWNER_MAX:
+		break;
+	}
+	if (readable == 0)
+		snprintf(buf, size, "nothing read: no resident anonymous page%s", swapped ? " (its memory is in swap)" : "");
+	else if (w->cut)
+		snprintf(buf, size, "not read to the end: the census's read limit was reached");
+	else if (w->gave_up && pt->end == w->end)
+		snprintf(buf, size, "no allocator's header found (the search stopped after %u pages)",
+			 RW_EVIDENCE_SEARCH_PAGES);
+	else
+		snprintf(buf, size, "no allocator's header found in it");
+}
+
+/* Shares total (kB) among n parts in proportion to weights (bytes): the
+ * weights themselves when they add up to it, else scaled, the remainder
+ * to the largest.  Returns whether the weights were taken as they are. */
+static bool share(uint64_t total_kb, const uint64_t *weights, size_t n, uint64_t *out_kb)
+{
+	uint64_t sum = 0, given = 0;
+	size_t largest = 0;
+	for (size_t i = 0; i < n; i++) {
+		sum += weights[i];
+		if (weights[i] > weights[largest])
+			largest = i;
+	}
+	if (sum % 1024 == 0 && sum / 1024 == total_kb) {
+		for (size_t i = 0; i < n; i++)
+			out_kb[i] = weights[i] / 1024;
+		return true;
+	}
+	for (size_t i = 0; i < n; i++) {
+		out_kb[i] = sum ? (uint64_t)((unsigned __int128)total_kb * weights[i] / sum) : 0;
+		given += out_kb[i];
+	}
+	out_kb[largest] += total_kb - given;
+	return false;
+}
+
+/* The page-table counts of every part but the largest, which takes the
+ * rest of the region's.  Returns 0 or -errno; *exact is false when the
+ * page tables showed more than smaps. */
+static int measure_parts(struct memsource *src, const struct region *r, struct part *parts, size_t n, bool *exact)
+{
+	struct page_runs runs = { 0 };
+	size_t largest = 0;
+	uint64_t anon = 0, res = 0, swap = 0;
+	int e = 0;
+
+	for (size_t i = 1; i < n; i++)
+		if (parts[i].end - parts[i].start > parts[largest].end - parts[largest].start)
+			largest = i;
+	for (size_t i = 0; i < n && e == 0; i++) {
+		if (i == largest)
+			continue;
+		page_runs_clear(&runs);
+		if ((e = memsource_residency(src, parts[i].start, parts[i].end, &runs)) < 0)
+			break;
+		parts[i].anon = page_runs_bytes(&runs, parts[i].start, parts[i].end, PAGE_RESIDENT);
+		parts[i].resident = parts[i].anon + page_runs_bytes(&runs, parts[i].start, parts[i].end, PAGE_FILE);
+		parts[i].swap = page_runs_bytes(&runs, parts[i].start, parts[i].end, PAGE_SWAPPED);
+		anon += parts[i].anon;
+		res += parts[i].resident;
+		swap += parts[i].swap;
+	}
+	page_runs_done(&runs);
+	if (e < 0)
+		return e;
+	uint64_t t_anon = region_field(r, COUNT_ANONYMOUS), t_res = region_field(r, COUNT_RSS),
+		 t_swap = region_field(r, COUNT_SWAP);
+	*exact = anon <= t_anon && res <= t_res && swap <= t_swap;
+	parts[largest].anon = anon <= t_anon ? t_anon - anon : 0;
+	parts[largest].resident = res <= t_res ? t_res - res : 0;
+	parts[largest].swap = swap <= t_swap ? t_swap - swap : 0;
+	return 0;
+}
+
+/* Sets the counts of the n parts, out[0..n), of region r. */
+static int split_counts(const struct region *r, const struct part *parts, size_t n, struct region *out)
+{
+	_cleanup_free_ uint64_t *all = calloc(5 * n, sizeof(*all));
+	if (!all)
+		return -ENOMEM;
+	uint64_t *res = all, *anon = all + n, *swap = all + 2 * n, *size = all + 3 * n, *kb = all + 4 * n;
+
+	for (size_t i = 0; i < n; i++) {
+		anon[i] = parts[i].anon;
+		res[i] = parts[i].resident;
+		swap[i] = parts[i].swap;
+		size[i] = parts[i].end - parts[i].start;
+	}
+	for (int c = 0; c < _COUNT_MAX; c++) {
+		const uint64_t *weights = res;
+		switch ((enum region_count)c) {
+		case COUNT_ANONYMOUS:
+		case COUNT_ANON_HUGE_PAGES: weights = anon; break;
+		case COUNT_SWAP:
+		case COUNT_SWAP_PSS: weights = swap; break;
+		case COUNT_SHARED_HUGETLB:
+		case COUNT_PRIVATE_HUGETLB: weights = size; break;
+		default: break;
+		}
+		share(region_field(r, (enum region_count)c) / 1024, weights, n, kb);
+		for (size_t i = 0; i < n; i++)
+			region_set_kb(&out[i], (enum region_count)c, kb[i]);
+	}
+	return 0;
+}
+
+static const char *intern(struct strpool *pool, const char *s)
+{
+	return strpool_intern(pool, s, strlen(s));
+}
+
+static void set_owner(struct region *x, enum owner owner, struct evidence_result *res)
+{
+	if (owner == OWNER_NONE)
+		return;
+	x->rule = owner_rule[owner];
+	x->cls = (uint8_t)classify_rule(x->rule)->cls;
+	res->confirmed++;
+}
+
+/* The parts of every region of every walk, counted first so the array of
+ * regions grows once. */
+struct plan {
+	size_t region;   /* index in the old array */
+	size_t walker;
+	size_t n_parts;
+};
+
+int evidence_conclude(struct memsource *src, struct region **regions, size_t *n, size_t max_regions,
+		      const struct walker *w, size_t n_w, struct strpool *pool, struct evidence_result *res)
+{
+	char text[PART_TEXT_MAX], line[PART_TEXT_MAX + 128];
+	size_t max_segs = 1, n_plans = 0, extra = 0;
+	int e;
+
+	for (size_t i = 0; i < n_w; i++) {
+		if (w[i].segs.n > max_segs)
+			max_segs = w[i].segs.n;
+		n_plans += w[i].last - w[i].first + 1;
+	}
+	_cleanup_free_ struct part *parts = calloc(max_segs, sizeof(*parts));
+	_cleanup_free_ struct plan *plans = calloc(n_plans ? n_plans : 1, sizeof(*plans));
+	if (!parts || !plans)
+		return -ENOMEM;
+
+	/* regions of one part change their rule in place */
+	size_t k = 0;
+	for (size_t i = 0; i < n_w; i++)
+		for (size_t j = w[i].first; j <= w[i].last; j++) {
+			struct region *r = &(*regions)[j];
+			size_t np = make_parts(&w[i].segs, r->start, r->end, parts);
+			plans[k++] = (struct plan){ j, i, np };
+			if (np > 1) {
+				extra += np - 1;
+				continue;
+			}
+			if (np == 0)
+				continue;
+			part_text(&w[i], &parts[0], region_field(r, COUNT_ANONYMOUS), region_field(r, COUNT_SWAP), text,
+				  sizeof(text));
+			if (!(r->evidence = intern(pool, text)))
+				return -ENOMEM;
+			set_owner(r, parts[0].owner, res);
+		}
+	if (extra == 0) {
+		classify_follow_reserves(*regions, *n);
+		return 0;
+	}
+	if (*n + extra > max_regions) {
+		/* not split: a mixed region keeps its shape, and says what was in it */
+		snprintf(res->why_not, sizeof(res->why_not),
+			 "regions of several owners were not split: %zu parts would pass the limit of %zu regions",
+			 *n + extra, max_regions);
+		for (size_t i = 0; i < n_plans; i++)
+			if (plans[i].n_parts > 1 &&
+			    !((*regions)[plans[i].region].evidence = intern(pool, "several owners: not split (too many regions)")))
+				return -ENOMEM;
+		classify_follow_reserves(*regions, *n);
+		return 0;
+	}
+
+	struct region *out = NULL;
+	size_t allocated = 0, used = 0;
+	while (allocated < *n + extra)
+		if ((e = regions_grow(&out, used, &allocated, *n + extra)) < 0) {
+			regions_free(out);
+			return e;
+		}
+	k = 0;
+	for (size_t i = 0; i < *n; i++) {
+		const struct region *r = &(*regions)[i];
+		while (k < n_plans && plans[k].region < i)
+			k++;
+		if (k >= n_plans || plans[k].region != i || plans[k].n_parts <= 1) {
+			out[used++] = *r;
+			continue;
+		}
+		const struct walker *wk = &w[plans[k].walker];
+		size_t np = make_parts(&wk->segs, r->start, r->end, parts);
+		bool exact = true;
+		if ((e = measure_parts(src, r, parts, np, &exact)) < 0) {
+			regions_free(out);
+			return e;
+		}
+		struct region *first = &out[used];
+		for (size_t j = 0; j < np; j++) {
+			struct region *x = &out[used++];
+			*x = *r;
+			x->start = parts[j].start;
+			x->end = parts[j].end;
+			x->offset = r->offset + (parts[j].start - r->start);
+			x->part = true;
+			set_owner(x, parts[j].owner, res);
+			part_text(wk, &parts[j], parts[j].anon, parts[j].swap, text, sizeof(text));
+			snprintf(line, sizeof(line), "%s; part %zu of %zu of the region %" PRIx64 "-%" PRIx64 "%s", text, j + 1,
+				 np, r->start, r->end,
+				 exact ? "" : " (the page tables showed more than smaps a moment before: counts scaled to smaps)");
+			if (!(x->evidence = intern(pool, line))) {
+				regions_free(out);
+				return -ENOMEM;
+			}
+		}
+		if ((e = split_counts(r, parts, np, first)) < 0) {
+			regions_free(out);
+			return e;
+		}
+		res->split++;
+	}
+	classify_follow_reserves(out, used);
+	regions_free(*regions);
+	*regions = out;
+	*n = used;
+	return 0;
+}

@@ -1,0 +1,581 @@
+/* The evidence pass: which regions are read, how they are walked, and the
+ * bounds on what it costs.
+ *
+ * A census of smaps already walks every page table of the process; this
+ * pass must cost a tenth of that at most, so it never walks them again:
+ *   - it reads 64 bytes (up to 512 for the structures that need them) at
+ *     the start of chosen pages, a few per block or arena, never one per
+ *     page of memory;
+ *   - it asks whether a page is resident only around the pages it reads,
+ *     a window of RW_EVIDENCE_WINDOW_PAGES at a time, and not at all in a
+ *     region smaps shows wholly resident;
+ *   - all walkers advance together, one batch of reads per round, so a
+ *     census of ten thousand regions costs ten batches of reads, not ten
+ *     thousand system calls.
+ *
+ * A walker covers a run of neighbouring anonymous regions that shapes
+ * leave uncertain.  At a block boundary (the run's start, the end of the
+ * last block found) it expects a header: a glibc chunk, whose size leads
+ * to the next boundary; a pymalloc pool, whose 1 MiB arena (256 KiB before
+ * Python 3.10) is the next stretch; a jemalloc base block or a mimalloc
+ * segment, which say their own size.  Between boundaries it searches for
+ * the next header, page after resident page (for glibc, whose blocks start
+ * on any page) or at the allocator's alignment (2 MiB for jemalloc's base
+ * blocks, 32 MiB for mimalloc's segments), and gives the rest of the run up
+ * after RW_EVIDENCE_SEARCH_PAGES pages without one.  [heap] is read once at
+ * its start, where glibc's main arena begins with its tcache chunk and
+ * tcmalloc keeps its span records.
+ *
+ * What is found is a list of segments per walk; evidence-split.c makes
+ * them into rules, sentences and, for a region of several owners, parts. */
+#include "evidence.h"
+#include "evidence-internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "classify.h"
+#include "limits.h"
+#include "macro.h"
+#include "strpool.h"
+#include "util.h"
+
+#define KiB 1024ull
+#define MiB (1024ull * KiB)
+#define PAGE (4 * KiB)
+#define POOL_MAX (16 * KiB)
+#define JEMALLOC_BASE_ALIGN (2 * MiB)
+#define MIMALLOC_SEGMENT (32 * MiB)
+#define PROBE_SLOT 512u /* the most one probe reads (mimalloc's segment, tcmalloc's spans) */
+#define PROBE_LEN 64u   /* what a header check reads */
+#define SEARCH_BATCH 32u
+
+struct pass {
+	struct memsource *src;
+	const struct region *regions;
+	enum allocator allocator;
+	bool python;
+	struct walker *w;
+	size_t n_w;
+	struct mem_probe *probes;
+	uint8_t *bufs;
+	size_t n_probes, allocated;
+	uint32_t slot; /* bytes of bufs per probe: the most this process's probes read */
+};
+
+/* ------------------------------------------------------------ segments */
+
+static int segs_add(struct segments *s, uint64_t start, uint64_t end, enum owner owner, uint64_t count,
+		    uint64_t unit)
+{
+	if (start >= end)
+		return 0;
+	if (s->n == s->allocated) {
+		size_t want = s->allocated ? s->allocated * 2 : 8;
+		struct segment *v = realloc(s->v, want * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		s->v = v;
+		s->allocated = want;
+	}
+	s->v[s->n++] = (struct segment){ start, end, owner, count, unit };
+	return 0;
+}
+
+/* Records [start, end) as owner's, with the stretch before it as unknown,
+ * and goes on at end. */
+static int found(struct walker *w, uint64_t start, uint64_t end, enum owner owner, uint64_t count, uint64_t unit)
+{
+	int r = segs_add(&w->segs, w->gap, start, OWNER_NONE, 0, 0);
+	if (r >= 0)
+		r = segs_add(&w->segs, start, end, owner, count, unit);
+	w->gap = w->pos = end;
+	w->searched = 0;
+	w->mode = end >= w->end ? M_DONE : M_WALK;
+	return r;
+}
+
+static int finish(struct walker *w)
+{
+	w->mode = M_DONE;
+	return segs_add(&w->segs, w->gap, w->end, OWNER_NONE, 0, 0);
+}
+
+/* ------------------------------------------------------------ what is read */
+
+/* Whether shapes left region r uncertain enough to read. */
+static bool wants_evidence(const struct region *r)
+{
+	if (r->path && streq(r->path, "[heap]"))
+		return region_readable(r) && region_field(r, COUNT_ANONYMOUS) > 0;
+	if (r->path || region_shared(r) || !region_readable(r) || !region_writable(r) || region_private(r) == 0)
+		return false;
+	switch (r->cls) {
+	case CLASS_OTHER:
+	case CLASS_PYTHON:
+	case CLASS_OPENBLAS:
+		return true;
+	case CLASS_MALLOC:
+		return r->rule == (uint8_t)classify_rule_from_key("glibc_arena");
+	default:
+		return false;
+	}
+}
+
+/* Whether region b continues the walk over region a: a glibc arena heap
+ * and [heap] are walked alone, from their own start. */
+static bool continues(const struct region *a, const struct region *b)
+{
+	uint8_t arena = (uint8_t)classify_rule_from_key("glibc_arena");
+	return a->end == b->start && !a->path && !b->path && a->rule != arena && b->rule != arena;
+}
+
+static void find_allocator(struct pass *p, const struct region *r, size_t n)
+{
+	char name[64];
+	p->allocator = ALLOC_GLIBC;
+	for (size_t i = 0; i < n; i++) {
+		const char *path = r[i].path;
+		if (!path || path[0] != '/' || (i > 0 && r[i - 1].path == path))
+			continue;
+		const char *slash = strrchr(path, '/');
+		snprintf(name, sizeof(name), "%s", slash + 1);
+		if (startswith(name, "libjemalloc.so"))
+			p->allocator = ALLOC_JEMALLOC;
+		else if (startswith(name, "libmimalloc"))
+			p->allocator = ALLOC_MIMALLOC;
+		else if (startswith(name, "libtcmalloc"))
+			p->allocator = ALLOC_TCMALLOC;
+		else if (startswith(name, "libpython3") || startswith(name, "python3"))
+			p->python = true;
+	}
+}
+
+/* ------------------------------------------------------------ residency */
+
+/* The region of walker w holding addr. */
+static const struct region *region_at(const struct pass *p, const struct walker *w, uint64_t addr)
+{
+	size_t lo = w->first, hi = w->last + 1;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (p->regions[mid].end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return &p->regions[lo <= w->last ? lo : w->last];
+}
+
+/* Makes the window of w start at addr's page: a region smaps shows all
+ * resident and anonymous needs no question; others ask the page tables
+ * for a window's worth of pages. */
+static int fill_window(struct pass *p, struct walker *w, uint64_t addr)
+{
+	const struct region *r = region_at(p, w, addr);
+	uint64_t start = addr & ~(PAGE - 1);
+	uint64_t end = start + RW_EVIDENCE_WINDOW_PAGES * PAGE;
+
+	if (end > r->end || end < start)
+		end = r->end;
+	page_runs_clear(&w->window);
+	w->win_start = start;
+	w->win_end = end;
+	if (region_field(r, COUNT_ANONYMOUS) >= region_size(r))
+		return page_runs_add(&w->window, start, end, PAGE_RESIDENT);
+	if (region_field(r, COUNT_ANONYMOUS) == 0)
+		return 0; /* nothing resident to read: no question asked */
+	return memsource_residency(p->src, start, end, &w->window);
+}
+
+/* Whether addr's page may be read: resident, and anonymous. */
+static int readable(struct pass *p, struct walker *w, uint64_t addr, bool *ret)
+{
+	if (addr < w->win_start || addr >= w->win_end) {
+		int r = fill_window(p, w, addr);
+		if (r < 0)
+			return r;
+	}
+	*ret = page_runs_state(&w->window, addr) == PAGE_RESIDENT;
+	return 0;
+}
+
+/* ------------------------------------------------------------ probes */
+
+static int probe_add(struct pass *p, struct walker *w, uint64_t addr, uint32_t len)
+{
+	if (p->n_probes == p->allocated) {
+		size_t want = p->allocated ? p->allocated * 2 : 64;
+		struct mem_probe *v = realloc(p->probes, want * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		p->probes = v;
+		uint8_t *b = realloc(p->bufs, want * p->slot);
+		if (!b)
+			return -ENOMEM;
+		p->bufs = b;
+		p->allocated = want;
+	}
+	p->probes[p->n_probes++] = (struct mem_probe){ .addr = addr, .len = len < p->slot ? len : p->slot,
+						       .runs = &w->window };
+	return 0;
+}
+
+/* Probes addr when its page is readable and lies in w's window (every
+ * probe of a round is checked against the window as it was when the
+ * round's first probe was taken, so a round never moves it).  Returns 1
+ * when probed, 0 when not, or -errno. */
+static int probe_at(struct pass *p, struct walker *w, uint64_t addr, uint32_t len)
+{
+	bool ok;
+	int r;
+
+	if (addr >= w->end)
+		return 0;
+	if (p->n_probes == w->first_probe) {
+		if ((r = readable(p, w, addr, &ok)) < 0)
+			return r;
+	} else if (addr < w->win_start || addr >= w->win_end)
+		return 0;
+	else
+		ok = page_runs_state(&w->window, addr) == PAGE_RESIDENT;
+	if (!ok)
+		return 0;
+	r = probe_add(p, w, addr, len);
+	return r < 0 ? r : 1;
+}
+
+static uint64_t round_up(uint64_t v, uint64_t a)
+{
+	return (v + a - 1) & ~(a - 1);
+}
+
+/* What a header probe reads at addr: 512 bytes where a mimalloc segment
+ * may start, 64 elsewhere. */
+static uint32_t header_len(const struct pass *p, uint64_t addr)
+{
+	return p->allocator == ALLOC_MIMALLOC && addr % MIMALLOC_SEGMENT == 0 ? PROBE_SLOT : PROBE_LEN;
+}
+
+/* The step between the addresses a search reads: glibc's blocks start on
+ * any page, jemalloc's base blocks and mimalloc's segments at their
+ * alignment; tcmalloc's spans carry nothing to find. */
+static uint64_t search_step(const struct pass *p)
+{
+	switch (p->allocator) {
+	case ALLOC_JEMALLOC: return JEMALLOC_BASE_ALIGN;
+	case ALLOC_MIMALLOC: return MIMALLOC_SEGMENT;
+	case ALLOC_TCMALLOC: return 0;
+	default: return PAGE;
+	}
+}
+
+/* This round's probes of walker w. */
+static int emit(struct pass *p, struct walker *w)
+{
+	int r = 0;
+
+	w->first_probe = p->n_probes;
+	switch (w->mode) {
+	case M_START:
+		if (w->brk) {
+			r = probe_at(p, w, w->start, PROBE_SLOT);
+			break;
+		}
+		__attribute__((fallthrough));
+	case M_WALK: {
+		r = probe_at(p, w, w->pos, header_len(p, w->pos));
+		/* 16 KiB pools start at the first 16 KiB boundary of an arena */
+		uint64_t pool = round_up(w->pos, POOL_MAX);
+		if (r >= 0 && p->python && pool != w->pos)
+			r = probe_at(p, w, pool, PROBE_LEN);
+		break;
+	}
+	case M_SEARCH: {
+		uint64_t step = search_step(p);
+		bool ok;
+		if (step != PAGE) {
+			/* one aligned address a round: each has a window of its own */
+			r = probe_at(p, w, round_up(w->pos, step), header_len(p, round_up(w->pos, step)));
+			break;
+		}
+		if ((r = readable(p, w, w->pos, &ok)) < 0)
+			break;
+		uint64_t a = page_runs_next(&w->window, w->pos, w->win_end, PAGE_RESIDENT);
+		for (unsigned k = 0; r >= 0 && k < SEARCH_BATCH && a < w->win_end && a < w->end; k++) {
+			r = probe_add(p, w, a, header_len(p, a));
+			a = page_runs_next(&w->window, a + PAGE, w->win_end, PAGE_RESIDENT);
+		}
+		break;
+	}
+	case M_DONE:
+		break;
+	}
+	w->n_probes = p->n_probes - w->first_probe;
+	return r < 0 ? r : 0;
+}
+
+static const uint8_t *probe_bytes(const struct pass *p, const struct mem_probe *pr)
+{
+	return p->bufs + (size_t)(pr - p->probes) * p->slot;
+}
+
+/* What one probe shows at a block boundary (boundary is its address) or
+ * a searched page (boundary UINT64_MAX): 1 when recognised and recorded,
+ * 0 when not, or -errno. */
+static int recognise(struct pass *p, struct walker *w, const struct mem_probe *pr, uint64_t boundary)
+{
+	const uint8_t *b = probe_bytes(p, pr);
+	uint64_t len, used;
+	uint32_t index;
+	int r;
+
+	if (!pr->got)
+		return 0;
+	switch (p->allocator) {
+	case ALLOC_JEMALLOC:
+		if ((len = evidence_jemalloc_base(b, pr->got, pr->addr, w->end))) {
+			r = found(w, pr->addr, pr->addr + len, OWNER_JEMALLOC_BASE, 1, len);
+			return r < 0 ? r : 1;
+		}
+		break;
+	case ALLOC_MIMALLOC:
+		if ((len = evidence_mimalloc_segment(b, pr->got, pr->addr, w->end, &used))) {
+			r = found(w, pr->addr, pr->addr + len, OWNER_MIMALLOC, used, len);
+			return r < 0 ? r : 1;
+		}
+		break;
+	default:
+		break;
+	}
+	if ((len = evidence_glibc_chunk(b, pr->got, pr->addr, w->end))) {
+		r = found(w, pr->addr, pr->addr + len, OWNER_GLIBC_CHUNKS, 1, len);
+		return r < 0 ? r : 1;
+	}
+	if (p->python && (len = evidence_pymalloc_pool(b, pr->got, pr->addr, &index))) {
+		/* the arena starts at most a pool below its first pool, in pages
+		 * never touched: where exactly does not change a count */
+		uint64_t base = boundary;
+		if (base == UINT64_MAX)
+			base = pr->addr - w->gap >= len ? pr->addr - (len - PAGE) : w->gap;
+		uint64_t end = base + (len == POOL_MAX ? 1 * MiB : 256 * KiB);
+		if (end > w->end)
+			end = w->end;
+		r = found(w, base, end, OWNER_PYMALLOC, 1, len);
+		return r < 0 ? r : 1;
+	}
+	return 0;
+}
+
+static int take(struct pass *p, struct walker *w)
+{
+	const struct mem_probe *pr = p->probes + w->first_probe;
+	size_t n = w->n_probes;
+	uint64_t len;
+	int r;
+
+	switch (w->mode) {
+	case M_START:
+		if (w->brk) {
+			/* [heap]: glibc's main arena starts with its tcache chunk,
+			 * tcmalloc's page heap with its span records */
+			if (n && pr[0].got && p->allocator != ALLOC_TCMALLOC && evidence_glibc_tcache(probe_bytes(p, pr), pr[0].got))
+				return found(w, w->start, w->end, OWNER_GLIBC_BRK, 1, 0);
+			if (n && pr[0].got && p->allocator == ALLOC_TCMALLOC &&
+			    (len = evidence_tcmalloc_spans(probe_bytes(p, pr), pr[0].got, w->start, w->end)))
+				return found(w, w->start, w->end, OWNER_TCMALLOC, len, 0);
+			return finish(w);
+		}
+		if (n && pr[0].addr == w->start && pr[0].got &&
+		    (len = evidence_glibc_heap_info(probe_bytes(p, pr), pr[0].got, w->start, w->end - w->start)))
+			return found(w, w->start, w->end, OWNER_GLIBC_HEAP, len, 0);
+		__attribute__((fallthrough));
+	case M_WALK:
+		for (size_t i = 0; i < n; i++) {
+			r = recognise(p, w, &pr[i], w->pos);
+			if (r != 0)
+				return r < 0 ? r : 0;
+		}
+		w->mode = M_SEARCH;
+		w->pos += PAGE; /* the boundary was read, or cannot be */
+		if (w->pos >= w->end || search_step(p) == 0)
+			return finish(w);
+		return 0;
+	case M_SEARCH: {
+		uint64_t step = search_step(p);
+		for (size_t i = 0; i < n; i++) {
+			r = recognise(p, w, &pr[i], UINT64_MAX);
+			if (r != 0)
+				return r < 0 ? r : 0;
+		}
+		w->searched += n ? n : 1;
+		if (n)
+			w->pos = pr[n - 1].addr + (step == PAGE ? PAGE : step);
+		else if (step != PAGE)
+			w->pos = round_up(w->pos, step) + step; /* that aligned address was not resident */
+		else if (w->pos < w->win_end)
+			w->pos = w->win_end; /* nothing resident left in the window */
+		if (w->searched >= RW_EVIDENCE_SEARCH_PAGES) {
+			w->gave_up = true;
+			return finish(w);
+		}
+		if (w->pos >= w->end)
+			return finish(w);
+		return 0;
+	}
+	case M_DONE:
+		return 0;
+	}
+	return 0;
+}
+
+static int walk_all(struct pass *p)
+{
+	for (;;) {
+		size_t active = 0;
+		int r;
+
+		p->n_probes = 0;
+		for (size_t i = 0; i < p->n_w; i++) {
+			if (p->w[i].mode == M_DONE)
+				continue;
+			if ((r = emit(p, &p->w[i])) < 0)
+				return r;
+			active++;
+		}
+		if (active == 0)
+			return 0;
+		/* a round is read whole or not at all, so no walker acts on
+		 * reads the limit refused */
+		if (p->src->probes + p->n_probes > p->src->max_probes) {
+			p->src->exhausted = true;
+			for (size_t i = 0; i < p->n_w; i++)
+				if (p->w[i].mode != M_DONE) {
+					p->w[i].cut = true;
+					if ((r = finish(&p->w[i])) < 0)
+						return r;
+				}
+			return 0;
+		}
+		for (size_t i = 0; i < p->n_probes; i++)
+			p->probes[i].buf = p->bufs + i * p->slot;
+		if (p->n_probes && (r = memsource_read(p->src, p->probes, p->n_probes)) < 0)
+			return r;
+		for (size_t i = 0; i < p->n_w; i++)
+			if (p->w[i].mode != M_DONE && (r = take(p, &p->w[i])) < 0)
+				return r;
+	}
+}
+
+static void pass_done(struct pass *p)
+{
+	for (size_t i = 0; i < p->n_w; i++) {
+		free(p->w[i].segs.v);
+		page_runs_done(&p->w[i].window);
+	}
+	free(p->w);
+	free(p->probes);
+	free(p->bufs);
+}
+
+/* One walker per run of neighbouring regions to read. */
+static int make_walkers(struct pass *p, const struct region *r, size_t n)
+{
+	size_t count = 0;
+	for (int round = 0; round < 2; round++) {
+		count = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (!wants_evidence(&r[i]))
+				continue;
+			size_t j = i;
+			while (j + 1 < n && wants_evidence(&r[j + 1]) && continues(&r[j], &r[j + 1]))
+				j++;
+			/* smaller than any block an allocator we know maps: its shape stands */
+			if (!r[i].path && r[j].end - r[i].start < RW_EVIDENCE_MIN_SPAN) {
+				i = j;
+				continue;
+			}
+			if (round == 1)
+				p->w[count] = (struct walker){ .first = i, .last = j, .start = r[i].start, .end = r[j].end,
+							      .pos = r[i].start, .gap = r[i].start, .mode = M_START,
+							      .brk = r[i].path != NULL };
+			count++;
+			i = j;
+		}
+		if (round == 0) {
+			if (count == 0)
+				break;
+			p->w = calloc(count, sizeof(*p->w));
+			if (!p->w)
+				return -ENOMEM;
+		}
+	}
+	p->n_w = count;
+	return 0;
+}
+
+/* jemalloc's extents carry no header: once its base blocks confirm it
+ * serves this process, the anonymous memory no other allocator's header
+ * was found in is jemalloc's (said as such: a rule of elimination). */
+static int infer_jemalloc(struct pass *p)
+{
+	bool base = false;
+	if (p->allocator != ALLOC_JEMALLOC)
+		return 0;
+	for (size_t i = 0; i < p->n_w && !base; i++)
+		for (size_t j = 0; j < p->w[i].segs.n && !base; j++)
+			base = p->w[i].segs.v[j].owner == OWNER_JEMALLOC_BASE;
+	if (!base)
+		return 0;
+	for (size_t i = 0; i < p->n_w; i++) {
+		if (p->w[i].brk || p->w[i].cut)
+			continue;
+		for (size_t j = 0; j < p->w[i].segs.n; j++)
+			if (p->w[i].segs.v[j].owner == OWNER_NONE)
+				p->w[i].segs.v[j].owner = OWNER_JEMALLOC_EXTENTS;
+	}
+	return 0;
+}
+
+int evidence_apply(struct memsource *src, struct region **regions, size_t *n, size_t max_regions,
+		   struct strpool *pool, struct evidence_result *res)
+{
+	struct pass p = { .src = src, .regions = *regions };
+	int r;
+
+	*res = (struct evidence_result){ .taken = true };
+	find_allocator(&p, *regions, *n);
+	p.slot = p.allocator == ALLOC_MIMALLOC || p.allocator == ALLOC_TCMALLOC ? PROBE_SLOT : PROBE_LEN;
+	if ((r = make_walkers(&p, *regions, *n)) < 0)
+		return r;
+	r = walk_all(&p);
+	if (r == -EPERM || r == -EACCES) {
+		res->taken = false;
+		snprintf(res->why_not, sizeof(res->why_not),
+			 "the process's memory may not be read (process_vm_readv needs ptrace access: CAP_SYS_PTRACE, "
+			 "or the same user where kernel.yama.ptrace_scope allows)");
+	}
+	if (r < 0) {
+		pass_done(&p);
+		return r;
+	}
+	if ((r = infer_jemalloc(&p)) < 0) {
+		pass_done(&p);
+		return r;
+	}
+	res->regions = p.n_w;
+	res->exhausted = src->exhausted;
+	if (src->exhausted)
+		snprintf(res->why_not, sizeof(res->why_not),
+			 "the read limit (%llu reads) was reached: the regions left keep their shape",
+			 (unsigned long long)src->max_probes);
+	r = evidence_conclude(src, regions, n, max_regions, p.w, p.n_w, pool, res);
+	res->reads = src->probes;
+	res->bytes = src->bytes;
+	res->calls = src->calls;
+	res->pages = src->pages_mapped;
+	pass_done(&p);
+	return r;
+}

@@ -1,0 +1,158 @@
+/* Runs of page states and the bounded front of a memory source: every read
+ * of evidence goes through memsource_read, which counts it and stops at the
+ * census's limit, whatever the source behind it. */
+#include "memsource.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+#define PAGE 4096ull
+
+static const char *const page_state_names[_PAGE_STATE_MAX] = {
+	[PAGE_ABSENT] = "absent",
+	[PAGE_RESIDENT] = "resident",
+	[PAGE_ZERO] = "zero",
+	[PAGE_FILE] = "file",
+	[PAGE_SWAPPED] = "swapped",
+};
+
+const char *page_state_name(enum page_state s)
+{
+	return (unsigned)s < _PAGE_STATE_MAX ? page_state_names[s] : "?";
+}
+
+int page_state_from_name(const char *name)
+{
+	for (int s = 0; s < _PAGE_STATE_MAX; s++)
+		if (streq(page_state_names[s], name))
+			return s;
+	return -1;
+}
+
+int page_runs_add(struct page_runs *runs, uint64_t start, uint64_t end, enum page_state state)
+{
+	if (start >= end || state == PAGE_ABSENT)
+		return 0;
+	if (runs->n > 0) {
+		struct page_run *last = &runs->v[runs->n - 1];
+		if (last->end == start && last->state == state) {
+			last->end = end;
+			return 0;
+		}
+	}
+	if (runs->n == runs->allocated) {
+		size_t want = runs->allocated ? runs->allocated * 2 : 8;
+		struct page_run *v = realloc(runs->v, want * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		runs->v = v;
+		runs->allocated = want;
+	}
+	runs->v[runs->n++] = (struct page_run){ start, end, state };
+	return 0;
+}
+
+void page_runs_clear(struct page_runs *runs)
+{
+	runs->n = 0;
+}
+
+void page_runs_done(struct page_runs *runs)
+{
+	free(runs->v);
+	*runs = (struct page_runs){ 0 };
+}
+
+/* The index of the first run ending after addr (n when none). */
+static size_t first_after(const struct page_runs *runs, uint64_t addr)
+{
+	size_t lo = 0, hi = runs->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (runs->v[mid].end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+enum page_state page_runs_state(const struct page_runs *runs, uint64_t addr)
+{
+	size_t i = first_after(runs, addr);
+	return i < runs->n && runs->v[i].start <= addr ? runs->v[i].state : PAGE_ABSENT;
+}
+
+uint64_t page_runs_next(const struct page_runs *runs, uint64_t addr, uint64_t end, enum page_state s)
+{
+	addr &= ~(PAGE - 1);
+	for (size_t i = first_after(runs, addr); i < runs->n && runs->v[i].start < end; i++) {
+		if (runs->v[i].state != s)
+			continue;
+		uint64_t at = runs->v[i].start > addr ? runs->v[i].start : addr;
+		return at < end ? at : end;
+	}
+	return end;
+}
+
+uint64_t page_runs_bytes(const struct page_runs *runs, uint64_t start, uint64_t end, enum page_state s)
+{
+	uint64_t sum = 0;
+	for (size_t i = first_after(runs, start); i < runs->n && runs->v[i].start < end; i++) {
+		if (runs->v[i].state != s)
+			continue;
+		uint64_t a = runs->v[i].start > start ? runs->v[i].start : start;
+		uint64_t b = runs->v[i].end < end ? runs->v[i].end : end;
+		if (b > a)
+			sum += b - a;
+	}
+	return sum;
+}
+
+int memsource_residency(struct memsource *src, uint64_t start, uint64_t end, struct page_runs *runs)
+{
+	size_t before = runs->n;
+	if (end <= start)
+		return 0;
+	src->pages_mapped += (end - start) / PAGE;
+	int r = src->ops->residency(src->self, start, end, runs);
+	if (r < 0)
+		runs->n = before;
+	return r;
+}
+
+int memsource_read(struct memsource *src, struct mem_probe *probes, size_t n)
+{
+	size_t allowed = n;
+
+	for (size_t i = 0; i < n; i++) {
+		probes[i].got = 0;
+		/* a probe spans one page: only that page's residency was checked */
+		if (probes[i].len == 0 || (probes[i].addr & (PAGE - 1)) + probes[i].len > PAGE ||
+		    !probes[i].runs || page_runs_state(probes[i].runs, probes[i].addr) != PAGE_RESIDENT)
+			probes[i].len = 0;
+	}
+	if (src->probes + n > src->max_probes) {
+		allowed = src->max_probes > src->probes ? (size_t)(src->max_probes - src->probes) : 0;
+		src->exhausted = true;
+	}
+	if (allowed == 0)
+		return 0;
+	src->probes += allowed;
+	src->calls++;
+	int r = src->ops->read(src->self, probes, allowed);
+	for (size_t i = 0; i < allowed; i++)
+		src->bytes += probes[i].got;
+	return r;
+}
+
+void memsource_close(struct memsource *src)
+{
+	if (src && src->ops && src->ops->close)
+		src->ops->close(src->self);
+	if (src)
+		src->ops = NULL;
+}

@@ -234,11 +234,11 @@ CLIENT_SRCS := client/ramwatch.c client/cmd-scan.c client/render.c client/table.
 CLIENT_LIB_SRCS := client/render.c client/table.c
 
 
-UNIT_TESTS := test-util test-strpool test-smaps test-proc-parse test-classify test-census \
+UNIT_TESTS := test-util test-strpool test-smaps test-proc-parse test-classify test-census test-evidence \
 	test-census-json test-render test-scan-live test-region-events $(TRACE_UNIT_TESTS) $(SCHEMA_UNIT_TESTS) \
 	$(DAEMON_CONFIG_UNIT_TESTS) $(DAEMON_UNIT_TESTS) $(STORE_READ_UNIT_TESTS) $(SQL_UNIT_TESTS) \
 	$(CONTROL_UNIT_TESTS) $(CLIENT_CMD_UNIT_TESTS) $(GPU_UNIT_TESTS)
-HELPERS := shapes many-maps churn mapfiles
+HELPERS := shapes many-maps churn mapfiles residency allocs allocs-jemalloc allocs-mimalloc allocs-tcmalloc
 
 LIB := $(BUILD)/libramwatch.a
 LIB_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(COMMON_SRCS) $(SCANNER_SRCS) $(TRACE_SRCS) $(SCHEMA_SRCS) \
@@ -287,6 +287,15 @@ $(BUILD)/helpers/%: tests/helpers/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(HELPER_CFLAGS) -o $@ $< -lpthread
 
+# the allocator helper linked with each allocator Debian ships: malloc is then theirs
+ALLOCATOR_LIB_jemalloc := -ljemalloc
+ALLOCATOR_LIB_mimalloc := -lmimalloc
+ALLOCATOR_LIB_tcmalloc := -ltcmalloc_minimal
+
+$(BUILD)/helpers/allocs-%: tests/helpers/allocs.c
+	@mkdir -p $(dir $@)
+	$(CC) $(HELPER_CFLAGS) -o $@ $< -lpthread $(ALLOCATOR_LIB_$*)
+
 $(BUILD)/helpers/many-maps: bench/many-maps.c
 	@mkdir -p $(dir $@)
 	$(CC) $(HELPER_CFLAGS) -o $@ $<
@@ -306,15 +315,24 @@ check-sanitizers:
 FUZZ_CFLAGS := -std=gnu11 -D_GNU_SOURCE -Icommon -Iscanner -g -O1 -fsanitize=fuzzer,address,undefined
 FUZZ_SRCS := scanner/smaps.c scanner/smaps-fast.c scanner/region.c scanner/classify.c scanner/classify-shapes.c scanner/classes.c scanner/census.c \
 	scanner/proc-parse.c common/strpool.c common/util.c
+FUZZ_EVIDENCE_SRCS := scanner/smaps.c scanner/smaps-fast.c scanner/region.c scanner/classify.c \
+	scanner/classify-shapes.c scanner/classes.c scanner/memsource.c scanner/memimage.c scanner/evidence.c \
+	scanner/evidence-checks.c scanner/evidence-split.c common/strpool.c common/util.c
 
 $(BUILD)/fuzz/fuzz-smaps: tests/fuzz/fuzz-smaps.c $(FUZZ_SRCS)
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -o $@ $^
 
-fuzz: $(BUILD)/fuzz/fuzz-smaps $(TRACE_FUZZ)
-	@mkdir -p $(BUILD)/fuzz/corpus
+$(BUILD)/fuzz/fuzz-evidence: tests/fuzz/fuzz-evidence.c $(FUZZ_EVIDENCE_SRCS)
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) -o $@ $^
+
+fuzz: $(BUILD)/fuzz/fuzz-smaps $(BUILD)/fuzz/fuzz-evidence $(TRACE_FUZZ)
+	@mkdir -p $(BUILD)/fuzz/corpus $(BUILD)/fuzz/evidence-corpus
 	$(BUILD)/fuzz/fuzz-smaps -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -rss_limit_mb=1024 \
 		$(BUILD)/fuzz/corpus tests/data/smaps
+	$(BUILD)/fuzz/fuzz-evidence -max_total_time=$(FUZZ_SECONDS) -max_len=16384 -rss_limit_mb=1024 \
+		-dict=tests/fuzz/memimage.dict $(BUILD)/fuzz/evidence-corpus tests/data/memimage
 	@set -e; for f in $(TRACE_FUZZ); do mkdir -p $$f.corpus; \
 		$$f -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=1024 $$f.corpus $(TRACE_FUZZ_SEEDS); done
 
@@ -490,7 +508,8 @@ clean:
 
 DEB_PACKAGES := gcc make pkg-config libjansson-dev libcmocka-dev python3 python3-pytest \
 	clang libclang-rt-dev procps mandoc libdw-dev libelf-dev jq nodejs openjdk-17-jre-headless \
-	libsqlite3-dev sqlite3 libsystemd-dev
+	libsqlite3-dev sqlite3 libsystemd-dev python3-numpy redis-server libjemalloc-dev libmimalloc-dev \
+	libgoogle-perftools-dev
 # for make deb, rpm, check-units and check-install (make deps-packaging)
 # (the build's own packages too: debian/control's Build-Depends)
 PACKAGING_DEB_PACKAGES := dpkg-dev debhelper lintian rpm systemd gcc make pkgconf libjansson-dev libsqlite3-dev \

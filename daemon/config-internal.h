@@ -18,6 +18,7 @@ enum config_type {
 	CONFIG_GROWTH,    /* census_on_growth, growth_bytes and growth_ratio together */
 	CONFIG_EXPORT,    /* char *, NULL for none: Export= */
 	CONFIG_GROUP_BY,  /* enum export_group_by */
+	CONFIG_BOOL,      /* bool: yes/no */
 };
 
 /* One setting: everything that parsing, checking, formatting and the man
@@ -33,7 +34,7 @@ struct config_setting {
 	bool zero_off;             /* 0 is allowed below min: it turns the feature off */
 };
 
-#define CONFIG_SETTINGS_N 16
+#define CONFIG_SETTINGS_N 17
 extern const struct config_setting config_settings[CONFIG_SETTINGS_N];
 
 /* The setting name in section, or NULL. */

@@ -41,6 +41,7 @@ const struct config_setting config_settings[CONFIG_SETTINGS_N] = {
 	{ "Sampling", "CensusMinSpacing", CONFIG_TIME, FIELD(census_min_spacing), "10s", 0, DAY, 0, 0, false },
 	{ "Sampling", "ScanBudget", CONFIG_PERCENT, FIELD(scan_budget), "2%", 0, 0, 0.001, 1.0, false },
 	{ "Sampling", "HugeProcess", CONFIG_SIZE, FIELD(huge_process), "32G", 0, UINT64_MAX, 0, 0, false },
+	{ "Sampling", "Evidence", CONFIG_BOOL, FIELD(evidence), "yes", 0, 0, 0, 0, false },
 
 	{ "Store", "Retention", CONFIG_TIME, FIELD(retention), "30d", HOUR, 10 * YEAR, 0, 0, false },
 	{ "Store", "MaxDatabaseSize", CONFIG_SIZE, FIELD(max_database_size), "1G", MiB, UINT64_MAX, 0, 0, true },
@@ -258,6 +259,11 @@ int config_setting_apply(const struct config_setting *t, struct daemon_config *c
 		if (config_parse_group_by(value, f) < 0)
 			return not_a(t, value, "a grouping (use comm, unit or user)", err, err_size);
 		return 0;
+
+	case CONFIG_BOOL:
+		if (config_parse_bool(value, f) < 0)
+			return not_a(t, value, "yes or no", err, err_size);
+		return 0;
 	}
 	return -EINVAL;
 }
@@ -309,6 +315,9 @@ size_t config_setting_format(const struct config_setting *t, const struct daemon
 	case CONFIG_GROUP_BY:
 		config_out_printf(&o, "%s", config_group_by_name(*(const enum export_group_by *)f));
 		break;
+	case CONFIG_BOOL:
+		config_out_printf(&o, "%s", *(const bool *)f ? "yes" : "no");
+		break;
 	}
 	return o.len;
 }
@@ -336,6 +345,8 @@ bool config_setting_equal(const struct config_setting *t, const struct daemon_co
 	}
 	case CONFIG_GROUP_BY:
 		return *(const enum export_group_by *)field(t, a) == *(const enum export_group_by *)field(t, b);
+	case CONFIG_BOOL:
+		return *(const bool *)field(t, a) == *(const bool *)field(t, b);
 	}
 	return false;
 }

@@ -44,6 +44,7 @@ struct daemon_config {
 	config_usec_t census_min_spacing; /* CensusMinSpacing= */
 	double scan_budget;               /* ScanBudget=: fraction of one CPU, 0.02 is 2 % */
 	uint64_t huge_process;            /* HugeProcess=, resident bytes */
+	bool evidence;                    /* Evidence=: read allocators' headers in censuses */
 
 	/* [Store] */
 	config_usec_t retention;   /* Retention= */

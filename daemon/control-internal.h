@@ -110,6 +110,7 @@ struct control_query {
 	/* scan of an unwatched process */
 	const char *proc_root;
 	bool light;
+	bool evidence; /* Evidence= */
 };
 
 void control_query_free(void *q);

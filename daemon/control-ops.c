@@ -339,6 +339,7 @@ static void op_scan(struct control_conn *c)
 	}
 	q->proc_root = c->server->proc_root;
 	/* the daemon's rule for huge processes holds for any process it reads */
+	q->evidence = m->config.evidence;
 	q->light = q->req->light || (!q->req->full && m->config.huge_process > 0 &&
 				     status_has(&st, STATUS_VM_RSS) && st.counter[STATUS_VM_RSS] > m->config.huge_process);
 	submit(c, q, control_query_scan, false, false);

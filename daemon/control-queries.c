@@ -134,6 +134,7 @@ int control_query_scan(struct control_job *j, struct store_reader *reader)
 	struct scan_options o = {
 		.proc_root = q->proc_root,
 		.light = q->light,
+		.no_evidence = !q->evidence,
 		.progress = scan_progress,
 		.userdata = j,
 	};

@@ -165,10 +165,10 @@ const struct gpu_use *target_gpu(struct target *t, const struct gpu_snapshot *s,
 	return u;
 }
 
-int target_census(struct target *t, enum store_trigger trigger, bool light, int64_t now_ms,
+int target_census(struct target *t, enum store_trigger trigger, bool light, bool evidence, int64_t now_ms,
 		  const struct gpu_snapshot *gpu, struct census_result *ret)
 {
-	struct scan_options o = { .keep_regions = true, .light = light, .gpu_snapshot = gpu };
+	struct scan_options o = { .keep_regions = true, .light = light, .gpu_snapshot = gpu, .no_evidence = !evidence };
 	struct scan_error err = { { 0 } };
 	struct census *c = NULL;
 	uint64_t t0 = now_monotonic_us(), cpu0 = now_thread_cpu_us();

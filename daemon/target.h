@@ -80,11 +80,12 @@ struct census_result {
 	size_t n_events;
 };
 
-/* Takes a census now (light: maps and smaps_rollup only), records its cost
- * and status, and the region events since the previous one.  With gpu (a
- * snapshot of NVML's state ok; NULL: none), the census's GPU section comes
- * from it.  Fills ret; returns 0, or -ENOMEM. */
-int target_census(struct target *t, enum store_trigger trigger, bool light, int64_t now_ms,
+/* Takes a census now (light: maps and smaps_rollup only; evidence: read
+ * allocators' headers), records its cost and status, and the region events
+ * since the previous one.  With gpu (a snapshot of NVML's state ok; NULL:
+ * none), the census's GPU section comes from it.  Fills ret; returns 0, or
+ * -ENOMEM. */
+int target_census(struct target *t, enum store_trigger trigger, bool light, bool evidence, int64_t now_ms,
 		  const struct gpu_snapshot *gpu, struct census_result *ret);
 
 /* Takes what snapshot s (of NVML's state ok) says of the process: whether

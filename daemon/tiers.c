@@ -205,7 +205,7 @@ static void take_census(struct manager *m, struct target *t)
 		(void)target_gpu(t, gpu, &n);
 		schedule_update_vram(&t->plan, &m->config, now_monotonic_us(), t->vram);
 	}
-	r = target_census(t, trigger, census_light(m, t), now_realtime_ms(), gpu, &res);
+	r = target_census(t, trigger, census_light(m, t), m->config.evidence, now_realtime_ms(), gpu, &res);
 	if (r < 0) {
 		log_pid_warning_errno(t->pid, r, "census of process %d failed: %m", t->pid);
 		schedule_done(&t->plan, now_monotonic_us(), STATUS_ERROR, 0);

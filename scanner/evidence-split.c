@@ -109,7 +109,11 @@ static void glibc_text(const struct segments *s, const struct part *pt, char *bu
 			top[k] = t;
 		}
 	}
-	int w = appendf(buf, size, 0, "%" PRIu64 " glibc malloc block%s:", blocks, blocks == 1 ? "" : "s");
+	if (blocks == 1) {
+		snprintf(buf, size, "a glibc malloc block of %s (its chunk header read)", format_bytes(b, top[0].len));
+		return;
+	}
+	int w = appendf(buf, size, 0, "%" PRIu64 " glibc malloc blocks:", blocks);
 	for (size_t k = 0; k < ELEMENTSOF(top) && top[k].count; k++) {
 		w = appendf(buf, size, w, "%s %" PRIu64 " of %s", k ? "," : "", top[k].count, format_bytes(b, top[k].len));
 		listed += top[k].count;
@@ -140,12 +144,16 @@ static void part_text(const struct walker *w, const struct part *pt, uint64_t re
 		snprintf(buf, size, "glibc's main arena: its tcache chunk read at the start of [heap]");
 		return;
 	case OWNER_PYMALLOC:
-		snprintf(buf, size, "%" PRIu64 " pymalloc arena%s: a pool header read in each (pools of %s)", segs,
-			 segs == 1 ? "" : "s", format_bytes(a, s->v[pt->first_seg].unit));
+		if (segs == 1)
+			snprintf(buf, size, "a pymalloc arena: a pool header read in it (pools of %s)",
+				 format_bytes(a, s->v[pt->first_seg].unit));
+		else
+			snprintf(buf, size, "%" PRIu64 " pymalloc arenas: a pool header read in each (pools of %s)", segs,
+				 format_bytes(a, s->v[pt->first_seg].unit));
 		return;
 	case OWNER_JEMALLOC_BASE:
-		snprintf(buf, size, "%" PRIu64 " jemalloc base block%s (its metadata): block headers read", segs,
-			 segs == 1 ? "" : "s");
+		snprintf(buf, size, "%" PRIu64 " jemalloc base block%s (its metadata): %s read", segs,
+			 segs == 1 ? "" : "s", segs == 1 ? "its header" : "their headers");
 		return;
 	case OWNER_JEMALLOC_EXTENTS:
 		snprintf(buf, size,
@@ -153,8 +161,8 @@ static void part_text(const struct walker *w, const struct part *pt, uint64_t re
 			 "header, so this is jemalloc's by elimination (no glibc chunk or pymalloc pool found)");
 		return;
 	case OWNER_MIMALLOC:
-		snprintf(buf, size, "%" PRIu64 " mimalloc segment%s: headers read (%" PRIu64 " pages in use)", segs,
-			 segs == 1 ? "" : "s", count);
+		snprintf(buf, size, "%" PRIu64 " mimalloc segment%s: %s read (%" PRIu64 " pages in use)", segs,
+			 segs == 1 ? "" : "s", segs == 1 ? "its header" : "their headers", count);
 		return;
 	case OWNER_TCMALLOC:
 		snprintf(buf, size, "tcmalloc's page heap: %" PRIu64 " span records read at the start of [heap]", count);

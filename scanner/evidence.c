@@ -119,6 +119,10 @@ static bool wants_evidence(const struct region *r)
 		return true;
 	case CLASS_MALLOC:
 		return r->rule == (uint8_t)classify_rule_from_key("glibc_arena");
+	case CLASS_STACKS:
+		/* a guard below and no thread's stack pointer in it: a block
+		 * mapped just above another mapping's guard looks the same */
+		return r->rule == (uint8_t)classify_rule_from_key("stack_shape");
 	default:
 		return false;
 	}
@@ -171,23 +175,21 @@ static const struct region *region_at(const struct pass *p, const struct walker 
 
 /* Makes the window of w start at addr's page: a region smaps shows all
  * resident and anonymous needs no question; others ask the page tables
- * for a window's worth of pages. */
+ * for the next RW_EVIDENCE_WINDOW_PAGES pages in use from addr on (one
+ * question, which skips what holds nothing at little cost). */
 static int fill_window(struct pass *p, struct walker *w, uint64_t addr)
 {
 	const struct region *r = region_at(p, w, addr);
 	uint64_t start = addr & ~(PAGE - 1);
-	uint64_t end = start + RW_EVIDENCE_WINDOW_PAGES * PAGE;
 
-	if (end > r->end || end < start)
-		end = r->end;
 	page_runs_clear(&w->window);
 	w->win_start = start;
-	w->win_end = end;
+	w->win_end = r->end;
 	if (region_field(r, COUNT_ANONYMOUS) >= region_size(r))
-		return page_runs_add(&w->window, start, end, PAGE_RESIDENT);
+		return page_runs_add(&w->window, start, r->end, PAGE_RESIDENT);
 	if (region_field(r, COUNT_ANONYMOUS) == 0)
 		return 0; /* nothing resident to read: no question asked */
-	return memsource_residency(p->src, start, end, &w->window);
+	return memsource_window(p->src, start, r->end, RW_EVIDENCE_WINDOW_PAGES, &w->window, &w->win_end);
 }
 
 /* Whether addr's page may be read: resident, and anonymous. */

@@ -231,12 +231,14 @@ int memimage_parse(const char *buf, size_t len, struct memimage **ret, char *msg
 			return -EBADMSG;
 		}
 	qsort_safe(img->chunks, img->n_chunks, sizeof(*img->chunks), chunk_cmp);
+	/* bytes lie in one page, never one the image says is not resident (a
+	 * page of no run may hold bytes: a region smaps shows wholly resident
+	 * is read without asking the page tables, so none were recorded) */
 	for (size_t i = 0; i < img->n_chunks; i++) {
 		const struct chunk *c = &img->chunks[i];
 		uint64_t last = c->addr + c->len - 1;
-		if (page_runs_state(&img->runs, c->addr) != PAGE_RESIDENT ||
-		    page_runs_state(&img->runs, last) != PAGE_RESIDENT ||
-		    (c->addr & ~(PAGE - 1)) != (last & ~(PAGE - 1))) {
+		enum page_state st = page_runs_state(&img->runs, c->addr);
+		if ((c->addr & ~(PAGE - 1)) != (last & ~(PAGE - 1)) || (st != PAGE_RESIDENT && st != PAGE_ABSENT)) {
 			snprintf(msg, msg_size, "data at %" PRIx64 " is not within one resident page", c->addr);
 			return -EBADMSG;
 		}
@@ -245,9 +247,12 @@ int memimage_parse(const char *buf, size_t len, struct memimage **ret, char *msg
 	return 0;
 }
 
-static int image_residency(void *self, uint64_t start, uint64_t end, struct page_runs *runs)
+static int image_residency(void *self, uint64_t start, uint64_t end, uint64_t max_pages, struct page_runs *runs,
+			   uint64_t *ret_end)
 {
 	const struct memimage *img = self;
+	(void)max_pages; /* an image answers all at once */
+	*ret_end = end;
 	for (size_t i = 0; i < img->runs.n; i++) {
 		const struct page_run *x = &img->runs.v[i];
 		uint64_t a = x->start > start ? x->start : start;
@@ -310,26 +315,87 @@ void memimage_source(struct memimage *img, struct memsource *ret)
 
 /* ------------------------------------------------------------- recorder */
 
+struct span {
+	uint64_t start, end;
+};
+
 struct recorder {
 	struct memsource inner;
 	FILE *out;
+	/* the ranges already written, sorted and merged: a range the pass
+	 * asks about twice (a window, then a part of a split region) is
+	 * written once, as it was first seen */
+	struct span *written;
+	size_t n_written, allocated;
 };
 
-static int rec_residency(void *self, uint64_t start, uint64_t end, struct page_runs *runs)
+/* Marks [a, b) written.  Returns 0 or -ENOMEM. */
+static int mark_written(struct recorder *rec, uint64_t a, uint64_t b)
+{
+	size_t i = 0;
+	while (i < rec->n_written && rec->written[i].end < a)
+		i++;
+	size_t j = i;
+	while (j < rec->n_written && rec->written[j].start <= b) {
+		if (rec->written[j].start < a)
+			a = rec->written[j].start;
+		if (rec->written[j].end > b)
+			b = rec->written[j].end;
+		j++;
+	}
+	if (i == j) { /* a span of its own, inserted at i */
+		if (rec->n_written == rec->allocated) {
+			size_t want = rec->allocated ? rec->allocated * 2 : 16;
+			struct span *v = realloc(rec->written, want * sizeof(*v));
+			if (!v)
+				return -ENOMEM;
+			rec->written = v;
+			rec->allocated = want;
+		}
+		memmove(rec->written + i + 1, rec->written + i, (rec->n_written - i) * sizeof(*rec->written));
+		rec->n_written++;
+	} else if (j > i + 1) { /* spans i..j-1 become one */
+		memmove(rec->written + i + 1, rec->written + j, (rec->n_written - j) * sizeof(*rec->written));
+		rec->n_written -= j - i - 1;
+	}
+	rec->written[i] = (struct span){ a, b };
+	return 0;
+}
+
+/* Writes the part of run x within [a, b) that was not written before. */
+static void write_run(struct recorder *rec, const struct page_run *x, uint64_t a, uint64_t b)
+{
+	if (x->start > a)
+		a = x->start;
+	if (x->end < b)
+		b = x->end;
+	for (size_t i = 0; i < rec->n_written && a < b; i++) {
+		const struct span *w = &rec->written[i];
+		if (w->end <= a)
+			continue;
+		if (w->start >= b)
+			break;
+		if (w->start > a)
+			fprintf(rec->out, "%s %" PRIx64 " %" PRIx64 "\n", page_state_name(x->state), a, w->start);
+		a = w->end;
+	}
+	if (a < b)
+		fprintf(rec->out, "%s %" PRIx64 " %" PRIx64 "\n", page_state_name(x->state), a, b);
+}
+
+static int rec_residency(void *self, uint64_t start, uint64_t end, uint64_t max_pages, struct page_runs *runs,
+			 uint64_t *ret_end)
 {
 	struct recorder *rec = self;
 	size_t before = runs->n;
-	int r = rec->inner.ops->residency(rec->inner.self, start, end, runs);
+	int r = rec->inner.ops->residency(rec->inner.self, start, end, max_pages, runs, ret_end);
 	if (r < 0)
 		return r;
-	/* a run merged into the one before it is printed from start on */
-	for (size_t i = before ? before - 1 : 0; i < runs->n; i++) {
-		uint64_t a = runs->v[i].start > start ? runs->v[i].start : start;
-		if (a >= runs->v[i].end)
-			continue;
-		fprintf(rec->out, "%s %" PRIx64 " %" PRIx64 "\n", page_state_name(runs->v[i].state), a, runs->v[i].end);
-	}
-	return 0;
+	uint64_t done = *ret_end > start && *ret_end <= end ? *ret_end : end;
+	/* a run merged into the one before it is written from start on */
+	for (size_t i = before ? before - 1 : 0; i < runs->n; i++)
+		write_run(rec, &runs->v[i], start, done);
+	return mark_written(rec, start, done);
 }
 
 static int rec_read(void *self, struct mem_probe *probes, size_t n)
@@ -353,6 +419,7 @@ static void rec_close(void *self)
 {
 	struct recorder *rec = self;
 	memsource_close(&rec->inner);
+	free(rec->written);
 	free(rec);
 }
 

@@ -11,9 +11,12 @@
  *   data 7f3a00000000 0000000000000000 0210000000000000
  *                                          bytes at an address, in hex
  *
- * Pages named by no line are absent.  Bytes may be given only in resident
- * pages and are read back only where given: a probe of bytes the image
- * does not hold reads nothing, as a page that could not be read. */
+ * Pages named by no line are absent, except in a region smaps shows wholly
+ * resident, which the census reads without asking the page tables (so an
+ * image records nothing of it).  Bytes lie within one page, never one the
+ * image says is swapped, zero or a file's, and are read back only where
+ * given: a probe of bytes the image does not hold reads nothing, as a page
+ * that could not be read. */
 #pragma once
 
 #include <stddef.h>

@@ -80,7 +80,8 @@ static enum page_state state_of_categories(uint64_t c)
 	return c & RW_PAGE_IS_FILE ? PAGE_FILE : PAGE_RESIDENT;
 }
 
-static int scan_residency(struct live *l, uint64_t start, uint64_t end, struct page_runs *runs)
+static int scan_residency(struct live *l, uint64_t start, uint64_t end, uint64_t max_pages, struct page_runs *runs,
+			  uint64_t *ret_end)
 {
 	while (start < end) {
 		struct rw_pm_scan_arg a = {
@@ -89,6 +90,7 @@ static int scan_residency(struct live *l, uint64_t start, uint64_t end, struct p
 			.end = end,
 			.vec = (uint64_t)(uintptr_t)l->vec,
 			.vec_len = SCAN_VEC,
+			.max_pages = max_pages,
 			.category_anyof_mask = RW_PAGE_IS_PRESENT | RW_PAGE_IS_SWAPPED,
 			.return_mask = RW_PAGE_IS_PRESENT | RW_PAGE_IS_SWAPPED | RW_PAGE_IS_FILE | RW_PAGE_IS_PFNZERO,
 		};
@@ -103,7 +105,10 @@ static int scan_residency(struct live *l, uint64_t start, uint64_t end, struct p
 		if (a.walk_end <= start)
 			return -EIO; /* no progress: never loop */
 		start = a.walk_end;
+		if (max_pages)
+			break; /* a window: what one call found */
 	}
+	*ret_end = start < end ? start : end;
 	return 0;
 }
 
@@ -122,10 +127,15 @@ static enum page_state state_of_entry(const struct live *l, uint64_t e)
 
 static uint64_t zero_page_pfn(void);
 
-static int read_residency(struct live *l, uint64_t start, uint64_t end, struct page_runs *runs)
+static int read_residency(struct live *l, uint64_t start, uint64_t end, uint64_t max_pages, struct page_runs *runs,
+			  uint64_t *ret_end)
 {
 	if (l->zero_pfn == UINT64_MAX)
 		l->zero_pfn = zero_page_pfn();
+	/* a window reads max_pages entries: the classic pagemap cannot skip */
+	if (max_pages && end - start > max_pages * PAGE)
+		end = start + max_pages * PAGE;
+	*ret_end = end;
 	for (uint64_t at = start; at < end;) {
 		uint64_t pages = (end - at) / PAGE;
 		if (pages > ENTRIES_PER_READ)
@@ -149,7 +159,8 @@ static int read_residency(struct live *l, uint64_t start, uint64_t end, struct p
 	return 0;
 }
 
-static int live_residency(void *self, uint64_t start, uint64_t end, struct page_runs *runs)
+static int live_residency(void *self, uint64_t start, uint64_t end, uint64_t max_pages, struct page_runs *runs,
+			  uint64_t *ret_end)
 {
 	struct live *l = self;
 	int r;
@@ -158,14 +169,14 @@ static int live_residency(void *self, uint64_t start, uint64_t end, struct page_
 	end = (end + PAGE - 1) & ~(PAGE - 1);
 	size_t before = runs->n;
 	if (!l->no_scan) {
-		r = scan_residency(l, start, end, runs);
+		r = scan_residency(l, start, end, max_pages, runs, ret_end);
 		if (r != -ENOTTY && r != -EINVAL && r != -EOPNOTSUPP)
 			return r;
 		/* a kernel without PAGEMAP_SCAN: read entries from now on */
 		l->no_scan = true;
 		runs->n = before;
 	}
-	return read_residency(l, start, end, runs);
+	return read_residency(l, start, end, max_pages, runs, ret_end);
 }
 
 static int live_read(void *self, struct mem_probe *probes, size_t n)

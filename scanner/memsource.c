@@ -112,16 +112,28 @@ uint64_t page_runs_bytes(const struct page_runs *runs, uint64_t start, uint64_t 
 	return sum;
 }
 
-int memsource_residency(struct memsource *src, uint64_t start, uint64_t end, struct page_runs *runs)
+int memsource_window(struct memsource *src, uint64_t start, uint64_t end, uint64_t max_pages,
+		     struct page_runs *runs, uint64_t *ret_end)
 {
 	size_t before = runs->n;
+	*ret_end = end;
 	if (end <= start)
 		return 0;
-	src->pages_mapped += (end - start) / PAGE;
-	int r = src->ops->residency(src->self, start, end, runs);
-	if (r < 0)
+	int r = src->ops->residency(src->self, start, end, max_pages, runs, ret_end);
+	if (r < 0) {
 		runs->n = before;
-	return r;
+		return r;
+	}
+	if (*ret_end <= start || *ret_end > end)
+		*ret_end = end; /* no progress reported: take it all as asked */
+	src->pages_mapped += (*ret_end - start) / PAGE;
+	return 0;
+}
+
+int memsource_residency(struct memsource *src, uint64_t start, uint64_t end, struct page_runs *runs)
+{
+	uint64_t done;
+	return memsource_window(src, start, end, 0, runs, &done);
 }
 
 int memsource_read(struct memsource *src, struct mem_probe *probes, size_t n)

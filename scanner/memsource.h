@@ -65,8 +65,11 @@ struct mem_probe {
 
 struct memsource_ops {
 	/* Appends the runs of [start, end) to runs (whose last run ends at or
-	 * below start).  Returns 0 or -errno (-ESRCH: the process is gone). */
-	int (*residency)(void *self, uint64_t start, uint64_t end, struct page_runs *runs);
+	 * below start), stopping once max_pages resident or swapped pages were
+	 * found (0: no limit); *ret_end is where it stopped (end when it did
+	 * not).  Returns 0 or -errno (-ESRCH: the process is gone). */
+	int (*residency)(void *self, uint64_t start, uint64_t end, uint64_t max_pages, struct page_runs *runs,
+			 uint64_t *ret_end);
 	/* Reads every probe whose pages are resident.  Returns 0 or -errno
 	 * for a failure of the whole batch. */
 	int (*read)(void *self, struct mem_probe *probes, size_t n);
@@ -87,6 +90,12 @@ struct memsource {
  * pages below start (so runs stay sorted); counted in src->pages_mapped.
  * On failure runs are as they were. */
 int memsource_residency(struct memsource *src, uint64_t start, uint64_t end, struct page_runs *runs);
+/* The same from start on, stopping after max_pages pages that are not
+ * absent (or at end): the runs of [start, *ret_end).  Where the page tables
+ * hold nothing, asking costs next to nothing whatever the range, so this
+ * finds the next resident pages of a large region in one question. */
+int memsource_window(struct memsource *src, uint64_t start, uint64_t end, uint64_t max_pages,
+		     struct page_runs *runs, uint64_t *ret_end);
 /* Reads a batch, at most max_probes in all: probes past the limit get
  * nothing and src->exhausted is set.  A probe is read only when it lies
  * within one page and its runs say that page is resident: this is the one

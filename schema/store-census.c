@@ -65,8 +65,8 @@ static int put_classes(struct store *s, int64_t census_id, const struct census *
 	int r, rc;
 
 	r = store_stmt(s, STMT_CLASS_PUT,
-		       "INSERT INTO census_classes (census_id, class, private, resident, pss, swap, size, count)"
-		       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+		       "INSERT INTO census_classes (census_id, class, private, resident, pss, swap, size, count, confirmed)"
+		       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
 		       &st);
 	if (r < 0)
 		return r;
@@ -83,6 +83,7 @@ static int put_classes(struct store *s, int64_t census_id, const struct census *
 		rc |= bind_counter(st, 6, t->swap, c);
 		rc |= store_bind_u64(st, 7, t->size);
 		rc |= store_bind_u64(st, 8, t->count);
+		rc |= bind_counter(st, 9, t->confirmed, c);
 		r = store_bound_run(s, st, rc, "census classes");
 		if (r < 0)
 			return r;
@@ -97,8 +98,8 @@ static int put_regions(struct store *s, int64_t census_id, const struct census *
 
 	r = store_stmt(s, STMT_REGION_PUT,
 		       "INSERT INTO census_regions (census_id, rank, start, \"end\", perms, class, rule, private,"
-		       "                            resident, path_id)"
-		       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+		       "                            resident, path_id, evidence, confirmed, part)"
+		       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
 		       &st);
 	if (r < 0)
 		return r;
@@ -120,6 +121,9 @@ static int put_regions(struct store *s, int64_t census_id, const struct census *
 		rc |= store_bind_text(st, 7, x->rule);
 		rc |= bind_counter(st, 8, x->private, c);
 		rc |= bind_counter(st, 9, x->resident, c);
+		rc |= store_bind_text(st, 11, x->evidence);
+		rc |= sqlite3_bind_int(st, 12, x->confirmed);
+		rc |= sqlite3_bind_int(st, 13, x->part);
 		r = store_bound_run(s, st, rc, "census regions");
 		if (r < 0)
 			return r;
@@ -179,8 +183,10 @@ int store_put_census(struct store *s, int64_t process_id, const struct store_cen
 	static const char sql[] =
 		"INSERT INTO censuses (process_id, time, trigger, status, light, message, private, resident, pss,"
 		"  swap, size, regions, counter_private, counter_resident, peak_resident, wall_us, cpu_us, bytes_read,"
-		"  gpu_state, gpu_driver_version, nvidia_mapped)"
-		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)";
+		"  gpu_state, gpu_driver_version, nvidia_mapped, evidence_taken, evidence_why_not, evidence_regions,"
+		"  evidence_confirmed, evidence_split, evidence_reads, evidence_bytes)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21,"
+		"  ?22, ?23, ?24, ?25, ?26, ?27, ?28)";
 	const char *trigger = store_trigger_name(m->trigger), *status = store_status_name(m->status);
 	bool ok = m->status == STATUS_OK;
 	sqlite3_stmt *st;
@@ -227,6 +233,13 @@ int store_put_census(struct store *s, int64_t process_id, const struct store_cen
 			rc |= store_bind_opt(st, 20, c->gpu.driver_version > 0 ? c->gpu.driver_version : -1);
 			rc |= sqlite3_bind_int(st, 21, c->gpu.nvidia_mapped);
 		}
+		rc |= sqlite3_bind_int(st, 22, c->evidence.taken);
+		rc |= store_bind_text(st, 23, c->evidence.why_not[0] ? c->evidence.why_not : NULL);
+		rc |= store_bind_opt(st, 24, c->evidence.regions);
+		rc |= store_bind_opt(st, 25, c->evidence.confirmed);
+		rc |= store_bind_opt(st, 26, c->evidence.split);
+		rc |= store_bind_opt(st, 27, c->evidence.reads);
+		rc |= store_bind_opt(st, 28, c->evidence.bytes);
 	}
 	rc |= store_bind_opt(st, 16, cost(m->wall_us, c, c ? c->wall_us : -1));
 	rc |= store_bind_opt(st, 17, cost(m->cpu_us, c, c ? c->cpu_us : -1));

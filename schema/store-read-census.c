@@ -70,7 +70,8 @@ static int load_row(struct store_reader *r, int64_t census_id, struct census *c,
 	static const char sql[] =
 		"SELECT time, trigger, status, light, private, resident, pss, swap, size, regions, counter_private,"
 		"       counter_resident, peak_resident, wall_us, cpu_us, bytes_read, gpu_state, gpu_driver_version,"
-		"       nvidia_mapped"
+		"       nvidia_mapped, evidence_taken, evidence_why_not, evidence_regions, evidence_confirmed,"
+		"       evidence_split, evidence_reads, evidence_bytes"
 		" FROM censuses WHERE id = ?1";
 	sqlite3_stmt *st = NULL;
 	int e;
@@ -107,6 +108,15 @@ static int load_row(struct store_reader *r, int64_t census_id, struct census *c,
 		c->wall_us = column_opt(st, 13);
 		c->cpu_us = column_opt(st, 14);
 		c->bytes_read = column_opt(st, 15);
+		/* evidence: NULL before schema 5 */
+		c->evidence.taken = sqlite3_column_int(st, 19) != 0;
+		const char *why_not = (const char *)sqlite3_column_text(st, 20);
+		snprintf(c->evidence.why_not, sizeof(c->evidence.why_not), "%s", why_not ? why_not : "");
+		c->evidence.regions = column_opt(st, 21);
+		c->evidence.confirmed = column_opt(st, 22);
+		c->evidence.split = column_opt(st, 23);
+		c->evidence.reads = column_opt(st, 24);
+		c->evidence.bytes = column_opt(st, 25);
 		/* the GPU section: its state, when one was taken */
 		int gpu = gpu_state_from_name((const char *)sqlite3_column_text(st, 16));
 		if (gpu >= 0) {
@@ -130,7 +140,8 @@ static int load_classes(struct store_reader *r, int64_t census_id, struct census
 	int e;
 
 	e = reader_stmt(r, RS_CENSUS_CLASSES,
-			"SELECT class, private, resident, pss, swap, size, count FROM census_classes WHERE census_id = ?1",
+			"SELECT class, private, resident, pss, swap, size, count, confirmed FROM census_classes"
+			" WHERE census_id = ?1",
 			&st);
 	if (e < 0)
 		return e;
@@ -147,6 +158,7 @@ static int load_classes(struct store_reader *r, int64_t census_id, struct census
 			.swap = column_u64(st, 4),
 			.size = column_u64(st, 5),
 			.count = column_u64(st, 6),
+			.confirmed = column_u64(st, 7),
 		};
 	}
 	reader_done(st);
@@ -169,7 +181,8 @@ static int grow(void **a, size_t n, size_t *allocated, size_t size)
 
 static int load_regions(struct store_reader *r, int64_t census_id, struct census *c)
 {
-	static const char sql[] = "SELECT x.start, x.\"end\", x.perms, x.class, x.rule, x.private, x.resident, p.path"
+	static const char sql[] = "SELECT x.start, x.\"end\", x.perms, x.class, x.rule, x.private, x.resident, p.path,"
+				  "       x.evidence, x.confirmed, x.part"
 				  " FROM census_regions x LEFT JOIN paths p ON p.id = x.path_id"
 				  " WHERE x.census_id = ?1 ORDER BY x.rank";
 	sqlite3_stmt *st = NULL;
@@ -197,6 +210,9 @@ static int load_regions(struct store_reader *r, int64_t census_id, struct census
 		x.private = column_u64(st, 5);
 		x.resident = column_u64(st, 6);
 		x.path = column_intern(c, st, 7, &oom);
+		x.evidence = column_intern(c, st, 8, &oom);
+		x.confirmed = sqlite3_column_int(st, 9) != 0;
+		x.part = sqlite3_column_int(st, 10) != 0;
 		snprintf(x.perms, sizeof(x.perms), "%s", perms ? perms : "????");
 		if (oom || grow((void **)&c->largest, c->n_largest, &allocated, sizeof(x)) < 0) {
 			e = -ENOMEM;

@@ -98,9 +98,11 @@ def test_census_of_the_largest_process(shapes):
 
 def test_light_census_agrees_with_the_full_one(shapes_once):
     """A light census (maps + smaps_rollup) has the full census's totals and
-    the same class sizes; it does not claim memory counters per class."""
+    the same class sizes as a full census by shape (a light census reads no
+    page counts, so it reads no evidence); it does not claim memory counters
+    per class."""
     pid = shapes_once.pid
-    full = scan_json(pid)
+    full = scan_json(pid, "--no-evidence")
     light = scan_json(pid, "--light")
     kernel = rollup(pid)
     assert light["light"] is True and "light" not in full
@@ -113,6 +115,7 @@ def test_light_census_agrees_with_the_full_one(shapes_once):
     assert all(k["private"] == 0 and k["resident"] == 0 for k in light["classes"])
     table = run("scan", pid, "--light", check=0).stdout
     assert "a light census" in table
+    assert light["evidence"]["taken"] is False and "light census" in light["evidence"]["why_not"]
 
 
 def test_light_refuses_a_saved_file():

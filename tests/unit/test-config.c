@@ -60,6 +60,7 @@ static const char default_text[] = "# The effective configuration of ramwatchd; 
 				   "CensusMinSpacing=10s\n"
 				   "ScanBudget=2%\n"
 				   "HugeProcess=32G\n"
+				   "Evidence=yes\n"
 				   "\n"
 				   "[Store]\n"
 				   "Retention=30d\n"
@@ -90,6 +91,7 @@ static void test_defaults(void **state)
 	assert_int_equal(c.census_min_spacing, 10000000);
 	assert_true(c.scan_budget == 0.02);
 	assert_int_equal(c.huge_process, 32 * GiB);
+	assert_true(c.evidence);
 	assert_int_equal(c.retention, 30ull * 86400 * 1000000);
 	assert_int_equal(c.max_database_size, GiB);
 	assert_null(c.export_path);
@@ -133,6 +135,7 @@ static void test_every_setting(void **state)
 		{ "[Sampling]\nCensusMinSpacing=0\n", "CensusMinSpacing: 10s -> 0\n", "CensusMinSpacing=0\n" },
 		{ "[Sampling]\nScanBudget=0.005\n", "ScanBudget: 2% -> 0.5%\n", "ScanBudget=0.5%\n" },
 		{ "[Sampling]\nHugeProcess=0\n", "HugeProcess: 32G -> 0\n", "HugeProcess=0\n" },
+		{ "[Sampling]\nEvidence=off\n", "Evidence: yes -> no\n", "Evidence=no\n" },
 		{ "[Store]\nRetention=1y\n", "Retention: 30d -> 1y\n", "Retention=1y\n" },
 		{ "[Store]\nMaxDatabaseSize=0\n", "MaxDatabaseSize: 1G -> 0\n", "MaxDatabaseSize=0\n" },
 		{ "[Export]\nExport=textfile:/var/lib/prometheus/node-exporter/ramwatch.prom\n",
@@ -342,6 +345,7 @@ static void test_errors(void **state)
 		  "\"no\")" },
 		{ "[Sampling]\nCensusOnGrowth=1G 2000%\n", -ERANGE,
 		  "test.conf:2: CensusOnGrowth: '1G 2000%' is out of range: it must be at most 1000%" },
+		{ "[Sampling]\nEvidence=maybe\n", -EINVAL, "test.conf:2: Evidence: 'maybe' is not yes or no" },
 		{ "[Store]\nMaxDatabaseSize=512K\n", -ERANGE,
 		  "test.conf:2: MaxDatabaseSize: '512K' is out of range: it must be 0 or at least 1M" },
 		{ "[Store]\nRetention=30min\n", -ERANGE,

@@ -1,0 +1,674 @@
+/* Evidence read from memory images: the checks of each allocator's
+ * structure, the image format, and the walks, splits and bounds of the
+ * evidence pass, on regions whose contents are known byte for byte. */
+#include "testlib.h"
+
+#include <errno.h>
+#include <inttypes.h>
+
+#include "census.h"
+#include "classes.h"
+#include "evidence-internal.h"
+#include "evidence.h"
+#include "limits.h"
+#include "memimage.h"
+
+#define PAGE 4096ull
+
+static void put_u64(uint8_t *b, size_t off, uint64_t v)
+{
+	memcpy(b + off, &v, 8);
+}
+
+static void put_u32(uint8_t *b, size_t off, uint32_t v)
+{
+	memcpy(b + off, &v, 4);
+}
+
+/* ------------------------------------------------------------ the checks */
+
+static void test_glibc_chunk(void **state)
+{
+	(void)state;
+	uint8_t b[16] = { 0 };
+	const uint64_t a = 0x7f0000000000;
+
+	put_u64(b, 8, 0x101000 | 2);
+	assert_int_equal(evidence_glibc_chunk(b, 16, a, a + 0x101000), 0x101000);
+	assert_int_equal(evidence_glibc_chunk(b, 16, a, a + 0x200000), 0x101000);
+	/* longer than what is left of the region */
+	assert_int_equal(evidence_glibc_chunk(b, 16, a, a + 0x100000), 0);
+	/* not at a page start, too short a read */
+	assert_int_equal(evidence_glibc_chunk(b, 16, a + 16, a + 0x200000), 0);
+	assert_int_equal(evidence_glibc_chunk(b, 8, a, a + 0x200000), 0);
+	/* PREV_INUSE or NON_MAIN_ARENA set: a chunk inside a heap, not a mapping */
+	put_u64(b, 8, 0x101000 | 3);
+	assert_int_equal(evidence_glibc_chunk(b, 16, a, a + 0x200000), 0);
+	put_u64(b, 8, 0x101000 | 6);
+	assert_int_equal(evidence_glibc_chunk(b, 16, a, a + 0x200000), 0);
+	/* a size that is no multiple of the page */
+	put_u64(b, 8, 0x100ff0 | 2);
+	assert_int_equal(evidence_glibc_chunk(b, 16, a, a + 0x200000), 0);
+	/* prev_size set: what _int_memalign writes inside, not at the mapping's start */
+	put_u64(b, 0, 0x30);
+	put_u64(b, 8, 0x101000 | 2);
+	assert_int_equal(evidence_glibc_chunk(b, 16, a, a + 0x200000), 0);
+	/* zeros, as an untouched page or a zeroed buffer reads */
+	memset(b, 0, sizeof(b));
+	assert_int_equal(evidence_glibc_chunk(b, 16, a, a + 0x200000), 0);
+}
+
+static void test_glibc_heap_info(void **state)
+{
+	(void)state;
+	uint8_t b[48] = { 0 };
+	const uint64_t a = 0x7f0004000000; /* 64 MiB-aligned */
+
+	put_u64(b, 0, a + 0x30);     /* ar_ptr: the arena right after the header */
+	put_u64(b, 8, 0);            /* prev: the arena's first heap */
+	put_u64(b, 16, 0x205000);    /* size */
+	put_u64(b, 24, 0x205000);    /* mprotect_size */
+	put_u64(b, 32, 4096);        /* pagesize */
+	assert_int_equal(evidence_glibc_heap_info(b, 48, a, 0x205000), 0x205000);
+	/* the read-write part the kernel shows must be what was mprotected */
+	assert_int_equal(evidence_glibc_heap_info(b, 48, a, 0x206000), 0);
+	/* not 64 MiB-aligned */
+	assert_int_equal(evidence_glibc_heap_info(b, 48, a + 0x100000, 0x205000), 0);
+	/* a later heap: prev set, ar_ptr elsewhere */
+	put_u64(b, 0, 0x7f0000000030);
+	put_u64(b, 8, 0x7f0000000000);
+	assert_int_equal(evidence_glibc_heap_info(b, 48, a, 0x205000), 0x205000);
+	/* a first heap whose arena is elsewhere is no heap */
+	put_u64(b, 8, 0);
+	assert_int_equal(evidence_glibc_heap_info(b, 48, a, 0x205000), 0);
+	/* size past the reservation */
+	put_u64(b, 0, a + 0x30);
+	put_u64(b, 16, 65 * MiB);
+	put_u64(b, 24, 65 * MiB);
+	assert_int_equal(evidence_glibc_heap_info(b, 48, a, 65 * MiB), 0);
+}
+
+/* A pool header of size class szidx in a pool of pool_size bytes. */
+static void make_pool(uint8_t *b, uint64_t addr, uint64_t pool_size, uint32_t szidx, uint32_t arena)
+{
+	uint32_t size = (szidx + 1) * 16;
+	memset(b, 0, 64);
+	put_u32(b, 0, 7);                          /* blocks in use */
+	put_u64(b, 8, addr + 48 + 2 * size);       /* freeblock */
+	put_u64(b, 16, 0x959d40);                  /* nextpool: usedpools */
+	put_u64(b, 24, 0x959d40);
+	put_u32(b, 32, arena);
+	put_u32(b, 36, szidx);
+	put_u32(b, 40, 48 + 7 * size);             /* nextoffset */
+	put_u32(b, 44, (uint32_t)pool_size - size); /* maxnextoffset */
+}
+
+static void test_pymalloc_pool(void **state)
+{
+	(void)state;
+	uint8_t b[64];
+	uint32_t arena = 0;
+	const uint64_t a = 0x7f0000004000;
+
+	make_pool(b, a, 16 * KiB, 3, 71);
+	assert_int_equal(evidence_pymalloc_pool(b, 64, a, &arena), 16 * KiB);
+	assert_int_equal(arena, 71);
+	/* Python 3.8 and 3.9: 4 KiB pools */
+	make_pool(b, a + PAGE, 4 * KiB, 31, 2);
+	assert_int_equal(evidence_pymalloc_pool(b, 64, a + PAGE, &arena), 4 * KiB);
+	/* a 16 KiB pool's header at an address not 16 KiB-aligned */
+	make_pool(b, a + PAGE, 16 * KiB, 3, 71);
+	assert_int_equal(evidence_pymalloc_pool(b, 64, a + PAGE, &arena), 0);
+	/* maxnextoffset that does not match the size class */
+	make_pool(b, a, 16 * KiB, 3, 71);
+	put_u32(b, 44, 16 * 1024 - 80);
+	assert_int_equal(evidence_pymalloc_pool(b, 64, a, &arena), 0);
+	/* nextoffset off the block grid */
+	make_pool(b, a, 16 * KiB, 3, 71);
+	put_u32(b, 40, 48 + 7 * 64 + 8);
+	assert_int_equal(evidence_pymalloc_pool(b, 64, a, &arena), 0);
+	/* a free list outside the pool */
+	make_pool(b, a, 16 * KiB, 3, 71);
+	put_u64(b, 8, a + 16 * KiB);
+	assert_int_equal(evidence_pymalloc_pool(b, 64, a, &arena), 0);
+	/* a size class past the last */
+	make_pool(b, a, 16 * KiB, 32, 71);
+	assert_int_equal(evidence_pymalloc_pool(b, 64, a, &arena), 0);
+	/* too short a read */
+	make_pool(b, a, 16 * KiB, 3, 71);
+	assert_int_equal(evidence_pymalloc_pool(b, 40, a, &arena), 0);
+}
+
+static void test_jemalloc_base(void **state)
+{
+	(void)state;
+	uint8_t b[40] = { 0 };
+	const uint64_t a = 0x7f0000200000, size = 2 * MiB;
+
+	put_u64(b, 0, size);
+	put_u64(b, 8, 0);
+	put_u64(b, 16, 0x0e80afff);
+	put_u64(b, 24, a + 0xc0);
+	put_u64(b, 32, size - 0xc0);
+	assert_int_equal(evidence_jemalloc_base(b, 40, a, a + 4 * MiB), size);
+	/* the block runs past the region */
+	assert_int_equal(evidence_jemalloc_base(b, 40, a, a + MiB), 0);
+	/* the unused tail must end where the block ends */
+	put_u64(b, 32, size - 0x100);
+	assert_int_equal(evidence_jemalloc_base(b, 40, a, a + 4 * MiB), 0);
+	put_u64(b, 32, size - 0xc0);
+	/* an arena index other than "none" */
+	put_u64(b, 16, 0x0e80a003);
+	assert_int_equal(evidence_jemalloc_base(b, 40, a, a + 4 * MiB), 0);
+	put_u64(b, 16, 0x0e80afff);
+	/* not 2 MiB-aligned */
+	assert_int_equal(evidence_jemalloc_base(b, 40, a + PAGE, a + 4 * MiB), 0);
+}
+
+static void make_segment(uint8_t *b, uint64_t slices, uint32_t kind)
+{
+	memset(b, 0, 512);
+	b[10] = 1;                      /* mem_is_committed */
+	put_u64(b, 16, 32 * MiB);       /* mem_alignment */
+	b[32] = 1;                      /* allow_decommit */
+	put_u64(b, 208, 16);            /* used */
+	put_u64(b, 216, 0x78d6e28609f2afdull);
+	put_u64(b, 224, slices);
+	put_u64(b, 232, 1);
+	put_u32(b, 240, kind);
+	put_u64(b, 248, slices < 512 ? slices : 512);
+	put_u64(b, 256, 0x7f00deadbeef);
+	put_u32(b, 264, 1);
+	put_u32(b, 268, 0);
+}
+
+static void test_mimalloc_segment(void **state)
+{
+	(void)state;
+	uint8_t b[512];
+	uint64_t used = 0;
+	const uint64_t a = 0x42000000000;
+
+	make_segment(b, 512, 0);
+	assert_int_equal(evidence_mimalloc_segment(b, 512, a, a + 64 * MiB, &used), 32 * MiB);
+	assert_int_equal(used, 16);
+	/* a thread's segment, committed in part: the region ends early */
+	assert_int_equal(evidence_mimalloc_segment(b, 512, a, a + 3 * MiB, &used), 3 * MiB);
+	/* a huge segment of its own size */
+	make_segment(b, 385, 1);
+	assert_int_equal(evidence_mimalloc_segment(b, 512, a, a + 64 * MiB, &used), 385 * 64 * KiB);
+	/* a normal segment must have 512 slices */
+	make_segment(b, 385, 0);
+	assert_int_equal(evidence_mimalloc_segment(b, 512, a, a + 64 * MiB, &used), 0);
+	/* a bool that is not one */
+	make_segment(b, 512, 0);
+	b[9] = 7;
+	assert_int_equal(evidence_mimalloc_segment(b, 512, a, a + 64 * MiB, &used), 0);
+	/* not 32 MiB-aligned, or too short a read */
+	make_segment(b, 512, 0);
+	assert_int_equal(evidence_mimalloc_segment(b, 512, a + 2 * MiB, a + 64 * MiB, &used), 0);
+	assert_int_equal(evidence_mimalloc_segment(b, 256, a, a + 64 * MiB, &used), 0);
+}
+
+static void test_heap_starts(void **state)
+{
+	(void)state;
+	uint8_t b[512] = { 0 };
+	const uint64_t heap = 0x55ae08c00000, end = heap + 73 * MiB;
+
+	put_u64(b, 8, 0x291);
+	assert_true(evidence_glibc_tcache(b, 16));
+	put_u64(b, 8, 0x251);
+	assert_true(evidence_glibc_tcache(b, 16));
+	put_u64(b, 8, 0x290);
+	assert_false(evidence_glibc_tcache(b, 16));
+
+	/* tcmalloc's span records at +0x60 */
+	memset(b, 0, sizeof(b));
+	for (int k = 0; k < 3; k++) {
+		size_t at = 0x60 + (size_t)k * 48;
+		put_u64(b, at, (heap >> 13) + 52 + (uint64_t)k * 9);
+		put_u64(b, at + 8, 9);
+		put_u64(b, at + 16, 0x7faf756555b0);
+		put_u64(b, at + 24, 0x7faf756555b0);
+	}
+	assert_int_equal(evidence_tcmalloc_spans(b, sizeof(b), heap, end), 3);
+	/* pages outside [heap]: not its spans */
+	assert_int_equal(evidence_tcmalloc_spans(b, sizeof(b), heap + 80 * MiB, end + 80 * MiB), 0);
+	/* glibc's heap is no tcmalloc heap */
+	memset(b, 0, sizeof(b));
+	put_u64(b, 8, 0x291);
+	assert_int_equal(evidence_tcmalloc_spans(b, sizeof(b), heap, end), 0);
+}
+
+/* ------------------------------------------------------------ images */
+
+static int parse_image(const char *text, struct memimage **img, char *msg)
+{
+	return memimage_parse(text, strlen(text), img, msg, 192);
+}
+
+static void test_image_format(void **state)
+{
+	(void)state;
+	struct memimage *img = NULL;
+	char msg[192];
+
+	assert_int_equal(parse_image("ramwatch-memory-image 1\n# a comment\n\nresident 1000 3000\nswapped 3000 4000\n"
+				     "data 1000 0000000000000000 0210000000000000\n", &img, msg), 0);
+	struct memsource src;
+	memimage_source(img, &src);
+	struct page_runs runs = { 0 };
+	assert_int_equal(memsource_residency(&src, 0, 0x5000, &runs), 0);
+	assert_int_equal(page_runs_state(&runs, 0x1000), PAGE_RESIDENT);
+	assert_int_equal(page_runs_state(&runs, 0x2fff), PAGE_RESIDENT);
+	assert_int_equal(page_runs_state(&runs, 0x3000), PAGE_SWAPPED);
+	assert_int_equal(page_runs_state(&runs, 0x4000), PAGE_ABSENT);
+	uint8_t buf[16];
+	struct mem_probe p[3] = {
+		{ .addr = 0x1000, .len = 16, .buf = buf, .runs = &runs },
+		{ .addr = 0x1010, .len = 16, .buf = buf, .runs = &runs }, /* bytes the image does not hold */
+		{ .addr = 0x3000, .len = 16, .buf = buf, .runs = &runs }, /* swapped: never read */
+	};
+	src.max_probes = UINT64_MAX;
+	assert_int_equal(memsource_read(&src, p, 1), 0);
+	assert_int_equal(p[0].got, 16);
+	assert_int_equal(buf[9], 0x10);
+	assert_int_equal(memsource_read(&src, p + 1, 2), 0);
+	assert_int_equal(p[1].got, 0);
+	assert_int_equal(p[2].got, 0);
+	page_runs_done(&runs);
+	img = memimage_free(img);
+
+	static const struct {
+		const char *text, *says;
+	} bad[] = {
+		{ "", "empty" },
+		{ "ramwatch-memory-image 2\n", "not a memory image" },
+		{ "ramwatch-memory-image 1\nresident 1000\n", "line 2: expected an end address" },
+		{ "ramwatch-memory-image 1\nresident 1001 2000\n", "line 2: a range of pages must be page-aligned" },
+		{ "ramwatch-memory-image 1\nresident 2000 1000\n", "line 2: a range of pages" },
+		{ "ramwatch-memory-image 1\nresident 1000 3000\nzero 2000 4000\n", "given twice" },
+		{ "ramwatch-memory-image 1\nheap 1000 2000\n", "line 2: unknown record \"heap\"" },
+		{ "ramwatch-memory-image 1\nabsent 1000 2000\n", "line 2: unknown record \"absent\"" },
+		{ "ramwatch-memory-image 1\nresident 1000 2000\ndata 1000 0g\n", "line 3: expected bytes in hex" },
+		{ "ramwatch-memory-image 1\nresident 1000 2000\ndata 1000 0 1\n", "line 3: expected bytes in hex" },
+		{ "ramwatch-memory-image 1\nresident 1000 2000\ndata 1000\n", "line 3: expected bytes in hex" },
+		{ "ramwatch-memory-image 1\nswapped 1000 2000\ndata 1000 00\n", "not within one resident page" },
+		{ "ramwatch-memory-image 1\nresident 1000 3000\ndata 1ff8 00000000000000000000\n", "not within one resident page" },
+		{ "ramwatch-memory-image 1\nresident x 2000\n", "line 2: expected an address in hex" },
+		{ "ramwatch-memory-image 1\nresident 1000 2000 3000\n", "unexpected text after the range" },
+	};
+	for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+		msg[0] = '\0';
+		int r = parse_image(bad[i].text, &img, msg);
+		if (r != -EBADMSG || !strstr(msg, bad[i].says))
+			fail_msg("image %zu: %d \"%s\", expected \"%s\"", i, r, msg, bad[i].says);
+	}
+	/* bytes in a page of no run: a wholly resident region's, read without asking */
+	assert_int_equal(parse_image("ramwatch-memory-image 1\ndata 1000 00\n", &img, msg), 0);
+	img = memimage_free(img);
+	/* a NUL byte */
+	static const char nul[] = "ramwatch-memory-image 1\nresident 1000\0 2000\n";
+	assert_int_equal(memimage_parse(nul, sizeof(nul) - 1, &img, msg, sizeof(msg)), -EBADMSG);
+	assert_non_null(strstr(msg, "NUL"));
+}
+
+/* A data record past RW_MEMIMAGE_DATA_MAX bytes is refused, one at it is taken. */
+static void test_image_limits(void **state)
+{
+	(void)state;
+	struct memimage *img = NULL;
+	char msg[192];
+	for (unsigned extra = 0; extra < 2; extra++) {
+		size_t n = RW_MEMIMAGE_DATA_MAX + extra;
+		char *text = malloc(64 + 2 * n);
+		assert_non_null(text);
+		int w = sprintf(text, "ramwatch-memory-image 1\nresident 1000 3000\ndata 1000 ");
+		for (size_t i = 0; i < n; i++)
+			w += sprintf(text + w, "00");
+		text[w++] = '\n';
+		text[w] = '\0';
+		int r = parse_image(text, &img, msg);
+		if (extra == 0) {
+			assert_int_equal(r, 0);
+			img = memimage_free(img);
+		} else {
+			assert_int_equal(r, -EBADMSG);
+			assert_non_null(strstr(msg, "more than"));
+		}
+		free(text);
+	}
+	/* a whole image past RW_MEMIMAGE_MAX: refused before it is read */
+	assert_int_equal(memimage_parse("ramwatch-memory-image 1\n", (size_t)RW_MEMIMAGE_MAX + 1, &img, msg, sizeof(msg)),
+			 -E2BIG);
+}
+
+/* ------------------------------------------------------------ the pass */
+
+/* An image built as text. */
+struct image {
+	struct text t;
+	FILE *f;
+};
+
+static void image_open(struct image *i)
+{
+	i->f = text_open(&i->t);
+	fprintf(i->f, "ramwatch-memory-image 1\n");
+}
+
+static void image_pages(struct image *i, const char *state, uint64_t start, uint64_t end)
+{
+	fprintf(i->f, "%s %" PRIx64 " %" PRIx64 "\n", state, start, end);
+}
+
+/* n bytes at addr, then zeros to 64: the pass reads 64 bytes at a header,
+ * and an image answers only reads it holds whole. */
+static void image_bytes(struct image *i, uint64_t addr, const uint8_t *b, size_t n)
+{
+	fprintf(i->f, "data %" PRIx64 " ", addr);
+	for (size_t k = 0; k < 64; k++)
+		fprintf(i->f, "%02x", k < n ? b[k] : 0);
+	fputc('\n', i->f);
+}
+
+static void image_chunk(struct image *i, uint64_t addr, uint64_t size)
+{
+	uint8_t b[16] = { 0 };
+	put_u64(b, 8, size | 2);
+	image_bytes(i, addr, b, 16);
+}
+
+static void image_pool(struct image *i, uint64_t addr, uint32_t arena)
+{
+	uint8_t b[64];
+	make_pool(b, addr, 16 * KiB, 5, arena);
+	image_bytes(i, addr, b, 64);
+}
+
+struct run {
+	struct parsed p;
+	struct memimage *img;
+	struct evidence_result res;
+	struct strpool *pool;
+	int r;
+};
+
+/* Classifies smaps, then reads evidence from the image (both texts freed). */
+static void run_pass(struct run *run, char *smaps, char *image, uint64_t max_reads)
+{
+	char msg[192] = "";
+	struct memsource src;
+
+	run->p = classify_text(smaps, NULL);
+	assert_int_equal(run->p.error, 0);
+	assert_int_equal(memimage_parse(image, strlen(image), &run->img, msg, sizeof(msg)), 0);
+	memimage_source(run->img, &src);
+	src.max_probes = max_reads ? max_reads : RW_EVIDENCE_READS_MAX;
+	run->pool = strpool_new();
+	run->r = evidence_apply(&src, &run->p.r, &run->p.n, RW_REGIONS_MAX, run->pool, &run->res);
+	free(smaps);
+	free(image);
+}
+
+static void run_done(struct run *run)
+{
+	parsed_free(&run->p);
+	memimage_free(run->img);
+	strpool_free(run->pool);
+}
+
+/* The sum of a count over every region: what classes and totals add up. */
+static uint64_t sum_of(const struct parsed *p, enum region_count c)
+{
+	uint64_t s = 0;
+	for (size_t i = 0; i < p->n; i++)
+		s += region_field(&p->r[i], c);
+	return s;
+}
+
+/* glibc blocks the kernel merged into one region are walked block by block. */
+static void test_merged_blocks(void **state)
+{
+	(void)state;
+	const uint64_t a = 0x7f1000000000;
+	struct text t;
+	struct image i;
+	struct run run;
+
+	FILE *f = text_open(&t);
+	put_region(f, a, a + 0x101000 + 2 * 0x201000 + 0x801000, "rw-p", NULL, 0x101000 + 2 * 0x201000 + 0x801000,
+		   0x101000 + 2 * 0x201000 + 0x801000, NULL);
+	image_open(&i);
+	image_pages(&i, "resident", a, a + 0x101000 + 2 * 0x201000 + 0x801000);
+	image_chunk(&i, a, 0x101000);
+	image_chunk(&i, a + 0x101000, 0x201000);
+	image_chunk(&i, a + 0x302000, 0x201000);
+	image_chunk(&i, a + 0x503000, 0x801000);
+	run_pass(&run, text_close(&t), text_close(&i.t), 0);
+	assert_int_equal(run.r, 0);
+	assert_int_equal(run.p.n, 1);
+	assert_class(&run.p, a, "malloc", "glibc_mmap_chunks");
+	assert_non_null(run.p.r[0].evidence);
+	assert_non_null(strstr(run.p.r[0].evidence, "4 glibc malloc blocks"));
+	assert_non_null(strstr(run.p.r[0].evidence, "2 of 2.00 MiB"));
+	assert_int_equal(run.res.reads, 4);
+	assert_int_equal(run.res.confirmed, 1);
+	run_done(&run);
+}
+
+/* A pymalloc arena, then a glibc block, then memory nothing wrote a header
+ * in: three parts whose counts add up to the region's. */
+static void test_split(void **state)
+{
+	(void)state;
+	const uint64_t a = 0x7f2000000000, end = a + MiB + 0x201000 + 0x40000;
+	struct text t;
+	struct image i;
+	struct run run;
+	/* resident: the arena's first 40 pages, the whole block, 16 pages of the rest */
+	const uint64_t rss = 40 * PAGE + 0x201000 + 16 * PAGE;
+
+	FILE *f = text_open(&t);
+	put_region(f, 0x400000, 0x401000, "r-xp", "/usr/bin/python3.11", PAGE, 0, "rd ex mr mw me ");
+	put_region(f, a, end, "rw-p", NULL, rss, rss, NULL);
+	image_open(&i);
+	image_pages(&i, "resident", a, a + 40 * PAGE);
+	image_pages(&i, "resident", a + MiB, a + MiB + 0x201000 + 16 * PAGE);
+	image_pool(&i, a, 9);
+	image_pool(&i, a + 16 * KiB, 9);
+	image_chunk(&i, a + MiB, 0x201000);
+	run_pass(&run, text_close(&t), text_close(&i.t), 0);
+	assert_int_equal(run.r, 0);
+	assert_int_equal(run.res.split, 1);
+	assert_int_equal(run.p.n, 4);
+	assert_class(&run.p, a, "python", "pymalloc_pools");
+	assert_class(&run.p, a + MiB, "malloc", "glibc_mmap_chunks");
+	assert_class(&run.p, a + MiB + 0x201000, "other", "anonymous");
+	const struct region *arena = region_at(&run.p, a), *block = region_at(&run.p, a + MiB),
+			    *rest = region_at(&run.p, a + MiB + 0x201000);
+	assert_true(arena->part && block->part && rest->part);
+	assert_int_equal(arena->end, a + MiB);
+	assert_int_equal(block->end, a + MiB + 0x201000);
+	assert_int_equal(rest->end, end);
+	assert_int_equal(region_resident(arena), 40 * PAGE);
+	assert_int_equal(region_resident(block), 0x201000);
+	assert_int_equal(region_resident(rest), 16 * PAGE);
+	/* conservation: the parts add up to the region, to the byte */
+	assert_int_equal(sum_of(&run.p, COUNT_RSS), rss + PAGE);
+	assert_int_equal(sum_of(&run.p, COUNT_ANONYMOUS), rss);
+	assert_int_equal(sum_of(&run.p, COUNT_PSS), rss + PAGE);
+	assert_non_null(strstr(arena->evidence, "a pymalloc arena"));
+	assert_non_null(strstr(arena->evidence, "part 1 of 3"));
+	assert_non_null(strstr(rest->evidence, "no allocator's header"));
+	run_done(&run);
+}
+
+/* A block whose header page is in swap is not read (it would be swapped
+ * in); the walk goes on at the next header it finds. */
+static void test_swapped_header(void **state)
+{
+	(void)state;
+	const uint64_t a = 0x7f3000000000;
+	struct text t;
+	struct image i;
+	struct run run;
+
+	FILE *f = text_open(&t);
+	put_region(f, a, a + 2 * 0x101000, "rw-p", NULL, 0x101000 + 0x100000, 0x101000 + 0x100000, NULL);
+	image_open(&i);
+	image_pages(&i, "swapped", a, a + PAGE);
+	image_pages(&i, "resident", a + PAGE, a + 2 * 0x101000);
+	image_chunk(&i, a + 0x101000, 0x101000);
+	run_pass(&run, text_close(&t), text_close(&i.t), 0);
+	assert_int_equal(run.r, 0);
+	/* the swapped page was never asked for; the second block was found */
+	assert_int_equal(run.res.split, 1);
+	assert_class(&run.p, a, "other", "anonymous");
+	assert_class(&run.p, a + 0x101000, "malloc", "glibc_mmap_chunks");
+	run_done(&run);
+}
+
+/* numpy's madvise splits an array's mapping: its chunk header is a region
+ * of its own, the array the next; the walk reads across. */
+static void test_split_mapping(void **state)
+{
+	(void)state;
+	const uint64_t a = 0x7f4000000000;
+	struct text t;
+	struct image i;
+	struct run run;
+
+	FILE *f = text_open(&t);
+	put_region(f, a, a + PAGE, "rw-p", NULL, PAGE, PAGE, NULL);
+	put_region(f, a + PAGE, a + PAGE + 8 * MiB, "rw-p", NULL, 8 * MiB, 8 * MiB, "rd wr mr mw me ac hg ");
+	image_open(&i);
+	image_pages(&i, "resident", a, a + PAGE + 8 * MiB);
+	image_chunk(&i, a, PAGE + 8 * MiB);
+	run_pass(&run, text_close(&t), text_close(&i.t), 0);
+	assert_int_equal(run.r, 0);
+	assert_int_equal(run.p.n, 2);
+	assert_class(&run.p, a, "malloc", "glibc_mmap_chunks");
+	assert_class(&run.p, a + PAGE, "malloc", "glibc_mmap_chunks");
+	run_done(&run);
+}
+
+/* The read limit: past it the regions left keep their shape and the
+ * result says so; below it every block is found. */
+static void test_read_limit(void **state)
+{
+	(void)state;
+	const uint64_t a = 0x7f5000000000, blocks = RW_EVIDENCE_READS_MAX + 10;
+	struct text t;
+	struct image i;
+	struct run run;
+
+	FILE *f = text_open(&t);
+	put_region(f, a, a + blocks * PAGE, "rw-p", NULL, blocks * PAGE, blocks * PAGE, NULL);
+	image_open(&i);
+	image_pages(&i, "resident", a, a + blocks * PAGE);
+	for (uint64_t k = 0; k < blocks; k++)
+		image_chunk(&i, a + k * PAGE, PAGE);
+	char *smaps = text_close(&t), *image = text_close(&i.t);
+	char *smaps2 = strdup(smaps), *image2 = strdup(image);
+
+	run_pass(&run, smaps, image, 0);
+	assert_int_equal(run.r, 0);
+	assert_true(run.res.exhausted);
+	assert_int_equal(run.res.reads, RW_EVIDENCE_READS_MAX);
+	assert_non_null(strstr(run.res.why_not, "read limit"));
+	/* split: the blocks read, then the rest, which keeps its shape */
+	assert_int_equal(run.p.n, 2);
+	assert_class(&run.p, a, "malloc", "glibc_mmap_chunks");
+	assert_class(&run.p, a + RW_EVIDENCE_READS_MAX * PAGE, "other", "anonymous");
+	assert_non_null(strstr(run.p.r[1].evidence, "read limit"));
+	run_done(&run);
+
+	run_pass(&run, smaps2, image2, blocks + 1);
+	assert_false(run.res.exhausted);
+	assert_int_equal(run.p.n, 1);
+	assert_class(&run.p, a, "malloc", "glibc_mmap_chunks");
+	run_done(&run);
+}
+
+/* jemalloc: base blocks read at 2 MiB boundaries; the rest of its memory
+ * is its by elimination. */
+static void test_jemalloc(void **state)
+{
+	(void)state;
+	const uint64_t a = 0x7f6000000000;
+	struct text t;
+	struct image i;
+	struct run run;
+	uint8_t b[40] = { 0 };
+
+	FILE *f = text_open(&t);
+	put_region(f, 0x7f5ff0000000, 0x7f5ff0001000, "r-xp", "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2", PAGE, 0,
+		   "rd ex mr mw me ");
+	put_region(f, a, a + 8 * MiB, "rw-p", NULL, 8 * MiB, 8 * MiB, NULL);
+	image_open(&i);
+	image_pages(&i, "resident", a, a + 8 * MiB);
+	put_u64(b, 0, 2 * MiB);
+	put_u64(b, 16, 0x0e80afff);
+	put_u64(b, 24, a + 4 * MiB + 0x1000);
+	put_u64(b, 32, 2 * MiB - 0x1000);
+	image_bytes(&i, a + 4 * MiB, b, 40);
+	run_pass(&run, text_close(&t), text_close(&i.t), 0);
+	assert_int_equal(run.r, 0);
+	assert_class(&run.p, a, "malloc", "jemalloc_extents");
+	assert_class(&run.p, a + 4 * MiB, "malloc", "jemalloc_base");
+	assert_class(&run.p, a + 6 * MiB, "malloc", "jemalloc_extents");
+	/* extents are by elimination: not confirmed */
+	assert_int_equal(classify_rule(region_at(&run.p, a)->rule)->basis, BASIS_SHAPE);
+	assert_int_equal(classify_rule(region_at(&run.p, a + 4 * MiB)->rule)->basis, BASIS_EVIDENCE);
+	/* one read per 2 MiB boundary, no page by page search */
+	assert_true(run.res.reads <= 4);
+	run_done(&run);
+}
+
+/* A region that is not resident at all is not read, and says so; a run of
+ * regions too small for any allocator's block is not looked at. */
+static void test_nothing_to_read(void **state)
+{
+	(void)state;
+	const uint64_t a = 0x7f7000000000;
+	struct text t;
+	struct image i;
+	struct run run;
+
+	FILE *f = text_open(&t);
+	put_region(f, a, a + 4 * MiB, "rw-p", NULL, 0, 0, NULL);
+	put_region(f, a + 8 * MiB, a + 8 * MiB + 2 * PAGE, "rw-p", NULL, 2 * PAGE, 2 * PAGE, NULL);
+	image_open(&i);
+	image_pages(&i, "resident", a + 8 * MiB, a + 8 * MiB + 2 * PAGE);
+	image_chunk(&i, a + 8 * MiB, 2 * PAGE);
+	run_pass(&run, text_close(&t), text_close(&i.t), 0);
+	assert_int_equal(run.r, 0);
+	assert_int_equal(run.res.reads, 0);
+	assert_class(&run.p, a + 8 * MiB, "other", "anonymous");
+	assert_null(region_at(&run.p, a + 8 * MiB)->evidence);
+	run_done(&run);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_glibc_chunk),
+		cmocka_unit_test(test_glibc_heap_info),
+		cmocka_unit_test(test_pymalloc_pool),
+		cmocka_unit_test(test_jemalloc_base),
+		cmocka_unit_test(test_mimalloc_segment),
+		cmocka_unit_test(test_heap_starts),
+		cmocka_unit_test(test_image_format),
+		cmocka_unit_test(test_image_limits),
+		cmocka_unit_test(test_merged_blocks),
+		cmocka_unit_test(test_split),
+		cmocka_unit_test(test_swapped_header),
+		cmocka_unit_test(test_split_mapping),
+		cmocka_unit_test(test_read_limit),
+		cmocka_unit_test(test_jemalloc),
+		cmocka_unit_test(test_nothing_to_read),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -212,6 +213,66 @@ static int setup_loop(struct manager *m)
 	return 0;
 }
 
+/* The lock file in the state directory: one writing daemon per database. */
+#define STATE_LOCK_FILE "ramwatchd.lock"
+
+/* The pid a holder wrote into the lock file, or 0 when there is none yet
+ * (it writes it just after taking the lock) or it is not a pid. */
+static int read_lock_holder(int fd)
+{
+	char buf[16];
+	int pid;
+
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return parse_pid(buf, &pid) == 0 ? pid : 0;
+}
+
+/* Takes the state directory's lock, so that a second daemon started on the
+ * same directory does not write into the same database.  flock(2): the lock
+ * belongs to the open file description, so the kernel drops it when the
+ * last descriptor to it closes, on any exit, kill -9 included; a crash
+ * never leaves a stale lock behind, and the pid left in the file is only
+ * read to name a holder that still has it.  Taken after the detaching fork,
+ * so the process that holds it is the one that keeps running.  Returns 0
+ * with m->lock_fd, -EBUSY when another process holds it, or -errno, after
+ * logging why. */
+static int lock_state_dir(struct manager *m)
+{
+	_cleanup_free_ char *path = NULL;
+	char pid[16];
+
+	if (asprintf(&path, "%s/" STATE_LOCK_FILE, m->state_dir) < 0)
+		return log_error_errno(ENOMEM, "out of memory");
+	/* O_NOFOLLOW: the file is truncated below, never through a link */
+	_cleanup_close_ int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0644);
+	if (fd < 0)
+		return log_error_errno(errno, "cannot open the lock file %s: %m", path);
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno != EWOULDBLOCK)
+			return log_error_errno(errno, "cannot lock %s: %m", path);
+		int holder = read_lock_holder(fd);
+		if (holder > 0)
+			log_error("another ramwatchd (pid %d) is using the state directory %s (lock %s)", holder,
+				  m->state_dir, path);
+		else
+			log_error("another ramwatchd is using the state directory %s (lock %s; its pid is not "
+				  "written yet)", m->state_dir, path);
+		return -EBUSY;
+	}
+	/* the pid is for the message above: a daemon that cannot write it
+	 * still holds the lock, and the next one is refused all the same */
+	int n = snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
+	ssize_t w = ftruncate(fd, 0) < 0 ? -1 : pwrite(fd, pid, (size_t)n, 0);
+	if (w != n)
+		log_warning_errno(w < 0 ? errno : EIO, "cannot write the pid into %s, ignored: %m", path);
+	m->lock_fd = TAKE_FD(fd);
+	return 0;
+}
+
 static int open_store(struct manager *m)
 {
 	char err[512] = "";
@@ -227,6 +288,8 @@ static int open_store(struct manager *m)
 
 	if (mkdir(m->state_dir, 0750) < 0 && errno != EEXIST)
 		return log_error_errno(errno, "cannot create the state directory %s: %m", m->state_dir);
+	if ((r = lock_state_dir(m)) < 0)
+		return r;
 	r = store_open(&so, &m->store, err, sizeof(err));
 	if (r < 0)
 		return log_error_errno(r, "cannot open the store %s: %s", m->db_path, err[0] ? err : strerror(-r));
@@ -246,6 +309,7 @@ int manager_new(const struct manager_options *o, struct manager **ret)
 	if (!m)
 		return log_error_errno(ENOMEM, "out of memory");
 	m->root_fd = -1;
+	m->lock_fd = -1;
 	config_defaults(&m->config);
 	m->config_path = strdup(o->config_path);
 	m->state_dir = strdup(o->state_dir);
@@ -381,6 +445,9 @@ struct manager *manager_free(struct manager *m)
 	sd_event_source_unref(m->sighup);
 	writer_free(m->writer);
 	store_close(m->store);
+	/* after the store: the next daemon finds the database closed */
+	if (m->lock_fd >= 0)
+		close(m->lock_fd);
 	sd_event_unref(m->event);
 	if (m->root_fd >= 0)
 		close(m->root_fd);

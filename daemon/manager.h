@@ -57,6 +57,7 @@ struct manager {
 	struct writer *writer;
 
 	int root_fd;
+	int lock_fd;              /* the state directory's lock, held while running */
 	char *boot_id;
 	int64_t boot_ms;
 	long ticks_per_second;
@@ -82,8 +83,10 @@ struct manager {
 	struct gpu_watch gpu;       /* NVML and its last snapshot */
 };
 
-/* Loads the configuration, opens (and migrates) the store, sets up the
- * loop.  Returns 0 with *ret, or a negative errno after logging why. */
+/* Loads the configuration, takes the state directory's lock (held until
+ * manager_free), opens (and migrates) the store, sets up the loop.
+ * Returns 0 with *ret, -EBUSY when another daemon holds the state
+ * directory, or a negative errno, after logging why. */
 int manager_new(const struct manager_options *o, struct manager **ret);
 /* Runs until SIGTERM/SIGINT; returns 0 or a negative errno. */
 int manager_run(struct manager *m);

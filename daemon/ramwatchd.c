@@ -98,6 +98,21 @@ static int daemonize(void)
 	return fds[1];
 }
 
+/* A detached daemon that logs to the journal has no stderr left: when it
+ * cannot start, the reason (the last error it logged, as log_recent keeps
+ * it: cut at 256 bytes) is written to the terminal it was started from as
+ * well, before the parent, waiting on the pipe, exits with 1. */
+static void tell_terminal(int terminal)
+{
+	struct log_recent_entry recent[LOG_RECENT_MAX];
+	size_t n = log_recent(recent, ELEMENTSOF(recent));
+
+	while (n > 0 && recent[n - 1].level > LOG_ERR)
+		n--;
+	if (n > 0)
+		dprintf(terminal, "ramwatchd: %s\n", recent[n - 1].message);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -153,7 +168,10 @@ int main(int argc, char **argv)
 		}
 	}
 	log_open(false);
+	_cleanup_close_ int terminal = -1;
 	if (!foreground && log_use_journal()) {
+		/* kept until ready, for tell_terminal() */
+		terminal = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
 		int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
 		if (null >= 0) {
 			dup2(null, STDERR_FILENO);
@@ -167,12 +185,17 @@ int main(int argc, char **argv)
 	struct manager_options o = { .config_path = config_path, .state_dir = state, .proc_root = proc,
 				     .socket_path = socket_path };
 	int r = manager_new(&o, &m);
-	if (r < 0)
+	if (r < 0) {
+		if (terminal >= 0)
+			tell_terminal(terminal);
 		return 1;
+	}
 	if (ready_fd >= 0) {
 		(void)!write(ready_fd, "R", 1);
 		close(ready_fd);
 	}
+	if (terminal >= 0)
+		close(TAKE_FD(terminal));
 	r = manager_run(m);
 	manager_free(m);
 	log_info("stopped");

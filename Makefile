@@ -249,7 +249,7 @@ CLIENT_LIB_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CLIENT_LIB_SRCS))
 UNIT_BINS := $(addprefix $(BUILD)/tests/,$(UNIT_TESTS))
 HELPER_BINS := $(addprefix $(BUILD)/helpers/,$(HELPERS))
 
-.PHONY: all run check check-build check-unit check-integration check-sanitizers fuzz bench bench-scan bench-daemon \
+.PHONY: all run check check-build check-unit check-integration check-sanitizers fuzz bench bench-scan bench-evidence bench-daemon \
 	install uninstall clean deps lint-man deps-packaging check-units deb rpm check-install
 
 all: $(BUILD)/ramwatch $(BUILD)/ramwatchd
@@ -370,7 +370,7 @@ run: deps $(BUILD)/ramwatch $(BUILD)/ramwatchd
 	@echo
 	sqlite3 -readonly -box $(RUN_STATE)/ramwatch.db < doc/recorded.sql
 
-bench: bench-scan bench-daemon bench-history $(TRACE_BENCH_TARGETS)
+bench: bench-scan bench-evidence bench-daemon bench-history $(TRACE_BENCH_TARGETS)
 
 $(BUILD)/bench/idle-target: bench/idle-target.c
 	@mkdir -p $(dir $@)
@@ -390,6 +390,14 @@ $(BUILD)/bench/scan-parts: bench/scan-parts.c $(LIB)
 
 bench-scan: deps $(BUILD)/ramwatch $(BUILD)/helpers/many-maps $(BUILD)/bench/scan-parts
 	RAMWATCH_BUILD=$(abspath $(BUILD)) $(PYTHON) bench/scan-bench.py
+
+$(BUILD)/bench/evidence-loop: bench/evidence-loop.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LIBS)
+
+# what evidence costs a census, per program (BENCHMARKS.md)
+bench-evidence: deps $(BUILD)/ramwatch $(BUILD)/bench/evidence-loop $(HELPER_BINS)
+	RAMWATCH_BUILD=$(abspath $(BUILD)) $(PYTHON) bench/evidence-bench.py
 
 # ------------------------------------------------------------------ install
 

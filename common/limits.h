@@ -42,12 +42,19 @@
  * census says so. */
 #define RW_EVIDENCE_READS_MAX (65536u)
 
-/* Resident pages read one after another in search of a header before the
- * rest of a region is given up (its shape stands).  A real allocator's
- * header turns up within a block's length; memory no allocator we know
- * wrote (jemalloc's extents, a program's own mmap) would otherwise be read
+/* Resident pages read one after another in search of a header, in a
+ * stretch of a region nothing was recognised in, before the search reads
+ * only the first page of each run of resident pages (where a mapping that
+ * follows an untouched tail starts).  A header after an unknown mapping
+ * whose pages are all touched is found only within this many pages; a
+ * process's own mmaps (a JVM's metaspace, say) would otherwise be read
  * page by page. */
-#define RW_EVIDENCE_SEARCH_PAGES (1024u)
+#define RW_EVIDENCE_SEARCH_PAGES (32u)
+
+/* Then the first pages of this many runs of resident pages, before the
+ * rest of the stretch is given up (it keeps its shape, and says so): a
+ * runtime's own memory, touched here and there, has many runs. */
+#define RW_EVIDENCE_SEARCH_RUNS (16u)
 
 /* Runs of anonymous regions smaller than this are not read: glibc maps
  * blocks of 128 KiB and more (its default mmap threshold), pymalloc arenas

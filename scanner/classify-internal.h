@@ -32,6 +32,10 @@
 #define STACK_MIN (16 * KiB)
 /* The JVM places a compressed-oops heap so that it ends at or below 32 GiB. */
 #define JVM_COMPRESSED_OOPS_LIMIT (32 * GiB)
+/* The smallest reservation of the JVM's class metadata: metaspace's nodes
+ * are 64 MiB, the compressed class space 1 GiB; a thread stack with its
+ * guard is a few MiB at most. */
+#define JVM_METADATA_RESERVE_MIN (16 * MiB)
 /* V8 allocates its heap pages with 256 KiB alignment at random hint
  * addresses below 2^46 (64 TiB), well away from mmap's usual area. */
 #define V8_PAGE_ALIGNMENT (256 * KiB)
@@ -121,6 +125,7 @@ static inline uint64_t group_span(const struct ctx *c, size_t i)
 bool shape_cuda_reservation(const struct ctx *c, size_t i);
 bool shape_jit(const struct ctx *c, size_t i);
 bool shape_jvm_heap(const struct ctx *c, size_t i);
+bool shape_jvm_metadata(const struct ctx *c, size_t i);
 bool shape_go_arena(const struct ctx *c, size_t i);
 bool shape_v8_page(const struct ctx *c, size_t i);
 bool shape_mmgp_reservation(const struct ctx *c, size_t i);

@@ -69,7 +69,8 @@ struct walker {
 	uint64_t pos;      /* the next address to look at */
 	uint64_t gap;      /* start of the stretch nothing was found in yet */
 	uint64_t searched; /* pages read in the current stretch */
-	bool gave_up;      /* the search stopped: RW_EVIDENCE_SEARCH_PAGES */
+	bool gave_up;      /* the search stopped: RW_EVIDENCE_SEARCH_PAGES + RW_EVIDENCE_SEARCH_RUNS */
+	uint64_t pos_next; /* where the search goes on when the round read the window's runs; 0: after the last read */
 	bool cut;          /* the census's read limit stopped it */
 	/* the pages whose residency is known: [win_start, win_end) */
 	struct page_runs window;

@@ -33,6 +33,7 @@ struct part {
 	uint64_t start, end;
 	enum owner owner;
 	size_t first_seg, last_seg; /* the walker's segments it covers */
+	size_t first_sub, last_sub; /* the parts of one owner it joins (join_classes) */
 	uint64_t anon, resident, swap; /* from the page tables (split parts only) */
 };
 
@@ -65,6 +66,41 @@ static size_t make_parts(const struct segments *s, uint64_t lo, uint64_t hi, str
 		parts[n++] = (struct part){ .start = a, .end = b, .owner = s->v[i].owner, .first_seg = i, .last_seg = i };
 	}
 	return n;
+}
+
+/* The class a part of region r would have. */
+static int part_class(const struct region *r, enum owner owner)
+{
+	return owner == OWNER_NONE ? r->cls : classify_rule(owner_rule[owner])->cls;
+}
+
+/* Joins neighbouring parts of one class into out (a region is split only
+ * where the class changes: jemalloc's base blocks amid its extents stay in
+ * one region, which says both).  A joined part takes the owner of its
+ * largest piece; first_sub..last_sub name its pieces in parts.  Returns
+ * the number of joined parts. */
+static size_t join_classes(const struct region *r, const struct part *parts, size_t n, struct part *out)
+{
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (m > 0 && part_class(r, out[m - 1].owner) == part_class(r, parts[i].owner)) {
+			struct part *o = &out[m - 1];
+			uint64_t biggest = parts[o->first_sub].end - parts[o->first_sub].start;
+			for (size_t k = o->first_sub + 1; k <= o->last_sub; k++)
+				if (parts[k].end - parts[k].start > biggest)
+					biggest = parts[k].end - parts[k].start;
+			if (parts[i].end - parts[i].start > biggest)
+				o->owner = parts[i].owner;
+			o->end = parts[i].end;
+			o->last_seg = parts[i].last_seg;
+			o->last_sub = i;
+			continue;
+		}
+		out[m] = parts[i];
+		out[m].first_sub = out[m].last_sub = i;
+		m++;
+	}
+	return m;
 }
 
 static int appendf(char *buf, size_t size, int at, const char *fmt, ...) _printf_(4, 5);
@@ -176,10 +212,68 @@ static void part_text(const struct walker *w, const struct part *pt, uint64_t re
 	else if (w->cut)
 		snprintf(buf, size, "not read to the end: the census's read limit was reached");
 	else if (w->gave_up && pt->end == w->end)
-		snprintf(buf, size, "no allocator's header found (the search stopped after %u pages)",
-			 RW_EVIDENCE_SEARCH_PAGES);
+		snprintf(buf, size, "no allocator's header in the first %u pages and %u runs of pages read: the search stopped",
+			 RW_EVIDENCE_SEARCH_PAGES, RW_EVIDENCE_SEARCH_RUNS);
 	else
 		snprintf(buf, size, "no allocator's header found in it");
+}
+
+/* What pieces of one owner hold, in a few words. */
+static int owner_phrase(enum owner owner, uint64_t pieces, uint64_t bytes, char *buf, size_t size, int at)
+{
+	char b[FORMAT_BYTES_MAX];
+	const char *s = pieces == 1 ? "" : "s";
+	format_bytes(b, bytes);
+	switch (owner) {
+	case OWNER_GLIBC_CHUNKS:
+		return appendf(buf, size, at, "%s in %" PRIu64 " glibc malloc block%s (chunk headers read)", b, pieces, s);
+	case OWNER_GLIBC_HEAP:
+		return appendf(buf, size, at, "%s of glibc arena heap (heap_info read)", b);
+	case OWNER_GLIBC_BRK:
+		return appendf(buf, size, at, "%s of glibc's main arena", b);
+	case OWNER_PYMALLOC:
+		return appendf(buf, size, at, "%s in %" PRIu64 " pymalloc arena%s (pool headers read)", b, pieces, s);
+	case OWNER_JEMALLOC_BASE:
+		return appendf(buf, size, at, "%s in %" PRIu64 " jemalloc base block%s (its metadata, headers read)", b,
+			       pieces, s);
+	case OWNER_JEMALLOC_EXTENTS:
+		return appendf(buf, size, at, "%s of jemalloc's extents (by elimination: they carry no header)", b);
+	case OWNER_MIMALLOC:
+		return appendf(buf, size, at, "%s in %" PRIu64 " mimalloc segment%s (headers read)", b, pieces, s);
+	case OWNER_TCMALLOC:
+		return appendf(buf, size, at, "%s of tcmalloc's page heap", b);
+	case OWNER_NONE:
+	case _OWNER_MAX:
+		break;
+	}
+	return appendf(buf, size, at, "%s with no allocator's header found", b);
+}
+
+/* The sentence of a joined part: what each owner's pieces hold. */
+static void joined_text(const struct walker *w, const struct part *subs, const struct part *pt, uint64_t readable,
+			uint64_t swapped, char *buf, size_t size)
+{
+	int at = 0;
+
+	if (pt->first_sub == pt->last_sub) {
+		part_text(w, pt, readable, swapped, buf, size);
+		return;
+	}
+	buf[0] = '\0';
+	for (int o = 0; o < _OWNER_MAX; o++) {
+		uint64_t pieces = 0, bytes = 0;
+		for (size_t k = pt->first_sub; k <= pt->last_sub; k++)
+			if (subs[k].owner == (enum owner)o) {
+				pieces += o == OWNER_NONE || o == OWNER_JEMALLOC_EXTENTS ? 1
+										 : subs[k].last_seg - subs[k].first_seg + 1;
+				bytes += subs[k].end - subs[k].start;
+			}
+		if (!pieces)
+			continue;
+		if (at > 0)
+			at = appendf(buf, size, at, "; ");
+		at = owner_phrase((enum owner)o, pieces, bytes, buf, size, at);
+	}
 }
 
 /* Shares total (kB) among n parts in proportion to weights (bytes): the
@@ -302,7 +396,7 @@ struct plan {
 int evidence_conclude(struct memsource *src, struct region **regions, size_t *n, size_t max_regions,
 		      const struct walker *w, size_t n_w, struct strpool *pool, struct evidence_result *res)
 {
-	char text[PART_TEXT_MAX], line[PART_TEXT_MAX + 128];
+	char text[3 * PART_TEXT_MAX], line[3 * PART_TEXT_MAX + 128];
 	size_t max_segs = 1, n_plans = 0, extra = 0;
 	int e;
 
@@ -311,9 +405,10 @@ int evidence_conclude(struct memsource *src, struct region **regions, size_t *n,
 			max_segs = w[i].segs.n;
 		n_plans += w[i].last - w[i].first + 1;
 	}
+	_cleanup_free_ struct part *subs = calloc(max_segs, sizeof(*subs));
 	_cleanup_free_ struct part *parts = calloc(max_segs, sizeof(*parts));
 	_cleanup_free_ struct plan *plans = calloc(n_plans ? n_plans : 1, sizeof(*plans));
-	if (!parts || !plans)
+	if (!subs || !parts || !plans)
 		return -ENOMEM;
 
 	/* regions of one part change their rule in place */
@@ -321,7 +416,8 @@ int evidence_conclude(struct memsource *src, struct region **regions, size_t *n,
 	for (size_t i = 0; i < n_w; i++)
 		for (size_t j = w[i].first; j <= w[i].last; j++) {
 			struct region *r = &(*regions)[j];
-			size_t np = make_parts(&w[i].segs, r->start, r->end, parts);
+			size_t ns = make_parts(&w[i].segs, r->start, r->end, subs);
+			size_t np = join_classes(r, subs, ns, parts);
 			plans[k++] = (struct plan){ j, i, np };
 			if (np > 1) {
 				extra += np - 1;
@@ -329,8 +425,8 @@ int evidence_conclude(struct memsource *src, struct region **regions, size_t *n,
 			}
 			if (np == 0)
 				continue;
-			part_text(&w[i], &parts[0], region_field(r, COUNT_ANONYMOUS), region_field(r, COUNT_SWAP), text,
-				  sizeof(text));
+			joined_text(&w[i], subs, &parts[0], region_field(r, COUNT_ANONYMOUS), region_field(r, COUNT_SWAP),
+				    text, sizeof(text));
 			if (!(r->evidence = intern(pool, text)))
 				return -ENOMEM;
 			set_owner(r, parts[0].owner, res);
@@ -369,7 +465,8 @@ int evidence_conclude(struct memsource *src, struct region **regions, size_t *n,
 			continue;
 		}
 		const struct walker *wk = &w[plans[k].walker];
-		size_t np = make_parts(&wk->segs, r->start, r->end, parts);
+		size_t ns = make_parts(&wk->segs, r->start, r->end, subs);
+		size_t np = join_classes(r, subs, ns, parts);
 		bool exact = true;
 		if ((e = measure_parts(src, r, parts, np, &exact)) < 0) {
 			regions_free(out);
@@ -384,7 +481,7 @@ int evidence_conclude(struct memsource *src, struct region **regions, size_t *n,
 			x->offset = r->offset + (parts[j].start - r->start);
 			x->part = true;
 			set_owner(x, parts[j].owner, res);
-			part_text(wk, &parts[j], parts[j].anon, parts[j].swap, text, sizeof(text));
+			joined_text(wk, subs, &parts[j], parts[j].anon, parts[j].swap, text, sizeof(text));
 			snprintf(line, sizeof(line), "%s; part %zu of %zu of the region %" PRIx64 "-%" PRIx64 "%s", text, j + 1,
 				 np, r->start, r->end,
 				 exact ? "" : " (the page tables showed more than smaps a moment before: counts scaled to smaps)");

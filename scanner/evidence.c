@@ -20,9 +20,11 @@
  * Python 3.10) is the next stretch; a jemalloc base block or a mimalloc
  * segment, which say their own size.  Between boundaries it searches for
  * the next header, page after resident page (for glibc, whose blocks start
- * on any page) or at the allocator's alignment (2 MiB for jemalloc's base
- * blocks, 32 MiB for mimalloc's segments), and gives the rest of the run up
- * after RW_EVIDENCE_SEARCH_PAGES pages without one.  [heap] is read once at
+ * on any page: RW_EVIDENCE_SEARCH_PAGES of them, then only the first page
+ * of RW_EVIDENCE_SEARCH_RUNS runs of resident pages) or at the allocator's alignment (2 MiB for
+ * jemalloc's base blocks, 32 MiB for mimalloc's segments).  jemalloc's
+ * extents carry no header: once one base block shows jemalloc serves the
+ * process, the search stops and the rest is its by elimination.  [heap] is read once at
  * its start, where glibc's main arena begins with its tcache chunk and
  * tcmalloc keeps its span records.
  *
@@ -63,6 +65,7 @@ struct pass {
 	uint8_t *bufs;
 	size_t n_probes, allocated;
 	uint32_t slot; /* bytes of bufs per probe: the most this process's probes read */
+	bool jemalloc_seen; /* a base block was read: jemalloc serves this process */
 };
 
 /* ------------------------------------------------------------ segments */
@@ -305,11 +308,17 @@ static int emit(struct pass *p, struct walker *w)
 		}
 		if ((r = readable(p, w, w->pos, &ok)) < 0)
 			break;
+		/* page by page at first, then the first page of each run of
+		 * resident pages (the page before it, outside the window, is
+		 * taken as the start of a run: at most one read too many) */
+		bool runs_only = w->searched >= RW_EVIDENCE_SEARCH_PAGES;
 		uint64_t a = page_runs_next(&w->window, w->pos, w->win_end, PAGE_RESIDENT);
 		for (unsigned k = 0; r >= 0 && k < SEARCH_BATCH && a < w->win_end && a < w->end; k++) {
 			r = probe_add(p, w, a, header_len(p, a));
-			a = page_runs_next(&w->window, a + PAGE, w->win_end, PAGE_RESIDENT);
+			uint64_t next = runs_only ? page_runs_run_end(&w->window, a) : a + PAGE;
+			a = page_runs_next(&w->window, next, w->win_end, PAGE_RESIDENT);
 		}
+		w->pos_next = runs_only && a >= w->win_end ? w->win_end : 0;
 		break;
 	}
 	case M_DONE:
@@ -339,6 +348,7 @@ static int recognise(struct pass *p, struct walker *w, const struct mem_probe *p
 	switch (p->allocator) {
 	case ALLOC_JEMALLOC:
 		if ((len = evidence_jemalloc_base(b, pr->got, pr->addr, w->end))) {
+			p->jemalloc_seen = true;
 			r = found(w, pr->addr, pr->addr + len, OWNER_JEMALLOC_BASE, 1, len);
 			return r < 0 ? r : 1;
 		}
@@ -413,18 +423,22 @@ static int take(struct pass *p, struct walker *w)
 				return r < 0 ? r : 0;
 		}
 		w->searched += n ? n : 1;
-		if (n)
+		if (n && step == PAGE && w->pos_next)
+			w->pos = w->pos_next; /* runs only: the window's runs were all read */
+		else if (n && step == PAGE && w->searched > RW_EVIDENCE_SEARCH_PAGES)
+			w->pos = page_runs_run_end(&w->window, pr[n - 1].addr);
+		else if (n)
 			w->pos = pr[n - 1].addr + (step == PAGE ? PAGE : step);
 		else if (step != PAGE)
 			w->pos = round_up(w->pos, step) + step; /* that aligned address was not resident */
 		else if (w->pos < w->win_end)
 			w->pos = w->win_end; /* nothing resident left in the window */
-		if (w->searched >= RW_EVIDENCE_SEARCH_PAGES) {
+		if (w->pos >= w->end || (p->allocator == ALLOC_JEMALLOC && p->jemalloc_seen))
+			return finish(w);
+		if (step == PAGE && w->searched >= RW_EVIDENCE_SEARCH_PAGES + RW_EVIDENCE_SEARCH_RUNS) {
 			w->gave_up = true;
 			return finish(w);
 		}
-		if (w->pos >= w->end)
-			return finish(w);
 		return 0;
 	}
 	case M_DONE:

@@ -247,14 +247,16 @@ int memimage_parse(const char *buf, size_t len, struct memimage **ret, char *msg
 	return 0;
 }
 
-static int image_residency(void *self, uint64_t start, uint64_t end, uint64_t max_pages, struct page_runs *runs,
-			   uint64_t *ret_end)
+static int image_residency(void *self, uint64_t start, uint64_t end, uint64_t max_pages, bool present_only,
+			   struct page_runs *runs, uint64_t *ret_end)
 {
 	const struct memimage *img = self;
 	(void)max_pages; /* an image answers all at once */
 	*ret_end = end;
 	for (size_t i = 0; i < img->runs.n; i++) {
 		const struct page_run *x = &img->runs.v[i];
+		if (present_only && x->state == PAGE_SWAPPED)
+			continue;
 		uint64_t a = x->start > start ? x->start : start;
 		uint64_t b = x->end < end ? x->end : end;
 		if (a < b) {
@@ -383,19 +385,29 @@ static void write_run(struct recorder *rec, const struct page_run *x, uint64_t a
 		fprintf(rec->out, "%s %" PRIx64 " %" PRIx64 "\n", page_state_name(x->state), a, b);
 }
 
-static int rec_residency(void *self, uint64_t start, uint64_t end, uint64_t max_pages, struct page_runs *runs,
-			 uint64_t *ret_end)
+static int rec_residency(void *self, uint64_t start, uint64_t end, uint64_t max_pages, bool present_only,
+			 struct page_runs *runs, uint64_t *ret_end)
 {
 	struct recorder *rec = self;
 	size_t before = runs->n;
-	int r = rec->inner.ops->residency(rec->inner.self, start, end, max_pages, runs, ret_end);
+	/* an image records what the page tables hold, swapped pages too, so
+	 * a later census from it may count them */
+	int r = rec->inner.ops->residency(rec->inner.self, start, end, max_pages, false, runs, ret_end);
 	if (r < 0)
 		return r;
 	uint64_t done = *ret_end > start && *ret_end <= end ? *ret_end : end;
 	/* a run merged into the one before it is written from start on */
 	for (size_t i = before ? before - 1 : 0; i < runs->n; i++)
 		write_run(rec, &runs->v[i], start, done);
-	return mark_written(rec, start, done);
+	r = mark_written(rec, start, done);
+	if (present_only) { /* what the caller asked for: swapped pages taken out */
+		size_t k = before;
+		for (size_t i = before; i < runs->n; i++)
+			if (runs->v[i].state != PAGE_SWAPPED)
+				runs->v[k++] = runs->v[i];
+		runs->n = k;
+	}
+	return r;
 }
 
 static int rec_read(void *self, struct mem_probe *probes, size_t n)

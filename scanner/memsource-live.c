@@ -54,19 +54,23 @@ struct rw_pm_scan_arg {
 #define PM_FILE (1ull << 61)
 #define PM_PFN_MASK ((1ull << 55) - 1)
 
-#define SCAN_VEC 512
+#define SCAN_VEC 64
 #define ENTRIES_PER_READ 8192 /* 64 KiB of pagemap: 32 MiB of address space */
 #define IOV_BATCH 1024        /* UIO_MAXIOV */
 
+/* Kept small: a census that reads a handful of headers must not pay for
+ * faulting in buffers it does not use (the classic pagemap's buffer and
+ * the vectors of a large batch are allocated when first needed). */
 struct live {
 	int pid;
 	int pagemap_fd;
 	bool no_scan; /* PAGEMAP_SCAN refused: read entries */
 	uint64_t zero_pfn; /* UINT64_MAX until the classic pagemap needs it */
 	struct rw_page_region vec[SCAN_VEC];
-	uint64_t entries[ENTRIES_PER_READ];
-	struct iovec local[IOV_BATCH], remote[IOV_BATCH];
-	size_t index[IOV_BATCH];
+	uint64_t *entries;  /* ENTRIES_PER_READ, for the classic pagemap */
+	struct iovec *local, *remote;
+	size_t *index;
+	size_t iov_allocated;
 };
 
 static enum page_state state_of_categories(uint64_t c)
@@ -80,8 +84,8 @@ static enum page_state state_of_categories(uint64_t c)
 	return c & RW_PAGE_IS_FILE ? PAGE_FILE : PAGE_RESIDENT;
 }
 
-static int scan_residency(struct live *l, uint64_t start, uint64_t end, uint64_t max_pages, struct page_runs *runs,
-			  uint64_t *ret_end)
+static int scan_residency(struct live *l, uint64_t start, uint64_t end, uint64_t max_pages, bool present_only,
+			  struct page_runs *runs, uint64_t *ret_end)
 {
 	while (start < end) {
 		struct rw_pm_scan_arg a = {
@@ -91,7 +95,7 @@ static int scan_residency(struct live *l, uint64_t start, uint64_t end, uint64_t
 			.vec = (uint64_t)(uintptr_t)l->vec,
 			.vec_len = SCAN_VEC,
 			.max_pages = max_pages,
-			.category_anyof_mask = RW_PAGE_IS_PRESENT | RW_PAGE_IS_SWAPPED,
+			.category_anyof_mask = RW_PAGE_IS_PRESENT | (present_only ? 0 : RW_PAGE_IS_SWAPPED),
 			.return_mask = RW_PAGE_IS_PRESENT | RW_PAGE_IS_SWAPPED | RW_PAGE_IS_FILE | RW_PAGE_IS_PFNZERO,
 		};
 		int n = ioctl(l->pagemap_fd, RW_PAGEMAP_SCAN, &a);
@@ -127,11 +131,13 @@ static enum page_state state_of_entry(const struct live *l, uint64_t e)
 
 static uint64_t zero_page_pfn(void);
 
-static int read_residency(struct live *l, uint64_t start, uint64_t end, uint64_t max_pages, struct page_runs *runs,
-			  uint64_t *ret_end)
+static int read_residency(struct live *l, uint64_t start, uint64_t end, uint64_t max_pages, bool present_only,
+			  struct page_runs *runs, uint64_t *ret_end)
 {
 	if (l->zero_pfn == UINT64_MAX)
 		l->zero_pfn = zero_page_pfn();
+	if (!l->entries && !(l->entries = malloc(ENTRIES_PER_READ * sizeof(*l->entries))))
+		return -ENOMEM;
 	/* a window reads max_pages entries: the classic pagemap cannot skip */
 	if (max_pages && end - start > max_pages * PAGE)
 		end = start + max_pages * PAGE;
@@ -150,7 +156,10 @@ static int read_residency(struct live *l, uint64_t start, uint64_t end, uint64_t
 			return -ESRCH; /* the address space is gone */
 		size_t n = (size_t)got / 8;
 		for (size_t i = 0; i < n; i++) {
-			int r = page_runs_add(runs, at + i * PAGE, at + (i + 1) * PAGE, state_of_entry(l, l->entries[i]));
+			enum page_state st = state_of_entry(l, l->entries[i]);
+			if (present_only && st == PAGE_SWAPPED)
+				st = PAGE_ABSENT;
+			int r = page_runs_add(runs, at + i * PAGE, at + (i + 1) * PAGE, st);
 			if (r < 0)
 				return r;
 		}
@@ -159,8 +168,8 @@ static int read_residency(struct live *l, uint64_t start, uint64_t end, uint64_t
 	return 0;
 }
 
-static int live_residency(void *self, uint64_t start, uint64_t end, uint64_t max_pages, struct page_runs *runs,
-			  uint64_t *ret_end)
+static int live_residency(void *self, uint64_t start, uint64_t end, uint64_t max_pages, bool present_only,
+			  struct page_runs *runs, uint64_t *ret_end)
 {
 	struct live *l = self;
 	int r;
@@ -169,23 +178,49 @@ static int live_residency(void *self, uint64_t start, uint64_t end, uint64_t max
 	end = (end + PAGE - 1) & ~(PAGE - 1);
 	size_t before = runs->n;
 	if (!l->no_scan) {
-		r = scan_residency(l, start, end, max_pages, runs, ret_end);
+		r = scan_residency(l, start, end, max_pages, present_only, runs, ret_end);
 		if (r != -ENOTTY && r != -EINVAL && r != -EOPNOTSUPP)
 			return r;
 		/* a kernel without PAGEMAP_SCAN: read entries from now on */
 		l->no_scan = true;
 		runs->n = before;
 	}
-	return read_residency(l, start, end, max_pages, runs, ret_end);
+	return read_residency(l, start, end, max_pages, present_only, runs, ret_end);
+}
+
+/* Vectors for a batch of want ranges (at most IOV_BATCH). */
+static int reserve_iov(struct live *l, size_t want)
+{
+	if (want > IOV_BATCH)
+		want = IOV_BATCH;
+	if (want <= l->iov_allocated)
+		return 0;
+	struct iovec *a = realloc(l->local, want * sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	l->local = a;
+	struct iovec *b = realloc(l->remote, want * sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	l->remote = b;
+	size_t *c = realloc(l->index, want * sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	l->index = c;
+	l->iov_allocated = want;
+	return 0;
 }
 
 static int live_read(void *self, struct mem_probe *probes, size_t n)
 {
 	struct live *l = self;
+	int r = reserve_iov(l, n);
+	if (r < 0)
+		return r;
 
 	for (size_t i = 0; i < n;) {
 		size_t k = 0;
-		for (; i < n && k < IOV_BATCH; i++) {
+		for (; i < n && k < l->iov_allocated; i++) {
 			if (probes[i].len == 0)
 				continue;
 			l->local[k] = (struct iovec){ probes[i].buf, probes[i].len };
@@ -219,6 +254,10 @@ static void live_close(void *self)
 		return;
 	if (l->pagemap_fd >= 0)
 		close(l->pagemap_fd);
+	free(l->entries);
+	free(l->local);
+	free(l->remote);
+	free(l->index);
 	free(l);
 }
 

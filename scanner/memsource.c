@@ -98,6 +98,12 @@ uint64_t page_runs_next(const struct page_runs *runs, uint64_t addr, uint64_t en
 	return end;
 }
 
+uint64_t page_runs_run_end(const struct page_runs *runs, uint64_t addr)
+{
+	size_t i = first_after(runs, addr);
+	return i < runs->n && runs->v[i].start <= addr ? runs->v[i].end : addr;
+}
+
 uint64_t page_runs_bytes(const struct page_runs *runs, uint64_t start, uint64_t end, enum page_state s)
 {
 	uint64_t sum = 0;
@@ -112,14 +118,14 @@ uint64_t page_runs_bytes(const struct page_runs *runs, uint64_t start, uint64_t 
 	return sum;
 }
 
-int memsource_window(struct memsource *src, uint64_t start, uint64_t end, uint64_t max_pages,
-		     struct page_runs *runs, uint64_t *ret_end)
+static int ask(struct memsource *src, uint64_t start, uint64_t end, uint64_t max_pages, bool present_only,
+	       struct page_runs *runs, uint64_t *ret_end)
 {
 	size_t before = runs->n;
 	*ret_end = end;
 	if (end <= start)
 		return 0;
-	int r = src->ops->residency(src->self, start, end, max_pages, runs, ret_end);
+	int r = src->ops->residency(src->self, start, end, max_pages, present_only, runs, ret_end);
 	if (r < 0) {
 		runs->n = before;
 		return r;
@@ -130,10 +136,16 @@ int memsource_window(struct memsource *src, uint64_t start, uint64_t end, uint64
 	return 0;
 }
 
+int memsource_window(struct memsource *src, uint64_t start, uint64_t end, uint64_t max_pages,
+		     struct page_runs *runs, uint64_t *ret_end)
+{
+	return ask(src, start, end, max_pages, true, runs, ret_end);
+}
+
 int memsource_residency(struct memsource *src, uint64_t start, uint64_t end, struct page_runs *runs)
 {
 	uint64_t done;
-	return memsource_window(src, start, end, 0, runs, &done);
+	return ask(src, start, end, 0, false, runs, &done);
 }
 
 int memsource_read(struct memsource *src, struct mem_probe *probes, size_t n)

@@ -47,6 +47,8 @@ void page_runs_done(struct page_runs *runs);
 enum page_state page_runs_state(const struct page_runs *runs, uint64_t addr);
 /* The first page at or after addr (below end) whose state is s, or end. */
 uint64_t page_runs_next(const struct page_runs *runs, uint64_t addr, uint64_t end, enum page_state s);
+/* The end of the run holding addr (addr itself when it is absent). */
+uint64_t page_runs_run_end(const struct page_runs *runs, uint64_t addr);
 /* Bytes of pages in [start, end) in state s. */
 uint64_t page_runs_bytes(const struct page_runs *runs, uint64_t start, uint64_t end, enum page_state s);
 
@@ -65,11 +67,12 @@ struct mem_probe {
 
 struct memsource_ops {
 	/* Appends the runs of [start, end) to runs (whose last run ends at or
-	 * below start), stopping once max_pages resident or swapped pages were
-	 * found (0: no limit); *ret_end is where it stopped (end when it did
-	 * not).  Returns 0 or -errno (-ESRCH: the process is gone). */
-	int (*residency)(void *self, uint64_t start, uint64_t end, uint64_t max_pages, struct page_runs *runs,
-			 uint64_t *ret_end);
+	 * below start), stopping once max_pages pages were found (0: no
+	 * limit); *ret_end is where it stopped (end when it did not).  With
+	 * present_only, swapped pages are not asked about (they are absent to
+	 * the caller).  Returns 0 or -errno (-ESRCH: the process is gone). */
+	int (*residency)(void *self, uint64_t start, uint64_t end, uint64_t max_pages, bool present_only,
+			 struct page_runs *runs, uint64_t *ret_end);
 	/* Reads every probe whose pages are resident.  Returns 0 or -errno
 	 * for a failure of the whole batch. */
 	int (*read)(void *self, struct mem_probe *probes, size_t n);
@@ -90,10 +93,11 @@ struct memsource {
  * pages below start (so runs stay sorted); counted in src->pages_mapped.
  * On failure runs are as they were. */
 int memsource_residency(struct memsource *src, uint64_t start, uint64_t end, struct page_runs *runs);
-/* The same from start on, stopping after max_pages pages that are not
- * absent (or at end): the runs of [start, *ret_end).  Where the page tables
- * hold nothing, asking costs next to nothing whatever the range, so this
- * finds the next resident pages of a large region in one question. */
+/* The pages in memory from start on, stopping after max_pages of them (or
+ * at end): the runs of [start, *ret_end), swapped pages not asked about.
+ * Where the page tables hold nothing, asking costs next to nothing
+ * whatever the range, so this finds the next resident pages of a large
+ * region in one question. */
 int memsource_window(struct memsource *src, uint64_t start, uint64_t end, uint64_t max_pages,
 		     struct page_runs *runs, uint64_t *ret_end);
 /* Reads a batch, at most max_probes in all: probes past the limit get

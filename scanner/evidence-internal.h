@@ -70,6 +70,8 @@ struct walker {
 	uint64_t gap;      /* start of the stretch nothing was found in yet */
 	uint64_t searched; /* pages read in the current stretch */
 	bool gave_up;      /* the search stopped: RW_EVIDENCE_SEARCH_PAGES + RW_EVIDENCE_SEARCH_RUNS */
+	uint64_t last_len; /* the last block's or arena's length: the next ones are read ahead at it */
+	bool last_arena;   /* ... and it was a pymalloc arena */
 	uint64_t pos_next; /* where the search goes on when the round read the window's runs; 0: after the last read */
 	bool cut;          /* the census's read limit stopped it */
 	/* the pages whose residency is known: [win_start, win_end) */

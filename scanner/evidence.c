@@ -53,6 +53,10 @@
 #define PROBE_SLOT 512u /* the most one probe reads (mimalloc's segment, tcmalloc's spans) */
 #define PROBE_LEN 64u   /* what a header check reads */
 #define SEARCH_BATCH 32u
+/* Blocks of one size follow each other (a program's buffers, an array's
+ * rows): at a boundary after a glibc block of length L, the headers at
+ * L, 2L, ... are read in the same round, and taken while each is one. */
+#define READ_AHEAD 8u
 
 struct pass {
 	struct memsource *src;
@@ -192,7 +196,13 @@ static int fill_window(struct pass *p, struct walker *w, uint64_t addr)
 		return page_runs_add(&w->window, start, r->end, PAGE_RESIDENT);
 	if (region_field(r, COUNT_ANONYMOUS) == 0)
 		return 0; /* nothing resident to read: no question asked */
-	return memsource_window(p->src, start, r->end, RW_EVIDENCE_WINDOW_PAGES, &w->window, &w->win_end);
+	/* Every page the page tables are asked about costs (tens of
+	 * nanoseconds under a hypervisor that shadows them): a boundary needs
+	 * its own page and a pool's above it, a search a window's worth.
+	 * Read-ahead goes only as far as the window, so it is free in a region
+	 * smaps shows resident, and costs nothing elsewhere. */
+	uint64_t pages = w->mode == M_SEARCH ? RW_EVIDENCE_WINDOW_PAGES : POOL_MAX / PAGE + 1;
+	return memsource_window(p->src, start, r->end, pages, &w->window, &w->win_end);
 }
 
 /* Whether addr's page may be read: resident, and anonymous. */
@@ -296,6 +306,12 @@ static int emit(struct pass *p, struct walker *w)
 		uint64_t pool = round_up(w->pos, POOL_MAX);
 		if (r >= 0 && p->python && pool != w->pos)
 			r = probe_at(p, w, pool, PROBE_LEN);
+		for (uint64_t j = 1; r >= 0 && w->last_len && j < READ_AHEAD; j++) {
+			uint64_t next = w->pos + j * w->last_len;
+			r = probe_at(p, w, next, PROBE_LEN);
+			if (r >= 0 && w->last_arena && round_up(next, POOL_MAX) != next)
+				r = probe_at(p, w, round_up(next, POOL_MAX), PROBE_LEN);
+		}
 		break;
 	}
 	case M_SEARCH: {
@@ -364,18 +380,23 @@ static int recognise(struct pass *p, struct walker *w, const struct mem_probe *p
 	}
 	if ((len = evidence_glibc_chunk(b, pr->got, pr->addr, w->end))) {
 		r = found(w, pr->addr, pr->addr + len, OWNER_GLIBC_CHUNKS, 1, len);
+		w->last_len = len;
+		w->last_arena = false;
 		return r < 0 ? r : 1;
 	}
+	w->last_len = 0;
 	if (p->python && (len = evidence_pymalloc_pool(b, pr->got, pr->addr, &index))) {
 		/* the arena starts at most a pool below its first pool, in pages
 		 * never touched: where exactly does not change a count */
 		uint64_t base = boundary;
 		if (base == UINT64_MAX)
 			base = pr->addr - w->gap >= len ? pr->addr - (len - PAGE) : w->gap;
-		uint64_t end = base + (len == POOL_MAX ? 1 * MiB : 256 * KiB);
+		uint64_t arena = len == POOL_MAX ? 1 * MiB : 256 * KiB, end = base + arena;
 		if (end > w->end)
 			end = w->end;
 		r = found(w, base, end, OWNER_PYMALLOC, 1, len);
+		w->last_len = arena;
+		w->last_arena = true;
 		return r < 0 ? r : 1;
 	}
 	return 0;
@@ -404,17 +425,35 @@ static int take(struct pass *p, struct walker *w)
 		    (len = evidence_glibc_heap_info(probe_bytes(p, pr), pr[0].got, w->start, w->end - w->start)))
 			return found(w, w->start, w->end, OWNER_GLIBC_HEAP, len, 0);
 		__attribute__((fallthrough));
-	case M_WALK:
-		for (size_t i = 0; i < n; i++) {
-			r = recognise(p, w, &pr[i], w->pos);
-			if (r != 0)
-				return r < 0 ? r : 0;
+	case M_WALK: {
+		/* the boundary, or the pool boundary above it; once something is
+		 * found there, the read-ahead probes of the next boundary, while
+		 * something is found at each */
+		bool any = false;
+		for (size_t i = 0; i < n && (w->mode == M_WALK || w->mode == M_START);) {
+			uint64_t at = w->pos, pool = round_up(at, POOL_MAX);
+			bool hit = false;
+			for (; i < n && !hit && (w->mode == M_WALK || w->mode == M_START); i++) {
+				if (pr[i].addr != at && !(p->python && pr[i].addr == pool))
+					continue;
+				r = recognise(p, w, &pr[i], at);
+				if (r < 0)
+					return r;
+				hit = r > 0;
+			}
+			if (!hit)
+				break;
+			any = true;
 		}
+		if (any)
+			return 0;
+		w->last_len = 0;
 		w->mode = M_SEARCH;
 		w->pos += PAGE; /* the boundary was read, or cannot be */
 		if (w->pos >= w->end || search_step(p) == 0)
 			return finish(w);
 		return 0;
+	}
 	case M_SEARCH: {
 		uint64_t step = search_step(p);
 		for (size_t i = 0; i < n; i++) {

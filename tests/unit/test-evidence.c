@@ -453,7 +453,8 @@ static void test_merged_blocks(void **state)
 	assert_non_null(run.p.r[0].evidence);
 	assert_non_null(strstr(run.p.r[0].evidence, "4 glibc malloc blocks"));
 	assert_non_null(strstr(run.p.r[0].evidence, "2 of 2.00 MiB"));
-	assert_int_equal(run.res.reads, 4);
+	/* four headers, and the read-ahead past the last that found none */
+	assert_true(run.res.reads >= 4 && run.res.reads <= 4 * 8);
 	assert_int_equal(run.res.confirmed, 1);
 	run_done(&run);
 }
@@ -577,12 +578,14 @@ static void test_read_limit(void **state)
 	run_pass(&run, smaps, image, 0);
 	assert_int_equal(run.r, 0);
 	assert_true(run.res.exhausted);
-	assert_int_equal(run.res.reads, RW_EVIDENCE_READS_MAX);
+	/* a round of reads is taken whole or not at all: the last may stop short */
+	assert_true(run.res.reads <= RW_EVIDENCE_READS_MAX && run.res.reads > RW_EVIDENCE_READS_MAX - 64);
 	assert_non_null(strstr(run.res.why_not, "read limit"));
 	/* split: the blocks read, then the rest, which keeps its shape */
 	assert_int_equal(run.p.n, 2);
 	assert_class(&run.p, a, "malloc", "glibc_mmap_chunks");
-	assert_class(&run.p, a + RW_EVIDENCE_READS_MAX * PAGE, "other", "anonymous");
+	assert_true(run.p.r[0].end == run.p.r[1].start && run.p.r[0].end >= a + (RW_EVIDENCE_READS_MAX - 64) * PAGE);
+	assert_class(&run.p, run.p.r[1].start, "other", "anonymous");
 	assert_non_null(strstr(run.p.r[1].evidence, "read limit"));
 	run_done(&run);
 

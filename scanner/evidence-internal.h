@@ -58,6 +58,19 @@ enum mode {
 	M_DONE,
 };
 
+/* Windows a walker keeps: one for each read a round takes ahead, and one
+ * more. */
+#define EVIDENCE_WINDOWS 9
+
+/* Pages whose residency is known, [start, end), as runs; round is the
+ * round of reads it was last used for (a window is refilled only when no
+ * read of the current round depends on it). */
+struct window {
+	struct page_runs runs;
+	uint64_t start, end;
+	uint64_t round;
+};
+
 /* One walk: a run of neighbouring regions read as one, since an
  * allocation's mapping may be split by the kernel (numpy's madvise of a
  * large array's inside leaves its chunk header in a region of its own). */
@@ -72,11 +85,14 @@ struct walker {
 	bool gave_up;      /* the search stopped: RW_EVIDENCE_SEARCH_PAGES + RW_EVIDENCE_SEARCH_RUNS */
 	uint64_t last_len; /* the last block's or arena's length: the next ones are read ahead at it */
 	bool last_arena;   /* ... and it was a pymalloc arena */
+	bool same;         /* ... and the one before had the same length */
 	uint64_t pos_next; /* where the search goes on when the round read the window's runs; 0: after the last read */
 	bool cut;          /* the census's read limit stopped it */
-	/* the pages whose residency is known: [win_start, win_end) */
-	struct page_runs window;
-	uint64_t win_start, win_end;
+	/* what the page tables said about the pages around this walker's
+	 * reads: a few windows, so that the reads a round takes ahead each
+	 * have theirs; the window of the current search */
+	struct window win[EVIDENCE_WINDOWS];
+	struct window *search;
 	/* this round's probes */
 	size_t first_probe, n_probes;
 	struct segments segs;

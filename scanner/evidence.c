@@ -70,6 +70,7 @@ struct pass {
 	size_t n_probes, allocated;
 	uint32_t slot; /* bytes of bufs per probe: the most this process's probes read */
 	bool jemalloc_seen; /* a base block was read: jemalloc serves this process */
+	uint64_t round;     /* the round of reads being prepared, from 1 */
 };
 
 /* ------------------------------------------------------------ segments */
@@ -180,46 +181,62 @@ static const struct region *region_at(const struct pass *p, const struct walker 
 	return &p->regions[lo <= w->last ? lo : w->last];
 }
 
-/* Makes the window of w start at addr's page: a region smaps shows all
- * resident and anonymous needs no question; others ask the page tables
- * for the next RW_EVIDENCE_WINDOW_PAGES pages in use from addr on (one
- * question, which skips what holds nothing at little cost). */
-static int fill_window(struct pass *p, struct walker *w, uint64_t addr)
+/* Fills window x from addr's page on: a region smaps shows all resident
+ * and anonymous needs no question; others ask the page tables for the
+ * next few pages in use from addr on (one question, which skips what holds
+ * nothing at little cost). */
+static int fill_window(struct pass *p, struct walker *w, struct window *x, uint64_t addr, bool search)
 {
 	const struct region *r = region_at(p, w, addr);
 	uint64_t start = addr & ~(PAGE - 1);
 
-	page_runs_clear(&w->window);
-	w->win_start = start;
-	w->win_end = r->end;
+	page_runs_clear(&x->runs);
+	x->start = start;
+	x->end = r->end;
 	if (region_field(r, COUNT_ANONYMOUS) >= region_size(r))
-		return page_runs_add(&w->window, start, r->end, PAGE_RESIDENT);
+		return page_runs_add(&x->runs, start, r->end, PAGE_RESIDENT);
 	if (region_field(r, COUNT_ANONYMOUS) == 0)
 		return 0; /* nothing resident to read: no question asked */
 	/* Every page the page tables are asked about costs (tens of
 	 * nanoseconds under a hypervisor that shadows them): a boundary needs
-	 * its own page and a pool's above it, a search a window's worth.
-	 * Read-ahead goes only as far as the window, so it is free in a region
-	 * smaps shows resident, and costs nothing elsewhere. */
-	uint64_t pages = w->mode == M_SEARCH ? RW_EVIDENCE_WINDOW_PAGES : POOL_MAX / PAGE + 1;
-	return memsource_window(p->src, start, r->end, pages, &w->window, &w->win_end);
+	 * its own page and a pool's above it, a search a window's worth. */
+	uint64_t pages = search ? RW_EVIDENCE_WINDOW_PAGES : POOL_MAX / PAGE + 1;
+	return memsource_window(p->src, start, r->end, pages, &x->runs, &x->end);
 }
 
-/* Whether addr's page may be read: resident, and anonymous. */
-static int readable(struct pass *p, struct walker *w, uint64_t addr, bool *ret)
+/* The window holding addr: one already filled, or a window no read of
+ * this round depends on, filled now; NULL when every window serves this
+ * round already. */
+static int window_for(struct pass *p, struct walker *w, uint64_t addr, bool search, struct window **ret)
 {
-	if (addr < w->win_start || addr >= w->win_end) {
-		int r = fill_window(p, w, addr);
-		if (r < 0)
-			return r;
+	struct window *spare = NULL;
+
+	for (size_t i = 0; i < EVIDENCE_WINDOWS; i++) {
+		struct window *x = &w->win[i];
+		if (x->end > x->start && x->start <= addr && addr < x->end) {
+			x->round = p->round;
+			*ret = x;
+			return 0;
+		}
+		if (x->round != p->round && (!spare || x->round < spare->round))
+			spare = x;
 	}
-	*ret = page_runs_state(&w->window, addr) == PAGE_RESIDENT;
+	*ret = NULL;
+	if (!spare)
+		return 0;
+	int r = fill_window(p, w, spare, addr, search);
+	if (r < 0) {
+		spare->start = spare->end = 0;
+		return r;
+	}
+	spare->round = p->round;
+	*ret = spare;
 	return 0;
 }
 
 /* ------------------------------------------------------------ probes */
 
-static int probe_add(struct pass *p, struct walker *w, uint64_t addr, uint32_t len)
+static int probe_add(struct pass *p, const struct window *x, uint64_t addr, uint32_t len)
 {
 	if (p->n_probes == p->allocated) {
 		size_t want = p->allocated ? p->allocated * 2 : 64;
@@ -234,31 +251,25 @@ static int probe_add(struct pass *p, struct walker *w, uint64_t addr, uint32_t l
 		p->allocated = want;
 	}
 	p->probes[p->n_probes++] = (struct mem_probe){ .addr = addr, .len = len < p->slot ? len : p->slot,
-						       .runs = &w->window };
+						       .runs = &x->runs };
 	return 0;
 }
 
-/* Probes addr when its page is readable and lies in w's window (every
- * probe of a round is checked against the window as it was when the
- * round's first probe was taken, so a round never moves it).  Returns 1
- * when probed, 0 when not, or -errno. */
+/* Probes addr when the page tables say its page is resident (asked now,
+ * unless a window of this walker knows).  Returns 1 when probed, 0 when
+ * not, or -errno. */
 static int probe_at(struct pass *p, struct walker *w, uint64_t addr, uint32_t len)
 {
-	bool ok;
+	struct window *x;
 	int r;
 
 	if (addr >= w->end)
 		return 0;
-	if (p->n_probes == w->first_probe) {
-		if ((r = readable(p, w, addr, &ok)) < 0)
-			return r;
-	} else if (addr < w->win_start || addr >= w->win_end)
+	if ((r = window_for(p, w, addr, false, &x)) < 0)
+		return r;
+	if (!x || page_runs_state(&x->runs, addr) != PAGE_RESIDENT)
 		return 0;
-	else
-		ok = page_runs_state(&w->window, addr) == PAGE_RESIDENT;
-	if (!ok)
-		return 0;
-	r = probe_add(p, w, addr, len);
+	r = probe_add(p, x, addr, len);
 	return r < 0 ? r : 1;
 }
 
@@ -306,7 +317,8 @@ static int emit(struct pass *p, struct walker *w)
 		uint64_t pool = round_up(w->pos, POOL_MAX);
 		if (r >= 0 && p->python && pool != w->pos)
 			r = probe_at(p, w, pool, PROBE_LEN);
-		for (uint64_t j = 1; r >= 0 && w->last_len && j < READ_AHEAD; j++) {
+		/* read ahead once two blocks (or arenas) in a row had one length */
+		for (uint64_t j = 1; r >= 0 && w->last_len && w->same && j < READ_AHEAD; j++) {
 			uint64_t next = w->pos + j * w->last_len;
 			r = probe_at(p, w, next, PROBE_LEN);
 			if (r >= 0 && w->last_arena && round_up(next, POOL_MAX) != next)
@@ -316,25 +328,26 @@ static int emit(struct pass *p, struct walker *w)
 	}
 	case M_SEARCH: {
 		uint64_t step = search_step(p);
-		bool ok;
 		if (step != PAGE) {
 			/* one aligned address a round: each has a window of its own */
 			r = probe_at(p, w, round_up(w->pos, step), header_len(p, round_up(w->pos, step)));
 			break;
 		}
-		if ((r = readable(p, w, w->pos, &ok)) < 0)
+		struct window *x;
+		if ((r = window_for(p, w, w->pos, true, &x)) < 0 || !x)
 			break;
+		w->search = x;
 		/* page by page at first, then the first page of each run of
 		 * resident pages (the page before it, outside the window, is
 		 * taken as the start of a run: at most one read too many) */
 		bool runs_only = w->searched >= RW_EVIDENCE_SEARCH_PAGES;
-		uint64_t a = page_runs_next(&w->window, w->pos, w->win_end, PAGE_RESIDENT);
-		for (unsigned k = 0; r >= 0 && k < SEARCH_BATCH && a < w->win_end && a < w->end; k++) {
-			r = probe_add(p, w, a, header_len(p, a));
-			uint64_t next = runs_only ? page_runs_run_end(&w->window, a) : a + PAGE;
-			a = page_runs_next(&w->window, next, w->win_end, PAGE_RESIDENT);
+		uint64_t a = page_runs_next(&x->runs, w->pos, x->end, PAGE_RESIDENT);
+		for (unsigned k = 0; r >= 0 && k < SEARCH_BATCH && a < x->end && a < w->end; k++) {
+			r = probe_add(p, x, a, header_len(p, a));
+			uint64_t next = runs_only ? page_runs_run_end(&x->runs, a) : a + PAGE;
+			a = page_runs_next(&x->runs, next, x->end, PAGE_RESIDENT);
 		}
-		w->pos_next = runs_only && a >= w->win_end ? w->win_end : 0;
+		w->pos_next = runs_only && a >= x->end ? x->end : 0;
 		break;
 	}
 	case M_DONE:
@@ -380,6 +393,7 @@ static int recognise(struct pass *p, struct walker *w, const struct mem_probe *p
 	}
 	if ((len = evidence_glibc_chunk(b, pr->got, pr->addr, w->end))) {
 		r = found(w, pr->addr, pr->addr + len, OWNER_GLIBC_CHUNKS, 1, len);
+		w->same = w->last_len == len && !w->last_arena;
 		w->last_len = len;
 		w->last_arena = false;
 		return r < 0 ? r : 1;
@@ -395,6 +409,7 @@ static int recognise(struct pass *p, struct walker *w, const struct mem_probe *p
 		if (end > w->end)
 			end = w->end;
 		r = found(w, base, end, OWNER_PYMALLOC, 1, len);
+		w->same = w->last_len == arena && w->last_arena;
 		w->last_len = arena;
 		w->last_arena = true;
 		return r < 0 ? r : 1;
@@ -464,14 +479,16 @@ static int take(struct pass *p, struct walker *w)
 		w->searched += n ? n : 1;
 		if (n && step == PAGE && w->pos_next)
 			w->pos = w->pos_next; /* runs only: the window's runs were all read */
-		else if (n && step == PAGE && w->searched > RW_EVIDENCE_SEARCH_PAGES)
-			w->pos = page_runs_run_end(&w->window, pr[n - 1].addr);
+		else if (n && step == PAGE && w->searched > RW_EVIDENCE_SEARCH_PAGES && w->search)
+			w->pos = page_runs_run_end(&w->search->runs, pr[n - 1].addr);
 		else if (n)
 			w->pos = pr[n - 1].addr + (step == PAGE ? PAGE : step);
 		else if (step != PAGE)
 			w->pos = round_up(w->pos, step) + step; /* that aligned address was not resident */
-		else if (w->pos < w->win_end)
-			w->pos = w->win_end; /* nothing resident left in the window */
+		else if (w->search && w->pos < w->search->end)
+			w->pos = w->search->end; /* nothing resident left in the window */
+		else
+			w->pos += PAGE;
 		if (w->pos >= w->end || (p->allocator == ALLOC_JEMALLOC && p->jemalloc_seen))
 			return finish(w);
 		if (step == PAGE && w->searched >= RW_EVIDENCE_SEARCH_PAGES + RW_EVIDENCE_SEARCH_RUNS) {
@@ -493,6 +510,7 @@ static int walk_all(struct pass *p)
 		int r;
 
 		p->n_probes = 0;
+		p->round++;
 		for (size_t i = 0; i < p->n_w; i++) {
 			if (p->w[i].mode == M_DONE)
 				continue;
@@ -528,7 +546,8 @@ static void pass_done(struct pass *p)
 {
 	for (size_t i = 0; i < p->n_w; i++) {
 		free(p->w[i].segs.v);
-		page_runs_done(&p->w[i].window);
+		for (size_t k = 0; k < EVIDENCE_WINDOWS; k++)
+			page_runs_done(&p->w[i].win[k].runs);
 	}
 	free(p->w);
 	free(p->probes);

@@ -165,6 +165,14 @@ def measure(pid, rounds):
     return {name: tuple(statistics.median(x) for x in s) for name, s in samples.items()}
 
 
+def other_share(pid, *extra):
+    """The share of private memory left in other, with the census's options."""
+    c = json.loads(subprocess.run([RAMWATCH, "scan", str(pid), "--json", "--no-gpu", *extra], capture_output=True,
+                                  text=True, check=True).stdout)
+    other = next((k["private"] for k in c["classes"] if k["key"] == "other"), 0)
+    return 100.0 * other / c["totals"]["private"] if c["totals"]["private"] else 0.0
+
+
 def regions(pid):
     with open(f"/proc/{pid}/maps") as f:
         return sum(1 for _ in f)
@@ -178,9 +186,9 @@ def main():
 
     print(f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, Linux {platform.release()}, "
           f"{args.rounds} rounds", file=sys.stderr)
-    print("| program | regions | reads | daemon: evidence | daemon: shapes | ratio | scan: evidence | scan: shapes | ratio "
-          "| command: evidence | command: shapes | ratio |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("| program | regions | other, shapes | other, evidence | reads | daemon: evidence | daemon: shapes | ratio "
+          "| scan: evidence | scan: shapes | ratio | command: evidence | command: shapes | ratio |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     worst = 0.0
     with tempfile.TemporaryDirectory() as tmp:
         for name, start in PROGRAMS.items():
@@ -188,7 +196,7 @@ def main():
                 continue
             if name in ("node", "jvm", "redis") and not shutil.which({"node": "node", "jvm": "java",
                                                                        "redis": "redis-server"}[name]):
-                print(f"| {name} | not installed | | | | | | | |")
+                print(f"| {name} | not installed | | | | | | | | | | | | |")
                 continue
             proc, pid = start(tmp)
             try:
@@ -200,7 +208,8 @@ def main():
                 e, s = m["evidence"], m["shapes"]
                 ratio = le / ls
                 worst = max(worst, ratio)
-                print(f"| {name} | {regions(pid)} | {e[2]:.0f} | {le / 1000:.2f} ms | {ls / 1000:.2f} ms | {ratio:.3f} | "
+                shares = f"{other_share(pid, '--no-evidence'):.1f} % | {other_share(pid):.1f} %"
+                print(f"| {name} | {regions(pid)} | {shares} | {e[2]:.0f} | {le / 1000:.2f} ms | {ls / 1000:.2f} ms | {ratio:.3f} | "
                       f"{e[0] / 1000:.2f} ms | {s[0] / 1000:.2f} ms | {e[0] / s[0]:.3f} | "
                       f"{e[1] / 1000:.2f} ms | {s[1] / 1000:.2f} ms | {e[1] / s[1]:.3f} |", flush=True)
             finally:

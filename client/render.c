@@ -154,8 +154,9 @@ static int render_evidence_line(const struct census *c, FILE *f)
 			fprintf(f, "Evidence not read: %s; classes are by shape alone.\n", c->evidence.why_not);
 		return 0;
 	}
-	fprintf(f, "Evidence: %" PRId64 " reads (%s) in %" PRId64 " regions; %" PRId64 " regions or parts confirmed, %" PRId64
-		   " regions split.%s%s\n",
+	fprintf(f,
+		"Evidence: %" PRId64 " reads (%s) of the process's memory in %" PRId64 " regions: %" PRId64
+		" regions or parts confirmed, %" PRId64 " split.%s%s\n",
 		c->evidence.reads, sz(a, (uint64_t)(c->evidence.bytes > 0 ? c->evidence.bytes : 0)), c->evidence.regions,
 		c->evidence.confirmed, c->evidence.split, c->evidence.why_not[0] ? " " : "", c->evidence.why_not);
 	return 0;

@@ -9,7 +9,7 @@ static const struct {
 	[CLASS_IMAGES] = { "images", "Program and library images" },
 	[CLASS_MAPPED_FILES] = { "mapped_files", "Memory-mapped data files" },
 	[CLASS_SHARED] = { "shared", "Shared memory (shm, memfd, SysV, shared anonymous)" },
-	[CLASS_MALLOC] = { "malloc", "C heap (malloc: brk heap, arenas, PartitionAlloc)" },
+	[CLASS_MALLOC] = { "malloc", "C heap (malloc: glibc, jemalloc, mimalloc, tcmalloc, PartitionAlloc)" },
 	[CLASS_STACKS] = { "stacks", "Thread stacks" },
 	[CLASS_PYTHON] = { "python", "Python objects (pymalloc arenas)" },
 	[CLASS_OPENBLAS] = { "openblas", "OpenBLAS thread buffers" },
@@ -20,7 +20,7 @@ static const struct {
 	[CLASS_CUDA_DRIVER] = { "cuda_driver", "GPU driver buffers and device mappings" },
 	[CLASS_CUDA_UVM] = { "cuda_uvm", "CUDA managed (unified) memory" },
 	[CLASS_NAMED] = { "named", "Anonymous memory the program named" },
-	[CLASS_OTHER] = { "other", "Other anonymous memory (large malloc blocks, unknown shapes)" },
+	[CLASS_OTHER] = { "other", "Other anonymous memory (no known shape or header)" },
 };
 
 const char *class_key(enum class_id c)

@@ -125,7 +125,7 @@ static inline uint64_t group_span(const struct ctx *c, size_t i)
 bool shape_cuda_reservation(const struct ctx *c, size_t i);
 bool shape_jit(const struct ctx *c, size_t i);
 bool shape_jvm_heap(const struct ctx *c, size_t i);
-bool shape_jvm_metadata(const struct ctx *c, size_t i);
+bool shape_jvm_reserved(const struct ctx *c, size_t i);
 bool shape_go_arena(const struct ctx *c, size_t i);
 bool shape_v8_page(const struct ctx *c, size_t i);
 bool shape_mmgp_reservation(const struct ctx *c, size_t i);

@@ -50,12 +50,14 @@ bool shape_jvm_heap(const struct ctx *c, size_t i)
 	return c->jvm_max_heap && span >= c->jvm_max_heap && span - c->jvm_max_heap <= 32 * MiB;
 }
 
-/* The JVM reserves its class metadata up front and commits it as classes
- * load: metaspace (nodes of 64 MiB) and the compressed class space (1 GiB
- * by default, right after the CDS archive), seen as read-write regions
- * inside inaccessible reservations.  Thread stacks and glibc's arenas, the
- * other runs with reserves in a JVM, are recognised before this rule. */
-bool shape_jvm_metadata(const struct ctx *c, size_t i)
+/* The JVM reserves its own memory up front and commits it as it needs:
+ * class metadata (metaspace, in nodes of 64 MiB, and the compressed class
+ * space, 1 GiB by default, right after the CDS archive) and its garbage
+ * collector's tables (G1's card table and bitmaps), seen as read-write
+ * regions inside inaccessible reservations.  Thread stacks and glibc's
+ * arenas, the other runs with reserves in a JVM, are recognised before
+ * this rule. */
+bool shape_jvm_reserved(const struct ctx *c, size_t i)
 {
 	const struct region *r = &c->r[i];
 	return c->jvm && is_anon_private(r) && c->run_has_reserve[r->run_first] &&

@@ -67,7 +67,7 @@ def test_java_heap(tmp_path):
         heap = classes(c)["runtime_heap"]
         assert heap["private"] >= 160 * MiB
         # the Java heap, and the class metadata the JVM reserves beside it
-        assert all(r["rule"] in ("jvm_heap", "jvm_metadata", "reserve_tail")
+        assert all(r["rule"] in ("jvm_heap", "jvm_reserved", "reserve_tail")
                    for r in c["regions"] if r["class"] == "runtime_heap")
         assert sum(r["private"] for r in c["regions"] if r["rule"] == "jvm_heap") >= 160 * MiB
         assert classes(c)["jit"]["count"] >= 1

@@ -542,6 +542,9 @@ static void test_captured_processes(void **state)
 	assert_census_class(c, 0x7fcb7ca4f000, "stacks", "stack_guard_page");
 	assert_census_class(c, 0x7fcb7ca53000, "stacks", "stack_shape");
 	assert_census_class(c, 0x5648b8bc6000, "malloc", "brk_heap");
+	/* metaspace and G1's tables, inside reservations of their own */
+	assert_census_class(c, 0x7fcaff000000, "runtime_heap", "jvm_reserved");
+	assert_census_class(c, 0x7fcb52000000, "runtime_heap", "jvm_reserved");
 	assert_true(c->classes[CLASS_RUNTIME_HEAP].private >= 64 * MiB); /* 64 x 1 MiB arrays */
 	assert_int_equal(c->classes[CLASS_STACKS].count, 45);
 	census_free(c);

@@ -107,7 +107,7 @@ static void test_census_table(void **state)
 	r.o.format = RENDER_MARKDOWN;
 	char *md = capture(print_census, &r);
 	assert_non_null(strstr(md, "## Memory of process (saved: "));
-	assert_non_null(strstr(md, "| runtime_heap | 64.7 MiB | 78.7% |"));
+	assert_non_null(strstr(md, "| runtime_heap | 64.8 MiB | 78.8% |"));
 	free(md);
 
 	r.o = (struct render_options){ .format = RENDER_TEXT, .top = 5, .regions = true };

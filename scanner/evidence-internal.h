@@ -99,9 +99,12 @@ struct walker {
 };
 
 /* Turns the walkers' segments into rules, sentences and parts (see
- * evidence_apply).  Returns 0 or -errno. */
+ * evidence_apply).  With jemalloc (a base block was read), what no header
+ * was found in, in regions of no known shape, is jemalloc's extents.
+ * Returns 0 or -errno. */
 int evidence_conclude(struct memsource *src, struct region **regions, size_t *n, size_t max_regions,
-		      const struct walker *w, size_t n_w, struct strpool *pool, struct evidence_result *res);
+		      const struct walker *w, size_t n_w, bool jemalloc, struct strpool *pool,
+		      struct evidence_result *res);
 
 /* Checks of evidence-checks.c not exported in evidence.h. */
 bool evidence_glibc_tcache(const uint8_t *b, size_t len);

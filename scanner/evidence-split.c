@@ -48,22 +48,27 @@ static const uint8_t owner_rule[_OWNER_MAX] = {
 	[OWNER_TCMALLOC] = RULE_TCMALLOC,
 };
 
-/* The segments of w within [lo, hi), clipped, neighbours of one owner
- * joined: the parts of one region. */
-static size_t make_parts(const struct segments *s, uint64_t lo, uint64_t hi, struct part *parts)
+/* The segments of walker w within region r, clipped, neighbours of one
+ * owner joined: the parts of one region.  With jemalloc, a stretch of no
+ * header in a region of no known shape is jemalloc's extents (a thread
+ * stack by its guard, or an arena by its size, keeps its shape). */
+static size_t make_parts(const struct walker *w, const struct region *r, bool jemalloc, struct part *parts)
 {
+	const struct segments *s = &w->segs;
+	bool extents = jemalloc && r->cls == CLASS_OTHER && !w->brk && !w->cut;
 	size_t n = 0;
 	for (size_t i = 0; i < s->n; i++) {
-		uint64_t a = s->v[i].start > lo ? s->v[i].start : lo;
-		uint64_t b = s->v[i].end < hi ? s->v[i].end : hi;
+		uint64_t a = s->v[i].start > r->start ? s->v[i].start : r->start;
+		uint64_t b = s->v[i].end < r->end ? s->v[i].end : r->end;
+		enum owner owner = s->v[i].owner == OWNER_NONE && extents ? OWNER_JEMALLOC_EXTENTS : s->v[i].owner;
 		if (a >= b)
 			continue;
-		if (n > 0 && parts[n - 1].owner == s->v[i].owner && parts[n - 1].end == a) {
+		if (n > 0 && parts[n - 1].owner == owner && parts[n - 1].end == a) {
 			parts[n - 1].end = b;
 			parts[n - 1].last_seg = i;
 			continue;
 		}
-		parts[n++] = (struct part){ .start = a, .end = b, .owner = s->v[i].owner, .first_seg = i, .last_seg = i };
+		parts[n++] = (struct part){ .start = a, .end = b, .owner = owner, .first_seg = i, .last_seg = i };
 	}
 	return n;
 }
@@ -394,7 +399,8 @@ struct plan {
 };
 
 int evidence_conclude(struct memsource *src, struct region **regions, size_t *n, size_t max_regions,
-		      const struct walker *w, size_t n_w, struct strpool *pool, struct evidence_result *res)
+		      const struct walker *w, size_t n_w, bool jemalloc, struct strpool *pool,
+		      struct evidence_result *res)
 {
 	char text[3 * PART_TEXT_MAX], line[3 * PART_TEXT_MAX + 128];
 	size_t max_segs = 1, n_plans = 0, extra = 0;
@@ -416,7 +422,7 @@ int evidence_conclude(struct memsource *src, struct region **regions, size_t *n,
 	for (size_t i = 0; i < n_w; i++)
 		for (size_t j = w[i].first; j <= w[i].last; j++) {
 			struct region *r = &(*regions)[j];
-			size_t ns = make_parts(&w[i].segs, r->start, r->end, subs);
+			size_t ns = make_parts(&w[i], r, jemalloc, subs);
 			size_t np = join_classes(r, subs, ns, parts);
 			plans[k++] = (struct plan){ j, i, np };
 			if (np > 1) {
@@ -465,7 +471,7 @@ int evidence_conclude(struct memsource *src, struct region **regions, size_t *n,
 			continue;
 		}
 		const struct walker *wk = &w[plans[k].walker];
-		size_t ns = make_parts(&wk->segs, r->start, r->end, subs);
+		size_t ns = make_parts(wk, r, jemalloc, subs);
 		size_t np = join_classes(r, subs, ns, parts);
 		bool exact = true;
 		if ((e = measure_parts(src, r, parts, np, &exact)) < 0) {

@@ -590,29 +590,6 @@ static int make_walkers(struct pass *p, const struct region *r, size_t n)
 	return 0;
 }
 
-/* jemalloc's extents carry no header: once its base blocks confirm it
- * serves this process, the anonymous memory no other allocator's header
- * was found in is jemalloc's (said as such: a rule of elimination). */
-static int infer_jemalloc(struct pass *p)
-{
-	bool base = false;
-	if (p->allocator != ALLOC_JEMALLOC)
-		return 0;
-	for (size_t i = 0; i < p->n_w && !base; i++)
-		for (size_t j = 0; j < p->w[i].segs.n && !base; j++)
-			base = p->w[i].segs.v[j].owner == OWNER_JEMALLOC_BASE;
-	if (!base)
-		return 0;
-	for (size_t i = 0; i < p->n_w; i++) {
-		if (p->w[i].brk || p->w[i].cut)
-			continue;
-		for (size_t j = 0; j < p->w[i].segs.n; j++)
-			if (p->w[i].segs.v[j].owner == OWNER_NONE)
-				p->w[i].segs.v[j].owner = OWNER_JEMALLOC_EXTENTS;
-	}
-	return 0;
-}
-
 int evidence_apply(struct memsource *src, struct region **regions, size_t *n, size_t max_regions,
 		   struct strpool *pool, struct evidence_result *res)
 {
@@ -635,17 +612,17 @@ int evidence_apply(struct memsource *src, struct region **regions, size_t *n, si
 		pass_done(&p);
 		return r;
 	}
-	if ((r = infer_jemalloc(&p)) < 0) {
-		pass_done(&p);
-		return r;
-	}
 	res->regions = p.n_w;
 	res->exhausted = src->exhausted;
 	if (src->exhausted)
 		snprintf(res->why_not, sizeof(res->why_not),
 			 "the read limit (%llu reads) was reached: the regions left keep their shape",
 			 (unsigned long long)src->max_probes);
-	r = evidence_conclude(src, regions, n, max_regions, p.w, p.n_w, pool, res);
+	/* jemalloc's extents carry no header: once a base block shows it
+	 * serves the process, what no header was found in is its memory, by
+	 * elimination (evidence-split.c) */
+	r = evidence_conclude(src, regions, n, max_regions, p.w, p.n_w, p.allocator == ALLOC_JEMALLOC && p.jemalloc_seen,
+			      pool, res);
 	res->reads = src->probes;
 	res->bytes = src->bytes;
 	res->calls = src->calls;

@@ -134,6 +134,28 @@ def stop(proc):
             proc.wait()
 
 
+def start_java_hold(tmp_dir, arrays, heap="512m"):
+    """A JVM holding arrays of 1 MiB, written whole; ready when it says so.
+    Returns the Popen (its standard input ends it)."""
+    src = os.path.join(str(tmp_dir), "Hold.java")
+    with open(src, "w") as f:
+        f.write("public class Hold {\n"
+                "    public static void main(String[] a) throws Exception {\n"
+                f"        byte[][] keep = new byte[{arrays}][];\n"
+                "        for (int i = 0; i < keep.length; i++) { keep[i] = new byte[1 << 20]; "
+                "java.util.Arrays.fill(keep[i], (byte) 1); }\n"
+                "        System.out.println(\"ready\");\n"
+                "        System.in.read();\n"
+                "        System.out.println(keep.length);\n"
+                "    }\n"
+                "}\n")
+    p = subprocess.Popen(["java", f"-Xmx{heap}", "-XX:+UseSerialGC", src], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, text=True)
+    line = p.stdout.readline()
+    assert line.strip() == "ready", f"java did not start: {line!r}"
+    return p
+
+
 @pytest.fixture
 def shapes(tmp_path):
     s = start_shapes(tmp_path)

@@ -9,14 +9,13 @@ import os
 import re
 import shutil
 import socket
-import sqlite3
 import subprocess
 import textwrap
 import time
 
 import pytest
 
-from conftest import HELPERS, MiB, region_at, rollup, run, scan_json, stop, wait_idle
+from conftest import HELPERS, MiB, region_at, rollup, run, scan_json, start_java_hold, stop
 from rwdaemon import fast_config
 
 STATUS_KEYS = ("VmRSS", "RssAnon", "VmSwap", "VmPTE")
@@ -263,19 +262,7 @@ def test_node_buffers():
 
 @pytest.mark.skipif(not shutil.which("java"), reason="needs a Java runtime (make deps installs one)")
 def test_jvm(tmp_path):
-    src = tmp_path / "Hold.java"
-    src.write_text(textwrap.dedent("""
-        public class Hold {
-            public static void main(String[] a) throws Exception {
-                byte[][] keep = new byte[100][];
-                for (int i = 0; i < keep.length; i++) { keep[i] = new byte[1 << 20]; java.util.Arrays.fill(keep[i], (byte) 1); }
-                System.out.println("ready");
-                System.in.read();
-                System.out.println(keep.length);
-            }
-        }
-    """))
-    p = start_ready(["java", "-Xmx256m", "-XX:+UseSerialGC", str(src)])
+    p = start_java_hold(tmp_path, 100, heap="256m")
     try:
         time.sleep(1)
         c = check_program(p.pid, ["jvm_heap", "glibc_heap_info"], tries=5)

@@ -8,7 +8,7 @@ import textwrap
 
 import pytest
 
-from conftest import MiB, rollup, run, scan_json
+from conftest import MiB, rollup, run, scan_json, start_java_hold
 
 
 def start(cmd, **kw):
@@ -49,19 +49,7 @@ def test_python_objects_and_threads():
 
 @pytest.mark.skipif(not shutil.which("java"), reason="needs a Java runtime (make deps installs one)")
 def test_java_heap(tmp_path):
-    src = tmp_path / "Hold.java"
-    src.write_text(textwrap.dedent("""
-        public class Hold {
-            public static void main(String[] a) throws Exception {
-                byte[][] keep = new byte[160][];
-                for (int i = 0; i < keep.length; i++) { keep[i] = new byte[1 << 20]; java.util.Arrays.fill(keep[i], (byte) 1); }
-                System.out.println("ready");
-                System.in.read();
-                System.out.println(keep.length);
-            }
-        }
-    """))
-    p = start(["java", "-Xmx512m", "-XX:+UseSerialGC", str(src)], stdin=subprocess.PIPE)
+    p = start_java_hold(tmp_path, 160)
     try:
         c = scan_json(p.pid, "--regions")
         heap = classes(c)["runtime_heap"]

@@ -12,6 +12,8 @@
 #include "evidence.h"
 #include "limits.h"
 #include "memimage.h"
+#include "scan.h"
+#include "util.h"
 
 #define PAGE 4096ull
 
@@ -656,6 +658,104 @@ static void test_nothing_to_read(void **state)
 	run_done(&run);
 }
 
+/* Captured processes: smaps, status and the memory image a live census
+ * saved (tests/data/README.md says what ran).  Taken again from the files,
+ * the census finds what the live one did. */
+static void check_captured(const char *name, const char *const *rules, size_t n_rules)
+{
+	char *smaps, *status, *image;
+	struct scan_options o = { .keep_regions = true };
+	struct scan_error err = { "" };
+	struct census *c = NULL;
+	const char *dir = fixture("memimage");
+
+	assert_true(asprintf(&smaps, "%s/%s.smaps", dir, name) > 0);
+	assert_true(asprintf(&status, "%s/%s.status", dir, name) > 0);
+	assert_true(asprintf(&image, "%s/%s.img", dir, name) > 0);
+	o.memory_image = image;
+	if (scan_smaps_file(smaps, status, &o, &c, &err) < 0)
+		fail_msg("%s: %s", name, err.message);
+	assert_true(c->evidence.taken);
+	/* other under 10 % of private memory (under 1 % here) */
+	uint64_t private = c->totals.private;
+	if (c->classes[CLASS_OTHER].private * 100 >= private)
+		fail_msg("%s: other holds %llu of %llu", name, (unsigned long long)c->classes[CLASS_OTHER].private,
+			 (unsigned long long)private);
+	/* conservation: classes add up to the totals, the totals to the kernel's counters */
+	struct census_totals sum;
+	census_class_sum(c, &sum);
+	assert_int_equal(sum.private, c->totals.private);
+	assert_int_equal(sum.resident, c->totals.resident);
+	assert_int_equal(c->totals.private, census_private(c));
+	for (size_t k = 0; k < n_rules; k++) {
+		bool seen = false;
+		for (size_t i = 0; i < c->n_regions && !seen; i++)
+			seen = c->regions[i].rule && streq(c->regions[i].rule, rules[k]);
+		if (!seen)
+			fail_msg("%s: no region by %s", name, rules[k]);
+	}
+	/* every region has a rule and its sentence */
+	for (size_t i = 0; i < c->n_regions; i++)
+		assert_true(c->regions[i].rule && c->regions[i].why);
+	census_free(c);
+	free(smaps);
+	free(status);
+	free(image);
+}
+
+static void test_captured(void **state)
+{
+	(void)state;
+	static const char *const python[] = { "pymalloc_pools", "glibc_mmap_chunks", "glibc_brk_heap" };
+	static const char *const node[] = { "glibc_mmap_chunks", "glibc_heap_info", "v8_page" };
+	static const char *const jemalloc[] = { "jemalloc_extents" };
+	check_captured("python3-blocks", python, ELEMENTSOF(python));
+	check_captured("node20-buffers", node, ELEMENTSOF(node));
+	check_captured("c-jemalloc", jemalloc, ELEMENTSOF(jemalloc));
+}
+
+/* A process whose memory may not be read (Yama's ptrace_scope, or no
+ * CAP_SYS_PTRACE for another user's process): process_vm_readv answers
+ * EPERM.  The shapes stand, and the result says why.  (A source stands in
+ * for the kernel here: this machine has no Yama to refuse.) */
+static int refuse_residency(void *self, uint64_t start, uint64_t end, uint64_t max_pages, bool present_only,
+			    struct page_runs *runs, uint64_t *ret_end)
+{
+	(void)self, (void)max_pages, (void)present_only;
+	*ret_end = end;
+	return page_runs_add(runs, start, end, PAGE_RESIDENT);
+}
+
+static int refuse_read(void *self, struct mem_probe *probes, size_t n)
+{
+	(void)self, (void)probes, (void)n;
+	return -EPERM;
+}
+
+static void test_refused(void **state)
+{
+	(void)state;
+	static const struct memsource_ops refusing = { .residency = refuse_residency, .read = refuse_read };
+	const uint64_t a = 0x7f8000000000;
+	struct text t;
+	FILE *f = text_open(&t);
+	put_region(f, a, a + 4 * MiB, "rw-p", NULL, 4 * MiB, 4 * MiB, NULL);
+	char *smaps = text_close(&t);
+	struct parsed p = classify_text(smaps, NULL);
+	struct memsource src = { .ops = &refusing, .max_probes = 100 };
+	struct evidence_result res;
+	struct strpool *pool = strpool_new();
+
+	assert_int_equal(evidence_apply(&src, &p.r, &p.n, RW_REGIONS_MAX, pool, &res), -EPERM);
+	assert_false(res.taken);
+	assert_non_null(strstr(res.why_not, "ptrace"));
+	assert_class(&p, a, "other", "anonymous");
+	assert_null(p.r[0].evidence);
+	strpool_free(pool);
+	parsed_free(&p);
+	free(smaps);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -674,6 +774,8 @@ int main(void)
 		cmocka_unit_test(test_read_limit),
 		cmocka_unit_test(test_jemalloc),
 		cmocka_unit_test(test_nothing_to_read),
+		cmocka_unit_test(test_captured),
+		cmocka_unit_test(test_refused),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -319,12 +319,14 @@ static int measure_parts(struct memsource *src, const struct region *r, struct p
 	for (size_t i = 1; i < n; i++)
 		if (parts[i].end - parts[i].start > parts[largest].end - parts[largest].start)
 			largest = i;
+	/* one question for the parts below the largest, one for those above */
+	if (largest > 0)
+		e = memsource_residency(src, parts[0].start, parts[largest].start, &runs);
+	if (e == 0 && largest + 1 < n)
+		e = memsource_residency(src, parts[largest].end, parts[n - 1].end, &runs);
 	for (size_t i = 0; i < n && e == 0; i++) {
 		if (i == largest)
 			continue;
-		page_runs_clear(&runs);
-		if ((e = memsource_residency(src, parts[i].start, parts[i].end, &runs)) < 0)
-			break;
 		parts[i].anon = page_runs_bytes(&runs, parts[i].start, parts[i].end, PAGE_RESIDENT);
 		parts[i].resident = parts[i].anon + page_runs_bytes(&runs, parts[i].start, parts[i].end, PAGE_FILE);
 		parts[i].swap = page_runs_bytes(&runs, parts[i].start, parts[i].end, PAGE_SWAPPED);

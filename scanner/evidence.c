@@ -6,12 +6,14 @@
  *   - it reads 64 bytes (up to 512 for the structures that need them) at
  *     the start of chosen pages, a few per block or arena, never one per
  *     page of memory;
- *   - it asks whether a page is resident only around the pages it reads,
- *     a window of RW_EVIDENCE_WINDOW_PAGES at a time, and not at all in a
- *     region smaps shows wholly resident;
+ *   - it asks whether a page is resident only around the pages it reads
+ *     (a few pages at a boundary, RW_EVIDENCE_WINDOW_PAGES in a search),
+ *     and not at all in a region smaps shows wholly resident: under a
+ *     hypervisor that shadows page tables every page asked about costs;
  *   - all walkers advance together, one batch of reads per round, so a
  *     census of ten thousand regions costs ten batches of reads, not ten
- *     thousand system calls.
+ *     thousand system calls; along blocks of one size, a walker reads
+ *     READ_AHEAD boundaries a round.
  *
  * A walker covers a run of neighbouring anonymous regions that shapes
  * leave uncertain.  At a block boundary (the run's start, the end of the
@@ -19,14 +21,14 @@
  * to the next boundary; a pymalloc pool, whose 1 MiB arena (256 KiB before
  * Python 3.10) is the next stretch; a jemalloc base block or a mimalloc
  * segment, which say their own size.  Between boundaries it searches for
- * the next header, page after resident page (for glibc, whose blocks start
- * on any page: RW_EVIDENCE_SEARCH_PAGES of them, then only the first page
- * of RW_EVIDENCE_SEARCH_RUNS runs of resident pages) or at the allocator's alignment (2 MiB for
- * jemalloc's base blocks, 32 MiB for mimalloc's segments).  jemalloc's
- * extents carry no header: once one base block shows jemalloc serves the
- * process, the search stops and the rest is its by elimination.  [heap] is read once at
- * its start, where glibc's main arena begins with its tcache chunk and
- * tcmalloc keeps its span records.
+ * the next header: for glibc, whose blocks start on any page, page after
+ * resident page (RW_EVIDENCE_SEARCH_PAGES), then the first page of each
+ * run of resident pages (RW_EVIDENCE_SEARCH_RUNS), then it stops; for
+ * jemalloc and mimalloc at their alignment (2 MiB for base blocks, 32 MiB
+ * for segments).  jemalloc's extents carry no header: once one base block
+ * shows jemalloc serves the process, the search stops and the rest is its
+ * by elimination.  [heap] is read once at its start, where glibc's main
+ * arena begins with its tcache chunk and tcmalloc keeps its span records.
  *
  * What is found is a list of segments per walk; evidence-split.c makes
  * them into rules, sentences and, for a region of several owners, parts. */
@@ -398,7 +400,6 @@ static int recognise(struct pass *p, struct walker *w, const struct mem_probe *p
 		w->last_arena = false;
 		return r < 0 ? r : 1;
 	}
-	w->last_len = 0;
 	if (p->python && (len = evidence_pymalloc_pool(b, pr->got, pr->addr, &index))) {
 		/* the arena starts at most a pool below its first pool, in pages
 		 * never touched: where exactly does not change a count */
@@ -414,6 +415,7 @@ static int recognise(struct pass *p, struct walker *w, const struct mem_probe *p
 		w->last_arena = true;
 		return r < 0 ? r : 1;
 	}
+	w->last_len = 0;
 	return 0;
 }
 

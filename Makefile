@@ -4,8 +4,9 @@
 #   make run        install what is missing, build, scan the largest process
 #   make check      install what is missing, build with -Werror, run unit and
 #                   integration tests, then all of them again under ASan+UBSan,
-#                   then the fuzz target for a bounded time
-#   make bench      measure the scanner against cat and pmap (BENCHMARKS.md)
+#                   then the fuzz targets for a bounded time
+#   make bench      measure the scanner against cat and pmap, and what evidence
+#                   costs a census (make bench-evidence), and more (BENCHMARKS.md)
 #   make install    PREFIX, DESTDIR, BINDIR, SBINDIR, MANDIR, SYSCONFDIR, UNITDIR honoured
 #   make deb        build/deb/ramwatch_VERSION_ARCH.deb, lintian-clean (make rpm: the .rpm)
 #   make check-install  check the units, build both packages, install and run the .deb, purge it

@@ -316,12 +316,13 @@ static bool m_main_stack(const struct ctx *c, size_t i)
 }
 
 /* glibc >= 2.39 names its mappings when glibc.mem.decorate_maps=1; bionic
- * and scudo name theirs always. */
+ * and scudo name theirs always; jemalloc built with --enable-pageid names
+ * its pages "jemalloc_pg" (and "jemalloc_pg_overcommit"). */
 static bool m_named_malloc(const struct ctx *c, size_t i)
 {
 	const char *n = anon_name(&c->r[i]);
 	return n && (startswith(n, "glibc: malloc") || startswith(n, "glibc: loader malloc") ||
-		     startswith(n, "libc_malloc") || startswith(n, "scudo:"));
+		     startswith(n, "libc_malloc") || startswith(n, "scudo:") || startswith(n, "jemalloc_pg"));
 }
 
 static bool m_named_stack(const struct ctx *c, size_t i)
@@ -511,7 +512,7 @@ static const struct rule rules[] = {
 	R("main_stack", CLASS_STACKS,
 		"[stack]: the main thread's stack", m_main_stack),
 	R("named_malloc", CLASS_MALLOC,
-		"named by the allocator as malloc memory ([anon:glibc: malloc...])", m_named_malloc),
+		"named by the allocator as malloc memory ([anon:glibc: malloc...], [anon:jemalloc_pg])", m_named_malloc),
 	R("named_stack", CLASS_STACKS,
 		"named by the thread library as a stack ([anon:glibc: pthread stack...])", m_named_stack),
 	R("named", CLASS_NAMED,

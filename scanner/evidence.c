@@ -390,7 +390,18 @@ static int recognise(struct pass *p, struct walker *w, const struct mem_probe *p
 			return r < 0 ? r : 1;
 		}
 		break;
-	default:
+	case ALLOC_GLIBC:
+		/* a program with jemalloc built in (redis from its sources, with
+		 * je_ symbols) maps no libjemalloc: a base block at a boundary
+		 * says so, and jemalloc's rules apply from then on */
+		if (pr->addr % JEMALLOC_BASE_ALIGN == 0 && (len = evidence_jemalloc_base(b, pr->got, pr->addr, w->end))) {
+			p->allocator = ALLOC_JEMALLOC;
+			p->jemalloc_seen = true;
+			r = found(w, pr->addr, pr->addr + len, OWNER_JEMALLOC_BASE, 1, len);
+			return r < 0 ? r : 1;
+		}
+		break;
+	case ALLOC_TCMALLOC:
 		break;
 	}
 	if ((len = evidence_glibc_chunk(b, pr->got, pr->addr, w->end))) {

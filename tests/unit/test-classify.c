@@ -117,6 +117,7 @@ static void test_named(void **state)
 		put_region(f, 0x7f0040000000, 0x7f0040001000, "rw-p", "[anon:stack_and_tls:881]", 4096, 4096, RW);
 		put_region(f, 0x7f0050000000, 0x7f0050001000, "rw-p", "[anon:dalvik-main space]", 4096, 4096, RW);
 		put_region(f, 0x7f0060000000, 0x7f0060001000, "rw-p", "[anon: glibc: getrandom]", 4096, 4096, RW);
+		put_region(f, 0x7f0070000000, 0x7f0070200000, "rw-p", "[anon:jemalloc_pg]", 4096, 4096, RW);
 		END(NULL)
 		assert_class(&p, 0x7f0000000000, "malloc", "named_malloc");
 		assert_class(&p, 0x7f0000021000, "malloc", "reserve_tail");
@@ -127,6 +128,7 @@ static void test_named(void **state)
 		assert_class(&p, 0x7f0040000000, "stacks", "named_stack");
 		assert_class(&p, 0x7f0050000000, "named", "named");
 		assert_class(&p, 0x7f0060000000, "named", "named");
+		assert_class(&p, 0x7f0070000000, "malloc", "named_malloc");
 		parsed_free(&p);
 	}
 }

@@ -634,6 +634,34 @@ static void test_jemalloc(void **state)
 	run_done(&run);
 }
 
+/* jemalloc built into the program (no libjemalloc mapped): a base block at
+ * a boundary shows it, and its rules apply. */
+static void test_jemalloc_built_in(void **state)
+{
+	(void)state;
+	const uint64_t a = 0x7f6100000000;
+	struct text t;
+	struct image i;
+	struct run run;
+	uint8_t b[40] = { 0 };
+
+	FILE *f = text_open(&t);
+	put_region(f, 0x555500000000, 0x555500001000, "r-xp", "/usr/bin/redis-server", PAGE, 0, "rd ex mr mw me ");
+	put_region(f, a, a + 8 * MiB, "rw-p", NULL, 8 * MiB, 8 * MiB, NULL);
+	image_open(&i);
+	put_u64(b, 0, 2 * MiB);
+	put_u64(b, 16, 0x0e80afff);
+	put_u64(b, 24, a + 0x1000);
+	put_u64(b, 32, 2 * MiB - 0x1000);
+	image_bytes(&i, a, b, 40);
+	run_pass(&run, text_close(&t), text_close(&i.t), 0);
+	assert_int_equal(run.r, 0);
+	assert_int_equal(run.p.n, 2);
+	assert_class(&run.p, a, "malloc", "jemalloc_extents");
+	assert_non_null(strstr(run.p.r[1].evidence, "in 1 jemalloc base block"));
+	run_done(&run);
+}
+
 /* A region that is not resident at all is not read, and says so; a run of
  * regions too small for any allocator's block is not looked at. */
 static void test_nothing_to_read(void **state)
@@ -773,6 +801,7 @@ int main(void)
 		cmocka_unit_test(test_split_mapping),
 		cmocka_unit_test(test_read_limit),
 		cmocka_unit_test(test_jemalloc),
+		cmocka_unit_test(test_jemalloc_built_in),
 		cmocka_unit_test(test_nothing_to_read),
 		cmocka_unit_test(test_captured),
 		cmocka_unit_test(test_refused),

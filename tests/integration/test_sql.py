@@ -258,7 +258,9 @@ def run_measured(*args):
      "out of memory: the query needs more than 256 MiB"),
 ])
 def test_huge_values_are_refused_small(schema_db, query, why):
-    status, out, err, rss = run_measured("sql", query, "--db", schema_db, "--format", "csv")
+    # about the value and memory limits: under the sanitizers, allocating
+    # the megabytes is slow enough to reach the default time limit first
+    status, out, err, rss = run_measured("sql", query, "--db", schema_db, "--format", "csv", "--timeout", "120")
     assert status == 1 and why in err, err
     assert rss < 400 * MiB, f"peak RSS {rss / MiB:.0f} MiB"
 

@@ -265,13 +265,23 @@ static void expect_rows(const char *path, const char *sql, const char *expected)
 	run_done(x);
 }
 
-/* Runs sql and expects the failure r with a message holding what. */
-static void expect_failure(const char *path, const char *sql, int r, const char *what)
+/* Runs sql with options o (NULL: the defaults) and expects the failure r
+ * with a message holding what. */
+static void expect_failure_with(const char *path, const char *sql, const struct query_options *o, int r,
+				const char *what)
 {
-	struct run *x = run(path, sql);
+	struct run *x = calloc(1, sizeof(*x));
+	assert_non_null(x);
+	sink_open(&x->sink);
+	run_with(x, path, sql, o);
 	if (x->r != r || !strstr(x->err, what))
 		fail_msg("%.200s: expected %d with \"%s\", got %d \"%s\"", sql, r, what, x->r, x->err);
 	run_done(x);
+}
+
+static void expect_failure(const char *path, const char *sql, int r, const char *what)
+{
+	expect_failure_with(path, sql, NULL, r, what);
 }
 
 /* The bytes of the database and its WAL, to compare before and after. */
@@ -650,15 +660,18 @@ static void test_memory_limit(void **state)
 	struct tmp *t = *state;
 
 	assert_int_equal(sqlite3_hard_heap_limit64(-1), 0);
-	/* a DISTINCT and a sort that would hold a gigabyte */
-	expect_failure(t->db,
-		       "WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r WHERE i < 1000) "
-		       "SELECT count(DISTINCT randomblob(1000000)) FROM r",
-		       -ENOMEM, "more than 256 MiB");
-	expect_failure(t->db,
-		       "WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r WHERE i < 1000) "
-		       "SELECT randomblob(1000000) FROM r ORDER BY random()",
-		       -ENOMEM, "out of memory");
+	/* a DISTINCT and a sort that would hold a gigabyte; under the
+	 * sanitizers each megabyte allocated is slow enough to reach the
+	 * default time limit first, and this is about the memory limit */
+	const struct query_options patient = { .timeout_ms = 120 * 1000 };
+	expect_failure_with(t->db,
+			    "WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r WHERE i < 1000) "
+			    "SELECT count(DISTINCT randomblob(1000000)) FROM r",
+			    &patient, -ENOMEM, "more than 256 MiB");
+	expect_failure_with(t->db,
+			    "WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r WHERE i < 1000) "
+			    "SELECT randomblob(1000000) FROM r ORDER BY random()",
+			    &patient, -ENOMEM, "out of memory");
 	/* the process's own limit is given back */
 	assert_int_equal(sqlite3_hard_heap_limit64(-1), 0);
 	sqlite3_hard_heap_limit64(1024ll * 1024 * 1024);

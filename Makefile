@@ -235,7 +235,7 @@ CLIENT_SRCS := client/ramwatch.c client/cmd-scan.c client/render.c client/table.
 CLIENT_LIB_SRCS := client/render.c client/table.c
 
 
-UNIT_TESTS := test-util test-strpool test-smaps test-proc-parse test-classify test-census test-evidence \
+UNIT_TESTS := test-util test-strpool test-smaps test-proc-parse test-classify test-census test-evidence test-memimage \
 	test-census-json test-render test-scan-live test-region-events $(TRACE_UNIT_TESTS) $(SCHEMA_UNIT_TESTS) \
 	$(DAEMON_CONFIG_UNIT_TESTS) $(DAEMON_UNIT_TESTS) $(STORE_READ_UNIT_TESTS) $(SQL_UNIT_TESTS) \
 	$(CONTROL_UNIT_TESTS) $(CLIENT_CMD_UNIT_TESTS) $(GPU_UNIT_TESTS)

@@ -73,6 +73,8 @@ struct pass {
 	uint32_t slot; /* bytes of bufs per probe: the most this process's probes read */
 	bool jemalloc_seen; /* a base block was read: jemalloc serves this process */
 	uint64_t round;     /* the round of reads being prepared, from 1 */
+	/* the shape rules whose regions are read, looked up once a pass */
+	int rule_glibc_arena, rule_stack_shape;
 };
 
 /* ------------------------------------------------------------ segments */
@@ -116,7 +118,7 @@ static int finish(struct walker *w)
 /* ------------------------------------------------------------ what is read */
 
 /* Whether shapes left region r uncertain enough to read. */
-static bool wants_evidence(const struct region *r)
+static bool wants_evidence(const struct pass *p, const struct region *r)
 {
 	if (r->path && streq(r->path, "[heap]"))
 		return region_readable(r) && region_field(r, COUNT_ANONYMOUS) > 0;
@@ -128,11 +130,11 @@ static bool wants_evidence(const struct region *r)
 	case CLASS_OPENBLAS:
 		return true;
 	case CLASS_MALLOC:
-		return r->rule == (uint8_t)classify_rule_from_key("glibc_arena");
+		return r->rule == p->rule_glibc_arena;
 	case CLASS_STACKS:
 		/* a guard below and no thread's stack pointer in it: a block
 		 * mapped just above another mapping's guard looks the same */
-		return r->rule == (uint8_t)classify_rule_from_key("stack_shape");
+		return r->rule == p->rule_stack_shape;
 	default:
 		return false;
 	}
@@ -140,22 +142,20 @@ static bool wants_evidence(const struct region *r)
 
 /* Whether region b continues the walk over region a: a glibc arena heap
  * and [heap] are walked alone, from their own start. */
-static bool continues(const struct region *a, const struct region *b)
+static bool continues(const struct pass *p, const struct region *a, const struct region *b)
 {
-	uint8_t arena = (uint8_t)classify_rule_from_key("glibc_arena");
-	return a->end == b->start && !a->path && !b->path && a->rule != arena && b->rule != arena;
+	return a->end == b->start && !a->path && !b->path && a->rule != p->rule_glibc_arena &&
+	       b->rule != p->rule_glibc_arena;
 }
 
 static void find_allocator(struct pass *p, const struct region *r, size_t n)
 {
-	char name[64];
 	p->allocator = ALLOC_GLIBC;
 	for (size_t i = 0; i < n; i++) {
 		const char *path = r[i].path;
 		if (!path || path[0] != '/' || (i > 0 && r[i - 1].path == path))
 			continue;
-		const char *slash = strrchr(path, '/');
-		snprintf(name, sizeof(name), "%s", slash + 1);
+		const char *name = strrchr(path, '/') + 1;
 		if (startswith(name, "libjemalloc.so"))
 			p->allocator = ALLOC_JEMALLOC;
 		else if (startswith(name, "libmimalloc"))
@@ -574,10 +574,10 @@ static int make_walkers(struct pass *p, const struct region *r, size_t n)
 	for (int round = 0; round < 2; round++) {
 		count = 0;
 		for (size_t i = 0; i < n; i++) {
-			if (!wants_evidence(&r[i]))
+			if (!wants_evidence(p, &r[i]))
 				continue;
 			size_t j = i;
-			while (j + 1 < n && wants_evidence(&r[j + 1]) && continues(&r[j], &r[j + 1]))
+			while (j + 1 < n && wants_evidence(p, &r[j + 1]) && continues(p, &r[j], &r[j + 1]))
 				j++;
 			/* smaller than any block an allocator we know maps: its shape stands */
 			if (!r[i].path && r[j].end - r[i].start < RW_EVIDENCE_MIN_SPAN) {
@@ -610,6 +610,8 @@ int evidence_apply(struct memsource *src, struct region **regions, size_t *n, si
 	int r;
 
 	*res = (struct evidence_result){ .taken = true };
+	p.rule_glibc_arena = classify_rule_from_key("glibc_arena");
+	p.rule_stack_shape = classify_rule_from_key("stack_shape");
 	find_allocator(&p, *regions, *n);
 	p.slot = p.allocator == ALLOC_MIMALLOC || p.allocator == ALLOC_TCMALLOC ? PROBE_SLOT : PROBE_LEN;
 	if ((r = make_walkers(&p, *regions, *n)) < 0)

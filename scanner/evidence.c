@@ -343,8 +343,11 @@ static int emit(struct pass *p, struct walker *w)
 		 * resident pages (the page before it, outside the window, is
 		 * taken as the start of a run: at most one read too many) */
 		bool runs_only = w->searched >= RW_EVIDENCE_SEARCH_PAGES;
+		/* a round reads no further than the bounds: what is left of them */
+		uint64_t left = (runs_only ? RW_EVIDENCE_SEARCH_PAGES + RW_EVIDENCE_SEARCH_RUNS : RW_EVIDENCE_SEARCH_PAGES) -
+				w->searched;
 		uint64_t a = page_runs_next(&x->runs, w->pos, x->end, PAGE_RESIDENT);
-		for (unsigned k = 0; r >= 0 && k < SEARCH_BATCH && a < x->end && a < w->end; k++) {
+		for (unsigned k = 0; r >= 0 && k < SEARCH_BATCH && k < left && a < x->end && a < w->end; k++) {
 			r = probe_add(p, x, a, header_len(p, a));
 			uint64_t next = runs_only ? page_runs_run_end(&x->runs, a) : a + PAGE;
 			a = page_runs_next(&x->runs, next, x->end, PAGE_RESIDENT);

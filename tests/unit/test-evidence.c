@@ -559,6 +559,46 @@ static void test_jemalloc_built_in(void **state)
 	run_done(&run);
 }
 
+/* The search for a header past an unknown stretch: page by page for
+ * RW_EVIDENCE_SEARCH_PAGES, then the first page of RW_EVIDENCE_SEARCH_RUNS
+ * runs of resident pages, then it stops.  Every other page resident (one
+ * run each), a glibc block's header on the run just within the bounds is
+ * found, on the run just past them it is not, and the rest says why. */
+static void search_bounds(uint64_t header_run, bool found_it)
+{
+	const uint64_t a = 0x7f6200000000, runs = 100, size = 2 * runs * PAGE;
+	struct text t;
+	struct image i;
+	struct run run;
+
+	FILE *f = text_open(&t);
+	put_region(f, a, a + size, "rw-p", NULL, runs * PAGE, runs * PAGE, NULL);
+	image_open(&i);
+	for (uint64_t k = 0; k < runs; k++)
+		image_pages(&i, "resident", a + 2 * k * PAGE, a + (2 * k + 1) * PAGE);
+	image_chunk(&i, a + 2 * header_run * PAGE, size - 2 * header_run * PAGE);
+	run_pass(&run, text_close(&t), text_close(&i.t), 0);
+	assert_int_equal(run.r, 0);
+	if (found_it) {
+		assert_int_equal(run.p.n, 2);
+		assert_class(&run.p, a + 2 * header_run * PAGE, "malloc", "glibc_mmap_chunks");
+	} else {
+		assert_int_equal(run.p.n, 1);
+		assert_class(&run.p, a, "other", "anonymous");
+		assert_non_null(strstr(run.p.r[0].evidence, "the search stopped"));
+	}
+	run_done(&run);
+}
+
+static void test_search_bounds(void **state)
+{
+	(void)state;
+	/* run 0 is the region's start, read as a boundary, not searched */
+	const uint64_t last = RW_EVIDENCE_SEARCH_PAGES + RW_EVIDENCE_SEARCH_RUNS;
+	search_bounds(last, true);
+	search_bounds(last + 1, false);
+}
+
 /* A region that is not resident at all is not read, and says so; a run of
  * regions too small for any allocator's block is not looked at. */
 static void test_nothing_to_read(void **state)
@@ -697,6 +737,7 @@ int main(void)
 		cmocka_unit_test(test_read_limit),
 		cmocka_unit_test(test_jemalloc),
 		cmocka_unit_test(test_jemalloc_built_in),
+		cmocka_unit_test(test_search_bounds),
 		cmocka_unit_test(test_nothing_to_read),
 		cmocka_unit_test(test_captured),
 		cmocka_unit_test(test_refused),

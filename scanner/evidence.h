@@ -30,6 +30,7 @@ struct evidence_result {
 	uint64_t confirmed;  /* regions and parts whose owner was confirmed */
 	uint64_t split;      /* kernel regions split into parts */
 	uint64_t reads, bytes, calls, pages; /* from the source: probes, bytes, batches, pages looked up */
+	uint64_t questions;  /* from the source: questions to the page tables */
 	bool exhausted;      /* the read limit was reached: later regions kept their shape */
 };
 

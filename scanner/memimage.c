@@ -251,7 +251,10 @@ static int image_residency(void *self, uint64_t start, uint64_t end, uint64_t ma
 			   struct page_runs *runs, uint64_t *ret_end)
 {
 	const struct memimage *img = self;
-	(void)max_pages; /* an image answers all at once */
+	uint64_t found = 0;
+
+	/* as the kernel answers: a window stops once max_pages pages in use
+	 * were found, so the questions a pass asks are those it asks live */
 	*ret_end = end;
 	for (size_t i = 0; i < img->runs.n; i++) {
 		const struct page_run *x = &img->runs.v[i];
@@ -259,11 +262,18 @@ static int image_residency(void *self, uint64_t start, uint64_t end, uint64_t ma
 			continue;
 		uint64_t a = x->start > start ? x->start : start;
 		uint64_t b = x->end < end ? x->end : end;
-		if (a < b) {
-			int r = page_runs_add(runs, a, b, x->state);
-			if (r < 0)
-				return r;
+		if (a >= b)
+			continue;
+		if (max_pages && (b - a) / PAGE >= max_pages - found) {
+			b = a + (max_pages - found) * PAGE;
+			*ret_end = b;
 		}
+		int r = page_runs_add(runs, a, b, x->state);
+		if (r < 0)
+			return r;
+		found += (b - a) / PAGE;
+		if (max_pages && found >= max_pages)
+			break;
 	}
 	return 0;
 }

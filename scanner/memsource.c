@@ -125,6 +125,7 @@ static int ask(struct memsource *src, uint64_t start, uint64_t end, uint64_t max
 	*ret_end = end;
 	if (end <= start)
 		return 0;
+	src->questions++;
 	int r = src->ops->residency(src->self, start, end, max_pages, present_only, runs, ret_end);
 	if (r < 0) {
 		runs->n = before;

@@ -18,7 +18,9 @@ enum page_state {
 	PAGE_ABSENT,   /* never touched, or freed: no memory */
 	PAGE_RESIDENT, /* an anonymous page in memory: private memory, readable */
 	PAGE_ZERO,     /* the shared zero page: read but never written, costs nothing */
-	PAGE_FILE,     /* resident, not anonymous (a file page, shared memory) */
+	PAGE_FILE,     /* resident, not anonymous (a file page, shared memory): told
+			* apart only where it costs nothing (the classic pagemap,
+			* images); residency is asked of private anonymous memory */
 	PAGE_SWAPPED,  /* in swap: private memory, never read (it would be swapped in) */
 	_PAGE_STATE_MAX
 };
@@ -84,6 +86,7 @@ struct memsource {
 	void *self;
 	/* what was asked, for the census's cost */
 	uint64_t probes, bytes, calls, pages_mapped;
+	uint64_t questions; /* residency questions asked: each a system call live */
 	uint64_t max_probes; /* reads allowed in all; past it reads get nothing */
 	bool exhausted;      /* max_probes was reached */
 	char name[64];       /* "pagemap scan", "pagemap", "image" */

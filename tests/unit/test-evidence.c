@@ -358,6 +358,51 @@ static void test_merged_blocks(void **state)
 	run_done(&run);
 }
 
+/* Blocks of one size close together in a region only partly resident:
+ * the boundaries a round reads ahead are asked about in one question, not
+ * one each; blocks farther apart than that saves are asked about one by
+ * one. */
+static void test_close_blocks(void **state)
+{
+	(void)state;
+	const uint64_t a = 0x7f2000000000;
+	const struct {
+		uint64_t block;
+		unsigned n, questions_max, questions_min;
+	} cases[] = {
+		/* 17 of 256 KiB: the first, the second (now known to repeat),
+		 * then two rounds of eight asked as one each, the untouched tail
+		 * and the count of its pages */
+		{ 256 * KiB, 17, 6, 3 },
+		/* 17 of 4 MiB: eight of them span more than a question's worth
+		 * of page tables, so each boundary is its own question */
+		{ 4 * MiB, 17, 17 + 3, 17 },
+	};
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		uint64_t used = cases[c].block * cases[c].n, end = a + used + 64 * KiB;
+		struct text t;
+		struct image i;
+		struct run run;
+
+		FILE *f = text_open(&t);
+		/* the last 64 KiB never touched: smaps shows the region part resident */
+		put_region(f, a, end, "rw-p", NULL, used, used, NULL);
+		image_open(&i);
+		image_pages(&i, "resident", a, a + used);
+		for (unsigned k = 0; k < cases[c].n; k++)
+			image_chunk(&i, a + k * cases[c].block, cases[c].block);
+		run_pass(&run, text_close(&t), text_close(&i.t), 0);
+		assert_int_equal(run.r, 0);
+		assert_class(&run.p, a, "malloc", "glibc_mmap_chunks");
+		char want[64];
+		snprintf(want, sizeof(want), "%u glibc malloc blocks", cases[c].n);
+		assert_non_null(strstr(run.p.r[0].evidence, want));
+		assert_in_range(run.res.questions, cases[c].questions_min, cases[c].questions_max);
+		run_done(&run);
+	}
+}
+
 /* A pymalloc arena, then a glibc block, then memory nothing wrote a header
  * in: three parts whose counts add up to the region's. */
 static void test_split(void **state)
@@ -731,6 +776,7 @@ int main(void)
 		cmocka_unit_test(test_mimalloc_segment),
 		cmocka_unit_test(test_heap_starts),
 		cmocka_unit_test(test_merged_blocks),
+		cmocka_unit_test(test_close_blocks),
 		cmocka_unit_test(test_split),
 		cmocka_unit_test(test_swapped_header),
 		cmocka_unit_test(test_split_mapping),

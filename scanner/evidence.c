@@ -6,9 +6,9 @@
  *   - it reads 64 bytes (up to 512 for the structures that need them) at
  *     the start of chosen pages, a few per block or arena, never one per
  *     page of memory;
- *   - it asks whether a page is resident only around the pages it reads
- *     (a few pages at a boundary, RW_EVIDENCE_WINDOW_PAGES in a search,
- *     the stretch across a round's boundaries when they are close),
+ *   - it asks whether a page is resident only for the pages it reads
+ *     (a round's block boundaries together, in one question; in a search
+ *     the next RW_EVIDENCE_WINDOW_PAGES pages in use),
  *     and not at all in a region smaps shows wholly resident: under a
  *     hypervisor that shadows page tables every page asked about costs;
  *   - all walkers advance together, one batch of reads per round, so a
@@ -60,11 +60,6 @@
  * rows): at a boundary after a glibc block of length L, the headers at
  * L, 2L, ... are read in the same round, and taken while each is one. */
 #define READ_AHEAD 8u
-/* A question to the page tables costs what walking this many of their
- * pages does (1.7 us and 4.4 ns a page here): below it, asking about a
- * whole stretch is cheaper than asking about each boundary in it. */
-#define SPAN_PAGES_PER_QUESTION 384u
-
 struct pass {
 	struct memsource *src;
 	const struct region *regions;
@@ -78,6 +73,11 @@ struct pass {
 	uint32_t slot; /* bytes of bufs per probe: the most this process's probes read */
 	bool jemalloc_seen; /* a base block was read: jemalloc serves this process */
 	uint64_t round;     /* the round of reads being prepared, from 1 */
+	/* this round's block boundaries in regions only partly resident,
+	 * asked about together once the round's probes are known */
+	struct page_runs asked;
+	uint64_t *pages;
+	size_t n_pages, pages_allocated;
 	/* the shape rules whose regions are read, looked up once a pass */
 	int rule_glibc_arena, rule_stack_shape;
 };
@@ -190,10 +190,9 @@ static const struct region *region_at(const struct pass *p, const struct walker 
 
 /* Fills window x from addr's page on: a region smaps shows all resident
  * and anonymous needs no question; others ask the page tables for the
- * next pages in use from addr on, the first `pages` of them or up to
- * `until` (one question, which skips what holds nothing at little cost). */
-static int fill_window(struct pass *p, struct walker *w, struct window *x, uint64_t addr, uint64_t pages,
-		       uint64_t until)
+ * next `pages` pages in use from addr on (one question, which skips what
+ * holds nothing at little cost). */
+static int fill_window(struct pass *p, struct walker *w, struct window *x, uint64_t addr, uint64_t pages)
 {
 	const struct region *r = region_at(p, w, addr);
 	uint64_t start = addr & ~(PAGE - 1);
@@ -205,20 +204,14 @@ static int fill_window(struct pass *p, struct walker *w, struct window *x, uint6
 		return page_runs_add(&x->runs, start, r->end, PAGE_RESIDENT);
 	if (region_field(r, COUNT_ANONYMOUS) == 0)
 		return 0; /* nothing resident to read: no question asked */
-	if (until > start) {
-		uint64_t stop = until < r->end ? until : r->end;
-		return memsource_window(p->src, start, stop, (stop - start) / PAGE, &x->runs, &x->end);
-	}
 	return memsource_window(p->src, start, r->end, pages, &x->runs, &x->end);
 }
 
 /* The window holding addr: one already filled, or a window no read of
- * this round depends on, filled now (up to `until` when it is past addr:
- * see span_window); NULL when every window serves this round already.
- * Every page the page tables are asked about costs: a boundary asks about
- * its own page and a pool's above it, a search about a window's worth. */
-static int window_for(struct pass *p, struct walker *w, uint64_t addr, bool search, uint64_t until,
-		      struct window **ret)
+ * this round depends on, filled now; NULL when every window serves this
+ * round already.  Every page the page tables are asked about costs, so a
+ * search asks about RW_EVIDENCE_WINDOW_PAGES pages in use at a time. */
+static int window_for(struct pass *p, struct walker *w, uint64_t addr, struct window **ret)
 {
 	struct window *spare = NULL;
 
@@ -235,8 +228,7 @@ static int window_for(struct pass *p, struct walker *w, uint64_t addr, bool sear
 	*ret = NULL;
 	if (!spare)
 		return 0;
-	uint64_t pages = search ? RW_EVIDENCE_WINDOW_PAGES : POOL_MAX / PAGE + 1;
-	int r = fill_window(p, w, spare, addr, pages, until);
+	int r = fill_window(p, w, spare, addr, RW_EVIDENCE_WINDOW_PAGES);
 	if (r < 0) {
 		spare->start = spare->end = 0;
 		return r;
@@ -246,21 +238,9 @@ static int window_for(struct pass *p, struct walker *w, uint64_t addr, bool sear
 	return 0;
 }
 
-/* Along blocks of one size the read-ahead boundaries of a round are asked
- * about in one question when they are close (SPAN_PAGES_PER_QUESTION):
- * 1 MiB arenas eight at a time, 2 MiB blocks one at a time.  Fills the
- * window before the boundaries' probes look for one. */
-static int span_window(struct pass *p, struct walker *w, uint64_t from, uint64_t to)
-{
-	struct window *x;
-	if ((to - from) / PAGE > (READ_AHEAD - 1) * SPAN_PAGES_PER_QUESTION)
-		return 0;
-	return window_for(p, w, from, false, to, &x);
-}
-
 /* ------------------------------------------------------------ probes */
 
-static int probe_add(struct pass *p, const struct window *x, uint64_t addr, uint32_t len)
+static int probe_add(struct pass *p, const struct page_runs *runs, uint64_t addr, uint32_t len)
 {
 	if (p->n_probes == p->allocated) {
 		size_t want = p->allocated ? p->allocated * 2 : 64;
@@ -275,26 +255,66 @@ static int probe_add(struct pass *p, const struct window *x, uint64_t addr, uint
 		p->allocated = want;
 	}
 	p->probes[p->n_probes++] = (struct mem_probe){ .addr = addr, .len = len < p->slot ? len : p->slot,
-						       .runs = &x->runs };
+						       .runs = runs };
 	return 0;
 }
 
-/* Probes addr when the page tables say its page is resident (asked now,
- * unless a window of this walker knows).  Returns 1 when probed, 0 when
- * not, or -errno. */
+/* Probes the block boundary addr: at once in a region smaps shows wholly
+ * resident; in one only partly resident, once the round's question about
+ * all such boundaries (ask_boundaries) says its page is in memory (a read
+ * of a page that is not would fault it in).  Returns 1 when probed, 0
+ * when there is nothing to read, or -errno. */
 static int probe_at(struct pass *p, struct walker *w, uint64_t addr, uint32_t len)
 {
-	struct window *x;
-	int r;
-
 	if (addr >= w->end)
 		return 0;
-	if ((r = window_for(p, w, addr, false, 0, &x)) < 0)
-		return r;
-	if (!x || page_runs_state(&x->runs, addr) != PAGE_RESIDENT)
+	const struct region *r = region_at(p, w, addr);
+	uint64_t anon = region_field(r, COUNT_ANONYMOUS);
+	if (anon == 0)
 		return 0;
-	r = probe_add(p, x, addr, len);
-	return r < 0 ? r : 1;
+	if (anon < region_size(r)) {
+		if (p->n_pages == p->pages_allocated) {
+			size_t want = p->pages_allocated ? p->pages_allocated * 2 : 64;
+			uint64_t *v = realloc(p->pages, want * sizeof(*v));
+			if (!v)
+				return -ENOMEM;
+			p->pages = v;
+			p->pages_allocated = want;
+		}
+		p->pages[p->n_pages++] = addr & ~(PAGE - 1);
+		int e = probe_add(p, &p->asked, addr, len);
+		return e < 0 ? e : 1;
+	}
+	/* wholly resident: the page needs no question */
+	struct window *x;
+	int e = window_for(p, w, addr, &x);
+	if (e < 0)
+		return e;
+	if (!x)
+		return 0;
+	e = probe_add(p, &x->runs, addr, len);
+	return e < 0 ? e : 1;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The round's one question about the boundaries probe_at set aside. */
+static int ask_boundaries(struct pass *p)
+{
+	page_runs_clear(&p->asked);
+	if (p->n_pages == 0)
+		return 0;
+	qsort(p->pages, p->n_pages, sizeof(*p->pages), cmp_u64);
+	size_t k = 1;
+	for (size_t i = 1; i < p->n_pages; i++)
+		if (p->pages[i] != p->pages[k - 1])
+			p->pages[k++] = p->pages[i];
+	p->n_pages = 0;
+	return memsource_pages(p->src, p->pages, k, &p->asked);
 }
 
 static uint64_t round_up(uint64_t v, uint64_t a)
@@ -336,10 +356,7 @@ static int emit(struct pass *p, struct walker *w)
 		}
 		__attribute__((fallthrough));
 	case M_WALK: {
-		if (w->last_len && w->same)
-			r = span_window(p, w, w->pos, w->pos + (READ_AHEAD - 1) * w->last_len + POOL_MAX + PAGE);
-		if (r >= 0)
-			r = probe_at(p, w, w->pos, header_len(p, w->pos));
+		r = probe_at(p, w, w->pos, header_len(p, w->pos));
 		/* 16 KiB pools start at the first 16 KiB boundary of an arena */
 		uint64_t pool = round_up(w->pos, POOL_MAX);
 		if (r >= 0 && p->python && pool != w->pos)
@@ -361,7 +378,7 @@ static int emit(struct pass *p, struct walker *w)
 			break;
 		}
 		struct window *x;
-		if ((r = window_for(p, w, w->pos, true, 0, &x)) < 0 || !x)
+		if ((r = window_for(p, w, w->pos, &x)) < 0 || !x)
 			break;
 		w->search = x;
 		/* page by page at first, then the first page of each run of
@@ -373,7 +390,7 @@ static int emit(struct pass *p, struct walker *w)
 				w->searched;
 		uint64_t a = page_runs_next(&x->runs, w->pos, x->end, PAGE_RESIDENT);
 		for (unsigned k = 0; r >= 0 && k < SEARCH_BATCH && k < left && a < x->end && a < w->end; k++) {
-			r = probe_add(p, x, a, header_len(p, a));
+			r = probe_add(p, &x->runs, a, header_len(p, a));
 			uint64_t next = runs_only ? page_runs_run_end(&x->runs, a) : a + PAGE;
 			a = page_runs_next(&x->runs, next, x->end, PAGE_RESIDENT);
 		}
@@ -561,9 +578,14 @@ static int walk_all(struct pass *p)
 		}
 		if (active == 0)
 			return 0;
+		if ((r = ask_boundaries(p)) < 0)
+			return r;
 		/* a round is read whole or not at all, so no walker acts on
 		 * reads the limit refused */
-		if (p->src->probes + p->n_probes > p->src->max_probes) {
+		size_t reads = 0;
+		for (size_t i = 0; i < p->n_probes; i++)
+			reads += page_runs_state(p->probes[i].runs, p->probes[i].addr) == PAGE_RESIDENT;
+		if (p->src->probes + reads > p->src->max_probes) {
 			p->src->exhausted = true;
 			for (size_t i = 0; i < p->n_w; i++)
 				if (p->w[i].mode != M_DONE) {
@@ -585,6 +607,8 @@ static int walk_all(struct pass *p)
 
 static void pass_done(struct pass *p)
 {
+	page_runs_done(&p->asked);
+	free(p->pages);
 	for (size_t i = 0; i < p->n_w; i++) {
 		free(p->w[i].segs.v);
 		for (size_t k = 0; k < EVIDENCE_WINDOWS; k++)

@@ -314,8 +314,17 @@ static int image_read(void *self, struct mem_probe *probes, size_t n)
 	return 0;
 }
 
+static int image_present(void *self, const uint64_t *pages, size_t n, bool *in_memory)
+{
+	const struct memimage *img = self;
+	for (size_t i = 0; i < n; i++)
+		in_memory[i] = page_runs_state(&img->runs, pages[i]) == PAGE_RESIDENT;
+	return 0;
+}
+
 static const struct memsource_ops image_ops = {
 	.residency = image_residency,
+	.present = image_present,
 	.read = image_read,
 };
 
@@ -420,6 +429,25 @@ static int rec_residency(void *self, uint64_t start, uint64_t end, uint64_t max_
 	return r;
 }
 
+/* Pages asked about one by one are written as the page tables showed
+ * them; those not in memory are left out, as absent (an image tells
+ * swapped pages only where a range was asked about). */
+static int rec_present(void *self, const uint64_t *pages, size_t n, bool *in_memory)
+{
+	struct recorder *rec = self;
+	if (!rec->inner.ops->present)
+		return -EOPNOTSUPP;
+	int r = rec->inner.ops->present(rec->inner.self, pages, n, in_memory);
+	for (size_t i = 0; i < n && r == 0; i++) {
+		if (in_memory[i]) {
+			struct page_run x = { pages[i], pages[i] + PAGE, PAGE_RESIDENT };
+			write_run(rec, &x, x.start, x.end);
+		}
+		r = mark_written(rec, pages[i], pages[i] + PAGE);
+	}
+	return r;
+}
+
 static int rec_read(void *self, struct mem_probe *probes, size_t n)
 {
 	struct recorder *rec = self;
@@ -447,6 +475,7 @@ static void rec_close(void *self)
 
 static const struct memsource_ops recorder_ops = {
 	.residency = rec_residency,
+	.present = rec_present,
 	.read = rec_read,
 	.close = rec_close,
 };

@@ -15,7 +15,10 @@
  * anonymous memory, whose pages are anonymous or the zero page.  (The
  * classic entries carry the file bit whatever is asked, and say it.)
  *
- * Neither walk allocates a page table or touches a page: both only look
+ * Scattered pages (a round's block boundaries) are asked about in one
+ * move_pages call (live_present).
+ *
+ * None of these allocates a page table or touches a page: they only look
  * at the page tables that exist.  process_vm_readv does fault pages in, so
  * it is only asked for pages the walk found resident (memsource_read). */
 #include "memsource.h"
@@ -28,6 +31,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -60,6 +64,7 @@ struct rw_pm_scan_arg {
 #define PM_PFN_MASK ((1ull << 55) - 1)
 
 #define SCAN_VEC 64
+#define PRESENT_BATCH 64 /* pages a move_pages call is asked about */
 #define ENTRIES_PER_READ 8192 /* 64 KiB of pagemap: 32 MiB of address space */
 #define IOV_BATCH 1024        /* UIO_MAXIOV */
 
@@ -70,6 +75,9 @@ struct live {
 	int pid;
 	int pagemap_fd;
 	bool no_scan; /* PAGEMAP_SCAN refused: read entries */
+	bool no_move_pages; /* move_pages refused: ask page by page */
+	void *page_ptrs[PRESENT_BATCH];
+	int status[PRESENT_BATCH];
 	uint64_t zero_pfn; /* UINT64_MAX until the classic pagemap needs it */
 	struct rw_page_region vec[SCAN_VEC];
 	uint64_t *entries;  /* ENTRIES_PER_READ, for the classic pagemap */
@@ -264,8 +272,46 @@ static void live_close(void *self)
 	free(l);
 }
 
+/* move_pages(2) without target nodes tells, for each page, the NUMA node
+ * of the page mapped there, or an error where none is: one system call
+ * for pages anywhere in the address space, each looked up in the page
+ * tables without a fault (no page is read in, swapped in or mapped).  A
+ * negative status is a page not in memory (swapped, never touched), or
+ * the zero page on kernels before 6.12; from 6.12 the zero page has a
+ * node, and reading it changes nothing.  It needs ptrace read access, as
+ * pagemap does, and a kernel built with NUMA. */
+static int live_present(void *self, const uint64_t *pages, size_t n, bool *in_memory)
+{
+	struct live *l = self;
+
+	if (l->no_move_pages)
+		return -EOPNOTSUPP;
+	while (n > 0) {
+		size_t k = n < PRESENT_BATCH ? n : PRESENT_BATCH;
+		for (size_t i = 0; i < k; i++)
+			l->page_ptrs[i] = (void *)(uintptr_t)pages[i];
+		long r = syscall(SYS_move_pages, l->pid, (unsigned long)k, l->page_ptrs, NULL, l->status, 0);
+		if (r < 0) {
+			int e = negative_errno();
+			if (e == -ESRCH)
+				return e;
+			/* no NUMA in this kernel, or a security module's refusal:
+			 * the caller asks page by page from now on */
+			l->no_move_pages = true;
+			return -EOPNOTSUPP;
+		}
+		for (size_t i = 0; i < k; i++)
+			in_memory[i] = l->status[i] >= 0;
+		pages += k;
+		in_memory += k;
+		n -= k;
+	}
+	return 0;
+}
+
 static const struct memsource_ops live_ops = {
 	.residency = live_residency,
+	.present = live_present,
 	.read = live_read,
 	.close = live_close,
 };

@@ -149,9 +149,38 @@ int memsource_residency(struct memsource *src, uint64_t start, uint64_t end, str
 	return ask(src, start, end, 0, false, runs, &done);
 }
 
+int memsource_pages(struct memsource *src, const uint64_t *pages, size_t n, struct page_runs *runs)
+{
+	bool stack[64], *in = n <= 64 ? stack : malloc(n * sizeof(*in));
+	int r = -EOPNOTSUPP;
+
+	if (!in)
+		return -ENOMEM;
+	if (n && src->ops->present) {
+		src->questions++;
+		r = src->ops->present(src->self, pages, n, in);
+	}
+	if (r == -EOPNOTSUPP) {
+		/* page by page: a window of one page each */
+		r = 0;
+		for (size_t i = 0; i < n && r == 0; i++) {
+			uint64_t done;
+			r = ask(src, pages[i], pages[i] + PAGE, 1, true, runs, &done);
+		}
+	} else if (r == 0) {
+		for (size_t i = 0; i < n && r == 0; i++)
+			if (in[i])
+				r = page_runs_add(runs, pages[i], pages[i] + PAGE, PAGE_RESIDENT);
+		src->pages_mapped += n;
+	}
+	if (in != stack)
+		free(in);
+	return r;
+}
+
 int memsource_read(struct memsource *src, struct mem_probe *probes, size_t n)
 {
-	size_t allowed = n;
+	size_t allowed = n, readable = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		probes[i].got = 0;
@@ -159,14 +188,21 @@ int memsource_read(struct memsource *src, struct mem_probe *probes, size_t n)
 		if (probes[i].len == 0 || (probes[i].addr & (PAGE - 1)) + probes[i].len > PAGE ||
 		    !probes[i].runs || page_runs_state(probes[i].runs, probes[i].addr) != PAGE_RESIDENT)
 			probes[i].len = 0;
+		else
+			readable++;
 	}
-	if (src->probes + n > src->max_probes) {
-		allowed = src->max_probes > src->probes ? (size_t)(src->max_probes - src->probes) : 0;
+	/* what is counted, and limited, is what is read */
+	uint64_t left = src->max_probes > src->probes ? src->max_probes - src->probes : 0;
+	if (readable > left) {
+		size_t k = 0;
+		for (allowed = 0; allowed < n && (probes[allowed].len == 0 || k < left); allowed++)
+			k += probes[allowed].len > 0;
+		readable = k;
 		src->exhausted = true;
 	}
-	if (allowed == 0)
+	if (readable == 0)
 		return 0;
-	src->probes += allowed;
+	src->probes += readable;
 	src->calls++;
 	int r = src->ops->read(src->self, probes, allowed);
 	for (size_t i = 0; i < allowed; i++)

@@ -1,12 +1,14 @@
 /* Where evidence is read from: a process's memory seen from outside, or a
- * captured image of it.  Two questions only, both bounded and both
- * read-only: which pages of a range are resident (and how), and the bytes
- * at a batch of addresses, read only from pages already resident.
+ * captured image of it.  Three questions only, all bounded and read-only:
+ * which pages of a range are resident (and how), which of a list of
+ * scattered pages are in memory, and the bytes at a batch of addresses,
+ * read only from pages already resident.
  *
  * The live source (memsource_open_live) asks the kernel: PAGEMAP_SCAN or
- * /proc/PID/pagemap for residency, process_vm_readv for bytes.  The image
- * source (memimage.h) answers from a file, so the evidence rules are tested
- * and fuzzed without a live process. */
+ * /proc/PID/pagemap for a range, move_pages for scattered pages,
+ * process_vm_readv for bytes.  The image source (memimage.h) answers from
+ * a file, so the evidence rules are tested and fuzzed without a live
+ * process. */
 #pragma once
 
 #include <stdbool.h>
@@ -75,6 +77,11 @@ struct memsource_ops {
 	 * the caller).  Returns 0 or -errno (-ESRCH: the process is gone). */
 	int (*residency)(void *self, uint64_t start, uint64_t end, uint64_t max_pages, bool present_only,
 			 struct page_runs *runs, uint64_t *ret_end);
+	/* Whether each of n pages (page-aligned, any order) is in memory,
+	 * in one question: in_memory[i] false for a page absent, swapped or
+	 * unknown.  NULL, or -EOPNOTSUPP, where the source cannot answer
+	 * that way (the caller then asks residency page by page). */
+	int (*present)(void *self, const uint64_t *pages, size_t n, bool *in_memory);
 	/* Reads every probe whose pages are resident.  Returns 0 or -errno
 	 * for a failure of the whole batch. */
 	int (*read)(void *self, struct mem_probe *probes, size_t n);
@@ -96,6 +103,12 @@ struct memsource {
  * pages below start (so runs stay sorted); counted in src->pages_mapped.
  * On failure runs are as they were. */
 int memsource_residency(struct memsource *src, uint64_t start, uint64_t end, struct page_runs *runs);
+/* Appends to runs (which must hold only pages below the first) the pages
+ * of the sorted, distinct, page-aligned pages[] that are in memory, as
+ * resident: one question where the source can ask about scattered pages
+ * at once, else one each.  Returns 0 or -errno. */
+int memsource_pages(struct memsource *src, const uint64_t *pages, size_t n, struct page_runs *runs);
+
 /* The pages in memory from start on, stopping after max_pages of them (or
  * at end): the runs of [start, *ret_end), swapped pages not asked about.
  * Where the page tables hold nothing, asking costs next to nothing

@@ -358,48 +358,62 @@ static void test_merged_blocks(void **state)
 	run_done(&run);
 }
 
-/* Blocks of one size close together in a region only partly resident:
- * the boundaries a round reads ahead are asked about in one question, not
- * one each; blocks farther apart than that saves are asked about one by
- * one. */
-static void test_close_blocks(void **state)
+/* Blocks of one size in a region only partly resident: the boundaries of
+ * a round, far apart or close, are asked about in one question, and where
+ * the source cannot ask about scattered pages at once, one each. */
+static void test_boundaries_asked_together(void **state)
 {
 	(void)state;
 	const uint64_t a = 0x7f2000000000;
-	const struct {
-		uint64_t block;
-		unsigned n, questions_max, questions_min;
-	} cases[] = {
-		/* 17 of 256 KiB: the first, the second (now known to repeat),
-		 * then two rounds of eight asked as one each, the untouched tail
-		 * and the count of its pages */
-		{ 256 * KiB, 17, 6, 3 },
-		/* 17 of 4 MiB: eight of them span more than a question's worth
-		 * of page tables, so each boundary is its own question */
-		{ 4 * MiB, 17, 17 + 3, 17 },
-	};
+	const uint64_t blocks[] = { 256 * KiB, 4 * MiB };
+	const unsigned n = 17;
 
-	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
-		uint64_t used = cases[c].block * cases[c].n, end = a + used + 64 * KiB;
+	for (size_t c = 0; c < 2 * sizeof(blocks) / sizeof(blocks[0]); c++) {
+		uint64_t block = blocks[c / 2], used = block * n, end = a + used + 64 * KiB;
+		bool one_by_one = c % 2;
+		char msg[192] = "";
 		struct text t;
 		struct image i;
-		struct run run;
+		struct memimage *img;
+		struct memsource src;
+		struct evidence_result res;
 
 		FILE *f = text_open(&t);
 		/* the last 64 KiB never touched: smaps shows the region part resident */
 		put_region(f, a, end, "rw-p", NULL, used, used, NULL);
 		image_open(&i);
 		image_pages(&i, "resident", a, a + used);
-		for (unsigned k = 0; k < cases[c].n; k++)
-			image_chunk(&i, a + k * cases[c].block, cases[c].block);
-		run_pass(&run, text_close(&t), text_close(&i.t), 0);
-		assert_int_equal(run.r, 0);
-		assert_class(&run.p, a, "malloc", "glibc_mmap_chunks");
+		for (unsigned k = 0; k < n; k++)
+			image_chunk(&i, a + k * block, block);
+		char *smaps = text_close(&t), *image = text_close(&i.t);
+		struct parsed p = classify_text(smaps, NULL);
+		assert_int_equal(p.error, 0);
+		assert_int_equal(memimage_parse(image, strlen(image), &img, msg, sizeof(msg)), 0);
+		memimage_source(img, &src);
+		struct memsource_ops ops = *src.ops;
+		if (one_by_one) {
+			ops.present = NULL;
+			src.ops = &ops;
+		}
+		struct strpool *pool = strpool_new();
+		assert_int_equal(evidence_apply(&src, &p.r, &p.n, RW_REGIONS_MAX, pool, &res), 0);
+		assert_class(&p, a, "malloc", "glibc_mmap_chunks");
 		char want[64];
-		snprintf(want, sizeof(want), "%u glibc malloc blocks", cases[c].n);
-		assert_non_null(strstr(run.p.r[0].evidence, want));
-		assert_in_range(run.res.questions, cases[c].questions_min, cases[c].questions_max);
-		run_done(&run);
+		snprintf(want, sizeof(want), "%u glibc malloc blocks", n);
+		assert_non_null(strstr(p.r[0].evidence, want));
+		assert_int_equal(res.reads, n);
+		if (one_by_one)
+			/* a question a boundary, and more for the untouched tail */
+			assert_in_range(res.questions, n, n + 4);
+		else
+			/* a question a round of reads, and the tail's */
+			assert_in_range(res.questions, res.calls, res.calls + 4);
+		assert_true(res.calls < n / 2);
+		strpool_free(pool);
+		memimage_free(img);
+		parsed_free(&p);
+		free(smaps);
+		free(image);
 	}
 }
 
@@ -776,7 +790,7 @@ int main(void)
 		cmocka_unit_test(test_mimalloc_segment),
 		cmocka_unit_test(test_heap_starts),
 		cmocka_unit_test(test_merged_blocks),
-		cmocka_unit_test(test_close_blocks),
+		cmocka_unit_test(test_boundaries_asked_together),
 		cmocka_unit_test(test_split),
 		cmocka_unit_test(test_swapped_header),
 		cmocka_unit_test(test_split_mapping),

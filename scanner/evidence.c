@@ -190,9 +190,9 @@ static const struct region *region_at(const struct pass *p, const struct walker 
 
 /* Fills window x from addr's page on: a region smaps shows all resident
  * and anonymous needs no question; others ask the page tables for the
- * next `pages` pages in use from addr on (one question, which skips what
- * holds nothing at little cost). */
-static int fill_window(struct pass *p, struct walker *w, struct window *x, uint64_t addr, uint64_t pages)
+ * next RW_EVIDENCE_WINDOW_PAGES pages in use from addr on (one question,
+ * which skips what holds nothing at little cost). */
+static int fill_window(struct pass *p, struct walker *w, struct window *x, uint64_t addr)
 {
 	const struct region *r = region_at(p, w, addr);
 	uint64_t start = addr & ~(PAGE - 1);
@@ -204,7 +204,7 @@ static int fill_window(struct pass *p, struct walker *w, struct window *x, uint6
 		return page_runs_add(&x->runs, start, r->end, PAGE_RESIDENT);
 	if (region_field(r, COUNT_ANONYMOUS) == 0)
 		return 0; /* nothing resident to read: no question asked */
-	return memsource_window(p->src, start, r->end, pages, &x->runs, &x->end);
+	return memsource_window(p->src, start, r->end, RW_EVIDENCE_WINDOW_PAGES, &x->runs, &x->end);
 }
 
 /* The window holding addr: one already filled, or a window no read of
@@ -228,7 +228,7 @@ static int window_for(struct pass *p, struct walker *w, uint64_t addr, struct wi
 	*ret = NULL;
 	if (!spare)
 		return 0;
-	int r = fill_window(p, w, spare, addr, RW_EVIDENCE_WINDOW_PAGES);
+	int r = fill_window(p, w, spare, addr);
 	if (r < 0) {
 		spare->start = spare->end = 0;
 		return r;

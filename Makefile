@@ -161,7 +161,8 @@ DAEMON_CONFIG_UNIT_TESTS := test-config test-config-values test-config-files tes
 
 # ---- daemon (ramwatchd)
 DAEMON_SRCS := $(DAEMON_CONFIG_SRCS) $(CONTROL_SRCS) daemon/sysmem.c daemon/sample.c daemon/schedule.c daemon/pidmap.c \
-	daemon/writer.c daemon/target.c daemon/manager.c daemon/discover.c daemon/tiers.c \
+	daemon/writer.c daemon/target.c daemon/manager.c daemon/discover.c daemon/watched.c \
+	daemon/fast-tier.c daemon/census-tier.c daemon/store-cycle.c daemon/state-lock.c \
 	daemon/export.c daemon/export-text.c daemon/gpu-watch.c
 DAEMON_MAIN_SRCS := daemon/ramwatchd.c
 DAEMON_UNIT_TESTS := test-sysmem test-schedule test-pidmap test-writer test-export

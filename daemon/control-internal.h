@@ -28,7 +28,7 @@ struct control_rate_point {
 };
 
 struct control {
-	struct manager *manager;
+	struct view view;          /* the daemon, as it lets the socket see it */
 	sd_event *event;
 	int fd;                    /* listening */
 	sd_event_source *listen_source, *listen_retry;
@@ -36,6 +36,7 @@ struct control {
 	dev_t dev;                 /* ... and which file it is */
 	ino_t ino;
 	char *proc_root;
+	int root_fd;               /* proc_root open (the daemon's) */
 	struct control_worker *worker;
 
 	struct control_conn *conns;

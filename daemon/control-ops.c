@@ -1,7 +1,7 @@
 /* The ops, on the loop's side: status, mark and the scan of a watched
- * process are answered from the manager's state; the others become jobs
- * for the worker (control-queries.c), with what they need of the manager
- * copied into them.
+ * process are answered from what the daemon's view (view.h) tells; the
+ * others become jobs for the worker (control-queries.c), with what they
+ * need of the daemon copied into them.
  *
  * Access is checked here first, before anything is read for the asker:
  * a watched process's owner is the uid the daemon recorded when it began
@@ -17,8 +17,8 @@
 #include "control-internal.h"
 #include "limits.h"
 #include "log.h"
-#include "manager.h"
 #include "procfs.h"
+#include "target.h"
 #include "util.h"
 
 /* Rates in "status" are over at least this long (when the daemon has run
@@ -42,9 +42,9 @@ static void deny(struct control_conn *c, int pid, const char *comm, int64_t owne
 /* Whose is a process the daemon does not watch: its real uid, its name
  * and its resident size, from its status file.  Returns 0, -ENOENT when
  * there is no such process, or another negative errno. */
-static int process_owner(struct manager *m, int pid, struct proc_status *ret)
+static int process_owner(int root_fd, int pid, struct proc_status *ret)
 {
-	int fd = procfs_open_pid(m->root_fd, pid);
+	int fd = procfs_open_pid(root_fd, pid);
 	if (fd < 0)
 		return fd;
 	int r = procfs_read_status(fd, ret);
@@ -57,7 +57,7 @@ static int process_owner(struct manager *m, int pid, struct proc_status *ret)
  * Returns true when it answered. */
 static bool refuse_unwatched(struct control_conn *c, int pid, struct proc_status *ret)
 {
-	int r = process_owner(c->server->manager, pid, ret);
+	int r = process_owner(c->server->root_fd, pid, ret);
 	if (r == -ENOENT) {
 		control_conn_errorf(c, CONTROL_NOT_FOUND, "no process %d", pid);
 		return true;
@@ -95,44 +95,43 @@ static json_t *last_errors(const struct control_peer *peer)
 static void op_status(struct control_conn *c)
 {
 	struct control *s = c->server;
-	struct manager *m = s->manager;
-	uint64_t now = now_monotonic_us(), censuses = 0, size = 0;
-	struct writer_stats ws;
+	struct view_status st;
+	uint64_t now = now_monotonic_us(), censuses = 0;
 	json_t *counts = json_object();
 
+	s->view.status(s->view.userdata, &st);
 	for (int k = 0; k < _STATUS_MAX; k++) {
-		censuses += m->stats.censuses[k];
+		censuses += st.census.censuses[k];
 		if (counts)
-			json_object_set_new(counts, store_status_name(k), json_integer((json_int_t)m->stats.censuses[k]));
+			json_object_set_new(counts, store_status_name(k), json_integer((json_int_t)st.census.censuses[k]));
 	}
 	if (counts)
-		json_object_set_new(counts, "light", json_integer((json_int_t)m->stats.censuses_light));
+		json_object_set_new(counts, "light", json_integer((json_int_t)st.census.censuses_light));
 
 	/* rates between a point at least a minute old (or the start) and now */
-	struct control_rate_point point = { now, censuses, m->stats.census_cpu_us };
+	struct control_rate_point point = { now, censuses, st.census.census_cpu_us };
 	if (s->rate_new.at_us == 0)
-		s->rate_old = s->rate_new = (struct control_rate_point){ .at_us = m->started_us };
+		s->rate_old = s->rate_new = (struct control_rate_point){ .at_us = st.started_us };
 	if (now - s->rate_new.at_us >= RATE_WINDOW_US) {
 		s->rate_old = s->rate_new;
 		s->rate_new = point;
 	}
 	double span = (double)(now - s->rate_old.at_us);
 	double per_minute = span > 0 ? (double)(censuses - s->rate_old.censuses) * 60e6 / span : 0;
-	double used = span > 0 ? (double)(m->stats.census_cpu_us - s->rate_old.cpu_us) / span : 0;
+	double used = span > 0 ? (double)(st.census.census_cpu_us - s->rate_old.cpu_us) / span : 0;
 
-	writer_get_stats(m->writer, &ws);
-	bool have_size = store_size(m->store, &size) >= 0;
-	json_t *error = ws.error ? control_json_string(ws.message[0] ? ws.message : strerror(-ws.error)) : json_null();
+	const struct writer_stats *ws = &st.writer;
+	json_t *error = ws->error ? control_json_string(ws->message[0] ? ws->message : strerror(-ws->error)) : json_null();
 
 	json_t *result = json_pack(
 		"{s:s, s:i, s:I, s:o, s:{s:o, s:o, s:i, s:b, s:o, s:I, s:I}, s:I, s:f, s:{s:f, s:f}, s:I, s:o, s:o}",
 		"version", RAMWATCH_VERSION, "pid", (int)getpid(), "uptime_ms",
-		(json_int_t)((now - m->started_us) / 1000), "config", control_json_string(m->config_path), "database",
-		"path", control_json_string(m->db_path), "size", have_size ? json_integer((json_int_t)size) : json_null(),
-		"schema_version", store_schema_version(m->store), "writing", ws.error == 0, "error", error,
-		"queued_rows", (json_int_t)ws.queued, "dropped_rows", (json_int_t)writer_dropped(m->writer), "watched",
-		(json_int_t)m->n_targets, "censuses_per_minute", per_minute, "budget", "share",
-		m->config.scan_budget, "used", used, "deferred", (json_int_t)m->stats.deferred, "censuses", counts,
+		(json_int_t)((now - st.started_us) / 1000), "config", control_json_string(st.config_path), "database",
+		"path", control_json_string(st.db_path), "size", st.have_size ? json_integer((json_int_t)st.size) : json_null(),
+		"schema_version", st.schema_version, "writing", ws->error == 0, "error", error,
+		"queued_rows", (json_int_t)ws->queued, "dropped_rows", (json_int_t)st.dropped_rows, "watched",
+		(json_int_t)st.watched, "censuses_per_minute", per_minute, "budget", "share",
+		st.scan_budget, "used", used, "deferred", (json_int_t)st.census.deferred, "censuses", counts,
 		"last_errors", last_errors(&c->peer));
 	control_conn_result(c, result);
 }
@@ -166,53 +165,70 @@ static struct control_query *query_new(struct control_conn *c)
 	return q;
 }
 
-static char *strdup_or_null(const char *s)
+/* The copy of the watched processes the peer may see, as it is made. */
+struct live_copy {
+	struct control_live_set *set;
+	size_t allocated;
+	int64_t only_uid;
+};
+
+static int copy_live(void *data, const struct view_process *p)
 {
-	return s ? strdup(s) : NULL;
+	struct live_copy *copy = data;
+	struct control_live_set *set = copy->set;
+
+	if (copy->only_uid >= 0 && p->uid != copy->only_uid)
+		return 0;
+	if (set->n == copy->allocated) {
+		size_t more = copy->allocated ? 2 * copy->allocated : 16;
+		struct control_live *grown = reallocarray(set->p, more, sizeof(*set->p));
+		if (!grown)
+			return -ENOMEM;
+		set->p = grown;
+		copy->allocated = more;
+	}
+	struct control_live *l = &set->p[set->n++];
+	*l = (struct control_live){
+		.process_id = p->process_id,
+		.pid = p->pid,
+		.start_time = p->start_time,
+		.started_at = p->started_at,
+		.uid = p->uid,
+		.last_seen = p->last_seen,
+		.private = p->private,
+		.resident = p->resident,
+		.peak_private = p->peak_private,
+		.peak_resident = p->peak_resident,
+		.vram = p->vram,
+		.peak_vram = p->peak_vram,
+	};
+	if ((p->boot_id && !(l->boot_id = strdup(p->boot_id))) || (p->comm && !(l->comm = strdup(p->comm))) ||
+	    (p->exe && !(l->exe = strdup(p->exe))) || (p->cmdline && !(l->cmdline = strdup(p->cmdline))))
+		return -ENOMEM;
+	return 0;
 }
 
 /* The watched processes the peer may see, copied for the worker. */
-static struct control_live_set *live_snapshot(struct manager *m, int64_t only_uid)
+static struct control_live_set *live_snapshot(const struct view *v, int64_t only_uid)
 {
-	struct control_live_set *set = calloc(1, sizeof(*set));
-	if (!set || !(set->p = calloc(m->n_targets + 1, sizeof(*set->p)))) {
-		free(set);
+	struct live_copy copy = { .set = calloc(1, sizeof(struct control_live_set)), .allocated = 16,
+				  .only_uid = only_uid };
+
+	if (!copy.set || !(copy.set->p = calloc(copy.allocated, sizeof(*copy.set->p)))) {
+		free(copy.set);
 		return NULL;
 	}
-	for (struct target *t = m->targets; t; t = t->next) {
-		const struct store_process *info = &t->ref->info;
-		if (only_uid >= 0 && info->uid != only_uid)
-			continue;
-		struct control_live *l = &set->p[set->n++];
-		*l = (struct control_live){
-			.process_id = t->ref->id,
-			.pid = t->pid,
-			.start_time = info->start_time,
-			.started_at = info->started_at,
-			.uid = info->uid,
-			.last_seen = info->seen,
-			.private = t->private,
-			.resident = t->resident,
-			.peak_private = info->peak_private,
-			.peak_resident = info->peak_resident,
-			.vram = t->on_gpu ? (int64_t)t->vram : -1,
-			.peak_vram = info->peak_vram,
-		};
-		if ((info->boot_id && !(l->boot_id = strdup(info->boot_id))) ||
-		    (info->comm && !(l->comm = strdup_or_null(info->comm))) ||
-		    (info->exe && !(l->exe = strdup_or_null(info->exe))) ||
-		    (info->cmdline && !(l->cmdline = strdup_or_null(info->cmdline)))) {
-			control_live_set_free(set);
-			return NULL;
-		}
+	if (v->for_each(v->userdata, copy_live, &copy) < 0) {
+		control_live_set_free(copy.set);
+		return NULL;
 	}
-	return set;
+	return copy.set;
 }
 
 static void op_processes(struct control_conn *c)
 {
 	struct control_query *q = query_new(c);
-	if (!q || !(q->live = live_snapshot(c->server->manager, q->only_uid))) {
+	if (!q || !(q->live = live_snapshot(&c->server->view, q->only_uid))) {
 		control_query_free(q);
 		control_conn_error(c, CONTROL_INTERNAL, "out of memory");
 		return;
@@ -233,24 +249,25 @@ static void op_query(struct control_conn *c)
 
 /* A report's process as "processes" gives it: the store does not know
  * which processes are watched now, nor their last sample. */
-static int report_live(struct manager *m, json_t *result)
+static int report_live(const struct view *v, json_t *result)
 {
 	json_t *p = json_object_get(result, "process");
 	const json_t *pid = json_object_get(p, "pid"), *id = json_object_get(p, "process_id");
-	struct target *t = json_is_integer(pid) ? manager_find(m, (int)json_integer_value(pid)) : NULL;
+	struct view_process t;
+	bool watched = json_is_integer(pid) && v->describe(v->userdata, (int)json_integer_value(pid), &t) == 0;
 
 	if (!json_is_object(p))
 		return 0;
-	if (!t || t->ref->id <= 0 || !json_is_integer(id) || json_integer_value(id) != t->ref->id)
+	if (!watched || t.process_id <= 0 || !json_is_integer(id) || json_integer_value(id) != t.process_id)
 		return json_object_get(p, "watched") ? 0 : json_object_set_new(p, "watched", json_false());
 	struct control_live l = {
-		.last_seen = t->ref->info.seen,
-		.private = t->private,
-		.resident = t->resident,
-		.peak_private = t->ref->info.peak_private,
-		.peak_resident = t->ref->info.peak_resident,
-		.vram = t->on_gpu ? (int64_t)t->vram : -1,
-		.peak_vram = t->ref->info.peak_vram,
+		.last_seen = t.last_seen,
+		.private = t.private,
+		.resident = t.resident,
+		.peak_private = t.peak_private,
+		.peak_resident = t.peak_resident,
+		.vram = t.vram,
+		.peak_vram = t.peak_vram,
 	};
 	return control_process_set_live(p, &l);
 }
@@ -261,7 +278,7 @@ void control_ops_job_done(struct control_job *j, void *userdata)
 	(void)userdata;
 
 	c->job = NULL;
-	if (j->error >= 0 && c->op == CONTROL_OP_REPORT && report_live(c->server->manager, j->result) < 0)
+	if (j->error >= 0 && c->op == CONTROL_OP_REPORT && report_live(&c->server->view, j->result) < 0)
 		j->result = unref_json(j->result);
 	if (j->error >= 0) {
 		c->server->unavailable[0] = '\0';
@@ -313,18 +330,18 @@ static void on_census(void *userdata, const struct census_result *res)
 
 static void op_scan(struct control_conn *c)
 {
-	struct manager *m = c->server->manager;
+	const struct view *v = &c->server->view;
 	struct control_request *req = c->req;
 	int pid = req->sel.pid;
-	struct target *t = manager_find(m, pid);
+	struct view_process t;
 	struct proc_status st;
 
-	if (t) {
-		if (!control_peer_may_see(&c->peer, t->ref->info.uid)) {
-			deny(c, pid, t->ref->info.comm, t->ref->info.uid);
+	if (v->describe(v->userdata, pid, &t) == 0) {
+		if (!control_peer_may_see(&c->peer, t.uid)) {
+			deny(c, pid, t.comm, t.uid);
 			return;
 		}
-		int r = manager_request_census(m, pid, req->full, req->light, on_census, c, &c->waiter);
+		int r = v->request_census(v->userdata, pid, req->full, req->light, on_census, c, &c->waiter);
 		if (r < 0)
 			control_conn_errorf(c, r == -ESRCH ? CONTROL_NOT_FOUND : CONTROL_INTERNAL,
 					    "cannot take a census of process %d: %s", pid, strerror(-r));
@@ -339,9 +356,11 @@ static void op_scan(struct control_conn *c)
 	}
 	q->proc_root = c->server->proc_root;
 	/* the daemon's rule for huge processes holds for any process it reads */
-	q->evidence = m->config.evidence;
-	q->light = q->req->light || (!q->req->full && m->config.huge_process > 0 &&
-				     status_has(&st, STATUS_VM_RSS) && st.counter[STATUS_VM_RSS] > m->config.huge_process);
+	struct view_status now;
+	v->status(v->userdata, &now);
+	q->evidence = now.evidence;
+	q->light = q->req->light || (!q->req->full && now.huge_process > 0 && status_has(&st, STATUS_VM_RSS) &&
+				     st.counter[STATUS_VM_RSS] > now.huge_process);
 	submit(c, q, control_query_scan, false, false);
 }
 
@@ -349,14 +368,14 @@ static void op_scan(struct control_conn *c)
 
 static void op_mark(struct control_conn *c)
 {
-	struct manager *m = c->server->manager;
+	const struct view *v = &c->server->view;
 	struct control_request *req = c->req;
 	int pid = req->sel.pid;
-	struct target *t = manager_find(m, pid);
+	struct view_process t;
 	struct proc_status st;
 	int64_t time = 0;
 
-	if (!t) {
+	if (v->describe(v->userdata, pid, &t) < 0) {
 		if (!refuse_unwatched(c, pid, &st))
 			control_conn_errorf(c, CONTROL_NOT_FOUND,
 					    "process %d (%s) is not watched: marks are for the processes the "
@@ -364,18 +383,18 @@ static void op_mark(struct control_conn *c)
 					    pid, st.name[0] ? st.name : "?");
 		return;
 	}
-	if (!control_peer_may_see(&c->peer, t->ref->info.uid)) {
-		deny(c, pid, t->ref->info.comm, t->ref->info.uid);
+	if (!control_peer_may_see(&c->peer, t.uid)) {
+		deny(c, pid, t.comm, t.uid);
 		return;
 	}
-	int r = manager_mark(m, pid, req->mark, (int64_t)c->peer.uid, &time);
+	int r = v->mark(v->userdata, pid, req->mark, (int64_t)c->peer.uid, &time);
 	if (r < 0) {
 		control_conn_errorf(c, r == -ESRCH ? CONTROL_NOT_FOUND : CONTROL_INTERNAL, "cannot mark process %d: %s",
 				    pid, strerror(-r));
 		return;
 	}
 	/* the row id is known once the store has written the process */
-	json_t *id = t->ref->id > 0 ? json_integer((json_int_t)t->ref->id) : json_null();
+	json_t *id = t.process_id > 0 ? json_integer((json_int_t)t.process_id) : json_null();
 	control_conn_result(c, json_pack("{s:o, s:I}", "process_id", id, "time", (json_int_t)time));
 }
 
@@ -390,7 +409,8 @@ static void op_metrics(struct control_conn *c)
 	_cleanup_free_ char *text = NULL;
 	size_t len = 0;
 
-	int r = manager_metrics_text(c->server->manager, only_uid, &text, &len);
+	const struct view *v = &c->server->view;
+	int r = v->metrics_text(v->userdata, only_uid, &text, &len);
 	if (r < 0) {
 		control_conn_errorf(c, CONTROL_INTERNAL, "cannot build the metrics: %s", strerror(-r));
 		return;
@@ -438,7 +458,7 @@ void control_ops_stop(struct control_conn *c)
 		c->job = NULL;
 	}
 	if (c->waiter) {
-		manager_census_waiter_cancel(c->waiter);
+		c->server->view.cancel_census(c->server->view.userdata, c->waiter);
 		c->waiter = NULL;
 	}
 }

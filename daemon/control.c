@@ -19,7 +19,6 @@
 #include "control-internal.h"
 #include "limits.h"
 #include "log.h"
-#include "manager.h"
 #include "util.h"
 
 /* After accept fails for lack of file descriptors or memory, listening
@@ -217,7 +216,7 @@ static int listen_passed(struct control *c, int n)
 	return 0;
 }
 
-int control_new(struct manager *m, const struct control_options *o, struct control **ret)
+int control_new(sd_event *event, const struct view *view, const struct control_options *o, struct control **ret)
 {
 	struct control *c = calloc(1, sizeof(*c));
 	int r;
@@ -225,8 +224,9 @@ int control_new(struct manager *m, const struct control_options *o, struct contr
 	if (!c)
 		return log_error_errno(ENOMEM, "out of memory");
 	c->fd = -1;
-	c->manager = m;
-	c->event = m->event;
+	c->view = *view;
+	c->event = event;
+	c->root_fd = o->root_fd;
 	if (o->proc_root && !(c->proc_root = strdup(o->proc_root))) {
 		control_free(c);
 		return log_error_errno(ENOMEM, "out of memory");
@@ -251,12 +251,12 @@ int control_new(struct manager *m, const struct control_options *o, struct contr
 	/* jansson seeds its hash function at the first object: here, on this
 	 * thread, before the worker makes any */
 	json_decref(json_object());
-	r = control_worker_new(m->event, m->db_path, control_ops_job_done, c, &c->worker);
+	r = control_worker_new(event, o->db_path, control_ops_job_done, c, &c->worker);
 	if (r < 0) {
 		control_free(c);
 		return log_error_errno(r, "cannot start the control socket's worker thread: %m");
 	}
-	r = sd_event_add_io(m->event, &c->listen_source, c->fd, EPOLLIN, on_accept, c);
+	r = sd_event_add_io(event, &c->listen_source, c->fd, EPOLLIN, on_accept, c);
 	if (r < 0) {
 		control_free(c);
 		return log_error_errno(r, "cannot watch the control socket: %m");

@@ -12,7 +12,8 @@
  *
  *   control.c            listening, accepting, the server's lifetime
  *   control-conn.c       one connection: buffers, framing, timers, answers
- *   control-ops.c        the ops run on the loop: status, mark, scan
+ *   control-ops.c        the ops run on the loop: status, mark, scan (through
+ *                        the daemon's view: view.h)
  *   control-queries.c    the ops run on the worker: store reads, scans
  *   control-request.c    parsing and checking requests (pure)
  *   control-answer.c     answer lines, UTF-8 and name checks (pure)
@@ -21,7 +22,10 @@
  *   control-buffer.c     input framing and output buffering (pure) */
 #pragma once
 
-struct manager;
+#include <systemd/sd-event.h>
+
+#include "view.h"
+
 struct control;
 
 #define CONTROL_SOCKET_DEFAULT "/run/ramwatch/ramwatch.sock"
@@ -32,9 +36,14 @@ struct control_options {
 	const char *socket_path;
 	/* where processes are read from for scans (NULL: /proc) */
 	const char *proc_root;
+	/* ... and that root, open (borrowed): owners of unwatched processes */
+	int root_fd;
+	/* the database, which the worker opens read-only on its own */
+	const char *db_path;
 };
 
-/* Starts serving the control socket of m (its loop, its store path).  With
+/* Starts serving the control socket on event, answering from what view
+ * (copied) tells of the daemon, and from the database.  With
  * socket activation the socket systemd passed is used as it is; else the
  * socket is created at the path: its directory made (0755) when missing, a
  * stale socket file (one nobody listens on) replaced, mode 0666.
@@ -44,7 +53,7 @@ struct control_options {
  * daemon listening there), that is logged and 0 is returned with *ret
  * NULL: the daemon samples without a control socket.  A path given
  * explicitly, or a bad socket from systemd, is an error. */
-int control_new(struct manager *m, const struct control_options *o, struct control **ret);
+int control_new(sd_event *event, const struct view *view, const struct control_options *o, struct control **ret);
 
 /* Closes every connection (cancelling what they wait for), stops the
  * worker, removes the socket file it created.  Accepts NULL, returns

@@ -1,7 +1,6 @@
-/* Discovery: which processes to follow.  Every DiscoverInterval the proc
- * root is listed and each process not yet followed has its status read (a
- * few microseconds, no page-table walk); those above MinPrivate that the
- * selectors pick are followed from then on, until they exit. */
+/* Discovery (discover.h): the proc root listed, the selectors asked. */
+#include "discover.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -11,9 +10,9 @@
 #include "limits.h"
 #include "log.h"
 #include "macro.h"
-#include "manager.h"
 #include "procfs.h"
 #include "util.h"
+#include "watched.h"
 
 /* The facts the selectors need, read only when they need them. */
 struct facts {
@@ -66,7 +65,7 @@ static bool selected(const struct daemon_config *c, const struct selector_facts 
 	return !selector_list_match(&c->ignore, f);
 }
 
-bool manager_still_selected(struct manager *m, struct target *t)
+bool discover_still_selected(const struct daemon_config *c, struct target *t)
 {
 	struct facts x = {
 		.f = {
@@ -79,18 +78,26 @@ bool manager_still_selected(struct manager *m, struct target *t)
 	};
 	bool yes;
 
-	if (needs_of(&m->config) & SELECTOR_NEEDS_CGROUP) {
+	if (needs_of(c) & SELECTOR_NEEDS_CGROUP) {
 		if (procfs_read_cgroup(t->pid_fd, &x.cgroup) == 0)
 			x.f.cgroup = x.cgroup;
 	}
-	yes = selected(&m->config, &x.f);
+	yes = selected(c, &x.f);
 	facts_done(&x);
 	return yes;
 }
 
+/* One pass: the discovery and the set it adds to. */
+struct pass {
+	struct discover *d;
+	const struct watched *w;
+};
+
 static int consider(int pid, void *userdata)
 {
-	struct manager *m = userdata;
+	struct pass *pass = userdata;
+	struct discover *d = pass->d;
+	const struct daemon_config *c = d->config;
 	_cleanup_close_ int pid_fd = -1;
 	struct proc_status st;
 	struct facts x = { 0 };
@@ -98,9 +105,9 @@ static int consider(int pid, void *userdata)
 	uint64_t private = 0;
 	int r;
 
-	if (pidmap_get(&m->by_pid, pid) || pid == getpid())
+	if (watched_find(pass->w, pid) || pid == d->self)
 		return 0;
-	pid_fd = procfs_open_pid(m->root_fd, pid);
+	pid_fd = procfs_open_pid(d->root_fd, pid);
 	if (pid_fd < 0)
 		return 0; /* gone already */
 	if (procfs_read_status(pid_fd, &st) < 0)
@@ -109,44 +116,39 @@ static int consider(int pid, void *userdata)
 	if (st.kthread || !status_has(&st, STATUS_VM_RSS) || st.state == 'Z')
 		return 0;
 	(void)status_private(&st, &private);
-	if (private < m->config.min_private)
+	if (private < c->min_private)
 		return 0;
 
 	x.f = (struct selector_facts){ .pid = pid, .comm = st.name, .uid = st.uid };
-	r = facts_read(pid_fd, needs_of(&m->config), &x);
+	r = facts_read(pid_fd, needs_of(c), &x);
 	if (r == -ENOMEM) {
 		facts_done(&x);
 		return r;
 	}
-	bool yes = r == 0 && selected(&m->config, &x.f);
+	bool yes = r == 0 && selected(c, &x.f);
 	facts_done(&x);
 	if (!yes)
 		return 0;
 
-	if (m->n_targets >= m->config.max_processes) {
-		m->stats.over_limit++;
-		if (!m->over_limit_logged)
+	if (!watched_has_room(pass->w, c->max_processes)) {
+		d->over_limit++;
+		if (!d->over_limit_logged)
 			log_warning("already watching MaxProcesses=%u processes: process %d (%s) and any others "
 				    "are not followed until some exit",
-				    m->config.max_processes, pid, st.name);
-		m->over_limit_logged = true;
+				    c->max_processes, pid, st.name);
+		d->over_limit_logged = true;
 		return 0;
 	}
 
-	struct target_identity id = {
-		.boot_id = m->boot_id,
-		.boot_ms = m->boot_ms,
-		.ticks_per_second = m->ticks_per_second,
-		.now_ms = now_realtime_ms(),
-	};
-	r = target_new(m->root_fd, pid, &st, &id, &t);
+	d->id.now_ms = now_realtime_ms();
+	r = target_new(d->root_fd, pid, &st, &d->id, &t);
 	if (r == -ESRCH || r == -ENOENT)
 		return 0;
 	if (r < 0) {
 		log_pid_warning_errno(pid, r, "cannot follow process %d (%s): %m", pid, st.name);
 		return r == -ENOMEM ? r : 0;
 	}
-	r = manager_add_target(m, t);
+	r = d->follow(d->userdata, t, private);
 	if (r < 0)
 		return r;
 	char a[FORMAT_BYTES_MAX];
@@ -154,12 +156,13 @@ static int consider(int pid, void *userdata)
 	return 0;
 }
 
-int manager_discover(struct manager *m)
+int discover_pass(struct discover *d, const struct watched *w)
 {
-	int r = procfs_for_each_pid(m->root_fd, consider, m);
+	struct pass pass = { d, w };
+	int r = procfs_for_each_pid(d->root_fd, consider, &pass);
 	if (r < 0)
 		return log_warning_errno(r, "discovery failed: %m");
-	if (m->n_targets < m->config.max_processes)
-		m->over_limit_logged = false;
+	if (watched_has_room(w, d->config->max_processes))
+		d->over_limit_logged = false;
 	return 0;
 }

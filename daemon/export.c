@@ -17,8 +17,10 @@
 #include "fileio.h"
 #include "log.h"
 #include "macro.h"
-#include "manager.h"
+#include "target.h"
 #include "util.h"
+#include "view.h"
+#include "watched.h"
 
 void export_state_done(struct export_state *s)
 {
@@ -110,19 +112,17 @@ static void user_names_done(struct user_names *u)
 	free(u->v);
 }
 
-int manager_metrics_text(struct manager *m, int64_t only_uid, char **ret, size_t *ret_len)
+int export_metrics_text(const struct watched *w, const struct view_status *st, enum export_group_by by,
+			const struct gpu_snapshot *gpu, int64_t only_uid, char **ret, size_t *ret_len)
 {
-	enum export_group_by by = m->config.export_group_by;
 	struct user_names names = { 0 };
-	struct writer_stats ws;
 	size_t n = 0;
 	int r;
 
-	const struct gpu_snapshot *gpu = manager_gpu_snapshot(m);
-	struct export_process *p = calloc(m->n_targets + 1, sizeof(*p));
+	struct export_process *p = calloc(watched_count(w) + 1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
-	for (struct target *t = m->targets; t; t = t->next) {
+	for (struct target *t = watched_first(w); t; t = watched_next(t)) {
 		const struct store_process *info = &t->ref->info;
 		size_t n_gpu = 0;
 		const struct gpu_use *uses = gpu ? gpu_snapshot_find(gpu, t->pid, &n_gpu) : NULL;
@@ -143,18 +143,17 @@ int manager_metrics_text(struct manager *m, int64_t only_uid, char **ret, size_t
 		};
 	}
 
-	writer_get_stats(m->writer, &ws);
 	struct export_daemon d = {
 		.version = RAMWATCH_VERSION,
-		.census_cpu_us = m->stats.census_cpu_us,
-		.deferred = m->stats.deferred,
-		.watched = m->n_targets,
-		.store_dropped_rows = writer_dropped(m->writer),
-		.store_writing = ws.error == 0,
-		.export_errors = m->export.errors,
+		.census_cpu_us = st->census.census_cpu_us,
+		.deferred = st->census.deferred,
+		.watched = st->watched,
+		.store_dropped_rows = st->dropped_rows,
+		.store_writing = st->writer.error == 0,
+		.export_errors = st->export_errors,
 		.gpu = gpu,
 	};
-	memcpy(d.censuses, m->stats.censuses, sizeof(d.censuses));
+	memcpy(d.censuses, st->census.censuses, sizeof(d.censuses));
 
 	r = export_text_build(&d, p, n, by, ret, ret_len);
 	user_names_done(&names);
@@ -178,10 +177,8 @@ static void forget_path(struct export_state *s)
 	export_state_done(s);
 }
 
-void manager_export(struct manager *m)
+void export_textfile(struct export_state *s, const char *path, export_build_t build, void *userdata)
 {
-	struct export_state *s = &m->export;
-	const char *path = m->config.export_path;
 	_cleanup_free_ char *text = NULL;
 	const char *step = "gather";
 	size_t len = 0;
@@ -194,7 +191,7 @@ void manager_export(struct manager *m)
 	if (!s->path && !(s->path = strdup(path)))
 		return;
 
-	r = manager_metrics_text(m, -1, &text, &len);
+	r = build(userdata, &text, &len);
 	if (r >= 0)
 		r = export_write_file(path, text, len, &step);
 	if (r < 0) {

@@ -13,6 +13,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "config.h"
+
+struct gpu_snapshot;
+struct view_status;
+struct watched;
+
 /* What the textfile writer remembers between two writes. */
 struct export_state {
 	char *path;      /* the Export= path the rest is about; NULL before the first */
@@ -31,3 +37,19 @@ void export_state_done(struct export_state *s);
  * user), then renamed over path.  Returns 0, or a negative errno with the
  * step that failed in *ret_step ("create", "write", "rename"). */
 int export_write_file(const char *path, const char *text, size_t len, const char **ret_step);
+
+/* The metrics exposition of the daemon's state: the processes of w (the
+ * per-group families only those of only_uid; -1: all), the daemon's
+ * counters from st, GPU memory from gpu (NULL: none).  Returns 0 with
+ * *ret (the caller's to free) and its length, or -ENOMEM. */
+int export_metrics_text(const struct watched *w, const struct view_status *st, enum export_group_by by,
+			const struct gpu_snapshot *gpu, int64_t only_uid, char **ret, size_t *ret_len);
+
+/* Builds the text of the textfile: as export_metrics_text. */
+typedef int (*export_build_t)(void *userdata, char **ret, size_t *ret_len);
+
+/* Writes Export='s textfile at path (NULL: there is none), with the text
+ * build makes (called only when there is a path), removing the one an
+ * earlier path named.  Failures are counted in s->errors and logged once
+ * per change. */
+void export_textfile(struct export_state *s, const char *path, export_build_t build, void *userdata);

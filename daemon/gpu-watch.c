@@ -14,8 +14,11 @@
 
 #include "log.h"
 #include "macro.h"
-#include "manager.h"
+#include "census-tier.h"
+#include "target.h"
 #include "util.h"
+#include "watched.h"
+#include "writer.h"
 
 /* ------------------------------------------------------------ what was told */
 
@@ -194,61 +197,57 @@ static int open_gpu(struct gpu_watch *w, int told)
 	return 0;
 }
 
-static void open_or_tell(struct manager *m, int told)
+static void open_or_tell(struct gpu_watch *w, int told)
 {
-	int r = open_gpu(&m->gpu, told);
+	int r = open_gpu(w, told);
 	if (r < 0) {
 		log_warning_errno(r, "cannot look for NVIDIA GPUs: %m; GPU memory not sampled");
-		gpu_watch_done(&m->gpu);
-		m->gpu.state = GPU_ERROR;
+		gpu_watch_done(w);
+		w->state = GPU_ERROR;
 	}
 }
 
-void manager_gpu_open(struct manager *m)
+void gpu_watch_open(struct gpu_watch *w)
 {
-	open_or_tell(m, -1);
+	open_or_tell(w, -1);
 }
 
-void manager_gpu_reload(struct manager *m)
+void gpu_watch_reload(struct gpu_watch *w)
 {
-	enum gpu_state before = m->gpu.state;
+	enum gpu_state before = w->state;
 
-	if (m->gpu.gpu && before == GPU_OK)
+	if (w->gpu && before == GPU_OK)
 		return;
-	gpu_watch_done(&m->gpu);
-	open_or_tell(m, (int)before);
+	gpu_watch_done(w);
+	open_or_tell(w, (int)before);
 }
 
-void manager_gpu_close(struct manager *m)
+const struct gpu_snapshot *gpu_watch_snapshot(const struct gpu_watch *w)
 {
-	gpu_watch_done(&m->gpu);
+	return w->have_last && w->state == GPU_OK ? &w->last : NULL;
 }
 
-const struct gpu_snapshot *manager_gpu_snapshot(const struct manager *m)
-{
-	return m->gpu.have_last && m->gpu.state == GPU_OK ? &m->gpu.last : NULL;
-}
-
-void manager_gpu_cycle(struct manager *m, int64_t now)
+void gpu_watch_cycle(struct gpu_watch *gw, const struct watched *watched, struct census_tier *ct,
+		     struct writer *writer, int64_t now)
 {
 	struct writer_gpu_use *uses = NULL;
 	size_t n_uses = 0, allocated = 0;
 	uint64_t mono = now_monotonic_us();
 	int r;
 
-	if (!m->gpu.gpu || m->gpu.state != GPU_OK)
+	if (!gw->gpu || gw->state != GPU_OK)
 		return;
-	r = snapshot(&m->gpu, false);
+	r = snapshot(gw, false);
 	if (r < 0) {
 		log_warning_errno(r, "GPU snapshot lost: %m");
 		return;
 	}
-	const struct gpu_snapshot *s = &m->gpu.last;
-	for (struct target *t = m->targets; t; t = t->next) {
+	const struct gpu_snapshot *s = &gw->last;
+	for (struct target *t = watched_first(watched); t; t = watched_next(t)) {
 		size_t n;
 		const struct gpu_use *u = target_gpu(t, s, &n);
 
-		schedule_update_vram(&t->plan, &m->config, mono, t->vram);
+		census_tier_gpu_told(ct, t, mono);
 		if (n == 0)
 			continue;
 		if (n_uses + n > allocated) {
@@ -267,7 +266,7 @@ void manager_gpu_cycle(struct manager *m, int64_t now)
 				uses[n_uses++] = (struct writer_gpu_use){ .proc = t->ref, .device = u[i].device,
 									  .used = u[i].used };
 	}
-	if (writer_add_gpu(m->writer, now, s->devices, s->n_devices, uses, n_uses) < 0)
+	if (writer_add_gpu(writer, now, s->devices, s->n_devices, uses, n_uses) < 0)
 		log_warning("GPU memory rows of this interval lost: out of memory");
 	free(uses);
 }

@@ -10,14 +10,18 @@
  * back is told once per change; its rows say so (present 0), and the
  * daemon goes on with the others.
  *
- * The manager's side is in manager.h (gpu-watch.c); what is here is the
- * bookkeeping of what was told, pure, so that tests feed it snapshots. */
+ * gpu_watch_note, the bookkeeping of what was told, is pure, so that
+ * tests feed it snapshots; the calls below it are the daemon's. */
 #pragma once
 
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "gpu.h"
+
+struct census_tier;
+struct watched;
+struct writer;
 
 /* A device as last told. */
 struct gpu_watch_device {
@@ -59,3 +63,18 @@ int gpu_watch_note(struct gpu_watch *w, const struct gpu_snapshot *s, bool first
 
 /* Frees the snapshot, the list and closes NVML; w may be reused. */
 void gpu_watch_done(struct gpu_watch *w);
+
+/* Opens NVML and tells once what it found (no driver, no GPU: at info);
+ * with devices, takes the first snapshot. */
+void gpu_watch_open(struct gpu_watch *w);
+/* On a reload: opens NVML again unless it is in use. */
+void gpu_watch_reload(struct gpu_watch *w);
+/* The latest snapshot, for the censuses' GPU section and the metrics;
+ * NULL without NVML. */
+const struct gpu_snapshot *gpu_watch_snapshot(const struct gpu_watch *w);
+/* In the store cycle, rows ending at now (unix ms): a snapshot, what it
+ * tells of each watched process (its GPU memory, to the census tier for
+ * the growth trigger), and its rows queued on writer.  Nothing without
+ * NVML. */
+void gpu_watch_cycle(struct gpu_watch *w, const struct watched *watched, struct census_tier *ct,
+		     struct writer *writer, int64_t now);

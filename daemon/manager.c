@@ -1,4 +1,6 @@
-/* The manager's set-up, its timers and signals, reloads and shutdown.
+/* The manager (manager.h): set-up, timers and signals, the ticks read top
+ * to bottom, following and letting go of a process, reloads, shutdown,
+ * and the daemon's view for the control socket.
  *
  * Everything runs on one thread: sd_event dispatches one callback at a
  * time, so a signal is handled between two of them, never in the middle
@@ -6,27 +8,69 @@
 #include "manager.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
+#include <sys/epoll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <systemd/sd-daemon.h>
+#include <systemd/sd-event.h>
 
+#include "census-tier.h"
+#include "config.h"
+#include "control.h"
+#include "discover.h"
+#include "export.h"
+#include "fast-tier.h"
 #include "fileio.h"
+#include "gpu-watch.h"
 #include "limits.h"
 #include "log.h"
 #include "macro.h"
 #include "procfs.h"
+#include "state-lock.h"
+#include "store-cycle.h"
+#include "store.h"
+#include "target.h"
 #include "util.h"
+#include "view.h"
+#include "watched.h"
+#include "writer.h"
 
 /* Retention runs this often; each run is a bounded number of steps. */
 #define RETENTION_PERIOD_US (60u * 1000u * 1000u)
+
+struct manager {
+	sd_event *event;
+	char *config_path, *state_dir, *db_path;
+	struct daemon_config config; /* the parts below point at it: a reload changes it in place */
+
+	int root_fd;
+	int lock_fd;              /* the state directory's lock, held while running */
+	char *boot_id;
+	uint64_t started_us;      /* monotonic, for uptime */
+
+	/* the core, each part the owner of its state */
+	struct watched *watched;
+	struct discover discover;
+	struct fast_tier fast;
+	struct census_tier *census;
+	struct store_cycle *store;
+	struct gpu_watch gpu;       /* NVML and its last snapshot */
+	struct export_state export; /* the metrics textfile (Export=) */
+	struct control *control;    /* the control socket; NULL without one */
+
+	sd_event_source *sample_timer, *store_timer, *discover_timer, *retention_timer;
+	sd_event_source *census_soon;
+	sd_event_source *sigterm, *sigint, *sighup;
+
+	/* the last STATUS= line's moment, for rates */
+	uint64_t status_at, status_censuses, status_cpu_us;
+};
 
 /* The boot time in unix ms: "btime" of /proc/stat (seconds). */
 static int read_boot_ms(int root_fd, int64_t *ret)
@@ -72,19 +116,117 @@ static void rearm(sd_event_source *s, uint64_t interval)
 	(void)sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
 }
 
-static void update_status(struct manager *m)
+/* ------------------------------------------------------------ following */
+
+/* A target's exit watch: the pidfd's source carries both. */
+struct exit_watch {
+	struct manager *m;
+	struct target *t;
+};
+
+static void let_go(struct manager *m, struct target *t, bool exited);
+
+static int on_pidfd(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
-	char line[512];
-	manager_status_line(m, line, sizeof(line));
-	(void)sd_notifyf(false, "STATUS=%s", line);
+	struct exit_watch *w = userdata;
+	(void)s;
+	(void)fd;
+	(void)revents;
+	let_go(w->m, w->t, true);
+	return 0;
+}
+
+/* Discovery picked t: it joins the watched set, the store gets its row,
+ * its exit is watched, its first census is due. */
+static int follow(void *userdata, struct target *t, uint64_t private)
+{
+	struct manager *m = userdata;
+	(void)private;
+
+	int r = watched_add(m->watched, t, m->config.max_processes);
+	if (r < 0) {
+		target_free(t);
+		return r;
+	}
+	if (t->pidfd >= 0) {
+		struct exit_watch *w = malloc(sizeof(*w));
+		if (w) {
+			*w = (struct exit_watch){ m, t };
+			r = sd_event_add_io(m->event, &t->exit_source, t->pidfd, EPOLLIN, on_pidfd, w);
+			if (r < 0)
+				free(w);
+			else
+				(void)sd_event_source_set_destroy_callback(t->exit_source, free);
+		}
+	}
+	(void)writer_add_process(store_cycle_writer(m->store), t->ref);
+	census_tier_first_sight(m->census, t, now_monotonic_us());
+	return 0;
+}
+
+/* Stops following t: records its exit (exited) or that it is no longer
+ * watched, queues what was gathered, tells the clients waiting for its
+ * census, frees it. */
+static void let_go(struct manager *m, struct target *t, bool exited)
+{
+	struct writer *writer = store_cycle_writer(m->store);
+	int64_t now = now_realtime_ms();
+
+	if (exited) {
+		t->ref->info.exited_at = now;
+		char a[FORMAT_BYTES_MAX];
+		log_pid_info(t->pid, "process %d (%s) exited; peak private %s", t->pid,
+			     t->ref->info.comm ? t->ref->info.comm : "?", format_bytes(a, t->ref->info.peak_private));
+	}
+	/* what the fast tier gathered since the last row is kept */
+	fast_tier_queue(t, writer, now);
+	(void)writer_add_process(writer, t->ref);
+	census_tier_forget(m->census, t, exited, now);
+	t->exit_source = sd_event_source_disable_unref(t->exit_source);
+	watched_remove(m->watched, t, exited);
+	target_free(t);
+}
+
+/* ------------------------------------------------------------ the ticks */
+
+/* The censuses that are due, the most urgent first, while the budget
+ * allows and for at most RW_CENSUS_PASS_US (the loop has other work). */
+static void census_pass(struct manager *m)
+{
+	uint64_t start = now_monotonic_us();
+	struct target *t;
+
+	census_tier_refill(m->census, start);
+	while ((t = census_tier_next(m->census, m->watched))) {
+		enum store_status status =
+			census_tier_take(m->census, t, gpu_watch_snapshot(&m->gpu), store_cycle_writer(m->store));
+		if (status == STATUS_EXITED)
+			let_go(m, t, true);
+		census_tier_refill(m->census, now_monotonic_us());
+		if (now_monotonic_us() - start > RW_CENSUS_PASS_US)
+			break;
+	}
 }
 
 static int on_sample(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct manager *m = userdata;
+	int64_t now_ms = now_realtime_ms();
+	uint64_t now = now_monotonic_us();
 	(void)usec;
-	(void)manager_sample_all(m);
-	manager_census_pass(m);
+
+	/* the fast tier: each watched process's status; the interval and
+	 * growth triggers from it; an exit lets the process go */
+	for (struct target *t = watched_first(m->watched), *next; t; t = next) {
+		next = watched_next(t);
+		int r = fast_tier_sample(&m->fast, t, now_ms);
+		if (r == -ESRCH)
+			let_go(m, t, true);
+		else if (r >= 0)
+			census_tier_sampled(m->census, t, now);
+	}
+	/* the census tier: what is due now */
+	census_pass(m);
 	rearm(s, m->config.sample_interval);
 	return 0;
 }
@@ -93,37 +235,83 @@ static int on_census_soon(sd_event_source *s, void *userdata)
 {
 	struct manager *m = userdata;
 	(void)s;
-	manager_census_pass(m);
+	census_pass(m);
 	return 0;
 }
 
-void manager_census_soon(struct manager *m)
+/* Runs a census pass from the loop as soon as the current callback
+ * returns (a request or a mark is waiting). */
+static void census_soon(struct manager *m)
 {
 	int r;
 
-	if (!m->census_defer) {
-		r = sd_event_add_defer(m->event, &m->census_defer, on_census_soon, m);
+	if (!m->census_soon) {
+		r = sd_event_add_defer(m->event, &m->census_soon, on_census_soon, m);
 		if (r < 0) {
 			/* the next fast pass runs it anyway */
 			log_debug_errno(r, "cannot schedule a census pass: %m");
 			return;
 		}
 	}
-	(void)sd_event_source_set_enabled(m->census_defer, SD_EVENT_ONESHOT);
+	(void)sd_event_source_set_enabled(m->census_soon, SD_EVENT_ONESHOT);
+}
+
+/* One store cycle: the rows of each process and of the system, the GPU
+ * snapshot's, everything queued written together. */
+static int store_cycle(struct manager *m)
+{
+	int64_t now = now_realtime_ms();
+
+	store_cycle_gather(m->store, m->watched, now);
+	gpu_watch_cycle(&m->gpu, m->watched, m->census, store_cycle_writer(m->store), now);
+	return store_cycle_flush(m->store);
+}
+
+static void snapshot(struct manager *m, bool with_size, struct view_status *ret);
+static int metrics_text(void *userdata, int64_t only_uid, char **ret, size_t *ret_len);
+
+/* Export='s textfile holds every process's metrics */
+static int textfile_text(void *userdata, char **ret, size_t *ret_len)
+{
+	return metrics_text(userdata, -1, ret, ret_len);
+}
+
+static void update_status(struct manager *m)
+{
+	struct view_status st;
+	char line[512];
+	uint64_t now = now_monotonic_us(), censuses = 0;
+
+	snapshot(m, false, &st);
+	for (int k = 0; k < _STATUS_MAX; k++)
+		censuses += st.census.censuses[k];
+	double minutes = (double)(now - m->status_at) / 60e6;
+	double per_minute = minutes > 0 ? (double)(censuses - m->status_censuses) / minutes : 0;
+	double used = now > m->status_at ? (double)(st.census.census_cpu_us - m->status_cpu_us) / (double)(now - m->status_at)
+					 : 0;
+	const struct writer_stats *ws = &st.writer;
+	snprintf(line, sizeof(line),
+		 "watching %u processes; %.1f censuses/min; census budget %.2f%% used of %.2f%%; %" PRIu64
+		 " deferred; store %s%s",
+		 st.watched, per_minute, used * 100, st.scan_budget * 100, st.census.deferred,
+		 ws->error ? "failing: " : "ok", ws->error ? (ws->message[0] ? ws->message : strerror(-ws->error)) : "");
+	m->status_at = now;
+	m->status_censuses = censuses;
+	m->status_cpu_us = st.census.census_cpu_us;
+	(void)sd_notifyf(false, "STATUS=%s", line);
 }
 
 static int on_store(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct manager *m = userdata;
 	(void)usec;
-	(void)manager_store_cycle(m);
+
+	(void)store_cycle(m);
 	/* after the store cycle: the metrics say whether it wrote */
-	manager_export(m);
+	export_textfile(&m->export, m->config.export_path, textfile_text, m);
 	update_status(m);
-	if (m->retention_now) {
-		m->retention_now = false;
-		manager_retention(m);
-	}
+	if (store_cycle_take_retention_due(m->store))
+		store_cycle_retention(m->store);
 	rearm(s, m->config.store_interval);
 	return 0;
 }
@@ -132,7 +320,7 @@ static int on_discover(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct manager *m = userdata;
 	(void)usec;
-	(void)manager_discover(m);
+	(void)discover_pass(&m->discover, m->watched);
 	rearm(s, m->config.discover_interval);
 	return 0;
 }
@@ -141,10 +329,12 @@ static int on_retention(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct manager *m = userdata;
 	(void)usec;
-	manager_retention(m);
+	store_cycle_retention(m->store);
 	rearm(s, RETENTION_PERIOD_US);
 	return 0;
 }
+
+static int reload(struct manager *m);
 
 static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
 {
@@ -152,7 +342,7 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void
 	(void)s;
 	if (si->ssi_signo == SIGHUP) {
 		(void)sd_notify(false, "RELOADING=1");
-		(void)manager_reload(m);
+		(void)reload(m);
 		(void)sd_notify(false, "READY=1");
 		update_status(m);
 		return 0;
@@ -213,90 +403,160 @@ static int setup_loop(struct manager *m)
 	return 0;
 }
 
-/* The lock file in the state directory: one writing daemon per database. */
-#define STATE_LOCK_FILE "ramwatchd.lock"
+/* ------------------------------------------------------------ the view */
 
-/* The pid a holder wrote into the lock file, or 0 when there is none yet
- * (it writes it just after taking the lock) or it is not a pid. */
-static int read_lock_holder(int fd)
+static void snapshot(struct manager *m, bool with_size, struct view_status *ret)
 {
-	char buf[16];
-	int pid;
+	struct store *store = store_cycle_store(m->store);
+	struct writer *writer = store_cycle_writer(m->store);
+	struct watched_counts wc;
 
-	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	return parse_pid(buf, &pid) == 0 ? pid : 0;
+	watched_get_counts(m->watched, &wc);
+	*ret = (struct view_status){
+		.started_us = m->started_us,
+		.config_path = m->config_path,
+		.db_path = m->db_path,
+		.watched = wc.now,
+		.followed = wc.followed,
+		.exited = wc.exited,
+		.stopped = wc.stopped,
+		.over_limit = m->discover.over_limit,
+		.sample_errors = m->fast.sample_errors,
+		.census = *census_tier_get_stats(m->census),
+		.scan_budget = m->config.scan_budget,
+		.dropped_rows = writer_dropped(writer),
+		.schema_version = store_schema_version(store),
+		.export_errors = m->export.errors,
+		.evidence = m->config.evidence,
+		.huge_process = m->config.huge_process,
+	};
+	writer_get_stats(writer, &ret->writer);
+	ret->have_size = with_size && store_size(store, &ret->size) >= 0;
 }
 
-/* Takes the state directory's lock, so that a second daemon started on the
- * same directory does not write into the same database.  flock(2): the lock
- * belongs to the open file description, so the kernel drops it when the
- * last descriptor to it closes, on any exit, kill -9 included; a crash
- * never leaves a stale lock behind, and the pid left in the file is only
- * read to name a holder that still has it.  Taken after the detaching fork,
- * so the process that holds it is the one that keeps running.  Returns 0
- * with m->lock_fd, -EBUSY when another process holds it, or -errno, after
- * logging why. */
-static int lock_state_dir(struct manager *m)
+static void view_status(void *userdata, struct view_status *ret)
 {
-	_cleanup_free_ char *path = NULL;
-	char pid[16];
+	snapshot(userdata, true, ret);
+}
 
-	if (asprintf(&path, "%s/" STATE_LOCK_FILE, m->state_dir) < 0)
-		return log_error_errno(ENOMEM, "out of memory");
-	/* O_NOFOLLOW: the file is truncated below, never through a link */
-	_cleanup_close_ int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0644);
-	if (fd < 0)
-		return log_error_errno(errno, "cannot open the lock file %s: %m", path);
-	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		if (errno != EWOULDBLOCK)
-			return log_error_errno(errno, "cannot lock %s: %m", path);
-		int holder = read_lock_holder(fd);
-		if (holder > 0)
-			log_error("another ramwatchd (pid %d) is using the state directory %s (lock %s)", holder,
-				  m->state_dir, path);
-		else
-			log_error("another ramwatchd is using the state directory %s (lock %s; its pid is not "
-				  "written yet)", m->state_dir, path);
-		return -EBUSY;
-	}
-	/* the pid is for the message above: a daemon that cannot write it
-	 * still holds the lock, and the next one is refused all the same */
-	int n = snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
-	ssize_t w = ftruncate(fd, 0) < 0 ? -1 : pwrite(fd, pid, (size_t)n, 0);
-	if (w != n)
-		log_warning_errno(w < 0 ? errno : EIO, "cannot write the pid into %s, ignored: %m", path);
-	m->lock_fd = TAKE_FD(fd);
+static int view_describe(void *userdata, int pid, struct view_process *ret)
+{
+	struct manager *m = userdata;
+	const struct target *t = watched_find(m->watched, pid);
+
+	if (!t)
+		return -ESRCH;
+	target_describe(t, ret);
 	return 0;
 }
 
-static int open_store(struct manager *m)
+static int view_for_each(void *userdata, view_each_t fn, void *data)
 {
-	char err[512] = "";
-	struct store_options so = {
-		.path = m->db_path,
-		.max_size = m->config.max_database_size,
-		/* WAL readers never block the writer; only another writer does.
-		 * Waiting long for it would stall sampling (one thread), so the
-		 * wait is short and the writer's queue does the rest. */
-		.busy_timeout_ms = 100,
-	};
+	struct manager *m = userdata;
+	struct view_process p;
+
+	for (const struct target *t = watched_first(m->watched); t; t = watched_next(t)) {
+		target_describe(t, &p);
+		int r = fn(data, &p);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int view_mark(void *userdata, int pid, const char *name, int64_t by_uid, int64_t *ret_time)
+{
+	struct manager *m = userdata;
+	struct target *t = watched_find(m->watched, pid);
+	int64_t now = now_realtime_ms();
+
+	if (!t)
+		return -ESRCH;
+	int r = census_tier_mark(m->census, t, store_cycle_writer(m->store), now, name, by_uid, now_monotonic_us());
+	if (r < 0)
+		return r;
+	census_soon(m);
+	if (ret_time)
+		*ret_time = now;
+	return 0;
+}
+
+static int view_request_census(void *userdata, int pid, bool full, bool light, census_done_t done, void *data,
+			       struct census_waiter **ret_waiter)
+{
+	struct manager *m = userdata;
+	struct target *t = watched_find(m->watched, pid);
+
+	if (!t)
+		return -ESRCH;
+	int r = census_tier_request(m->census, t, full, light, now_monotonic_us(), done, data, ret_waiter);
+	if (r < 0)
+		return r;
+	/* the census runs in the pass after this callback, not in it: the
+	 * requester's own bookkeeping is done by then */
+	census_soon(m);
+	return 0;
+}
+
+static void view_cancel_census(void *userdata, struct census_waiter *w)
+{
+	(void)userdata;
+	census_tier_waiter_cancel(w);
+}
+
+static int metrics_text(void *userdata, int64_t only_uid, char **ret, size_t *ret_len)
+{
+	struct manager *m = userdata;
+	struct view_status st;
+
+	snapshot(m, false, &st);
+	return export_metrics_text(m->watched, &st, m->config.export_group_by, gpu_watch_snapshot(&m->gpu), only_uid,
+				   ret, ret_len);
+}
+
+/* ------------------------------------------------------------ life */
+
+/* Reloads the configuration (SIGHUP).  A bad file keeps the running one.
+ * Returns 0 or the negative errno of the failed load. */
+static int reload(struct manager *m)
+{
+	struct daemon_config c;
+	char err[512] = "", changes[4096] = "";
 	int r;
 
-	if (mkdir(m->state_dir, 0750) < 0 && errno != EEXIST)
-		return log_error_errno(errno, "cannot create the state directory %s: %m", m->state_dir);
-	if ((r = lock_state_dir(m)) < 0)
-		return r;
-	r = store_open(&so, &m->store, err, sizeof(err));
+	r = config_load(m->config_path, &c, err, sizeof(err));
 	if (r < 0)
-		return log_error_errno(r, "cannot open the store %s: %s", m->db_path, err[0] ? err : strerror(-r));
-	m->writer = writer_new(m->store);
-	if (!m->writer)
-		return log_error_errno(ENOMEM, "out of memory");
-	log_info("store %s open (schema version %d)", m->db_path, store_schema_version(m->store));
+		return log_error_errno(r, "reload refused, keeping the running configuration: %s", err);
+	unsigned n = config_describe_changes(&m->config, &c, changes, sizeof(changes));
+	if (n == 0) {
+		config_done(&c);
+		log_info("configuration reloaded: nothing changed");
+		return 0;
+	}
+	/* one line per setting, so each is its own journal entry */
+	log_info("configuration reloaded: %u setting%s changed", n, n == 1 ? "" : "s");
+	for (char *line = strtok(changes, "\n"); line; line = strtok(NULL, "\n"))
+		log_info("  %s", line);
+
+	/* in place: the parts of the core read it through a pointer */
+	config_done(&m->config);
+	m->config = c;
+	gpu_watch_reload(&m->gpu);
+	census_tier_reload(m->census);
+	store_cycle_reload(m->store);
+	rearm(m->sample_timer, 0);
+	rearm(m->store_timer, m->config.store_interval);
+	rearm(m->discover_timer, 0);
+
+	/* processes the new selectors no longer pick are let go */
+	for (struct target *t = watched_first(m->watched), *next; t; t = next) {
+		next = watched_next(t);
+		if (!discover_still_selected(&m->config, t)) {
+			log_pid_info(t->pid, "process %d (%s) no longer matches the configuration: not watched any more",
+				     t->pid, t->ref->info.comm ? t->ref->info.comm : "?");
+			let_go(m, t, false);
+		}
+	}
 	return 0;
 }
 
@@ -341,21 +601,55 @@ int manager_new(const struct manager_options *o, struct manager **ret)
 		manager_free(m);
 		return r;
 	}
-	if (read_boot_ms(m->root_fd, &m->boot_ms) < 0)
-		m->boot_ms = -1;
-	m->ticks_per_second = sysconf(_SC_CLK_TCK);
+	m->discover = (struct discover){
+		.root_fd = m->root_fd,
+		.config = &m->config,
+		.id = { .boot_id = m->boot_id, .ticks_per_second = sysconf(_SC_CLK_TCK) },
+		.self = getpid(),
+		.follow = follow,
+		.userdata = m,
+	};
+	if (read_boot_ms(m->root_fd, &m->discover.id.boot_ms) < 0)
+		m->discover.id.boot_ms = -1;
 
-	if ((r = open_store(m)) < 0 || (r = setup_loop(m)) < 0) {
+	if (mkdir(m->state_dir, 0750) < 0 && errno != EEXIST) {
+		r = log_error_errno(errno, "cannot create the state directory %s: %m", m->state_dir);
 		manager_free(m);
 		return r;
 	}
-	manager_gpu_open(m);
+	if ((r = state_lock_take(m->state_dir, &m->lock_fd)) < 0 ||
+	    (r = store_cycle_open(m->db_path, &m->config, m->root_fd, &m->store)) < 0 || (r = setup_loop(m)) < 0) {
+		manager_free(m);
+		return r;
+	}
+	gpu_watch_open(&m->gpu);
 	uint64_t now = now_monotonic_us();
-	budget_init(&m->budget, m->config.scan_budget, now);
+	m->watched = watched_new();
+	m->census = census_tier_new(&m->config, now);
+	if (!m->watched || !m->census) {
+		manager_free(m);
+		return log_error_errno(ENOMEM, "out of memory");
+	}
 	m->started_us = now;
 	m->status_at = now;
-	struct control_options co = { .socket_path = o->socket_path, .proc_root = o->proc_root };
-	if ((r = control_new(m, &co, &m->control)) < 0) {
+
+	struct view view = {
+		.userdata = m,
+		.status = view_status,
+		.describe = view_describe,
+		.for_each = view_for_each,
+		.mark = view_mark,
+		.request_census = view_request_census,
+		.cancel_census = view_cancel_census,
+		.metrics_text = metrics_text,
+	};
+	struct control_options co = {
+		.socket_path = o->socket_path,
+		.proc_root = o->proc_root,
+		.root_fd = m->root_fd,
+		.db_path = m->db_path,
+	};
+	if ((r = control_new(m->event, &view, &co, &m->control)) < 0) {
 		manager_free(m);
 		return r;
 	}
@@ -375,54 +669,13 @@ int manager_run(struct manager *m)
 		log_error_errno(r, "event loop failed: %m");
 
 	/* what was gathered since the last cycle is written before exit */
-	(void)manager_store_cycle(m);
+	(void)store_cycle(m);
 	struct writer_stats ws;
-	writer_get_stats(m->writer, &ws);
+	writer_get_stats(store_cycle_writer(m->store), &ws);
 	if (ws.queued > 0)
 		log_warning("stopping with %" PRIu64 " rows the store would not take (%s)", ws.queued,
 			    ws.message[0] ? ws.message : "see above");
 	return r < 0 ? r : 0;
-}
-
-int manager_reload(struct manager *m)
-{
-	struct daemon_config c;
-	char err[512] = "", changes[4096] = "";
-	int r;
-
-	r = config_load(m->config_path, &c, err, sizeof(err));
-	if (r < 0)
-		return log_error_errno(r, "reload refused, keeping the running configuration: %s", err);
-	unsigned n = config_describe_changes(&m->config, &c, changes, sizeof(changes));
-	if (n == 0) {
-		config_done(&c);
-		log_info("configuration reloaded: nothing changed");
-		return 0;
-	}
-	/* one line per setting, so each is its own journal entry */
-	log_info("configuration reloaded: %u setting%s changed", n, n == 1 ? "" : "s");
-	for (char *line = strtok(changes, "\n"); line; line = strtok(NULL, "\n"))
-		log_info("  %s", line);
-
-	config_done(&m->config);
-	m->config = c;
-	manager_gpu_reload(m);
-	budget_set_share(&m->budget, m->config.scan_budget);
-	(void)store_set_max_size(m->store, m->config.max_database_size);
-	rearm(m->sample_timer, 0);
-	rearm(m->store_timer, m->config.store_interval);
-	rearm(m->discover_timer, 0);
-
-	/* processes the new selectors no longer pick are let go */
-	for (struct target *t = m->targets, *next; t; t = next) {
-		next = t->next;
-		if (!manager_still_selected(m, t)) {
-			log_pid_info(t->pid, "process %d (%s) no longer matches the configuration: not watched any more",
-				     t->pid, t->ref->info.comm ? t->ref->info.comm : "?");
-			manager_drop_target(m, t, false);
-		}
-	}
-	return 0;
 }
 
 struct manager *manager_free(struct manager *m)
@@ -432,19 +685,20 @@ struct manager *manager_free(struct manager *m)
 	/* first: its clients' census waiters are cancelled before the targets
 	 * they wait on go */
 	m->control = control_free(m->control);
-	while (m->targets)
-		manager_drop_target(m, m->targets, false);
-	pidmap_done(&m->by_pid);
+	if (m->watched)
+		while (watched_first(m->watched))
+			let_go(m, watched_first(m->watched), false);
+	m->watched = watched_free(m->watched);
+	m->census = census_tier_free(m->census);
 	sd_event_source_unref(m->sample_timer);
 	sd_event_source_unref(m->store_timer);
 	sd_event_source_unref(m->discover_timer);
 	sd_event_source_unref(m->retention_timer);
-	sd_event_source_unref(m->census_defer);
+	sd_event_source_unref(m->census_soon);
 	sd_event_source_unref(m->sigterm);
 	sd_event_source_unref(m->sigint);
 	sd_event_source_unref(m->sighup);
-	writer_free(m->writer);
-	store_close(m->store);
+	m->store = store_cycle_close(m->store);
 	/* after the store: the next daemon finds the database closed */
 	if (m->lock_fd >= 0)
 		close(m->lock_fd);
@@ -453,33 +707,11 @@ struct manager *manager_free(struct manager *m)
 		close(m->root_fd);
 	config_done(&m->config);
 	export_state_done(&m->export);
-	manager_gpu_close(m);
+	gpu_watch_done(&m->gpu);
 	free(m->boot_id);
 	free(m->config_path);
 	free(m->state_dir);
 	free(m->db_path);
 	free(m);
 	return NULL;
-}
-
-void manager_status_line(struct manager *m, char *buf, size_t size)
-{
-	uint64_t now = now_monotonic_us(), censuses = 0;
-	struct writer_stats ws;
-
-	for (int k = 0; k < _STATUS_MAX; k++)
-		censuses += m->stats.censuses[k];
-	double minutes = (double)(now - m->status_at) / 60e6;
-	double per_minute = minutes > 0 ? (double)(censuses - m->status_censuses) / minutes : 0;
-	double used = now > m->status_at ? (double)(m->stats.census_cpu_us - m->status_cpu_us) / (double)(now - m->status_at) : 0;
-	writer_get_stats(m->writer, &ws);
-	snprintf(buf, size,
-		 "watching %u processes; %.1f censuses/min; census budget %.2f%% used of %.2f%%; %" PRIu64
-		 " deferred; store %s%s%s",
-		 m->n_targets, per_minute, used * 100, m->config.scan_budget * 100, m->stats.deferred,
-		 ws.error ? "failing: " : "ok", ws.error ? (ws.message[0] ? ws.message : strerror(-ws.error)) : "",
-		 ws.error ? "" : "");
-	m->status_at = now;
-	m->status_censuses = censuses;
-	m->status_cpu_us = m->stats.census_cpu_us;
 }

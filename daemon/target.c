@@ -220,3 +220,27 @@ int target_census(struct target *t, enum store_trigger trigger, bool light, bool
 	ret->census = c;
 	return 0;
 }
+
+void target_describe(const struct target *t, struct view_process *ret)
+{
+	const struct store_process *info = &t->ref->info;
+
+	*ret = (struct view_process){
+		.process_id = t->ref->id,
+		.pid = t->pid,
+		.start_time = info->start_time,
+		.started_at = info->started_at,
+		.uid = info->uid,
+		.last_seen = info->seen,
+		.boot_id = info->boot_id,
+		.comm = info->comm,
+		.exe = info->exe,
+		.cmdline = info->cmdline,
+		.private = t->private,
+		.resident = t->resident,
+		.peak_private = info->peak_private,
+		.peak_resident = info->peak_resident,
+		.vram = t->on_gpu ? (int64_t)t->vram : -1,
+		.peak_vram = info->peak_vram,
+	};
+}

@@ -18,12 +18,13 @@
 #include "sample.h"
 #include "schedule.h"
 #include "store.h"
+#include "view.h"
 #include "writer.h"
 
 typedef struct sd_event_source sd_event_source;
 
 struct target {
-	struct target *prev, *next; /* the manager's list */
+	struct target *prev, *next; /* the watched set's list (watched.c) */
 	int pid;
 	uint64_t start_time;
 	int pid_fd;             /* /proc/PID */
@@ -32,7 +33,7 @@ struct target {
 	struct proc_ref *ref;   /* what the store holds about it */
 	char *cgroup;           /* the cgroup v2 path when following began; NULL unknown */
 
-	/* the fast tier */
+	/* the fast tier (fast-tier.c) */
 	uint64_t private, resident, swap; /* the last sample */
 	struct sample_acc acc;
 
@@ -40,7 +41,7 @@ struct target {
 	bool on_gpu;            /* NVML listed it on some device */
 	uint64_t vram;          /* what it holds there, summed over devices (known figures) */
 
-	/* the census tier */
+	/* the census tier (census-tier.c) */
 	struct census_plan plan;
 	struct census_waiter *waiters; /* clients waiting for the next census */
 	struct region_snapshot *snap; /* the regions of the last census */
@@ -92,3 +93,6 @@ int target_census(struct target *t, enum store_trigger trigger, bool light, bool
  * it is on a GPU, the memory it holds there (its peak with it).  Returns
  * its uses in s and their count, as gpu_snapshot_find. */
 const struct gpu_use *target_gpu(struct target *t, const struct gpu_snapshot *s, size_t *ret_n);
+
+/* What the daemon tells of t (its strings are t's). */
+void target_describe(const struct target *t, struct view_process *ret);

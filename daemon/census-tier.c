@@ -1,0 +1,232 @@
+/* The census tier (census-tier.h): the pass's choice, the census and its
+ * bookkeeping, requests, marks and the clients waiting for a census. */
+#include "census-tier.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "census.h"
+#include "export-text.h"
+#include "log.h"
+#include "schedule.h"
+#include "target.h"
+#include "util.h"
+#include "watched.h"
+#include "writer.h"
+
+struct census_tier {
+	const struct daemon_config *config;
+	struct budget budget;
+	struct census_tier_stats stats;
+};
+
+struct census_waiter {
+	struct census_waiter *next;
+	census_done_t done;
+	void *userdata;
+	bool cancelled;
+};
+
+struct census_tier *census_tier_new(const struct daemon_config *config, uint64_t now)
+{
+	struct census_tier *ct = calloc(1, sizeof(*ct));
+	if (!ct)
+		return NULL;
+	ct->config = config;
+	budget_init(&ct->budget, config->scan_budget, now);
+	return ct;
+}
+
+struct census_tier *census_tier_free(struct census_tier *ct)
+{
+	free(ct);
+	return NULL;
+}
+
+void census_tier_reload(struct census_tier *ct)
+{
+	budget_set_share(&ct->budget, ct->config->scan_budget);
+}
+
+const struct census_tier_stats *census_tier_get_stats(const struct census_tier *ct)
+{
+	return &ct->stats;
+}
+
+void census_tier_first_sight(struct census_tier *ct, struct target *t, uint64_t now)
+{
+	schedule_update(&t->plan, ct->config, now, 0);
+}
+
+void census_tier_sampled(struct census_tier *ct, struct target *t, uint64_t now)
+{
+	schedule_update(&t->plan, ct->config, now, t->private);
+}
+
+void census_tier_gpu_told(struct census_tier *ct, struct target *t, uint64_t now)
+{
+	schedule_update_vram(&t->plan, ct->config, now, t->vram);
+}
+
+void census_tier_refill(struct census_tier *ct, uint64_t now)
+{
+	budget_refill(&ct->budget, now);
+}
+
+struct target *census_tier_next(struct census_tier *ct, const struct watched *w)
+{
+	struct target *best = NULL;
+	bool budget = budget_allows(&ct->budget);
+
+	for (struct target *t = watched_first(w); t; t = watched_next(t)) {
+		if (!t->plan.pending)
+			continue;
+		if (!budget && schedule_needs_budget(&t->plan)) {
+			if (!t->plan.deferred) {
+				t->plan.deferred = true;
+				ct->stats.deferred++;
+			}
+			continue;
+		}
+		if (!best || schedule_compare(&t->plan, &best->plan) < 0)
+			best = t;
+	}
+	return best;
+}
+
+bool census_tier_light(const struct census_tier *ct, const struct target *t)
+{
+	if (t->plan.want_full)
+		return false;
+	if (t->plan.want_light)
+		return true;
+	return ct->config->huge_process > 0 && t->resident > ct->config->huge_process;
+}
+
+/* Hands a census result to every client waiting for one, and forgets
+ * them. */
+static void notify_waiters(struct target *t, const struct census_result *res)
+{
+	struct census_waiter *w = t->waiters;
+	t->waiters = NULL;
+	while (w) {
+		struct census_waiter *next = w->next;
+		if (!w->cancelled)
+			w->done(w->userdata, res);
+		free(w);
+		w = next;
+	}
+}
+
+void census_tier_record(struct census_tier *ct, struct target *t, const struct census_result *res, uint64_t now)
+{
+	enum store_status status = res->meta.status;
+	enum store_trigger trigger = res->meta.trigger;
+	const char *comm = t->ref->info.comm ? t->ref->info.comm : "?";
+
+	ct->stats.censuses[status]++;
+	if (res->meta.light && status == STATUS_OK)
+		ct->stats.censuses_light++;
+	if (res->meta.cpu_us > 0) {
+		budget_charge(&ct->budget, (uint64_t)res->meta.cpu_us);
+		ct->stats.census_cpu_us += (uint64_t)res->meta.cpu_us;
+	}
+	if (res->meta.wall_us > 0)
+		ct->stats.census_wall_us += (uint64_t)res->meta.wall_us;
+
+	uint64_t private = res->census ? census_private(res->census) : t->private;
+	if (status == STATUS_DENIED || status == STATUS_ERROR)
+		log_pid_warning(t->pid, "census of process %d (%s): %s: %s", t->pid, comm, store_status_name(status),
+				res->message);
+	else
+		log_pid_debug(t->pid, "census of process %d (%s, %s%s): %s", t->pid, comm, store_trigger_name(trigger),
+			      trigger == TRIGGER_GROWTH && t->plan.vram_growth ? " of GPU memory" : "",
+			      store_status_name(status));
+	if (status == STATUS_OK && res->census)
+		export_classes_from_census(res->census, &t->classes);
+	notify_waiters(t, res);
+	schedule_done(&t->plan, now, status, private);
+}
+
+enum store_status census_tier_take(struct census_tier *ct, struct target *t, const struct gpu_snapshot *gpu,
+				   struct writer *writer)
+{
+	enum store_trigger trigger = schedule_trigger(&t->plan);
+	struct census_result res;
+	size_t n;
+	int r;
+
+	/* the census's GPU section is the last snapshot's: what later growth
+	 * is measured from is the same (a process first seen between two
+	 * snapshots has not been matched to one yet) */
+	if (gpu) {
+		(void)target_gpu(t, gpu, &n);
+		census_tier_gpu_told(ct, t, now_monotonic_us());
+	}
+	r = target_census(t, trigger, census_tier_light(ct, t), ct->config->evidence, now_realtime_ms(), gpu, &res);
+	if (r < 0) {
+		log_pid_warning_errno(t->pid, r, "census of process %d failed: %m", t->pid);
+		schedule_done(&t->plan, now_monotonic_us(), STATUS_ERROR, 0);
+		return STATUS_ERROR;
+	}
+	/* recorded before it is queued: the writer takes the census */
+	census_tier_record(ct, t, &res, now_monotonic_us());
+	r = writer_add_census(writer, t->ref, &res.meta, res.meta.message, res.census, res.events, res.n_events);
+	if (r < 0)
+		log_pid_warning_errno(t->pid, r, "census of process %d lost: %m", t->pid);
+	return res.meta.status;
+}
+
+int census_tier_request(struct census_tier *ct, struct target *t, bool full, bool light, uint64_t now,
+			census_done_t done, void *userdata, struct census_waiter **ret_waiter)
+{
+	struct census_waiter *w = calloc(1, sizeof(*w));
+	(void)ct;
+
+	if (!w)
+		return -ENOMEM;
+	w->done = done;
+	w->userdata = userdata;
+	w->next = t->waiters;
+	t->waiters = w;
+	schedule_add(&t->plan, TRIGGER_REQUEST, now);
+	t->plan.want_full = full;
+	t->plan.want_light = light;
+	if (ret_waiter)
+		*ret_waiter = w;
+	return 0;
+}
+
+void census_tier_waiter_cancel(struct census_waiter *w)
+{
+	if (w)
+		w->cancelled = true;
+}
+
+int census_tier_mark(struct census_tier *ct, struct target *t, struct writer *writer, int64_t time, const char *name,
+		     int64_t by_uid, uint64_t now)
+{
+	(void)ct;
+	int r = writer_add_mark(writer, t->ref, time, name, by_uid);
+	if (r < 0)
+		return r;
+	schedule_add(&t->plan, TRIGGER_MARK, now);
+	return 0;
+}
+
+void census_tier_forget(struct census_tier *ct, struct target *t, bool exited, int64_t time)
+{
+	(void)ct;
+	if (!t->waiters)
+		return;
+	/* clients waiting for a census of a process that is gone */
+	struct census_result gone = {
+		.meta = { .time = time, .trigger = TRIGGER_REQUEST, .status = exited ? STATUS_EXITED : STATUS_ERROR,
+			  .wall_us = -1, .cpu_us = -1, .bytes_read = -1 },
+	};
+	snprintf(gone.message, sizeof(gone.message), exited ? "process %d exited" : "process %d is no longer watched",
+		 t->pid);
+	gone.meta.message = gone.message;
+	notify_waiters(t, &gone);
+}

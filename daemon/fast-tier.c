@@ -1,0 +1,31 @@
+/* The fast tier (fast-tier.h): one status read per watched process per
+ * SampleInterval, and the row it comes to per StoreInterval. */
+#include "fast-tier.h"
+
+#include <errno.h>
+
+#include "log.h"
+#include "target.h"
+#include "writer.h"
+
+int fast_tier_sample(struct fast_tier *f, struct target *t, int64_t now_ms)
+{
+	int r = target_sample(t, now_ms);
+	if (r == -ESRCH)
+		return r;
+	if (r < 0) {
+		/* once: a status file that cannot be read stays so */
+		if (f->sample_errors++ == 0)
+			log_pid_warning_errno(t->pid, r, "cannot read the status of process %d: %m", t->pid);
+		return r;
+	}
+	return 0;
+}
+
+void fast_tier_queue(struct target *t, struct writer *writer, int64_t now_ms)
+{
+	struct store_sample x;
+
+	if (sample_acc_take(&t->acc, now_ms, &x))
+		(void)writer_add_sample(writer, t->ref, &x);
+}

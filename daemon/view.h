@@ -1,0 +1,85 @@
+/* What the daemon shows of itself to those outside its core: a status
+ * snapshot in plain values (for STATUS=, the metrics and the control
+ * socket's "status"), a watched process described in plain values, and
+ * the calls the control socket may make (struct view, given to
+ * control_new).  The manager (manager.c) implements them; nothing here
+ * points into its state beyond the call that fills it. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "census-tier.h"
+#include "store.h"
+#include "writer.h"
+
+/* The daemon at a moment. */
+struct view_status {
+	uint64_t started_us;                /* monotonic, for uptime */
+	const char *config_path, *db_path;  /* valid while the daemon runs */
+
+	/* the watched set (watched.c) */
+	unsigned watched;
+	uint64_t followed, exited, stopped;
+	uint64_t over_limit;                /* discovery: not followed, MaxProcesses reached */
+	uint64_t sample_errors;             /* the fast tier */
+
+	/* the census tier */
+	struct census_tier_stats census;
+	double scan_budget;                 /* ScanBudget=, a share of one CPU */
+
+	/* the store */
+	struct writer_stats writer;
+	uint64_t dropped_rows;              /* all kinds together */
+	int schema_version;
+	bool have_size;
+	uint64_t size;                      /* bytes in use, when have_size */
+
+	uint64_t export_errors;             /* Export='s writes that failed */
+
+	/* the rules for a census of a process the daemon does not watch */
+	bool evidence;                      /* Evidence= */
+	uint64_t huge_process;              /* HugeProcess=, bytes; 0: none */
+};
+
+/* A watched process as the daemon knows it now.  The strings are the
+ * daemon's, valid until the event loop runs again. */
+struct view_process {
+	int64_t process_id;  /* its row in the store; 0 before the first write */
+	int pid;
+	int64_t start_time, started_at, uid, last_seen; /* -1 unknown */
+	const char *boot_id, *comm, *exe, *cmdline;     /* NULL unknown */
+	uint64_t private, resident, peak_private, peak_resident;
+	int64_t vram;        /* GPU memory at the last GPU snapshot; -1: on no GPU */
+	uint64_t peak_vram;
+};
+
+/* Called for each watched process; a negative errno stops the walk. */
+typedef int (*view_each_t)(void *data, const struct view_process *p);
+
+/* The control socket's way into the daemon: every call runs on the event
+ * loop's thread, with userdata as its first argument. */
+struct view {
+	void *userdata;
+	void (*status)(void *userdata, struct view_status *ret);
+	/* 0 with *ret, -ESRCH when pid is not watched */
+	int (*describe)(void *userdata, int pid, struct view_process *ret);
+	/* every watched process; returns 0 or fn's negative errno */
+	int (*for_each)(void *userdata, view_each_t fn, void *data);
+	/* A mark: a named phase of a watched process starts now; a census is
+	 * due at once.  Returns 0 with the time in *ret_time (unix ms), -ESRCH
+	 * when pid is not watched, -ENOMEM. */
+	int (*mark)(void *userdata, int pid, const char *name, int64_t by_uid, int64_t *ret_time);
+	/* A census of a watched pid as soon as possible, outside the budget
+	 * (census_tier_request); done is called once, from the event loop,
+	 * unless cancel_census is called first.  Returns 0 with *ret_waiter,
+	 * -ESRCH when pid is not watched, -ENOMEM. */
+	int (*request_census)(void *userdata, int pid, bool full, bool light, census_done_t done, void *data,
+			      struct census_waiter **ret_waiter);
+	void (*cancel_census)(void *userdata, struct census_waiter *w);
+	/* The metrics exposition; the per-group families hold only the
+	 * processes of only_uid (-1: all).  Returns 0 with *ret (the caller's
+	 * to free) and its length, or -ENOMEM. */
+	int (*metrics_text)(void *userdata, int64_t only_uid, char **ret, size_t *ret_len);
+};

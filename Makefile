@@ -165,7 +165,8 @@ DAEMON_SRCS := $(DAEMON_CONFIG_SRCS) $(CONTROL_SRCS) daemon/sysmem.c daemon/samp
 	daemon/fast-tier.c daemon/census-tier.c daemon/store-cycle.c daemon/state-lock.c \
 	daemon/export.c daemon/export-text.c daemon/gpu-watch.c
 DAEMON_MAIN_SRCS := daemon/ramwatchd.c
-DAEMON_UNIT_TESTS := test-sysmem test-schedule test-pidmap test-writer test-export test-watched test-census-tier
+DAEMON_UNIT_TESTS := test-sysmem test-schedule test-pidmap test-writer test-export test-watched test-census-tier \
+	test-discover
 DAEMON_LIB := $(BUILD)/libramwatchd.a
 DAEMON_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(DAEMON_SRCS))
 # ---- end of daemon

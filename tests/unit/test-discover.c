@@ -1,0 +1,304 @@
+/* Discovery against a fixture proc root (a directory with PID/status,
+ * PID/stat and PID/cmdline files): the processes the selectors pick and
+ * only them, none twice, MaxProcesses gone past, and processes that vanish
+ * between two reads of the listing passed over. */
+#include "testlib.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include "config.h"
+#include "discover.h"
+#include "procfs.h"
+#include "target.h"
+#include "watched.h"
+
+/* Pids no live process holds (above the default pid_max of 4194304 they
+ * could not be parsed; below it, past what a test machine reaches). */
+#define PID(n) (3990000 + (n))
+
+static char root[512];
+
+static void put(const char *pid_dir, const char *name, const char *text, size_t len)
+{
+	char path[1024];
+	snprintf(path, sizeof(path), "%s/%s/%s", root, pid_dir, name);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, len), (ssize_t)len);
+	close(fd);
+}
+
+enum { HAS_STATUS = 1, HAS_STAT = 2, HAS_CMDLINE = 4, ALL = 7 };
+
+/* A process in the fixture: its status (name, state, uid, private memory
+ * in kB), its stat, its cmdline (NUL-separated as the kernel gives it). */
+static void process(int pid, const char *name, char state, int uid, unsigned anon_kb, bool kthread,
+		    const char *cmdline, size_t cmdline_len, unsigned files)
+{
+	char dir[32], path[1024], text[1024];
+
+	snprintf(dir, sizeof(dir), "%d", pid);
+	snprintf(path, sizeof(path), "%s/%s", root, dir);
+	assert_int_equal(mkdir(path, 0755), 0);
+	if (files & HAS_STATUS) {
+		int n;
+		if (kthread)
+			n = snprintf(text, sizeof(text), "Name:\t%s\nState:\t%c\nUid:\t0\t0\t0\t0\nKthread:\t1\n", name,
+				     state);
+		else
+			n = snprintf(text, sizeof(text),
+				     "Name:\t%s\nState:\t%c (x)\nUid:\t%d\t%d\t%d\t%d\nVmRSS:\t%u kB\nRssAnon:\t%u kB\n"
+				     "VmSwap:\t0 kB\nKthread:\t0\n",
+				     name, state, uid, uid, uid, uid, anon_kb + 100, anon_kb);
+		put(dir, "status", text, (size_t)n);
+	}
+	if (files & HAS_STAT) {
+		int n = snprintf(text, sizeof(text), "%d (%s) %c 1 %d %d 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 %d 0 0\n",
+				 pid, name, state, pid, pid, 1000 + pid % 1000);
+		put(dir, "stat", text, (size_t)n);
+	}
+	if (files & HAS_CMDLINE)
+		put(dir, "cmdline", cmdline, cmdline_len);
+}
+
+#define CMD(s) s, sizeof(s) - 1
+
+static int setup(void **state)
+{
+	(void)state;
+	assert_int_equal(test_dir_make(root, sizeof(root), "proc"), 0);
+	/* picked: a worker above MinPrivate */
+	process(PID(1), "worker", 'S', 1000, 100 * 1024, false, CMD("worker\0--jobs\0" "4\0"), ALL);
+	process(PID(2), "worker", 'R', 1001, 200 * 1024, false, CMD("worker\0--jobs\0" "8\0"), ALL);
+	/* not picked: another name; below MinPrivate; Ignore= */
+	process(PID(3), "idle", 'S', 1000, 500 * 1024, false, CMD("idle\0"), ALL);
+	process(PID(4), "worker", 'S', 1000, 1024, false, CMD("worker\0--small\0"), ALL);
+	process(PID(5), "worker", 'S', 1000, 300 * 1024, false, CMD("worker\0--dry-run\0"), ALL);
+	/* never: a kernel thread, a zombie */
+	process(PID(6), "worker", 'S', 0, 0, true, CMD(""), ALL);
+	process(PID(7), "worker", 'Z', 1000, 300 * 1024, false, CMD(""), ALL);
+	/* vanished mid-listing: gone before its status was read; between
+	 * the status and the cmdline; between the status and the stat */
+	process(PID(8), "worker", 'S', 1000, 300 * 1024, false, CMD("worker\0"), 0);
+	process(PID(9), "worker", 'S', 1000, 300 * 1024, false, CMD("worker\0"), HAS_STATUS | HAS_STAT);
+	process(PID(10), "worker", 'S', 1000, 300 * 1024, false, CMD("worker\0"), HAS_STATUS | HAS_CMDLINE);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	test_dir_remove(root);
+	return 0;
+}
+
+/* What the follow callback was handed. */
+struct followed {
+	struct watched *w;
+	unsigned max;
+	unsigned calls;
+	int pids[16];
+	uint64_t private[16];
+	int fail; /* a negative errno to return (after freeing), or 0 */
+};
+
+static int follow(void *userdata, struct target *t, uint64_t private)
+{
+	struct followed *f = userdata;
+
+	if (f->fail) {
+		target_free(t);
+		return f->fail;
+	}
+	assert_true(f->calls < ELEMENTSOF(f->pids));
+	f->pids[f->calls] = t->pid;
+	f->private[f->calls++] = private;
+	int r = watched_add(f->w, t, f->max);
+	if (r < 0)
+		target_free(t);
+	return r;
+}
+
+static void load_config(struct daemon_config *c, const char *text)
+{
+	char err[256] = "";
+	if (config_parse_text("test", text, strlen(text), c, err, sizeof(err)) < 0)
+		fail_msg("%s", err);
+}
+
+static void free_all(struct watched *w)
+{
+	for (struct target *t = watched_first(w), *next; t; t = next) {
+		next = watched_next(t);
+		watched_remove(w, t, false);
+		target_free(t);
+	}
+	watched_free(w);
+}
+
+static bool followed_pid(const struct followed *f, int pid)
+{
+	for (unsigned i = 0; i < f->calls; i++)
+		if (f->pids[i] == pid)
+			return true;
+	return false;
+}
+
+static void discover_init(struct discover *d, int root_fd, const struct daemon_config *c, struct followed *f)
+{
+	*d = (struct discover){
+		.root_fd = root_fd,
+		.config = c,
+		.id = { .boot_id = "0b4f0f6e-52a1-4c3f-9a53-8b2a6c6f1f00", .boot_ms = 1700000000000, .ticks_per_second = 100 },
+		.self = getpid(),
+		.follow = follow,
+		.userdata = f,
+	};
+}
+
+static void test_selectors_pick(void **state)
+{
+	(void)state;
+	struct daemon_config c;
+	struct discover d;
+	struct followed f = { .w = watched_new(), .max = 100 };
+	int root_fd = procfs_open_root(root);
+
+	assert_true(root_fd >= 0);
+	load_config(&c, "[Watch]\nWatch=name:worker\nIgnore=cmdline:*--dry-run*\nMinPrivate=64M\n");
+	discover_init(&d, root_fd, &c, &f);
+	assert_int_equal(discover_pass(&d, f.w), 0);
+
+	assert_int_equal(f.calls, 2);
+	assert_true(followed_pid(&f, PID(1)));
+	assert_true(followed_pid(&f, PID(2)));
+	assert_int_equal(watched_count(f.w), 2);
+	struct target *t = watched_find(f.w, PID(1));
+	assert_non_null(t);
+	assert_string_equal(t->ref->info.comm, "worker");
+	assert_string_equal(t->ref->info.cmdline, "worker --jobs 4");
+	assert_int_equal(t->ref->info.uid, 1000);
+	assert_int_equal(t->start_time, 1000 + PID(1) % 1000);
+	/* started_at: boot time plus start time in clock ticks */
+	assert_int_equal(t->ref->info.started_at, 1700000000000 + (int64_t)t->start_time * 10);
+	for (unsigned i = 0; i < f.calls; i++)
+		assert_int_equal(f.private[i], (f.pids[i] == PID(1) ? 100 : 200) * MiB);
+	assert_int_equal(d.over_limit, 0);
+
+	/* the next pass hands over none twice */
+	assert_int_equal(discover_pass(&d, f.w), 0);
+	assert_int_equal(f.calls, 2);
+
+	/* the selectors still pick them; after a change, no longer */
+	assert_true(discover_still_selected(&c, t));
+	struct daemon_config other;
+	load_config(&other, "[Watch]\nWatch=user:root\n");
+	assert_false(discover_still_selected(&other, t));
+	config_done(&other);
+
+	free_all(f.w);
+	config_done(&c);
+	close(root_fd);
+}
+
+/* Watch= empty: every process (above MinPrivate), still not the kernel
+ * threads, zombies, vanished ones, nor the daemon itself. */
+static void test_all_but(void **state)
+{
+	(void)state;
+	struct daemon_config c;
+	struct discover d;
+	struct followed f = { .w = watched_new(), .max = 100 };
+	int root_fd = procfs_open_root(root);
+
+	load_config(&c, "[Watch]\nMinPrivate=64M\n");
+	discover_init(&d, root_fd, &c, &f);
+	d.self = PID(3);
+	assert_int_equal(discover_pass(&d, f.w), 0);
+	assert_int_equal(f.calls, 3);
+	assert_true(followed_pid(&f, PID(1)));
+	assert_true(followed_pid(&f, PID(2)));
+	assert_true(followed_pid(&f, PID(5)));
+	for (int n = 6; n <= 10; n++)
+		assert_false(followed_pid(&f, PID(n)));
+
+	free_all(f.w);
+	config_done(&c);
+	close(root_fd);
+}
+
+/* MaxProcesses: the processes past it are not followed but counted, and
+ * are followed once there is room. */
+static void test_max_processes(void **state)
+{
+	(void)state;
+	struct daemon_config c;
+	struct discover d;
+	struct followed f = { .w = watched_new(), .max = 1 };
+	int root_fd = procfs_open_root(root);
+
+	load_config(&c, "[Watch]\nWatch=name:worker\nMinPrivate=64M\nMaxProcesses=1\n");
+	discover_init(&d, root_fd, &c, &f);
+	assert_int_equal(discover_pass(&d, f.w), 0);
+	assert_int_equal(f.calls, 1);
+	assert_int_equal(watched_count(f.w), 1);
+	/* the other workers, the two that vanished included: the limit is
+	 * checked before a process is opened */
+	assert_int_equal(d.over_limit, 4);
+	assert_true(d.over_limit_logged);
+
+	/* the one followed exits (its directory goes): the next pass takes
+	 * another */
+	struct target *t = watched_first(f.w);
+	int first = t->pid;
+	char from[1024], to[1024];
+	snprintf(from, sizeof(from), "%s/%d", root, first);
+	snprintf(to, sizeof(to), "%s/exited", root);
+	assert_int_equal(rename(from, to), 0);
+	watched_remove(f.w, t, true);
+	target_free(t);
+	assert_int_equal(discover_pass(&d, f.w), 0);
+	assert_int_equal(rename(to, from), 0);
+	assert_int_equal(f.calls, 2);
+	assert_int_equal(watched_count(f.w), 1);
+	assert_int_not_equal(watched_first(f.w)->pid, first);
+	/* full again: the others are counted again, not told again */
+	assert_true(d.over_limit > 4);
+	assert_true(d.over_limit_logged);
+
+	free_all(f.w);
+	config_done(&c);
+	close(root_fd);
+}
+
+/* Out of memory in the caller ends the pass with its error. */
+static void test_follow_fails(void **state)
+{
+	(void)state;
+	struct daemon_config c;
+	struct discover d;
+	struct followed f = { .w = watched_new(), .max = 100, .fail = -ENOMEM };
+	int root_fd = procfs_open_root(root);
+
+	load_config(&c, "[Watch]\nWatch=name:worker\nMinPrivate=64M\n");
+	discover_init(&d, root_fd, &c, &f);
+	assert_int_equal(discover_pass(&d, f.w), -ENOMEM);
+	assert_int_equal(watched_count(f.w), 0);
+
+	free_all(f.w);
+	config_done(&c);
+	close(root_fd);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_selectors_pick),
+		cmocka_unit_test(test_all_but),
+		cmocka_unit_test(test_max_processes),
+		cmocka_unit_test(test_follow_fails),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -16,18 +16,29 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "config.h"
 #include "gpu.h"
 #include "store.h"
 
-struct census_result;
+struct census;
 struct census_tier;
 struct census_waiter;
+struct region_event;
 struct target;
 struct watched;
 struct writer;
+
+/* A census and what the store gets of it. */
+struct census_result {
+	struct store_census meta;
+	char message[256];
+	struct census *census;        /* NULL unless meta.status is ok */
+	struct region_event *events;  /* since the previous census */
+	size_t n_events;
+};
 
 /* What the censuses came to, over the daemon's life. */
 struct census_tier_stats {

@@ -18,7 +18,6 @@
 #include "limits.h"
 #include "log.h"
 #include "procfs.h"
-#include "target.h"
 #include "util.h"
 
 /* Rates in "status" are over at least this long (when the daemon has run

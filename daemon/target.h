@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "census-tier.h"
 #include "export-text.h"
 #include "proc-parse.h"
 #include "region-events.h"
@@ -71,15 +72,6 @@ struct target *target_free(struct target *t);
  * Returns 0, or -ESRCH when the process has exited (or is a zombie), or
  * another negative errno. */
 int target_sample(struct target *t, int64_t now_ms);
-
-/* A census and what the store gets of it. */
-struct census_result {
-	struct store_census meta;
-	char message[256];
-	struct census *census;        /* NULL unless meta.status is ok */
-	struct region_event *events;  /* since the previous census */
-	size_t n_events;
-};
 
 /* Takes a census now (light: maps and smaps_rollup only; evidence: read
  * allocators' headers), records its cost and status, and the region events

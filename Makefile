@@ -162,11 +162,11 @@ DAEMON_CONFIG_UNIT_TESTS := test-config test-config-values test-config-files tes
 # ---- daemon (ramwatchd)
 DAEMON_SRCS := $(DAEMON_CONFIG_SRCS) $(CONTROL_SRCS) daemon/sysmem.c daemon/sample.c daemon/schedule.c daemon/pidmap.c \
 	daemon/writer.c daemon/target.c daemon/manager.c daemon/discover.c daemon/watched.c \
-	daemon/fast-tier.c daemon/census-tier.c daemon/store-cycle.c daemon/state-lock.c \
+	daemon/fast-tier.c daemon/census-tier.c daemon/store-cycle.c daemon/state-lock.c daemon/timer.c daemon/view.c \
 	daemon/export.c daemon/export-text.c daemon/gpu-watch.c
 DAEMON_MAIN_SRCS := daemon/ramwatchd.c
 DAEMON_UNIT_TESTS := test-sysmem test-schedule test-pidmap test-writer test-export test-watched test-census-tier \
-	test-discover
+	test-discover test-view
 DAEMON_LIB := $(BUILD)/libramwatchd.a
 DAEMON_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(DAEMON_SRCS))
 # ---- end of daemon

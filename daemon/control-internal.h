@@ -21,12 +21,6 @@
 struct census_waiter;
 struct census_result;
 
-/* Census counts at a moment, for the rates of "status". */
-struct control_rate_point {
-	uint64_t at_us;
-	uint64_t censuses, cpu_us;
-};
-
 struct control {
 	struct view view;          /* the daemon, as it lets the socket see it */
 	sd_event *event;
@@ -44,7 +38,7 @@ struct control {
 	uint64_t serial;
 
 	/* status: rates over the last minute or more (control-ops.c) */
-	struct control_rate_point rate_old, rate_new;
+	struct view_rate_point rate_old, rate_new;
 	/* the store could not be read, as last logged (logged once per reason) */
 	char unavailable[1024];
 };

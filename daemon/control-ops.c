@@ -95,22 +95,21 @@ static void op_status(struct control_conn *c)
 {
 	struct control *s = c->server;
 	struct view_status st;
-	uint64_t now = now_monotonic_us(), censuses = 0;
+	uint64_t now = now_monotonic_us();
 	json_t *counts = json_object();
 
 	s->view.status(s->view.userdata, &st);
-	for (int k = 0; k < _STATUS_MAX; k++) {
-		censuses += st.census.censuses[k];
+	for (int k = 0; k < _STATUS_MAX; k++)
 		if (counts)
 			json_object_set_new(counts, store_status_name(k), json_integer((json_int_t)st.census.censuses[k]));
-	}
 	if (counts)
 		json_object_set_new(counts, "light", json_integer((json_int_t)st.census.censuses_light));
 
 	/* rates between a point at least a minute old (or the start) and now */
-	struct control_rate_point point = { now, censuses, st.census.census_cpu_us };
+	struct view_rate_point point = view_rate_point(&st, now);
+	uint64_t censuses = point.censuses;
 	if (s->rate_new.at_us == 0)
-		s->rate_old = s->rate_new = (struct control_rate_point){ .at_us = st.started_us };
+		s->rate_old = s->rate_new = (struct view_rate_point){ .at_us = st.started_us };
 	if (now - s->rate_new.at_us >= RATE_WINDOW_US) {
 		s->rate_old = s->rate_new;
 		s->rate_new = point;

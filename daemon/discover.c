@@ -148,7 +148,7 @@ static int consider(int pid, void *userdata)
 		log_pid_warning_errno(pid, r, "cannot follow process %d (%s): %m", pid, st.name);
 		return r == -ENOMEM ? r : 0;
 	}
-	r = d->follow(d->userdata, t, private);
+	r = d->follow(d->userdata, t);
 	if (r < 0)
 		return r;
 	char a[FORMAT_BYTES_MAX];

@@ -17,9 +17,9 @@
 struct watched;
 
 /* A process discovery picked: the callback takes t over (it frees it when
- * it cannot follow it).  private is its private memory at the status read.
- * Returns 0, or a negative errno that ends the pass (-ENOMEM). */
-typedef int (*discover_follow_t)(void *userdata, struct target *t, uint64_t private);
+ * it cannot follow it).  Returns 0, or a negative errno that ends the pass
+ * (-ENOMEM). */
+typedef int (*discover_follow_t)(void *userdata, struct target *t);
 
 struct discover {
 	int root_fd;                        /* the proc root (borrowed) */

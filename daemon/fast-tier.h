@@ -2,8 +2,9 @@
  * process (a few microseconds, no page-table walk), gathered into min, max
  * and last until the store cycle writes one row of it (sample.h).
  *
- * fast-tier.c is the only file that changes a target's sample fields and
- * its accumulator. */
+ * Only the fast tier changes a target's sample fields and its accumulator
+ * (target_sample reads them in for it; the store cycle and letting a
+ * process go take its row through fast_tier_queue). */
 #pragma once
 
 #include <stdint.h>

@@ -36,6 +36,7 @@
 #include "store-cycle.h"
 #include "store.h"
 #include "target.h"
+#include "timer.h"
 #include "util.h"
 #include "view.h"
 #include "watched.h"
@@ -68,8 +69,7 @@ struct manager {
 	sd_event_source *census_soon;
 	sd_event_source *sigterm, *sigint, *sighup;
 
-	/* the last STATUS= line's moment, for rates */
-	uint64_t status_at, status_censuses, status_cpu_us;
+	struct view_rate_point status_since; /* the last STATUS= line's, for rates */
 };
 
 /* The boot time in unix ms: "btime" of /proc/stat (seconds). */
@@ -90,30 +90,6 @@ static int read_boot_ms(int root_fd, int64_t *ret)
 		return -EBADMSG;
 	*ret = (int64_t)s * 1000;
 	return 0;
-}
-
-/* Timer accuracy: sd_event may fire a timer this much late to coalesce
- * wake-ups; a tenth of the interval, at most 50 ms, keeps samples evenly
- * spaced without waking the machine more than needed. */
-static uint64_t accuracy_of(uint64_t interval)
-{
-	uint64_t a = interval / 10;
-	return a > 50000 ? 50000 : a ? a : 1;
-}
-
-/* Re-arms a one-shot timer interval after its last due time (so the pace
- * does not drift by the work done), or from now when it fell behind. */
-static void rearm(sd_event_source *s, uint64_t interval)
-{
-	uint64_t due = 0, now = 0;
-	(void)sd_event_source_get_time(s, &due);
-	(void)sd_event_now(sd_event_source_get_event(s), CLOCK_MONOTONIC, &now);
-	due += interval;
-	if (due <= now)
-		due = now + interval;
-	(void)sd_event_source_set_time(s, due);
-	(void)sd_event_source_set_time_accuracy(s, accuracy_of(interval));
-	(void)sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
 }
 
 /* ------------------------------------------------------------ following */
@@ -138,10 +114,9 @@ static int on_pidfd(sd_event_source *s, int fd, uint32_t revents, void *userdata
 
 /* Discovery picked t: it joins the watched set, the store gets its row,
  * its exit is watched, its first census is due. */
-static int follow(void *userdata, struct target *t, uint64_t private)
+static int follow(void *userdata, struct target *t)
 {
 	struct manager *m = userdata;
-	(void)private;
 
 	int r = watched_add(m->watched, t, m->config.max_processes);
 	if (r < 0) {
@@ -227,7 +202,7 @@ static int on_sample(sd_event_source *s, uint64_t usec, void *userdata)
 	}
 	/* the census tier: what is due now */
 	census_pass(m);
-	rearm(s, m->config.sample_interval);
+	timer_rearm(s, m->config.sample_interval);
 	return 0;
 }
 
@@ -280,24 +255,9 @@ static void update_status(struct manager *m)
 {
 	struct view_status st;
 	char line[512];
-	uint64_t now = now_monotonic_us(), censuses = 0;
 
 	snapshot(m, false, &st);
-	for (int k = 0; k < _STATUS_MAX; k++)
-		censuses += st.census.censuses[k];
-	double minutes = (double)(now - m->status_at) / 60e6;
-	double per_minute = minutes > 0 ? (double)(censuses - m->status_censuses) / minutes : 0;
-	double used = now > m->status_at ? (double)(st.census.census_cpu_us - m->status_cpu_us) / (double)(now - m->status_at)
-					 : 0;
-	const struct writer_stats *ws = &st.writer;
-	snprintf(line, sizeof(line),
-		 "watching %u processes; %.1f censuses/min; census budget %.2f%% used of %.2f%%; %" PRIu64
-		 " deferred; store %s%s",
-		 st.watched, per_minute, used * 100, st.scan_budget * 100, st.census.deferred,
-		 ws->error ? "failing: " : "ok", ws->error ? (ws->message[0] ? ws->message : strerror(-ws->error)) : "");
-	m->status_at = now;
-	m->status_censuses = censuses;
-	m->status_cpu_us = st.census.census_cpu_us;
+	(void)view_status_line(&st, now_monotonic_us(), &m->status_since, line, sizeof(line));
 	(void)sd_notifyf(false, "STATUS=%s", line);
 }
 
@@ -312,7 +272,7 @@ static int on_store(sd_event_source *s, uint64_t usec, void *userdata)
 	update_status(m);
 	if (store_cycle_take_retention_due(m->store))
 		store_cycle_retention(m->store);
-	rearm(s, m->config.store_interval);
+	timer_rearm(s, m->config.store_interval);
 	return 0;
 }
 
@@ -321,7 +281,7 @@ static int on_discover(sd_event_source *s, uint64_t usec, void *userdata)
 	struct manager *m = userdata;
 	(void)usec;
 	(void)discover_pass(&m->discover, m->watched);
-	rearm(s, m->config.discover_interval);
+	timer_rearm(s, m->config.discover_interval);
 	return 0;
 }
 
@@ -330,7 +290,7 @@ static int on_retention(sd_event_source *s, uint64_t usec, void *userdata)
 	struct manager *m = userdata;
 	(void)usec;
 	store_cycle_retention(m->store);
-	rearm(s, RETENTION_PERIOD_US);
+	timer_rearm(s, RETENTION_PERIOD_US);
 	return 0;
 }
 
@@ -350,20 +310,6 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void
 	log_info("%s received: writing what was gathered and stopping", strsignal((int)si->ssi_signo));
 	(void)sd_notify(false, "STOPPING=1");
 	return sd_event_exit(m->event, 0);
-}
-
-static int add_timer(struct manager *m, sd_event_source **ret, uint64_t first, uint64_t interval,
-		     sd_event_time_handler_t cb, const char *name)
-{
-	uint64_t now;
-	int r = sd_event_now(m->event, CLOCK_MONOTONIC, &now);
-	if (r < 0)
-		return r;
-	r = sd_event_add_time(m->event, ret, CLOCK_MONOTONIC, now + first, accuracy_of(interval), cb, m);
-	if (r < 0)
-		return log_error_errno(r, "cannot add the %s timer: %m", name);
-	(void)sd_event_source_set_description(*ret, name);
-	return 0;
 }
 
 static int setup_loop(struct manager *m)
@@ -393,11 +339,11 @@ static int setup_loop(struct manager *m)
 
 	/* discovery first, then sampling; the first store cycle after one
 	 * StoreInterval; retention soon after start, then every minute */
-	if ((r = add_timer(m, &m->discover_timer, 0, m->config.discover_interval, on_discover, "discovery")) < 0 ||
-	    (r = add_timer(m, &m->sample_timer, 1000, m->config.sample_interval, on_sample, "sampling")) < 0 ||
-	    (r = add_timer(m, &m->store_timer, m->config.store_interval, m->config.store_interval, on_store,
-			   "store")) < 0 ||
-	    (r = add_timer(m, &m->retention_timer, 5u * 1000u * 1000u, RETENTION_PERIOD_US, on_retention,
+	const struct daemon_config *c = &m->config;
+	if ((r = timer_add(m->event, &m->discover_timer, 0, c->discover_interval, on_discover, m, "discovery")) < 0 ||
+	    (r = timer_add(m->event, &m->sample_timer, 1000, c->sample_interval, on_sample, m, "sampling")) < 0 ||
+	    (r = timer_add(m->event, &m->store_timer, c->store_interval, c->store_interval, on_store, m, "store")) < 0 ||
+	    (r = timer_add(m->event, &m->retention_timer, 5u * 1000u * 1000u, RETENTION_PERIOD_US, on_retention, m,
 			   "retention")) < 0)
 		return r;
 	return 0;
@@ -544,9 +490,9 @@ static int reload(struct manager *m)
 	gpu_watch_reload(&m->gpu);
 	census_tier_reload(m->census);
 	store_cycle_reload(m->store);
-	rearm(m->sample_timer, 0);
-	rearm(m->store_timer, m->config.store_interval);
-	rearm(m->discover_timer, 0);
+	timer_rearm(m->sample_timer, 0);
+	timer_rearm(m->store_timer, m->config.store_interval);
+	timer_rearm(m->discover_timer, 0);
 
 	/* processes the new selectors no longer pick are let go */
 	for (struct target *t = watched_first(m->watched), *next; t; t = next) {
@@ -631,7 +577,7 @@ int manager_new(const struct manager_options *o, struct manager **ret)
 		return log_error_errno(ENOMEM, "out of memory");
 	}
 	m->started_us = now;
-	m->status_at = now;
+	m->status_since = (struct view_rate_point){ .at_us = now };
 
 	struct view view = {
 		.userdata = m,

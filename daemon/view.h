@@ -83,3 +83,18 @@ struct view {
 	 * to free) and its length, or -ENOMEM. */
 	int (*metrics_text)(void *userdata, int64_t only_uid, char **ret, size_t *ret_len);
 };
+
+/* The census counts at a moment, which rates are measured from. */
+struct view_rate_point {
+	uint64_t at_us;             /* monotonic */
+	uint64_t censuses, cpu_us;  /* all statuses together; their CPU time */
+};
+
+/* The point of st at now. */
+struct view_rate_point view_rate_point(const struct view_status *st, uint64_t now);
+
+/* One line for STATUS= and the logs: what is watched, the censuses per
+ * minute and the budget used since *since (then moved to now), what
+ * waits, how the store does.  Returns the length snprintf gives. */
+int view_status_line(const struct view_status *st, uint64_t now, struct view_rate_point *since, char *buf,
+		     size_t size);

@@ -100,11 +100,10 @@ struct followed {
 	unsigned max;
 	unsigned calls;
 	int pids[16];
-	uint64_t private[16];
 	int fail; /* a negative errno to return (after freeing), or 0 */
 };
 
-static int follow(void *userdata, struct target *t, uint64_t private)
+static int follow(void *userdata, struct target *t)
 {
 	struct followed *f = userdata;
 
@@ -113,8 +112,7 @@ static int follow(void *userdata, struct target *t, uint64_t private)
 		return f->fail;
 	}
 	assert_true(f->calls < ELEMENTSOF(f->pids));
-	f->pids[f->calls] = t->pid;
-	f->private[f->calls++] = private;
+	f->pids[f->calls++] = t->pid;
 	int r = watched_add(f->w, t, f->max);
 	if (r < 0)
 		target_free(t);
@@ -183,8 +181,9 @@ static void test_selectors_pick(void **state)
 	assert_int_equal(t->start_time, 1000 + PID(1) % 1000);
 	/* started_at: boot time plus start time in clock ticks */
 	assert_int_equal(t->ref->info.started_at, 1700000000000 + (int64_t)t->start_time * 10);
-	for (unsigned i = 0; i < f.calls; i++)
-		assert_int_equal(f.private[i], (f.pids[i] == PID(1) ? 100 : 200) * MiB);
+	/* the private memory of its status, its peak so far */
+	assert_int_equal(t->ref->info.peak_private, 100 * MiB);
+	assert_int_equal(watched_find(f.w, PID(2))->ref->info.peak_private, 200 * MiB);
 	assert_int_equal(d.over_limit, 0);
 
 	/* the next pass hands over none twice */

@@ -431,8 +431,8 @@ static void sql_help(void)
 	       "EXPLAIN) and the PRAGMAs %s.\n\n"
 	       "  --db PATH         the database (default $%s, else %s)\n"
 	       "  --format FORMAT   table (default), csv (RFC 4180) or json (an array of objects)\n"
-	       "  --timeout TIME    time the query may take: a duration, seconds without a unit\n"
-	       "                    (default %s, at most %s)\n"
+	       "  --timeout DURATION time the query may take, seconds without a unit (default\n"
+	       "                    %s, at most %s)\n"
 	       "  --max-rows N      rows to print, at most (default %u, at most %u)\n"
 	       "  --max-bytes SIZE  the result's size, at most: text and blob bytes, 8 for any\n"
 	       "                    other value; K, M, G for KiB, MiB, GiB (default %s)\n\n"
@@ -444,19 +444,10 @@ static void sql_help(void)
 	       RW_SQL_ROWS_MAX, units_format_size(b_default, RW_SQL_BYTES_DEFAULT));
 }
 
-static char *format_seconds(char *buf, size_t size, uint64_t ms)
-{
-	if (ms % 1000 == 0)
-		snprintf(buf, size, "%" PRIu64 " s", ms / 1000);
-	else
-		snprintf(buf, size, "%" PRIu64 ".%03" PRIu64 " s", ms / 1000, ms % 1000);
-	return buf;
-}
-
 /* The message for a failed query, with what a person can do about it. */
 static int query_failed(int r, const char *err, const struct output *out, const struct query_options *o)
 {
-	char t[32];
+	char t[UNITS_FORMAT_MAX];
 
 	switch (r) {
 	case -EACCES:
@@ -464,7 +455,8 @@ static int query_failed(int r, const char *err, const struct output *out, const 
 	case -ENOENT:
 		return fail("%s — ramwatchd creates it when it starts; --db or $%s name another", err, SQL_DB_ENV);
 	case -ETIME:
-		return fail("stopped after %s (--timeout)", format_seconds(t, sizeof(t), o->timeout_ms));
+		/* written as --timeout takes it: "500ms", "1min 30s" */
+		return fail("stopped after %s (--timeout)", units_format_duration(t, o->timeout_ms * UNITS_USEC_PER_MS));
 	case -E2BIG:
 		if (out->too_wide)
 			return fail("the table format shows at most %u columns and the query has %zu: use --format "

@@ -180,14 +180,14 @@ def test_reads_what_the_daemon_wrote(daemon_db):
 def test_time_limit(schema_db):
     start = time.monotonic()
     r = sql(schema_db, ETERNAL + "SELECT count(*) FROM r", "--timeout", "1", check=1)
-    assert r.stderr == "ramwatch: stopped after 1 s (--timeout)\n"
+    assert r.stderr == "ramwatch: stopped after 1s (--timeout)\n"
     assert time.monotonic() - start < 5
 
 
 def test_time_limit_default(schema_db):
     start = time.monotonic()
     r = sql(schema_db, ETERNAL + "SELECT count(*) FROM r", check=1)
-    assert r.stderr == "ramwatch: stopped after 10 s (--timeout)\n"
+    assert r.stderr == "ramwatch: stopped after 10s (--timeout)\n"
     assert 9.5 < time.monotonic() - start < 20
 
 
@@ -305,12 +305,12 @@ def test_limits_on_the_command_line(schema_db):
     assert r.stdout.startswith("Usage: ramwatch sql QUERY")
     # --timeout takes fractions
     r = sql(schema_db, ETERNAL + "SELECT count(*) FROM r", "--timeout", "0.5", check=1)
-    assert r.stderr == "ramwatch: stopped after 0.500 s (--timeout)\n"
+    assert r.stderr == "ramwatch: stopped after 500ms (--timeout)\n"
     # and units, as in ramwatchd.conf
     r = sql(schema_db, ETERNAL + "SELECT count(*) FROM r", "--timeout", "500ms", check=1)
-    assert r.stderr == "ramwatch: stopped after 0.500 s (--timeout)\n"
+    assert r.stderr == "ramwatch: stopped after 500ms (--timeout)\n"
     r = sql(schema_db, ETERNAL + "SELECT count(*) FROM r", "--timeout", "0.01min", check=1)
-    assert r.stderr == "ramwatch: stopped after 0.600 s (--timeout)\n"
+    assert r.stderr == "ramwatch: stopped after 600ms (--timeout)\n"
 
 
 def test_table_columns(schema_db):

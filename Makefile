@@ -62,7 +62,8 @@ ALL_CFLAGS = $(BASE_CFLAGS) $(CFLAGS)
 # ================================================================== sources, per component
 
 # common/: logging, files, strings, times; needs nothing else
-COMMON_SRCS := common/util.c common/fileio.c common/strpool.c common/log.c common/utf8.c common/timeparse.c
+COMMON_SRCS := common/util.c common/fileio.c common/strpool.c common/log.c common/utf8.c common/timeparse.c \
+	common/units.c
 
 # scanner/: one process's census from /proc (smaps, status, evidence, GPU)
 SCANNER_SRCS := scanner/region.c scanner/smaps.c scanner/smaps-fast.c scanner/proc-parse.c scanner/procfs.c \
@@ -191,7 +192,7 @@ $(BUILD)/ramwatchd: $(call objects,$(DAEMON_MAIN)) $(DAEMON_LIBS)
 # ================================================================== tests
 
 # Unit tests (cmocka), one per module: tests/README.md says which tests which.
-UNIT_TESTS := test-util test-strpool test-timeparse \
+UNIT_TESTS := test-util test-strpool test-timeparse test-units \
 	test-smaps test-proc-parse test-classify test-census test-evidence test-memimage test-census-json \
 	test-scan-live test-region-events test-gpu \
 	test-trace-parse test-trace-analyzer test-trace-scopes test-trace-ledger test-trace-report \

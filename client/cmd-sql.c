@@ -3,7 +3,6 @@
  * runs in schema/query.c, which refuses anything but reading and bounds
  * time, rows, size and memory; this file parses the command line and
  * writes the rows. */
-#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -12,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <unistd.h>
 
 #include "commands.h"
@@ -21,6 +19,7 @@
 #include "macro.h"
 #include "query.h"
 #include "table.h"
+#include "units.h"
 #include "util.h"
 
 #define SQL_DB_DEFAULT "/var/lib/ramwatch/ramwatch.db"
@@ -421,70 +420,10 @@ static void output_done(struct output *out)
 
 /* ------------------------------------------------------------ the command line */
 
-/* Seconds, with up to three decimals: "10", "0.5".  Returns 0 with the
- * milliseconds, or -EINVAL / -ERANGE. */
-static int parse_seconds(const char *s, uint64_t *ret_ms)
-{
-	const char *dot = strchr(s, '.');
-	uint64_t whole, frac = 0;
-	size_t digits = 0;
-	char w[32];
-
-	if (!dot) {
-		if (parse_u64(s, 10, &whole) < 0)
-			return -EINVAL;
-	} else {
-		if (dot == s || (size_t)(dot - s) >= sizeof(w))
-			return -EINVAL;
-		memcpy(w, s, (size_t)(dot - s));
-		w[dot - s] = '\0';
-		digits = strlen(dot + 1);
-		if (parse_u64(w, 10, &whole) < 0 || digits == 0 || digits > 3 || parse_u64(dot + 1, 10, &frac) < 0)
-			return -EINVAL;
-		for (size_t i = digits; i < 3; i++)
-			frac *= 10;
-	}
-	if (whole > RW_SQL_TIMEOUT_MAX_MS / 1000)
-		return -ERANGE;
-	*ret_ms = whole * 1000 + frac;
-	return 0;
-}
-
-/* Bytes, with an optional unit K, M, G or T (powers of 1024; "KiB" and
- * "KB" alike).  Returns 0 or -EINVAL / -ERANGE. */
-static int parse_size(const char *s, uint64_t *ret)
-{
-	static const char units[] = "KMGT";
-	size_t digits = strspn(s, "0123456789");
-	const char *u = s + digits, *unit_at;
-	uint64_t v, unit = 1;
-	char num[32];
-
-	if (digits == 0 || digits >= sizeof(num))
-		return -EINVAL;
-	memcpy(num, s, digits);
-	num[digits] = '\0';
-	if (parse_u64(num, 10, &v) < 0)
-		return -ERANGE;
-	if (*u && (unit_at = strchr(units, toupper((unsigned char)*u)))) {
-		for (const char *x = units; x <= unit_at; x++)
-			unit *= 1024;
-		u++;
-		if (strcasecmp(u, "iB") == 0)
-			u += 2;
-	}
-	if (strcasecmp(u, "B") == 0)
-		u++;
-	if (*u)
-		return -EINVAL;
-	if (v > UINT64_MAX / unit)
-		return -ERANGE;
-	*ret = v * unit;
-	return 0;
-}
-
 static void sql_help(void)
 {
+	char t_default[UNITS_FORMAT_MAX], t_max[UNITS_FORMAT_MAX], b_default[UNITS_FORMAT_MAX];
+
 	printf("Usage: ramwatch sql QUERY [--db PATH] [--format table|csv|json] [OPTIONS]\n\n"
 	       "Runs one read-only SQL query on the ramwatch database and prints its rows\n"
 	       "(QUERY '-': read from standard input).  The tables and views are described\n"
@@ -492,28 +431,23 @@ static void sql_help(void)
 	       "EXPLAIN) and the PRAGMAs %s.\n\n"
 	       "  --db PATH         the database (default $%s, else %s)\n"
 	       "  --format FORMAT   table (default), csv (RFC 4180) or json (an array of objects)\n"
-	       "  --timeout SECONDS time the query may take (default %u, at most %u)\n"
+	       "  --timeout DURATION time the query may take, seconds without a unit (default\n"
+	       "                    %s, at most %s)\n"
 	       "  --max-rows N      rows to print, at most (default %u, at most %u)\n"
 	       "  --max-bytes SIZE  the result's size, at most: text and blob bytes, 8 for any\n"
-	       "                    other value; K, M, G for KiB, MiB, GiB (default %llu MiB)\n",
-	       QUERY_PRAGMAS, SQL_DB_ENV, SQL_DB_DEFAULT, RW_SQL_TIMEOUT_DEFAULT_MS / 1000,
-	       RW_SQL_TIMEOUT_MAX_MS / 1000, RW_SQL_ROWS_DEFAULT, RW_SQL_ROWS_MAX,
-	       (unsigned long long)(RW_SQL_BYTES_DEFAULT / (1024 * 1024)));
-}
-
-static char *format_seconds(char *buf, size_t size, uint64_t ms)
-{
-	if (ms % 1000 == 0)
-		snprintf(buf, size, "%" PRIu64 " s", ms / 1000);
-	else
-		snprintf(buf, size, "%" PRIu64 ".%03" PRIu64 " s", ms / 1000, ms % 1000);
-	return buf;
+	       "                    other value; K, M, G for KiB, MiB, GiB (default %s)\n\n"
+	       "Sizes and durations are written as in ramwatchd.conf (ramwatch(1), SIZES AND\n"
+	       "DURATIONS): 1.5G, 512K; 1.5s, 2min, 1h 30min.\n",
+	       QUERY_PRAGMAS, SQL_DB_ENV, SQL_DB_DEFAULT,
+	       units_format_duration(t_default, RW_SQL_TIMEOUT_DEFAULT_MS * UNITS_USEC_PER_MS),
+	       units_format_duration(t_max, RW_SQL_TIMEOUT_MAX_MS * UNITS_USEC_PER_MS), RW_SQL_ROWS_DEFAULT,
+	       RW_SQL_ROWS_MAX, units_format_size(b_default, RW_SQL_BYTES_DEFAULT));
 }
 
 /* The message for a failed query, with what a person can do about it. */
 static int query_failed(int r, const char *err, const struct output *out, const struct query_options *o)
 {
-	char t[32];
+	char t[UNITS_FORMAT_MAX];
 
 	switch (r) {
 	case -EACCES:
@@ -521,7 +455,8 @@ static int query_failed(int r, const char *err, const struct output *out, const 
 	case -ENOENT:
 		return fail("%s — ramwatchd creates it when it starts; --db or $%s name another", err, SQL_DB_ENV);
 	case -ETIME:
-		return fail("stopped after %s (--timeout)", format_seconds(t, sizeof(t), o->timeout_ms));
+		/* written as --timeout takes it: "500ms", "1min 30s" */
+		return fail("stopped after %s (--timeout)", units_format_duration(t, o->timeout_ms * UNITS_USEC_PER_MS));
 	case -E2BIG:
 		if (out->too_wide)
 			return fail("the table format shows at most %u columns and the query has %zu: use --format "
@@ -557,7 +492,7 @@ int cmd_sql(int argc, char **argv)
 	struct query_result res = { 0 };
 	_cleanup_free_ char *input = NULL;
 	const char *db = NULL, *sql;
-	char err[1024] = "", a[FORMAT_BYTES_MAX];
+	char err[1024] = "", a[UNITS_FORMAT_MAX]; /* a size or a duration */
 	int opt, r, w;
 
 	optind = 0;
@@ -575,10 +510,13 @@ int cmd_sql(int argc, char **argv)
 				return usage_error("sql", "--format takes table, csv or json, not '%s'", optarg);
 			break;
 		case 't':
-			if (parse_seconds(optarg, &o.timeout_ms) < 0 || o.timeout_ms == 0 ||
+			if (units_parse_duration(optarg, UNITS_USEC_PER_MS, &o.timeout_ms) < 0 || o.timeout_ms == 0 ||
 			    o.timeout_ms > RW_SQL_TIMEOUT_MAX_MS)
-				return usage_error("sql", "--timeout takes seconds, more than 0 and at most %u, not '%s'",
-						   RW_SQL_TIMEOUT_MAX_MS / 1000, optarg);
+				return usage_error("sql",
+						   "--timeout takes a duration of at least 1ms and at most %s (10, 0.5s, "
+						   "2min), not '%s'",
+						   units_format_duration(a, RW_SQL_TIMEOUT_MAX_MS * UNITS_USEC_PER_MS),
+						   optarg);
 			break;
 		case 'r':
 			if (parse_u64(optarg, 10, &o.max_rows) < 0 || o.max_rows == 0 || o.max_rows > RW_SQL_ROWS_MAX)
@@ -586,7 +524,7 @@ int cmd_sql(int argc, char **argv)
 						   RW_SQL_ROWS_MAX, optarg);
 			break;
 		case 'b':
-			if (parse_size(optarg, &o.max_bytes) < 0 || o.max_bytes == 0 || o.max_bytes > RW_SQL_BYTES_MAX)
+			if (units_parse_size(optarg, &o.max_bytes) < 0 || o.max_bytes == 0 || o.max_bytes > RW_SQL_BYTES_MAX)
 				return usage_error("sql", "--max-bytes takes a size from 1 to %s, not '%s'",
 						   format_bytes(a, RW_SQL_BYTES_MAX), optarg);
 			break;

@@ -62,7 +62,7 @@ TRACE_BENCH_TARGETS := bench-trace
 BASE_CFLAGS += -Itrace
 
 # The fuzz target replays whole inputs (parsers, analyzer, both reports).
-$(BUILD)/fuzz/fuzz-trace: tests/fuzz/fuzz-trace.c $(TRACE_SRCS)
+$(BUILD)/fuzz/fuzz-trace: tests/fuzz/fuzz-trace.c $(TRACE_SRCS) common/text.c
 	@mkdir -p $(dir $@)
 	clang -std=gnu11 -D_GNU_SOURCE -Icommon -Itrace -g -O1 -fsanitize=fuzzer,address,undefined \
 		-o $@ $^ -ljansson -ldl
@@ -224,7 +224,7 @@ check-gpu-script: $(GPU_CHECK_BINS)
 	bash -n tests/gpu/check.sh
 # ---- end of gpu
 
-COMMON_SRCS := common/util.c common/fileio.c common/strpool.c common/log.c common/utf8.c
+COMMON_SRCS := common/util.c common/fileio.c common/strpool.c common/log.c common/text.c
 SCANNER_SRCS := scanner/region.c scanner/smaps.c scanner/smaps-fast.c scanner/proc-parse.c scanner/procfs.c \
 	scanner/proclist.c scanner/classes.c scanner/classify.c scanner/classify-shapes.c scanner/census.c \
 	scanner/census-json.c scanner/region-events.c scanner/scan.c scanner/gpu.c scanner/gpu-nvml.c scanner/gpu-cuda.c \
@@ -235,7 +235,7 @@ CLIENT_SRCS := client/ramwatch.c client/cmd-scan.c client/render.c client/table.
 CLIENT_LIB_SRCS := client/render.c client/table.c
 
 
-UNIT_TESTS := test-util test-strpool test-smaps test-proc-parse test-classify test-census test-evidence test-memimage \
+UNIT_TESTS := test-util test-strpool test-text test-smaps test-proc-parse test-classify test-census test-evidence test-memimage \
 	test-census-json test-render test-scan-live test-region-events $(TRACE_UNIT_TESTS) $(SCHEMA_UNIT_TESTS) \
 	$(DAEMON_CONFIG_UNIT_TESTS) $(DAEMON_UNIT_TESTS) $(STORE_READ_UNIT_TESTS) $(SQL_UNIT_TESTS) \
 	$(CONTROL_UNIT_TESTS) $(CLIENT_CMD_UNIT_TESTS) $(GPU_UNIT_TESTS)

@@ -123,26 +123,6 @@ int answer_print_json(const json_t *answer, FILE *f)
 	return ferror(f) ? -EIO : 0;
 }
 
-void answer_csv_field(FILE *f, const char *s)
-{
-	size_t n;
-
-	if (!s)
-		return;
-	n = strlen(s);
-	if (strpbrk(s, ",\"\r\n") == NULL && (n == 0 || (s[0] != ' ' && s[n - 1] != ' '))) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 void answer_csv_time(FILE *f, bool known, int64_t ms)
 {
 	if (!known)

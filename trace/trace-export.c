@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "macro.h"
+#include "text.h"
 #include "trace-jsonw.h"
 #include "trace-table.h"
 
@@ -86,7 +87,7 @@ static void physical(struct writer *w, const char *kind, const char *cls)
 	int n = snprintf(scope, sizeof(scope), "root/%s", class_of(cls));
 	begin(w, kind);
 	fputs(",\"layer\":\"physical_page\",\"scope\":", w->f);
-	trace_json_string(w->f, scope, n < 0 ? 0 : (size_t)n < sizeof(scope) ? (size_t)n : sizeof(scope) - 1);
+	text_json_write(w->f, scope, n < 0 ? 0 : (size_t)n < sizeof(scope) ? (size_t)n : sizeof(scope) - 1);
 }
 
 static void range_event(struct writer *w, const char *kind, const char *cls, uint64_t address, uint64_t len)

@@ -224,7 +224,7 @@ check-gpu-script: $(GPU_CHECK_BINS)
 	bash -n tests/gpu/check.sh
 # ---- end of gpu
 
-COMMON_SRCS := common/util.c common/fileio.c common/strpool.c common/log.c common/text.c
+COMMON_SRCS := common/util.c common/fileio.c common/strpool.c common/log.c common/text.c common/region-event-kind.c
 SCANNER_SRCS := scanner/region.c scanner/smaps.c scanner/smaps-fast.c scanner/proc-parse.c scanner/procfs.c \
 	scanner/proclist.c scanner/classes.c scanner/classify.c scanner/classify-shapes.c scanner/census.c \
 	scanner/census-json.c scanner/region-events.c scanner/scan.c scanner/gpu.c scanner/gpu-nvml.c scanner/gpu-cuda.c \

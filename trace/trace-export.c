@@ -16,29 +16,14 @@
 #include "trace-jsonw.h"
 #include "trace-table.h"
 
-static const char *const change_names[_TRACE_REGION_CHANGE_MAX] = {
-	[TRACE_REGION_APPEARED] = "appeared",
-	[TRACE_REGION_DISAPPEARED] = "disappeared",
-	[TRACE_REGION_GREW] = "grew",
-	[TRACE_REGION_SHRANK] = "shrank",
-};
-
-int trace_region_change_from_name(const char *name)
-{
-	for (int i = 0; i < _TRACE_REGION_CHANGE_MAX; i++)
-		if (strcmp(change_names[i], name) == 0)
-			return i;
-	return -1;
-}
-
 /* Within one census: what makes room first, so that a region that appears
  * where another went, or grows into where another shrank, finds the
  * range free. */
-static const int change_order[_TRACE_REGION_CHANGE_MAX] = {
-	[TRACE_REGION_DISAPPEARED] = 0,
-	[TRACE_REGION_SHRANK] = 1,
-	[TRACE_REGION_GREW] = 2,
-	[TRACE_REGION_APPEARED] = 3,
+static const int change_order[_REGION_EVENT_KIND_MAX] = {
+	[REGION_DISAPPEARED] = 0,
+	[REGION_SHRANK] = 1,
+	[REGION_GREW] = 2,
+	[REGION_APPEARED] = 3,
 };
 
 static int cmp_events(const void *x, const void *y, void *data)
@@ -160,18 +145,18 @@ static int regions_before(struct writer *w, const struct trace_region_event *v, 
 	for (size_t k = 0; k < n && r == 0; k++) {
 		const struct trace_region_event *e = &v[order[k]];
 		bool is_new;
-		if (e->kind == TRACE_REGION_APPEARED) {
+		if (e->kind == REGION_APPEARED) {
 			if (!trace_table_upsert(&seen, e->start, &is_new))
 				r = -ENOMEM;
 			continue;
 		}
 		if (trace_table_get(&seen, e->start)) {
-			if (e->kind == TRACE_REGION_DISAPPEARED)
+			if (e->kind == REGION_DISAPPEARED)
 				trace_table_remove(&seen, e->start, NULL);
 			continue;
 		}
 		r = region_in(w, e->start, e->cls, e->size_before, e->resident_before);
-		if (r == 0 && e->kind != TRACE_REGION_DISAPPEARED && !trace_table_upsert(&seen, e->start, &is_new))
+		if (r == 0 && e->kind != REGION_DISAPPEARED && !trace_table_upsert(&seen, e->start, &is_new))
 			r = -ENOMEM;
 	}
 	trace_table_done(&seen);
@@ -195,11 +180,11 @@ static int replay(struct writer *w, const struct trace_region_event *v, const si
 			fprintf(w->f, ",\"census_id\":%" PRId64 ",\"time\":%" PRId64 "}\n", e->census_id, e->time);
 		}
 		switch (e->kind) {
-		case TRACE_REGION_APPEARED:
+		case REGION_APPEARED:
 			if ((r = region_in(w, e->start, e->cls, e->size, e->resident)) < 0)
 				return r;
 			break;
-		case TRACE_REGION_DISAPPEARED: region_out(w, e->start); break;
+		case REGION_DISAPPEARED: region_out(w, e->start); break;
 		default:
 			if ((l = trace_table_get(&w->live, e->start)))
 				region_change(w, l, e->size, e->resident);
@@ -220,7 +205,7 @@ int trace_export_region_events(const struct trace_region_event *v, size_t n, FIL
 	if (!order)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
-		if ((unsigned)v[i].kind >= _TRACE_REGION_CHANGE_MAX)
+		if ((unsigned)v[i].kind >= _REGION_EVENT_KIND_MAX)
 			return -EINVAL;
 		order[i] = i;
 	}

@@ -721,11 +721,11 @@ static void test_region_events(void **state)
 			  " \"next\": null}");
 	assert_int_equal(answer_region_events(j, &v, &n, err, sizeof(err)), 0);
 	assert_int_equal(n, 2);
-	assert_int_equal(v[0].kind, TRACE_REGION_APPEARED);
+	assert_int_equal(v[0].kind, REGION_APPEARED);
 	assert_int_equal(v[0].start, 0x7f0000000000ull);
 	assert_string_equal(v[0].cls, "other");
 	assert_int_equal(v[0].resident, 67108864);
-	assert_int_equal(v[1].kind, TRACE_REGION_SHRANK);
+	assert_int_equal(v[1].kind, REGION_SHRANK);
 	assert_int_equal(v[1].size_before, 8192);
 	assert_int_equal(v[1].resident, 0); /* a light census: not known */
 	free(v);

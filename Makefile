@@ -48,7 +48,7 @@ ALL_CFLAGS = $(BASE_CFLAGS) $(CFLAGS)
 
 # ---- trace analyzer (trace/): sources, tests, fuzz target
 TRACE_SRCS := trace/trace-event.c trace/trace-fast.c trace/trace-general.c trace/trace-parse.c \
-	trace/trace-table.c trace/trace-scopes.c trace/trace-ledger.c trace/trace-alloc.c \
+	trace/trace-scopes.c trace/trace-ledger.c trace/trace-alloc.c \
 	trace/trace-analyzer.c trace/trace-integrity.c trace/trace-rank.c trace/trace-jsonw.c \
 	trace/trace-symbols.c trace/trace-report.c trace/trace-text.c trace/trace-jsonl.c \
 	trace/trace-replay.c
@@ -62,7 +62,7 @@ TRACE_BENCH_TARGETS := bench-trace
 BASE_CFLAGS += -Itrace
 
 # The fuzz target replays whole inputs (parsers, analyzer, both reports).
-$(BUILD)/fuzz/fuzz-trace: tests/fuzz/fuzz-trace.c $(TRACE_SRCS) common/text.c
+$(BUILD)/fuzz/fuzz-trace: tests/fuzz/fuzz-trace.c $(TRACE_SRCS) common/text.c common/hashtab.c
 	@mkdir -p $(dir $@)
 	clang -std=gnu11 -D_GNU_SOURCE -Icommon -Itrace -g -O1 -fsanitize=fuzzer,address,undefined \
 		-o $@ $^ -ljansson -ldl
@@ -224,7 +224,8 @@ check-gpu-script: $(GPU_CHECK_BINS)
 	bash -n tests/gpu/check.sh
 # ---- end of gpu
 
-COMMON_SRCS := common/util.c common/fileio.c common/strpool.c common/log.c common/text.c common/region-event-kind.c
+COMMON_SRCS := common/util.c common/fileio.c common/strpool.c common/log.c common/text.c \
+	common/region-event-kind.c common/hashtab.c
 SCANNER_SRCS := scanner/region.c scanner/smaps.c scanner/smaps-fast.c scanner/proc-parse.c scanner/procfs.c \
 	scanner/proclist.c scanner/classes.c scanner/classify.c scanner/classify-shapes.c scanner/census.c \
 	scanner/census-json.c scanner/region-events.c scanner/scan.c scanner/gpu.c scanner/gpu-nvml.c scanner/gpu-cuda.c \
@@ -235,7 +236,7 @@ CLIENT_SRCS := client/ramwatch.c client/cmd-scan.c client/render.c client/table.
 CLIENT_LIB_SRCS := client/render.c client/table.c
 
 
-UNIT_TESTS := test-util test-strpool test-text test-smaps test-proc-parse test-classify test-census test-evidence test-memimage \
+UNIT_TESTS := test-util test-strpool test-text test-hashtab test-smaps test-proc-parse test-classify test-census test-evidence test-memimage \
 	test-census-json test-render test-scan-live test-region-events $(TRACE_UNIT_TESTS) $(SCHEMA_UNIT_TESTS) \
 	$(DAEMON_CONFIG_UNIT_TESTS) $(DAEMON_UNIT_TESTS) $(STORE_READ_UNIT_TESTS) $(SQL_UNIT_TESTS) \
 	$(CONTROL_UNIT_TESTS) $(CLIENT_CMD_UNIT_TESTS) $(GPU_UNIT_TESTS)
@@ -315,10 +316,10 @@ check-sanitizers:
 
 FUZZ_CFLAGS := -std=gnu11 -D_GNU_SOURCE -Icommon -Iscanner -g -O1 -fsanitize=fuzzer,address,undefined
 FUZZ_SRCS := scanner/smaps.c scanner/smaps-fast.c scanner/region.c scanner/classify.c scanner/classify-shapes.c scanner/classes.c scanner/census.c \
-	scanner/proc-parse.c common/strpool.c common/util.c
+	scanner/proc-parse.c common/strpool.c common/hashtab.c common/util.c
 FUZZ_EVIDENCE_SRCS := scanner/smaps.c scanner/smaps-fast.c scanner/region.c scanner/classify.c \
 	scanner/classify-shapes.c scanner/classes.c scanner/memsource.c scanner/memimage.c scanner/evidence.c \
-	scanner/evidence-checks.c scanner/evidence-split.c common/strpool.c common/util.c
+	scanner/evidence-checks.c scanner/evidence-split.c common/strpool.c common/hashtab.c common/util.c
 
 $(BUILD)/fuzz/fuzz-smaps: tests/fuzz/fuzz-smaps.c $(FUZZ_SRCS)
 	@mkdir -p $(dir $@)

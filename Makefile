@@ -62,8 +62,8 @@ ALL_CFLAGS = $(BASE_CFLAGS) $(CFLAGS)
 # ================================================================== sources, per component
 
 # common/: logging, files, strings, times; needs nothing else
-COMMON_SRCS := common/util.c common/fileio.c common/strpool.c common/log.c common/utf8.c common/timeparse.c \
-	common/units.c
+COMMON_SRCS := common/util.c common/fileio.c common/strpool.c common/log.c common/text.c common/hashtab.c \
+	common/region-event-kind.c common/timeparse.c common/units.c
 
 # scanner/: one process's census from /proc (smaps, status, evidence, GPU)
 SCANNER_SRCS := scanner/region.c scanner/smaps.c scanner/smaps-fast.c scanner/proc-parse.c scanner/procfs.c \
@@ -74,7 +74,7 @@ SCANNER_SRCS := scanner/region.c scanner/smaps.c scanner/smaps-fast.c scanner/pr
 
 # trace/: the memtrace analyzer (ramwatch trace summary) and export
 TRACE_SRCS := trace/trace-event.c trace/trace-fast.c trace/trace-general.c trace/trace-parse.c \
-	trace/trace-table.c trace/trace-scopes.c trace/trace-ledger.c trace/trace-alloc.c \
+	trace/trace-scopes.c trace/trace-ledger.c trace/trace-alloc.c \
 	trace/trace-analyzer.c trace/trace-integrity.c trace/trace-rank.c trace/trace-jsonw.c \
 	trace/trace-symbols.c trace/trace-report.c trace/trace-text.c trace/trace-jsonl.c \
 	trace/trace-replay.c trace/trace-export.c
@@ -192,7 +192,7 @@ $(BUILD)/ramwatchd: $(call objects,$(DAEMON_MAIN)) $(DAEMON_LIBS)
 # ================================================================== tests
 
 # Unit tests (cmocka), one per module: tests/README.md says which tests which.
-UNIT_TESTS := test-util test-strpool test-timeparse test-units \
+UNIT_TESTS := test-util test-strpool test-text test-hashtab test-timeparse test-units \
 	test-smaps test-proc-parse test-classify test-census test-evidence test-memimage test-census-json \
 	test-scan-live test-region-events test-gpu \
 	test-trace-parse test-trace-analyzer test-trace-scopes test-trace-ledger test-trace-report \
@@ -306,10 +306,10 @@ check-layers:
 # The fuzz targets are built from the sources with clang's libFuzzer.
 FUZZ_CFLAGS := -std=gnu11 -D_GNU_SOURCE $(INC_scanner) -g -O1 -fsanitize=fuzzer,address,undefined
 FUZZ_SRCS := scanner/smaps.c scanner/smaps-fast.c scanner/region.c scanner/classify.c scanner/classify-shapes.c scanner/classes.c scanner/census.c \
-	scanner/proc-parse.c common/strpool.c common/util.c
+	scanner/proc-parse.c common/strpool.c common/hashtab.c common/util.c
 FUZZ_EVIDENCE_SRCS := scanner/smaps.c scanner/smaps-fast.c scanner/region.c scanner/classify.c \
 	scanner/classify-shapes.c scanner/classes.c scanner/memsource.c scanner/memimage.c scanner/evidence.c \
-	scanner/evidence-checks.c scanner/evidence-split.c common/strpool.c common/util.c
+	scanner/evidence-checks.c scanner/evidence-split.c common/strpool.c common/hashtab.c common/util.c
 FUZZ_TRACE_SRCS := $(filter-out trace/trace-export.c,$(TRACE_SRCS))
 FUZZ_TRACE_SEEDS := tests/data/trace
 
@@ -322,7 +322,7 @@ $(BUILD)/fuzz/fuzz-evidence: tests/fuzz/fuzz-evidence.c $(FUZZ_EVIDENCE_SRCS)
 	clang $(FUZZ_CFLAGS) -o $@ $^
 
 # The trace fuzz target replays whole inputs (parsers, analyzer, both reports).
-$(BUILD)/fuzz/fuzz-trace: tests/fuzz/fuzz-trace.c $(FUZZ_TRACE_SRCS)
+$(BUILD)/fuzz/fuzz-trace: tests/fuzz/fuzz-trace.c $(FUZZ_TRACE_SRCS) common/text.c common/hashtab.c
 	@mkdir -p $(dir $@)
 	clang -std=gnu11 -D_GNU_SOURCE $(INC_trace) -g -O1 -fsanitize=fuzzer,address,undefined \
 		-o $@ $^ -ljansson -ldl

@@ -19,6 +19,7 @@
 #include "macro.h"
 #include "query.h"
 #include "table.h"
+#include "text.h"
 #include "units.h"
 #include "util.h"
 
@@ -84,38 +85,6 @@ struct output {
 
 /* ------------------------------------------------------------ values as text */
 
-/* The length of the valid UTF-8 sequence at s (at most n bytes) and its
- * code point, or 0 for a byte that starts none (RFC 3629: no overlong
- * forms, no surrogates, nothing above U+10FFFF). */
-static size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *ret)
-{
-	uint32_t cp, min;
-	size_t len;
-
-	if (s[0] < 0x80) {
-		*ret = s[0];
-		return 1;
-	} else if ((s[0] & 0xe0) == 0xc0) {
-		len = 2, cp = s[0] & 0x1f, min = 0x80;
-	} else if ((s[0] & 0xf0) == 0xe0) {
-		len = 3, cp = s[0] & 0x0f, min = 0x800;
-	} else if ((s[0] & 0xf8) == 0xf0) {
-		len = 4, cp = s[0] & 0x07, min = 0x10000;
-	} else
-		return 0;
-	if (len > n)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	*ret = cp;
-	return len;
-}
-
 /* The shortest text that reads back as the same double, always with a
  * point or an exponent so it reads as a real (1.0, not 1).  Infinity is
  * "Inf" as SQLite writes it, or in JSON (which has no word for it)
@@ -142,93 +111,12 @@ static void put_hex(FILE *f, const unsigned char *p, size_t n)
 		fprintf(f, "%02X", p[i]);
 }
 
-/* Text for a person's terminal: control characters (C0, DEL, C1), which
- * would move the cursor or set colours, and bytes that are not UTF-8 are
- * shown escaped ("\n", "\x1b", "\u009b"). */
-static int put_visible(struct buf *b, const unsigned char *s, size_t n)
+/* A cell of the table for a person's terminal: text_visible. */
+static int put_visible(struct buf *b, const char *s, size_t n)
 {
-	int r = 0;
+	_cleanup_free_ char *v = text_visible(s, n);
 
-	for (size_t i = 0; i < n && r >= 0;) {
-		uint32_t cp;
-		size_t len = utf8_decode(s + i, n - i, &cp);
-
-		if (len == 0) {
-			r = buf_printf(b, "\\x%02x", s[i]);
-			i++;
-			continue;
-		}
-		if (cp == '\n')
-			r = buf_put(b, "\\n", 2);
-		else if (cp == '\t')
-			r = buf_put(b, "\\t", 2);
-		else if (cp == '\r')
-			r = buf_put(b, "\\r", 2);
-		else if (cp < 0x20 || cp == 0x7f)
-			r = buf_printf(b, "\\x%02x", (unsigned)cp);
-		else if (cp >= 0x80 && cp < 0xa0)
-			r = buf_printf(b, "\\u%04x", (unsigned)cp);
-		else
-			r = buf_put(b, s + i, len);
-		i += len;
-	}
-	return r;
-}
-
-/* A JSON string (RFC 8259): quotes, backslashes and control characters
- * escaped; bytes that are not UTF-8 become U+FFFD, so the output is
- * always valid UTF-8. */
-static void put_json_string(FILE *f, const unsigned char *s, size_t n)
-{
-	fputc('"', f);
-	for (size_t i = 0; i < n;) {
-		uint32_t cp;
-		size_t len = utf8_decode(s + i, n - i, &cp);
-
-		if (len == 0) {
-			fputs("\xef\xbf\xbd", f);
-			i++;
-			continue;
-		}
-		switch (cp) {
-		case '"': fputs("\\\"", f); break;
-		case '\\': fputs("\\\\", f); break;
-		case '\n': fputs("\\n", f); break;
-		case '\r': fputs("\\r", f); break;
-		case '\t': fputs("\\t", f); break;
-		case '\b': fputs("\\b", f); break;
-		case '\f': fputs("\\f", f); break;
-		default:
-			if (cp < 0x20)
-				fprintf(f, "\\u%04x", (unsigned)cp);
-			else
-				fwrite(s + i, 1, len, f);
-		}
-		i += len;
-	}
-	fputc('"', f);
-}
-
-/* A CSV field (RFC 4180): quoted when it holds a comma, a quote or a line
- * break, with quotes doubled; an empty text is "" so that it differs from
- * NULL, which is an empty field. */
-static void put_csv_field(FILE *f, const char *s, size_t n)
-{
-	bool quote = n == 0;
-
-	for (size_t i = 0; i < n && !quote; i++)
-		quote = s[i] == ',' || s[i] == '"' || s[i] == '\r' || s[i] == '\n';
-	if (!quote) {
-		fwrite(s, 1, n, f);
-		return;
-	}
-	fputc('"', f);
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] == '"')
-			fputc('"', f);
-		fputc(s[i], f);
-	}
-	fputc('"', f);
+	return v ? buf_put(b, v, strlen(v)) : -ENOMEM;
 }
 
 /* ------------------------------------------------------------ the three formats */
@@ -273,7 +161,7 @@ static int on_columns(void *userdata, size_t n, const char *const *names)
 			return -ENOMEM;
 		for (size_t i = 0; i < n; i++) {
 			out->cell.len = 0;
-			if (put_visible(&out->cell, (const unsigned char *)names[i], strlen(names[i])) < 0 ||
+			if (put_visible(&out->cell, names[i], strlen(names[i])) < 0 ||
 			    buf_put(&out->cell, "", 0) < 0 || !(out->names[i] = strdup(out->cell.p)))
 				return -ENOMEM;
 		}
@@ -281,7 +169,7 @@ static int on_columns(void *userdata, size_t n, const char *const *names)
 		for (size_t i = 0; i < n; i++) {
 			if (i > 0)
 				fputc(',', out->f);
-			put_csv_field(out->f, names[i], strlen(names[i]));
+			text_csv_write(out->f, names[i], strlen(names[i]));
 		}
 		if (n > 0)
 			fputs("\r\n", out->f);
@@ -340,7 +228,7 @@ static void csv_row(struct output *out, const struct query_value *v)
 		case QUERY_NULL: break;
 		case QUERY_INTEGER: fprintf(out->f, "%" PRId64, v[i].integer); break;
 		case QUERY_REAL: fputs(format_real(real, sizeof(real), v[i].real, false), out->f); break;
-		case QUERY_TEXT: put_csv_field(out->f, v[i].data, v[i].size); break;
+		case QUERY_TEXT: text_csv_write(out->f, v[i].data, v[i].size); break;
 		case QUERY_BLOB: put_hex(out->f, v[i].data, v[i].size); break;
 		}
 	}
@@ -355,13 +243,13 @@ static void json_row(struct output *out, const struct query_value *v)
 	for (size_t i = 0; i < out->n; i++) {
 		if (i > 0)
 			fputc(',', out->f);
-		put_json_string(out->f, (const unsigned char *)out->names[i], strlen(out->names[i]));
+		text_json_write(out->f, out->names[i], strlen(out->names[i]));
 		fputc(':', out->f);
 		switch (v[i].type) {
 		case QUERY_NULL: fputs("null", out->f); break;
 		case QUERY_INTEGER: fprintf(out->f, "%" PRId64, v[i].integer); break;
 		case QUERY_REAL: fputs(format_real(real, sizeof(real), v[i].real, true), out->f); break;
-		case QUERY_TEXT: put_json_string(out->f, v[i].data, v[i].size); break;
+		case QUERY_TEXT: text_json_write(out->f, v[i].data, v[i].size); break;
 		case QUERY_BLOB:
 			fputc('"', out->f);
 			put_hex(out->f, v[i].data, v[i].size);

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "macro.h"
+#include "render-answer.h"
 #include "util.h"
 
 struct control {
@@ -296,39 +297,24 @@ int control_call(struct control *c, json_t *request, uint64_t wait_us, json_t **
 
 /* ---------------------------------------------------------------- paged answers */
 
-static bool json_int(const json_t *o, const char *key, int64_t *ret)
-{
-	const json_t *v = json_object_get(o, key);
-	if (!json_is_integer(v))
-		return false;
-	*ret = (int64_t)json_integer_value(v);
-	return true;
-}
-
-static const char *json_str(const json_t *o, const char *key)
-{
-	const json_t *v = json_object_get(o, key);
-	return json_is_string(v) ? json_string_value(v) : NULL;
-}
-
 /* A key naming an element already held: instances by process_id,
  * censuses by census_id, marks by process, time and name. */
 static char *identity(const char *array, const json_t *v)
 {
 	int64_t a = 0, b = 0;
 	char *s = NULL;
-	const char *name = json_str(v, "name");
+	const char *name = answer_str(v, "name");
 
 	if (streq(array, "censuses")) {
-		json_int(v, "census_id", &a);
+		answer_int(v, "census_id", &a);
 		return asprintf(&s, "%" PRId64, a) < 0 ? NULL : s;
 	}
 	if (streq(array, "instances")) {
-		json_int(v, "process_id", &a);
+		answer_int(v, "process_id", &a);
 		return asprintf(&s, "%" PRId64, a) < 0 ? NULL : s;
 	}
-	json_int(v, "process_id", &a);
-	json_int(v, "time", &b);
+	answer_int(v, "process_id", &a);
+	answer_int(v, "time", &b);
 	return asprintf(&s, "%" PRId64 "/%" PRId64 "/%s", a, b, name ? name : "") < 0 ? NULL : s;
 }
 

@@ -8,6 +8,7 @@
 
 #include "macro.h"
 #include "table.h"
+#include "text.h"
 #include "timeparse.h"
 #include "util.h"
 
@@ -266,7 +267,7 @@ static void csv_value(FILE *f, const json_t *o, const struct csv_column *col)
 		answer_csv_time(f, known, v);
 		break;
 	case CSV_TEXT:
-		answer_csv_field(f, answer_str(o, col->key));
+		text_csv_write_cstr(f, answer_str(o, col->key));
 		break;
 	case CSV_BOOL:
 		fputs(json_is_true(json_object_get(o, col->key)) ? "true" : "false", f);

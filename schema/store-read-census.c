@@ -16,6 +16,7 @@
 #include "classify.h"
 #include "store-read-internal.h"
 #include "strpool.h"
+#include "text.h"
 
 DEFINE_CLEANUP(struct census *, census_free)
 
@@ -42,7 +43,8 @@ static const char *column_intern(struct census *c, sqlite3_stmt *st, int i, bool
 	if (!s)
 		return NULL;
 	if (!read_utf8_valid(s, len)) {
-		s = clean = read_text_clean(s, len);
+		/* the same U+FFFD for a bad byte as a live census shows */
+		s = clean = text_clean(s, len, true, &len);
 		if (!clean) {
 			*oom = true;
 			return NULL;
@@ -58,7 +60,7 @@ static int dup_into(char **dst, const char *src)
 {
 	if (!src)
 		return 0;
-	*dst = read_utf8_valid(src, strlen(src)) ? strdup(src) : read_text_clean(src, strlen(src));
+	*dst = read_utf8_valid(src, strlen(src)) ? strdup(src) : text_clean(src, strlen(src), true, NULL);
 	return *dst ? 0 : -ENOMEM;
 }
 

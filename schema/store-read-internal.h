@@ -229,8 +229,8 @@ int reader_since_previous(struct store_reader *r, int64_t process_id, int64_t ce
 
 /* ------------------------------------------------------------ JSON */
 
-/* Column i of st as a JSON integer or string (read_text_clean when not
- * UTF-8), null for NULL.  NULL when out of memory. */
+/* Column i of st as a JSON integer or string (bytes that are not UTF-8,
+ * and NUL, as U+FFFD: text_json_stringn), null for NULL.  NULL when out of memory. */
 json_t *read_column_int(sqlite3_stmt *st, int i);
 json_t *read_column_str(sqlite3_stmt *st, int i);
 
@@ -238,9 +238,6 @@ json_t *read_column_str(sqlite3_stmt *st, int i);
  * process sets its own comm and command line, and a file name is any
  * bytes: what the store holds need not be. */
 bool read_utf8_valid(const char *s, size_t len);
-/* A copy of s (len bytes) with every byte outside ASCII, and NUL, made
- * '?', so the rest stays readable.  NULL when out of memory. */
-char *read_text_clean(const char *s, size_t len);
 
 /* An integer, or null when v is -1 (unknown). */
 json_t *read_int_or_null(int64_t v);

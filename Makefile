@@ -105,8 +105,8 @@ DAEMON_SRCS := daemon/config.c daemon/config-parse.c daemon/config-table.c daemo
 DAEMON_MAIN := daemon/ramwatchd.c
 
 # client/: ramwatch (scan, summary, diff, the daemon's commands, sql, trace)
-CLIENT_SRCS := client/cmd-scan.c client/render.c client/table.c client/cmd-trace.c \
-	client/control-client.c client/answer.c client/render-status.c client/render-history.c \
+CLIENT_SRCS := client/cmd-scan.c client/render-census.c client/table.c client/cmd-trace.c \
+	client/control-client.c client/answer.c client/render-status.c client/render-processes.c client/render-history.c \
 	client/render-report.c client/ask.c client/cmd-status.c client/cmd-processes.c \
 	client/cmd-history.c client/cmd-report.c client/cmd-diff.c client/cmd-mark.c client/cmd-events.c \
 	client/cmd-metrics.c client/cmd-sql.c
@@ -288,7 +288,7 @@ check-sanitizers:
 # broken probe's).
 LAYER_PROBES := common:scanner:census.h common:trace:trace-event.h scanner:trace:trace-event.h \
 	trace:scanner:census.h scanner:schema:store.h trace:schema:store.h schema:daemon:manager.h \
-	schema:client:render.h daemon:client:render.h daemon:trace:trace-event.h client:daemon:manager.h
+	schema:client:render-census.h daemon:client:render-census.h daemon:trace:trace-event.h client:daemon:manager.h
 
 check-layers:
 	@set -e; for p in $(LAYER_PROBES); do \

@@ -76,15 +76,15 @@ static int load_row(struct store_reader *r, int64_t census_id, struct census *c,
 	sqlite3_stmt *st = NULL;
 	int e;
 
-	e = reader_stmt(r, RS_CENSUS_ROW, sql, &st);
+	e = read_prepare(r, RS_CENSUS_ROW, sql, &st);
 	if (e < 0)
 		return e;
-	e = reader_bound(r, st, sqlite3_bind_int64(st, 1, census_id), "reading a census");
+	e = read_bound(r, st, sqlite3_bind_int64(st, 1, census_id), "reading a census");
 	if (e < 0)
 		return e;
-	e = reader_step(r, st, "reading a census");
+	e = read_step(r, st, "reading a census");
 	if (e == 0)
-		e = reader_failf(r, -ENOENT, "no census %lld in the store", (long long)census_id);
+		e = read_failf(r, -ENOENT, "no census %lld in the store", (long long)census_id);
 	if (e > 0) {
 		c->taken_at_ms = sqlite3_column_int64(st, 0);
 		c->light = sqlite3_column_int(st, 3) != 0;
@@ -130,7 +130,7 @@ static int load_row(struct store_reader *r, int64_t census_id, struct census *c,
 		e = read_set(meta, "trigger", read_column_str(st, 1));
 		e |= read_set(meta, "status", read_column_str(st, 2));
 	}
-	reader_done(st);
+	read_done(st);
 	return e < 0 ? e : 0;
 }
 
@@ -139,14 +139,14 @@ static int load_classes(struct store_reader *r, int64_t census_id, struct census
 	sqlite3_stmt *st = NULL;
 	int e;
 
-	e = reader_stmt(r, RS_CENSUS_CLASSES,
-			"SELECT class, private, resident, pss, swap, size, count, confirmed FROM census_classes"
+	e = read_prepare(r, RS_CENSUS_CLASSES,
+			 "SELECT class, private, resident, pss, swap, size, count, confirmed FROM census_classes"
 			" WHERE census_id = ?1",
 			&st);
 	if (e < 0)
 		return e;
-	e = reader_bound(r, st, sqlite3_bind_int64(st, 1, census_id), "reading census classes");
-	while (e >= 0 && (e = reader_step(r, st, "reading census classes")) > 0) {
+	e = read_bound(r, st, sqlite3_bind_int64(st, 1, census_id), "reading census classes");
+	while (e >= 0 && (e = read_step(r, st, "reading census classes")) > 0) {
 		int k = class_from_key((const char *)sqlite3_column_text(st, 0));
 		/* a class a newer ramwatch wrote: this one has no name for it */
 		if (k < 0)
@@ -161,7 +161,7 @@ static int load_classes(struct store_reader *r, int64_t census_id, struct census
 			.confirmed = column_u64(st, 7),
 		};
 	}
-	reader_done(st);
+	read_done(st);
 	return e < 0 ? e : 0;
 }
 
@@ -189,11 +189,11 @@ static int load_regions(struct store_reader *r, int64_t census_id, struct census
 	size_t allocated = 0;
 	int e;
 
-	e = reader_stmt(r, RS_CENSUS_REGIONS, sql, &st);
+	e = read_prepare(r, RS_CENSUS_REGIONS, sql, &st);
 	if (e < 0)
 		return e;
-	e = reader_bound(r, st, sqlite3_bind_int64(st, 1, census_id), "reading census regions");
-	while (e >= 0 && (e = reader_step(r, st, "reading census regions")) > 0) {
+	e = read_bound(r, st, sqlite3_bind_int64(st, 1, census_id), "reading census regions");
+	while (e >= 0 && (e = read_step(r, st, "reading census regions")) > 0) {
 		struct census_region x = { 0 };
 		const char *perms = (const char *)sqlite3_column_text(st, 2);
 		int k = class_from_key((const char *)sqlite3_column_text(st, 3)), rule;
@@ -220,7 +220,7 @@ static int load_regions(struct store_reader *r, int64_t census_id, struct census
 		}
 		c->largest[c->n_largest++] = x;
 	}
-	reader_done(st);
+	read_done(st);
 	return e < 0 ? e : 0;
 }
 
@@ -234,11 +234,11 @@ static int load_files(struct store_reader *r, int64_t census_id, struct census *
 	size_t allocated = 0;
 	int e;
 
-	e = reader_stmt(r, RS_CENSUS_FILES, sql, &st);
+	e = read_prepare(r, RS_CENSUS_FILES, sql, &st);
 	if (e < 0)
 		return e;
-	e = reader_bound(r, st, sqlite3_bind_int64(st, 1, census_id), "reading census files");
-	while (e >= 0 && (e = reader_step(r, st, "reading census files")) > 0) {
+	e = read_bound(r, st, sqlite3_bind_int64(st, 1, census_id), "reading census files");
+	while (e >= 0 && (e = read_step(r, st, "reading census files")) > 0) {
 		int kind = file_kind_from_name((const char *)sqlite3_column_text(st, 1));
 		bool oom = false;
 		struct census_file f = {
@@ -255,7 +255,7 @@ static int load_files(struct store_reader *r, int64_t census_id, struct census *
 		}
 		c->files[c->n_files++] = f;
 	}
-	reader_done(st);
+	read_done(st);
 	return e < 0 ? e : 0;
 }
 
@@ -271,11 +271,11 @@ static int load_gpu(struct store_reader *r, int64_t census_id, struct census *c)
 
 	if (!c->gpu.taken)
 		return 0;
-	e = reader_stmt(r, RS_CENSUS_GPU, sql, &st);
+	e = read_prepare(r, RS_CENSUS_GPU, sql, &st);
 	if (e < 0)
 		return e;
-	e = reader_bound(r, st, sqlite3_bind_int64(st, 1, census_id), "reading the census's GPU memory");
-	while (e >= 0 && (e = reader_step(r, st, "reading the census's GPU memory")) > 0) {
+	e = read_bound(r, st, sqlite3_bind_int64(st, 1, census_id), "reading the census's GPU memory");
+	while (e >= 0 && (e = read_step(r, st, "reading the census's GPU memory")) > 0) {
 		const char *uuid = (const char *)sqlite3_column_text(st, 1), *name = (const char *)sqlite3_column_text(st, 2);
 		struct census_gpu_use u = {
 			.index = (unsigned)sqlite3_column_int64(st, 0),
@@ -291,7 +291,7 @@ static int load_gpu(struct store_reader *r, int64_t census_id, struct census *c)
 		}
 		c->gpu.uses[c->gpu.n_uses++] = u;
 	}
-	reader_done(st);
+	read_done(st);
 	return e < 0 ? e : 0;
 }
 
@@ -313,7 +313,7 @@ static int unknowns(json_t *o, int64_t counter_private)
 	return e;
 }
 
-int reader_census_json(struct store_reader *r, const struct read_process *p, int64_t census_id, json_t **ret)
+int read_census_json(struct store_reader *r, const struct read_process *p, int64_t census_id, json_t **ret)
 {
 	_cleanup_(census_freep) struct census *c = census_new();
 	json_t *meta = json_object(), *o = NULL;
@@ -363,27 +363,27 @@ static int census_at(struct store_reader *r, int64_t id, int64_t at, int64_t *re
 	sqlite3_stmt *st = NULL;
 	int e, rc;
 
-	e = reader_stmt(r, RS_CENSUS_AT,
-			"SELECT id, time FROM censuses WHERE process_id = ?1 AND time <= ?2 AND status = 'ok'"
+	e = read_prepare(r, RS_CENSUS_AT,
+			 "SELECT id, time FROM censuses WHERE process_id = ?1 AND time <= ?2 AND status = 'ok'"
 			" ORDER BY time DESC, id DESC LIMIT 1",
 			&st);
 	if (e < 0)
 		return e;
 	rc = sqlite3_bind_int64(st, 1, id);
 	rc |= sqlite3_bind_int64(st, 2, at);
-	e = reader_bound(r, st, rc, "finding a census");
+	e = read_bound(r, st, rc, "finding a census");
 	if (e < 0)
 		return e;
-	e = reader_step(r, st, "finding a census");
+	e = read_step(r, st, "finding a census");
 	if (e > 0) {
 		*ret_id = sqlite3_column_int64(st, 0);
 		*ret_time = sqlite3_column_int64(st, 1);
 	}
-	reader_done(st);
+	read_done(st);
 	return e;
 }
 
-int reader_last_census(struct store_reader *r, int64_t process_id, int64_t *ret_id, int64_t *ret_time)
+int read_last_census(struct store_reader *r, int64_t process_id, int64_t *ret_id, int64_t *ret_time)
 {
 	return census_at(r, process_id, INT64_MAX, ret_id, ret_time);
 }
@@ -395,20 +395,20 @@ static int census(struct store_reader *r, const struct store_select *sel, int64_
 	int64_t id, time;
 	int e;
 
-	e = reader_select(r, sel, true, &p, &n);
+	e = read_select(r, sel, true, &p, &n);
 	if (e < 0)
 		return e;
 	e = census_at(r, p->id, at, &id, &time);
 	if (e == 0) {
 		if (at == INT64_MAX)
-			e = reader_failf(r, -ENOENT, "no census of process %d (%s) in the store", p->pid,
-					 p->comm ? p->comm : "?");
+			e = read_failf(r, -ENOENT, "no census of process %d (%s) in the store", p->pid,
+				       p->comm ? p->comm : "?");
 		else
-			e = reader_failf(r, -ENOENT, "no census of process %d (%s) at or before %lld", p->pid,
-					 p->comm ? p->comm : "?", (long long)at);
+			e = read_failf(r, -ENOENT, "no census of process %d (%s) at or before %lld", p->pid,
+				       p->comm ? p->comm : "?", (long long)at);
 	}
 	if (e > 0)
-		e = reader_census_json(r, p, id, ret);
+		e = read_census_json(r, p, id, ret);
 	read_processes_free(p, n);
 	return e;
 }
@@ -416,9 +416,9 @@ static int census(struct store_reader *r, const struct store_select *sel, int64_
 int store_read_census(struct store_reader *r, const struct store_select *sel, int64_t at, json_t **ret, char *err,
 		      size_t err_size)
 {
-	int e = reader_begin(r);
+	int e = read_begin(r);
 
 	if (e >= 0)
 		e = census(r, sel, at, ret);
-	return reader_end(r, e < 0 ? e : 0, err, err_size);
+	return read_end(r, e < 0 ? e : 0, err, err_size);
 }

@@ -46,8 +46,8 @@ static int previous(struct store_reader *r, int64_t process_id, int64_t census_i
 	sqlite3_stmt *st = NULL;
 	int e, rc;
 
-	e = reader_stmt(r, RS_CENSUS_PREVIOUS,
-			"SELECT id, time FROM censuses WHERE process_id = ?1 AND time <= ?2"
+	e = read_prepare(r, RS_CENSUS_PREVIOUS,
+			 "SELECT id, time FROM censuses WHERE process_id = ?1 AND time <= ?2"
 			" AND (time < ?2 OR id < ?3) AND status = 'ok' ORDER BY time DESC, id DESC LIMIT 1",
 			&st);
 	if (e < 0)
@@ -55,14 +55,14 @@ static int previous(struct store_reader *r, int64_t process_id, int64_t census_i
 	rc = sqlite3_bind_int64(st, 1, process_id);
 	rc |= sqlite3_bind_int64(st, 2, time);
 	rc |= sqlite3_bind_int64(st, 3, census_id);
-	e = reader_bound(r, st, rc, "finding the census before");
+	e = read_bound(r, st, rc, "finding the census before");
 	if (e >= 0)
-		e = reader_step(r, st, "finding the census before");
+		e = read_step(r, st, "finding the census before");
 	if (e > 0) {
 		*ret_id = sqlite3_column_int64(st, 0);
 		*ret_time = sqlite3_column_int64(st, 1);
 	}
-	reader_done(st);
+	read_done(st);
 	return e;
 }
 
@@ -80,13 +80,13 @@ static int classes(struct store_reader *r, int64_t after, int64_t before, json_t
 	json_t *a = NULL;
 	int e, rc;
 
-	e = reader_stmt(r, RS_CLASSES_COMPARED, sql, &st);
+	e = read_prepare(r, RS_CLASSES_COMPARED, sql, &st);
 	if (e < 0)
 		return e;
 	rc = sqlite3_bind_int64(st, 1, after);
 	rc |= sqlite3_bind_int64(st, 2, before);
-	e = reader_bound(r, st, rc, "comparing classes");
-	while (e >= 0 && (e = reader_step(r, st, "comparing classes")) > 0) {
+	e = read_bound(r, st, rc, "comparing classes");
+	while (e >= 0 && (e = read_step(r, st, "comparing classes")) > 0) {
 		const char *key = (const char *)sqlite3_column_text(st, 0);
 		if (n == allocated) {
 			size_t more = allocated ? 2 * allocated : 16;
@@ -108,7 +108,7 @@ static int classes(struct store_reader *r, int64_t after, int64_t before, json_t
 		snprintf(c[n].key, sizeof(c[n].key), "%s", key ? key : "?");
 		n++;
 	}
-	reader_done(st);
+	read_done(st);
 	if (e >= 0) {
 		qsort_safe(c, n, sizeof(*c), compare_change);
 		a = json_array();
@@ -151,13 +151,13 @@ static int files(struct store_reader *r, enum read_stmt id, int64_t in, int64_t 
 
 	if (!a)
 		return -ENOMEM;
-	e = reader_stmt(r, id, sql, &st);
+	e = read_prepare(r, id, sql, &st);
 	if (e >= 0) {
 		rc = sqlite3_bind_int64(st, 1, in);
 		rc |= sqlite3_bind_int64(st, 2, out);
-		e = reader_bound(r, st, rc, "comparing files");
+		e = read_bound(r, st, rc, "comparing files");
 	}
-	while (e >= 0 && (e = reader_step(r, st, "comparing files")) > 0) {
+	while (e >= 0 && (e = read_step(r, st, "comparing files")) > 0) {
 		json_t *o = json_object();
 		e = o ? 0 : -ENOMEM;
 		e |= read_set(o, "path", read_column_str(st, 0));
@@ -172,7 +172,7 @@ static int files(struct store_reader *r, enum read_stmt id, int64_t in, int64_t 
 			e = -ENOMEM;
 		}
 	}
-	reader_done(st);
+	read_done(st);
 	if (e < 0) {
 		json_decref(a);
 		return e;
@@ -192,13 +192,13 @@ static int event_counts(struct store_reader *r, int64_t census_id, json_t **ret)
 	for (size_t i = 0; e >= 0 && i < ELEMENTSOF(kinds); i++)
 		e = read_set(o, kinds[i], json_integer(0));
 	if (e >= 0)
-		e = reader_stmt(r, RS_EVENT_COUNTS,
-				"SELECT kind, count(*) FROM region_events WHERE census_id = ?1 GROUP BY kind", &st);
+		e = read_prepare(r, RS_EVENT_COUNTS,
+				 "SELECT kind, count(*) FROM region_events WHERE census_id = ?1 GROUP BY kind", &st);
 	if (e >= 0)
-		e = reader_bound(r, st, sqlite3_bind_int64(st, 1, census_id), "counting region events");
-	while (e >= 0 && (e = reader_step(r, st, "counting region events")) > 0)
+		e = read_bound(r, st, sqlite3_bind_int64(st, 1, census_id), "counting region events");
+	while (e >= 0 && (e = read_step(r, st, "counting region events")) > 0)
 		e = read_set(o, (const char *)sqlite3_column_text(st, 0), read_column_int(st, 1));
-	reader_done(st);
+	read_done(st);
 	if (e < 0) {
 		json_decref(o);
 		return e;
@@ -207,8 +207,8 @@ static int event_counts(struct store_reader *r, int64_t census_id, json_t **ret)
 	return 0;
 }
 
-int reader_since_previous(struct store_reader *r, int64_t process_id, int64_t census_id, int64_t time,
-			  json_t **ret)
+int read_since_previous(struct store_reader *r, int64_t process_id, int64_t census_id, int64_t time,
+			json_t **ret)
 {
 	json_t *o = NULL, *cls = NULL, *gained = NULL, *lost = NULL, *events = NULL;
 	int64_t before_id, before_time;

@@ -69,7 +69,7 @@ static int page(struct store_reader *r, int64_t id, int64_t since, int64_t until
 	bool more = false;
 	int e, rc;
 
-	e = reader_stmt(r, RS_EVENTS, sql, &st);
+	e = read_prepare(r, RS_EVENTS, sql, &st);
 	if (e < 0)
 		return e;
 	rc = sqlite3_bind_int64(st, 1, id);
@@ -78,8 +78,8 @@ static int page(struct store_reader *r, int64_t id, int64_t since, int64_t until
 	rc |= sqlite3_bind_int64(st, 4, after ? after[0] : READ_TIME_MIN);
 	rc |= sqlite3_bind_int64(st, 5, after ? after[1] : 0);
 	rc |= sqlite3_bind_int64(st, 6, (int64_t)limit + 1);
-	e = reader_bound(r, st, rc, "reading region events");
-	while (e >= 0 && (e = reader_step(r, st, "reading region events")) > 0) {
+	e = read_bound(r, st, rc, "reading region events");
+	while (e >= 0 && (e = read_step(r, st, "reading region events")) > 0) {
 		if (n == limit) {
 			more = true;
 			break;
@@ -92,7 +92,7 @@ static int page(struct store_reader *r, int64_t id, int64_t since, int64_t until
 		last[1] = sqlite3_column_int64(st, 0);
 		n++;
 	}
-	reader_done(st);
+	read_done(st);
 	if (e < 0)
 		return e;
 	*ret_next = more ? read_cursor_json(CURSOR_EVENTS, last, 2) : json_null();
@@ -109,16 +109,16 @@ static int events(struct store_reader *r, const struct store_select *sel, int64_
 	int e;
 
 	if (since > until)
-		return reader_failf(r, -EINVAL, "since (%lld) is after until (%lld)", (long long)since,
-				    (long long)until);
+		return read_failf(r, -EINVAL, "since (%lld) is after until (%lld)", (long long)since,
+				  (long long)until);
 	if (cursor && read_cursor_parse(cursor, CURSOR_EVENTS, after, 2) < 0)
-		return reader_failf(r, -EINVAL, "cursor: \"%s\" is not the next page of this query", cursor);
+		return read_failf(r, -EINVAL, "cursor: \"%s\" is not the next page of this query", cursor);
 	if (limit == 0)
 		limit = RW_ANSWER_ROWS_DEFAULT;
 	if (limit > RW_ANSWER_ROWS_MAX)
 		limit = RW_ANSWER_ROWS_MAX;
 
-	e = reader_select(r, sel, true, &p, &n);
+	e = read_select(r, sel, true, &p, &n);
 	if (e < 0)
 		return e;
 	list = json_array();
@@ -146,9 +146,9 @@ static int events(struct store_reader *r, const struct store_select *sel, int64_
 int store_read_events(struct store_reader *r, const struct store_select *sel, int64_t since, int64_t until,
 		      unsigned limit, const char *cursor, json_t **ret, char *err, size_t err_size)
 {
-	int e = reader_begin(r);
+	int e = read_begin(r);
 
 	if (e >= 0)
 		e = events(r, sel, since, until, limit, cursor, ret);
-	return reader_end(r, e, err, err_size);
+	return read_end(r, e, err, err_size);
 }

@@ -84,17 +84,17 @@ static int any_vram(struct read_samples *w, const struct read_process *p, size_t
 	w->vram = false;
 	e = read_process_ids(p, n, &ids);
 	if (e >= 0)
-		e = reader_stmt(w->r, RS_VRAM_ANY,
-				"SELECT EXISTS (SELECT 1 FROM gpu_samples"
+		e = read_prepare(w->r, RS_VRAM_ANY,
+				 "SELECT EXISTS (SELECT 1 FROM gpu_samples"
 				" WHERE process_id IN (SELECT value FROM json_each(?1)))",
 				&st);
 	if (e >= 0)
-		e = reader_bound(w->r, st, sqlite3_bind_text(st, 1, ids, -1, SQLITE_STATIC), "reading GPU memory");
+		e = read_bound(w->r, st, sqlite3_bind_text(st, 1, ids, -1, SQLITE_STATIC), "reading GPU memory");
 	if (e >= 0)
-		e = reader_step(w->r, st, "reading GPU memory");
+		e = read_step(w->r, st, "reading GPU memory");
 	if (e > 0)
 		w->vram = sqlite3_column_int(st, 0) != 0;
-	reader_done(st);
+	read_done(st);
 	return e < 0 ? e : 0;
 }
 
@@ -108,21 +108,21 @@ static int edges(struct read_samples *w)
 	int64_t raw = READ_TIME_MAX, minute = READ_TIME_MAX;
 	int e;
 
-	e = reader_stmt(w->r, RS_SAMPLES_EDGES,
-			"SELECT (SELECT min(time) FROM samples WHERE process_id = ?1 AND resolution = 0),"
+	e = read_prepare(w->r, RS_SAMPLES_EDGES,
+			 "SELECT (SELECT min(time) FROM samples WHERE process_id = ?1 AND resolution = 0),"
 			"       (SELECT min(time) FROM samples WHERE process_id = ?1 AND resolution = 60000)",
 			&st);
 	if (e >= 0)
-		e = reader_bound(w->r, st, sqlite3_bind_int64(st, 1, w->process_id), "reading samples");
+		e = read_bound(w->r, st, sqlite3_bind_int64(st, 1, w->process_id), "reading samples");
 	if (e >= 0)
-		e = reader_step(w->r, st, "reading samples");
+		e = read_step(w->r, st, "reading samples");
 	if (e > 0) {
 		if (sqlite3_column_type(st, 0) != SQLITE_NULL)
 			raw = sqlite3_column_int64(st, 0);
 		if (sqlite3_column_type(st, 1) != SQLITE_NULL)
 			minute = sqlite3_column_int64(st, 1);
 	}
-	reader_done(st);
+	read_done(st);
 	w->edge[0] = raw < minute ? raw : minute;
 	w->edge[1] = raw;
 	w->edge[2] = READ_TIME_MAX;
@@ -140,8 +140,8 @@ static int tier_start(struct read_samples *w)
 	int64_t upto = w->hi + res < edge + res - 1 ? w->hi + res : edge + res - 1;
 	int e, rc;
 
-	e = reader_stmt(w->r, RS_SAMPLES_TIER,
-			"SELECT s.time, " VALUES ", " VRAM_VALUES("?5") " FROM samples s"
+	e = read_prepare(w->r, RS_SAMPLES_TIER,
+			 "SELECT s.time, " VALUES ", " VRAM_VALUES("?5") " FROM samples s"
 			" WHERE s.process_id = ?1 AND s.resolution = ?2 AND s.time >= ?3 AND s.time <= ?4 ORDER BY s.time",
 			&st);
 	if (e < 0)
@@ -151,7 +151,7 @@ static int tier_start(struct read_samples *w)
 	rc |= sqlite3_bind_int64(st, 3, w->lo);
 	rc |= sqlite3_bind_int64(st, 4, res == RESOLUTION_RAW ? w->hi : upto);
 	rc |= sqlite3_bind_int(st, 5, w->vram);
-	e = reader_bound(w->r, st, rc, "reading samples");
+	e = read_bound(w->r, st, rc, "reading samples");
 	if (e < 0)
 		return e;
 	w->st = st;
@@ -168,11 +168,11 @@ static int next_one(struct read_samples *w, struct read_sample *x)
 			if (e < 0)
 				return e;
 		}
-		e = reader_step(w->r, w->st, "reading samples");
+		e = read_step(w->r, w->st, "reading samples");
 		if (e < 0)
 			return e;
 		if (e == 0) {
-			reader_done(w->st);
+			read_done(w->st);
 			w->st = NULL;
 			w->tier++;
 			continue;
@@ -235,7 +235,7 @@ static int start_merged(struct read_samples *w, const struct read_process *p, si
 	e = read_process_ids(p, n, &w->ids);
 	if (e < 0)
 		return e;
-	e = reader_stmt(w->r, RS_SAMPLES, merged_sql, &st);
+	e = read_prepare(w->r, RS_SAMPLES, merged_sql, &st);
 	if (e < 0)
 		return e;
 	rc = sqlite3_bind_text(st, 1, w->ids, -1, SQLITE_STATIC);
@@ -256,7 +256,7 @@ static int start_merged(struct read_samples *w, const struct read_process *p, si
 	/* no tier: its first row is after anything a request can ask */
 	rc |= sqlite3_bind_int64(st, 9, READ_TIME_MAX);
 	rc |= sqlite3_bind_int(st, 10, w->vram);
-	e = reader_bound(w->r, st, rc, "reading samples");
+	e = read_bound(w->r, st, rc, "reading samples");
 	if (e < 0)
 		return e;
 	w->st = st;
@@ -265,7 +265,7 @@ static int start_merged(struct read_samples *w, const struct read_process *p, si
 
 static int next_merged(struct read_samples *w, struct read_sample *x)
 {
-	int e = reader_step(w->r, w->st, "reading samples");
+	int e = read_step(w->r, w->st, "reading samples");
 
 	if (e <= 0)
 		return e;
@@ -279,8 +279,8 @@ static int next_merged(struct read_samples *w, struct read_sample *x)
 
 /* ------------------------------------------------------------ either */
 
-int reader_samples_start(struct store_reader *r, const struct read_process *p, size_t n, int64_t lo, int64_t hi,
-			 const struct read_sample_key *after, unsigned limit, struct read_samples *w)
+int read_samples_start(struct store_reader *r, const struct read_process *p, size_t n, int64_t lo, int64_t hi,
+		       const struct read_sample_key *after, unsigned limit, struct read_samples *w)
 {
 	int e;
 
@@ -305,18 +305,18 @@ int reader_samples_start(struct store_reader *r, const struct read_process *p, s
 		e = start_merged(w, p, n, limit);
 	}
 	if (e < 0)
-		reader_samples_done(w);
+		read_samples_done(w);
 	return e;
 }
 
-int reader_samples_next(struct read_samples *w, struct read_sample *x)
+int read_samples_next(struct read_samples *w, struct read_sample *x)
 {
 	return w->one ? next_one(w, x) : next_merged(w, x);
 }
 
-void reader_samples_done(struct read_samples *w)
+void read_samples_done(struct read_samples *w)
 {
-	reader_done(w->st);
+	read_done(w->st);
 	w->st = NULL;
 	free(w->ids);
 	w->ids = NULL;

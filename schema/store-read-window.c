@@ -119,19 +119,19 @@ static int censuses_of(const struct window *wd, int64_t id, json_t *a)
 	sqlite3_stmt *cs = NULL, *ks = NULL;
 	int e, k = 0, rc;
 
-	e = reader_stmt(r, RS_CENSUSES_WINDOW, census_sql, &cs);
+	e = read_prepare(r, RS_CENSUSES_WINDOW, census_sql, &cs);
 	if (e >= 0)
-		e = reader_stmt(r, RS_CLASSES_WINDOW, classes_sql, &ks);
+		e = read_prepare(r, RS_CLASSES_WINDOW, classes_sql, &ks);
 	if (e >= 0) {
 		rc = sqlite3_bind_int64(cs, 1, id) | sqlite3_bind_int64(ks, 1, id);
 		rc |= sqlite3_bind_int64(cs, 2, wd->lo) | sqlite3_bind_int64(ks, 2, wd->lo);
 		rc |= sqlite3_bind_int64(cs, 3, wd->hi) | sqlite3_bind_int64(ks, 3, wd->hi);
 		rc |= wd->classes ? sqlite3_bind_text(ks, 4, wd->classes, -1, SQLITE_STATIC) : sqlite3_bind_null(ks, 4);
-		e = reader_bound(r, cs, rc, "reading censuses");
+		e = read_bound(r, cs, rc, "reading censuses");
 	}
 	if (e >= 0)
-		k = e = reader_step(r, ks, "reading census classes");
-	while (e >= 0 && (e = reader_step(r, cs, "reading censuses")) > 0) {
+		k = e = read_step(r, ks, "reading census classes");
+	while (e >= 0 && (e = read_step(r, cs, "reading censuses")) > 0) {
 		int64_t census_id = sqlite3_column_int64(cs, 1);
 		json_t *o = census_head(cs), *classes = json_object();
 
@@ -149,7 +149,7 @@ static int censuses_of(const struct window *wd, int64_t id, json_t *a)
 				k = -ENOMEM;
 				break;
 			}
-			k = reader_step(r, ks, "reading census classes");
+			k = read_step(r, ks, "reading census classes");
 		}
 		json_decref(classes);
 		if (k < 0) {
@@ -157,8 +157,8 @@ static int censuses_of(const struct window *wd, int64_t id, json_t *a)
 			break;
 		}
 	}
-	reader_done(cs);
-	reader_done(ks);
+	read_done(cs);
+	read_done(ks);
 	for (size_t i = 0; i < ELEMENTSOF(memo); i++)
 		json_decref(memo[i].o);
 	return e < 0 ? e : 0;
@@ -169,17 +169,17 @@ static int marks_of(const struct window *wd, int64_t id, json_t *a)
 	sqlite3_stmt *st = NULL;
 	int e, rc;
 
-	e = reader_stmt(wd->r, RS_MARKS_WINDOW,
-			"SELECT process_id, time, name, by_uid FROM marks"
+	e = read_prepare(wd->r, RS_MARKS_WINDOW,
+			 "SELECT process_id, time, name, by_uid FROM marks"
 			" WHERE process_id = ?1 AND time >= ?2 AND time <= ?3 ORDER BY time, id",
 			&st);
 	if (e >= 0) {
 		rc = sqlite3_bind_int64(st, 1, id);
 		rc |= sqlite3_bind_int64(st, 2, wd->lo);
 		rc |= sqlite3_bind_int64(st, 3, wd->hi);
-		e = reader_bound(wd->r, st, rc, "reading marks");
+		e = read_bound(wd->r, st, rc, "reading marks");
 	}
-	while (e >= 0 && (e = reader_step(wd->r, st, "reading marks")) > 0) {
+	while (e >= 0 && (e = read_step(wd->r, st, "reading marks")) > 0) {
 		json_t *o = json_object();
 		e = o ? 0 : -ENOMEM;
 		e |= read_set(o, "process_id", read_column_int(st, 0));
@@ -191,7 +191,7 @@ static int marks_of(const struct window *wd, int64_t id, json_t *a)
 			e = -ENOMEM;
 		}
 	}
-	reader_done(st);
+	read_done(st);
 	return e < 0 ? e : 0;
 }
 
@@ -242,8 +242,8 @@ static int sort_by_time(json_t *a)
 	return e;
 }
 
-int reader_window(struct store_reader *r, const struct read_process *p, size_t n, const char *classes, int64_t lo,
-		  int64_t hi, json_t **ret_censuses, json_t **ret_marks)
+int read_window(struct store_reader *r, const struct read_process *p, size_t n, const char *classes, int64_t lo,
+		int64_t hi, json_t **ret_censuses, json_t **ret_marks)
 {
 	const struct window window = { .r = r, .classes = classes, .lo = lo, .hi = hi }, *wd = &window;
 	json_t *cs = json_array(), *ms = json_array();

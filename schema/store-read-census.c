@@ -141,8 +141,8 @@ static int load_classes(struct store_reader *r, int64_t census_id, struct census
 
 	e = read_prepare(r, RS_CENSUS_CLASSES,
 			 "SELECT class, private, resident, pss, swap, size, count, confirmed FROM census_classes"
-			" WHERE census_id = ?1",
-			&st);
+			 " WHERE census_id = ?1",
+			 &st);
 	if (e < 0)
 		return e;
 	e = read_bound(r, st, sqlite3_bind_int64(st, 1, census_id), "reading census classes");
@@ -365,8 +365,8 @@ static int census_at(struct store_reader *r, int64_t id, int64_t at, int64_t *re
 
 	e = read_prepare(r, RS_CENSUS_AT,
 			 "SELECT id, time FROM censuses WHERE process_id = ?1 AND time <= ?2 AND status = 'ok'"
-			" ORDER BY time DESC, id DESC LIMIT 1",
-			&st);
+			 " ORDER BY time DESC, id DESC LIMIT 1",
+			 &st);
 	if (e < 0)
 		return e;
 	rc = sqlite3_bind_int64(st, 1, id);

@@ -48,8 +48,8 @@ static int previous(struct store_reader *r, int64_t process_id, int64_t census_i
 
 	e = read_prepare(r, RS_CENSUS_PREVIOUS,
 			 "SELECT id, time FROM censuses WHERE process_id = ?1 AND time <= ?2"
-			" AND (time < ?2 OR id < ?3) AND status = 'ok' ORDER BY time DESC, id DESC LIMIT 1",
-			&st);
+			 " AND (time < ?2 OR id < ?3) AND status = 'ok' ORDER BY time DESC, id DESC LIMIT 1",
+			 &st);
 	if (e < 0)
 		return e;
 	rc = sqlite3_bind_int64(st, 1, process_id);

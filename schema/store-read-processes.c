@@ -37,11 +37,11 @@ static int last_sample(struct store_reader *r, int64_t id, int64_t *ret_private,
 	*ret_private = *ret_resident = *ret_vram = -1;
 	e = read_prepare(r, RS_LAST_SAMPLE,
 			 "SELECT s.private_last, s.resident_last,"
-			"  (SELECT sum(g.used_last) FROM gpu_samples g WHERE g.process_id = s.process_id"
-			"   AND g.resolution = s.resolution AND g.time = s.time)"
-			" FROM samples s WHERE s.process_id = ?1 AND s.resolution = ?2"
-			" ORDER BY s.time DESC LIMIT 1",
-			&st);
+			 "  (SELECT sum(g.used_last) FROM gpu_samples g WHERE g.process_id = s.process_id"
+			 "   AND g.resolution = s.resolution AND g.time = s.time)"
+			 " FROM samples s WHERE s.process_id = ?1 AND s.resolution = ?2"
+			 " ORDER BY s.time DESC LIMIT 1",
+			 &st);
 	for (size_t i = 0; e >= 0 && i < ELEMENTSOF(resolutions); i++) {
 		rc = sqlite3_bind_int64(st, 1, id);
 		rc |= sqlite3_bind_int64(st, 2, resolutions[i]);
@@ -72,8 +72,8 @@ static int last_census(struct store_reader *r, int64_t id, json_t **ret)
 
 	e = read_prepare(r, RS_LAST_CENSUS,
 			 "SELECT id, time, trigger, status FROM censuses WHERE process_id = ?1"
-			" ORDER BY time DESC, id DESC LIMIT 1",
-			&st);
+			 " ORDER BY time DESC, id DESC LIMIT 1",
+			 &st);
 	if (e < 0)
 		return e;
 	e = read_bound(r, st, sqlite3_bind_int64(st, 1, id), "reading the last census");
@@ -200,8 +200,8 @@ static int list(struct store_reader *r, int64_t only_uid, bool exited, struct li
 
 	e = read_prepare(r, RS_PROCESS_LIST,
 			 "SELECT " READ_PROCESS_COLUMNS " FROM processes p"
-			" WHERE (?1 < 0 OR p.uid = ?1) AND (?2 OR p.exited_at IS NULL)",
-			&st);
+			 " WHERE (?1 < 0 OR p.uid = ?1) AND (?2 OR p.exited_at IS NULL)",
+			 &st);
 	if (e < 0)
 		return e;
 	rc = sqlite3_bind_int64(st, 1, only_uid);

@@ -203,9 +203,9 @@ static int trend(struct store_reader *r, int64_t id, json_t **ret)
 		return -ENOMEM;
 	e = read_prepare(r, RS_TREND,
 			 "SELECT c.id, c.time, c.trigger, c.status, c.private, c.resident,"
-			"  (SELECT sum(g.used) FROM census_gpu g WHERE g.census_id = c.id)"
-			" FROM censuses c WHERE c.process_id = ?1 ORDER BY c.time, c.id",
-			&st);
+			 "  (SELECT sum(g.used) FROM census_gpu g WHERE g.census_id = c.id)"
+			 " FROM censuses c WHERE c.process_id = ?1 ORDER BY c.time, c.id",
+			 &st);
 	if (e >= 0)
 		e = read_bound(r, st, sqlite3_bind_int64(st, 1, id), "reading censuses");
 	while (e >= 0 && (e = read_step(r, st, "reading censuses")) > 0) {

@@ -86,8 +86,8 @@ static int any_vram(struct read_samples *w, const struct read_process *p, size_t
 	if (e >= 0)
 		e = read_prepare(w->r, RS_VRAM_ANY,
 				 "SELECT EXISTS (SELECT 1 FROM gpu_samples"
-				" WHERE process_id IN (SELECT value FROM json_each(?1)))",
-				&st);
+				 " WHERE process_id IN (SELECT value FROM json_each(?1)))",
+				 &st);
 	if (e >= 0)
 		e = read_bound(w->r, st, sqlite3_bind_text(st, 1, ids, -1, SQLITE_STATIC), "reading GPU memory");
 	if (e >= 0)
@@ -110,8 +110,8 @@ static int edges(struct read_samples *w)
 
 	e = read_prepare(w->r, RS_SAMPLES_EDGES,
 			 "SELECT (SELECT min(time) FROM samples WHERE process_id = ?1 AND resolution = 0),"
-			"       (SELECT min(time) FROM samples WHERE process_id = ?1 AND resolution = 60000)",
-			&st);
+			 "       (SELECT min(time) FROM samples WHERE process_id = ?1 AND resolution = 60000)",
+			 &st);
 	if (e >= 0)
 		e = read_bound(w->r, st, sqlite3_bind_int64(st, 1, w->process_id), "reading samples");
 	if (e >= 0)
@@ -142,8 +142,8 @@ static int tier_start(struct read_samples *w)
 
 	e = read_prepare(w->r, RS_SAMPLES_TIER,
 			 "SELECT s.time, " VALUES ", " VRAM_VALUES("?5") " FROM samples s"
-			" WHERE s.process_id = ?1 AND s.resolution = ?2 AND s.time >= ?3 AND s.time <= ?4 ORDER BY s.time",
-			&st);
+			 " WHERE s.process_id = ?1 AND s.resolution = ?2 AND s.time >= ?3 AND s.time <= ?4 ORDER BY s.time",
+			 &st);
 	if (e < 0)
 		return e;
 	rc = sqlite3_bind_int64(st, 1, w->process_id);

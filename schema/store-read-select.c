@@ -202,7 +202,7 @@ static int by_pid(struct store_reader *r, int pid, struct read_process **ret, si
 		boot = next;
 		e = read_prepare(r, RS_PROCESS_BY_PID,
 				 "SELECT " READ_PROCESS_COLUMNS " FROM processes p WHERE p.boot_id = ?1 AND p.pid = ?2",
-				&st);
+				 &st);
 		if (e < 0)
 			break;
 		rc = sqlite3_bind_text(st, 1, boot, -1, SQLITE_STATIC);

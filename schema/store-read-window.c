@@ -171,8 +171,8 @@ static int marks_of(const struct window *wd, int64_t id, json_t *a)
 
 	e = read_prepare(wd->r, RS_MARKS_WINDOW,
 			 "SELECT process_id, time, name, by_uid FROM marks"
-			" WHERE process_id = ?1 AND time >= ?2 AND time <= ?3 ORDER BY time, id",
-			&st);
+			 " WHERE process_id = ?1 AND time >= ?2 AND time <= ?3 ORDER BY time, id",
+			 &st);
 	if (e >= 0) {
 		rc = sqlite3_bind_int64(st, 1, id);
 		rc |= sqlite3_bind_int64(st, 2, wd->lo);

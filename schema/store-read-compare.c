@@ -135,44 +135,43 @@ static int classes(struct store_reader *r, int64_t after, int64_t before, json_t
 	return 0;
 }
 
-/* The files of census in that are not in census out, by path; with_memory
- * adds resident and private (a new file's, not a gone one's). */
-static int files(struct store_reader *r, enum read_stmt id, int64_t in, int64_t out, bool with_memory, json_t **ret)
+/* The files of census ?1 that are not in census ?2, by path: the new ones
+ * with their memory, the gone ones without (their memory is gone too). */
+#define FILES_NOT_IN                                                                                   \
+	" FROM census_files f JOIN paths p ON p.id = f.path_id"                                         \
+	" WHERE f.census_id = ?1"                                                                       \
+	"  AND NOT EXISTS (SELECT 1 FROM census_files o WHERE o.census_id = ?2 AND o.path_id = f.path_id)" \
+	" ORDER BY p.path"
+static const struct read_column new_files_columns[] = {
+	{ "path", READ_STR }, { "kind", READ_STR }, { "size", READ_INT }, { "resident", READ_INT }, { "private", READ_INT },
+};
+static const struct read_column gone_files_columns[] = {
+	{ "path", READ_STR },
+	{ "kind", READ_STR },
+	{ "size", READ_INT },
+};
+static const struct read_query new_files =
+	READ_QUERY(RS_FILES_NEW, "SELECT p.path, f.kind, f.size, f.resident, f.private" FILES_NOT_IN, new_files_columns);
+static const struct read_query gone_files =
+	READ_QUERY(RS_FILES_GONE, "SELECT p.path, f.kind, f.size" FILES_NOT_IN, gone_files_columns);
+
+/* The files of census in that are not in census out, as q gives them. */
+static int files(struct store_reader *r, const struct read_query *q, int64_t in, int64_t out, json_t **ret)
 {
-	static const char sql[] =
-		"SELECT p.path, f.kind, f.size, f.resident, f.private"
-		" FROM census_files f JOIN paths p ON p.id = f.path_id"
-		" WHERE f.census_id = ?1"
-		"  AND NOT EXISTS (SELECT 1 FROM census_files o WHERE o.census_id = ?2 AND o.path_id = f.path_id)"
-		" ORDER BY p.path";
 	json_t *a = json_array();
 	sqlite3_stmt *st = NULL;
 	int e, rc;
 
 	if (!a)
 		return -ENOMEM;
-	e = read_prepare(r, id, sql, &st);
+	e = read_query_prepare(r, q, &st);
 	if (e >= 0) {
 		rc = sqlite3_bind_int64(st, 1, in);
 		rc |= sqlite3_bind_int64(st, 2, out);
 		e = read_bound(r, st, rc, "comparing files");
 	}
-	while (e >= 0 && (e = read_step(r, st, "comparing files")) > 0) {
-		json_t *o = json_object();
-		e = o ? 0 : -ENOMEM;
-		e |= read_set(o, "path", read_column_str(st, 0));
-		e |= read_set(o, "kind", read_column_str(st, 1));
-		e |= read_set(o, "size", read_column_int(st, 2));
-		if (with_memory) {
-			e |= read_set(o, "resident", read_column_int(st, 3));
-			e |= read_set(o, "private", read_column_int(st, 4));
-		}
-		if (e < 0 || json_array_append_new(a, o) < 0) {
-			json_decref(o);
-			e = -ENOMEM;
-		}
-	}
-	read_done(st);
+	if (e >= 0)
+		e = read_rows(r, st, q, 0, a, NULL, NULL, "comparing files");
 	if (e < 0) {
 		json_decref(a);
 		return e;
@@ -222,9 +221,9 @@ int read_since_previous(struct store_reader *r, int64_t process_id, int64_t cens
 	}
 	e = classes(r, census_id, before_id, &cls);
 	if (e >= 0)
-		e = files(r, RS_FILES_NEW, census_id, before_id, true, &gained);
+		e = files(r, &new_files, census_id, before_id, &gained);
 	if (e >= 0)
-		e = files(r, RS_FILES_GONE, before_id, census_id, false, &lost);
+		e = files(r, &gone_files, before_id, census_id, &lost);
 	if (e >= 0)
 		e = event_counts(r, census_id, &events);
 	if (e >= 0) {

@@ -227,6 +227,58 @@ int read_last_census(struct store_reader *r, int64_t process_id, int64_t *ret_id
 int read_since_previous(struct store_reader *r, int64_t process_id, int64_t census_id, int64_t time,
 			json_t **ret);
 
+/* ------------------------------------------------------------ rows as JSON objects */
+
+/* How a column's value is written in an answer. */
+enum read_kind {
+	READ_INT,     /* an integer; null for NULL */
+	READ_STR,     /* a string (read_column_str); null for NULL */
+	READ_BOOL,    /* true or false (NULL: false) */
+	READ_ADDRESS, /* an address stored as signed 64-bit, as "0x..." */
+	READ_INODE,   /* an integer; null when stored negative (past 2^63) */
+	READ_KEY,     /* read by the code (a cursor, a join), not written */
+};
+
+/* A column of a query: its name in the SELECT list (the AS, or the
+ * table's column name) is its key in the answer. */
+struct read_column {
+	const char *key;
+	enum read_kind kind;
+};
+
+/* A query whose rows become JSON objects: its statement and its columns
+ * in the order of its SELECT list. */
+struct read_query {
+	enum read_stmt id;
+	const char *sql;
+	const struct read_column *columns;
+	size_t n_columns;
+};
+
+#define READ_QUERY(stmt, text, table) { .id = (stmt), .sql = (text), .columns = (table), .n_columns = ELEMENTSOF(table) }
+
+/* read_prepare for q; when the statement is prepared (its first use), its
+ * columns are checked against q's table, count and names.  Returns 0 with
+ * *ret, -EPROTO (and the statement not kept) when they differ, or a
+ * negative errno. */
+int read_query_prepare(struct store_reader *r, const struct read_query *q, sqlite3_stmt **ret);
+
+/* The current row of st (prepared from q) as an object of q's columns but
+ * the READ_KEY ones, in their order.  NULL when out of memory. */
+json_t *read_row_json(sqlite3_stmt *st, const struct read_query *q);
+
+/* Called with each row read_rows appended, for what the code reads from
+ * it (a cursor). */
+typedef void (*read_row_seen_fn)(sqlite3_stmt *st, void *userdata);
+
+/* Steps st (bound, prepared from q) to its end, appending each row as
+ * read_row_json to a and calling seen (NULL: none), at most limit rows (0:
+ * no limit).  st is reset either way.  Returns 1 when a row beyond limit
+ * was there (another page follows), 0 at the end, or a negative errno
+ * (read_step's what). */
+int read_rows(struct store_reader *r, sqlite3_stmt *st, const struct read_query *q, unsigned limit, json_t *a,
+	      read_row_seen_fn seen, void *userdata, const char *what);
+
 /* ------------------------------------------------------------ JSON */
 
 /* Column i of st as a JSON integer or string (read_text_clean when not

@@ -62,6 +62,18 @@ static int last_sample(struct store_reader *r, int64_t id, int64_t *ret_private,
 	return e < 0 ? e : 0;
 }
 
+static const struct read_column last_census_columns[] = {
+	{ "census_id", READ_INT },
+	{ "time", READ_INT },
+	{ "trigger", READ_STR },
+	{ "status", READ_STR },
+};
+static const struct read_query last_census_query =
+	READ_QUERY(RS_LAST_CENSUS,
+		   "SELECT id AS census_id, time, trigger, status FROM censuses WHERE process_id = ?1"
+		   " ORDER BY time DESC, id DESC LIMIT 1",
+		   last_census_columns);
+
 /* {"census_id", "time", "trigger", "status"} of the newest census of any
  * status, or null.  Returns 0 with *ret or a negative errno. */
 static int last_census(struct store_reader *r, int64_t id, json_t **ret)
@@ -70,10 +82,7 @@ static int last_census(struct store_reader *r, int64_t id, json_t **ret)
 	json_t *o = NULL;
 	int e;
 
-	e = read_prepare(r, RS_LAST_CENSUS,
-			 "SELECT id, time, trigger, status FROM censuses WHERE process_id = ?1"
-			 " ORDER BY time DESC, id DESC LIMIT 1",
-			 &st);
+	e = read_query_prepare(r, &last_census_query, &st);
 	if (e < 0)
 		return e;
 	e = read_bound(r, st, sqlite3_bind_int64(st, 1, id), "reading the last census");
@@ -81,12 +90,8 @@ static int last_census(struct store_reader *r, int64_t id, json_t **ret)
 		return e;
 	e = read_step(r, st, "reading the last census");
 	if (e > 0) {
-		o = json_object();
+		o = read_row_json(st, &last_census_query);
 		e = o ? 0 : -ENOMEM;
-		e |= read_set(o, "census_id", read_column_int(st, 0));
-		e |= read_set(o, "time", read_column_int(st, 1));
-		e |= read_set(o, "trigger", read_column_str(st, 2));
-		e |= read_set(o, "status", read_column_str(st, 3));
 	}
 	read_done(st);
 	if (e < 0) {

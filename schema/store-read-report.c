@@ -192,6 +192,17 @@ static json_t *phases_json(const struct phase *ph, size_t n)
 	return a;
 }
 
+static const struct read_column trend_columns[] = {
+	{ "census_id", READ_INT }, { "time", READ_INT },     { "trigger", READ_STR }, { "status", READ_STR },
+	{ "private", READ_INT },   { "resident", READ_INT }, { "vram", READ_INT },
+};
+static const struct read_query trend_query =
+	READ_QUERY(RS_TREND,
+		   "SELECT c.id AS census_id, c.time, c.trigger, c.status, c.private, c.resident,"
+		   "  (SELECT sum(g.used) FROM census_gpu g WHERE g.census_id = c.id) AS vram"
+		   " FROM censuses c WHERE c.process_id = ?1 ORDER BY c.time, c.id",
+		   trend_columns);
+
 /* Every census of process id, oldest first: the trend. */
 static int trend(struct store_reader *r, int64_t id, json_t **ret)
 {
@@ -201,29 +212,11 @@ static int trend(struct store_reader *r, int64_t id, json_t **ret)
 
 	if (!a)
 		return -ENOMEM;
-	e = read_prepare(r, RS_TREND,
-			 "SELECT c.id, c.time, c.trigger, c.status, c.private, c.resident,"
-			 "  (SELECT sum(g.used) FROM census_gpu g WHERE g.census_id = c.id)"
-			 " FROM censuses c WHERE c.process_id = ?1 ORDER BY c.time, c.id",
-			 &st);
+	e = read_query_prepare(r, &trend_query, &st);
 	if (e >= 0)
 		e = read_bound(r, st, sqlite3_bind_int64(st, 1, id), "reading censuses");
-	while (e >= 0 && (e = read_step(r, st, "reading censuses")) > 0) {
-		json_t *o = json_object();
-		e = o ? 0 : -ENOMEM;
-		e |= read_set(o, "census_id", read_column_int(st, 0));
-		e |= read_set(o, "time", read_column_int(st, 1));
-		e |= read_set(o, "trigger", read_column_str(st, 2));
-		e |= read_set(o, "status", read_column_str(st, 3));
-		e |= read_set(o, "private", read_column_int(st, 4));
-		e |= read_set(o, "resident", read_column_int(st, 5));
-		e |= read_set(o, "vram", read_column_int(st, 6));
-		if (e < 0 || json_array_append_new(a, o) < 0) {
-			json_decref(o);
-			e = -ENOMEM;
-		}
-	}
-	read_done(st);
+	if (e >= 0)
+		e = read_rows(r, st, &trend_query, 0, a, NULL, NULL, "reading censuses");
 	if (e < 0) {
 		json_decref(a);
 		return e;

@@ -62,21 +62,84 @@ static int dup_into(char **dst, const char *src)
 	return *dst ? 0 : -ENOMEM;
 }
 
-/* The census row: time, totals, counters, cost.  Returns 0, -ENOENT, or a
- * negative errno; the trigger and status go into meta. */
+/* The censuses row: time, totals, counters, cost, read into the struct
+ * census; only the trigger and the status are given as they stand. */
+enum census_row {
+	ROW_TIME,
+	ROW_TRIGGER,
+	ROW_STATUS,
+	ROW_LIGHT,
+	ROW_PRIVATE,
+	ROW_RESIDENT,
+	ROW_PSS,
+	ROW_SWAP,
+	ROW_SIZE,
+	ROW_REGIONS,
+	ROW_COUNTER_PRIVATE,
+	ROW_COUNTER_RESIDENT,
+	ROW_PEAK_RESIDENT,
+	ROW_WALL_US,
+	ROW_CPU_US,
+	ROW_BYTES_READ,
+	ROW_GPU_STATE,
+	ROW_GPU_DRIVER_VERSION,
+	ROW_NVIDIA_MAPPED,
+	ROW_EVIDENCE_TAKEN,
+	ROW_EVIDENCE_WHY_NOT,
+	ROW_EVIDENCE_REGIONS,
+	ROW_EVIDENCE_CONFIRMED,
+	ROW_EVIDENCE_SPLIT,
+	ROW_EVIDENCE_READS,
+	ROW_EVIDENCE_BYTES,
+	_ROW_MAX
+};
+static const struct read_column census_row_columns[] = {
+	[ROW_TIME] = { "time", READ_KEY },
+	[ROW_TRIGGER] = { "trigger", READ_STR },
+	[ROW_STATUS] = { "status", READ_STR },
+	[ROW_LIGHT] = { "light", READ_KEY },
+	[ROW_PRIVATE] = { "private", READ_KEY },
+	[ROW_RESIDENT] = { "resident", READ_KEY },
+	[ROW_PSS] = { "pss", READ_KEY },
+	[ROW_SWAP] = { "swap", READ_KEY },
+	[ROW_SIZE] = { "size", READ_KEY },
+	[ROW_REGIONS] = { "regions", READ_KEY },
+	[ROW_COUNTER_PRIVATE] = { "counter_private", READ_KEY },
+	[ROW_COUNTER_RESIDENT] = { "counter_resident", READ_KEY },
+	[ROW_PEAK_RESIDENT] = { "peak_resident", READ_KEY },
+	[ROW_WALL_US] = { "wall_us", READ_KEY },
+	[ROW_CPU_US] = { "cpu_us", READ_KEY },
+	[ROW_BYTES_READ] = { "bytes_read", READ_KEY },
+	[ROW_GPU_STATE] = { "gpu_state", READ_KEY },
+	[ROW_GPU_DRIVER_VERSION] = { "gpu_driver_version", READ_KEY },
+	[ROW_NVIDIA_MAPPED] = { "nvidia_mapped", READ_KEY },
+	[ROW_EVIDENCE_TAKEN] = { "evidence_taken", READ_KEY },
+	[ROW_EVIDENCE_WHY_NOT] = { "evidence_why_not", READ_KEY },
+	[ROW_EVIDENCE_REGIONS] = { "evidence_regions", READ_KEY },
+	[ROW_EVIDENCE_CONFIRMED] = { "evidence_confirmed", READ_KEY },
+	[ROW_EVIDENCE_SPLIT] = { "evidence_split", READ_KEY },
+	[ROW_EVIDENCE_READS] = { "evidence_reads", READ_KEY },
+	[ROW_EVIDENCE_BYTES] = { "evidence_bytes", READ_KEY },
+};
+_Static_assert(ELEMENTSOF(census_row_columns) == _ROW_MAX, "a column for every field");
+static const struct read_query census_row_query = READ_QUERY(
+	RS_CENSUS_ROW,
+	"SELECT time, trigger, status, light, private, resident, pss, swap, size, regions, counter_private,"
+	"       counter_resident, peak_resident, wall_us, cpu_us, bytes_read, gpu_state, gpu_driver_version,"
+	"       nvidia_mapped, evidence_taken, evidence_why_not, evidence_regions, evidence_confirmed,"
+	"       evidence_split, evidence_reads, evidence_bytes"
+	" FROM censuses WHERE id = ?1",
+	census_row_columns);
+
+/* The census row into c.  Returns 0 with *ret_meta ({"trigger",
+ * "status"}), -ENOENT, or a negative errno. */
 static int load_row(struct store_reader *r, int64_t census_id, struct census *c, int64_t *ret_counter_private,
-		    json_t *meta)
+		    json_t **ret_meta)
 {
-	static const char sql[] =
-		"SELECT time, trigger, status, light, private, resident, pss, swap, size, regions, counter_private,"
-		"       counter_resident, peak_resident, wall_us, cpu_us, bytes_read, gpu_state, gpu_driver_version,"
-		"       nvidia_mapped, evidence_taken, evidence_why_not, evidence_regions, evidence_confirmed,"
-		"       evidence_split, evidence_reads, evidence_bytes"
-		" FROM censuses WHERE id = ?1";
 	sqlite3_stmt *st = NULL;
 	int e;
 
-	e = read_prepare(r, RS_CENSUS_ROW, sql, &st);
+	e = read_query_prepare(r, &census_row_query, &st);
 	if (e < 0)
 		return e;
 	e = read_bound(r, st, sqlite3_bind_int64(st, 1, census_id), "reading a census");
@@ -86,49 +149,49 @@ static int load_row(struct store_reader *r, int64_t census_id, struct census *c,
 	if (e == 0)
 		e = read_failf(r, -ENOENT, "no census %lld in the store", (long long)census_id);
 	if (e > 0) {
-		c->taken_at_ms = sqlite3_column_int64(st, 0);
-		c->light = sqlite3_column_int(st, 3) != 0;
-		c->totals.private = column_u64(st, 4);
-		c->totals.resident = column_u64(st, 5);
-		c->totals.pss = column_u64(st, 6);
-		c->totals.swap = column_u64(st, 7);
-		c->totals.size = column_u64(st, 8);
-		c->totals.count = column_u64(st, 9);
-		*ret_counter_private = column_opt(st, 10);
-		if (sqlite3_column_type(st, 11) != SQLITE_NULL) {
-			c->status.counter[STATUS_VM_RSS] = column_u64(st, 11);
+		c->taken_at_ms = sqlite3_column_int64(st, ROW_TIME);
+		c->light = sqlite3_column_int(st, ROW_LIGHT) != 0;
+		c->totals.private = column_u64(st, ROW_PRIVATE);
+		c->totals.resident = column_u64(st, ROW_RESIDENT);
+		c->totals.pss = column_u64(st, ROW_PSS);
+		c->totals.swap = column_u64(st, ROW_SWAP);
+		c->totals.size = column_u64(st, ROW_SIZE);
+		c->totals.count = column_u64(st, ROW_REGIONS);
+		*ret_counter_private = column_opt(st, ROW_COUNTER_PRIVATE);
+		if (sqlite3_column_type(st, ROW_COUNTER_RESIDENT) != SQLITE_NULL) {
+			c->status.counter[STATUS_VM_RSS] = column_u64(st, ROW_COUNTER_RESIDENT);
 			c->status.present |= 1u << STATUS_VM_RSS;
 			c->have_status = true;
 		}
-		if (sqlite3_column_type(st, 12) != SQLITE_NULL) {
-			c->status.counter[STATUS_VM_HWM] = column_u64(st, 12);
+		if (sqlite3_column_type(st, ROW_PEAK_RESIDENT) != SQLITE_NULL) {
+			c->status.counter[STATUS_VM_HWM] = column_u64(st, ROW_PEAK_RESIDENT);
 			c->status.present |= 1u << STATUS_VM_HWM;
 			c->have_status = true;
 		}
-		c->wall_us = column_opt(st, 13);
-		c->cpu_us = column_opt(st, 14);
-		c->bytes_read = column_opt(st, 15);
+		c->wall_us = column_opt(st, ROW_WALL_US);
+		c->cpu_us = column_opt(st, ROW_CPU_US);
+		c->bytes_read = column_opt(st, ROW_BYTES_READ);
 		/* evidence: NULL before schema 5 */
-		c->evidence.taken = sqlite3_column_int(st, 19) != 0;
-		const char *why_not = (const char *)sqlite3_column_text(st, 20);
+		c->evidence.taken = sqlite3_column_int(st, ROW_EVIDENCE_TAKEN) != 0;
+		const char *why_not = (const char *)sqlite3_column_text(st, ROW_EVIDENCE_WHY_NOT);
 		snprintf(c->evidence.why_not, sizeof(c->evidence.why_not), "%s", why_not ? why_not : "");
-		c->evidence.regions = column_opt(st, 21);
-		c->evidence.confirmed = column_opt(st, 22);
-		c->evidence.split = column_opt(st, 23);
-		c->evidence.reads = column_opt(st, 24);
-		c->evidence.bytes = column_opt(st, 25);
+		c->evidence.regions = column_opt(st, ROW_EVIDENCE_REGIONS);
+		c->evidence.confirmed = column_opt(st, ROW_EVIDENCE_CONFIRMED);
+		c->evidence.split = column_opt(st, ROW_EVIDENCE_SPLIT);
+		c->evidence.reads = column_opt(st, ROW_EVIDENCE_READS);
+		c->evidence.bytes = column_opt(st, ROW_EVIDENCE_BYTES);
 		/* the GPU section: its state, when one was taken */
-		int gpu = gpu_state_from_name((const char *)sqlite3_column_text(st, 16));
+		int gpu = gpu_state_from_name((const char *)sqlite3_column_text(st, ROW_GPU_STATE));
 		if (gpu >= 0) {
 			c->gpu.taken = true;
 			c->gpu.state = (enum gpu_state)gpu;
-			c->gpu.driver_version = (int)column_opt(st, 17);
+			c->gpu.driver_version = (int)column_opt(st, ROW_GPU_DRIVER_VERSION);
 			if (c->gpu.driver_version < 0)
 				c->gpu.driver_version = 0;
-			c->gpu.nvidia_mapped = sqlite3_column_int(st, 18) != 0;
+			c->gpu.nvidia_mapped = sqlite3_column_int(st, ROW_NVIDIA_MAPPED) != 0;
 		}
-		e = read_set(meta, "trigger", read_column_str(st, 1));
-		e |= read_set(meta, "status", read_column_str(st, 2));
+		*ret_meta = read_row_json(st, &census_row_query);
+		e = *ret_meta ? 0 : -ENOMEM;
 	}
 	read_done(st);
 	return e < 0 ? e : 0;
@@ -316,14 +379,12 @@ static int unknowns(json_t *o, int64_t counter_private)
 int read_census_json(struct store_reader *r, const struct read_process *p, int64_t census_id, json_t **ret)
 {
 	_cleanup_(census_freep) struct census *c = census_new();
-	json_t *meta = json_object(), *o = NULL;
+	json_t *meta = NULL, *o = NULL;
 	int64_t counter_private = -1;
 	int e;
 
-	if (!c || !meta) {
-		json_decref(meta);
+	if (!c)
 		return -ENOMEM;
-	}
 	c->pid = p->pid;
 	c->start_time = p->start_time;
 	c->uid = p->uid;
@@ -332,7 +393,7 @@ int read_census_json(struct store_reader *r, const struct read_process *p, int64
 	e |= dup_into(&c->cmdline, p->cmdline);
 	e |= dup_into(&c->exe, p->exe);
 	if (e >= 0)
-		e = load_row(r, census_id, c, &counter_private, meta);
+		e = load_row(r, census_id, c, &counter_private, &meta);
 	if (e >= 0)
 		e = load_classes(r, census_id, c);
 	if (e >= 0)

@@ -117,13 +117,17 @@ struct read_process {
 	char *boot_id, *comm, *exe, *cmdline;
 };
 
-/* The SELECT list read_process_load reads, in order. */
+/* The SELECT list read_process_load reads, in the order of the table
+ * read_process_prepare checks it against. */
 #define READ_PROCESS_COLUMNS                                                                          \
 	"p.id, p.pid, p.start_time, p.started_at, p.uid, p.first_seen, p.last_seen, p.exited_at, p.peak_private," \
 	" p.peak_resident, p.boot_id, p.comm, p.exe, p.cmdline, p.peak_vram"
 
-/* Reads READ_PROCESS_COLUMNS from st's current row, from column 0.
- * Returns 0 or -ENOMEM. */
+/* read_query_prepare for sql, a statement whose SELECT list is
+ * READ_PROCESS_COLUMNS. */
+int read_process_prepare(struct store_reader *r, enum read_stmt id, const char *sql, sqlite3_stmt **ret);
+/* Reads READ_PROCESS_COLUMNS from st's current row (st prepared with
+ * read_process_prepare).  Returns 0 or -ENOMEM. */
 int read_process_load(sqlite3_stmt *st, struct read_process *ret);
 void read_process_clear(struct read_process *p);
 /* Frees n processes and the array; accepts NULL. */

@@ -203,10 +203,10 @@ static int list(struct store_reader *r, int64_t only_uid, bool exited, struct li
 	size_t n = 0, size = 0;
 	int e, rc;
 
-	e = read_prepare(r, RS_PROCESS_LIST,
-			 "SELECT " READ_PROCESS_COLUMNS " FROM processes p"
-			 " WHERE (?1 < 0 OR p.uid = ?1) AND (?2 OR p.exited_at IS NULL)",
-			 &st);
+	e = read_process_prepare(r, RS_PROCESS_LIST,
+				 "SELECT " READ_PROCESS_COLUMNS " FROM processes p"
+				 " WHERE (?1 < 0 OR p.uid = ?1) AND (?2 OR p.exited_at IS NULL)",
+				 &st);
 	if (e < 0)
 		return e;
 	rc = sqlite3_bind_int64(st, 1, only_uid);

@@ -37,27 +37,72 @@ static int64_t column_opt(sqlite3_stmt *st, int i)
 	return sqlite3_column_type(st, i) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, i);
 }
 
+/* The columns of READ_PROCESS_COLUMNS, by place. */
+enum process_column {
+	PC_ID,
+	PC_PID,
+	PC_START_TIME,
+	PC_STARTED_AT,
+	PC_UID,
+	PC_FIRST_SEEN,
+	PC_LAST_SEEN,
+	PC_EXITED_AT,
+	PC_PEAK_PRIVATE,
+	PC_PEAK_RESIDENT,
+	PC_BOOT_ID,
+	PC_COMM,
+	PC_EXE,
+	PC_CMDLINE,
+	PC_PEAK_VRAM,
+	_PC_MAX
+};
+static const struct read_column process_columns[] = {
+	[PC_ID] = { "id", READ_KEY },
+	[PC_PID] = { "pid", READ_KEY },
+	[PC_START_TIME] = { "start_time", READ_KEY },
+	[PC_STARTED_AT] = { "started_at", READ_KEY },
+	[PC_UID] = { "uid", READ_KEY },
+	[PC_FIRST_SEEN] = { "first_seen", READ_KEY },
+	[PC_LAST_SEEN] = { "last_seen", READ_KEY },
+	[PC_EXITED_AT] = { "exited_at", READ_KEY },
+	[PC_PEAK_PRIVATE] = { "peak_private", READ_KEY },
+	[PC_PEAK_RESIDENT] = { "peak_resident", READ_KEY },
+	[PC_BOOT_ID] = { "boot_id", READ_KEY },
+	[PC_COMM] = { "comm", READ_KEY },
+	[PC_EXE] = { "exe", READ_KEY },
+	[PC_CMDLINE] = { "cmdline", READ_KEY },
+	[PC_PEAK_VRAM] = { "peak_vram", READ_KEY },
+};
+_Static_assert(ELEMENTSOF(process_columns) == _PC_MAX, "a column for every field");
+
+int read_process_prepare(struct store_reader *r, enum read_stmt id, const char *sql, sqlite3_stmt **ret)
+{
+	const struct read_query q = { .id = id, .sql = sql, .columns = process_columns, .n_columns = _PC_MAX };
+
+	return read_query_prepare(r, &q, ret);
+}
+
 int read_process_load(sqlite3_stmt *st, struct read_process *ret)
 {
 	struct read_process p = {
-		.id = sqlite3_column_int64(st, 0),
-		.pid = sqlite3_column_int(st, 1),
-		.start_time = sqlite3_column_int64(st, 2),
-		.started_at = column_opt(st, 3),
-		.uid = column_opt(st, 4),
-		.first_seen = sqlite3_column_int64(st, 5),
-		.last_seen = sqlite3_column_int64(st, 6),
-		.exited_at = column_opt(st, 7),
-		.peak_private = sqlite3_column_int64(st, 8),
-		.peak_resident = sqlite3_column_int64(st, 9),
-		.peak_vram = sqlite3_column_int64(st, 14),
+		.id = sqlite3_column_int64(st, PC_ID),
+		.pid = sqlite3_column_int(st, PC_PID),
+		.start_time = sqlite3_column_int64(st, PC_START_TIME),
+		.started_at = column_opt(st, PC_STARTED_AT),
+		.uid = column_opt(st, PC_UID),
+		.first_seen = sqlite3_column_int64(st, PC_FIRST_SEEN),
+		.last_seen = sqlite3_column_int64(st, PC_LAST_SEEN),
+		.exited_at = column_opt(st, PC_EXITED_AT),
+		.peak_private = sqlite3_column_int64(st, PC_PEAK_PRIVATE),
+		.peak_resident = sqlite3_column_int64(st, PC_PEAK_RESIDENT),
+		.peak_vram = sqlite3_column_int64(st, PC_PEAK_VRAM),
 	};
 	bool oom = false;
 
-	p.boot_id = column_dup(st, 10, &oom);
-	p.comm = column_dup(st, 11, &oom);
-	p.exe = column_dup(st, 12, &oom);
-	p.cmdline = column_dup(st, 13, &oom);
+	p.boot_id = column_dup(st, PC_BOOT_ID, &oom);
+	p.comm = column_dup(st, PC_COMM, &oom);
+	p.exe = column_dup(st, PC_EXE, &oom);
+	p.cmdline = column_dup(st, PC_CMDLINE, &oom);
 	if (oom) {
 		read_process_clear(&p);
 		return -ENOMEM;
@@ -145,7 +190,8 @@ static int by_id(struct store_reader *r, int64_t id, struct read_process **ret, 
 	sqlite3_stmt *st = NULL;
 	int e;
 
-	e = read_prepare(r, RS_PROCESS_BY_ID, "SELECT " READ_PROCESS_COLUMNS " FROM processes p WHERE p.id = ?1", &st);
+	e = read_process_prepare(r, RS_PROCESS_BY_ID, "SELECT " READ_PROCESS_COLUMNS " FROM processes p WHERE p.id = ?1",
+				 &st);
 	if (e < 0)
 		return e;
 	e = read_bound(r, st, sqlite3_bind_int64(st, 1, id), "reading a process");
@@ -200,9 +246,9 @@ static int by_pid(struct store_reader *r, int pid, struct read_process **ret, si
 	while ((e = next_boot(r, boot, &next)) > 0) {
 		free(boot);
 		boot = next;
-		e = read_prepare(r, RS_PROCESS_BY_PID,
-				 "SELECT " READ_PROCESS_COLUMNS " FROM processes p WHERE p.boot_id = ?1 AND p.pid = ?2",
-				 &st);
+		e = read_process_prepare(r, RS_PROCESS_BY_PID,
+					 "SELECT " READ_PROCESS_COLUMNS " FROM processes p WHERE p.boot_id = ?1 AND p.pid = ?2",
+					 &st);
 		if (e < 0)
 			break;
 		rc = sqlite3_bind_text(st, 1, boot, -1, SQLITE_STATIC);
@@ -245,7 +291,7 @@ static int by_name(struct store_reader *r, const char *name, int64_t only_uid, s
 	sqlite3_stmt *st = NULL;
 	int e, rc;
 
-	e = read_prepare(r, RS_PROCESS_BY_NAME, sql, &st);
+	e = read_process_prepare(r, RS_PROCESS_BY_NAME, sql, &st);
 	if (e < 0)
 		return e;
 	rc = sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);

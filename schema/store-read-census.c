@@ -197,31 +197,42 @@ static int load_row(struct store_reader *r, int64_t census_id, struct census *c,
 	return e < 0 ? e : 0;
 }
 
+enum class_column { CC_CLASS, CC_PRIVATE, CC_RESIDENT, CC_PSS, CC_SWAP, CC_SIZE, CC_COUNT, CC_CONFIRMED, _CC_MAX };
+static const struct read_column class_columns[] = {
+	[CC_CLASS] = { "class", READ_KEY },       [CC_PRIVATE] = { "private", READ_KEY },
+	[CC_RESIDENT] = { "resident", READ_KEY }, [CC_PSS] = { "pss", READ_KEY },
+	[CC_SWAP] = { "swap", READ_KEY },         [CC_SIZE] = { "size", READ_KEY },
+	[CC_COUNT] = { "count", READ_KEY },       [CC_CONFIRMED] = { "confirmed", READ_KEY },
+};
+_Static_assert(ELEMENTSOF(class_columns) == _CC_MAX, "a column for every field");
+static const struct read_query class_query =
+	READ_QUERY(RS_CENSUS_CLASSES,
+		   "SELECT class, private, resident, pss, swap, size, count, confirmed FROM census_classes"
+		   " WHERE census_id = ?1",
+		   class_columns);
+
 static int load_classes(struct store_reader *r, int64_t census_id, struct census *c)
 {
 	sqlite3_stmt *st = NULL;
 	int e;
 
-	e = read_prepare(r, RS_CENSUS_CLASSES,
-			 "SELECT class, private, resident, pss, swap, size, count, confirmed FROM census_classes"
-			 " WHERE census_id = ?1",
-			 &st);
+	e = read_query_prepare(r, &class_query, &st);
 	if (e < 0)
 		return e;
 	e = read_bound(r, st, sqlite3_bind_int64(st, 1, census_id), "reading census classes");
 	while (e >= 0 && (e = read_step(r, st, "reading census classes")) > 0) {
-		int k = class_from_key((const char *)sqlite3_column_text(st, 0));
+		int k = class_from_key((const char *)sqlite3_column_text(st, CC_CLASS));
 		/* a class a newer ramwatch wrote: this one has no name for it */
 		if (k < 0)
 			continue;
 		c->classes[k] = (struct census_totals){
-			.private = column_u64(st, 1),
-			.resident = column_u64(st, 2),
-			.pss = column_u64(st, 3),
-			.swap = column_u64(st, 4),
-			.size = column_u64(st, 5),
-			.count = column_u64(st, 6),
-			.confirmed = column_u64(st, 7),
+			.private = column_u64(st, CC_PRIVATE),
+			.resident = column_u64(st, CC_RESIDENT),
+			.pss = column_u64(st, CC_PSS),
+			.swap = column_u64(st, CC_SWAP),
+			.size = column_u64(st, CC_SIZE),
+			.count = column_u64(st, CC_COUNT),
+			.confirmed = column_u64(st, CC_CONFIRMED),
 		};
 	}
 	read_done(st);
@@ -242,40 +253,67 @@ static int grow(void **a, size_t n, size_t *allocated, size_t size)
 	return 0;
 }
 
+enum region_column {
+	RC_START,
+	RC_END,
+	RC_PERMS,
+	RC_CLASS,
+	RC_RULE,
+	RC_PRIVATE,
+	RC_RESIDENT,
+	RC_PATH,
+	RC_EVIDENCE,
+	RC_CONFIRMED,
+	RC_PART,
+	_RC_MAX
+};
+static const struct read_column region_columns[] = {
+	[RC_START] = { "start", READ_KEY },       [RC_END] = { "end", READ_KEY },
+	[RC_PERMS] = { "perms", READ_KEY },       [RC_CLASS] = { "class", READ_KEY },
+	[RC_RULE] = { "rule", READ_KEY },         [RC_PRIVATE] = { "private", READ_KEY },
+	[RC_RESIDENT] = { "resident", READ_KEY }, [RC_PATH] = { "path", READ_KEY },
+	[RC_EVIDENCE] = { "evidence", READ_KEY }, [RC_CONFIRMED] = { "confirmed", READ_KEY },
+	[RC_PART] = { "part", READ_KEY },
+};
+_Static_assert(ELEMENTSOF(region_columns) == _RC_MAX, "a column for every field");
+static const struct read_query region_query =
+	READ_QUERY(RS_CENSUS_REGIONS,
+		   "SELECT x.start, x.\"end\", x.perms, x.class, x.rule, x.private, x.resident, p.path,"
+		   "       x.evidence, x.confirmed, x.part"
+		   " FROM census_regions x LEFT JOIN paths p ON p.id = x.path_id"
+		   " WHERE x.census_id = ?1 ORDER BY x.rank",
+		   region_columns);
+
 static int load_regions(struct store_reader *r, int64_t census_id, struct census *c)
 {
-	static const char sql[] = "SELECT x.start, x.\"end\", x.perms, x.class, x.rule, x.private, x.resident, p.path,"
-				  "       x.evidence, x.confirmed, x.part"
-				  " FROM census_regions x LEFT JOIN paths p ON p.id = x.path_id"
-				  " WHERE x.census_id = ?1 ORDER BY x.rank";
 	sqlite3_stmt *st = NULL;
 	size_t allocated = 0;
 	int e;
 
-	e = read_prepare(r, RS_CENSUS_REGIONS, sql, &st);
+	e = read_query_prepare(r, &region_query, &st);
 	if (e < 0)
 		return e;
 	e = read_bound(r, st, sqlite3_bind_int64(st, 1, census_id), "reading census regions");
 	while (e >= 0 && (e = read_step(r, st, "reading census regions")) > 0) {
 		struct census_region x = { 0 };
-		const char *perms = (const char *)sqlite3_column_text(st, 2);
-		int k = class_from_key((const char *)sqlite3_column_text(st, 3)), rule;
+		const char *perms = (const char *)sqlite3_column_text(st, RC_PERMS);
+		int k = class_from_key((const char *)sqlite3_column_text(st, RC_CLASS)), rule;
 		bool oom = false;
 
 		/* addresses are stored as signed 64-bit: back to unsigned */
-		x.start = (uint64_t)sqlite3_column_int64(st, 0);
-		x.end = (uint64_t)sqlite3_column_int64(st, 1);
+		x.start = (uint64_t)sqlite3_column_int64(st, RC_START);
+		x.end = (uint64_t)sqlite3_column_int64(st, RC_END);
 		x.size = x.end > x.start ? x.end - x.start : 0;
 		x.cls = k >= 0 ? (enum class_id)k : CLASS_OTHER;
-		x.rule = column_intern(c, st, 4, &oom);
+		x.rule = column_intern(c, st, RC_RULE, &oom);
 		rule = x.rule ? classify_rule_from_key(x.rule) : -1;
 		x.why = rule >= 0 ? classify_rule((size_t)rule)->why : NULL;
-		x.private = column_u64(st, 5);
-		x.resident = column_u64(st, 6);
-		x.path = column_intern(c, st, 7, &oom);
-		x.evidence = column_intern(c, st, 8, &oom);
-		x.confirmed = sqlite3_column_int(st, 9) != 0;
-		x.part = sqlite3_column_int(st, 10) != 0;
+		x.private = column_u64(st, RC_PRIVATE);
+		x.resident = column_u64(st, RC_RESIDENT);
+		x.path = column_intern(c, st, RC_PATH, &oom);
+		x.evidence = column_intern(c, st, RC_EVIDENCE, &oom);
+		x.confirmed = sqlite3_column_int(st, RC_CONFIRMED) != 0;
+		x.part = sqlite3_column_int(st, RC_PART) != 0;
 		snprintf(x.perms, sizeof(x.perms), "%s", perms ? perms : "????");
 		if (oom || grow((void **)&c->largest, c->n_largest, &allocated, sizeof(x)) < 0) {
 			e = -ENOMEM;
@@ -287,30 +325,40 @@ static int load_regions(struct store_reader *r, int64_t census_id, struct census
 	return e < 0 ? e : 0;
 }
 
+enum file_column { FC_PATH, FC_KIND, FC_PRIVATE, FC_RESIDENT, FC_SIZE, FC_REGIONS, _FC_MAX };
+static const struct read_column file_columns[] = {
+	[FC_PATH] = { "path", READ_KEY },         [FC_KIND] = { "kind", READ_KEY }, [FC_PRIVATE] = { "private", READ_KEY },
+	[FC_RESIDENT] = { "resident", READ_KEY }, [FC_SIZE] = { "size", READ_KEY }, [FC_REGIONS] = { "regions", READ_KEY },
+};
+_Static_assert(ELEMENTSOF(file_columns) == _FC_MAX, "a column for every field");
+/* the census's own order: largest (resident + private) first */
+static const struct read_query file_query =
+	READ_QUERY(RS_CENSUS_FILES,
+		   "SELECT p.path, f.kind, f.private, f.resident, f.size, f.regions"
+		   " FROM census_files f JOIN paths p ON p.id = f.path_id WHERE f.census_id = ?1"
+		   " ORDER BY coalesce(f.resident, 0) + coalesce(f.private, 0) DESC, p.path",
+		   file_columns);
+
 static int load_files(struct store_reader *r, int64_t census_id, struct census *c)
 {
-	/* the census's own order: largest (resident + private) first */
-	static const char sql[] = "SELECT p.path, f.kind, f.private, f.resident, f.size, f.regions"
-				  " FROM census_files f JOIN paths p ON p.id = f.path_id WHERE f.census_id = ?1"
-				  " ORDER BY coalesce(f.resident, 0) + coalesce(f.private, 0) DESC, p.path";
 	sqlite3_stmt *st = NULL;
 	size_t allocated = 0;
 	int e;
 
-	e = read_prepare(r, RS_CENSUS_FILES, sql, &st);
+	e = read_query_prepare(r, &file_query, &st);
 	if (e < 0)
 		return e;
 	e = read_bound(r, st, sqlite3_bind_int64(st, 1, census_id), "reading census files");
 	while (e >= 0 && (e = read_step(r, st, "reading census files")) > 0) {
-		int kind = file_kind_from_name((const char *)sqlite3_column_text(st, 1));
+		int kind = file_kind_from_name((const char *)sqlite3_column_text(st, FC_KIND));
 		bool oom = false;
 		struct census_file f = {
-			.path = column_intern(c, st, 0, &oom),
+			.path = column_intern(c, st, FC_PATH, &oom),
 			.kind = kind >= 0 ? (enum file_kind)kind : FILE_DATA,
-			.private = column_u64(st, 2),
-			.resident = column_u64(st, 3),
-			.size = column_u64(st, 4),
-			.regions = column_u64(st, 5),
+			.private = column_u64(st, FC_PRIVATE),
+			.resident = column_u64(st, FC_RESIDENT),
+			.size = column_u64(st, FC_SIZE),
+			.regions = column_u64(st, FC_REGIONS),
 		};
 		if (oom || grow((void **)&c->files, c->n_files, &allocated, sizeof(f)) < 0) {
 			e = -ENOMEM;
@@ -322,29 +370,40 @@ static int load_files(struct store_reader *r, int64_t census_id, struct census *
 	return e < 0 ? e : 0;
 }
 
+enum gpu_column { GC_INDEX, GC_UUID, GC_NAME, GC_USED, GC_TOTAL, GC_GRAPHICS, _GC_MAX };
+static const struct read_column gpu_columns[] = {
+	[GC_INDEX] = { "device_index", READ_KEY }, [GC_UUID] = { "uuid", READ_KEY },   [GC_NAME] = { "name", READ_KEY },
+	[GC_USED] = { "used", READ_KEY },          [GC_TOTAL] = { "total", READ_KEY }, [GC_GRAPHICS] = { "graphics", READ_KEY },
+};
+_Static_assert(ELEMENTSOF(gpu_columns) == _GC_MAX, "a column for every field");
+static const struct read_query gpu_query =
+	READ_QUERY(RS_CENSUS_GPU,
+		   "SELECT g.device_index, g.uuid, g.name, x.used, g.total, x.graphics"
+		   " FROM census_gpu x JOIN gpus g ON g.id = x.gpu_id WHERE x.census_id = ?1"
+		   " ORDER BY g.device_index, g.uuid",
+		   gpu_columns);
+
 /* The devices of the census's GPU section (when it has one), by device. */
 static int load_gpu(struct store_reader *r, int64_t census_id, struct census *c)
 {
-	static const char sql[] = "SELECT g.device_index, g.uuid, g.name, x.used, g.total, x.graphics"
-				  " FROM census_gpu x JOIN gpus g ON g.id = x.gpu_id WHERE x.census_id = ?1"
-				  " ORDER BY g.device_index, g.uuid";
 	sqlite3_stmt *st = NULL;
 	size_t allocated = 0;
 	int e;
 
 	if (!c->gpu.taken)
 		return 0;
-	e = read_prepare(r, RS_CENSUS_GPU, sql, &st);
+	e = read_query_prepare(r, &gpu_query, &st);
 	if (e < 0)
 		return e;
 	e = read_bound(r, st, sqlite3_bind_int64(st, 1, census_id), "reading the census's GPU memory");
 	while (e >= 0 && (e = read_step(r, st, "reading the census's GPU memory")) > 0) {
-		const char *uuid = (const char *)sqlite3_column_text(st, 1), *name = (const char *)sqlite3_column_text(st, 2);
+		const char *uuid = (const char *)sqlite3_column_text(st, GC_UUID);
+		const char *name = (const char *)sqlite3_column_text(st, GC_NAME);
 		struct census_gpu_use u = {
-			.index = (unsigned)sqlite3_column_int64(st, 0),
-			.used = sqlite3_column_type(st, 3) == SQLITE_NULL ? GPU_BYTES_UNKNOWN : column_u64(st, 3),
-			.total = column_u64(st, 4),
-			.graphics = sqlite3_column_int(st, 5) != 0,
+			.index = (unsigned)sqlite3_column_int64(st, GC_INDEX),
+			.used = sqlite3_column_type(st, GC_USED) == SQLITE_NULL ? GPU_BYTES_UNKNOWN : column_u64(st, GC_USED),
+			.total = column_u64(st, GC_TOTAL),
+			.graphics = sqlite3_column_int(st, GC_GRAPHICS) != 0,
 		};
 		snprintf(u.uuid, sizeof(u.uuid), "%s", uuid ? uuid : "");
 		snprintf(u.name, sizeof(u.name), "%s", name ? name : "");
@@ -421,13 +480,16 @@ int read_census_json(struct store_reader *r, const struct read_process *p, int64
  * with *ret_id and *ret_time, 0 when there is none, or a negative errno. */
 static int census_at(struct store_reader *r, int64_t id, int64_t at, int64_t *ret_id, int64_t *ret_time)
 {
+	static const struct read_column columns[] = { { "id", READ_KEY }, { "time", READ_KEY } };
+	static const struct read_query q = READ_QUERY(
+		RS_CENSUS_AT,
+		"SELECT id, time FROM censuses WHERE process_id = ?1 AND time <= ?2 AND status = 'ok'"
+		" ORDER BY time DESC, id DESC LIMIT 1",
+		columns);
 	sqlite3_stmt *st = NULL;
 	int e, rc;
 
-	e = read_prepare(r, RS_CENSUS_AT,
-			 "SELECT id, time FROM censuses WHERE process_id = ?1 AND time <= ?2 AND status = 'ok'"
-			 " ORDER BY time DESC, id DESC LIMIT 1",
-			 &st);
+	e = read_query_prepare(r, &q, &st);
 	if (e < 0)
 		return e;
 	rc = sqlite3_bind_int64(st, 1, id);

@@ -43,13 +43,16 @@ static int compare_change(const void *a, const void *b)
 static int previous(struct store_reader *r, int64_t process_id, int64_t census_id, int64_t time, int64_t *ret_id,
 		    int64_t *ret_time)
 {
+	static const struct read_column columns[] = { { "id", READ_KEY }, { "time", READ_KEY } };
+	static const struct read_query q = READ_QUERY(
+		RS_CENSUS_PREVIOUS,
+		"SELECT id, time FROM censuses WHERE process_id = ?1 AND time <= ?2"
+		" AND (time < ?2 OR id < ?3) AND status = 'ok' ORDER BY time DESC, id DESC LIMIT 1",
+		columns);
 	sqlite3_stmt *st = NULL;
 	int e, rc;
 
-	e = read_prepare(r, RS_CENSUS_PREVIOUS,
-			 "SELECT id, time FROM censuses WHERE process_id = ?1 AND time <= ?2"
-			 " AND (time < ?2 OR id < ?3) AND status = 'ok' ORDER BY time DESC, id DESC LIMIT 1",
-			 &st);
+	e = read_query_prepare(r, &q, &st);
 	if (e < 0)
 		return e;
 	rc = sqlite3_bind_int64(st, 1, process_id);
@@ -66,28 +69,54 @@ static int previous(struct store_reader *r, int64_t process_id, int64_t census_i
 	return e;
 }
 
+/* Each class of census ?1 (after) or ?2 (before): whether it is in each,
+ * its private memory there, and whether that is unknown (a light census). */
+enum compared_column {
+	CMP_CLASS,
+	CMP_IN_AFTER,
+	CMP_PRIVATE_AFTER,
+	CMP_IN_BEFORE,
+	CMP_PRIVATE_BEFORE,
+	CMP_UNKNOWN_AFTER,
+	CMP_UNKNOWN_BEFORE,
+	_CMP_MAX
+};
+static const struct read_column compared_columns[] = {
+	[CMP_CLASS] = { "class", READ_KEY },
+	[CMP_IN_AFTER] = { "in_after", READ_KEY },
+	[CMP_PRIVATE_AFTER] = { "private_after", READ_KEY },
+	[CMP_IN_BEFORE] = { "in_before", READ_KEY },
+	[CMP_PRIVATE_BEFORE] = { "private_before", READ_KEY },
+	[CMP_UNKNOWN_AFTER] = { "unknown_after", READ_KEY },
+	[CMP_UNKNOWN_BEFORE] = { "unknown_before", READ_KEY },
+};
+_Static_assert(ELEMENTSOF(compared_columns) == _CMP_MAX, "a column for every field");
+static const struct read_query compared_query = READ_QUERY(
+	RS_CLASSES_COMPARED,
+	"SELECT class,"
+	"  max(census_id = ?1) AS in_after, max(CASE WHEN census_id = ?1 THEN private END) AS private_after,"
+	"  max(census_id = ?2) AS in_before, max(CASE WHEN census_id = ?2 THEN private END) AS private_before,"
+	"  max(census_id = ?1 AND private IS NULL) AS unknown_after,"
+	"  max(census_id = ?2 AND private IS NULL) AS unknown_before"
+	" FROM census_classes WHERE census_id IN (?1, ?2) GROUP BY class",
+	compared_columns);
+
 static int classes(struct store_reader *r, int64_t after, int64_t before, json_t **ret)
 {
-	static const char sql[] =
-		"SELECT class,"
-		"  max(census_id = ?1), max(CASE WHEN census_id = ?1 THEN private END),"
-		"  max(census_id = ?2), max(CASE WHEN census_id = ?2 THEN private END),"
-		"  max(census_id = ?1 AND private IS NULL), max(census_id = ?2 AND private IS NULL)"
-		" FROM census_classes WHERE census_id IN (?1, ?2) GROUP BY class";
 	struct compared *c = NULL;
 	size_t n = 0, allocated = 0;
 	sqlite3_stmt *st = NULL;
 	json_t *a = NULL;
 	int e, rc;
 
-	e = read_prepare(r, RS_CLASSES_COMPARED, sql, &st);
+	e = read_query_prepare(r, &compared_query, &st);
 	if (e < 0)
 		return e;
 	rc = sqlite3_bind_int64(st, 1, after);
 	rc |= sqlite3_bind_int64(st, 2, before);
 	e = read_bound(r, st, rc, "comparing classes");
 	while (e >= 0 && (e = read_step(r, st, "comparing classes")) > 0) {
-		const char *key = (const char *)sqlite3_column_text(st, 0);
+		const char *key = (const char *)sqlite3_column_text(st, CMP_CLASS);
 		if (n == allocated) {
 			size_t more = allocated ? 2 * allocated : 16;
 			struct compared *grown = realloc(c, more * sizeof(*c));
@@ -99,11 +128,11 @@ static int classes(struct store_reader *r, int64_t after, int64_t before, json_t
 			allocated = more;
 		}
 		c[n] = (struct compared){
-			.before = sqlite3_column_int64(st, 4),
-			.after = sqlite3_column_int64(st, 2),
+			.before = sqlite3_column_int64(st, CMP_PRIVATE_BEFORE),
+			.after = sqlite3_column_int64(st, CMP_PRIVATE_AFTER),
 			/* absent: no region of that class, so 0 and known */
-			.known_after = !sqlite3_column_int(st, 5),
-			.known_before = !sqlite3_column_int(st, 6),
+			.known_after = !sqlite3_column_int(st, CMP_UNKNOWN_AFTER),
+			.known_before = !sqlite3_column_int(st, CMP_UNKNOWN_BEFORE),
 		};
 		snprintf(c[n].key, sizeof(c[n].key), "%s", key ? key : "?");
 		n++;
@@ -183,6 +212,11 @@ static int files(struct store_reader *r, const struct read_query *q, int64_t in,
 static int event_counts(struct store_reader *r, int64_t census_id, json_t **ret)
 {
 	static const char *const kinds[] = { "appeared", "disappeared", "grew", "shrank" };
+	/* a row names its key: the kind, and its count */
+	static const struct read_column columns[] = { { "kind", READ_KEY }, { "count", READ_KEY } };
+	static const struct read_query q = READ_QUERY(
+		RS_EVENT_COUNTS, "SELECT kind, count(*) AS count FROM region_events WHERE census_id = ?1 GROUP BY kind",
+		columns);
 	json_t *o = json_object();
 	sqlite3_stmt *st = NULL;
 	int e = o ? 0 : -ENOMEM;
@@ -191,8 +225,7 @@ static int event_counts(struct store_reader *r, int64_t census_id, json_t **ret)
 	for (size_t i = 0; e >= 0 && i < ELEMENTSOF(kinds); i++)
 		e = read_set(o, kinds[i], json_integer(0));
 	if (e >= 0)
-		e = read_prepare(r, RS_EVENT_COUNTS,
-				 "SELECT kind, count(*) FROM region_events WHERE census_id = ?1 GROUP BY kind", &st);
+		e = read_query_prepare(r, &q, &st);
 	if (e >= 0)
 		e = read_bound(r, st, sqlite3_bind_int64(st, 1, census_id), "counting region events");
 	while (e >= 0 && (e = read_step(r, st, "counting region events")) > 0)

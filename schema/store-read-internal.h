@@ -1,8 +1,9 @@
 /* What the files of the store's read side share: the reader and its
  * statements, how SQLite's answers become negative errno values (with the
- * deadline and the interrupt), the process instances a selection names, the
- * merged fast tier, and small JSON helpers.  Only schema/store-read*.c
- * include this. */
+ * deadline and the interrupt), the tables that name each query's columns
+ * and turn its rows into JSON objects, the process instances a selection
+ * names, the merged fast tier, and small JSON helpers.  Only
+ * schema/store-read*.c include this; every helper here is named read_*. */
 #pragma once
 
 #include <jansson.h>
@@ -83,7 +84,9 @@ int read_fail(struct store_reader *r, int rc, const char *what);
 int read_failf(struct store_reader *r, int e, const char *fmt, ...) _printf_(3, 4);
 
 /* The statement id, prepared from sql on first use.  Returns 0 with *ret
- * (owned by the reader; finish with read_done) or a negative errno. */
+ * (owned by the reader; finish with read_done) or a negative errno.  For
+ * statements without rows (a transaction's); a query that reads rows is
+ * prepared with read_query_prepare, which checks its columns. */
 int read_prepare(struct store_reader *r, enum read_stmt id, const char *sql, sqlite3_stmt **ret);
 /* Checks the ORed result of a run of binds: 0, or read_fail. */
 int read_bound(struct store_reader *r, sqlite3_stmt *st, int rc, const char *what);

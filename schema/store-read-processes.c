@@ -31,17 +31,25 @@ static int last_sample(struct store_reader *r, int64_t id, int64_t *ret_private,
 		       int64_t *ret_vram)
 {
 	static const int64_t resolutions[] = { RESOLUTION_RAW, RESOLUTION_MINUTE, RESOLUTION_HOUR };
+	enum { LS_PRIVATE, LS_RESIDENT, LS_VRAM };
+	static const struct read_column columns[] = {
+		[LS_PRIVATE] = { "private_last", READ_KEY },
+		[LS_RESIDENT] = { "resident_last", READ_KEY },
+		[LS_VRAM] = { "vram", READ_KEY },
+	};
+	static const struct read_query q =
+		READ_QUERY(RS_LAST_SAMPLE,
+			   "SELECT s.private_last, s.resident_last,"
+			   "  (SELECT sum(g.used_last) FROM gpu_samples g WHERE g.process_id = s.process_id"
+			   "   AND g.resolution = s.resolution AND g.time = s.time) AS vram"
+			   " FROM samples s WHERE s.process_id = ?1 AND s.resolution = ?2"
+			   " ORDER BY s.time DESC LIMIT 1",
+			   columns);
 	sqlite3_stmt *st = NULL;
 	int e, rc;
 
 	*ret_private = *ret_resident = *ret_vram = -1;
-	e = read_prepare(r, RS_LAST_SAMPLE,
-			 "SELECT s.private_last, s.resident_last,"
-			 "  (SELECT sum(g.used_last) FROM gpu_samples g WHERE g.process_id = s.process_id"
-			 "   AND g.resolution = s.resolution AND g.time = s.time)"
-			 " FROM samples s WHERE s.process_id = ?1 AND s.resolution = ?2"
-			 " ORDER BY s.time DESC LIMIT 1",
-			 &st);
+	e = read_query_prepare(r, &q, &st);
 	for (size_t i = 0; e >= 0 && i < ELEMENTSOF(resolutions); i++) {
 		rc = sqlite3_bind_int64(st, 1, id);
 		rc |= sqlite3_bind_int64(st, 2, resolutions[i]);
@@ -50,10 +58,10 @@ static int last_sample(struct store_reader *r, int64_t id, int64_t *ret_private,
 			break;
 		e = read_step(r, st, "reading the last sample");
 		if (e > 0) {
-			*ret_private = sqlite3_column_int64(st, 0);
-			*ret_resident = sqlite3_column_int64(st, 1);
-			if (sqlite3_column_type(st, 2) != SQLITE_NULL)
-				*ret_vram = sqlite3_column_int64(st, 2);
+			*ret_private = sqlite3_column_int64(st, LS_PRIVATE);
+			*ret_resident = sqlite3_column_int64(st, LS_RESIDENT);
+			if (sqlite3_column_type(st, LS_VRAM) != SQLITE_NULL)
+				*ret_vram = sqlite3_column_int64(st, LS_VRAM);
 		}
 		read_done(st);
 		if (e != 0)

@@ -41,12 +41,15 @@ static void phases_free(struct phase *ph, size_t n)
  * last row is known.  Returns 0 with *ret and *ret_n or a negative errno. */
 static int load_phases(struct store_reader *r, const struct read_process *p, struct phase **ret, size_t *ret_n)
 {
+	static const struct read_column columns[] = { { "time", READ_KEY }, { "name", READ_KEY } };
+	static const struct read_query q =
+		READ_QUERY(RS_MARKS, "SELECT time, name FROM marks WHERE process_id = ?1 ORDER BY time, id", columns);
 	sqlite3_stmt *st = NULL;
 	struct phase *ph = NULL;
 	size_t n = 0, allocated = 0;
 	int e;
 
-	e = read_prepare(r, RS_MARKS, "SELECT time, name FROM marks WHERE process_id = ?1 ORDER BY time, id", &st);
+	e = read_query_prepare(r, &q, &st);
 	if (e < 0)
 		return e;
 	e = read_bound(r, st, sqlite3_bind_int64(st, 1, p->id), "reading marks");

@@ -95,6 +95,11 @@ static void load(sqlite3_stmt *st, int first, struct read_sample *x)
  * negative errno. */
 static int any_vram(struct read_samples *w, const struct read_process *p, size_t n)
 {
+	static const struct read_column columns[] = { { "any_vram", READ_KEY } };
+	static const struct read_query q = READ_QUERY(RS_VRAM_ANY,
+						      "SELECT EXISTS (SELECT 1 FROM gpu_samples"
+						      " WHERE process_id IN (SELECT value FROM json_each(?1))) AS any_vram",
+						      columns);
 	_cleanup_free_ char *ids = NULL;
 	sqlite3_stmt *st = NULL;
 	int e;
@@ -102,10 +107,7 @@ static int any_vram(struct read_samples *w, const struct read_process *p, size_t
 	w->vram = false;
 	e = read_process_ids(p, n, &ids);
 	if (e >= 0)
-		e = read_prepare(w->r, RS_VRAM_ANY,
-				 "SELECT EXISTS (SELECT 1 FROM gpu_samples"
-				 " WHERE process_id IN (SELECT value FROM json_each(?1)))",
-				 &st);
+		e = read_query_prepare(w->r, &q, &st);
 	if (e >= 0)
 		e = read_bound(w->r, st, sqlite3_bind_text(st, 1, ids, -1, SQLITE_STATIC), "reading GPU memory");
 	if (e >= 0)
@@ -122,14 +124,17 @@ static int any_vram(struct read_samples *w, const struct read_process *p, size_t
  * row, minute rows before the first raw row; raw rows anywhere. */
 static int edges(struct read_samples *w)
 {
+	static const struct read_column columns[] = { { "raw", READ_KEY }, { "minute", READ_KEY } };
+	static const struct read_query q =
+		READ_QUERY(RS_SAMPLES_EDGES,
+			   "SELECT (SELECT min(time) FROM samples WHERE process_id = ?1 AND resolution = 0) AS raw,"
+			   "       (SELECT min(time) FROM samples WHERE process_id = ?1 AND resolution = 60000) AS minute",
+			   columns);
 	sqlite3_stmt *st = NULL;
 	int64_t raw = READ_TIME_MAX, minute = READ_TIME_MAX;
 	int e;
 
-	e = read_prepare(w->r, RS_SAMPLES_EDGES,
-			 "SELECT (SELECT min(time) FROM samples WHERE process_id = ?1 AND resolution = 0),"
-			 "       (SELECT min(time) FROM samples WHERE process_id = ?1 AND resolution = 60000)",
-			 &st);
+	e = read_query_prepare(w->r, &q, &st);
 	if (e >= 0)
 		e = read_bound(w->r, st, sqlite3_bind_int64(st, 1, w->process_id), "reading samples");
 	if (e >= 0)

@@ -204,10 +204,13 @@ static int by_id(struct store_reader *r, int64_t id, struct read_process **ret, 
  * Returns 1 with *ret (free()), 0 after the last, or a negative errno. */
 static int next_boot(struct store_reader *r, const char *boot, char **ret)
 {
+	static const struct read_column columns[] = { { "boot_id", READ_KEY } };
+	static const struct read_query q =
+		READ_QUERY(RS_PROCESS_BOOTS, "SELECT min(boot_id) AS boot_id FROM processes WHERE boot_id > ?1", columns);
 	sqlite3_stmt *st = NULL;
 	int e;
 
-	e = read_prepare(r, RS_PROCESS_BOOTS, "SELECT min(boot_id) FROM processes WHERE boot_id > ?1", &st);
+	e = read_query_prepare(r, &q, &st);
 	if (e >= 0)
 		e = read_bound(r, st, sqlite3_bind_text(st, 1, boot ? boot : "", -1, SQLITE_STATIC), "reading processes");
 	if (e >= 0)

@@ -102,7 +102,8 @@ $(BUILD)/schema/migrations.o: $(BUILD)/schema/migrations.c
 STORE_READ_SRCS := schema/store-read.c schema/store-read-json.c schema/store-read-select.c \
 	schema/store-read-processes.c schema/store-read-samples.c schema/store-read-history.c \
 	schema/store-read-window.c schema/store-read-census.c schema/store-read-compare.c \
-	schema/store-read-report.c schema/store-read-events.c schema/store-read-page.c schema/store-read-rows.c
+	schema/store-read-report.c schema/store-read-events.c schema/store-read-page.c schema/store-read-rows.c \
+	schema/store-read-census-load.c
 STORE_READ_UNIT_TESTS := test-store-read test-store-read-history test-store-read-page
 BENCH_HISTORY_RUNS ?= 21
 

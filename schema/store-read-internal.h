@@ -219,6 +219,15 @@ int read_sample_key_compare(const struct read_sample_key *a, const struct read_s
 int read_window(struct store_reader *r, const struct read_process *p, size_t n, const char *classes, int64_t lo,
 		int64_t hi, json_t **ret_censuses, json_t **ret_marks);
 
+struct census;
+/* Reads the stored census census_id into c (made by census_new, its
+ * process filled in): its totals, counters, cost, classes, largest
+ * regions, files and GPU section.  Returns 0 with *ret_counter_private
+ * (-1: unknown) and *ret_meta ({"trigger", "status"}, a new reference),
+ * -ENOENT when there is no such census, or a negative errno. */
+int read_census_load(struct store_reader *r, int64_t census_id, struct census *c, int64_t *ret_counter_private,
+		     json_t **ret_meta);
+
 /* The stored census census_id of process p in the JSON form of
  * census_to_json plus census_id, trigger and status.  Returns 0 with *ret
  * or a negative errno (-ENOENT: no such census). */

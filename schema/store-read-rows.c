@@ -23,10 +23,11 @@ int read_query_prepare(struct store_reader *r, const struct read_query *q, sqlit
 	int e, n;
 
 	e = read_prepare(r, q->id, q->sql, &st);
-	if (e < 0 || !fresh) {
-		if (e >= 0)
-			*ret = st;
+	if (e < 0)
 		return e;
+	if (!fresh) {
+		*ret = st;
+		return 0;
 	}
 	n = sqlite3_column_count(st);
 	for (int i = 0; i < n || (size_t)i < q->n_columns; i++) {

@@ -185,10 +185,14 @@ static int load_row(struct store_reader *r, int64_t census_id, struct census *c,
 
 enum class_column { CC_CLASS, CC_PRIVATE, CC_RESIDENT, CC_PSS, CC_SWAP, CC_SIZE, CC_COUNT, CC_CONFIRMED, _CC_MAX };
 static const struct read_column class_columns[] = {
-	[CC_CLASS] = { "class", READ_KEY },       [CC_PRIVATE] = { "private", READ_KEY },
-	[CC_RESIDENT] = { "resident", READ_KEY }, [CC_PSS] = { "pss", READ_KEY },
-	[CC_SWAP] = { "swap", READ_KEY },         [CC_SIZE] = { "size", READ_KEY },
-	[CC_COUNT] = { "count", READ_KEY },       [CC_CONFIRMED] = { "confirmed", READ_KEY },
+	[CC_CLASS] = { "class", READ_KEY },
+	[CC_PRIVATE] = { "private", READ_KEY },
+	[CC_RESIDENT] = { "resident", READ_KEY },
+	[CC_PSS] = { "pss", READ_KEY },
+	[CC_SWAP] = { "swap", READ_KEY },
+	[CC_SIZE] = { "size", READ_KEY },
+	[CC_COUNT] = { "count", READ_KEY },
+	[CC_CONFIRMED] = { "confirmed", READ_KEY },
 };
 _Static_assert(ELEMENTSOF(class_columns) == _CC_MAX, "a column for every field");
 static const struct read_query class_query =
@@ -254,11 +258,16 @@ enum region_column {
 	_RC_MAX
 };
 static const struct read_column region_columns[] = {
-	[RC_START] = { "start", READ_KEY },       [RC_END] = { "end", READ_KEY },
-	[RC_PERMS] = { "perms", READ_KEY },       [RC_CLASS] = { "class", READ_KEY },
-	[RC_RULE] = { "rule", READ_KEY },         [RC_PRIVATE] = { "private", READ_KEY },
-	[RC_RESIDENT] = { "resident", READ_KEY }, [RC_PATH] = { "path", READ_KEY },
-	[RC_EVIDENCE] = { "evidence", READ_KEY }, [RC_CONFIRMED] = { "confirmed", READ_KEY },
+	[RC_START] = { "start", READ_KEY },
+	[RC_END] = { "end", READ_KEY },
+	[RC_PERMS] = { "perms", READ_KEY },
+	[RC_CLASS] = { "class", READ_KEY },
+	[RC_RULE] = { "rule", READ_KEY },
+	[RC_PRIVATE] = { "private", READ_KEY },
+	[RC_RESIDENT] = { "resident", READ_KEY },
+	[RC_PATH] = { "path", READ_KEY },
+	[RC_EVIDENCE] = { "evidence", READ_KEY },
+	[RC_CONFIRMED] = { "confirmed", READ_KEY },
 	[RC_PART] = { "part", READ_KEY },
 };
 _Static_assert(ELEMENTSOF(region_columns) == _RC_MAX, "a column for every field");
@@ -313,8 +322,12 @@ static int load_regions(struct store_reader *r, int64_t census_id, struct census
 
 enum file_column { FC_PATH, FC_KIND, FC_PRIVATE, FC_RESIDENT, FC_SIZE, FC_REGIONS, _FC_MAX };
 static const struct read_column file_columns[] = {
-	[FC_PATH] = { "path", READ_KEY },         [FC_KIND] = { "kind", READ_KEY }, [FC_PRIVATE] = { "private", READ_KEY },
-	[FC_RESIDENT] = { "resident", READ_KEY }, [FC_SIZE] = { "size", READ_KEY }, [FC_REGIONS] = { "regions", READ_KEY },
+	[FC_PATH] = { "path", READ_KEY },
+	[FC_KIND] = { "kind", READ_KEY },
+	[FC_PRIVATE] = { "private", READ_KEY },
+	[FC_RESIDENT] = { "resident", READ_KEY },
+	[FC_SIZE] = { "size", READ_KEY },
+	[FC_REGIONS] = { "regions", READ_KEY },
 };
 _Static_assert(ELEMENTSOF(file_columns) == _FC_MAX, "a column for every field");
 /* the census's own order: largest (resident + private) first */
@@ -358,8 +371,12 @@ static int load_files(struct store_reader *r, int64_t census_id, struct census *
 
 enum gpu_column { GC_INDEX, GC_UUID, GC_NAME, GC_USED, GC_TOTAL, GC_GRAPHICS, _GC_MAX };
 static const struct read_column gpu_columns[] = {
-	[GC_INDEX] = { "device_index", READ_KEY }, [GC_UUID] = { "uuid", READ_KEY },   [GC_NAME] = { "name", READ_KEY },
-	[GC_USED] = { "used", READ_KEY },          [GC_TOTAL] = { "total", READ_KEY }, [GC_GRAPHICS] = { "graphics", READ_KEY },
+	[GC_INDEX] = { "device_index", READ_KEY },
+	[GC_UUID] = { "uuid", READ_KEY },
+	[GC_NAME] = { "name", READ_KEY },
+	[GC_USED] = { "used", READ_KEY },
+	[GC_TOTAL] = { "total", READ_KEY },
+	[GC_GRAPHICS] = { "graphics", READ_KEY },
 };
 _Static_assert(ELEMENTSOF(gpu_columns) == _GC_MAX, "a column for every field");
 static const struct read_query gpu_query =

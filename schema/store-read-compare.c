@@ -172,7 +172,11 @@ static int classes(struct store_reader *r, int64_t after, int64_t before, json_t
 	"  AND NOT EXISTS (SELECT 1 FROM census_files o WHERE o.census_id = ?2 AND o.path_id = f.path_id)" \
 	" ORDER BY p.path"
 static const struct read_column new_files_columns[] = {
-	{ "path", READ_STR }, { "kind", READ_STR }, { "size", READ_INT }, { "resident", READ_INT }, { "private", READ_INT },
+	{ "path", READ_STR },
+	{ "kind", READ_STR },
+	{ "size", READ_INT },
+	{ "resident", READ_INT },
+	{ "private", READ_INT },
 };
 static const struct read_column gone_files_columns[] = {
 	{ "path", READ_STR },

@@ -20,9 +20,11 @@ static const char events_sql[] =
 	" FROM region_events e LEFT JOIN paths p ON p.id = e.path_id"
 	" WHERE e.process_id = ?1 AND e.time >= ?2 AND e.time <= ?3 AND (e.time > ?4 OR e.rowid > ?5)"
 	" ORDER BY e.time, e.rowid LIMIT ?6";
+/* Where events_columns has what the cursor names. */
+enum { EV_ROWID, EV_TIME };
 static const struct read_column events_columns[] = {
-	{ "rowid", READ_KEY },
-	{ "time", READ_INT },
+	[EV_ROWID] = { "rowid", READ_KEY },
+	[EV_TIME] = { "time", READ_INT },
 	{ "census_id", READ_INT },
 	{ "kind", READ_STR },
 	{ "start", READ_ADDRESS },
@@ -43,8 +45,8 @@ static void seen(sqlite3_stmt *st, void *userdata)
 {
 	int64_t *last = userdata;
 
-	last[0] = sqlite3_column_int64(st, 1);
-	last[1] = sqlite3_column_int64(st, 0);
+	last[0] = sqlite3_column_int64(st, EV_TIME);
+	last[1] = sqlite3_column_int64(st, EV_ROWID);
 }
 
 /* A page of events of process id in [since, until] after the cursor

@@ -196,8 +196,13 @@ static json_t *phases_json(const struct phase *ph, size_t n)
 }
 
 static const struct read_column trend_columns[] = {
-	{ "census_id", READ_INT }, { "time", READ_INT },     { "trigger", READ_STR }, { "status", READ_STR },
-	{ "private", READ_INT },   { "resident", READ_INT }, { "vram", READ_INT },
+	{ "census_id", READ_INT },
+	{ "time", READ_INT },
+	{ "trigger", READ_STR },
+	{ "status", READ_STR },
+	{ "private", READ_INT },
+	{ "resident", READ_INT },
+	{ "vram", READ_INT },
 };
 static const struct read_query trend_query =
 	READ_QUERY(RS_TREND,

@@ -87,7 +87,8 @@ SCHEMA_SRCS := schema/store.c schema/store-stmt.c schema/store-put.c schema/stor
 	schema/store-read.c schema/store-read-json.c schema/store-read-select.c \
 	schema/store-read-processes.c schema/store-read-samples.c schema/store-read-history.c \
 	schema/store-read-window.c schema/store-read-census.c schema/store-read-compare.c \
-	schema/store-read-report.c schema/store-read-events.c \
+	schema/store-read-report.c schema/store-read-events.c schema/store-read-page.c schema/store-read-rows.c \
+	schema/store-read-census-load.c \
 	schema/query.c
 SCHEMA_MIGRATIONS := $(sort $(wildcard schema/migrations/*.sql))
 SCHEMA_GENERATED := $(BUILD)/schema/migrations.c
@@ -197,7 +198,7 @@ UNIT_TESTS := test-util test-strpool test-text test-hashtab test-timeparse test-
 	test-scan-live test-region-events test-gpu \
 	test-trace-parse test-trace-analyzer test-trace-scopes test-trace-ledger test-trace-report \
 	test-trace-replay test-trace-export \
-	test-store test-store-retention test-store-read test-store-read-history test-query \
+	test-store test-store-retention test-store-read test-store-read-history test-store-read-page test-query \
 	test-config test-config-values test-config-files test-selector \
 	test-sysmem test-schedule test-pidmap test-writer test-export \
 	test-control-request test-control-buffer test-control-access test-control-processes test-control-worker \

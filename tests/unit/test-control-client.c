@@ -638,34 +638,6 @@ static void test_history(void **state)
 	json_decref(j);
 }
 
-static void test_merge_pages(void **state)
-{
-	(void)state;
-	json_t *all = parse("{\"instances\": [{\"process_id\": 17}], \"samples\": [{\"time\": 1}, {\"time\": 2}],"
-			    " \"censuses\": [{\"census_id\": 98, \"time\": 1}],"
-			    " \"marks\": [{\"process_id\": 17, \"time\": 1, \"name\": \"a\"}], \"next\": \"c1\"}");
-	json_t *page = parse("{\"instances\": [{\"process_id\": 17}, {\"process_id\": 18}],"
-			     " \"samples\": [{\"time\": 3}],"
-			     " \"censuses\": [{\"census_id\": 98, \"time\": 1}, {\"census_id\": 99, \"time\": 3}],"
-			     " \"marks\": [{\"process_id\": 17, \"time\": 1, \"name\": \"a\"},"
-			     "             {\"process_id\": 17, \"time\": 1, \"name\": \"b\"}], \"next\": null}");
-
-	assert_int_equal(control_merge_page(all, page), 1);
-	assert_int_equal(json_array_size(json_object_get(all, "samples")), 3);
-	assert_int_equal(json_array_size(json_object_get(all, "censuses")), 2);
-	assert_int_equal(json_array_size(json_object_get(all, "marks")), 2);
-	assert_int_equal(json_array_size(json_object_get(all, "instances")), 2);
-	assert_true(json_is_null(json_object_get(all, "next")));
-	json_decref(page);
-
-	page = parse("{\"events\": [{\"time\": 5}, {\"time\": 6}], \"next\": 7}");
-	assert_int_equal(control_merge_page(all, page), 2);
-	assert_int_equal(json_integer_value(json_object_get(all, "next")), 7);
-	assert_int_equal(json_array_size(json_object_get(all, "events")), 2);
-	json_decref(page);
-	json_decref(all);
-}
-
 static void test_for_programs(void **state)
 {
 	(void)state;
@@ -958,7 +930,6 @@ int main(void)
 		cmocka_unit_test_setup(test_status, set_zone),
 		cmocka_unit_test_setup(test_processes, set_zone),
 		cmocka_unit_test_setup(test_history, set_zone),
-		cmocka_unit_test(test_merge_pages),
 		cmocka_unit_test(test_for_programs),
 		cmocka_unit_test(test_region_events),
 		cmocka_unit_test_setup(test_report, set_zone),

@@ -1,16 +1,30 @@
-# ramwatch: one non-recursive Makefile.
+# ramwatch: one non-recursive Makefile, in layer order: settings, sources
+# per component, include paths per layer, one library per component,
+# programs, tests, run and bench, install and packaging, dependencies.
 #
-#   make            build build/ramwatch
-#   make run        install what is missing, build, scan the largest process
-#   make check      install what is missing, build with -Werror, run unit and
+#   make            build build/ramwatch and build/ramwatchd
+#   make run        install what is missing, build, run ramwatchd for a while, show what it recorded
+#   make check      install what is missing, build (warnings are errors), run unit and
 #                   integration tests, then all of them again under ASan+UBSan,
-#                   then the fuzz targets for a bounded time
-#   make bench      measure the scanner against cat and pmap, and what evidence
-#                   costs a census (make bench-evidence), and more (BENCHMARKS.md)
+#                   then the fuzz targets for a bounded time, the layer check and the man-page lint
+#   make bench      measure the scanner against cat and pmap, what evidence costs a
+#                   census, the daemon, history reads and the trace analyzer (BENCHMARKS.md)
 #   make install    PREFIX, DESTDIR, BINDIR, SBINDIR, MANDIR, SYSCONFDIR, UNITDIR honoured
 #   make deb        build/deb/ramwatch_VERSION_ARCH.deb, lintian-clean (make rpm: the .rpm)
 #   make check-install  check the units, build both packages, install and run the .deb, purge it
 #   make deps       install the Debian packages the build and tests need
+#
+# The layers, lowest first; a folder is compiled with the include paths of
+# its own layer and those below it only, so an include that reaches up (a
+# scanner file naming a daemon header) does not compile:
+#
+#   common    ->  scanner, trace  ->  schema  ->  daemon, client
+#
+# (trace and scanner do not see each other; daemon and client do not see
+# each other.)  make check-layers proves that the compiler refuses such an
+# include.
+
+# ================================================================== settings
 
 VERSION := 0.1.0
 
@@ -29,13 +43,14 @@ PKG_CONFIG ?= pkg-config
 PYTHON ?= /usr/bin/python3
 FUZZ_SECONDS ?= 30
 
+# Warnings are errors in every build, the packages' included.
 CFLAGS ?= -O2 -g
 WARNINGS := -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes -Wformat=2 \
 	-Wno-format-nonliteral -Wvla -Werror
-BASE_CFLAGS := -std=gnu11 -D_GNU_SOURCE -DRAMWATCH_VERSION='"$(VERSION)"' -Icommon -Iscanner -Iclient -Ischema -Idaemon \
-	$(WARNINGS) -MMD -MP $(shell $(PKG_CONFIG) --cflags jansson 2>/dev/null)
+BASE_CFLAGS := -std=gnu11 -D_GNU_SOURCE -DRAMWATCH_VERSION='"$(VERSION)"' $(WARNINGS) -MMD -MP \
+	$(shell $(PKG_CONFIG) --cflags jansson 2>/dev/null)
 LIBS = $(shell $(PKG_CONFIG) --libs jansson sqlite3 libsystemd 2>/dev/null || \
-	echo -ljansson -lsqlite3 -lsystemd) -lpthread $(TRACE_LIBS)
+	echo -ljansson -lsqlite3 -lsystemd) -lpthread -ldl
 
 ifeq ($(SANITIZE),1)
 BASE_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -44,146 +59,179 @@ endif
 
 ALL_CFLAGS = $(BASE_CFLAGS) $(CFLAGS)
 
-# ------------------------------------------------------------------ sources
+# ================================================================== sources, per component
 
-# ---- trace analyzer (trace/): sources, tests, fuzz target
+# common/: logging, files, strings, times; needs nothing else
+COMMON_SRCS := common/util.c common/fileio.c common/strpool.c common/log.c common/text.c common/hashtab.c \
+	common/region-event-kind.c common/timeparse.c common/units.c
+
+# scanner/: one process's census from /proc (smaps, status, evidence, GPU)
+SCANNER_SRCS := scanner/region.c scanner/smaps.c scanner/smaps-fast.c scanner/proc-parse.c scanner/procfs.c \
+	scanner/proclist.c scanner/classes.c scanner/classify.c scanner/classify-shapes.c scanner/census.c \
+	scanner/census-json.c scanner/region-events.c scanner/scan.c scanner/gpu.c scanner/gpu-nvml.c scanner/gpu-cuda.c \
+	scanner/memsource.c scanner/memsource-live.c scanner/memimage.c scanner/evidence.c scanner/evidence-checks.c \
+	scanner/evidence-split.c
+
+# trace/: the memtrace analyzer (ramwatch trace summary) and export
 TRACE_SRCS := trace/trace-event.c trace/trace-fast.c trace/trace-general.c trace/trace-parse.c \
-	trace/trace-table.c trace/trace-scopes.c trace/trace-ledger.c trace/trace-alloc.c \
+	trace/trace-scopes.c trace/trace-ledger.c trace/trace-alloc.c \
 	trace/trace-analyzer.c trace/trace-integrity.c trace/trace-rank.c trace/trace-jsonw.c \
 	trace/trace-symbols.c trace/trace-report.c trace/trace-text.c trace/trace-jsonl.c \
-	trace/trace-replay.c
-TRACE_CLIENT_SRCS := client/cmd-trace.c
-TRACE_LIBS := -ldl
-TRACE_UNIT_TESTS := test-trace-parse test-trace-analyzer test-trace-scopes test-trace-ledger test-trace-report \
-	test-trace-replay
-TRACE_FUZZ := $(BUILD)/fuzz/fuzz-trace
-TRACE_FUZZ_SEEDS := tests/data/trace
-TRACE_BENCH_TARGETS := bench-trace
-BASE_CFLAGS += -Itrace
+	trace/trace-replay.c trace/trace-export.c
 
-# The fuzz target replays whole inputs (parsers, analyzer, both reports).
-$(BUILD)/fuzz/fuzz-trace: tests/fuzz/fuzz-trace.c $(TRACE_SRCS)
-	@mkdir -p $(dir $@)
-	clang -std=gnu11 -D_GNU_SOURCE -Icommon -Itrace -g -O1 -fsanitize=fuzzer,address,undefined \
-		-o $@ $^ -ljansson -ldl
-
-# Traces of 1 M and 20 M events in $(BUILD)/bench-trace, replayed beside
-# jq and wc (BENCHMARKS.md).
-$(BUILD)/bench/trace-gen: bench/trace-gen.c
-	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $<
-
-$(BUILD)/bench/trace-rss: bench/trace-rss.c
-	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $<
-
-.PHONY: bench-trace
-bench-trace: deps $(BUILD)/ramwatch $(BUILD)/bench/trace-gen $(BUILD)/bench/trace-rss
-	RAMWATCH_BUILD=$(abspath $(BUILD)) $(PYTHON) bench/trace-bench.py
-# ---- end of trace analyzer
-
-# ---- store (schema/): sources, generated migrations, tests
+# schema/: the SQLite store (writes, migrations, retention), its reads
+# (history, report, census, events) and ramwatch sql's safe queries; the
+# migrations travel inside the binary as C strings
 SCHEMA_SRCS := schema/store.c schema/store-stmt.c schema/store-put.c schema/store-census.c \
-	schema/store-retention.c schema/store-gpu.c
-SCHEMA_GENERATED := $(BUILD)/schema/migrations.c
-SCHEMA_UNIT_TESTS := test-store test-store-retention
+	schema/store-retention.c schema/store-gpu.c \
+	schema/store-read.c schema/store-read-json.c schema/store-read-select.c \
+	schema/store-read-processes.c schema/store-read-samples.c schema/store-read-history.c \
+	schema/store-read-window.c schema/store-read-census.c schema/store-read-compare.c \
+	schema/store-read-report.c schema/store-read-events.c schema/store-read-page.c schema/store-read-rows.c \
+	schema/store-read-census-load.c \
+	schema/query.c
 SCHEMA_MIGRATIONS := $(sort $(wildcard schema/migrations/*.sql))
+SCHEMA_GENERATED := $(BUILD)/schema/migrations.c
 
-# The migrations travel inside the binary as C strings.
+# daemon/: ramwatchd (configuration, the tiers, the writer, the control
+# socket, the metrics export, GPU snapshots)
+DAEMON_SRCS := daemon/config.c daemon/config-parse.c daemon/config-table.c daemon/config-values.c \
+	daemon/selector.c \
+	daemon/control.c daemon/control-conn.c daemon/control-ops.c daemon/control-queries.c \
+	daemon/control-worker.c daemon/control-request.c daemon/control-answer.c daemon/control-access.c \
+	daemon/control-processes.c daemon/control-buffer.c \
+	daemon/sysmem.c daemon/sample.c daemon/schedule.c daemon/pidmap.c \
+	daemon/writer.c daemon/target.c daemon/manager.c daemon/discover.c daemon/watched.c \
+	daemon/fast-tier.c daemon/census-tier.c daemon/store-cycle.c daemon/state-lock.c daemon/timer.c daemon/view.c \
+	daemon/export.c daemon/export-text.c daemon/gpu-watch.c
+DAEMON_MAIN := daemon/ramwatchd.c
+
+# client/: ramwatch (scan, summary, diff, the daemon's commands, sql, trace)
+CLIENT_SRCS := client/cmd-scan.c client/render-census.c client/table.c client/cmd-trace.c \
+	client/control-client.c client/answer.c client/render-status.c client/render-processes.c client/render-history.c \
+	client/render-report.c client/ask.c client/cmd-status.c client/cmd-processes.c \
+	client/cmd-history.c client/cmd-report.c client/cmd-diff.c client/cmd-mark.c client/cmd-events.c \
+	client/cmd-metrics.c client/cmd-sql.c
+CLIENT_MAIN := client/ramwatch.c
+
+# ================================================================== include paths, per layer
+
+INC_common := -Icommon
+INC_scanner := $(INC_common) -Iscanner
+INC_trace := $(INC_common) -Itrace
+INC_schema := $(INC_scanner) -Ischema
+INC_daemon := $(INC_schema) -Idaemon
+INC_client := $(INC_schema) -Itrace -Iclient
+# tests and benchmarks see every layer
+INC_tests := $(INC_common) -Iscanner -Itrace -Ischema -Idaemon -Iclient -Itests/unit
+INC_bench := $(INC_schema)
+
+# An object of a layer's folder, with that layer's include paths only.
+define layer_objects
+$(BUILD)/$(1)/%.o: $(1)/%.c
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(ALL_CFLAGS) $$(INC_$(2)) -c -o $$@ $$<
+endef
+$(eval $(call layer_objects,common,common))
+$(eval $(call layer_objects,scanner,scanner))
+$(eval $(call layer_objects,trace,trace))
+$(eval $(call layer_objects,schema,schema))
+$(eval $(call layer_objects,daemon,daemon))
+$(eval $(call layer_objects,client,client))
+$(eval $(call layer_objects,tests/unit,tests))
+$(eval $(call layer_objects,bench,bench))
+
 $(BUILD)/schema/migrations.c: schema/embed-migrations.py $(SCHEMA_MIGRATIONS)
 	@mkdir -p $(dir $@)
 	$(PYTHON) schema/embed-migrations.py $@ $(SCHEMA_MIGRATIONS)
 
 $(BUILD)/schema/migrations.o: $(BUILD)/schema/migrations.c
-	$(CC) $(ALL_CFLAGS) -c -o $@ $<
-# ---- end of store
+	$(CC) $(ALL_CFLAGS) $(INC_schema) -c -o $@ $<
 
-# ---- store reads (schema/store-read*.c): what history, report, census and events answer
-STORE_READ_SRCS := schema/store-read.c schema/store-read-json.c schema/store-read-select.c \
-	schema/store-read-processes.c schema/store-read-samples.c schema/store-read-history.c \
-	schema/store-read-window.c schema/store-read-census.c schema/store-read-compare.c \
-	schema/store-read-report.c schema/store-read-events.c
-STORE_READ_UNIT_TESTS := test-store-read test-store-read-history
-BENCH_HISTORY_RUNS ?= 21
+# ================================================================== libraries, one per component
 
-# A week of one process's timeline at the default settings among 50 others,
-# read back by history and report beside a plain count of the same rows
-# (BENCHMARKS.md).  The library by its path: LIB is set further down, after
-# this rule's prerequisites are read.
-$(BUILD)/bench/history-bench: bench/history-bench.c $(BUILD)/libramwatch.a
+objects = $(patsubst %.c,$(BUILD)/%.o,$(1))
+
+COMMON_LIB := $(BUILD)/lib/libcommon.a
+SCANNER_LIB := $(BUILD)/lib/libscanner.a
+TRACE_LIB := $(BUILD)/lib/libtrace.a
+SCHEMA_LIB := $(BUILD)/lib/libschema.a
+DAEMON_LIB := $(BUILD)/lib/libdaemon.a
+CLIENT_LIB := $(BUILD)/lib/libclient.a
+
+$(COMMON_LIB): $(call objects,$(COMMON_SRCS))
+$(SCANNER_LIB): $(call objects,$(SCANNER_SRCS))
+$(TRACE_LIB): $(call objects,$(TRACE_SRCS))
+$(SCHEMA_LIB): $(call objects,$(SCHEMA_SRCS)) $(patsubst %.c,%.o,$(SCHEMA_GENERATED))
+$(DAEMON_LIB): $(call objects,$(DAEMON_SRCS))
+$(CLIENT_LIB): $(call objects,$(CLIENT_SRCS))
+
+$(BUILD)/lib/%.a:
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LIBS)
+	@rm -f $@
+	$(AR) rcs $@ $^
 
-.PHONY: bench-history
-bench-history: $(BUILD)/bench/history-bench
-	$(BUILD)/bench/history-bench --runs $(BENCH_HISTORY_RUNS) --dir $(BUILD)/bench-history
-# ---- end of store reads
+# highest layer first, for the linker
+DAEMON_LIBS := $(DAEMON_LIB) $(SCHEMA_LIB) $(SCANNER_LIB) $(COMMON_LIB)
+CLIENT_LIBS := $(CLIENT_LIB) $(SCHEMA_LIB) $(TRACE_LIB) $(SCANNER_LIB) $(COMMON_LIB)
+ALL_LIBS := $(CLIENT_LIB) $(DAEMON_LIB) $(SCHEMA_LIB) $(TRACE_LIB) $(SCANNER_LIB) $(COMMON_LIB)
+BENCH_LIBS := $(SCHEMA_LIB) $(SCANNER_LIB) $(COMMON_LIB)
 
-# ---- sql (schema/query*.c, client/cmd-sql.c): ramwatch sql, safe read-only queries
-SQL_SRCS := schema/query.c
-SQL_CLIENT_SRCS := client/cmd-sql.c
-SQL_UNIT_TESTS := test-query
-# ---- end of sql
+# ================================================================== programs
 
-# ---- control socket (daemon/control*.c): the daemon's side
-CONTROL_SRCS := daemon/control.c daemon/control-conn.c daemon/control-ops.c daemon/control-queries.c \
-	daemon/control-worker.c daemon/control-request.c daemon/control-answer.c daemon/control-access.c \
-	daemon/control-processes.c daemon/control-buffer.c
-CONTROL_UNIT_TESTS := test-control-request test-control-buffer test-control-access test-control-processes \
-	test-control-worker
-# ---- end of control socket
+.PHONY: all run check check-build check-unit check-integration check-sanitizers check-layers fuzz lint-man \
+	bench bench-scan bench-evidence bench-daemon bench-history bench-trace \
+	install uninstall clean deps deps-packaging check-units deb rpm check-install check-metrics check-gpu-script
 
-# ---- client commands (client/cmd-*.c, client/control-client.c): status, processes, history, report, mark, events
-# The answers' rendering is pure (JSON in, text out) and unit tested with
-# canned answers; the time parser and the memtrace export live in the
-# library for their tests.
-CLIENT_CMD_ANSWER_SRCS := client/control-client.c client/answer.c client/render-status.c client/render-history.c \
-	client/render-report.c
-CLIENT_CMD_SRCS := $(CLIENT_CMD_ANSWER_SRCS) client/ask.c client/cmd-status.c client/cmd-processes.c \
-	client/cmd-history.c client/cmd-report.c client/cmd-diff.c client/cmd-mark.c client/cmd-events.c \
-	client/cmd-metrics.c
-CLIENT_CMD_LIB_SRCS := common/timeparse.c trace/trace-export.c
-CLIENT_CMD_UNIT_TESTS := test-timeparse test-trace-export test-control-client
+all: $(BUILD)/ramwatch $(BUILD)/ramwatchd
 
-# (explicit paths: LIB and the client's objects are named further down)
-$(BUILD)/tests/test-control-client: $(BUILD)/tests/unit/test-control-client.o \
-		$(patsubst %.c,$(BUILD)/%.o,$(CLIENT_CMD_ANSWER_SRCS) client/render.c client/table.c) \
-		$(BUILD)/libramwatch.a
+$(BUILD)/ramwatch: $(call objects,$(CLIENT_MAIN)) $(CLIENT_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(CLIENT_LIBS) $(LIBS)
+
+$(BUILD)/ramwatchd: $(call objects,$(DAEMON_MAIN)) $(DAEMON_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(DAEMON_LIBS) $(LIBS)
+
+# ================================================================== tests
+
+# Unit tests (cmocka), one per module: tests/README.md says which tests which.
+UNIT_TESTS := test-util test-strpool test-text test-hashtab test-timeparse test-units \
+	test-smaps test-proc-parse test-classify test-census test-evidence test-memimage test-census-json \
+	test-scan-live test-region-events test-gpu \
+	test-trace-parse test-trace-analyzer test-trace-scopes test-trace-ledger test-trace-report \
+	test-trace-replay test-trace-export \
+	test-store test-store-retention test-store-read test-store-read-history test-store-read-page test-query \
+	test-config test-config-values test-config-files test-selector \
+	test-sysmem test-schedule test-pidmap test-writer test-export test-watched test-census-tier test-discover test-view \
+	test-control-request test-control-buffer test-control-access test-control-processes test-control-worker \
+	test-render test-control-client
+UNIT_BINS := $(addprefix $(BUILD)/tests/,$(UNIT_TESTS))
+
+$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(ALL_LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIB) $(LIBS) -lcmocka
-# ---- end of client commands
+	$(CC) $(LDFLAGS) -o $@ $< $(ALL_LIBS) $(LIBS) -lcmocka
 
-# ---- daemon configuration (daemon/config.c, daemon/selector.c): sources, tests
-DAEMON_CONFIG_SRCS := daemon/config.c daemon/config-parse.c daemon/config-table.c daemon/config-values.c \
-	daemon/selector.c
-DAEMON_CONFIG_UNIT_TESTS := test-config test-config-values test-config-files test-selector
-# ---- end of daemon configuration
+# The helpers are the processes under test: never sanitized, so their memory
+# has the shapes they report.
+HELPERS := shapes many-maps churn mapfiles residency allocs allocs-jemalloc allocs-mimalloc allocs-tcmalloc
+HELPER_BINS := $(addprefix $(BUILD)/helpers/,$(HELPERS))
+HELPER_CFLAGS := -std=gnu11 -D_GNU_SOURCE -O2 -g $(WARNINGS)
 
-# ---- daemon (ramwatchd)
-DAEMON_SRCS := $(DAEMON_CONFIG_SRCS) $(CONTROL_SRCS) daemon/sysmem.c daemon/sample.c daemon/schedule.c daemon/pidmap.c \
-	daemon/writer.c daemon/target.c daemon/manager.c daemon/discover.c daemon/watched.c \
-	daemon/fast-tier.c daemon/census-tier.c daemon/store-cycle.c daemon/state-lock.c daemon/timer.c daemon/view.c \
-	daemon/export.c daemon/export-text.c daemon/gpu-watch.c
-DAEMON_MAIN_SRCS := daemon/ramwatchd.c
-DAEMON_UNIT_TESTS := test-sysmem test-schedule test-pidmap test-writer test-export test-watched test-census-tier \
-	test-discover test-view
-DAEMON_LIB := $(BUILD)/libramwatchd.a
-DAEMON_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(DAEMON_SRCS))
-# ---- end of daemon
+$(BUILD)/helpers/%: tests/helpers/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(HELPER_CFLAGS) -o $@ $< -lpthread
 
-# ---- metrics (daemon/export*.c, ramwatch metrics): checked by Prometheus's own promtool
-#   make check-metrics   installs Debian's prometheus package for promtool and runs the metrics
-#                        tests with promtool required (in make check they skip without it)
-# The package is the whole Prometheus server (96 MB installed), too much to
-# pull into every "make deps" for one checker: it has its own list.
-METRICS_DEB_PACKAGES := prometheus
+# the allocator helper linked with each allocator Debian ships: malloc is then theirs
+ALLOCATOR_LIB_jemalloc := -ljemalloc
+ALLOCATOR_LIB_mimalloc := -lmimalloc
+ALLOCATOR_LIB_tcmalloc := -ltcmalloc_minimal
 
-.PHONY: check-metrics
-check-metrics: deps
-	$(MAKE) deps DEB_PACKAGES="$(METRICS_DEB_PACKAGES)"
-	$(MAKE) check-build
-	RAMWATCH_BUILD=$(abspath $(BUILD)) RAMWATCH_REQUIRE_PROMTOOL=1 $(PYTHON) -m pytest -q tests/integration/test_export.py
-# ---- end of metrics
+$(BUILD)/helpers/allocs-%: tests/helpers/allocs.c
+	@mkdir -p $(dir $@)
+	$(CC) $(HELPER_CFLAGS) -o $@ $< -lpthread $(ALLOCATOR_LIB_$*)
+
+$(BUILD)/helpers/many-maps: bench/many-maps.c
+	@mkdir -p $(dir $@)
+	$(CC) $(HELPER_CFLAGS) -o $@ $<
 
 # ---- gpu (scanner/gpu*.c, tests/gpu-standin): GPU memory from NVML and the CUDA driver, loaded at run time
 # The stand-ins are test fixtures only: libraries with NVML's and the CUDA
@@ -192,7 +240,6 @@ check-metrics: deps
 # GPU.  Never installed; never sanitized (the programs under test load
 # them).  tests/gpu/check.sh is for a host with a GPU; its program is built
 # here so that it compiles everywhere.
-GPU_UNIT_TESTS := test-gpu
 GPU_STANDIN := $(BUILD)/gpu-standin
 GPU_STANDIN_SRCS := tests/gpu-standin/script.c tests/gpu-standin/script.h
 GPU_STANDINS := $(GPU_STANDIN)/libnvidia-ml.so.1 $(GPU_STANDIN)/nov3/libnvidia-ml.so.1 \
@@ -221,87 +268,9 @@ $(BUILD)/gpu/cuda-alloc: tests/gpu/cuda-alloc.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -D_GNU_SOURCE -O2 -g $(WARNINGS) -o $@ $< -ldl
 
-.PHONY: check-gpu-script
 check-gpu-script: $(GPU_CHECK_BINS)
 	bash -n tests/gpu/check.sh
 # ---- end of gpu
-
-COMMON_SRCS := common/util.c common/fileio.c common/strpool.c common/log.c common/utf8.c
-SCANNER_SRCS := scanner/region.c scanner/smaps.c scanner/smaps-fast.c scanner/proc-parse.c scanner/procfs.c \
-	scanner/proclist.c scanner/classes.c scanner/classify.c scanner/classify-shapes.c scanner/census.c \
-	scanner/census-json.c scanner/region-events.c scanner/scan.c scanner/gpu.c scanner/gpu-nvml.c scanner/gpu-cuda.c \
-	scanner/memsource.c scanner/memsource-live.c scanner/memimage.c scanner/evidence.c scanner/evidence-checks.c \
-	scanner/evidence-split.c
-CLIENT_SRCS := client/ramwatch.c client/cmd-scan.c client/render.c client/table.c $(TRACE_CLIENT_SRCS) \
-	$(CLIENT_CMD_SRCS) $(SQL_CLIENT_SRCS)
-CLIENT_LIB_SRCS := client/render.c client/table.c
-
-
-UNIT_TESTS := test-util test-strpool test-smaps test-proc-parse test-classify test-census test-evidence test-memimage \
-	test-census-json test-render test-scan-live test-region-events $(TRACE_UNIT_TESTS) $(SCHEMA_UNIT_TESTS) \
-	$(DAEMON_CONFIG_UNIT_TESTS) $(DAEMON_UNIT_TESTS) $(STORE_READ_UNIT_TESTS) $(SQL_UNIT_TESTS) \
-	$(CONTROL_UNIT_TESTS) $(CLIENT_CMD_UNIT_TESTS) $(GPU_UNIT_TESTS)
-HELPERS := shapes many-maps churn mapfiles residency allocs allocs-jemalloc allocs-mimalloc allocs-tcmalloc
-
-LIB := $(BUILD)/libramwatch.a
-LIB_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(COMMON_SRCS) $(SCANNER_SRCS) $(TRACE_SRCS) $(SCHEMA_SRCS) \
-	$(STORE_READ_SRCS) $(SQL_SRCS) $(CLIENT_CMD_LIB_SRCS)) \
-	$(patsubst %.c,%.o,$(SCHEMA_GENERATED))
-CLIENT_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CLIENT_SRCS))
-CLIENT_LIB_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CLIENT_LIB_SRCS))
-UNIT_BINS := $(addprefix $(BUILD)/tests/,$(UNIT_TESTS))
-HELPER_BINS := $(addprefix $(BUILD)/helpers/,$(HELPERS))
-
-.PHONY: all run check check-build check-unit check-integration check-sanitizers fuzz bench bench-scan bench-evidence bench-daemon \
-	install uninstall clean deps lint-man deps-packaging check-units deb rpm check-install
-
-all: $(BUILD)/ramwatch $(BUILD)/ramwatchd
-
-$(BUILD)/%.o: %.c
-	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -c -o $@ $<
-
-$(LIB): $(LIB_OBJS)
-	@rm -f $@
-	$(AR) rcs $@ $^
-
-$(BUILD)/ramwatch: $(CLIENT_OBJS) $(LIB)
-	$(CC) $(LDFLAGS) -o $@ $(CLIENT_OBJS) $(LIB) $(LIBS)
-
-$(DAEMON_LIB): $(DAEMON_OBJS)
-	@mkdir -p $(dir $@)
-	@rm -f $@
-	$(AR) rcs $@ $^
-
-$(BUILD)/ramwatchd: $(patsubst %.c,$(BUILD)/%.o,$(DAEMON_MAIN_SRCS)) $(DAEMON_LIB) $(LIB)
-	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(DAEMON_LIB) $(LIB) $(LIBS)
-
-# ------------------------------------------------------------------ tests
-
-$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(CLIENT_LIB_OBJS) $(DAEMON_LIB) $(LIB)
-	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $< $(CLIENT_LIB_OBJS) $(DAEMON_LIB) $(LIB) $(LIBS) -lcmocka
-
-# The helpers are the processes under test: never sanitized, so their memory
-# has the shapes they report.
-HELPER_CFLAGS := -std=gnu11 -D_GNU_SOURCE -O2 -g $(WARNINGS)
-
-$(BUILD)/helpers/%: tests/helpers/%.c
-	@mkdir -p $(dir $@)
-	$(CC) $(HELPER_CFLAGS) -o $@ $< -lpthread
-
-# the allocator helper linked with each allocator Debian ships: malloc is then theirs
-ALLOCATOR_LIB_jemalloc := -ljemalloc
-ALLOCATOR_LIB_mimalloc := -lmimalloc
-ALLOCATOR_LIB_tcmalloc := -ltcmalloc_minimal
-
-$(BUILD)/helpers/allocs-%: tests/helpers/allocs.c
-	@mkdir -p $(dir $@)
-	$(CC) $(HELPER_CFLAGS) -o $@ $< -lpthread $(ALLOCATOR_LIB_$*)
-
-$(BUILD)/helpers/many-maps: bench/many-maps.c
-	@mkdir -p $(dir $@)
-	$(CC) $(HELPER_CFLAGS) -o $@ $<
 
 check-build: $(BUILD)/ramwatch $(BUILD)/ramwatchd $(UNIT_BINS) $(HELPER_BINS) $(GPU_STANDINS) $(GPU_CHECK_BINS)
 
@@ -315,12 +284,36 @@ check-integration: check-build
 check-sanitizers:
 	$(MAKE) BUILD=build/sanitize SANITIZE=1 check-unit check-integration
 
-FUZZ_CFLAGS := -std=gnu11 -D_GNU_SOURCE -Icommon -Iscanner -g -O1 -fsanitize=fuzzer,address,undefined
+# Each layer's include paths against a header of every layer it must not
+# see: each probe must fail to compile, and the same probe with the
+# header's own layer must compile (so a failure is the layering's, not a
+# broken probe's).
+LAYER_PROBES := common:scanner:census.h common:trace:trace-event.h scanner:trace:trace-event.h \
+	trace:scanner:census.h scanner:schema:store.h trace:schema:store.h schema:daemon:manager.h \
+	schema:client:render-census.h daemon:client:render-census.h daemon:trace:trace-event.h client:daemon:manager.h
+
+check-layers:
+	@set -e; for p in $(LAYER_PROBES); do \
+		from=$${p%%:*}; rest=$${p#*:}; to=$${rest%%:*}; header=$${rest#*:}; \
+		case $$from in common) inc="$(INC_common)";; scanner) inc="$(INC_scanner)";; trace) inc="$(INC_trace)";; \
+			schema) inc="$(INC_schema)";; daemon) inc="$(INC_daemon)";; client) inc="$(INC_client)";; esac; \
+		case $$to in scanner) own="$(INC_scanner)";; trace) own="$(INC_trace)";; schema) own="$(INC_schema)";; \
+			daemon) own="$(INC_daemon)";; client) own="$(INC_client)";; esac; \
+		printf '#include "%s"\n' $$header | $(CC) $(BASE_CFLAGS) -MF /dev/null $$own -fsyntax-only -x c - || \
+			{ echo "check-layers: $$header does not compile even in $$to's own layer"; exit 1; }; \
+		if printf '#include "%s"\n' $$header | $(CC) $(BASE_CFLAGS) -MF /dev/null $$inc -fsyntax-only -x c - \
+			2>/dev/null; then echo "check-layers: $$from/ can include $$to/$$header"; exit 1; fi; \
+		echo "check-layers: $$from/ cannot include $$to/$$header, as it should not"; done
+
+# The fuzz targets are built from the sources with clang's libFuzzer.
+FUZZ_CFLAGS := -std=gnu11 -D_GNU_SOURCE $(INC_scanner) -g -O1 -fsanitize=fuzzer,address,undefined
 FUZZ_SRCS := scanner/smaps.c scanner/smaps-fast.c scanner/region.c scanner/classify.c scanner/classify-shapes.c scanner/classes.c scanner/census.c \
-	scanner/proc-parse.c common/strpool.c common/util.c
+	scanner/proc-parse.c common/strpool.c common/hashtab.c common/util.c
 FUZZ_EVIDENCE_SRCS := scanner/smaps.c scanner/smaps-fast.c scanner/region.c scanner/classify.c \
 	scanner/classify-shapes.c scanner/classes.c scanner/memsource.c scanner/memimage.c scanner/evidence.c \
-	scanner/evidence-checks.c scanner/evidence-split.c common/strpool.c common/util.c
+	scanner/evidence-checks.c scanner/evidence-split.c common/strpool.c common/hashtab.c common/util.c
+FUZZ_TRACE_SRCS := $(filter-out trace/trace-export.c,$(TRACE_SRCS))
+FUZZ_TRACE_SEEDS := tests/data/trace
 
 $(BUILD)/fuzz/fuzz-smaps: tests/fuzz/fuzz-smaps.c $(FUZZ_SRCS)
 	@mkdir -p $(dir $@)
@@ -330,26 +323,45 @@ $(BUILD)/fuzz/fuzz-evidence: tests/fuzz/fuzz-evidence.c $(FUZZ_EVIDENCE_SRCS)
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -o $@ $^
 
-fuzz: $(BUILD)/fuzz/fuzz-smaps $(BUILD)/fuzz/fuzz-evidence $(TRACE_FUZZ)
-	@mkdir -p $(BUILD)/fuzz/corpus $(BUILD)/fuzz/evidence-corpus
+# The trace fuzz target replays whole inputs (parsers, analyzer, both reports).
+$(BUILD)/fuzz/fuzz-trace: tests/fuzz/fuzz-trace.c $(FUZZ_TRACE_SRCS) common/text.c common/hashtab.c
+	@mkdir -p $(dir $@)
+	clang -std=gnu11 -D_GNU_SOURCE $(INC_trace) -g -O1 -fsanitize=fuzzer,address,undefined \
+		-o $@ $^ -ljansson -ldl
+
+fuzz: $(BUILD)/fuzz/fuzz-smaps $(BUILD)/fuzz/fuzz-evidence $(BUILD)/fuzz/fuzz-trace
+	@mkdir -p $(BUILD)/fuzz/corpus $(BUILD)/fuzz/evidence-corpus $(BUILD)/fuzz/fuzz-trace.corpus
 	$(BUILD)/fuzz/fuzz-smaps -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -rss_limit_mb=1024 \
 		$(BUILD)/fuzz/corpus tests/data/smaps
 	$(BUILD)/fuzz/fuzz-evidence -max_total_time=$(FUZZ_SECONDS) -max_len=16384 -rss_limit_mb=1024 \
 		-dict=tests/fuzz/memimage.dict $(BUILD)/fuzz/evidence-corpus tests/data/memimage
-	@set -e; for f in $(TRACE_FUZZ); do mkdir -p $$f.corpus; \
-		$$f -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=1024 $$f.corpus $(TRACE_FUZZ_SEEDS); done
+	$(BUILD)/fuzz/fuzz-trace -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=1024 \
+		$(BUILD)/fuzz/fuzz-trace.corpus $(FUZZ_TRACE_SEEDS)
+
+lint-man:
+	mandoc -T lint -W warning man/*.[0-9]
 
 check: deps
 	$(MAKE) check-unit check-integration
 	$(MAKE) check-sanitizers
 	$(MAKE) fuzz
+	$(MAKE) check-layers
 	$(MAKE) lint-man
 	@echo "all checks passed"
 
-lint-man:
-	mandoc -T lint -W warning man/*.[0-9]
+# ---- metrics (daemon/export*.c, ramwatch metrics): checked by Prometheus's own promtool
+#   make check-metrics   installs Debian's prometheus package for promtool and runs the metrics
+#                        tests with promtool required (in make check they skip without it)
+# The package is the whole Prometheus server (96 MB installed), too much to
+# pull into every "make deps" for one checker: it has its own list.
+METRICS_DEB_PACKAGES := prometheus
 
-# ------------------------------------------------------------------ run, bench
+check-metrics: deps
+	$(MAKE) deps DEB_PACKAGES="$(METRICS_DEB_PACKAGES)"
+	$(MAKE) check-build
+	RAMWATCH_BUILD=$(abspath $(BUILD)) RAMWATCH_REQUIRE_PROMTOOL=1 $(PYTHON) -m pytest -q tests/integration/test_export.py
+
+# ================================================================== run, bench
 
 RUN_SECONDS ?= 30
 RUN_STATE ?= $(BUILD)/state
@@ -373,7 +385,7 @@ run: deps $(BUILD)/ramwatch $(BUILD)/ramwatchd
 	@echo
 	sqlite3 -readonly -box $(RUN_STATE)/ramwatch.db < doc/recorded.sql
 
-bench: bench-scan bench-evidence bench-daemon bench-history $(TRACE_BENCH_TARGETS)
+bench: bench-scan bench-evidence bench-daemon bench-history bench-trace
 
 $(BUILD)/bench/idle-target: bench/idle-target.c
 	@mkdir -p $(dir $@)
@@ -387,22 +399,40 @@ $(BUILD)/bench/status-reader: bench/status-reader.c
 bench-daemon: deps $(BUILD)/ramwatchd $(BUILD)/bench/idle-target $(BUILD)/bench/status-reader
 	RAMWATCH_BUILD=$(abspath $(BUILD)) $(PYTHON) bench/daemon-bench.py
 
-$(BUILD)/bench/scan-parts: bench/scan-parts.c $(LIB)
-	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LIBS)
+# The benchmarks that call the libraries, linked with them.
+$(BUILD)/bench/scan-parts $(BUILD)/bench/evidence-loop $(BUILD)/bench/history-bench: $(BUILD)/bench/%: \
+		$(BUILD)/bench/%.o $(BENCH_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $< $(BENCH_LIBS) $(LIBS)
 
 bench-scan: deps $(BUILD)/ramwatch $(BUILD)/helpers/many-maps $(BUILD)/bench/scan-parts
 	RAMWATCH_BUILD=$(abspath $(BUILD)) $(PYTHON) bench/scan-bench.py
-
-$(BUILD)/bench/evidence-loop: bench/evidence-loop.c $(LIB)
-	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LIBS)
 
 # what evidence costs a census, per program (BENCHMARKS.md)
 bench-evidence: deps $(BUILD)/ramwatch $(BUILD)/bench/evidence-loop $(HELPER_BINS)
 	RAMWATCH_BUILD=$(abspath $(BUILD)) $(PYTHON) bench/evidence-bench.py
 
-# ------------------------------------------------------------------ install
+# A week of one process's timeline at the default settings among 50 others,
+# read back by history and report beside a plain count of the same rows
+# (BENCHMARKS.md).
+BENCH_HISTORY_RUNS ?= 21
+
+bench-history: $(BUILD)/bench/history-bench
+	$(BUILD)/bench/history-bench --runs $(BENCH_HISTORY_RUNS) --dir $(BUILD)/bench-history
+
+# Traces of 1 M and 20 M events in $(BUILD)/bench-trace, replayed beside
+# jq and wc (BENCHMARKS.md).
+$(BUILD)/bench/trace-gen: bench/trace-gen.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $<
+
+$(BUILD)/bench/trace-rss: bench/trace-rss.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $<
+
+bench-trace: deps $(BUILD)/ramwatch $(BUILD)/bench/trace-gen $(BUILD)/bench/trace-rss
+	RAMWATCH_BUILD=$(abspath $(BUILD)) $(PYTHON) bench/trace-bench.py
+
+# ================================================================== install, packaging
 
 # Where systemd looks for units, sysusers.d and tmpfiles.d files: its own
 # pkg-config says (Debian 12: /lib/systemd/system, /usr/lib/sysusers.d,
@@ -515,7 +545,7 @@ check-install: check-units deb rpm
 clean:
 	rm -rf build
 
-# ------------------------------------------------------------------ deps
+# ================================================================== dependencies
 
 DEB_PACKAGES := gcc make pkg-config libjansson-dev libcmocka-dev python3 python3-pytest \
 	clang libclang-rt-dev procps mandoc libdw-dev libelf-dev jq nodejs openjdk-17-jre-headless \

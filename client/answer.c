@@ -123,26 +123,6 @@ int answer_print_json(const json_t *answer, FILE *f)
 	return ferror(f) ? -EIO : 0;
 }
 
-void answer_csv_field(FILE *f, const char *s)
-{
-	size_t n;
-
-	if (!s)
-		return;
-	n = strlen(s);
-	if (strpbrk(s, ",\"\r\n") == NULL && (n == 0 || (s[0] != ' ' && s[n - 1] != ' '))) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 void answer_csv_time(FILE *f, bool known, int64_t ms)
 {
 	if (!known)
@@ -204,12 +184,12 @@ int answer_region_events(const json_t *answer, struct trace_region_event **ret, 
 	json_array_foreach(events, i, e) {
 		struct trace_region_event *x = &v[i];
 		const char *kind = answer_str(e, "kind");
-		int k = kind ? trace_region_change_from_name(kind) : -1;
+		int k = kind ? region_event_kind_from_name(kind) : -1;
 		if (k < 0) {
 			snprintf(err, err_size, "events[%zu].kind is not appeared, disappeared, grew or shrank", i);
 			return -EBADMSG;
 		}
-		x->kind = (enum trace_region_change)k;
+		x->kind = (enum region_event_kind)k;
 		if (!answer_int(e, "time", &x->time)) {
 			snprintf(err, err_size, "events[%zu].time is not a time", i);
 			return -EBADMSG;

@@ -31,7 +31,7 @@ int ask(const char *socket, json_t *request, uint64_t wait_us, json_t **ret_resu
 /* Asks a paged op (history, events) with a page size, then follows
  * "next" on the same connection until the answer is whole or
  * CONTROL_ROWS_MAX rows have come (then says so on stderr and keeps what
- * came).  The result holds every page (answer_merge_page). */
+ * came).  The result holds every page (store_read_merge_page). */
 int ask_all_pages(const char *socket, json_t *request, json_t **ret_result);
 
 /* Puts the process of --pid (a number) or --name (a glob, where the op

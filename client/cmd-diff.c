@@ -14,7 +14,7 @@
 #include "limits.h"
 #include "macro.h"
 #include "render-answer.h"
-#include "render.h"
+#include "render-census.h"
 #include "timeparse.h"
 #include "util.h"
 

@@ -12,7 +12,7 @@
 #include "control-client.h"
 #include "macro.h"
 #include "render-answer.h"
-#include "timeparse.h"
+#include "units.h"
 #include "util.h"
 
 struct output {
@@ -93,7 +93,8 @@ int cmd_history(int argc, char **argv)
 	char storage[1024];
 	size_t n_classes = 0, used = 0;
 	enum answer_format format = ANSWER_TABLE;
-	int64_t now = now_realtime_ms(), step = 0;
+	int64_t now = now_realtime_ms();
+	uint64_t step = 0;
 	int opt, r;
 
 	if (!request)
@@ -111,8 +112,10 @@ int cmd_history(int argc, char **argv)
 				return r;
 			break;
 		case 's':
-			if (timeparse_duration(optarg, &step) < 0)
-				return usage_error("history", "--step takes a duration (30s, 5min, 1h), not '%s'",
+			/* a step below a millisecond would be 0: no step at all */
+			if (units_parse_duration(optarg, UNITS_USEC_PER_MS, &step) < 0 || step == 0)
+				return usage_error("history",
+						   "--step takes a duration of at least 1ms (30s, 1.5min, 1h 30min), not '%s'",
 						   optarg);
 			break;
 		case OPT_FORMAT:
@@ -134,7 +137,7 @@ int cmd_history(int argc, char **argv)
 	int64_t a, b;
 	if (answer_int(request, "since", &a) && answer_int(request, "until", &b) && a > b)
 		return usage_error("history", "--since is after --until");
-	if (step > 0 && json_object_set_new(request, "step_ms", json_integer(step)) < 0)
+	if (step > 0 && json_object_set_new(request, "step_ms", json_integer((json_int_t)step)) < 0)
 		return fail("%s", strerror(ENOMEM));
 	if (n_classes > 0) {
 		json_t *list = json_array();

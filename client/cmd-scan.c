@@ -19,7 +19,7 @@
 #include "macro.h"
 #include "proclist.h"
 #include "procfs.h"
-#include "render.h"
+#include "render-census.h"
 #include "scan.h"
 #include "util.h"
 

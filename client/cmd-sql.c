@@ -3,7 +3,6 @@
  * runs in schema/query.c, which refuses anything but reading and bounds
  * time, rows, size and memory; this file parses the command line and
  * writes the rows. */
-#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -12,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <unistd.h>
 
 #include "commands.h"
@@ -21,6 +19,8 @@
 #include "macro.h"
 #include "query.h"
 #include "table.h"
+#include "text.h"
+#include "units.h"
 #include "util.h"
 
 #define SQL_DB_DEFAULT "/var/lib/ramwatch/ramwatch.db"
@@ -85,38 +85,6 @@ struct output {
 
 /* ------------------------------------------------------------ values as text */
 
-/* The length of the valid UTF-8 sequence at s (at most n bytes) and its
- * code point, or 0 for a byte that starts none (RFC 3629: no overlong
- * forms, no surrogates, nothing above U+10FFFF). */
-static size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *ret)
-{
-	uint32_t cp, min;
-	size_t len;
-
-	if (s[0] < 0x80) {
-		*ret = s[0];
-		return 1;
-	} else if ((s[0] & 0xe0) == 0xc0) {
-		len = 2, cp = s[0] & 0x1f, min = 0x80;
-	} else if ((s[0] & 0xf0) == 0xe0) {
-		len = 3, cp = s[0] & 0x0f, min = 0x800;
-	} else if ((s[0] & 0xf8) == 0xf0) {
-		len = 4, cp = s[0] & 0x07, min = 0x10000;
-	} else
-		return 0;
-	if (len > n)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	*ret = cp;
-	return len;
-}
-
 /* The shortest text that reads back as the same double, always with a
  * point or an exponent so it reads as a real (1.0, not 1).  Infinity is
  * "Inf" as SQLite writes it, or in JSON (which has no word for it)
@@ -143,93 +111,12 @@ static void put_hex(FILE *f, const unsigned char *p, size_t n)
 		fprintf(f, "%02X", p[i]);
 }
 
-/* Text for a person's terminal: control characters (C0, DEL, C1), which
- * would move the cursor or set colours, and bytes that are not UTF-8 are
- * shown escaped ("\n", "\x1b", "\u009b"). */
-static int put_visible(struct buf *b, const unsigned char *s, size_t n)
+/* A cell of the table for a person's terminal: text_visible. */
+static int put_visible(struct buf *b, const char *s, size_t n)
 {
-	int r = 0;
+	_cleanup_free_ char *v = text_visible(s, n);
 
-	for (size_t i = 0; i < n && r >= 0;) {
-		uint32_t cp;
-		size_t len = utf8_decode(s + i, n - i, &cp);
-
-		if (len == 0) {
-			r = buf_printf(b, "\\x%02x", s[i]);
-			i++;
-			continue;
-		}
-		if (cp == '\n')
-			r = buf_put(b, "\\n", 2);
-		else if (cp == '\t')
-			r = buf_put(b, "\\t", 2);
-		else if (cp == '\r')
-			r = buf_put(b, "\\r", 2);
-		else if (cp < 0x20 || cp == 0x7f)
-			r = buf_printf(b, "\\x%02x", (unsigned)cp);
-		else if (cp >= 0x80 && cp < 0xa0)
-			r = buf_printf(b, "\\u%04x", (unsigned)cp);
-		else
-			r = buf_put(b, s + i, len);
-		i += len;
-	}
-	return r;
-}
-
-/* A JSON string (RFC 8259): quotes, backslashes and control characters
- * escaped; bytes that are not UTF-8 become U+FFFD, so the output is
- * always valid UTF-8. */
-static void put_json_string(FILE *f, const unsigned char *s, size_t n)
-{
-	fputc('"', f);
-	for (size_t i = 0; i < n;) {
-		uint32_t cp;
-		size_t len = utf8_decode(s + i, n - i, &cp);
-
-		if (len == 0) {
-			fputs("\xef\xbf\xbd", f);
-			i++;
-			continue;
-		}
-		switch (cp) {
-		case '"': fputs("\\\"", f); break;
-		case '\\': fputs("\\\\", f); break;
-		case '\n': fputs("\\n", f); break;
-		case '\r': fputs("\\r", f); break;
-		case '\t': fputs("\\t", f); break;
-		case '\b': fputs("\\b", f); break;
-		case '\f': fputs("\\f", f); break;
-		default:
-			if (cp < 0x20)
-				fprintf(f, "\\u%04x", (unsigned)cp);
-			else
-				fwrite(s + i, 1, len, f);
-		}
-		i += len;
-	}
-	fputc('"', f);
-}
-
-/* A CSV field (RFC 4180): quoted when it holds a comma, a quote or a line
- * break, with quotes doubled; an empty text is "" so that it differs from
- * NULL, which is an empty field. */
-static void put_csv_field(FILE *f, const char *s, size_t n)
-{
-	bool quote = n == 0;
-
-	for (size_t i = 0; i < n && !quote; i++)
-		quote = s[i] == ',' || s[i] == '"' || s[i] == '\r' || s[i] == '\n';
-	if (!quote) {
-		fwrite(s, 1, n, f);
-		return;
-	}
-	fputc('"', f);
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] == '"')
-			fputc('"', f);
-		fputc(s[i], f);
-	}
-	fputc('"', f);
+	return v ? buf_put(b, v, strlen(v)) : -ENOMEM;
 }
 
 /* ------------------------------------------------------------ the three formats */
@@ -274,7 +161,7 @@ static int on_columns(void *userdata, size_t n, const char *const *names)
 			return -ENOMEM;
 		for (size_t i = 0; i < n; i++) {
 			out->cell.len = 0;
-			if (put_visible(&out->cell, (const unsigned char *)names[i], strlen(names[i])) < 0 ||
+			if (put_visible(&out->cell, names[i], strlen(names[i])) < 0 ||
 			    buf_put(&out->cell, "", 0) < 0 || !(out->names[i] = strdup(out->cell.p)))
 				return -ENOMEM;
 		}
@@ -282,7 +169,7 @@ static int on_columns(void *userdata, size_t n, const char *const *names)
 		for (size_t i = 0; i < n; i++) {
 			if (i > 0)
 				fputc(',', out->f);
-			put_csv_field(out->f, names[i], strlen(names[i]));
+			text_csv_write(out->f, names[i], strlen(names[i]));
 		}
 		if (n > 0)
 			fputs("\r\n", out->f);
@@ -341,7 +228,7 @@ static void csv_row(struct output *out, const struct query_value *v)
 		case QUERY_NULL: break;
 		case QUERY_INTEGER: fprintf(out->f, "%" PRId64, v[i].integer); break;
 		case QUERY_REAL: fputs(format_real(real, sizeof(real), v[i].real, false), out->f); break;
-		case QUERY_TEXT: put_csv_field(out->f, v[i].data, v[i].size); break;
+		case QUERY_TEXT: text_csv_write(out->f, v[i].data, v[i].size); break;
 		case QUERY_BLOB: put_hex(out->f, v[i].data, v[i].size); break;
 		}
 	}
@@ -356,13 +243,13 @@ static void json_row(struct output *out, const struct query_value *v)
 	for (size_t i = 0; i < out->n; i++) {
 		if (i > 0)
 			fputc(',', out->f);
-		put_json_string(out->f, (const unsigned char *)out->names[i], strlen(out->names[i]));
+		text_json_write(out->f, out->names[i], strlen(out->names[i]));
 		fputc(':', out->f);
 		switch (v[i].type) {
 		case QUERY_NULL: fputs("null", out->f); break;
 		case QUERY_INTEGER: fprintf(out->f, "%" PRId64, v[i].integer); break;
 		case QUERY_REAL: fputs(format_real(real, sizeof(real), v[i].real, true), out->f); break;
-		case QUERY_TEXT: put_json_string(out->f, v[i].data, v[i].size); break;
+		case QUERY_TEXT: text_json_write(out->f, v[i].data, v[i].size); break;
 		case QUERY_BLOB:
 			fputc('"', out->f);
 			put_hex(out->f, v[i].data, v[i].size);
@@ -421,70 +308,10 @@ static void output_done(struct output *out)
 
 /* ------------------------------------------------------------ the command line */
 
-/* Seconds, with up to three decimals: "10", "0.5".  Returns 0 with the
- * milliseconds, or -EINVAL / -ERANGE. */
-static int parse_seconds(const char *s, uint64_t *ret_ms)
-{
-	const char *dot = strchr(s, '.');
-	uint64_t whole, frac = 0;
-	size_t digits = 0;
-	char w[32];
-
-	if (!dot) {
-		if (parse_u64(s, 10, &whole) < 0)
-			return -EINVAL;
-	} else {
-		if (dot == s || (size_t)(dot - s) >= sizeof(w))
-			return -EINVAL;
-		memcpy(w, s, (size_t)(dot - s));
-		w[dot - s] = '\0';
-		digits = strlen(dot + 1);
-		if (parse_u64(w, 10, &whole) < 0 || digits == 0 || digits > 3 || parse_u64(dot + 1, 10, &frac) < 0)
-			return -EINVAL;
-		for (size_t i = digits; i < 3; i++)
-			frac *= 10;
-	}
-	if (whole > RW_SQL_TIMEOUT_MAX_MS / 1000)
-		return -ERANGE;
-	*ret_ms = whole * 1000 + frac;
-	return 0;
-}
-
-/* Bytes, with an optional unit K, M, G or T (powers of 1024; "KiB" and
- * "KB" alike).  Returns 0 or -EINVAL / -ERANGE. */
-static int parse_size(const char *s, uint64_t *ret)
-{
-	static const char units[] = "KMGT";
-	size_t digits = strspn(s, "0123456789");
-	const char *u = s + digits, *unit_at;
-	uint64_t v, unit = 1;
-	char num[32];
-
-	if (digits == 0 || digits >= sizeof(num))
-		return -EINVAL;
-	memcpy(num, s, digits);
-	num[digits] = '\0';
-	if (parse_u64(num, 10, &v) < 0)
-		return -ERANGE;
-	if (*u && (unit_at = strchr(units, toupper((unsigned char)*u)))) {
-		for (const char *x = units; x <= unit_at; x++)
-			unit *= 1024;
-		u++;
-		if (strcasecmp(u, "iB") == 0)
-			u += 2;
-	}
-	if (strcasecmp(u, "B") == 0)
-		u++;
-	if (*u)
-		return -EINVAL;
-	if (v > UINT64_MAX / unit)
-		return -ERANGE;
-	*ret = v * unit;
-	return 0;
-}
-
 static void sql_help(void)
 {
+	char t_default[UNITS_FORMAT_MAX], t_max[UNITS_FORMAT_MAX], b_default[UNITS_FORMAT_MAX];
+
 	printf("Usage: ramwatch sql QUERY [--db PATH] [--format table|csv|json] [OPTIONS]\n\n"
 	       "Runs one read-only SQL query on the ramwatch database and prints its rows\n"
 	       "(QUERY '-': read from standard input).  The tables and views are described\n"
@@ -492,28 +319,23 @@ static void sql_help(void)
 	       "EXPLAIN) and the PRAGMAs %s.\n\n"
 	       "  --db PATH         the database (default $%s, else %s)\n"
 	       "  --format FORMAT   table (default), csv (RFC 4180) or json (an array of objects)\n"
-	       "  --timeout SECONDS time the query may take (default %u, at most %u)\n"
+	       "  --timeout DURATION time the query may take, seconds without a unit (default\n"
+	       "                    %s, at most %s)\n"
 	       "  --max-rows N      rows to print, at most (default %u, at most %u)\n"
 	       "  --max-bytes SIZE  the result's size, at most: text and blob bytes, 8 for any\n"
-	       "                    other value; K, M, G for KiB, MiB, GiB (default %llu MiB)\n",
-	       QUERY_PRAGMAS, SQL_DB_ENV, SQL_DB_DEFAULT, RW_SQL_TIMEOUT_DEFAULT_MS / 1000,
-	       RW_SQL_TIMEOUT_MAX_MS / 1000, RW_SQL_ROWS_DEFAULT, RW_SQL_ROWS_MAX,
-	       (unsigned long long)(RW_SQL_BYTES_DEFAULT / (1024 * 1024)));
-}
-
-static char *format_seconds(char *buf, size_t size, uint64_t ms)
-{
-	if (ms % 1000 == 0)
-		snprintf(buf, size, "%" PRIu64 " s", ms / 1000);
-	else
-		snprintf(buf, size, "%" PRIu64 ".%03" PRIu64 " s", ms / 1000, ms % 1000);
-	return buf;
+	       "                    other value; K, M, G for KiB, MiB, GiB (default %s)\n\n"
+	       "Sizes and durations are written as in ramwatchd.conf (ramwatch(1), SIZES AND\n"
+	       "DURATIONS): 1.5G, 512K; 1.5s, 2min, 1h 30min.\n",
+	       QUERY_PRAGMAS, SQL_DB_ENV, SQL_DB_DEFAULT,
+	       units_format_duration(t_default, RW_SQL_TIMEOUT_DEFAULT_MS * UNITS_USEC_PER_MS),
+	       units_format_duration(t_max, RW_SQL_TIMEOUT_MAX_MS * UNITS_USEC_PER_MS), RW_SQL_ROWS_DEFAULT,
+	       RW_SQL_ROWS_MAX, units_format_size(b_default, RW_SQL_BYTES_DEFAULT));
 }
 
 /* The message for a failed query, with what a person can do about it. */
 static int query_failed(int r, const char *err, const struct output *out, const struct query_options *o)
 {
-	char t[32];
+	char t[UNITS_FORMAT_MAX];
 
 	switch (r) {
 	case -EACCES:
@@ -521,7 +343,8 @@ static int query_failed(int r, const char *err, const struct output *out, const 
 	case -ENOENT:
 		return fail("%s — ramwatchd creates it when it starts; --db or $%s name another", err, SQL_DB_ENV);
 	case -ETIME:
-		return fail("stopped after %s (--timeout)", format_seconds(t, sizeof(t), o->timeout_ms));
+		/* written as --timeout takes it: "500ms", "1min 30s" */
+		return fail("stopped after %s (--timeout)", units_format_duration(t, o->timeout_ms * UNITS_USEC_PER_MS));
 	case -E2BIG:
 		if (out->too_wide)
 			return fail("the table format shows at most %u columns and the query has %zu: use --format "
@@ -557,7 +380,7 @@ int cmd_sql(int argc, char **argv)
 	struct query_result res = { 0 };
 	_cleanup_free_ char *input = NULL;
 	const char *db = NULL, *sql;
-	char err[1024] = "", a[FORMAT_BYTES_MAX];
+	char err[1024] = "", a[UNITS_FORMAT_MAX]; /* a size or a duration */
 	int opt, r, w;
 
 	optind = 0;
@@ -575,10 +398,13 @@ int cmd_sql(int argc, char **argv)
 				return usage_error("sql", "--format takes table, csv or json, not '%s'", optarg);
 			break;
 		case 't':
-			if (parse_seconds(optarg, &o.timeout_ms) < 0 || o.timeout_ms == 0 ||
+			if (units_parse_duration(optarg, UNITS_USEC_PER_MS, &o.timeout_ms) < 0 || o.timeout_ms == 0 ||
 			    o.timeout_ms > RW_SQL_TIMEOUT_MAX_MS)
-				return usage_error("sql", "--timeout takes seconds, more than 0 and at most %u, not '%s'",
-						   RW_SQL_TIMEOUT_MAX_MS / 1000, optarg);
+				return usage_error("sql",
+						   "--timeout takes a duration of at least 1ms and at most %s (10, 0.5s, "
+						   "2min), not '%s'",
+						   units_format_duration(a, RW_SQL_TIMEOUT_MAX_MS * UNITS_USEC_PER_MS),
+						   optarg);
 			break;
 		case 'r':
 			if (parse_u64(optarg, 10, &o.max_rows) < 0 || o.max_rows == 0 || o.max_rows > RW_SQL_ROWS_MAX)
@@ -586,7 +412,7 @@ int cmd_sql(int argc, char **argv)
 						   RW_SQL_ROWS_MAX, optarg);
 			break;
 		case 'b':
-			if (parse_size(optarg, &o.max_bytes) < 0 || o.max_bytes == 0 || o.max_bytes > RW_SQL_BYTES_MAX)
+			if (units_parse_size(optarg, &o.max_bytes) < 0 || o.max_bytes == 0 || o.max_bytes > RW_SQL_BYTES_MAX)
 				return usage_error("sql", "--max-bytes takes a size from 1 to %s, not '%s'",
 						   format_bytes(a, RW_SQL_BYTES_MAX), optarg);
 			break;

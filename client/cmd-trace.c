@@ -17,6 +17,7 @@
 #include "trace-rank.h"
 #include "trace-replay.h"
 #include "trace-report.h"
+#include "units.h"
 #include "util.h"
 
 #define TOP_DEFAULT 24u
@@ -30,8 +31,8 @@ static void trace_help(void)
 	       "  --layer LAYER       backing (default), logical or physical\n"
 	       "  --sort ORDER        retained (default), traffic or lifetime\n"
 	       "  --top N             scopes and sites to show (default %u)\n"
-	       "  --min-bytes N       hide rows whose live, peak live and retained bytes are all\n"
-	       "                      below N\n"
+	       "  --min-bytes SIZE    hide rows whose live, peak live and retained bytes are all\n"
+	       "                      below SIZE (bytes, or with a unit: 64K, 1.5M)\n"
 	       "  --include-zero-live also show rows that never held any bytes\n"
 	       "  --sites             also rank allocation sites (return addresses)\n"
 	       "  --site ADDRESS      sizes and scopes of one site (0x... or decimal)\n"
@@ -117,8 +118,8 @@ static int summary(int argc, char **argv)
 			o.top = (size_t)v;
 			break;
 		case 'm':
-			if (parse_u64(optarg, 10, &o.filter.min_bytes) < 0)
-				return usage_error("trace summary", "--min-bytes takes a number of bytes, not '%s'",
+			if (units_parse_size(optarg, &o.filter.min_bytes) < 0)
+				return usage_error("trace summary", "--min-bytes takes a size (4096, 64K, 1.5M), not '%s'",
 						   optarg);
 			break;
 		case 'z': o.filter.include_zero_live = true; break;

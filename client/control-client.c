@@ -18,6 +18,8 @@
 #include <unistd.h>
 
 #include "macro.h"
+#include "render-answer.h"
+#include "store-read-page.h"
 #include "util.h"
 
 struct control {
@@ -296,107 +298,6 @@ int control_call(struct control *c, json_t *request, uint64_t wait_us, json_t **
 
 /* ---------------------------------------------------------------- paged answers */
 
-static bool json_int(const json_t *o, const char *key, int64_t *ret)
-{
-	const json_t *v = json_object_get(o, key);
-	if (!json_is_integer(v))
-		return false;
-	*ret = (int64_t)json_integer_value(v);
-	return true;
-}
-
-static const char *json_str(const json_t *o, const char *key)
-{
-	const json_t *v = json_object_get(o, key);
-	return json_is_string(v) ? json_string_value(v) : NULL;
-}
-
-/* A key naming an element already held: instances by process_id,
- * censuses by census_id, marks by process, time and name. */
-static char *identity(const char *array, const json_t *v)
-{
-	int64_t a = 0, b = 0;
-	char *s = NULL;
-	const char *name = json_str(v, "name");
-
-	if (streq(array, "censuses")) {
-		json_int(v, "census_id", &a);
-		return asprintf(&s, "%" PRId64, a) < 0 ? NULL : s;
-	}
-	if (streq(array, "instances")) {
-		json_int(v, "process_id", &a);
-		return asprintf(&s, "%" PRId64, a) < 0 ? NULL : s;
-	}
-	json_int(v, "process_id", &a);
-	json_int(v, "time", &b);
-	return asprintf(&s, "%" PRId64 "/%" PRId64 "/%s", a, b, name ? name : "") < 0 ? NULL : s;
-}
-
-static int merge_unique(json_t *into, const json_t *page, const char *key)
-{
-	json_t *dst = json_object_get(into, key), *v;
-	const json_t *src = json_object_get(page, key);
-	_cleanup_(json_decrefp) json_t *seen = json_object();
-	size_t i;
-
-	if (!seen)
-		return -ENOMEM;
-	if (!json_is_array(src))
-		return 0;
-	if (!json_is_array(dst)) {
-		if (json_object_set_new(into, key, json_array()) < 0)
-			return -ENOMEM;
-		dst = json_object_get(into, key);
-	}
-	json_array_foreach(dst, i, v) {
-		_cleanup_free_ char *id = identity(key, v);
-		if (!id || json_object_set_new(seen, id, json_true()) < 0)
-			return -ENOMEM;
-	}
-	json_array_foreach(src, i, v) {
-		_cleanup_free_ char *id = identity(key, v);
-		if (!id)
-			return -ENOMEM;
-		if (json_object_get(seen, id))
-			continue;
-		if (json_object_set_new(seen, id, json_true()) < 0 || json_array_append(dst, v) < 0)
-			return -ENOMEM;
-	}
-	return 0;
-}
-
-static int merge_rows(json_t *into, const json_t *page, const char *key)
-{
-	json_t *dst = json_object_get(into, key);
-	const json_t *src = json_object_get(page, key);
-
-	if (!json_is_array(src))
-		return 0;
-	if (!json_is_array(dst))
-		return json_object_set(into, key, (json_t *)src) < 0 ? -ENOMEM : (int)json_array_size(src);
-	return json_array_extend(dst, (json_t *)src) < 0 ? -ENOMEM : (int)json_array_size(src);
-}
-
-int control_merge_page(json_t *into, const json_t *page)
-{
-	static const char *const unique[] = { "instances", "censuses", "marks" };
-	int r, rows = 0;
-
-	for (size_t i = 0; i < ELEMENTSOF(unique); i++)
-		if ((r = merge_unique(into, page, unique[i])) < 0)
-			return r;
-	if ((r = merge_rows(into, page, "samples")) < 0)
-		return r;
-	rows += r;
-	if ((r = merge_rows(into, page, "events")) < 0)
-		return r;
-	rows += r;
-	json_t *next = json_object_get(page, "next");
-	if (json_object_set(into, "next", next ? next : json_null()) < 0)
-		return -ENOMEM;
-	return rows;
-}
-
 int control_call_all(struct control *c, json_t *request, size_t max_rows, uint64_t wait_us, json_t **ret_result,
 		     bool *ret_truncated, struct control_error *err)
 {
@@ -420,7 +321,7 @@ int control_call_all(struct control *c, json_t *request, size_t max_rows, uint64
 			goto oom;
 		if ((r = control_call(c, request, wait_us, &page, err)) < 0)
 			return r;
-		if ((r = control_merge_page(all, page)) < 0)
+		if ((r = store_read_merge_page(all, page)) < 0)
 			goto oom;
 		if (r == 0 && json_equal(json_object_get(all, "next"), cursor)) {
 			set_error(err, "", "ramwatchd sent the same page twice (its cursor did not move)");

@@ -67,17 +67,11 @@ int control_call(struct control *c, json_t *request, uint64_t wait_us, json_t **
  * what is wrong. */
 int control_parse_answer(const char *line, size_t len, json_t **ret_result, struct control_error *err);
 
-/* Adds a later page of a paged answer (history, events) to the first:
- * "samples" and "events" are appended, "censuses", "marks" and
- * "instances" that the first already holds are not repeated, "next" is the
- * page's.  Returns the rows added (samples and events), or -ENOMEM. */
-int control_merge_page(json_t *into, const json_t *page);
-
 /* Calls a paged op, then follows "next" (passed back as "cursor") on the
  * same connection until the answer is whole or at least max_rows rows
  * (samples and events) have come.  Returns 0 with every page merged in
- * *ret_result (without "next") and *ret_truncated telling whether rows
- * were left; else as control_call. */
+ * *ret_result (store_read_merge_page; without "next") and *ret_truncated
+ * telling whether rows were left; else as control_call. */
 int control_call_all(struct control *c, json_t *request, size_t max_rows, uint64_t wait_us, json_t **ret_result,
 		     bool *ret_truncated, struct control_error *err);
 

@@ -48,9 +48,6 @@ json_t *answer_times_in_seconds(const json_t *answer);
 /* Prints answer (times in seconds) as indented JSON and a newline.
  * Returns 0, -ENOMEM or -EIO. */
 int answer_print_json(const json_t *answer, FILE *f);
-/* One CSV field (RFC 4180: quoted when it holds a comma, a quote, a line
- * break or leading or trailing spaces); NULL is empty. */
-void answer_csv_field(FILE *f, const char *s);
 /* A time as unix seconds with milliseconds ("1764440010.500"), empty for
  * an unknown time. */
 void answer_csv_time(FILE *f, bool known, int64_t ms);

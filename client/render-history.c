@@ -12,6 +12,7 @@
 
 #include "macro.h"
 #include "table.h"
+#include "text.h"
 #include "timeparse.h"
 #include "util.h"
 
@@ -284,9 +285,9 @@ static void csv_head(FILE *f, int64_t time, int64_t process_id, int64_t pid, con
 {
 	answer_csv_time(f, true, time);
 	fprintf(f, ",%" PRId64 ",%" PRId64 ",%s,", process_id, pid, kind);
-	answer_csv_field(f, name);
+	text_csv_write_cstr(f, name);
 	fputc(',', f);
-	answer_csv_field(f, status);
+	text_csv_write_cstr(f, status);
 }
 
 static bool class_chosen(const struct history_options *o, const char *key)

@@ -12,7 +12,7 @@
 #include "census.h"
 #include "limits.h"
 #include "macro.h"
-#include "render.h"
+#include "render-census.h"
 #include "table.h"
 #include "timeparse.h"
 #include "util.h"

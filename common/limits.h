@@ -82,6 +82,14 @@
  * scratch memory whatever the input. */
 #define RW_TRACE_LINE_MAX (64u * 1024u)
 
+/* sizes and durations (common/units.c), in the configuration and on the
+ * command line */
+
+/* The longest size or duration text, bytes: a real one is a few ("64M",
+ * "1h 30min"); a longer one is refused as not a size or duration rather
+ * than read, whatever the caller's own limit on its input. */
+#define RW_UNITS_TEXT_MAX 256u
+
 /* daemon configuration (ramwatchd.conf and its drop-ins) */
 
 /* One configuration file, read whole, at most.  A real one is a few

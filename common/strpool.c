@@ -1,11 +1,13 @@
-/* Interning string pool: open-addressing hash table over strings stored in
- * fixed blocks.  Workload: a few hundred to tens of thousands of strings,
+/* Interning string pool: strings stored in fixed blocks, found through the
+ * common hash table by their FNV-1a hash.  Workload: a few hundred to tens of thousands of strings,
  * mostly repeats of the previous one, so the last string is checked first. */
 #include "strpool.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "hashtab.h"
 
 /* Blocks start small and double up to BLOCK_MAX: the daemon keeps a pool
  * per watched process (a few dozen paths), a census of a big process
@@ -19,30 +21,28 @@ struct block {
 	char data[];
 };
 
-struct strpool {
-	struct block *blocks;
-	const char **table; /* open addressing, NULL = empty */
-	size_t table_size, count;
-	const char *last;
-	size_t last_len;
-	size_t bytes;
+/* A slot of the table: the string's hash (hashtab_hash_bytes) and the
+ * string, stored in a block. */
+struct entry {
+	uint64_t hash;
+	const char *s;
 };
 
-static uint64_t hash_bytes(const char *s, size_t len)
-{
-	/* FNV-1a: short strings, no adversary worth a keyed hash here since a
-	 * collision only costs a probe. */
-	uint64_t h = 1469598103934665603ull;
-	for (size_t i = 0; i < len; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 1099511628211ull;
-	}
-	return h;
-}
+struct strpool {
+	struct block *blocks;
+	struct hashtab table; /* struct entry */
+	const char *last;
+	size_t last_len;
+	size_t bytes; /* the blocks' */
+};
 
 struct strpool *strpool_new(void)
 {
-	return calloc(1, sizeof(struct strpool));
+	struct strpool *pool = calloc(1, sizeof(struct strpool));
+
+	if (pool)
+		hashtab_init(&pool->table, sizeof(struct entry));
+	return pool;
 }
 
 struct strpool *strpool_free(struct strpool *pool)
@@ -53,7 +53,7 @@ struct strpool *strpool_free(struct strpool *pool)
 		next = b->next;
 		free(b);
 	}
-	free(pool->table);
+	hashtab_done(&pool->table);
 	free(pool);
 	return NULL;
 }
@@ -80,54 +80,29 @@ static char *store(struct strpool *pool, const char *s, size_t len)
 	return p;
 }
 
-static int grow(struct strpool *pool)
-{
-	size_t size = pool->table_size ? pool->table_size * 2 : 32;
-	const char **table = calloc(size, sizeof(*table));
-	if (!table)
-		return -1;
-	for (size_t i = 0; i < pool->table_size; i++) {
-		const char *s = pool->table[i];
-		if (!s)
-			continue;
-		size_t j = hash_bytes(s, strlen(s)) & (size - 1);
-		while (table[j])
-			j = (j + 1) & (size - 1);
-		table[j] = s;
-	}
-	pool->bytes += (size - pool->table_size) * sizeof(*table);
-	free(pool->table);
-	pool->table = table;
-	pool->table_size = size;
-	return 0;
-}
-
 const char *strpool_intern(struct strpool *pool, const char *s, size_t len)
 {
+	uint64_t h;
+	struct entry *e;
+	size_t at = 0;
+
 	if (pool->last && pool->last_len == len && memcmp(pool->last, s, len) == 0)
 		return pool->last;
-	if ((pool->count + 1) * 2 > pool->table_size && grow(pool) < 0)
-		return NULL;
-
-	size_t mask = pool->table_size - 1;
-	size_t j = hash_bytes(s, len) & mask;
-	for (; pool->table[j]; j = (j + 1) & mask) {
-		const char *t = pool->table[j];
-		if (strncmp(t, s, len) == 0 && t[len] == '\0')
+	h = hashtab_hash_bytes(s, len);
+	while ((e = hashtab_find_next(&pool->table, h, &at)))
+		if (strncmp(e->s, s, len) == 0 && e->s[len] == '\0')
 			goto found;
-	}
 	char *copy = store(pool, s, len);
-	if (!copy)
-		return NULL;
-	pool->table[j] = copy;
-	pool->count++;
+	if (!copy || !(e = hashtab_add(&pool->table, h)))
+		return NULL; /* a stored copy stays in its block, unused */
+	e->s = copy;
 found:
-	pool->last = pool->table[j];
+	pool->last = e->s;
 	pool->last_len = len;
 	return pool->last;
 }
 
 size_t strpool_bytes(const struct strpool *pool)
 {
-	return pool ? pool->bytes : 0;
+	return pool ? pool->bytes + hashtab_bytes(&pool->table) : 0;
 }

@@ -10,6 +10,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "limits.h"
+#include "units.h"
+
 #define MS_PER_S 1000
 #define MS_PER_MIN (60 * MS_PER_S)
 #define MS_PER_H (60 * MS_PER_MIN)
@@ -18,81 +21,26 @@
 /* 9999-12-31T23:59:59Z: the last second ISO 8601's four-digit years reach. */
 #define LAST_SECOND INT64_C(253402300799)
 
-static const struct {
-	const char *name;
-	int64_t ms;
-} units[] = {
-	{ "ms", 1 },	      { "msec", 1 },	     { "s", MS_PER_S },	   { "sec", MS_PER_S },
-	{ "second", MS_PER_S }, { "seconds", MS_PER_S }, { "m", MS_PER_MIN },  { "min", MS_PER_MIN },
-	{ "minute", MS_PER_MIN }, { "minutes", MS_PER_MIN }, { "h", MS_PER_H }, { "hr", MS_PER_H },
-	{ "hour", MS_PER_H },	{ "hours", MS_PER_H },   { "d", MS_PER_D },    { "day", MS_PER_D },
-	{ "days", MS_PER_D },	{ "w", 7 * MS_PER_D },   { "week", 7 * MS_PER_D }, { "weeks", 7 * MS_PER_D },
-};
-
 static bool is_digit(char c)
 {
 	return c >= '0' && c <= '9';
 }
 
-static bool is_lower(char c)
-{
-	return c >= 'a' && c <= 'z';
-}
-
-static int64_t unit_ms(const char *s, size_t len)
-{
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (strlen(units[i].name) == len && memcmp(units[i].name, s, len) == 0)
-			return units[i].ms;
-	return 0;
-}
-
-/* A span of the len bytes at s: components "<number><unit>", spaces allowed
- * between and inside them. */
+/* A span of the len bytes at s, in units.h's grammar of durations (the
+ * same as the configuration's and every option's). */
 static int span_parse(const char *s, size_t len, int64_t *ret_ms)
 {
-	int64_t total = 0;
-	size_t i = 0;
-	bool any = false;
+	char text[RW_UNITS_TEXT_MAX + 1];
+	uint64_t ms;
 
-	while (i < len) {
-		int64_t v = 0, unit, part;
-		size_t start;
-
-		while (i < len && s[i] == ' ')
-			i++;
-		if (i == len)
-			break;
-		if (!is_digit(s[i]))
-			return -EINVAL;
-		for (; i < len && is_digit(s[i]); i++)
-			if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, s[i] - '0', &v))
-				return -ERANGE;
-		while (i < len && s[i] == ' ')
-			i++;
-		for (start = i; i < len && is_lower(s[i]); i++)
-			;
-		if (i == start || !(unit = unit_ms(s + start, i - start)))
-			return -EINVAL;
-		if (__builtin_mul_overflow(v, unit, &part) || __builtin_add_overflow(total, part, &total))
-			return -ERANGE;
-		any = true;
-	}
-	if (!any)
+	if (len > RW_UNITS_TEXT_MAX)
 		return -EINVAL;
-	*ret_ms = total;
-	return 0;
-}
-
-int timeparse_duration(const char *s, int64_t *ret_ms)
-{
-	int64_t v;
-	int r = span_parse(s, strlen(s), &v);
+	memcpy(text, s, len);
+	text[len] = '\0';
+	int r = units_parse_duration(text, UNITS_USEC_PER_MS, &ms);
 	if (r < 0)
 		return r;
-	if (v <= 0)
-		return -EINVAL;
-	*ret_ms = v;
+	*ret_ms = (int64_t)ms; /* at most UINT64_MAX / 1000: it fits */
 	return 0;
 }
 

@@ -4,8 +4,9 @@
  *
  * A time is one of:
  *   "now"
- *   a span ago: "30s", "5min", "2h", "7d", "1h30min", "1h 30min", "2h ago"
- *     (units ms, s, sec, m, min, h, d, w; whole numbers)
+ *   a span ago: "30s", "5min", "1.5h", "7d", "1h30min", "1h 30min",
+ *     "2h ago" (a duration in units.h's grammar, the one every option and
+ *     the configuration take; a bare number is seconds)
  *   ISO 8601: "2026-11-29", "2026-11-29T14:00", "2026-11-29 14:00:05",
  *     "2026-11-29T14:00:05.250", each with an optional zone "Z", "+01:00",
  *     "-0500" or "+01"; without a zone it is local time
@@ -15,11 +16,6 @@
 
 #include <stddef.h>
 #include <stdint.h>
-
-/* Parses a span such as "30s", "5min" or "1h30min" (for --step).  Returns
- * 0 with *ret_ms > 0, -EINVAL for anything else, -ERANGE past about 290
- * million years. */
-int timeparse_duration(const char *s, int64_t *ret_ms);
 
 /* Parses a time (the forms above) relative to now_ms.  Returns 0 with
  * *ret_ms >= 0, -EINVAL for text that is none of the forms (or a date that
@@ -38,5 +34,5 @@ char *timeparse_format_local(char *buf, int64_t ms);
 char *timeparse_format_clock(char *buf, int64_t ms);
 
 /* A span for people in its two largest units: "850ms", "12s", "5min 3s",
- * "1h 30min", "2d 3h" (the same units timeparse_duration reads). */
+ * "1h 30min", "2d 3h" (units units_parse_duration reads). */
 char *timeparse_format_span(char *buf, int64_t ms);

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "limits.h"
+#include "units.h"
 #include "util.h"
 
 void config_parser_init(struct config_parser *p, char *err, size_t err_size)
@@ -168,7 +169,7 @@ int config_parser_finish(struct config_parser *p, struct daemon_config *ret)
 			    "%s:%u: StoreInterval=%s is shorter than SampleInterval=%s "
 			    "(StoreInterval must be at least SampleInterval)",
 			    p->where[at].file ? p->where[at].file : "(defaults)", p->where[at].line,
-			    config_format_time(a, c->store_interval), config_format_time(b, c->sample_interval));
+			    units_format_duration(a, c->store_interval), units_format_duration(b, c->sample_interval));
 	}
 
 	*ret = *c;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "limits.h"
+#include "units.h"
 #include "util.h"
 
 #define MS 1000ull
@@ -84,9 +85,9 @@ static char *format_bound(const struct config_setting *t, char *buf, uint64_t v,
 {
 	switch (t->type) {
 	case CONFIG_TIME:
-		return config_format_time(buf, v);
+		return units_format_duration(buf, v);
 	case CONFIG_SIZE:
-		return config_format_size(buf, v);
+		return units_format_size(buf, v);
 	case CONFIG_COUNT:
 		snprintf(buf, CONFIG_VALUE_MAX, "%llu", (unsigned long long)v);
 		return buf;
@@ -201,7 +202,7 @@ int config_setting_apply(const struct config_setting *t, struct daemon_config *c
 
 	case CONFIG_SIZE:
 	case CONFIG_TIME:
-		r = t->type == CONFIG_SIZE ? config_parse_size(value, &v) : config_parse_time(value, &v);
+		r = t->type == CONFIG_SIZE ? units_parse_size(value, &v) : units_parse_duration(value, 1, &v);
 		if (r == -EINVAL)
 			return not_a(t, value,
 				     t->type == CONFIG_SIZE ? "a size (use e.g. 512K, 64M, 32G)"
@@ -291,10 +292,10 @@ size_t config_setting_format(const struct config_setting *t, const struct daemon
 		break;
 	}
 	case CONFIG_SIZE:
-		config_out_printf(&o, "%s", config_format_size(b, *(const uint64_t *)f));
+		config_out_printf(&o, "%s", units_format_size(b, *(const uint64_t *)f));
 		break;
 	case CONFIG_TIME:
-		config_out_printf(&o, "%s", config_format_time(b, *(const uint64_t *)f));
+		config_out_printf(&o, "%s", units_format_duration(b, *(const uint64_t *)f));
 		break;
 	case CONFIG_PERCENT:
 		config_out_printf(&o, "%s", config_format_percent(b, *(const double *)f));

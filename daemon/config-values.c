@@ -1,5 +1,6 @@
-/* Values of ramwatchd.conf: sizes, times, percentages, booleans and the
- * CensusOnGrowth= threshold, parsed strictly and formatted back in the forms
+/* Values of ramwatchd.conf: percentages, booleans and the CensusOnGrowth=
+ * threshold (sizes and times are common/units.c's, as on the command
+ * line), parsed strictly and formatted back in the forms
  * people write, so "ramwatchd --dump-config" output reads like a file a
  * person wrote and parses back to the same values. */
 #include "config-internal.h"
@@ -12,23 +13,15 @@
 #include <string.h>
 #include <strings.h>
 
+#include "units.h"
 #include "util.h"
 
-#define USEC_PER_SEC 1000000ull
-#define USEC_PER_YEAR (31557600ull * USEC_PER_SEC) /* 365.25 days, as systemd.time(7) */
-
-/* Fraction digits that count: 18 keep the arithmetic below within 128 bits
- * and are far finer than a microsecond or a byte of any unit. */
-#define FRACTION_DIGITS_MAX 18
+/* sizes are written into CONFIG_VALUE_MAX buffers */
+_Static_assert(CONFIG_VALUE_MAX >= UNITS_FORMAT_MAX, "a size or time fits a value's buffer");
 
 static bool is_digit(char c)
 {
 	return c >= '0' && c <= '9';
-}
-
-static bool is_alpha(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
 static bool is_blank(char c)
@@ -36,223 +29,24 @@ static bool is_blank(char c)
 	return c == ' ' || c == '\t';
 }
 
-/* A decimal "12" or "1.5" at *p (digits before the point required): the
- * whole part, the first FRACTION_DIGITS_MAX fraction digits as a number and
- * their count.  Advances *p.  Returns 0, -EINVAL or -ERANGE. */
-static int parse_decimal(const char **p, uint64_t *ret_whole, uint64_t *ret_frac, unsigned *ret_digits)
-{
-	const char *s = *p, *e = s;
-	uint64_t frac = 0;
-	unsigned digits = 0;
-
-	while (is_digit(*e))
-		e++;
-	if (e == s)
-		return -EINVAL;
-	int r = parse_u64_n(s, (size_t)(e - s), 10, ret_whole);
-	if (r < 0)
-		return r;
-	if (*e == '.') {
-		e++;
-		if (!is_digit(*e))
-			return -EINVAL;
-		for (; is_digit(*e); e++)
-			if (digits < FRACTION_DIGITS_MAX) {
-				frac = frac * 10 + (uint64_t)(*e - '0');
-				digits++;
-			}
-	}
-	*ret_frac = frac;
-	*ret_digits = digits;
-	*p = e;
-	return 0;
-}
-
-/* whole.frac × unit, rounded down.  Returns 0 or -ERANGE. */
-static int scale(uint64_t whole, uint64_t frac, unsigned digits, uint64_t unit, uint64_t *ret)
-{
-	unsigned __int128 pow10 = 1;
-	uint64_t v;
-
-	for (unsigned i = 0; i < digits; i++)
-		pow10 *= 10;
-	if (__builtin_mul_overflow(whole, unit, &v))
-		return -ERANGE;
-	unsigned __int128 part = (unsigned __int128)frac * unit / pow10;
-	if (part > UINT64_MAX - v)
-		return -ERANGE;
-	*ret = v + (uint64_t)part;
-	return 0;
-}
-
-int config_parse_size(const char *s, uint64_t *ret)
-{
-	static const char suffixes[] = "KMGTPE";
-	uint64_t whole, frac, unit = 1, v;
-	unsigned digits;
-	const char *p = s;
-	int r;
-
-	r = parse_decimal(&p, &whole, &frac, &digits);
-	if (r < 0)
-		return r;
-	char c = *p >= 'a' && *p <= 'z' ? (char)(*p - 'a' + 'A') : *p;
-	const char *x = c != '\0' ? strchr(suffixes, c) : NULL;
-	if (x) {
-		for (const char *i = suffixes; i <= x; i++)
-			unit *= 1024;
-		p++;
-		if ((p[0] == 'i' || p[0] == 'I') && (p[1] == 'b' || p[1] == 'B'))
-			p += 2;
-		else if (*p == 'b' || *p == 'B')
-			p++;
-	} else if (*p == 'b' || *p == 'B')
-		p++;
-	if (*p != '\0')
-		return -EINVAL;
-	/* "1.5" bytes: a fraction needs a unit to be a whole number of bytes */
-	if (digits > 0 && unit == 1)
-		return -EINVAL;
-	r = scale(whole, frac, digits, unit, &v);
-	if (r < 0)
-		return r;
-	*ret = v;
-	return 0;
-}
-
-char *config_format_size(char *buf, uint64_t bytes)
-{
-	static const char suffixes[] = "KMGTPE";
-	unsigned i = 0;
-
-	/* the largest unit the value is a whole multiple of: exact, so it
-	 * parses back to the same number */
-	while (bytes != 0 && i < sizeof(suffixes) - 1 && bytes % 1024 == 0) {
-		bytes /= 1024;
-		i++;
-	}
-	if (i == 0)
-		snprintf(buf, CONFIG_VALUE_MAX, "%llu", (unsigned long long)bytes);
-	else
-		snprintf(buf, CONFIG_VALUE_MAX, "%llu%c", (unsigned long long)bytes, suffixes[i - 1]);
-	return buf;
-}
-
-static const struct {
-	const char *name;
-	uint64_t usec;
-} time_units[] = {
-	{ "us", 1 },
-	{ "usec", 1 },
-	{ "ms", 1000 },
-	{ "msec", 1000 },
-	{ "s", USEC_PER_SEC },
-	{ "sec", USEC_PER_SEC },
-	{ "second", USEC_PER_SEC },
-	{ "seconds", USEC_PER_SEC },
-	{ "m", 60 * USEC_PER_SEC },
-	{ "min", 60 * USEC_PER_SEC },
-	{ "minute", 60 * USEC_PER_SEC },
-	{ "minutes", 60 * USEC_PER_SEC },
-	{ "h", 3600 * USEC_PER_SEC },
-	{ "hr", 3600 * USEC_PER_SEC },
-	{ "hour", 3600 * USEC_PER_SEC },
-	{ "hours", 3600 * USEC_PER_SEC },
-	{ "d", 86400 * USEC_PER_SEC },
-	{ "day", 86400 * USEC_PER_SEC },
-	{ "days", 86400 * USEC_PER_SEC },
-	{ "w", 7 * 86400 * USEC_PER_SEC },
-	{ "week", 7 * 86400 * USEC_PER_SEC },
-	{ "weeks", 7 * 86400 * USEC_PER_SEC },
-	{ "y", USEC_PER_YEAR },
-	{ "year", USEC_PER_YEAR },
-	{ "years", USEC_PER_YEAR },
-};
-
-int config_parse_time(const char *s, config_usec_t *ret)
-{
-	const char *p = s;
-	uint64_t total = 0;
-
-	/* blanks may separate parts, but not trail the last one */
-	if (*s == '\0' || is_blank(s[strlen(s) - 1]))
-		return -EINVAL;
-	do {
-		uint64_t whole, frac, unit = USEC_PER_SEC, v;
-		unsigned digits;
-		int r = parse_decimal(&p, &whole, &frac, &digits);
-		if (r < 0)
-			return r;
-		while (is_blank(*p))
-			p++;
-		const char *u = p;
-		while (is_alpha(*p))
-			p++;
-		if (p > u) {
-			size_t n = (size_t)(p - u);
-			unit = 0;
-			for (size_t i = 0; i < sizeof(time_units) / sizeof(time_units[0]); i++)
-				if (strlen(time_units[i].name) == n && strncmp(u, time_units[i].name, n) == 0)
-					unit = time_units[i].usec;
-			if (unit == 0)
-				return -EINVAL;
-		}
-		r = scale(whole, frac, digits, unit, &v);
-		if (r < 0)
-			return r;
-		if (__builtin_add_overflow(total, v, &total))
-			return -ERANGE;
-		while (is_blank(*p))
-			p++;
-	} while (*p != '\0');
-
-	*ret = total;
-	return 0;
-}
-
-char *config_format_time(char *buf, config_usec_t usec)
-{
-	static const struct {
-		const char *name;
-		uint64_t usec;
-	} parts[] = {
-		{ "d", 86400 * USEC_PER_SEC }, { "h", 3600 * USEC_PER_SEC }, { "min", 60 * USEC_PER_SEC },
-		{ "s", USEC_PER_SEC },	       { "ms", 1000 },		     { "us", 1 },
-	};
-	struct config_out o = { .buf = buf, .size = CONFIG_VALUE_MAX };
-
-	buf[0] = '\0';
-	if (usec == 0) {
-		config_out_printf(&o, "0");
-		return buf;
-	}
-	/* years only when exact ("10y"); otherwise days and smaller, as
-	 * "1h 30min" rather than "5400s" */
-	if (usec % USEC_PER_YEAR == 0) {
-		config_out_printf(&o, "%lluy", (unsigned long long)(usec / USEC_PER_YEAR));
-		return buf;
-	}
-	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
-		if (usec >= parts[i].usec) {
-			config_out_printf(&o, "%s%llu%s", o.len ? " " : "", (unsigned long long)(usec / parts[i].usec),
-					  parts[i].name);
-			usec %= parts[i].usec;
-		}
-	return buf;
-}
-
 int config_parse_percent(const char *s, double *ret)
 {
 	const char *p = s;
-	uint64_t whole, frac;
-	unsigned digits;
 	bool percent;
 
-	/* checked by hand first: strtod would also take " 2", "1e3", "inf",
-	 * "0x10" and a locale's decimal comma */
-	int r = parse_decimal(&p, &whole, &frac, &digits);
-	if (r < 0)
-		return r;
+	/* checked by hand first ("12" or "1.5"): strtod would also take " 2",
+	 * "1e3", "inf", "0x10" and a locale's decimal comma */
+	if (!is_digit(*p))
+		return -EINVAL;
+	while (is_digit(*p))
+		p++;
+	if (*p == '.') {
+		p++;
+		if (!is_digit(*p))
+			return -EINVAL;
+		while (is_digit(*p))
+			p++;
+	}
 	percent = *p == '%';
 	if (percent)
 		p++;
@@ -351,7 +145,7 @@ int config_parse_growth(const char *s, bool *ret_on, uint64_t *ret_bytes, double
 		} else {
 			if (have_bytes)
 				return -EINVAL;
-			r = config_parse_size(word, &bytes);
+			r = units_parse_size(word, &bytes);
 			have_bytes = true;
 		}
 		if (r < 0)
@@ -374,11 +168,11 @@ char *config_format_growth(char *buf, bool on, uint64_t bytes, double ratio)
 	if (!on)
 		config_out_printf(&o, "no");
 	else if (ratio == 0)
-		config_out_printf(&o, "%s", config_format_size(a, bytes));
+		config_out_printf(&o, "%s", units_format_size(a, bytes));
 	else if (bytes == 0)
 		config_out_printf(&o, "%s", config_format_percent(b, ratio));
 	else
-		config_out_printf(&o, "%s %s", config_format_size(a, bytes), config_format_percent(b, ratio));
+		config_out_printf(&o, "%s %s", units_format_size(a, bytes), config_format_percent(b, ratio));
 	return buf;
 }
 

@@ -91,17 +91,12 @@ unsigned config_describe_changes(const struct daemon_config *old, const struct d
  * that would have been written (snprintf-style). */
 size_t config_format(const struct daemon_config *c, char *buf, size_t size);
 
-/* Value parsers, exported for tests and for the client's options.  They
- * take the whole string: no leading or trailing garbage.
- *   sizes:   "0", "512", "64K", "256M", "32G", "1T" (powers of 1024; a
- *            lower-case suffix and a trailing "B"/"iB" are accepted)
- *   times:   "100ms", "1s", "5min", "2h", "30d", "1w"; a bare number is
- *            seconds; several parts add ("1h 30min")
+/* Value parsers, exported for tests.  They take the whole string: no
+ * leading or trailing garbage.  Sizes and times are units_parse_size and
+ * units_parse_duration's (common/units.h), the grammar of every option.
  *   percent: "2%", "0.5%", or a plain fraction "0.02"
  *   bools:   yes/no, true/false, on/off, 1/0
  * Return 0 or -EINVAL / -ERANGE. */
-int config_parse_size(const char *s, uint64_t *ret);
-int config_parse_time(const char *s, config_usec_t *ret);
 int config_parse_percent(const char *s, double *ret);
 int config_parse_bool(const char *s, bool *ret);
 
@@ -116,10 +111,9 @@ int config_parse_group_by(const char *s, enum export_group_by *ret);
 /* "comm", "unit", "user"; NULL out of range. */
 const char *config_group_by_name(enum export_group_by g);
 
-/* The reverse, in the forms people write ("64M", "1h 30min", "500ms",
- * "2%", "0.5%"); each parses back to the same value.  Write into buf (at
- * least CONFIG_VALUE_MAX bytes) and return it. */
+/* The reverse, in the forms people write ("2%", "0.5%"; sizes and times
+ * are units_format_size and units_format_duration's); each parses back to
+ * the same value.  Write into buf (at least CONFIG_VALUE_MAX bytes) and
+ * return it. */
 #define CONFIG_VALUE_MAX 64
-char *config_format_size(char *buf, uint64_t bytes);
-char *config_format_time(char *buf, config_usec_t usec);
 char *config_format_percent(char *buf, double ratio);

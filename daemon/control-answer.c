@@ -9,7 +9,7 @@
 
 #include "limits.h"
 #include "macro.h"
-#include "utf8.h"
+#include "text.h"
 
 static const char *const code_names[_CONTROL_CODE_MAX] = {
 	[CONTROL_BAD_REQUEST] = "bad_request", [CONTROL_TOO_LARGE] = "too_large",
@@ -55,7 +55,7 @@ enum control_code control_code_from_errno(int error)
 
 bool control_utf8_valid(const char *s, size_t len, size_t *ret_offset)
 {
-	return utf8_valid(s, len, ret_offset);
+	return text_utf8_valid(s, len, ret_offset);
 }
 
 int control_mark_name_check(const char *s, size_t len, char *err, size_t err_size)
@@ -73,7 +73,7 @@ int control_mark_name_check(const char *s, size_t len, char *err, size_t err_siz
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < len;) {
-		size_t n = utf8_next(p + i, len - i, &cp);
+		size_t n = text_utf8_next(p + i, len - i, &cp);
 		if (n == 0) {
 			snprintf(err, err_size, "name: not UTF-8 (byte %zu)", i);
 			return -EINVAL;
@@ -91,7 +91,7 @@ int control_mark_name_check(const char *s, size_t len, char *err, size_t err_siz
 
 json_t *control_json_string(const char *s)
 {
-	return json_string_lossy(s);
+	return text_json_string(s);
 }
 
 /* ------------------------------------------------------------ answers */

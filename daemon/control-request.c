@@ -1,4 +1,5 @@
-/* Parsing and checking control requests; building answer lines. */
+/* Parsing and checking control requests: one line of JSON in, a checked
+ * struct control_request out (the answers are built in control-answer.c). */
 #include "control-request.h"
 
 #include <errno.h>

@@ -11,10 +11,9 @@
 
 #include "limits.h"
 #include "macro.h"
-#include "utf8.h"
+#include "text.h"
 #include "util.h"
 
-#define REPLACEMENT "\xef\xbf\xbd" /* U+FFFD */
 
 void export_classes_from_census(const struct census *c, struct export_classes *ret)
 {
@@ -68,25 +67,8 @@ size_t export_unit_of_cgroup(const char *cgroup, const char **ret)
  * bytes; "-" for nothing. */
 static char *normalise(const char *s, size_t n, char *buf)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	size_t len = 0;
-
-	while (n > 0) {
-		uint32_t cp;
-		size_t k = utf8_next(p, n, &cp);
-		const void *from = k ? (const void *)p : REPLACEMENT;
-		size_t out = k ? k : strlen(REPLACEMENT);
-		if (len + out > RW_EXPORT_GROUP_MAX)
-			break;
-		memcpy(buf + len, from, out);
-		len += out;
-		k = k ? k : 1;
-		p += k;
-		n -= k;
-	}
-	if (len == 0)
-		buf[len++] = '-';
-	buf[len] = '\0';
+	if (text_clean_into(buf, RW_EXPORT_GROUP_MAX, s, n) == 0)
+		strcpy(buf, "-");
 	return buf;
 }
 

@@ -6,12 +6,11 @@
 
 #include <stddef.h>
 
+#include "hashtab.h"
+
+/* All zero is an empty map. */
 struct pidmap {
-	struct pidmap_slot {
-		int pid; /* 0: empty */
-		void *value;
-	} *slots;
-	size_t n, allocated; /* allocated is 0 or a power of two */
+	struct hashtab table; /* pid -> value */
 };
 
 void *pidmap_get(const struct pidmap *m, int pid);

@@ -17,7 +17,7 @@
 #include "macro.h"
 #include "strpool.h"
 #include "util.h"
-#include "utf8.h"
+#include "text.h"
 
 DEFINE_CLEANUP(struct census *, census_free)
 
@@ -32,7 +32,7 @@ static json_t *int_or_null(int64_t v)
  * UTF-8, which JSON must be. */
 static json_t *str_or_null(const char *s)
 {
-	return json_string_lossy(s);
+	return text_json_string(s);
 }
 
 static json_t *address(uint64_t a)
@@ -88,7 +88,7 @@ static json_t *class_json(enum class_id k, const struct census_totals *t)
 static json_t *evidence_json(const struct census *c)
 {
 	return json_pack("{s:b, s:o, s:o, s:o, s:o}", "taken", c->evidence.taken,
-			 "why_not", c->evidence.why_not[0] ? json_string_lossy(c->evidence.why_not) : json_null(),
+			 "why_not", c->evidence.why_not[0] ? text_json_string(c->evidence.why_not) : json_null(),
 			 "regions", int_or_null(c->evidence.regions), "confirmed", int_or_null(c->evidence.confirmed),
 			 "split", int_or_null(c->evidence.split));
 }
@@ -108,7 +108,7 @@ static json_t *region_json(const struct census_region *r)
 static json_t *file_json(const struct census_file *f)
 {
 	return json_pack("{s:o, s:s, s:I, s:I, s:I, s:I}",
-			 "path", json_string_lossy(f->path), "kind", file_kind_name(f->kind),
+			 "path", text_json_string(f->path), "kind", file_kind_name(f->kind),
 			 "private", (json_int_t)f->private, "resident", (json_int_t)f->resident,
 			 "size", (json_int_t)f->size, "regions", (json_int_t)f->regions);
 }
@@ -131,14 +131,14 @@ static json_t *gpu_json(const struct census_gpu *g)
 	for (size_t i = 0; i < g->n_uses; i++) {
 		const struct census_gpu_use *u = &g->uses[i];
 		if (json_array_append_new(devices, json_pack("{s:I, s:o, s:o, s:o, s:o, s:b}", "index", (json_int_t)u->index,
-							     "uuid", json_string_lossy(u->uuid), "name",
-							     json_string_lossy(u->name), "used", bytes_or_null(u->used),
+							     "uuid", text_json_string(u->uuid), "name",
+							     text_json_string(u->name), "used", bytes_or_null(u->used),
 							     "total", u->total ? bytes_or_null(u->total) : json_null(),
 							     "graphics", u->graphics)) < 0)
 			return NULL;
 	}
 	return json_pack("{s:s, s:o, s:o, s:b, s:O}", "state", gpu_state_name(g->state), "message",
-			 g->message[0] ? json_string_lossy(g->message) : json_null(), "driver_version",
+			 g->message[0] ? text_json_string(g->message) : json_null(), "driver_version",
 			 g->driver_version > 0 ? json_integer(g->driver_version) : json_null(), "nvidia_mapped",
 			 g->nvidia_mapped, "devices", devices);
 }

@@ -1,6 +1,6 @@
 /* The list of processes with their memory counters, from status files only
- * (a few microseconds each, readable for every process): how the client
- * picks the largest process and how discovery finds what to watch. */
+ * (a few microseconds each, readable for every process): how ramwatch scan
+ * without a pid picks the process holding the most private memory. */
 #pragma once
 
 #include <stddef.h>

@@ -8,18 +8,6 @@
 #include "census.h"
 #include "strpool.h"
 
-static const char *const kind_names[_REGION_EVENT_KIND_MAX] = {
-	[REGION_APPEARED] = "appeared",
-	[REGION_DISAPPEARED] = "disappeared",
-	[REGION_GREW] = "grew",
-	[REGION_SHRANK] = "shrank",
-};
-
-const char *region_event_kind_name(enum region_event_kind k)
-{
-	return (unsigned)k < _REGION_EVENT_KIND_MAX ? kind_names[k] : "?";
-}
-
 int region_snapshot_take(const struct census *c, struct strpool *pool, struct region_snapshot **ret, size_t *ret_n)
 {
 	struct region_snapshot *s;

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "region-event-kind.h"
+
 struct census;
 struct strpool;
 
@@ -17,16 +19,6 @@ struct region_snapshot {
 	uint64_t private, resident;
 	uint8_t cls;
 };
-
-enum region_event_kind {
-	REGION_APPEARED,
-	REGION_DISAPPEARED,
-	REGION_GREW,
-	REGION_SHRANK,
-	_REGION_EVENT_KIND_MAX
-};
-
-const char *region_event_kind_name(enum region_event_kind k);
 
 struct region_event {
 	enum region_event_kind kind;

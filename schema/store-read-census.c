@@ -13,286 +13,17 @@
 
 #include "census-json.h"
 #include "census.h"
-#include "classify.h"
 #include "store-read-internal.h"
-#include "strpool.h"
+#include "text.h"
 
 DEFINE_CLEANUP(struct census *, census_free)
-
-static uint64_t column_u64(sqlite3_stmt *st, int i)
-{
-	int64_t v = sqlite3_column_int64(st, i);
-	return v > 0 ? (uint64_t)v : 0;
-}
-
-static int64_t column_opt(sqlite3_stmt *st, int i)
-{
-	return sqlite3_column_type(st, i) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, i);
-}
-
-/* Column i interned in the census's pool; NULL for NULL.  census_to_json
- * refuses a string that is not UTF-8 (a file name is any bytes): such a
- * one is made readable first.  Sets *oom. */
-static const char *column_intern(struct census *c, sqlite3_stmt *st, int i, bool *oom)
-{
-	const char *s = (const char *)sqlite3_column_text(st, i), *copy;
-	size_t len = (size_t)sqlite3_column_bytes(st, i);
-	_cleanup_free_ char *clean = NULL;
-
-	if (!s)
-		return NULL;
-	if (!read_utf8_valid(s, len)) {
-		s = clean = read_text_clean(s, len);
-		if (!clean) {
-			*oom = true;
-			return NULL;
-		}
-	}
-	copy = strpool_intern(c->strings, s, len);
-	if (!copy)
-		*oom = true;
-	return copy;
-}
 
 static int dup_into(char **dst, const char *src)
 {
 	if (!src)
 		return 0;
-	*dst = read_utf8_valid(src, strlen(src)) ? strdup(src) : read_text_clean(src, strlen(src));
+	*dst = read_utf8_valid(src, strlen(src)) ? strdup(src) : text_clean(src, strlen(src), true, NULL);
 	return *dst ? 0 : -ENOMEM;
-}
-
-/* The census row: time, totals, counters, cost.  Returns 0, -ENOENT, or a
- * negative errno; the trigger and status go into meta. */
-static int load_row(struct store_reader *r, int64_t census_id, struct census *c, int64_t *ret_counter_private,
-		    json_t *meta)
-{
-	static const char sql[] =
-		"SELECT time, trigger, status, light, private, resident, pss, swap, size, regions, counter_private,"
-		"       counter_resident, peak_resident, wall_us, cpu_us, bytes_read, gpu_state, gpu_driver_version,"
-		"       nvidia_mapped, evidence_taken, evidence_why_not, evidence_regions, evidence_confirmed,"
-		"       evidence_split, evidence_reads, evidence_bytes"
-		" FROM censuses WHERE id = ?1";
-	sqlite3_stmt *st = NULL;
-	int e;
-
-	e = reader_stmt(r, RS_CENSUS_ROW, sql, &st);
-	if (e < 0)
-		return e;
-	e = reader_bound(r, st, sqlite3_bind_int64(st, 1, census_id), "reading a census");
-	if (e < 0)
-		return e;
-	e = reader_step(r, st, "reading a census");
-	if (e == 0)
-		e = reader_failf(r, -ENOENT, "no census %lld in the store", (long long)census_id);
-	if (e > 0) {
-		c->taken_at_ms = sqlite3_column_int64(st, 0);
-		c->light = sqlite3_column_int(st, 3) != 0;
-		c->totals.private = column_u64(st, 4);
-		c->totals.resident = column_u64(st, 5);
-		c->totals.pss = column_u64(st, 6);
-		c->totals.swap = column_u64(st, 7);
-		c->totals.size = column_u64(st, 8);
-		c->totals.count = column_u64(st, 9);
-		*ret_counter_private = column_opt(st, 10);
-		if (sqlite3_column_type(st, 11) != SQLITE_NULL) {
-			c->status.counter[STATUS_VM_RSS] = column_u64(st, 11);
-			c->status.present |= 1u << STATUS_VM_RSS;
-			c->have_status = true;
-		}
-		if (sqlite3_column_type(st, 12) != SQLITE_NULL) {
-			c->status.counter[STATUS_VM_HWM] = column_u64(st, 12);
-			c->status.present |= 1u << STATUS_VM_HWM;
-			c->have_status = true;
-		}
-		c->wall_us = column_opt(st, 13);
-		c->cpu_us = column_opt(st, 14);
-		c->bytes_read = column_opt(st, 15);
-		/* evidence: NULL before schema 5 */
-		c->evidence.taken = sqlite3_column_int(st, 19) != 0;
-		const char *why_not = (const char *)sqlite3_column_text(st, 20);
-		snprintf(c->evidence.why_not, sizeof(c->evidence.why_not), "%s", why_not ? why_not : "");
-		c->evidence.regions = column_opt(st, 21);
-		c->evidence.confirmed = column_opt(st, 22);
-		c->evidence.split = column_opt(st, 23);
-		c->evidence.reads = column_opt(st, 24);
-		c->evidence.bytes = column_opt(st, 25);
-		/* the GPU section: its state, when one was taken */
-		int gpu = gpu_state_from_name((const char *)sqlite3_column_text(st, 16));
-		if (gpu >= 0) {
-			c->gpu.taken = true;
-			c->gpu.state = (enum gpu_state)gpu;
-			c->gpu.driver_version = (int)column_opt(st, 17);
-			if (c->gpu.driver_version < 0)
-				c->gpu.driver_version = 0;
-			c->gpu.nvidia_mapped = sqlite3_column_int(st, 18) != 0;
-		}
-		e = read_set(meta, "trigger", read_column_str(st, 1));
-		e |= read_set(meta, "status", read_column_str(st, 2));
-	}
-	reader_done(st);
-	return e < 0 ? e : 0;
-}
-
-static int load_classes(struct store_reader *r, int64_t census_id, struct census *c)
-{
-	sqlite3_stmt *st = NULL;
-	int e;
-
-	e = reader_stmt(r, RS_CENSUS_CLASSES,
-			"SELECT class, private, resident, pss, swap, size, count, confirmed FROM census_classes"
-			" WHERE census_id = ?1",
-			&st);
-	if (e < 0)
-		return e;
-	e = reader_bound(r, st, sqlite3_bind_int64(st, 1, census_id), "reading census classes");
-	while (e >= 0 && (e = reader_step(r, st, "reading census classes")) > 0) {
-		int k = class_from_key((const char *)sqlite3_column_text(st, 0));
-		/* a class a newer ramwatch wrote: this one has no name for it */
-		if (k < 0)
-			continue;
-		c->classes[k] = (struct census_totals){
-			.private = column_u64(st, 1),
-			.resident = column_u64(st, 2),
-			.pss = column_u64(st, 3),
-			.swap = column_u64(st, 4),
-			.size = column_u64(st, 5),
-			.count = column_u64(st, 6),
-			.confirmed = column_u64(st, 7),
-		};
-	}
-	reader_done(st);
-	return e < 0 ? e : 0;
-}
-
-/* Grows an array of n elements of size to hold one more.  Returns 0 or -ENOMEM. */
-static int grow(void **a, size_t n, size_t *allocated, size_t size)
-{
-	if (n < *allocated)
-		return 0;
-	size_t more = *allocated ? 2 * *allocated : 32;
-	void *b = realloc(*a, more * size);
-	if (!b)
-		return -ENOMEM;
-	*a = b;
-	*allocated = more;
-	return 0;
-}
-
-static int load_regions(struct store_reader *r, int64_t census_id, struct census *c)
-{
-	static const char sql[] = "SELECT x.start, x.\"end\", x.perms, x.class, x.rule, x.private, x.resident, p.path,"
-				  "       x.evidence, x.confirmed, x.part"
-				  " FROM census_regions x LEFT JOIN paths p ON p.id = x.path_id"
-				  " WHERE x.census_id = ?1 ORDER BY x.rank";
-	sqlite3_stmt *st = NULL;
-	size_t allocated = 0;
-	int e;
-
-	e = reader_stmt(r, RS_CENSUS_REGIONS, sql, &st);
-	if (e < 0)
-		return e;
-	e = reader_bound(r, st, sqlite3_bind_int64(st, 1, census_id), "reading census regions");
-	while (e >= 0 && (e = reader_step(r, st, "reading census regions")) > 0) {
-		struct census_region x = { 0 };
-		const char *perms = (const char *)sqlite3_column_text(st, 2);
-		int k = class_from_key((const char *)sqlite3_column_text(st, 3)), rule;
-		bool oom = false;
-
-		/* addresses are stored as signed 64-bit: back to unsigned */
-		x.start = (uint64_t)sqlite3_column_int64(st, 0);
-		x.end = (uint64_t)sqlite3_column_int64(st, 1);
-		x.size = x.end > x.start ? x.end - x.start : 0;
-		x.cls = k >= 0 ? (enum class_id)k : CLASS_OTHER;
-		x.rule = column_intern(c, st, 4, &oom);
-		rule = x.rule ? classify_rule_from_key(x.rule) : -1;
-		x.why = rule >= 0 ? classify_rule((size_t)rule)->why : NULL;
-		x.private = column_u64(st, 5);
-		x.resident = column_u64(st, 6);
-		x.path = column_intern(c, st, 7, &oom);
-		x.evidence = column_intern(c, st, 8, &oom);
-		x.confirmed = sqlite3_column_int(st, 9) != 0;
-		x.part = sqlite3_column_int(st, 10) != 0;
-		snprintf(x.perms, sizeof(x.perms), "%s", perms ? perms : "????");
-		if (oom || grow((void **)&c->largest, c->n_largest, &allocated, sizeof(x)) < 0) {
-			e = -ENOMEM;
-			break;
-		}
-		c->largest[c->n_largest++] = x;
-	}
-	reader_done(st);
-	return e < 0 ? e : 0;
-}
-
-static int load_files(struct store_reader *r, int64_t census_id, struct census *c)
-{
-	/* the census's own order: largest (resident + private) first */
-	static const char sql[] = "SELECT p.path, f.kind, f.private, f.resident, f.size, f.regions"
-				  " FROM census_files f JOIN paths p ON p.id = f.path_id WHERE f.census_id = ?1"
-				  " ORDER BY coalesce(f.resident, 0) + coalesce(f.private, 0) DESC, p.path";
-	sqlite3_stmt *st = NULL;
-	size_t allocated = 0;
-	int e;
-
-	e = reader_stmt(r, RS_CENSUS_FILES, sql, &st);
-	if (e < 0)
-		return e;
-	e = reader_bound(r, st, sqlite3_bind_int64(st, 1, census_id), "reading census files");
-	while (e >= 0 && (e = reader_step(r, st, "reading census files")) > 0) {
-		int kind = file_kind_from_name((const char *)sqlite3_column_text(st, 1));
-		bool oom = false;
-		struct census_file f = {
-			.path = column_intern(c, st, 0, &oom),
-			.kind = kind >= 0 ? (enum file_kind)kind : FILE_DATA,
-			.private = column_u64(st, 2),
-			.resident = column_u64(st, 3),
-			.size = column_u64(st, 4),
-			.regions = column_u64(st, 5),
-		};
-		if (oom || grow((void **)&c->files, c->n_files, &allocated, sizeof(f)) < 0) {
-			e = -ENOMEM;
-			break;
-		}
-		c->files[c->n_files++] = f;
-	}
-	reader_done(st);
-	return e < 0 ? e : 0;
-}
-
-/* The devices of the census's GPU section (when it has one), by device. */
-static int load_gpu(struct store_reader *r, int64_t census_id, struct census *c)
-{
-	static const char sql[] = "SELECT g.device_index, g.uuid, g.name, x.used, g.total, x.graphics"
-				  " FROM census_gpu x JOIN gpus g ON g.id = x.gpu_id WHERE x.census_id = ?1"
-				  " ORDER BY g.device_index, g.uuid";
-	sqlite3_stmt *st = NULL;
-	size_t allocated = 0;
-	int e;
-
-	if (!c->gpu.taken)
-		return 0;
-	e = reader_stmt(r, RS_CENSUS_GPU, sql, &st);
-	if (e < 0)
-		return e;
-	e = reader_bound(r, st, sqlite3_bind_int64(st, 1, census_id), "reading the census's GPU memory");
-	while (e >= 0 && (e = reader_step(r, st, "reading the census's GPU memory")) > 0) {
-		const char *uuid = (const char *)sqlite3_column_text(st, 1), *name = (const char *)sqlite3_column_text(st, 2);
-		struct census_gpu_use u = {
-			.index = (unsigned)sqlite3_column_int64(st, 0),
-			.used = sqlite3_column_type(st, 3) == SQLITE_NULL ? GPU_BYTES_UNKNOWN : column_u64(st, 3),
-			.total = column_u64(st, 4),
-			.graphics = sqlite3_column_int(st, 5) != 0,
-		};
-		snprintf(u.uuid, sizeof(u.uuid), "%s", uuid ? uuid : "");
-		snprintf(u.name, sizeof(u.name), "%s", name ? name : "");
-		if (grow((void **)&c->gpu.uses, c->gpu.n_uses, &allocated, sizeof(u)) < 0) {
-			e = -ENOMEM;
-			break;
-		}
-		c->gpu.uses[c->gpu.n_uses++] = u;
-	}
-	reader_done(st);
-	return e < 0 ? e : 0;
 }
 
 /* What census_to_json writes as zero but the store does not know becomes
@@ -313,17 +44,15 @@ static int unknowns(json_t *o, int64_t counter_private)
 	return e;
 }
 
-int reader_census_json(struct store_reader *r, const struct read_process *p, int64_t census_id, json_t **ret)
+int read_census_json(struct store_reader *r, const struct read_process *p, int64_t census_id, json_t **ret)
 {
 	_cleanup_(census_freep) struct census *c = census_new();
-	json_t *meta = json_object(), *o = NULL;
+	json_t *meta = NULL, *o = NULL;
 	int64_t counter_private = -1;
 	int e;
 
-	if (!c || !meta) {
-		json_decref(meta);
+	if (!c)
 		return -ENOMEM;
-	}
 	c->pid = p->pid;
 	c->start_time = p->start_time;
 	c->uid = p->uid;
@@ -332,15 +61,7 @@ int reader_census_json(struct store_reader *r, const struct read_process *p, int
 	e |= dup_into(&c->cmdline, p->cmdline);
 	e |= dup_into(&c->exe, p->exe);
 	if (e >= 0)
-		e = load_row(r, census_id, c, &counter_private, meta);
-	if (e >= 0)
-		e = load_classes(r, census_id, c);
-	if (e >= 0)
-		e = load_regions(r, census_id, c);
-	if (e >= 0)
-		e = load_files(r, census_id, c);
-	if (e >= 0)
-		e = load_gpu(r, census_id, c);
+		e = read_census_load(r, census_id, c, &counter_private, &meta);
 	if (e >= 0) {
 		o = census_to_json(c, false);
 		e = o ? unknowns(o, counter_private) : -ENOMEM;
@@ -360,30 +81,33 @@ int reader_census_json(struct store_reader *r, const struct read_process *p, int
  * with *ret_id and *ret_time, 0 when there is none, or a negative errno. */
 static int census_at(struct store_reader *r, int64_t id, int64_t at, int64_t *ret_id, int64_t *ret_time)
 {
+	static const struct read_column columns[] = { { "id", READ_KEY }, { "time", READ_KEY } };
+	static const struct read_query q = READ_QUERY(
+		RS_CENSUS_AT,
+		"SELECT id, time FROM censuses WHERE process_id = ?1 AND time <= ?2 AND status = 'ok'"
+		" ORDER BY time DESC, id DESC LIMIT 1",
+		columns);
 	sqlite3_stmt *st = NULL;
 	int e, rc;
 
-	e = reader_stmt(r, RS_CENSUS_AT,
-			"SELECT id, time FROM censuses WHERE process_id = ?1 AND time <= ?2 AND status = 'ok'"
-			" ORDER BY time DESC, id DESC LIMIT 1",
-			&st);
+	e = read_query_prepare(r, &q, &st);
 	if (e < 0)
 		return e;
 	rc = sqlite3_bind_int64(st, 1, id);
 	rc |= sqlite3_bind_int64(st, 2, at);
-	e = reader_bound(r, st, rc, "finding a census");
+	e = read_bound(r, st, rc, "finding a census");
 	if (e < 0)
 		return e;
-	e = reader_step(r, st, "finding a census");
+	e = read_step(r, st, "finding a census");
 	if (e > 0) {
 		*ret_id = sqlite3_column_int64(st, 0);
 		*ret_time = sqlite3_column_int64(st, 1);
 	}
-	reader_done(st);
+	read_done(st);
 	return e;
 }
 
-int reader_last_census(struct store_reader *r, int64_t process_id, int64_t *ret_id, int64_t *ret_time)
+int read_last_census(struct store_reader *r, int64_t process_id, int64_t *ret_id, int64_t *ret_time)
 {
 	return census_at(r, process_id, INT64_MAX, ret_id, ret_time);
 }
@@ -395,20 +119,20 @@ static int census(struct store_reader *r, const struct store_select *sel, int64_
 	int64_t id, time;
 	int e;
 
-	e = reader_select(r, sel, true, &p, &n);
+	e = read_select(r, sel, true, &p, &n);
 	if (e < 0)
 		return e;
 	e = census_at(r, p->id, at, &id, &time);
 	if (e == 0) {
 		if (at == INT64_MAX)
-			e = reader_failf(r, -ENOENT, "no census of process %d (%s) in the store", p->pid,
-					 p->comm ? p->comm : "?");
+			e = read_failf(r, -ENOENT, "no census of process %d (%s) in the store", p->pid,
+				       p->comm ? p->comm : "?");
 		else
-			e = reader_failf(r, -ENOENT, "no census of process %d (%s) at or before %lld", p->pid,
-					 p->comm ? p->comm : "?", (long long)at);
+			e = read_failf(r, -ENOENT, "no census of process %d (%s) at or before %lld", p->pid,
+				       p->comm ? p->comm : "?", (long long)at);
 	}
 	if (e > 0)
-		e = reader_census_json(r, p, id, ret);
+		e = read_census_json(r, p, id, ret);
 	read_processes_free(p, n);
 	return e;
 }
@@ -416,9 +140,9 @@ static int census(struct store_reader *r, const struct store_select *sel, int64_
 int store_read_census(struct store_reader *r, const struct store_select *sel, int64_t at, json_t **ret, char *err,
 		      size_t err_size)
 {
-	int e = reader_begin(r);
+	int e = read_begin(r);
 
 	if (e >= 0)
 		e = census(r, sel, at, ret);
-	return reader_end(r, e < 0 ? e : 0, err, err_size);
+	return read_end(r, e < 0 ? e : 0, err, err_size);
 }

@@ -43,51 +43,80 @@ static int compare_change(const void *a, const void *b)
 static int previous(struct store_reader *r, int64_t process_id, int64_t census_id, int64_t time, int64_t *ret_id,
 		    int64_t *ret_time)
 {
+	static const struct read_column columns[] = { { "id", READ_KEY }, { "time", READ_KEY } };
+	static const struct read_query q = READ_QUERY(
+		RS_CENSUS_PREVIOUS,
+		"SELECT id, time FROM censuses WHERE process_id = ?1 AND time <= ?2"
+		" AND (time < ?2 OR id < ?3) AND status = 'ok' ORDER BY time DESC, id DESC LIMIT 1",
+		columns);
 	sqlite3_stmt *st = NULL;
 	int e, rc;
 
-	e = reader_stmt(r, RS_CENSUS_PREVIOUS,
-			"SELECT id, time FROM censuses WHERE process_id = ?1 AND time <= ?2"
-			" AND (time < ?2 OR id < ?3) AND status = 'ok' ORDER BY time DESC, id DESC LIMIT 1",
-			&st);
+	e = read_query_prepare(r, &q, &st);
 	if (e < 0)
 		return e;
 	rc = sqlite3_bind_int64(st, 1, process_id);
 	rc |= sqlite3_bind_int64(st, 2, time);
 	rc |= sqlite3_bind_int64(st, 3, census_id);
-	e = reader_bound(r, st, rc, "finding the census before");
+	e = read_bound(r, st, rc, "finding the census before");
 	if (e >= 0)
-		e = reader_step(r, st, "finding the census before");
+		e = read_step(r, st, "finding the census before");
 	if (e > 0) {
 		*ret_id = sqlite3_column_int64(st, 0);
 		*ret_time = sqlite3_column_int64(st, 1);
 	}
-	reader_done(st);
+	read_done(st);
 	return e;
 }
 
+/* Each class of census ?1 (after) or ?2 (before): whether it is in each,
+ * its private memory there, and whether that is unknown (a light census). */
+enum compared_column {
+	CMP_CLASS,
+	CMP_IN_AFTER,
+	CMP_PRIVATE_AFTER,
+	CMP_IN_BEFORE,
+	CMP_PRIVATE_BEFORE,
+	CMP_UNKNOWN_AFTER,
+	CMP_UNKNOWN_BEFORE,
+	_CMP_MAX
+};
+static const struct read_column compared_columns[] = {
+	[CMP_CLASS] = { "class", READ_KEY },
+	[CMP_IN_AFTER] = { "in_after", READ_KEY },
+	[CMP_PRIVATE_AFTER] = { "private_after", READ_KEY },
+	[CMP_IN_BEFORE] = { "in_before", READ_KEY },
+	[CMP_PRIVATE_BEFORE] = { "private_before", READ_KEY },
+	[CMP_UNKNOWN_AFTER] = { "unknown_after", READ_KEY },
+	[CMP_UNKNOWN_BEFORE] = { "unknown_before", READ_KEY },
+};
+_Static_assert(ELEMENTSOF(compared_columns) == _CMP_MAX, "a column for every field");
+static const struct read_query compared_query = READ_QUERY(
+	RS_CLASSES_COMPARED,
+	"SELECT class,"
+	"  max(census_id = ?1) AS in_after, max(CASE WHEN census_id = ?1 THEN private END) AS private_after,"
+	"  max(census_id = ?2) AS in_before, max(CASE WHEN census_id = ?2 THEN private END) AS private_before,"
+	"  max(census_id = ?1 AND private IS NULL) AS unknown_after,"
+	"  max(census_id = ?2 AND private IS NULL) AS unknown_before"
+	" FROM census_classes WHERE census_id IN (?1, ?2) GROUP BY class",
+	compared_columns);
+
 static int classes(struct store_reader *r, int64_t after, int64_t before, json_t **ret)
 {
-	static const char sql[] =
-		"SELECT class,"
-		"  max(census_id = ?1), max(CASE WHEN census_id = ?1 THEN private END),"
-		"  max(census_id = ?2), max(CASE WHEN census_id = ?2 THEN private END),"
-		"  max(census_id = ?1 AND private IS NULL), max(census_id = ?2 AND private IS NULL)"
-		" FROM census_classes WHERE census_id IN (?1, ?2) GROUP BY class";
 	struct compared *c = NULL;
 	size_t n = 0, allocated = 0;
 	sqlite3_stmt *st = NULL;
 	json_t *a = NULL;
 	int e, rc;
 
-	e = reader_stmt(r, RS_CLASSES_COMPARED, sql, &st);
+	e = read_query_prepare(r, &compared_query, &st);
 	if (e < 0)
 		return e;
 	rc = sqlite3_bind_int64(st, 1, after);
 	rc |= sqlite3_bind_int64(st, 2, before);
-	e = reader_bound(r, st, rc, "comparing classes");
-	while (e >= 0 && (e = reader_step(r, st, "comparing classes")) > 0) {
-		const char *key = (const char *)sqlite3_column_text(st, 0);
+	e = read_bound(r, st, rc, "comparing classes");
+	while (e >= 0 && (e = read_step(r, st, "comparing classes")) > 0) {
+		const char *key = (const char *)sqlite3_column_text(st, CMP_CLASS);
 		if (n == allocated) {
 			size_t more = allocated ? 2 * allocated : 16;
 			struct compared *grown = realloc(c, more * sizeof(*c));
@@ -99,16 +128,16 @@ static int classes(struct store_reader *r, int64_t after, int64_t before, json_t
 			allocated = more;
 		}
 		c[n] = (struct compared){
-			.before = sqlite3_column_int64(st, 4),
-			.after = sqlite3_column_int64(st, 2),
+			.before = sqlite3_column_int64(st, CMP_PRIVATE_BEFORE),
+			.after = sqlite3_column_int64(st, CMP_PRIVATE_AFTER),
 			/* absent: no region of that class, so 0 and known */
-			.known_after = !sqlite3_column_int(st, 5),
-			.known_before = !sqlite3_column_int(st, 6),
+			.known_after = !sqlite3_column_int(st, CMP_UNKNOWN_AFTER),
+			.known_before = !sqlite3_column_int(st, CMP_UNKNOWN_BEFORE),
 		};
 		snprintf(c[n].key, sizeof(c[n].key), "%s", key ? key : "?");
 		n++;
 	}
-	reader_done(st);
+	read_done(st);
 	if (e >= 0) {
 		qsort_safe(c, n, sizeof(*c), compare_change);
 		a = json_array();
@@ -135,44 +164,47 @@ static int classes(struct store_reader *r, int64_t after, int64_t before, json_t
 	return 0;
 }
 
-/* The files of census in that are not in census out, by path; with_memory
- * adds resident and private (a new file's, not a gone one's). */
-static int files(struct store_reader *r, enum read_stmt id, int64_t in, int64_t out, bool with_memory, json_t **ret)
+/* The files of census ?1 that are not in census ?2, by path: the new ones
+ * with their memory, the gone ones without (their memory is gone too). */
+#define FILES_NOT_IN                                                                                   \
+	" FROM census_files f JOIN paths p ON p.id = f.path_id"                                         \
+	" WHERE f.census_id = ?1"                                                                       \
+	"  AND NOT EXISTS (SELECT 1 FROM census_files o WHERE o.census_id = ?2 AND o.path_id = f.path_id)" \
+	" ORDER BY p.path"
+static const struct read_column new_files_columns[] = {
+	{ "path", READ_STR },
+	{ "kind", READ_STR },
+	{ "size", READ_INT },
+	{ "resident", READ_INT },
+	{ "private", READ_INT },
+};
+static const struct read_column gone_files_columns[] = {
+	{ "path", READ_STR },
+	{ "kind", READ_STR },
+	{ "size", READ_INT },
+};
+static const struct read_query new_files =
+	READ_QUERY(RS_FILES_NEW, "SELECT p.path, f.kind, f.size, f.resident, f.private" FILES_NOT_IN, new_files_columns);
+static const struct read_query gone_files =
+	READ_QUERY(RS_FILES_GONE, "SELECT p.path, f.kind, f.size" FILES_NOT_IN, gone_files_columns);
+
+/* The files of census in that are not in census out, as q gives them. */
+static int files(struct store_reader *r, const struct read_query *q, int64_t in, int64_t out, json_t **ret)
 {
-	static const char sql[] =
-		"SELECT p.path, f.kind, f.size, f.resident, f.private"
-		" FROM census_files f JOIN paths p ON p.id = f.path_id"
-		" WHERE f.census_id = ?1"
-		"  AND NOT EXISTS (SELECT 1 FROM census_files o WHERE o.census_id = ?2 AND o.path_id = f.path_id)"
-		" ORDER BY p.path";
 	json_t *a = json_array();
 	sqlite3_stmt *st = NULL;
 	int e, rc;
 
 	if (!a)
 		return -ENOMEM;
-	e = reader_stmt(r, id, sql, &st);
+	e = read_query_prepare(r, q, &st);
 	if (e >= 0) {
 		rc = sqlite3_bind_int64(st, 1, in);
 		rc |= sqlite3_bind_int64(st, 2, out);
-		e = reader_bound(r, st, rc, "comparing files");
+		e = read_bound(r, st, rc, "comparing files");
 	}
-	while (e >= 0 && (e = reader_step(r, st, "comparing files")) > 0) {
-		json_t *o = json_object();
-		e = o ? 0 : -ENOMEM;
-		e |= read_set(o, "path", read_column_str(st, 0));
-		e |= read_set(o, "kind", read_column_str(st, 1));
-		e |= read_set(o, "size", read_column_int(st, 2));
-		if (with_memory) {
-			e |= read_set(o, "resident", read_column_int(st, 3));
-			e |= read_set(o, "private", read_column_int(st, 4));
-		}
-		if (e < 0 || json_array_append_new(a, o) < 0) {
-			json_decref(o);
-			e = -ENOMEM;
-		}
-	}
-	reader_done(st);
+	if (e >= 0)
+		e = read_rows(r, st, q, 0, a, NULL, NULL, "comparing files");
 	if (e < 0) {
 		json_decref(a);
 		return e;
@@ -184,6 +216,11 @@ static int files(struct store_reader *r, enum read_stmt id, int64_t in, int64_t 
 static int event_counts(struct store_reader *r, int64_t census_id, json_t **ret)
 {
 	static const char *const kinds[] = { "appeared", "disappeared", "grew", "shrank" };
+	/* a row names its key: the kind, and its count */
+	static const struct read_column columns[] = { { "kind", READ_KEY }, { "count", READ_KEY } };
+	static const struct read_query q = READ_QUERY(
+		RS_EVENT_COUNTS, "SELECT kind, count(*) AS count FROM region_events WHERE census_id = ?1 GROUP BY kind",
+		columns);
 	json_t *o = json_object();
 	sqlite3_stmt *st = NULL;
 	int e = o ? 0 : -ENOMEM;
@@ -192,13 +229,12 @@ static int event_counts(struct store_reader *r, int64_t census_id, json_t **ret)
 	for (size_t i = 0; e >= 0 && i < ELEMENTSOF(kinds); i++)
 		e = read_set(o, kinds[i], json_integer(0));
 	if (e >= 0)
-		e = reader_stmt(r, RS_EVENT_COUNTS,
-				"SELECT kind, count(*) FROM region_events WHERE census_id = ?1 GROUP BY kind", &st);
+		e = read_query_prepare(r, &q, &st);
 	if (e >= 0)
-		e = reader_bound(r, st, sqlite3_bind_int64(st, 1, census_id), "counting region events");
-	while (e >= 0 && (e = reader_step(r, st, "counting region events")) > 0)
+		e = read_bound(r, st, sqlite3_bind_int64(st, 1, census_id), "counting region events");
+	while (e >= 0 && (e = read_step(r, st, "counting region events")) > 0)
 		e = read_set(o, (const char *)sqlite3_column_text(st, 0), read_column_int(st, 1));
-	reader_done(st);
+	read_done(st);
 	if (e < 0) {
 		json_decref(o);
 		return e;
@@ -207,8 +243,8 @@ static int event_counts(struct store_reader *r, int64_t census_id, json_t **ret)
 	return 0;
 }
 
-int reader_since_previous(struct store_reader *r, int64_t process_id, int64_t census_id, int64_t time,
-			  json_t **ret)
+int read_since_previous(struct store_reader *r, int64_t process_id, int64_t census_id, int64_t time,
+			json_t **ret)
 {
 	json_t *o = NULL, *cls = NULL, *gained = NULL, *lost = NULL, *events = NULL;
 	int64_t before_id, before_time;
@@ -222,9 +258,9 @@ int reader_since_previous(struct store_reader *r, int64_t process_id, int64_t ce
 	}
 	e = classes(r, census_id, before_id, &cls);
 	if (e >= 0)
-		e = files(r, RS_FILES_NEW, census_id, before_id, true, &gained);
+		e = files(r, &new_files, census_id, before_id, &gained);
 	if (e >= 0)
-		e = files(r, RS_FILES_GONE, before_id, census_id, false, &lost);
+		e = files(r, &gone_files, before_id, census_id, &lost);
 	if (e >= 0)
 		e = event_counts(r, census_id, &events);
 	if (e >= 0) {

@@ -5,51 +5,48 @@
  * after it.  The walk is the index region_events_by_process (process_id,
  * time, and the row id every index ends with). */
 #include <errno.h>
-#include <inttypes.h>
-#include <stdio.h>
 
 #include "limits.h"
 #include "store-read-internal.h"
 
 #define CURSOR_EVENTS 'e'
 
-static json_t *address_json(int64_t stored)
+/* The events of one instance in time order, a page at a time: rows
+ * after the cursor (time, row id), one more than the page to know whether
+ * another follows. */
+static const char events_sql[] =
+	"SELECT e.rowid, e.time, e.census_id, e.kind, e.start, e.class, p.path, e.inode, e.size,"
+	"       e.size_before, e.private, e.private_before, e.resident, e.resident_before"
+	" FROM region_events e LEFT JOIN paths p ON p.id = e.path_id"
+	" WHERE e.process_id = ?1 AND e.time >= ?2 AND e.time <= ?3 AND (e.time > ?4 OR e.rowid > ?5)"
+	" ORDER BY e.time, e.rowid LIMIT ?6";
+/* Where events_columns has what the cursor names. */
+enum { EV_ROWID, EV_TIME };
+static const struct read_column events_columns[] = {
+	[EV_ROWID] = { "rowid", READ_KEY },
+	[EV_TIME] = { "time", READ_INT },
+	{ "census_id", READ_INT },
+	{ "kind", READ_STR },
+	{ "start", READ_ADDRESS },
+	{ "class", READ_STR },
+	{ "path", READ_STR },
+	{ "inode", READ_INODE },
+	{ "size", READ_INT },
+	{ "size_before", READ_INT },
+	{ "private", READ_INT },
+	{ "private_before", READ_INT },
+	{ "resident", READ_INT },
+	{ "resident_before", READ_INT },
+};
+static const struct read_query events_query = READ_QUERY(RS_EVENTS, events_sql, events_columns);
+
+/* The cursor of the last event given: its time and row id. */
+static void seen(sqlite3_stmt *st, void *userdata)
 {
-	char buf[24];
+	int64_t *last = userdata;
 
-	/* stored as signed 64-bit (two's complement): back to unsigned */
-	snprintf(buf, sizeof(buf), "0x%" PRIx64, (uint64_t)stored);
-	return json_string_nocheck(buf);
-}
-
-static json_t *event_json(sqlite3_stmt *st)
-{
-	json_t *o = json_object();
-	int64_t inode = sqlite3_column_int64(st, 7);
-	int e;
-
-	if (!o)
-		return NULL;
-	e = read_set(o, "time", read_column_int(st, 1));
-	e |= read_set(o, "census_id", read_column_int(st, 2));
-	e |= read_set(o, "kind", read_column_str(st, 3));
-	e |= read_set(o, "start", address_json(sqlite3_column_int64(st, 4)));
-	e |= read_set(o, "class", read_column_str(st, 5));
-	e |= read_set(o, "path", read_column_str(st, 6));
-	/* inode numbers past 2^63 (stored negative) are not kept exactly by
-	 * JSON readers: null, as census_to_json gives them */
-	e |= read_set(o, "inode", inode >= 0 ? json_integer(inode) : json_null());
-	e |= read_set(o, "size", read_column_int(st, 8));
-	e |= read_set(o, "size_before", read_column_int(st, 9));
-	e |= read_set(o, "private", read_column_int(st, 10));
-	e |= read_set(o, "private_before", read_column_int(st, 11));
-	e |= read_set(o, "resident", read_column_int(st, 12));
-	e |= read_set(o, "resident_before", read_column_int(st, 13));
-	if (e < 0) {
-		json_decref(o);
-		return NULL;
-	}
-	return o;
+	last[0] = sqlite3_column_int64(st, EV_TIME);
+	last[1] = sqlite3_column_int64(st, EV_ROWID);
 }
 
 /* A page of events of process id in [since, until] after the cursor
@@ -57,19 +54,11 @@ static json_t *event_json(sqlite3_stmt *st)
 static int page(struct store_reader *r, int64_t id, int64_t since, int64_t until, unsigned limit,
 		const int64_t *after, json_t *events, json_t **ret_next)
 {
-	static const char sql[] =
-		"SELECT e.rowid, e.time, e.census_id, e.kind, e.start, e.class, p.path, e.inode, e.size,"
-		"       e.size_before, e.private, e.private_before, e.resident, e.resident_before"
-		" FROM region_events e LEFT JOIN paths p ON p.id = e.path_id"
-		" WHERE e.process_id = ?1 AND e.time >= ?2 AND e.time <= ?3 AND (e.time > ?4 OR e.rowid > ?5)"
-		" ORDER BY e.time, e.rowid LIMIT ?6";
 	sqlite3_stmt *st = NULL;
 	int64_t last[2] = { 0, 0 };
-	unsigned n = 0;
-	bool more = false;
 	int e, rc;
 
-	e = reader_stmt(r, RS_EVENTS, sql, &st);
+	e = read_query_prepare(r, &events_query, &st);
 	if (e < 0)
 		return e;
 	rc = sqlite3_bind_int64(st, 1, id);
@@ -78,24 +67,12 @@ static int page(struct store_reader *r, int64_t id, int64_t since, int64_t until
 	rc |= sqlite3_bind_int64(st, 4, after ? after[0] : READ_TIME_MIN);
 	rc |= sqlite3_bind_int64(st, 5, after ? after[1] : 0);
 	rc |= sqlite3_bind_int64(st, 6, (int64_t)limit + 1);
-	e = reader_bound(r, st, rc, "reading region events");
-	while (e >= 0 && (e = reader_step(r, st, "reading region events")) > 0) {
-		if (n == limit) {
-			more = true;
-			break;
-		}
-		if (json_array_append_new(events, event_json(st)) < 0) {
-			e = -ENOMEM;
-			break;
-		}
-		last[0] = sqlite3_column_int64(st, 1);
-		last[1] = sqlite3_column_int64(st, 0);
-		n++;
-	}
-	reader_done(st);
+	e = read_bound(r, st, rc, "reading region events");
+	if (e >= 0)
+		e = read_rows(r, st, &events_query, limit, events, seen, last, "reading region events");
 	if (e < 0)
 		return e;
-	*ret_next = more ? read_cursor_json(CURSOR_EVENTS, last, 2) : json_null();
+	*ret_next = e > 0 ? read_cursor_json(CURSOR_EVENTS, last, 2) : json_null();
 	return *ret_next ? 0 : -ENOMEM;
 }
 
@@ -109,16 +86,16 @@ static int events(struct store_reader *r, const struct store_select *sel, int64_
 	int e;
 
 	if (since > until)
-		return reader_failf(r, -EINVAL, "since (%lld) is after until (%lld)", (long long)since,
-				    (long long)until);
+		return read_failf(r, -EINVAL, "since (%lld) is after until (%lld)", (long long)since,
+				  (long long)until);
 	if (cursor && read_cursor_parse(cursor, CURSOR_EVENTS, after, 2) < 0)
-		return reader_failf(r, -EINVAL, "cursor: \"%s\" is not the next page of this query", cursor);
+		return read_failf(r, -EINVAL, "cursor: \"%s\" is not the next page of this query", cursor);
 	if (limit == 0)
 		limit = RW_ANSWER_ROWS_DEFAULT;
 	if (limit > RW_ANSWER_ROWS_MAX)
 		limit = RW_ANSWER_ROWS_MAX;
 
-	e = reader_select(r, sel, true, &p, &n);
+	e = read_select(r, sel, true, &p, &n);
 	if (e < 0)
 		return e;
 	list = json_array();
@@ -146,9 +123,9 @@ static int events(struct store_reader *r, const struct store_select *sel, int64_
 int store_read_events(struct store_reader *r, const struct store_select *sel, int64_t since, int64_t until,
 		      unsigned limit, const char *cursor, json_t **ret, char *err, size_t err_size)
 {
-	int e = reader_begin(r);
+	int e = read_begin(r);
 
 	if (e >= 0)
 		e = events(r, sel, since, until, limit, cursor, ret);
-	return reader_end(r, e, err, err_size);
+	return read_end(r, e, err, err_size);
 }

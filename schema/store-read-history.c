@@ -83,13 +83,13 @@ static int page_rows(struct page *pg, const struct read_process *p, size_t n)
 	int e;
 
 	/* one row more than the page, to know whether another page follows */
-	e = reader_samples_start(pg->r, p, n, pg->q->since, pg->q->until, pg->have_cursor ? &pg->cursor : NULL,
-				 pg->limit + 1, &w);
+	e = read_samples_start(pg->r, p, n, pg->q->since, pg->q->until, pg->have_cursor ? &pg->cursor : NULL,
+			       pg->limit + 1, &w);
 	if (e < 0)
 		return e;
-	while (e >= 0 && !pg->more && (e = reader_samples_next(&w, &x)) > 0)
+	while (e >= 0 && !pg->more && (e = read_samples_next(&w, &x)) > 0)
 		e = give(pg, &x);
-	reader_samples_done(&w);
+	read_samples_done(&w);
 	return e < 0 ? e : 0;
 }
 
@@ -186,8 +186,8 @@ static int page_buckets(struct page *pg, const struct read_process *p, size_t n)
 	 * its start */
 	if (pg->have_cursor && pg->cursor.time - step + 1 > lo)
 		lo = pg->cursor.time - step + 1;
-	e = reader_samples_start(pg->r, p, n, lo, pg->q->until, NULL, 0, &w);
-	while (e >= 0 && !pg->more && (e = reader_samples_next(&w, &x)) > 0) {
+	e = read_samples_start(pg->r, p, n, lo, pg->q->until, NULL, 0, &w);
+	while (e >= 0 && !pg->more && (e = read_samples_next(&w, &x)) > 0) {
 		int64_t end = bucket_end(x.time, step);
 		struct bucket key = { .process_id = x.process_id }, *b;
 
@@ -204,7 +204,7 @@ static int page_buckets(struct page *pg, const struct read_process *p, size_t n)
 	}
 	if (e >= 0 && !pg->more)
 		e = flush(pg, slots, n);
-	reader_samples_done(&w);
+	read_samples_done(&w);
 	free(slots);
 	return e < 0 ? e : 0;
 }
@@ -223,8 +223,8 @@ static int class_list(struct store_reader *r, const struct store_history_query *
 	for (size_t i = 0; a && i < q->n_classes; i++) {
 		if (!q->classes[i] || class_from_key(q->classes[i]) < 0) {
 			json_decref(a);
-			return reader_failf(r, -EINVAL, "classes: \"%s\" is not a class",
-					    q->classes[i] ? q->classes[i] : "(null)");
+			return read_failf(r, -EINVAL, "classes: \"%s\" is not a class",
+					  q->classes[i] ? q->classes[i] : "(null)");
 		}
 		if (json_array_append_new(a, json_string(q->classes[i])) < 0) {
 			json_decref(a);
@@ -246,10 +246,10 @@ static int check_query(struct store_reader *r, const struct store_history_query 
 	int e;
 
 	if (q->since > q->until)
-		return reader_failf(r, -EINVAL, "since (%lld) is after until (%lld)", (long long)q->since,
-				    (long long)q->until);
+		return read_failf(r, -EINVAL, "since (%lld) is after until (%lld)", (long long)q->since,
+				  (long long)q->until);
 	if (q->step_ms < 0 || q->step_ms > READ_TIME_MAX)
-		return reader_failf(r, -EINVAL, "step_ms: %lld is not a step", (long long)q->step_ms);
+		return read_failf(r, -EINVAL, "step_ms: %lld is not a step", (long long)q->step_ms);
 	pg->limit = q->limit == 0 ? RW_ANSWER_ROWS_DEFAULT : q->limit > RW_ANSWER_ROWS_MAX ? RW_ANSWER_ROWS_MAX : q->limit;
 	if (!q->cursor)
 		return 0;
@@ -264,7 +264,7 @@ static int check_query(struct store_reader *r, const struct store_history_query 
 						       .stored = v[3] };
 	}
 	if (e < 0)
-		return reader_failf(r, -EINVAL, "cursor: \"%s\" is not the next page of this query", q->cursor);
+		return read_failf(r, -EINVAL, "cursor: \"%s\" is not the next page of this query", q->cursor);
 	/* a time no row has: no arithmetic on it may overflow */
 	pg->cursor.time = read_time_clamp(pg->cursor.time);
 	pg->have_cursor = true;
@@ -294,7 +294,7 @@ static int history(struct store_reader *r, const struct store_history_query *q, 
 	if (e >= 0)
 		e = class_list(r, q, &classes);
 	if (e >= 0)
-		e = reader_select(r, &q->sel, false, &p, &n);
+		e = read_select(r, &q->sel, false, &p, &n);
 	if (e < 0)
 		return e;
 	instances = json_array();
@@ -311,7 +311,7 @@ static int history(struct store_reader *r, const struct store_history_query *q, 
 	int64_t lo = pg.have_cursor ? pg.cursor.time + 1 : q->since;
 	int64_t hi = pg.more && pg.last.time < q->until ? pg.last.time : q->until;
 	if (e >= 0)
-		e = reader_window(r, p, n, classes, read_time_clamp(lo), read_time_clamp(hi), &cs, &ms);
+		e = read_window(r, p, n, classes, read_time_clamp(lo), read_time_clamp(hi), &cs, &ms);
 	read_processes_free(p, n);
 	if (e >= 0 && pg.more && !(next = next_cursor(q, &pg)))
 		e = -ENOMEM;
@@ -342,9 +342,9 @@ static int history(struct store_reader *r, const struct store_history_query *q, 
 int store_read_history(struct store_reader *r, const struct store_history_query *q, json_t **ret, char *err,
 		       size_t err_size)
 {
-	int e = reader_begin(r);
+	int e = read_begin(r);
 
 	if (e >= 0)
 		e = history(r, q, ret);
-	return reader_end(r, e, err, err_size);
+	return read_end(r, e, err, err_size);
 }

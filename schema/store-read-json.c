@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "store-read-internal.h"
-#include "utf8.h"
+#include "text.h"
 
 /* The longest cursor this program writes: a tag and four 64-bit numbers,
  * each with its colon and sign. */
@@ -25,35 +25,7 @@ json_t *read_column_int(sqlite3_stmt *st, int i)
 bool read_utf8_valid(const char *s, size_t len)
 {
 	/* a NUL inside a column's text would cut it in C */
-	return memchr(s, '\0', len) == NULL && utf8_valid(s, len, NULL);
-}
-
-char *read_text_clean(const char *s, size_t len)
-{
-	char *copy = malloc(len + 1);
-
-	if (!copy)
-		return NULL;
-	for (size_t i = 0; i < len; i++)
-		copy[i] = (unsigned char)s[i] < 0x80 && s[i] != '\0' ? s[i] : '?';
-	copy[len] = '\0';
-	return copy;
-}
-
-/* s (len bytes) as a JSON string, made valid first if it is not. */
-static json_t *string_json(const char *s, size_t len)
-{
-	char *copy;
-	json_t *j;
-
-	if (read_utf8_valid(s, len))
-		return json_stringn_nocheck(s, len);
-	copy = read_text_clean(s, len);
-	if (!copy)
-		return NULL;
-	j = json_stringn_nocheck(copy, len);
-	free(copy);
-	return j;
+	return memchr(s, '\0', len) == NULL && text_utf8_valid(s, len, NULL);
 }
 
 json_t *read_column_str(sqlite3_stmt *st, int i)
@@ -62,7 +34,7 @@ json_t *read_column_str(sqlite3_stmt *st, int i)
 
 	if (!s)
 		return json_null();
-	return string_json((const char *)s, (size_t)sqlite3_column_bytes(st, i));
+	return text_json_stringn((const char *)s, (size_t)sqlite3_column_bytes(st, i));
 }
 
 json_t *read_int_or_null(int64_t v)
@@ -72,7 +44,7 @@ json_t *read_int_or_null(int64_t v)
 
 json_t *read_str_or_null(const char *s)
 {
-	return s ? string_json(s, strlen(s)) : json_null();
+	return text_json_string(s);
 }
 
 int read_set(json_t *o, const char *key, json_t *v)

@@ -31,36 +31,56 @@ static int last_sample(struct store_reader *r, int64_t id, int64_t *ret_private,
 		       int64_t *ret_vram)
 {
 	static const int64_t resolutions[] = { RESOLUTION_RAW, RESOLUTION_MINUTE, RESOLUTION_HOUR };
+	enum { LS_PRIVATE, LS_RESIDENT, LS_VRAM };
+	static const struct read_column columns[] = {
+		[LS_PRIVATE] = { "private_last", READ_KEY },
+		[LS_RESIDENT] = { "resident_last", READ_KEY },
+		[LS_VRAM] = { "vram", READ_KEY },
+	};
+	static const struct read_query q =
+		READ_QUERY(RS_LAST_SAMPLE,
+			   "SELECT s.private_last, s.resident_last,"
+			   "  (SELECT sum(g.used_last) FROM gpu_samples g WHERE g.process_id = s.process_id"
+			   "   AND g.resolution = s.resolution AND g.time = s.time) AS vram"
+			   " FROM samples s WHERE s.process_id = ?1 AND s.resolution = ?2"
+			   " ORDER BY s.time DESC LIMIT 1",
+			   columns);
 	sqlite3_stmt *st = NULL;
 	int e, rc;
 
 	*ret_private = *ret_resident = *ret_vram = -1;
-	e = reader_stmt(r, RS_LAST_SAMPLE,
-			"SELECT s.private_last, s.resident_last,"
-			"  (SELECT sum(g.used_last) FROM gpu_samples g WHERE g.process_id = s.process_id"
-			"   AND g.resolution = s.resolution AND g.time = s.time)"
-			" FROM samples s WHERE s.process_id = ?1 AND s.resolution = ?2"
-			" ORDER BY s.time DESC LIMIT 1",
-			&st);
+	e = read_query_prepare(r, &q, &st);
 	for (size_t i = 0; e >= 0 && i < ELEMENTSOF(resolutions); i++) {
 		rc = sqlite3_bind_int64(st, 1, id);
 		rc |= sqlite3_bind_int64(st, 2, resolutions[i]);
-		e = reader_bound(r, st, rc, "reading the last sample");
+		e = read_bound(r, st, rc, "reading the last sample");
 		if (e < 0)
 			break;
-		e = reader_step(r, st, "reading the last sample");
+		e = read_step(r, st, "reading the last sample");
 		if (e > 0) {
-			*ret_private = sqlite3_column_int64(st, 0);
-			*ret_resident = sqlite3_column_int64(st, 1);
-			if (sqlite3_column_type(st, 2) != SQLITE_NULL)
-				*ret_vram = sqlite3_column_int64(st, 2);
+			*ret_private = sqlite3_column_int64(st, LS_PRIVATE);
+			*ret_resident = sqlite3_column_int64(st, LS_RESIDENT);
+			if (sqlite3_column_type(st, LS_VRAM) != SQLITE_NULL)
+				*ret_vram = sqlite3_column_int64(st, LS_VRAM);
 		}
-		reader_done(st);
+		read_done(st);
 		if (e != 0)
 			break;
 	}
 	return e < 0 ? e : 0;
 }
+
+static const struct read_column last_census_columns[] = {
+	{ "census_id", READ_INT },
+	{ "time", READ_INT },
+	{ "trigger", READ_STR },
+	{ "status", READ_STR },
+};
+static const struct read_query last_census_query =
+	READ_QUERY(RS_LAST_CENSUS,
+		   "SELECT id AS census_id, time, trigger, status FROM censuses WHERE process_id = ?1"
+		   " ORDER BY time DESC, id DESC LIMIT 1",
+		   last_census_columns);
 
 /* {"census_id", "time", "trigger", "status"} of the newest census of any
  * status, or null.  Returns 0 with *ret or a negative errno. */
@@ -70,25 +90,18 @@ static int last_census(struct store_reader *r, int64_t id, json_t **ret)
 	json_t *o = NULL;
 	int e;
 
-	e = reader_stmt(r, RS_LAST_CENSUS,
-			"SELECT id, time, trigger, status FROM censuses WHERE process_id = ?1"
-			" ORDER BY time DESC, id DESC LIMIT 1",
-			&st);
+	e = read_query_prepare(r, &last_census_query, &st);
 	if (e < 0)
 		return e;
-	e = reader_bound(r, st, sqlite3_bind_int64(st, 1, id), "reading the last census");
+	e = read_bound(r, st, sqlite3_bind_int64(st, 1, id), "reading the last census");
 	if (e < 0)
 		return e;
-	e = reader_step(r, st, "reading the last census");
+	e = read_step(r, st, "reading the last census");
 	if (e > 0) {
-		o = json_object();
+		o = read_row_json(st, &last_census_query);
 		e = o ? 0 : -ENOMEM;
-		e |= read_set(o, "census_id", read_column_int(st, 0));
-		e |= read_set(o, "time", read_column_int(st, 1));
-		e |= read_set(o, "trigger", read_column_str(st, 2));
-		e |= read_set(o, "status", read_column_str(st, 3));
 	}
-	reader_done(st);
+	read_done(st);
 	if (e < 0) {
 		json_decref(o);
 		return e;
@@ -142,7 +155,7 @@ static int process_json(struct store_reader *r, const struct read_process *p, in
 	return 0;
 }
 
-int reader_process_json(struct store_reader *r, const struct read_process *p, json_t **ret)
+int read_process_json(struct store_reader *r, const struct read_process *p, json_t **ret)
 {
 	int64_t private, resident, vram;
 	int e = last_sample(r, p->id, &private, &resident, &vram);
@@ -198,18 +211,18 @@ static int list(struct store_reader *r, int64_t only_uid, bool exited, struct li
 	size_t n = 0, size = 0;
 	int e, rc;
 
-	e = reader_stmt(r, RS_PROCESS_LIST,
-			"SELECT " READ_PROCESS_COLUMNS " FROM processes p"
-			" WHERE (?1 < 0 OR p.uid = ?1) AND (?2 OR p.exited_at IS NULL)",
-			&st);
+	e = read_process_prepare(r, RS_PROCESS_LIST,
+				 "SELECT " READ_PROCESS_COLUMNS " FROM processes p"
+				 " WHERE (?1 < 0 OR p.uid = ?1) AND (?2 OR p.exited_at IS NULL)",
+				 &st);
 	if (e < 0)
 		return e;
 	rc = sqlite3_bind_int64(st, 1, only_uid);
 	rc |= sqlite3_bind_int(st, 2, exited);
-	e = reader_bound(r, st, rc, "listing processes");
+	e = read_bound(r, st, rc, "listing processes");
 	if (e < 0)
 		return e;
-	while ((e = reader_step(r, st, "listing processes")) > 0) {
+	while ((e = read_step(r, st, "listing processes")) > 0) {
 		if (n == size) {
 			size_t more = size ? 2 * size : 16;
 			struct listed *grown = realloc(l, more * sizeof(*l));
@@ -225,7 +238,7 @@ static int list(struct store_reader *r, int64_t only_uid, bool exited, struct li
 			break;
 		n++;
 	}
-	reader_done(st);
+	read_done(st);
 	/* the last samples after the list: one statement at a time */
 	for (size_t i = 0; e >= 0 && i < n; i++)
 		e = last_sample(r, l[i].p.id, &l[i].private, &l[i].resident, &l[i].vram);
@@ -256,18 +269,18 @@ int store_read_processes(struct store_reader *r, int64_t only_uid, bool exited, 
 	else if (streq(sort, "vram"))
 		key = SORT_VRAM;
 	else
-		return reader_end(r, reader_failf(r, -EINVAL, "sort: \"%s\" is not private, resident, peak or vram", sort),
-				  err, err_size);
+		return read_end(r, read_failf(r, -EINVAL, "sort: \"%s\" is not private, resident, peak or vram", sort),
+				err, err_size);
 	if (limit == 0)
 		limit = RW_ANSWER_ROWS_DEFAULT;
 	if (limit > RW_ANSWER_ROWS_MAX)
 		limit = RW_ANSWER_ROWS_MAX;
 
-	e = reader_begin(r);
+	e = read_begin(r);
 	if (e >= 0)
 		e = list(r, only_uid, exited, &l, &n);
 	if (e < 0)
-		return reader_end(r, e, err, err_size);
+		return read_end(r, e, err, err_size);
 	for (size_t i = 0; i < n; i++)
 		l[i].key = key_of(&l[i], key);
 	qsort_safe(l, n, sizeof(*l), compare_listed);
@@ -277,7 +290,7 @@ int store_read_processes(struct store_reader *r, int64_t only_uid, bool exited, 
 	e = a ? 0 : -ENOMEM;
 	for (size_t i = 0; e >= 0 && i < shown; i++) {
 		json_t *o = NULL;
-		e = reader_check(r);
+		e = read_check(r);
 		if (e >= 0)
 			e = process_json(r, &l[i].p, l[i].private, l[i].resident, l[i].vram, &o);
 		if (e >= 0 && json_array_append_new(a, o) < 0)
@@ -293,8 +306,8 @@ int store_read_processes(struct store_reader *r, int64_t only_uid, bool exited, 
 	json_decref(a);
 	if (e < 0) {
 		json_decref(answer);
-		return reader_end(r, e, err, err_size);
+		return read_end(r, e, err, err_size);
 	}
 	*ret = answer;
-	return reader_end(r, 0, err, err_size);
+	return read_end(r, 0, err, err_size);
 }

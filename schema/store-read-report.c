@@ -3,7 +3,7 @@
  * what changed since the ok census before the last.
  *
  * The peaks and phases come from one walk of the instance's merged fast
- * tier (reader_samples_start): at the default settings a day of raw rows
+ * tier (read_samples_start): at the default settings a day of raw rows
  * and a week of minute rows, some 17,000 rows read in index order. */
 #include <errno.h>
 #include <stdlib.h>
@@ -41,16 +41,19 @@ static void phases_free(struct phase *ph, size_t n)
  * last row is known.  Returns 0 with *ret and *ret_n or a negative errno. */
 static int load_phases(struct store_reader *r, const struct read_process *p, struct phase **ret, size_t *ret_n)
 {
+	static const struct read_column columns[] = { { "time", READ_KEY }, { "name", READ_KEY } };
+	static const struct read_query q =
+		READ_QUERY(RS_MARKS, "SELECT time, name FROM marks WHERE process_id = ?1 ORDER BY time, id", columns);
 	sqlite3_stmt *st = NULL;
 	struct phase *ph = NULL;
 	size_t n = 0, allocated = 0;
 	int e;
 
-	e = reader_stmt(r, RS_MARKS, "SELECT time, name FROM marks WHERE process_id = ?1 ORDER BY time, id", &st);
+	e = read_query_prepare(r, &q, &st);
 	if (e < 0)
 		return e;
-	e = reader_bound(r, st, sqlite3_bind_int64(st, 1, p->id), "reading marks");
-	while (e >= 0 && (e = reader_step(r, st, "reading marks")) > 0) {
+	e = read_bound(r, st, sqlite3_bind_int64(st, 1, p->id), "reading marks");
+	while (e >= 0 && (e = read_step(r, st, "reading marks")) > 0) {
 		int64_t time = sqlite3_column_int64(st, 0);
 		const char *name = (const char *)sqlite3_column_text(st, 1);
 
@@ -73,7 +76,7 @@ static int load_phases(struct store_reader *r, const struct read_process *p, str
 		}
 		n++;
 	}
-	reader_done(st);
+	read_done(st);
 	if (e >= 0 && n == 0) {
 		ph = calloc(1, sizeof(*ph));
 		if (!ph)
@@ -118,10 +121,10 @@ static int walk(struct store_reader *r, const struct read_process *p, struct pha
 
 	*ret_last = -1;
 	peaks->vram = peaks->vram_time = -1;
-	e = reader_samples_start(r, p, 1, READ_TIME_MIN, READ_TIME_MAX, NULL, 0, &w);
+	e = read_samples_start(r, p, 1, READ_TIME_MIN, READ_TIME_MAX, NULL, 0, &w);
 	if (e < 0)
 		return e;
-	while ((e = reader_samples_next(&w, &x)) > 0) {
+	while ((e = read_samples_next(&w, &x)) > 0) {
 		/* a row belongs to the phase its interval ends in */
 		while (k + 1 < n && x.time >= ph[k + 1].start)
 			k++;
@@ -141,7 +144,7 @@ static int walk(struct store_reader *r, const struct read_process *p, struct pha
 		peaks->any = true;
 		*ret_last = x.time;
 	}
-	reader_samples_done(&w);
+	read_samples_done(&w);
 	return e < 0 ? e : 0;
 }
 
@@ -192,6 +195,22 @@ static json_t *phases_json(const struct phase *ph, size_t n)
 	return a;
 }
 
+static const struct read_column trend_columns[] = {
+	{ "census_id", READ_INT },
+	{ "time", READ_INT },
+	{ "trigger", READ_STR },
+	{ "status", READ_STR },
+	{ "private", READ_INT },
+	{ "resident", READ_INT },
+	{ "vram", READ_INT },
+};
+static const struct read_query trend_query =
+	READ_QUERY(RS_TREND,
+		   "SELECT c.id AS census_id, c.time, c.trigger, c.status, c.private, c.resident,"
+		   "  (SELECT sum(g.used) FROM census_gpu g WHERE g.census_id = c.id) AS vram"
+		   " FROM censuses c WHERE c.process_id = ?1 ORDER BY c.time, c.id",
+		   trend_columns);
+
 /* Every census of process id, oldest first: the trend. */
 static int trend(struct store_reader *r, int64_t id, json_t **ret)
 {
@@ -201,29 +220,11 @@ static int trend(struct store_reader *r, int64_t id, json_t **ret)
 
 	if (!a)
 		return -ENOMEM;
-	e = reader_stmt(r, RS_TREND,
-			"SELECT c.id, c.time, c.trigger, c.status, c.private, c.resident,"
-			"  (SELECT sum(g.used) FROM census_gpu g WHERE g.census_id = c.id)"
-			" FROM censuses c WHERE c.process_id = ?1 ORDER BY c.time, c.id",
-			&st);
+	e = read_query_prepare(r, &trend_query, &st);
 	if (e >= 0)
-		e = reader_bound(r, st, sqlite3_bind_int64(st, 1, id), "reading censuses");
-	while (e >= 0 && (e = reader_step(r, st, "reading censuses")) > 0) {
-		json_t *o = json_object();
-		e = o ? 0 : -ENOMEM;
-		e |= read_set(o, "census_id", read_column_int(st, 0));
-		e |= read_set(o, "time", read_column_int(st, 1));
-		e |= read_set(o, "trigger", read_column_str(st, 2));
-		e |= read_set(o, "status", read_column_str(st, 3));
-		e |= read_set(o, "private", read_column_int(st, 4));
-		e |= read_set(o, "resident", read_column_int(st, 5));
-		e |= read_set(o, "vram", read_column_int(st, 6));
-		if (e < 0 || json_array_append_new(a, o) < 0) {
-			json_decref(o);
-			e = -ENOMEM;
-		}
-	}
-	reader_done(st);
+		e = read_bound(r, st, sqlite3_bind_int64(st, 1, id), "reading censuses");
+	if (e >= 0)
+		e = read_rows(r, st, &trend_query, 0, a, NULL, NULL, "reading censuses");
 	if (e < 0) {
 		json_decref(a);
 		return e;
@@ -242,10 +243,10 @@ static int report(struct store_reader *r, const struct store_select *sel, json_t
 	int64_t last_row, census_id, census_time;
 	int e;
 
-	e = reader_select(r, sel, true, &p, &n);
+	e = read_select(r, sel, true, &p, &n);
 	if (e < 0)
 		return e;
-	e = reader_process_json(r, p, &process);
+	e = read_process_json(r, p, &process);
 	if (e >= 0)
 		e = load_phases(r, p, &ph, &n_phases);
 	if (e >= 0)
@@ -255,10 +256,10 @@ static int report(struct store_reader *r, const struct store_select *sel, json_t
 		int64_t end = p->exited_at >= 0 ? p->exited_at : last_row >= 0 ? last_row : p->last_seen;
 		for (size_t i = 0; i < n_phases; i++)
 			ph[i].end = i + 1 < n_phases ? ph[i + 1].start : end < ph[i].start ? ph[i].start : end;
-		e = reader_last_census(r, p->id, &census_id, &census_time);
+		e = read_last_census(r, p->id, &census_id, &census_time);
 	}
 	if (e > 0)
-		e = reader_census_json(r, p, census_id, &census);
+		e = read_census_json(r, p, census_id, &census);
 	if (e >= 0) {
 		if (!census)
 			census = json_null();
@@ -268,7 +269,7 @@ static int report(struct store_reader *r, const struct store_select *sel, json_t
 		if (json_is_null(census))
 			since = json_null();
 		else
-			e = reader_since_previous(r, p->id, census_id, census_time, &since);
+			e = read_since_previous(r, p->id, census_id, census_time, &since);
 	}
 	if (e >= 0) {
 		answer = json_object();
@@ -297,9 +298,9 @@ static int report(struct store_reader *r, const struct store_select *sel, json_t
 int store_read_report(struct store_reader *r, const struct store_select *sel, json_t **ret, char *err,
 		      size_t err_size)
 {
-	int e = reader_begin(r);
+	int e = read_begin(r);
 
 	if (e >= 0)
 		e = report(r, sel, ret);
-	return reader_end(r, e, err, err_size);
+	return read_end(r, e, err, err_size);
 }

@@ -45,21 +45,6 @@ static int64_t column_opt(sqlite3_stmt *st, int i)
 	return sqlite3_column_type(st, i) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, i);
 }
 
-/* VALUES, then the two VRAM columns (VRAM_VALUES), from column first. */
-static void load(sqlite3_stmt *st, int first, struct read_sample *x)
-{
-	x->private_min = sqlite3_column_int64(st, first);
-	x->private_max = sqlite3_column_int64(st, first + 1);
-	x->private_last = sqlite3_column_int64(st, first + 2);
-	x->resident_min = sqlite3_column_int64(st, first + 3);
-	x->resident_max = sqlite3_column_int64(st, first + 4);
-	x->resident_last = sqlite3_column_int64(st, first + 5);
-	x->swap_last = sqlite3_column_int64(st, first + 6);
-	x->samples = sqlite3_column_int64(st, first + 7);
-	x->vram_last = column_opt(st, first + 8);
-	x->vram_max = column_opt(st, first + 9);
-}
-
 #define VALUES                                                                                            \
 	"s.private_min, s.private_max, s.private_last, s.resident_min, s.resident_max, s.resident_last,"   \
 	" s.swap_last, s.samples"
@@ -71,12 +56,50 @@ static void load(sqlite3_stmt *st, int first, struct read_sample *x)
 #define VRAM_OF(F, column)                                                                                 \
 	"CASE WHEN " F " THEN (SELECT sum(g." column ") FROM gpu_samples g WHERE g.process_id = s.process_id" \
 	" AND g.resolution = s.resolution AND g.time = s.time) END"
-#define VRAM_VALUES(F) VRAM_OF(F, "used_last") ", " VRAM_OF(F, "used_max")
+#define VRAM_VALUES(F) VRAM_OF(F, "used_last") " AS vram_last, " VRAM_OF(F, "used_max") " AS vram_max"
+
+/* The columns of VALUES and VRAM_VALUES, from the first of them. */
+enum value_column {
+	V_PRIVATE_MIN,
+	V_PRIVATE_MAX,
+	V_PRIVATE_LAST,
+	V_RESIDENT_MIN,
+	V_RESIDENT_MAX,
+	V_RESIDENT_LAST,
+	V_SWAP_LAST,
+	V_SAMPLES,
+	V_VRAM_LAST,
+	V_VRAM_MAX,
+};
+#define VALUE_COLUMNS                                                                                   \
+	{ "private_min", READ_KEY }, { "private_max", READ_KEY }, { "private_last", READ_KEY },         \
+	{ "resident_min", READ_KEY }, { "resident_max", READ_KEY }, { "resident_last", READ_KEY },      \
+	{ "swap_last", READ_KEY }, { "samples", READ_KEY }, { "vram_last", READ_KEY }, { "vram_max", READ_KEY }
+
+/* VALUES, then VRAM_VALUES, from column first. */
+static void load(sqlite3_stmt *st, int first, struct read_sample *x)
+{
+	x->private_min = sqlite3_column_int64(st, first + V_PRIVATE_MIN);
+	x->private_max = sqlite3_column_int64(st, first + V_PRIVATE_MAX);
+	x->private_last = sqlite3_column_int64(st, first + V_PRIVATE_LAST);
+	x->resident_min = sqlite3_column_int64(st, first + V_RESIDENT_MIN);
+	x->resident_max = sqlite3_column_int64(st, first + V_RESIDENT_MAX);
+	x->resident_last = sqlite3_column_int64(st, first + V_RESIDENT_LAST);
+	x->swap_last = sqlite3_column_int64(st, first + V_SWAP_LAST);
+	x->samples = sqlite3_column_int64(st, first + V_SAMPLES);
+	x->vram_last = column_opt(st, first + V_VRAM_LAST);
+	x->vram_max = column_opt(st, first + V_VRAM_MAX);
+}
 
 /* Whether any of the n instances p has GPU memory rows.  Returns 0 or a
  * negative errno. */
 static int any_vram(struct read_samples *w, const struct read_process *p, size_t n)
 {
+	static const struct read_column columns[] = { { "any_vram", READ_KEY } };
+	static const struct read_query q = READ_QUERY(RS_VRAM_ANY,
+						      "SELECT EXISTS (SELECT 1 FROM gpu_samples"
+						      " WHERE process_id IN (SELECT value FROM json_each(?1))) AS any_vram",
+						      columns);
 	_cleanup_free_ char *ids = NULL;
 	sqlite3_stmt *st = NULL;
 	int e;
@@ -84,17 +107,14 @@ static int any_vram(struct read_samples *w, const struct read_process *p, size_t
 	w->vram = false;
 	e = read_process_ids(p, n, &ids);
 	if (e >= 0)
-		e = reader_stmt(w->r, RS_VRAM_ANY,
-				"SELECT EXISTS (SELECT 1 FROM gpu_samples"
-				" WHERE process_id IN (SELECT value FROM json_each(?1)))",
-				&st);
+		e = read_query_prepare(w->r, &q, &st);
 	if (e >= 0)
-		e = reader_bound(w->r, st, sqlite3_bind_text(st, 1, ids, -1, SQLITE_STATIC), "reading GPU memory");
+		e = read_bound(w->r, st, sqlite3_bind_text(st, 1, ids, -1, SQLITE_STATIC), "reading GPU memory");
 	if (e >= 0)
-		e = reader_step(w->r, st, "reading GPU memory");
+		e = read_step(w->r, st, "reading GPU memory");
 	if (e > 0)
 		w->vram = sqlite3_column_int(st, 0) != 0;
-	reader_done(st);
+	read_done(st);
 	return e < 0 ? e : 0;
 }
 
@@ -104,30 +124,44 @@ static int any_vram(struct read_samples *w, const struct read_process *p, size_t
  * row, minute rows before the first raw row; raw rows anywhere. */
 static int edges(struct read_samples *w)
 {
+	static const struct read_column columns[] = { { "raw", READ_KEY }, { "minute", READ_KEY } };
+	static const struct read_query q =
+		READ_QUERY(RS_SAMPLES_EDGES,
+			   "SELECT (SELECT min(time) FROM samples WHERE process_id = ?1 AND resolution = 0) AS raw,"
+			   "       (SELECT min(time) FROM samples WHERE process_id = ?1 AND resolution = 60000) AS minute",
+			   columns);
 	sqlite3_stmt *st = NULL;
 	int64_t raw = READ_TIME_MAX, minute = READ_TIME_MAX;
 	int e;
 
-	e = reader_stmt(w->r, RS_SAMPLES_EDGES,
-			"SELECT (SELECT min(time) FROM samples WHERE process_id = ?1 AND resolution = 0),"
-			"       (SELECT min(time) FROM samples WHERE process_id = ?1 AND resolution = 60000)",
-			&st);
+	e = read_query_prepare(w->r, &q, &st);
 	if (e >= 0)
-		e = reader_bound(w->r, st, sqlite3_bind_int64(st, 1, w->process_id), "reading samples");
+		e = read_bound(w->r, st, sqlite3_bind_int64(st, 1, w->process_id), "reading samples");
 	if (e >= 0)
-		e = reader_step(w->r, st, "reading samples");
+		e = read_step(w->r, st, "reading samples");
 	if (e > 0) {
 		if (sqlite3_column_type(st, 0) != SQLITE_NULL)
 			raw = sqlite3_column_int64(st, 0);
 		if (sqlite3_column_type(st, 1) != SQLITE_NULL)
 			minute = sqlite3_column_int64(st, 1);
 	}
-	reader_done(st);
+	read_done(st);
 	w->edge[0] = raw < minute ? raw : minute;
 	w->edge[1] = raw;
 	w->edge[2] = READ_TIME_MAX;
 	return e < 0 ? e : 0;
 }
+
+/* One tier of one instance, in time order: the time as stored, then the
+ * values. */
+#define TIER_TIME 0
+#define TIER_FIRST_VALUE 1
+static const struct read_column tier_columns[] = { { "time", READ_KEY }, VALUE_COLUMNS };
+static const struct read_query tier_query =
+	READ_QUERY(RS_SAMPLES_TIER,
+		   "SELECT s.time, " VALUES ", " VRAM_VALUES("?5") " FROM samples s"
+		   " WHERE s.process_id = ?1 AND s.resolution = ?2 AND s.time >= ?3 AND s.time <= ?4 ORDER BY s.time",
+		   tier_columns);
 
 /* Starts the walk of tier w->tier. */
 static int tier_start(struct read_samples *w)
@@ -140,10 +174,7 @@ static int tier_start(struct read_samples *w)
 	int64_t upto = w->hi + res < edge + res - 1 ? w->hi + res : edge + res - 1;
 	int e, rc;
 
-	e = reader_stmt(w->r, RS_SAMPLES_TIER,
-			"SELECT s.time, " VALUES ", " VRAM_VALUES("?5") " FROM samples s"
-			" WHERE s.process_id = ?1 AND s.resolution = ?2 AND s.time >= ?3 AND s.time <= ?4 ORDER BY s.time",
-			&st);
+	e = read_query_prepare(w->r, &tier_query, &st);
 	if (e < 0)
 		return e;
 	rc = sqlite3_bind_int64(st, 1, w->process_id);
@@ -151,7 +182,7 @@ static int tier_start(struct read_samples *w)
 	rc |= sqlite3_bind_int64(st, 3, w->lo);
 	rc |= sqlite3_bind_int64(st, 4, res == RESOLUTION_RAW ? w->hi : upto);
 	rc |= sqlite3_bind_int(st, 5, w->vram);
-	e = reader_bound(w->r, st, rc, "reading samples");
+	e = read_bound(w->r, st, rc, "reading samples");
 	if (e < 0)
 		return e;
 	w->st = st;
@@ -168,16 +199,16 @@ static int next_one(struct read_samples *w, struct read_sample *x)
 			if (e < 0)
 				return e;
 		}
-		e = reader_step(w->r, w->st, "reading samples");
+		e = read_step(w->r, w->st, "reading samples");
 		if (e < 0)
 			return e;
 		if (e == 0) {
-			reader_done(w->st);
+			read_done(w->st);
 			w->st = NULL;
 			w->tier++;
 			continue;
 		}
-		int64_t stored = sqlite3_column_int64(w->st, 0), edge = w->edge[w->tier];
+		int64_t stored = sqlite3_column_int64(w->st, TIER_TIME), edge = w->edge[w->tier];
 		struct read_sample_key key = {
 			.time = stored < edge - 1 ? stored : edge - 1,
 			.process_id = w->process_id,
@@ -192,7 +223,7 @@ static int next_one(struct read_samples *w, struct read_sample *x)
 		x->time = key.time;
 		x->resolution = key.resolution;
 		x->stored = stored;
-		load(w->st, 1, x);
+		load(w->st, TIER_FIRST_VALUE, x);
 		return 1;
 	}
 	return 0;
@@ -227,6 +258,18 @@ static const char merged_sql[] =
 	" ORDER BY t, process_id, resolution DESC, stored"
 	" LIMIT ?8";
 
+/* The rows of several instances: which row, its place in the order, then
+ * the values. */
+enum merged_column { M_PROCESS_ID, M_TIME, M_RESOLUTION, M_STORED, M_FIRST_VALUE };
+static const struct read_column merged_columns[] = {
+	[M_PROCESS_ID] = { "process_id", READ_KEY },
+	[M_TIME] = { "t", READ_KEY },
+	[M_RESOLUTION] = { "resolution", READ_KEY },
+	[M_STORED] = { "stored", READ_KEY },
+	VALUE_COLUMNS,
+};
+static const struct read_query merged_query = READ_QUERY(RS_SAMPLES, merged_sql, merged_columns);
+
 static int start_merged(struct read_samples *w, const struct read_process *p, size_t n, unsigned limit)
 {
 	sqlite3_stmt *st = NULL;
@@ -235,7 +278,7 @@ static int start_merged(struct read_samples *w, const struct read_process *p, si
 	e = read_process_ids(p, n, &w->ids);
 	if (e < 0)
 		return e;
-	e = reader_stmt(w->r, RS_SAMPLES, merged_sql, &st);
+	e = read_query_prepare(w->r, &merged_query, &st);
 	if (e < 0)
 		return e;
 	rc = sqlite3_bind_text(st, 1, w->ids, -1, SQLITE_STATIC);
@@ -256,7 +299,7 @@ static int start_merged(struct read_samples *w, const struct read_process *p, si
 	/* no tier: its first row is after anything a request can ask */
 	rc |= sqlite3_bind_int64(st, 9, READ_TIME_MAX);
 	rc |= sqlite3_bind_int(st, 10, w->vram);
-	e = reader_bound(w->r, st, rc, "reading samples");
+	e = read_bound(w->r, st, rc, "reading samples");
 	if (e < 0)
 		return e;
 	w->st = st;
@@ -265,22 +308,22 @@ static int start_merged(struct read_samples *w, const struct read_process *p, si
 
 static int next_merged(struct read_samples *w, struct read_sample *x)
 {
-	int e = reader_step(w->r, w->st, "reading samples");
+	int e = read_step(w->r, w->st, "reading samples");
 
 	if (e <= 0)
 		return e;
-	x->process_id = sqlite3_column_int64(w->st, 0);
-	x->time = sqlite3_column_int64(w->st, 1);
-	x->resolution = sqlite3_column_int64(w->st, 2);
-	x->stored = sqlite3_column_int64(w->st, 3);
-	load(w->st, 4, x);
+	x->process_id = sqlite3_column_int64(w->st, M_PROCESS_ID);
+	x->time = sqlite3_column_int64(w->st, M_TIME);
+	x->resolution = sqlite3_column_int64(w->st, M_RESOLUTION);
+	x->stored = sqlite3_column_int64(w->st, M_STORED);
+	load(w->st, M_FIRST_VALUE, x);
 	return 1;
 }
 
 /* ------------------------------------------------------------ either */
 
-int reader_samples_start(struct store_reader *r, const struct read_process *p, size_t n, int64_t lo, int64_t hi,
-			 const struct read_sample_key *after, unsigned limit, struct read_samples *w)
+int read_samples_start(struct store_reader *r, const struct read_process *p, size_t n, int64_t lo, int64_t hi,
+		       const struct read_sample_key *after, unsigned limit, struct read_samples *w)
 {
 	int e;
 
@@ -305,18 +348,18 @@ int reader_samples_start(struct store_reader *r, const struct read_process *p, s
 		e = start_merged(w, p, n, limit);
 	}
 	if (e < 0)
-		reader_samples_done(w);
+		read_samples_done(w);
 	return e;
 }
 
-int reader_samples_next(struct read_samples *w, struct read_sample *x)
+int read_samples_next(struct read_samples *w, struct read_sample *x)
 {
 	return w->one ? next_one(w, x) : next_merged(w, x);
 }
 
-void reader_samples_done(struct read_samples *w)
+void read_samples_done(struct read_samples *w)
 {
-	reader_done(w->st);
+	read_done(w->st);
 	w->st = NULL;
 	free(w->ids);
 	w->ids = NULL;

@@ -17,7 +17,7 @@
 #include "limits.h"
 #include "store-read-internal.h"
 
-DEFINE_CLEANUP(sqlite3_stmt *, reader_done)
+DEFINE_CLEANUP(sqlite3_stmt *, read_done)
 
 static char *column_dup(sqlite3_stmt *st, int i, bool *oom)
 {
@@ -37,27 +37,72 @@ static int64_t column_opt(sqlite3_stmt *st, int i)
 	return sqlite3_column_type(st, i) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, i);
 }
 
+/* The columns of READ_PROCESS_COLUMNS, by place. */
+enum process_column {
+	PC_ID,
+	PC_PID,
+	PC_START_TIME,
+	PC_STARTED_AT,
+	PC_UID,
+	PC_FIRST_SEEN,
+	PC_LAST_SEEN,
+	PC_EXITED_AT,
+	PC_PEAK_PRIVATE,
+	PC_PEAK_RESIDENT,
+	PC_BOOT_ID,
+	PC_COMM,
+	PC_EXE,
+	PC_CMDLINE,
+	PC_PEAK_VRAM,
+	_PC_MAX
+};
+static const struct read_column process_columns[] = {
+	[PC_ID] = { "id", READ_KEY },
+	[PC_PID] = { "pid", READ_KEY },
+	[PC_START_TIME] = { "start_time", READ_KEY },
+	[PC_STARTED_AT] = { "started_at", READ_KEY },
+	[PC_UID] = { "uid", READ_KEY },
+	[PC_FIRST_SEEN] = { "first_seen", READ_KEY },
+	[PC_LAST_SEEN] = { "last_seen", READ_KEY },
+	[PC_EXITED_AT] = { "exited_at", READ_KEY },
+	[PC_PEAK_PRIVATE] = { "peak_private", READ_KEY },
+	[PC_PEAK_RESIDENT] = { "peak_resident", READ_KEY },
+	[PC_BOOT_ID] = { "boot_id", READ_KEY },
+	[PC_COMM] = { "comm", READ_KEY },
+	[PC_EXE] = { "exe", READ_KEY },
+	[PC_CMDLINE] = { "cmdline", READ_KEY },
+	[PC_PEAK_VRAM] = { "peak_vram", READ_KEY },
+};
+_Static_assert(ELEMENTSOF(process_columns) == _PC_MAX, "a column for every field");
+
+int read_process_prepare(struct store_reader *r, enum read_stmt id, const char *sql, sqlite3_stmt **ret)
+{
+	const struct read_query q = { .id = id, .sql = sql, .columns = process_columns, .n_columns = _PC_MAX };
+
+	return read_query_prepare(r, &q, ret);
+}
+
 int read_process_load(sqlite3_stmt *st, struct read_process *ret)
 {
 	struct read_process p = {
-		.id = sqlite3_column_int64(st, 0),
-		.pid = sqlite3_column_int(st, 1),
-		.start_time = sqlite3_column_int64(st, 2),
-		.started_at = column_opt(st, 3),
-		.uid = column_opt(st, 4),
-		.first_seen = sqlite3_column_int64(st, 5),
-		.last_seen = sqlite3_column_int64(st, 6),
-		.exited_at = column_opt(st, 7),
-		.peak_private = sqlite3_column_int64(st, 8),
-		.peak_resident = sqlite3_column_int64(st, 9),
-		.peak_vram = sqlite3_column_int64(st, 14),
+		.id = sqlite3_column_int64(st, PC_ID),
+		.pid = sqlite3_column_int(st, PC_PID),
+		.start_time = sqlite3_column_int64(st, PC_START_TIME),
+		.started_at = column_opt(st, PC_STARTED_AT),
+		.uid = column_opt(st, PC_UID),
+		.first_seen = sqlite3_column_int64(st, PC_FIRST_SEEN),
+		.last_seen = sqlite3_column_int64(st, PC_LAST_SEEN),
+		.exited_at = column_opt(st, PC_EXITED_AT),
+		.peak_private = sqlite3_column_int64(st, PC_PEAK_PRIVATE),
+		.peak_resident = sqlite3_column_int64(st, PC_PEAK_RESIDENT),
+		.peak_vram = sqlite3_column_int64(st, PC_PEAK_VRAM),
 	};
 	bool oom = false;
 
-	p.boot_id = column_dup(st, 10, &oom);
-	p.comm = column_dup(st, 11, &oom);
-	p.exe = column_dup(st, 12, &oom);
-	p.cmdline = column_dup(st, 13, &oom);
+	p.boot_id = column_dup(st, PC_BOOT_ID, &oom);
+	p.comm = column_dup(st, PC_COMM, &oom);
+	p.exe = column_dup(st, PC_EXE, &oom);
+	p.cmdline = column_dup(st, PC_CMDLINE, &oom);
 	if (oom) {
 		read_process_clear(&p);
 		return -ENOMEM;
@@ -94,11 +139,11 @@ static int deny(struct store_reader *r, const struct read_process *p)
 	char user[256];
 
 	if (p->uid < 0)
-		return reader_failf(r, -EACCES, "process %d (%s): its owner is not known", p->pid, comm);
+		return read_failf(r, -EACCES, "process %d (%s): its owner is not known", p->pid, comm);
 	if (read_user_name(p->uid, user, sizeof(user)))
-		return reader_failf(r, -EACCES, "process %d (%s) belongs to uid %lld (%s)", p->pid, comm,
-				    (long long)p->uid, user);
-	return reader_failf(r, -EACCES, "process %d (%s) belongs to uid %lld", p->pid, comm, (long long)p->uid);
+		return read_failf(r, -EACCES, "process %d (%s) belongs to uid %lld (%s)", p->pid, comm,
+				  (long long)p->uid, user);
+	return read_failf(r, -EACCES, "process %d (%s) belongs to uid %lld", p->pid, comm, (long long)p->uid);
 }
 
 /* Reads the rows of st (READ_PROCESS_COLUMNS), at most max, into *ret and
@@ -110,7 +155,7 @@ static int collect(struct store_reader *r, sqlite3_stmt *st, size_t max, struct 
 	size_t n = 0, size = 0;
 	int e;
 
-	while ((e = reader_step(r, st, "reading processes")) > 0) {
+	while ((e = read_step(r, st, "reading processes")) > 0) {
 		if (n == max) {
 			n++;
 			break;
@@ -130,7 +175,7 @@ static int collect(struct store_reader *r, sqlite3_stmt *st, size_t max, struct 
 			break;
 		n++;
 	}
-	reader_done(st);
+	read_done(st);
 	if (e < 0) {
 		read_processes_free(all, n > max ? max : n);
 		return e;
@@ -145,10 +190,11 @@ static int by_id(struct store_reader *r, int64_t id, struct read_process **ret, 
 	sqlite3_stmt *st = NULL;
 	int e;
 
-	e = reader_stmt(r, RS_PROCESS_BY_ID, "SELECT " READ_PROCESS_COLUMNS " FROM processes p WHERE p.id = ?1", &st);
+	e = read_process_prepare(r, RS_PROCESS_BY_ID, "SELECT " READ_PROCESS_COLUMNS " FROM processes p WHERE p.id = ?1",
+				 &st);
 	if (e < 0)
 		return e;
-	e = reader_bound(r, st, sqlite3_bind_int64(st, 1, id), "reading a process");
+	e = read_bound(r, st, sqlite3_bind_int64(st, 1, id), "reading a process");
 	if (e < 0)
 		return e;
 	return collect(r, st, 1, ret, ret_n);
@@ -158,14 +204,17 @@ static int by_id(struct store_reader *r, int64_t id, struct read_process **ret, 
  * Returns 1 with *ret (free()), 0 after the last, or a negative errno. */
 static int next_boot(struct store_reader *r, const char *boot, char **ret)
 {
+	static const struct read_column columns[] = { { "boot_id", READ_KEY } };
+	static const struct read_query q =
+		READ_QUERY(RS_PROCESS_BOOTS, "SELECT min(boot_id) AS boot_id FROM processes WHERE boot_id > ?1", columns);
 	sqlite3_stmt *st = NULL;
 	int e;
 
-	e = reader_stmt(r, RS_PROCESS_BOOTS, "SELECT min(boot_id) FROM processes WHERE boot_id > ?1", &st);
+	e = read_query_prepare(r, &q, &st);
 	if (e >= 0)
-		e = reader_bound(r, st, sqlite3_bind_text(st, 1, boot ? boot : "", -1, SQLITE_STATIC), "reading processes");
+		e = read_bound(r, st, sqlite3_bind_text(st, 1, boot ? boot : "", -1, SQLITE_STATIC), "reading processes");
 	if (e >= 0)
-		e = reader_step(r, st, "reading processes");
+		e = read_step(r, st, "reading processes");
 	if (e > 0) {
 		const char *next = (const char *)sqlite3_column_text(st, 0);
 		if (!next)
@@ -173,7 +222,7 @@ static int next_boot(struct store_reader *r, const char *boot, char **ret)
 		else if (!(*ret = strdup(next)))
 			e = -ENOMEM;
 	}
-	reader_done(st);
+	read_done(st);
 	return e;
 }
 
@@ -200,14 +249,14 @@ static int by_pid(struct store_reader *r, int pid, struct read_process **ret, si
 	while ((e = next_boot(r, boot, &next)) > 0) {
 		free(boot);
 		boot = next;
-		e = reader_stmt(r, RS_PROCESS_BY_PID,
-				"SELECT " READ_PROCESS_COLUMNS " FROM processes p WHERE p.boot_id = ?1 AND p.pid = ?2",
-				&st);
+		e = read_process_prepare(r, RS_PROCESS_BY_PID,
+					 "SELECT " READ_PROCESS_COLUMNS " FROM processes p WHERE p.boot_id = ?1 AND p.pid = ?2",
+					 &st);
 		if (e < 0)
 			break;
 		rc = sqlite3_bind_text(st, 1, boot, -1, SQLITE_STATIC);
 		rc |= sqlite3_bind_int(st, 2, pid);
-		e = reader_bound(r, st, rc, "reading processes");
+		e = read_bound(r, st, rc, "reading processes");
 		if (e < 0)
 			break;
 		e = collect(r, st, RW_ANSWER_ROWS_MAX, &some, &k);
@@ -245,33 +294,33 @@ static int by_name(struct store_reader *r, const char *name, int64_t only_uid, s
 	sqlite3_stmt *st = NULL;
 	int e, rc;
 
-	e = reader_stmt(r, RS_PROCESS_BY_NAME, sql, &st);
+	e = read_process_prepare(r, RS_PROCESS_BY_NAME, sql, &st);
 	if (e < 0)
 		return e;
 	rc = sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
 	rc |= sqlite3_bind_int64(st, 2, only_uid);
 	rc |= sqlite3_bind_int64(st, 3, (int64_t)max + 1);
-	e = reader_bound(r, st, rc, "reading processes");
+	e = read_bound(r, st, rc, "reading processes");
 	if (e < 0)
 		return e;
 	return collect(r, st, max, ret, ret_n);
 }
 
-int reader_select(struct store_reader *r, const struct store_select *sel, bool latest, struct read_process **ret,
-		  size_t *ret_n)
+int read_select(struct store_reader *r, const struct store_select *sel, bool latest, struct read_process **ret,
+		size_t *ret_n)
 {
 	struct read_process *p = NULL;
 	size_t n = 0, kept = 0;
 	int e;
 
 	if ((sel->pid != 0) + (sel->name != NULL) + (sel->process_id != 0) != 1)
-		return reader_failf(r, -EINVAL, "one of pid, name and process_id says which process");
+		return read_failf(r, -EINVAL, "one of pid, name and process_id says which process");
 	if (sel->pid < 0)
-		return reader_failf(r, -EINVAL, "pid: %d is not a process id", sel->pid);
+		return read_failf(r, -EINVAL, "pid: %d is not a process id", sel->pid);
 	if (sel->process_id < 0)
-		return reader_failf(r, -EINVAL, "process_id: %lld is not a row id", (long long)sel->process_id);
+		return read_failf(r, -EINVAL, "process_id: %lld is not a row id", (long long)sel->process_id);
 	if (sel->name && !sel->name[0])
-		return reader_failf(r, -EINVAL, "name: an empty pattern matches no process");
+		return read_failf(r, -EINVAL, "name: an empty pattern matches no process");
 
 	if (sel->process_id)
 		e = by_id(r, sel->process_id, &p, &n);
@@ -283,20 +332,20 @@ int reader_select(struct store_reader *r, const struct store_select *sel, bool l
 		return e;
 	if (e > 0 && !latest) {
 		read_processes_free(p, n);
-		return reader_failf(r, -EINVAL, "more than %u process instances match; narrow the selection",
-				    RW_ANSWER_ROWS_MAX);
+		return read_failf(r, -EINVAL, "more than %u process instances match; narrow the selection",
+				  RW_ANSWER_ROWS_MAX);
 	}
 
 	if (n == 0) {
 		free(p);
 		if (sel->process_id)
-			return reader_failf(r, -ENOENT, "no process instance %lld in the store", (long long)sel->process_id);
+			return read_failf(r, -ENOENT, "no process instance %lld in the store", (long long)sel->process_id);
 		if (sel->pid)
-			return reader_failf(r, -ENOENT, "no process with pid %d in the store", sel->pid);
+			return read_failf(r, -ENOENT, "no process with pid %d in the store", sel->pid);
 		if (sel->only_uid >= 0)
-			return reader_failf(r, -ENOENT, "no process of uid %lld matches \"%s\"", (long long)sel->only_uid,
-					    sel->name);
-		return reader_failf(r, -ENOENT, "no process matches \"%s\"", sel->name);
+			return read_failf(r, -ENOENT, "no process of uid %lld matches \"%s\"", (long long)sel->only_uid,
+					  sel->name);
+		return read_failf(r, -ENOENT, "no process matches \"%s\"", sel->name);
 	}
 
 	/* By pid or row id the asker named one process: another's is an
@@ -380,9 +429,9 @@ int store_read_instances(struct store_reader *r, const struct store_select *sel,
 	size_t n = 0;
 	int e;
 
-	e = reader_begin(r);
+	e = read_begin(r);
 	if (e >= 0)
-		e = reader_select(r, sel, false, &p, &n);
+		e = read_select(r, sel, false, &p, &n);
 	if (e >= 0) {
 		a = json_array();
 		for (size_t i = 0; a && e >= 0 && i < n; i++)
@@ -394,8 +443,8 @@ int store_read_instances(struct store_reader *r, const struct store_select *sel,
 	read_processes_free(p, n);
 	if (e < 0) {
 		json_decref(a);
-		return reader_end(r, e, err, err_size);
+		return read_end(r, e, err, err_size);
 	}
 	*ret = a;
-	return reader_end(r, 0, err, err_size);
+	return read_end(r, 0, err, err_size);
 }

@@ -19,29 +19,68 @@ struct window {
 	int64_t lo, hi;
 };
 
-static json_t *census_head(sqlite3_stmt *st)
-{
-	json_t *o = json_object();
-	int e;
+/* A census as the page lists it, and its class totals: two walks of
+ * censuses_by_process in the same order, in step (a join that repeated
+ * each census's columns on each of its classes read twice as many
+ * values). */
+static const struct read_column census_columns[] = {
+	{ "process_id", READ_INT },
+	{ "census_id", READ_INT },
+	{ "time", READ_INT },
+	{ "trigger", READ_STR },
+	{ "status", READ_STR },
+	{ "light", READ_BOOL },
+	{ "message", READ_STR },
+	{ "private", READ_INT },
+	{ "resident", READ_INT },
+	{ "vram", READ_INT },
+};
+static const struct read_query census_query =
+	READ_QUERY(RS_CENSUSES_WINDOW,
+		   "SELECT c.process_id, c.id AS census_id, c.time, c.trigger, c.status, c.light, c.message, c.private,"
+		   "  c.resident, (SELECT sum(g.used) FROM census_gpu g WHERE g.census_id = c.id) AS vram"
+		   " FROM censuses c WHERE c.process_id = ?1 AND c.time >= ?2 AND c.time <= ?3 ORDER BY c.time, c.id",
+		   census_columns);
 
-	if (!o)
-		return NULL;
-	e = read_set(o, "process_id", read_column_int(st, 0));
-	e |= read_set(o, "census_id", read_column_int(st, 1));
-	e |= read_set(o, "time", read_column_int(st, 2));
-	e |= read_set(o, "trigger", read_column_str(st, 3));
-	e |= read_set(o, "status", read_column_str(st, 4));
-	e |= read_set(o, "light", json_boolean(sqlite3_column_int(st, 5)));
-	e |= read_set(o, "message", read_column_str(st, 6));
-	e |= read_set(o, "private", read_column_int(st, 7));
-	e |= read_set(o, "resident", read_column_int(st, 8));
-	e |= read_set(o, "vram", read_column_int(st, 9));
-	if (e < 0) {
-		json_decref(o);
-		return NULL;
-	}
-	return o;
-}
+/* Where census_columns has the census id. */
+#define CENSUS_ID_COLUMN 1
+
+/* The census and the class of a row are read by the code; the values
+ * after them (CLASS_VALUES of them, from CLASS_FIRST_VALUE) are the
+ * class's object. */
+#define CLASS_CENSUS_COLUMN 0
+#define CLASS_KEY_COLUMN 1
+#define CLASS_FIRST_VALUE 2
+#define CLASS_VALUES 4
+static const struct read_column class_columns[] = {
+	{ "census_id", READ_KEY },
+	{ "class", READ_KEY },
+	{ "private", READ_INT },
+	{ "resident", READ_INT },
+	{ "size", READ_INT },
+	{ "count", READ_INT },
+};
+static const struct read_query class_query =
+	READ_QUERY(RS_CLASSES_WINDOW,
+		   "SELECT c.id AS census_id, k.class, k.private, k.resident, k.size, k.count"
+		   " FROM censuses c JOIN census_classes k ON k.census_id = c.id"
+		   " WHERE c.process_id = ?1 AND c.time >= ?2 AND c.time <= ?3"
+		   "  AND (?4 IS NULL OR k.class IN (SELECT value FROM json_each(?4)))"
+		   " ORDER BY c.time, c.id",
+		   class_columns);
+_Static_assert(ELEMENTSOF(class_columns) == CLASS_FIRST_VALUE + CLASS_VALUES, "a class's values follow its census and class");
+
+static const struct read_column mark_columns[] = {
+	{ "process_id", READ_INT },
+	{ "time", READ_INT },
+	{ "name", READ_STR },
+	{ "by_uid", READ_INT },
+};
+static const struct read_query mark_query =
+	READ_QUERY(RS_MARKS_WINDOW,
+		   "SELECT process_id, time, name, by_uid FROM marks"
+		   " WHERE process_id = ?1 AND time >= ?2 AND time <= ?3 ORDER BY time, id",
+		   mark_columns);
 
 /* The last object given for a class, and the values it holds.  From one
  * census to the next most classes keep their values (images, stacks,
@@ -52,15 +91,15 @@ static json_t *census_head(sqlite3_stmt *st)
  * json_dumps writes a shared object wherever it is held. */
 struct class_memo {
 	json_t *o;
-	int64_t v[4];
-	bool null[4];
+	int64_t v[CLASS_VALUES];
+	bool null[CLASS_VALUES];
 };
 
 static bool same_values(const struct class_memo *m, sqlite3_stmt *st)
 {
-	for (int i = 0; i < 4; i++) {
-		bool null = sqlite3_column_type(st, 2 + i) == SQLITE_NULL;
-		if (null != m->null[i] || (!null && sqlite3_column_int64(st, 2 + i) != m->v[i]))
+	for (int i = 0; i < CLASS_VALUES; i++) {
+		bool null = sqlite3_column_type(st, CLASS_FIRST_VALUE + i) == SQLITE_NULL;
+		if (null != m->null[i] || (!null && sqlite3_column_int64(st, CLASS_FIRST_VALUE + i) != m->v[i]))
 			return false;
 	}
 	return true;
@@ -71,69 +110,47 @@ static bool same_values(const struct class_memo *m, sqlite3_stmt *st)
 static json_t *class_json(sqlite3_stmt *st, struct class_memo *memo)
 {
 	json_t *k;
-	int e;
 
 	if (memo && memo->o && same_values(memo, st))
 		return json_incref(memo->o);
-	k = json_object();
+	k = read_row_json(st, &class_query);
 	if (!k)
 		return NULL;
-	e = read_set(k, "private", read_column_int(st, 2));
-	e |= read_set(k, "resident", read_column_int(st, 3));
-	e |= read_set(k, "size", read_column_int(st, 4));
-	e |= read_set(k, "count", read_column_int(st, 5));
-	if (e < 0) {
-		json_decref(k);
-		return NULL;
-	}
 	if (memo) {
 		json_decref(memo->o);
 		memo->o = json_incref(k);
-		for (int i = 0; i < 4; i++) {
-			memo->null[i] = sqlite3_column_type(st, 2 + i) == SQLITE_NULL;
-			memo->v[i] = sqlite3_column_int64(st, 2 + i);
+		for (int i = 0; i < CLASS_VALUES; i++) {
+			memo->null[i] = sqlite3_column_type(st, CLASS_FIRST_VALUE + i) == SQLITE_NULL;
+			memo->v[i] = sqlite3_column_int64(st, CLASS_FIRST_VALUE + i);
 		}
 	}
 	return k;
 }
 
 /* Appends to a the censuses of instance id in the window, each with its
- * class totals.  Two walks of censuses_by_process in the same order, in
- * step: the censuses, and the class rows of those censuses (a join that
- * repeated each census's columns on each of its classes read twice as
- * many values). */
+ * class totals. */
 static int censuses_of(const struct window *wd, int64_t id, json_t *a)
 {
-	static const char census_sql[] =
-		"SELECT c.process_id, c.id, c.time, c.trigger, c.status, c.light, c.message, c.private, c.resident,"
-		"  (SELECT sum(g.used) FROM census_gpu g WHERE g.census_id = c.id)"
-		" FROM censuses c WHERE c.process_id = ?1 AND c.time >= ?2 AND c.time <= ?3 ORDER BY c.time, c.id";
-	static const char classes_sql[] =
-		"SELECT c.id, k.class, k.private, k.resident, k.size, k.count"
-		" FROM censuses c JOIN census_classes k ON k.census_id = c.id"
-		" WHERE c.process_id = ?1 AND c.time >= ?2 AND c.time <= ?3"
-		"  AND (?4 IS NULL OR k.class IN (SELECT value FROM json_each(?4)))"
-		" ORDER BY c.time, c.id";
 	struct store_reader *r = wd->r;
 	struct class_memo memo[_CLASS_MAX] = { 0 };
 	sqlite3_stmt *cs = NULL, *ks = NULL;
 	int e, k = 0, rc;
 
-	e = reader_stmt(r, RS_CENSUSES_WINDOW, census_sql, &cs);
+	e = read_query_prepare(r, &census_query, &cs);
 	if (e >= 0)
-		e = reader_stmt(r, RS_CLASSES_WINDOW, classes_sql, &ks);
+		e = read_query_prepare(r, &class_query, &ks);
 	if (e >= 0) {
 		rc = sqlite3_bind_int64(cs, 1, id) | sqlite3_bind_int64(ks, 1, id);
 		rc |= sqlite3_bind_int64(cs, 2, wd->lo) | sqlite3_bind_int64(ks, 2, wd->lo);
 		rc |= sqlite3_bind_int64(cs, 3, wd->hi) | sqlite3_bind_int64(ks, 3, wd->hi);
 		rc |= wd->classes ? sqlite3_bind_text(ks, 4, wd->classes, -1, SQLITE_STATIC) : sqlite3_bind_null(ks, 4);
-		e = reader_bound(r, cs, rc, "reading censuses");
+		e = read_bound(r, cs, rc, "reading censuses");
 	}
 	if (e >= 0)
-		k = e = reader_step(r, ks, "reading census classes");
-	while (e >= 0 && (e = reader_step(r, cs, "reading censuses")) > 0) {
-		int64_t census_id = sqlite3_column_int64(cs, 1);
-		json_t *o = census_head(cs), *classes = json_object();
+		k = e = read_step(r, ks, "reading census classes");
+	while (e >= 0 && (e = read_step(r, cs, "reading censuses")) > 0) {
+		int64_t census_id = sqlite3_column_int64(cs, CENSUS_ID_COLUMN);
+		json_t *o = read_row_json(cs, &census_query), *classes = json_object();
 
 		if (!o || !classes || read_set(o, "classes", json_incref(classes)) < 0 ||
 		    json_array_append_new(a, o) < 0) {
@@ -142,14 +159,14 @@ static int censuses_of(const struct window *wd, int64_t id, json_t *a)
 			break;
 		}
 		/* the class rows of this census, the next in their walk */
-		while (k > 0 && sqlite3_column_int64(ks, 0) == census_id) {
-			const char *key = (const char *)sqlite3_column_text(ks, 1);
+		while (k > 0 && sqlite3_column_int64(ks, CLASS_CENSUS_COLUMN) == census_id) {
+			const char *key = (const char *)sqlite3_column_text(ks, CLASS_KEY_COLUMN);
 			int c = class_from_key(key);
 			if (json_object_set_new(classes, key, class_json(ks, c >= 0 ? &memo[c] : NULL)) < 0) {
 				k = -ENOMEM;
 				break;
 			}
-			k = reader_step(r, ks, "reading census classes");
+			k = read_step(r, ks, "reading census classes");
 		}
 		json_decref(classes);
 		if (k < 0) {
@@ -157,8 +174,8 @@ static int censuses_of(const struct window *wd, int64_t id, json_t *a)
 			break;
 		}
 	}
-	reader_done(cs);
-	reader_done(ks);
+	read_done(cs);
+	read_done(ks);
 	for (size_t i = 0; i < ELEMENTSOF(memo); i++)
 		json_decref(memo[i].o);
 	return e < 0 ? e : 0;
@@ -169,29 +186,15 @@ static int marks_of(const struct window *wd, int64_t id, json_t *a)
 	sqlite3_stmt *st = NULL;
 	int e, rc;
 
-	e = reader_stmt(wd->r, RS_MARKS_WINDOW,
-			"SELECT process_id, time, name, by_uid FROM marks"
-			" WHERE process_id = ?1 AND time >= ?2 AND time <= ?3 ORDER BY time, id",
-			&st);
+	e = read_query_prepare(wd->r, &mark_query, &st);
 	if (e >= 0) {
 		rc = sqlite3_bind_int64(st, 1, id);
 		rc |= sqlite3_bind_int64(st, 2, wd->lo);
 		rc |= sqlite3_bind_int64(st, 3, wd->hi);
-		e = reader_bound(wd->r, st, rc, "reading marks");
+		e = read_bound(wd->r, st, rc, "reading marks");
 	}
-	while (e >= 0 && (e = reader_step(wd->r, st, "reading marks")) > 0) {
-		json_t *o = json_object();
-		e = o ? 0 : -ENOMEM;
-		e |= read_set(o, "process_id", read_column_int(st, 0));
-		e |= read_set(o, "time", read_column_int(st, 1));
-		e |= read_set(o, "name", read_column_str(st, 2));
-		e |= read_set(o, "by_uid", read_column_int(st, 3));
-		if (e < 0 || json_array_append_new(a, o) < 0) {
-			json_decref(o);
-			e = -ENOMEM;
-		}
-	}
-	reader_done(st);
+	if (e >= 0)
+		e = read_rows(wd->r, st, &mark_query, 0, a, NULL, NULL, "reading marks");
 	return e < 0 ? e : 0;
 }
 
@@ -242,8 +245,8 @@ static int sort_by_time(json_t *a)
 	return e;
 }
 
-int reader_window(struct store_reader *r, const struct read_process *p, size_t n, const char *classes, int64_t lo,
-		  int64_t hi, json_t **ret_censuses, json_t **ret_marks)
+int read_window(struct store_reader *r, const struct read_process *p, size_t n, const char *classes, int64_t lo,
+		int64_t hi, json_t **ret_censuses, json_t **ret_marks)
 {
 	const struct window window = { .r = r, .classes = classes, .lo = lo, .hi = hi }, *wd = &window;
 	json_t *cs = json_array(), *ms = json_array();

@@ -25,7 +25,7 @@
  * steps: a few microseconds of work, so a deadline is met within that. */
 #define READ_PROGRESS_STEPS 1000
 
-/* reader_check reads the clock once every this many calls (a row each). */
+/* read_check reads the clock once every this many calls (a row each). */
 #define READ_CHECK_EVERY 16
 
 static const char msg_deadline[] = "the query took longer than its time limit";
@@ -33,7 +33,7 @@ static const char msg_interrupted[] = "the query was interrupted";
 
 /* ------------------------------------------------------------ errors */
 
-int reader_failf(struct store_reader *r, int e, const char *fmt, ...)
+int read_failf(struct store_reader *r, int e, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -43,7 +43,7 @@ int reader_failf(struct store_reader *r, int e, const char *fmt, ...)
 	return e;
 }
 
-int reader_fail(struct store_reader *r, int rc, const char *what)
+int read_fail(struct store_reader *r, int rc, const char *what)
 {
 	int e;
 
@@ -51,13 +51,13 @@ int reader_fail(struct store_reader *r, int rc, const char *what)
 		/* The progress handler and sqlite3_interrupt both end here;
 		 * the handler said which it was. */
 		if (r->timed_out)
-			return reader_failf(r, -ETIME, "%s: %s", what, msg_deadline);
-		return reader_failf(r, -EINTR, "%s: %s", what, msg_interrupted);
+			return read_failf(r, -ETIME, "%s: %s", what, msg_deadline);
+		return read_failf(r, -EINTR, "%s: %s", what, msg_interrupted);
 	}
 	e = store_errno(r->db, rc);
 	if (e >= 0)
 		e = -EIO;
-	return reader_failf(r, e, "%s: %s: %s", r->store->path, what, sqlite3_errmsg(r->db));
+	return read_failf(r, e, "%s: %s: %s", r->store->path, what, sqlite3_errmsg(r->db));
 }
 
 /* Stops a running statement (a non-zero return) once the deadline passed
@@ -77,22 +77,22 @@ static int progress(void *userdata)
 	return 0;
 }
 
-int reader_check(struct store_reader *r)
+int read_check(struct store_reader *r)
 {
 	if (r->ending)
 		return 0;
 	if (atomic_load(&r->interrupted))
-		return reader_failf(r, -EINTR, "%s", msg_interrupted);
+		return read_failf(r, -EINTR, "%s", msg_interrupted);
 	if (r->deadline_us > 0 && r->ticks++ % READ_CHECK_EVERY == 0 && now_monotonic_us() >= r->deadline_us) {
 		r->timed_out = true;
-		return reader_failf(r, -ETIME, "%s", msg_deadline);
+		return read_failf(r, -ETIME, "%s", msg_deadline);
 	}
 	return 0;
 }
 
 /* ------------------------------------------------------------ statements */
 
-int reader_stmt(struct store_reader *r, enum read_stmt id, const char *sql, sqlite3_stmt **ret)
+int read_prepare(struct store_reader *r, enum read_stmt id, const char *sql, sqlite3_stmt **ret)
 {
 	int rc;
 
@@ -100,14 +100,14 @@ int reader_stmt(struct store_reader *r, enum read_stmt id, const char *sql, sqli
 		rc = sqlite3_prepare_v3(r->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &r->stmt[id], NULL);
 		if (rc != SQLITE_OK) {
 			r->stmt[id] = NULL;
-			return reader_fail(r, rc, "preparing a query");
+			return read_fail(r, rc, "preparing a query");
 		}
 	}
 	*ret = r->stmt[id];
 	return 0;
 }
 
-void reader_done(sqlite3_stmt *st)
+void read_done(sqlite3_stmt *st)
 {
 	/* reset repeats the error of the last step: already reported */
 	if (st) {
@@ -116,21 +116,21 @@ void reader_done(sqlite3_stmt *st)
 	}
 }
 
-int reader_bound(struct store_reader *r, sqlite3_stmt *st, int rc, const char *what)
+int read_bound(struct store_reader *r, sqlite3_stmt *st, int rc, const char *what)
 {
 	if (rc == SQLITE_OK)
 		return 0;
 	/* the ORed codes are no code; the connection holds the real one */
 	rc = sqlite3_errcode(r->db);
-	reader_done(st);
-	return reader_fail(r, rc != SQLITE_OK ? rc : SQLITE_MISUSE, what);
+	read_done(st);
+	return read_fail(r, rc != SQLITE_OK ? rc : SQLITE_MISUSE, what);
 }
 
-int reader_step(struct store_reader *r, sqlite3_stmt *st, const char *what)
+int read_step(struct store_reader *r, sqlite3_stmt *st, const char *what)
 {
 	int rc, e;
 
-	e = reader_check(r);
+	e = read_check(r);
 	if (e < 0)
 		return e;
 	rc = sqlite3_step(st);
@@ -138,7 +138,7 @@ int reader_step(struct store_reader *r, sqlite3_stmt *st, const char *what)
 		return 1;
 	if (rc == SQLITE_DONE)
 		return 0;
-	return reader_fail(r, rc, what);
+	return read_fail(r, rc, what);
 }
 
 /* ------------------------------------------------------------ transactions */
@@ -146,16 +146,16 @@ int reader_step(struct store_reader *r, sqlite3_stmt *st, const char *what)
 static int run(struct store_reader *r, enum read_stmt id, const char *sql)
 {
 	sqlite3_stmt *st = NULL;
-	int e = reader_stmt(r, id, sql, &st);
+	int e = read_prepare(r, id, sql, &st);
 
 	if (e < 0)
 		return e;
-	e = reader_step(r, st, sql);
-	reader_done(st);
+	e = read_step(r, st, sql);
+	read_done(st);
 	return e < 0 ? e : 0;
 }
 
-int reader_begin(struct store_reader *r)
+int read_begin(struct store_reader *r)
 {
 	/* an interrupt belongs to the query that was running when it came */
 	atomic_store(&r->interrupted, false);
@@ -163,11 +163,11 @@ int reader_begin(struct store_reader *r)
 	r->ticks = 0;
 	r->error[0] = '\0';
 	if (!sqlite3_get_autocommit(r->db))
-		(void)reader_end(r, 0, NULL, 0);
+		(void)read_end(r, 0, NULL, 0);
 	return run(r, RS_BEGIN, "BEGIN");
 }
 
-int reader_end(struct store_reader *r, int result, char *err, size_t err_size)
+int read_end(struct store_reader *r, int result, char *err, size_t err_size)
 {
 	/* Ending a read transaction must not fail for the deadline that
 	 * stopped its query, or the next answer would find it still open. */
@@ -221,7 +221,7 @@ int store_reader_open(const char *path, struct store_reader **ret, char *err, si
 		rc = sqlite3_create_function(r->db, "rw_glob", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
 					     NULL, sql_glob, NULL, NULL);
 	if (rc != SQLITE_OK) {
-		e = reader_fail(r, rc, "setting up the reader");
+		e = read_fail(r, rc, "setting up the reader");
 		if (err && err_size)
 			snprintf(err, err_size, "%s", r->error);
 		store_reader_close(r);

@@ -68,6 +68,49 @@ static int delete_batch(struct step *x, enum store_stmt id, const char *sql, int
 	return 0;
 }
 
+/* What expiry deletes, in this order (marks before processes, so a process
+ * whose last rows go in this step can go in the same step).  A statement
+ * "per resolution" runs once for each of raw, minute and hour rows, so each
+ * walks its table's time index in order. */
+static const struct expiry {
+	enum store_stmt id;
+	bool per_resolution;
+	const char *what;
+	const char *sql; /* bound to ?1 cutoff, ?2 batch[, ?3 resolution] */
+} expiries[] = {
+	{ STMT_EXPIRE_CENSUSES, false, "expiring censuses",
+	  "DELETE FROM censuses WHERE id IN"
+	  " (SELECT id FROM censuses WHERE time < ?1 ORDER BY time LIMIT ?2)" },
+	{ STMT_EXPIRE_SAMPLES, true, "expiring samples",
+	  "DELETE FROM samples WHERE (process_id, resolution, time) IN"
+	  " (SELECT process_id, resolution, time FROM samples"
+	  "  WHERE resolution = ?3 AND time < ?1 ORDER BY time LIMIT ?2)" },
+	{ STMT_EXPIRE_SYSTEM, false, "expiring system rows",
+	  "DELETE FROM system WHERE time IN"
+	  " (SELECT time FROM system WHERE time < ?1 ORDER BY time LIMIT ?2)" },
+	{ STMT_EXPIRE_GPU_SAMPLES, true, "expiring GPU memory rows",
+	  "DELETE FROM gpu_samples WHERE (process_id, resolution, time, gpu_id) IN"
+	  " (SELECT process_id, resolution, time, gpu_id FROM gpu_samples"
+	  "  WHERE resolution = ?3 AND time < ?1 ORDER BY time LIMIT ?2)" },
+	{ STMT_EXPIRE_GPU_DEVICES, false, "expiring GPU device rows",
+	  "DELETE FROM gpu_devices WHERE (gpu_id, time) IN"
+	  " (SELECT gpu_id, time FROM gpu_devices WHERE time < ?1 ORDER BY time LIMIT ?2)" },
+	{ STMT_EXPIRE_MARKS, false, "expiring marks",
+	  "DELETE FROM marks WHERE id IN"
+	  " (SELECT id FROM marks WHERE time < ?1 ORDER BY time LIMIT ?2)" },
+	/* A process the daemon never saw exit (it was stopped, the machine
+	 * rebooted) goes by its last sight. */
+	{ STMT_EXPIRE_PROCESSES, false, "expiring processes",
+	  "DELETE FROM processes WHERE id IN"
+	  " (SELECT id FROM processes p"
+	  "  WHERE max(p.last_seen, coalesce(p.exited_at, 0)) < ?1"
+	  "   AND NOT EXISTS (SELECT 1 FROM samples x WHERE x.process_id = p.id)"
+	  "   AND NOT EXISTS (SELECT 1 FROM censuses x WHERE x.process_id = p.id)"
+	  "   AND NOT EXISTS (SELECT 1 FROM marks x WHERE x.process_id = p.id)"
+	  "   AND NOT EXISTS (SELECT 1 FROM region_events x WHERE x.process_id = p.id)"
+	  "  LIMIT ?2)" },
+};
+
 /* Deletes rows with a time before cutoff, at most a batch per table and
  * statement.  A census takes its classes, regions, files and region events
  * with it (ON DELETE CASCADE); a process goes once it was last seen before
@@ -75,54 +118,18 @@ static int delete_batch(struct step *x, enum store_stmt id, const char *sql, int
 static int expire(struct step *x, int64_t cutoff)
 {
 	static const int64_t resolutions[] = { RESOLUTION_RAW, RESOLUTION_MINUTE, RESOLUTION_HOUR };
-	int r;
 
-	r = delete_batch(x, STMT_EXPIRE_CENSUSES,
-			 "DELETE FROM censuses WHERE id IN"
-			 " (SELECT id FROM censuses WHERE time < ?1 ORDER BY time LIMIT ?2)",
-			 cutoff, 0, "expiring censuses");
-	/* per resolution, so each walks samples_by_time in order */
-	for (size_t i = 0; r >= 0 && i < ELEMENTSOF(resolutions); i++)
-		r = delete_batch(x, STMT_EXPIRE_SAMPLES,
-				 "DELETE FROM samples WHERE (process_id, resolution, time) IN"
-				 " (SELECT process_id, resolution, time FROM samples"
-				 "  WHERE resolution = ?3 AND time < ?1 ORDER BY time LIMIT ?2)",
-				 cutoff, resolutions[i], "expiring samples");
-	if (r >= 0)
-		r = delete_batch(x, STMT_EXPIRE_SYSTEM,
-				 "DELETE FROM system WHERE time IN"
-				 " (SELECT time FROM system WHERE time < ?1 ORDER BY time LIMIT ?2)",
-				 cutoff, 0, "expiring system rows");
-	for (size_t i = 0; r >= 0 && i < ELEMENTSOF(resolutions); i++)
-		r = delete_batch(x, STMT_EXPIRE_GPU_SAMPLES,
-				 "DELETE FROM gpu_samples WHERE (process_id, resolution, time, gpu_id) IN"
-				 " (SELECT process_id, resolution, time, gpu_id FROM gpu_samples"
-				 "  WHERE resolution = ?3 AND time < ?1 ORDER BY time LIMIT ?2)",
-				 cutoff, resolutions[i], "expiring GPU memory rows");
-	if (r >= 0)
-		r = delete_batch(x, STMT_EXPIRE_GPU_DEVICES,
-				 "DELETE FROM gpu_devices WHERE (gpu_id, time) IN"
-				 " (SELECT gpu_id, time FROM gpu_devices WHERE time < ?1 ORDER BY time LIMIT ?2)",
-				 cutoff, 0, "expiring GPU device rows");
-	if (r >= 0)
-		r = delete_batch(x, STMT_EXPIRE_MARKS,
-				 "DELETE FROM marks WHERE id IN"
-				 " (SELECT id FROM marks WHERE time < ?1 ORDER BY time LIMIT ?2)",
-				 cutoff, 0, "expiring marks");
-	/* A process the daemon never saw exit (it was stopped, the machine
-	 * rebooted) goes by its last sight. */
-	if (r >= 0)
-		r = delete_batch(x, STMT_EXPIRE_PROCESSES,
-				 "DELETE FROM processes WHERE id IN"
-				 " (SELECT id FROM processes p"
-				 "  WHERE max(p.last_seen, coalesce(p.exited_at, 0)) < ?1"
-				 "   AND NOT EXISTS (SELECT 1 FROM samples x WHERE x.process_id = p.id)"
-				 "   AND NOT EXISTS (SELECT 1 FROM censuses x WHERE x.process_id = p.id)"
-				 "   AND NOT EXISTS (SELECT 1 FROM marks x WHERE x.process_id = p.id)"
-				 "   AND NOT EXISTS (SELECT 1 FROM region_events x WHERE x.process_id = p.id)"
-				 "  LIMIT ?2)",
-				 cutoff, 0, "expiring processes");
-	return r;
+	for (size_t i = 0; i < ELEMENTSOF(expiries); i++) {
+		const struct expiry *e = &expiries[i];
+		size_t runs = e->per_resolution ? ELEMENTSOF(resolutions) : 1;
+
+		for (size_t k = 0; k < runs; k++) {
+			int r = delete_batch(x, e->id, e->sql, cutoff, e->per_resolution ? resolutions[k] : 0, e->what);
+			if (r < 0)
+				return r;
+		}
+	}
+	return 0;
 }
 
 /* The GPU memory rows of resolution from up to upto, rolled up into rows of

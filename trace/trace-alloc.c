@@ -19,7 +19,7 @@ int trace_alloc_scope(struct trace_analyzer *a, const struct trace_scope_ref *re
 static const struct trace_allocator *allocator_of(struct trace_analyzer *a, uint32_t allocator_id)
 {
 	if (!a->allocator_cached || a->cached_allocator_id != allocator_id) {
-		a->cached_allocator = trace_table_get(&a->allocators, allocator_id);
+		a->cached_allocator = hashtab_get(&a->allocators, allocator_id);
 		a->cached_allocator_id = allocator_id;
 		a->allocator_cached = true;
 	}
@@ -51,27 +51,27 @@ static struct trace_counters *scope_counters(struct trace_analyzer *a, uint32_t 
 
 static struct trace_counters *site_get(const struct trace_analyzer *a, uint64_t return_address)
 {
-	struct trace_site *s = trace_table_get(&a->sites, return_address);
+	struct trace_site *s = hashtab_get(&a->sites, return_address);
 	return s ? &s->counters : NULL;
 }
 
 static struct trace_counters *site_upsert(struct trace_analyzer *a, uint64_t return_address)
 {
 	bool is_new;
-	struct trace_site *s = trace_table_upsert(&a->sites, return_address, &is_new);
+	struct trace_site *s = hashtab_upsert(&a->sites, return_address, &is_new);
 	return s ? &s->counters : NULL;
 }
 
-static struct trace_counters *bucket_get(const struct trace_table *t, uint64_t key)
+static struct trace_counters *bucket_get(const struct hashtab *t, uint64_t key)
 {
-	struct trace_bucket *b = trace_table_get(t, key);
+	struct trace_bucket *b = hashtab_get(t, key);
 	return b ? &b->counters : NULL;
 }
 
-static struct trace_counters *bucket_upsert(struct trace_table *t, uint64_t key)
+static struct trace_counters *bucket_upsert(struct hashtab *t, uint64_t key)
 {
 	bool is_new;
-	struct trace_bucket *b = trace_table_upsert(t, key, &is_new);
+	struct trace_bucket *b = hashtab_upsert(t, key, &is_new);
 	return b ? &b->counters : NULL;
 }
 
@@ -118,7 +118,7 @@ int trace_alloc_tracked(struct trace_analyzer *a, uint32_t allocator_id, uint64_
 			uint64_t return_address, uint64_t len)
 {
 	bool is_new, tracks = tracks_retained(a, allocator_id);
-	struct trace_record *rec = trace_table_upsert(&a->allocations, key, &is_new);
+	struct trace_record *rec = hashtab_upsert(&a->allocations, key, &is_new);
 	struct trace_counters *c;
 
 	if (!rec)
@@ -202,7 +202,7 @@ int trace_alloc_free(struct trace_analyzer *a, uint64_t key, uint32_t allocator_
 	uint32_t idx;
 	int r;
 
-	if (trace_table_remove(&a->allocations, key, &rec)) {
+	if (hashtab_remove(&a->allocations, key, &rec)) {
 		bool releases = trace_alloc_releases(a, rec.allocator_id);
 		end_lifetime(a, &rec);
 		trace_counters_free(&a->totals.c, rec.len, releases);
@@ -229,7 +229,7 @@ void trace_alloc_release(struct trace_analyzer *a, uint64_t key)
 	struct trace_record rec;
 	struct trace_counters *c;
 
-	if (!trace_table_remove(&a->allocations, key, &rec)) {
+	if (!hashtab_remove(&a->allocations, key, &rec)) {
 		trace_add(&a->totals.unmatched_frees, 1);
 		return;
 	}
@@ -266,7 +266,7 @@ static int change_length(struct trace_analyzer *a, const struct trace_record *re
 
 int trace_alloc_resize(struct trace_analyzer *a, uint64_t key, uint64_t new_len, bool is_remap)
 {
-	struct trace_record *rec = trace_table_get(&a->allocations, key);
+	struct trace_record *rec = hashtab_get(&a->allocations, key);
 	int r;
 
 	if (!rec) {
@@ -289,7 +289,7 @@ int trace_alloc_remap(struct trace_analyzer *a, uint64_t old_key, uint64_t new_k
 	trace_add(&a->totals.remaps, 1);
 	if (old_key == new_key)
 		return trace_alloc_resize(a, old_key, new_len, true);
-	if (!trace_table_remove(&a->allocations, old_key, &rec)) {
+	if (!hashtab_remove(&a->allocations, old_key, &rec)) {
 		trace_add(&a->totals.unmatched_remaps, 1);
 		return 0;
 	}
@@ -298,7 +298,7 @@ int trace_alloc_remap(struct trace_analyzer *a, uint64_t old_key, uint64_t new_k
 	rec.len = new_len;
 	rec.key = new_key;
 	/* what was live at the new key is replaced, as by an allocation */
-	if (!(moved = trace_table_upsert(&a->allocations, new_key, &is_new)))
+	if (!(moved = hashtab_upsert(&a->allocations, new_key, &is_new)))
 		return -ENOMEM;
 	*moved = rec;
 	return r;
@@ -310,7 +310,7 @@ int trace_alloc_lose(struct trace_analyzer *a, uint64_t key, uint64_t new_len)
 	struct trace_counters *c;
 	int r;
 
-	if (!trace_table_remove(&a->allocations, key, &rec)) {
+	if (!hashtab_remove(&a->allocations, key, &rec)) {
 		trace_add(&a->totals.unmatched_remaps, 1);
 		return 0;
 	}

@@ -15,24 +15,24 @@ void trace_analyzer_init(struct trace_analyzer *a, const struct trace_replay_opt
 {
 	*a = (struct trace_analyzer){ .options = *o };
 	trace_scopes_init(&a->scopes);
-	trace_table_init(&a->allocators, sizeof(struct trace_allocator));
-	trace_table_init(&a->allocations, sizeof(struct trace_record));
-	trace_table_init(&a->scope_ids, sizeof(struct trace_scope_id));
-	trace_table_init(&a->sites, sizeof(struct trace_site));
-	trace_table_init(&a->detail_sizes, sizeof(struct trace_bucket));
-	trace_table_init(&a->detail_scopes, sizeof(struct trace_bucket));
+	hashtab_init(&a->allocators, sizeof(struct trace_allocator));
+	hashtab_init(&a->allocations, sizeof(struct trace_record));
+	hashtab_init(&a->scope_ids, sizeof(struct trace_scope_id));
+	hashtab_init(&a->sites, sizeof(struct trace_site));
+	hashtab_init(&a->detail_sizes, sizeof(struct trace_bucket));
+	hashtab_init(&a->detail_scopes, sizeof(struct trace_bucket));
 	trace_ledger_init(&a->ledger);
 }
 
 void trace_analyzer_done(struct trace_analyzer *a)
 {
 	trace_scopes_done(&a->scopes);
-	trace_table_done(&a->allocators);
-	trace_table_done(&a->allocations);
-	trace_table_done(&a->scope_ids);
-	trace_table_done(&a->sites);
-	trace_table_done(&a->detail_sizes);
-	trace_table_done(&a->detail_scopes);
+	hashtab_done(&a->allocators);
+	hashtab_done(&a->allocations);
+	hashtab_done(&a->scope_ids);
+	hashtab_done(&a->sites);
+	hashtab_done(&a->detail_sizes);
+	hashtab_done(&a->detail_scopes);
 	trace_ledger_done(&a->ledger);
 }
 
@@ -49,7 +49,7 @@ static int resolve_scope(const struct trace_analyzer *a, const struct trace_even
 		*ret = (struct trace_scope_ref){ "root", 4, -1 };
 		return 0;
 	}
-	const struct trace_scope_id *id = trace_table_get(&a->scope_ids, e->scope_id);
+	const struct trace_scope_id *id = hashtab_get(&a->scope_ids, e->scope_id);
 	if (!id) {
 		snprintf(reason, TRACE_REASON_MAX,
 			 "scope_id %" PRIu32 " is used before a scope.enter gives it a path", e->scope_id);
@@ -98,7 +98,7 @@ static int scope_enter(struct trace_analyzer *a, const struct trace_event *e, co
 
 	if ((r = trace_alloc_scope(a, ref, &scope)) < 0)
 		return r;
-	if (!(id = trace_table_upsert(&a->scope_ids, e->scope_id, &is_new)))
+	if (!(id = hashtab_upsert(&a->scope_ids, e->scope_id, &is_new)))
 		return -ENOMEM;
 	if (is_new) {
 		id->scope = scope;
@@ -118,7 +118,7 @@ static int scope_enter(struct trace_analyzer *a, const struct trace_event *e, co
 
 static void scope_exit(struct trace_analyzer *a, uint32_t scope_id)
 {
-	struct trace_scope_id *id = trace_table_get(&a->scope_ids, scope_id);
+	struct trace_scope_id *id = hashtab_get(&a->scope_ids, scope_id);
 
 	if (!id || id->active == 0) {
 		trace_add(&a->sequence.unmatched_scope_exits, 1);
@@ -131,7 +131,7 @@ static void scope_exit(struct trace_analyzer *a, uint32_t scope_id)
 static int record_allocator(struct trace_analyzer *a, const struct trace_event *e)
 {
 	bool is_new;
-	struct trace_allocator *s = trace_table_upsert(&a->allocators, e->allocator_id, &is_new);
+	struct trace_allocator *s = hashtab_upsert(&a->allocators, e->allocator_id, &is_new);
 	a->allocator_cached = false;
 	if (!s)
 		return -ENOMEM;
@@ -307,7 +307,7 @@ int trace_analyzer_ingest(struct trace_analyzer *a, const struct trace_event *e,
 	case TRACE_KIND_LIFECYCLE:
 		/* a lifecycle event completes its allocator's observation */
 		trace_add(&a->totals.lifecycle_events, 1);
-		if ((allocator = trace_table_get(&a->allocators, e->allocator_id)))
+		if ((allocator = hashtab_get(&a->allocators, e->allocator_id)))
 			allocator->prefix_complete = true;
 		return 0;
 	case TRACE_KIND_MAP: return physical_map(a, e, reason);
@@ -323,14 +323,14 @@ int trace_analyzer_ingest(struct trace_analyzer *a, const struct trace_event *e,
 void trace_analyzer_prefetch(const struct trace_analyzer *a, const struct trace_event *e)
 {
 	uint64_t address = e->kind == TRACE_KIND_REMAP ? e->old_address : e->address;
-	trace_table_prefetch(&a->allocations, e->allocation_id ? e->allocation_id : address);
+	hashtab_prefetch(&a->allocations, e->allocation_id ? e->allocation_id : address);
 }
 
 void trace_analyzer_coverage(const struct trace_analyzer *a, struct trace_coverage *ret)
 {
 	struct trace_coverage c = { 0 };
-	for (size_t i = 0; i < trace_table_slots(&a->allocators); i++) {
-		const struct trace_allocator *s = trace_table_at(&a->allocators, i);
+	for (size_t i = 0; i < hashtab_slots(&a->allocators); i++) {
+		const struct trace_allocator *s = hashtab_at(&a->allocators, i);
 		if (!s || s->layer != TRACE_LAYER_LOGICAL)
 			continue;
 		if (!s->retains_freed_memory)

@@ -14,7 +14,7 @@
 #include "trace-event.h"
 #include "trace-ledger.h"
 #include "trace-scopes.h"
-#include "trace-table.h"
+#include "hashtab.h"
 
 struct trace_replay_options {
 	enum trace_layer layer;
@@ -108,12 +108,12 @@ struct trace_analyzer {
 	struct trace_physical physical;
 	struct trace_sequence sequence;
 	struct trace_scopes scopes;
-	struct trace_table allocators;   /* struct trace_allocator */
-	struct trace_table allocations;  /* struct trace_record */
-	struct trace_table scope_ids;    /* struct trace_scope_id */
-	struct trace_table sites;        /* struct trace_site */
-	struct trace_table detail_sizes; /* struct trace_bucket, by length */
-	struct trace_table detail_scopes; /* struct trace_bucket, by scope */
+	struct hashtab allocators;   /* struct trace_allocator */
+	struct hashtab allocations;  /* struct trace_record */
+	struct hashtab scope_ids;    /* struct trace_scope_id */
+	struct hashtab sites;        /* struct trace_site */
+	struct hashtab detail_sizes; /* struct trace_bucket, by length */
+	struct hashtab detail_scopes; /* struct trace_bucket, by scope */
 	struct trace_ledger ledger;
 	/* The allocator of the last event: nearly every event asks about one,
 	 * and traces use few.  Reset whenever an allocator event may move the

@@ -12,32 +12,18 @@
 #include <string.h>
 
 #include "macro.h"
+#include "text.h"
 #include "trace-jsonw.h"
-#include "trace-table.h"
-
-static const char *const change_names[_TRACE_REGION_CHANGE_MAX] = {
-	[TRACE_REGION_APPEARED] = "appeared",
-	[TRACE_REGION_DISAPPEARED] = "disappeared",
-	[TRACE_REGION_GREW] = "grew",
-	[TRACE_REGION_SHRANK] = "shrank",
-};
-
-int trace_region_change_from_name(const char *name)
-{
-	for (int i = 0; i < _TRACE_REGION_CHANGE_MAX; i++)
-		if (strcmp(change_names[i], name) == 0)
-			return i;
-	return -1;
-}
+#include "hashtab.h"
 
 /* Within one census: what makes room first, so that a region that appears
  * where another went, or grows into where another shrank, finds the
  * range free. */
-static const int change_order[_TRACE_REGION_CHANGE_MAX] = {
-	[TRACE_REGION_DISAPPEARED] = 0,
-	[TRACE_REGION_SHRANK] = 1,
-	[TRACE_REGION_GREW] = 2,
-	[TRACE_REGION_APPEARED] = 3,
+static const int change_order[_REGION_EVENT_KIND_MAX] = {
+	[REGION_DISAPPEARED] = 0,
+	[REGION_SHRANK] = 1,
+	[REGION_GREW] = 2,
+	[REGION_APPEARED] = 3,
 };
 
 static int cmp_events(const void *x, const void *y, void *data)
@@ -67,7 +53,7 @@ struct writer {
 	FILE *f;
 	uint64_t seq;
 	uint64_t next_id;
-	struct trace_table live;
+	struct hashtab live;
 };
 
 static const char *class_of(const char *cls)
@@ -86,7 +72,7 @@ static void physical(struct writer *w, const char *kind, const char *cls)
 	int n = snprintf(scope, sizeof(scope), "root/%s", class_of(cls));
 	begin(w, kind);
 	fputs(",\"layer\":\"physical_page\",\"scope\":", w->f);
-	trace_json_string(w->f, scope, n < 0 ? 0 : (size_t)n < sizeof(scope) ? (size_t)n : sizeof(scope) - 1);
+	text_json_write(w->f, scope, n < 0 ? 0 : (size_t)n < sizeof(scope) ? (size_t)n : sizeof(scope) - 1);
 }
 
 static void range_event(struct writer *w, const char *kind, const char *cls, uint64_t address, uint64_t len)
@@ -106,7 +92,7 @@ static void memory_event(struct writer *w, const char *kind, const struct live *
 static int region_in(struct writer *w, uint64_t start, const char *cls, uint64_t size, uint64_t resident)
 {
 	bool is_new;
-	struct live *l = trace_table_get(&w->live, start);
+	struct live *l = hashtab_get(&w->live, start);
 
 	if (l) {
 		/* an appearance over a region still live (a change the window
@@ -114,7 +100,7 @@ static int region_in(struct writer *w, uint64_t start, const char *cls, uint64_t
 		range_event(w, "unmap", l->cls, l->start, l->size);
 		memory_event(w, "free", l, l->resident);
 	}
-	if (!(l = trace_table_upsert(&w->live, start, &is_new)))
+	if (!(l = hashtab_upsert(&w->live, start, &is_new)))
 		return -ENOMEM;
 	*l = (struct live){ .start = start, .id = ++w->next_id, .size = size, .resident = resident, .cls = cls };
 	range_event(w, "map", cls, start, size);
@@ -125,7 +111,7 @@ static int region_in(struct writer *w, uint64_t start, const char *cls, uint64_t
 static void region_out(struct writer *w, uint64_t start)
 {
 	struct live l;
-	if (!trace_table_remove(&w->live, start, &l))
+	if (!hashtab_remove(&w->live, start, &l))
 		return;
 	range_event(w, "unmap", l.cls, l.start, l.size);
 	memory_event(w, "free", &l, l.resident);
@@ -152,28 +138,28 @@ static void region_change(struct writer *w, struct live *l, uint64_t size, uint6
  * was there before; it is allocated at the start with what it had. */
 static int regions_before(struct writer *w, const struct trace_region_event *v, const size_t *order, size_t n)
 {
-	struct trace_table seen;
+	struct hashtab seen;
 	int r = 0;
 
-	trace_table_init(&seen, sizeof(uint64_t));
+	hashtab_init(&seen, sizeof(uint64_t));
 	for (size_t k = 0; k < n && r == 0; k++) {
 		const struct trace_region_event *e = &v[order[k]];
 		bool is_new;
-		if (e->kind == TRACE_REGION_APPEARED) {
-			if (!trace_table_upsert(&seen, e->start, &is_new))
+		if (e->kind == REGION_APPEARED) {
+			if (!hashtab_upsert(&seen, e->start, &is_new))
 				r = -ENOMEM;
 			continue;
 		}
-		if (trace_table_get(&seen, e->start)) {
-			if (e->kind == TRACE_REGION_DISAPPEARED)
-				trace_table_remove(&seen, e->start, NULL);
+		if (hashtab_get(&seen, e->start)) {
+			if (e->kind == REGION_DISAPPEARED)
+				hashtab_remove(&seen, e->start, NULL);
 			continue;
 		}
 		r = region_in(w, e->start, e->cls, e->size_before, e->resident_before);
-		if (r == 0 && e->kind != TRACE_REGION_DISAPPEARED && !trace_table_upsert(&seen, e->start, &is_new))
+		if (r == 0 && e->kind != REGION_DISAPPEARED && !hashtab_upsert(&seen, e->start, &is_new))
 			r = -ENOMEM;
 	}
-	trace_table_done(&seen);
+	hashtab_done(&seen);
 	return r;
 }
 
@@ -194,13 +180,13 @@ static int replay(struct writer *w, const struct trace_region_event *v, const si
 			fprintf(w->f, ",\"census_id\":%" PRId64 ",\"time\":%" PRId64 "}\n", e->census_id, e->time);
 		}
 		switch (e->kind) {
-		case TRACE_REGION_APPEARED:
+		case REGION_APPEARED:
 			if ((r = region_in(w, e->start, e->cls, e->size, e->resident)) < 0)
 				return r;
 			break;
-		case TRACE_REGION_DISAPPEARED: region_out(w, e->start); break;
+		case REGION_DISAPPEARED: region_out(w, e->start); break;
 		default:
-			if ((l = trace_table_get(&w->live, e->start)))
+			if ((l = hashtab_get(&w->live, e->start)))
 				region_change(w, l, e->size, e->resident);
 			else if ((r = region_in(w, e->start, e->cls, e->size, e->resident)) < 0)
 				return r;
@@ -219,19 +205,19 @@ int trace_export_region_events(const struct trace_region_event *v, size_t n, FIL
 	if (!order)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
-		if ((unsigned)v[i].kind >= _TRACE_REGION_CHANGE_MAX)
+		if ((unsigned)v[i].kind >= _REGION_EVENT_KIND_MAX)
 			return -EINVAL;
 		order[i] = i;
 	}
 	if (n > 1)
 		qsort_r(order, n, sizeof(*order), cmp_events, (void *)v);
-	trace_table_init(&w.live, sizeof(struct live));
+	hashtab_init(&w.live, sizeof(struct live));
 	begin(&w, "trace.start");
 	fputs(",\"producer\":\"ramwatchd region events\"}\n", f);
 	r = regions_before(&w, v, order, n);
 	if (r == 0)
 		r = replay(&w, v, order, n);
-	trace_table_done(&w.live);
+	hashtab_done(&w.live);
 	if (r < 0)
 		return r;
 	begin(&w, "trace.stop");

@@ -30,19 +30,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-enum trace_region_change {
-	TRACE_REGION_APPEARED,
-	TRACE_REGION_DISAPPEARED,
-	TRACE_REGION_GREW,
-	TRACE_REGION_SHRANK,
-	_TRACE_REGION_CHANGE_MAX,
-};
-
-/* "appeared", ... as the events answer names them; -1 for another name. */
-int trace_region_change_from_name(const char *name);
+#include "region-event-kind.h"
 
 struct trace_region_event {
-	enum trace_region_change kind;
+	enum region_event_kind kind;
 	int64_t time;      /* unix ms */
 	int64_t census_id; /* the census that saw the change */
 	uint64_t start;    /* the region's start address: its identity */

@@ -4,38 +4,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-void trace_json_string(FILE *f, const char *s, size_t len)
-{
-	size_t plain = 0;
-
-	fputc('"', f);
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-		const char *esc = NULL;
-		char buf[8];
-		switch (c) {
-		case '"': esc = "\\\""; break;
-		case '\\': esc = "\\\\"; break;
-		case '\n': esc = "\\n"; break;
-		case '\r': esc = "\\r"; break;
-		case '\t': esc = "\\t"; break;
-		case '\b': esc = "\\b"; break;
-		case '\f': esc = "\\f"; break;
-		default:
-			if (c < 0x20) {
-				snprintf(buf, sizeof(buf), "\\u%04x", c);
-				esc = buf;
-			}
-		}
-		if (!esc)
-			continue;
-		fwrite(s + plain, 1, i - plain, f);
-		fputs(esc, f);
-		plain = i + 1;
-	}
-	fwrite(s + plain, 1, len - plain, f);
-	fputc('"', f);
-}
+#include "text.h"
 
 static void key(struct trace_jsonw *w, const char *k)
 {
@@ -43,7 +12,7 @@ static void key(struct trace_jsonw *w, const char *k)
 		fputc(',', w->f);
 	w->first[w->depth] = false;
 	if (k) {
-		trace_json_string(w->f, k, strlen(k));
+		text_json_write(w->f, k, strlen(k));
 		fputc(':', w->f);
 	}
 }
@@ -104,14 +73,14 @@ void trace_jsonw_opt_u64(struct trace_jsonw *w, const char *k, bool has, uint64_
 void trace_jsonw_str(struct trace_jsonw *w, const char *k, const char *s, size_t len)
 {
 	key(w, k);
-	trace_json_string(w->f, s, len);
+	text_json_write(w->f, s, len);
 }
 
 void trace_jsonw_cstr(struct trace_jsonw *w, const char *k, const char *s)
 {
 	key(w, k);
 	if (s)
-		trace_json_string(w->f, s, strlen(s));
+		text_json_write(w->f, s, strlen(s));
 	else
 		fputs("null", w->f);
 }
@@ -119,5 +88,5 @@ void trace_jsonw_cstr(struct trace_jsonw *w, const char *k, const char *s)
 void trace_jsonw_element(struct trace_jsonw *w, const char *s)
 {
 	key(w, NULL);
-	trace_json_string(w->f, s, strlen(s));
+	text_json_write(w->f, s, strlen(s));
 }

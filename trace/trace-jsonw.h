@@ -16,11 +16,6 @@ struct trace_jsonw {
 	bool first[TRACE_JSONW_DEPTH];
 };
 
-/* Writes s (len bytes, any bytes) as a JSON string: quote, backslash and
- * control characters escaped (\n, \r, \t, \b, \f, else \u00XX), the rest
- * as it is. */
-void trace_json_string(FILE *f, const char *s, size_t len);
-
 void trace_jsonw_begin(struct trace_jsonw *w, FILE *f);   /* { */
 void trace_jsonw_end_line(struct trace_jsonw *w);         /* }\n */
 void trace_jsonw_object(struct trace_jsonw *w, const char *key); /* "key":{ */
@@ -29,6 +24,8 @@ void trace_jsonw_close(struct trace_jsonw *w, char bracket);     /* } or ] */
 void trace_jsonw_u64(struct trace_jsonw *w, const char *key, uint64_t v);
 /* An optional number: null when absent. */
 void trace_jsonw_opt_u64(struct trace_jsonw *w, const char *key, bool has, uint64_t v);
+/* Strings are written by text_json_write: bytes that are not UTF-8 as
+ * U+FFFD. */
 void trace_jsonw_str(struct trace_jsonw *w, const char *key, const char *s, size_t len);
 /* A NUL-terminated string, or null for NULL. */
 void trace_jsonw_cstr(struct trace_jsonw *w, const char *key, const char *s);

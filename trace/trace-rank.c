@@ -136,14 +136,14 @@ int trace_rank_scopes(const struct trace_analyzer *a, enum trace_sort sort, cons
 }
 
 /* Rows from a table of slots holding a key and then counters. */
-static int rank_table(const struct trace_table *t, size_t counters_offset, enum trace_sort sort,
+static int rank_table(const struct hashtab *t, size_t counters_offset, enum trace_sort sort,
 		      const struct trace_filter *f, size_t top, struct trace_rows *ret)
 {
 	struct trace_rows rows;
 	if (alloc_rows(&rows, t->count) < 0)
 		return -ENOMEM;
-	for (size_t i = 0; i < trace_table_slots(t); i++) {
-		const unsigned char *slot = trace_table_at(t, i);
+	for (size_t i = 0; i < hashtab_slots(t); i++) {
+		const unsigned char *slot = hashtab_at(t, i);
 		if (!slot)
 			continue;
 		const struct trace_counters *c = (const void *)(slot + counters_offset);

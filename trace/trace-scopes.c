@@ -1,13 +1,21 @@
-/* Interning of scope paths: a hash index over an array of scopes. */
+/* Interning of scope paths: the common hash table as an index over an
+ * array of scopes. */
 #include "trace-scopes.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* A slot of the index: a path's hash and its scope. */
+struct trace_scope_slot {
+	uint64_t hash;
+	uint32_t scope;
+};
+
 void trace_scopes_init(struct trace_scopes *s)
 {
 	*s = (struct trace_scopes){ 0 };
+	hashtab_init(&s->index, sizeof(struct trace_scope_slot));
 }
 
 void trace_scopes_done(struct trace_scopes *s)
@@ -15,65 +23,35 @@ void trace_scopes_done(struct trace_scopes *s)
 	for (size_t i = 0; i < s->n; i++)
 		free(s->v[i].path);
 	free(s->v);
-	free(s->index);
+	hashtab_done(&s->index);
 	trace_scopes_init(s);
 }
 
-/* FNV-1a: paths are short, and this needs no alignment. */
-static uint64_t hash_path(const char *p, size_t len)
+static int64_t find(const struct trace_scopes *s, const char *path, size_t len, uint64_t h)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-	for (size_t i = 0; i < len; i++) {
-		h ^= (unsigned char)p[i];
-		h *= 0x100000001b3ull;
-	}
-	return h;
-}
+	const struct trace_scope_slot *x;
+	size_t at = 0;
 
-static int64_t find(const struct trace_scopes *s, const char *path, size_t len, uint64_t h, size_t *ret_slot)
-{
-	size_t mask = s->cap - 1, i;
-	for (i = h & mask; s->index[i]; i = (i + 1) & mask) {
-		const struct trace_scope *sc = &s->v[s->index[i] - 1];
-		if (sc->hash == h && sc->len == len && memcmp(sc->path, path, len) == 0)
-			return s->index[i] - 1;
+	while ((x = hashtab_find_next(&s->index, h, &at))) {
+		const struct trace_scope *sc = &s->v[x->scope];
+		if (sc->len == len && memcmp(sc->path, path, len) == 0)
+			return x->scope;
 	}
-	if (ret_slot)
-		*ret_slot = i;
 	return -1;
 }
 
 int64_t trace_scopes_find(const struct trace_scopes *s, const char *path, size_t len)
 {
-	return s->cap ? find(s, path, len, hash_path(path, len), NULL) : -1;
-}
-
-static int grow_index(struct trace_scopes *s)
-{
-	size_t cap = s->cap ? s->cap * 2 : 64;
-	uint32_t *index = calloc(cap, sizeof(*index));
-	if (!index)
-		return -ENOMEM;
-	for (size_t k = 0; k < s->n; k++) {
-		size_t i = s->v[k].hash & (cap - 1);
-		while (index[i])
-			i = (i + 1) & (cap - 1);
-		index[i] = (uint32_t)k + 1;
-	}
-	free(s->index);
-	s->index = index;
-	s->cap = cap;
-	return 0;
+	return find(s, path, len, hashtab_hash_bytes(path, len));
 }
 
 int trace_scopes_intern(struct trace_scopes *s, const char *path, size_t len, uint32_t *ret)
 {
-	uint64_t h = hash_path(path, len);
-	size_t at;
+	uint64_t h = hashtab_hash_bytes(path, len);
+	struct trace_scope_slot *x;
 	int64_t i;
-	int r;
 
-	if (s->cap && (i = find(s, path, len, h, NULL)) >= 0) {
+	if ((i = find(s, path, len, h)) >= 0) {
 		*ret = (uint32_t)i;
 		return 0;
 	}
@@ -81,8 +59,6 @@ int trace_scopes_intern(struct trace_scopes *s, const char *path, size_t len, ui
 	 * would need far more memory than any machine this runs on */
 	if (s->n >= UINT32_MAX - 1)
 		return -ENOMEM;
-	if ((s->n + 1) * 2 > s->cap && (r = grow_index(s)) < 0)
-		return r;
 	if (s->n == s->alloc) {
 		size_t alloc = s->alloc ? s->alloc * 2 : 32;
 		struct trace_scope *v = realloc(s->v, alloc * sizeof(*v));
@@ -96,9 +72,12 @@ int trace_scopes_intern(struct trace_scopes *s, const char *path, size_t len, ui
 		return -ENOMEM;
 	memcpy(copy, path, len);
 	copy[len] = '\0';
-	find(s, path, len, h, &at);
-	s->v[s->n] = (struct trace_scope){ .path = copy, .len = len, .hash = h };
-	s->index[at] = (uint32_t)s->n + 1;
+	if (!(x = hashtab_add(&s->index, h))) {
+		free(copy);
+		return -ENOMEM;
+	}
+	x->scope = (uint32_t)s->n;
+	s->v[s->n] = (struct trace_scope){ .path = copy, .len = len };
 	*ret = (uint32_t)s->n++;
 	return 0;
 }

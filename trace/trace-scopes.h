@@ -6,20 +6,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hashtab.h"
 #include "trace-counters.h"
 
 struct trace_scope {
 	char *path; /* len bytes, NUL-terminated, may hold NUL bytes */
 	size_t len;
-	uint64_t hash;
 	struct trace_counters counters;
 };
 
 struct trace_scopes {
 	struct trace_scope *v;
 	size_t n, alloc;
-	uint32_t *index; /* open addressing: scope index + 1, 0 for empty */
-	size_t cap;
+	struct hashtab index; /* struct trace_scope_slot: path hash -> scope */
 };
 
 void trace_scopes_init(struct trace_scopes *s);

@@ -10,6 +10,8 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "text.h"
+
 #define U PRIu64
 
 static void optional(FILE *f, const char *name, bool has, uint64_t v)
@@ -37,7 +39,7 @@ static void integrity_lines(FILE *f, const struct trace_integrity *v)
 	if (!v->message)
 		return;
 	fprintf(f, "memtrace capture caveat=%s action=%s message=", v->status, v->action);
-	trace_json_string(f, v->message, strlen(v->message));
+	text_json_write(f, v->message, strlen(v->message));
 	fputc('\n', f);
 }
 
@@ -163,9 +165,9 @@ int trace_report_text(const struct trace_analyzer *a, const struct trace_report_
 		fprintf(f, "site return_address=0x%" PRIx64, r->sites.v[i].key);
 		if (n->found) {
 			fputs(" symbol=", f);
-			trace_json_string(f, n->function, strlen(n->function));
+			text_json_write(f, n->function, strlen(n->function));
 			fputs(" location=", f);
-			trace_json_string(f, n->location, strlen(n->location));
+			text_json_write(f, n->location, strlen(n->location));
 		}
 		counter_fields(f, r->sites.v[i].counters);
 	}
@@ -177,7 +179,7 @@ int trace_report_text(const struct trace_analyzer *a, const struct trace_report_
 		}
 		for (size_t i = 0; i < r->site_scopes.n; i++) {
 			fputs("site_scope scope=", f);
-			trace_json_string(f, r->site_scopes.v[i].name, r->site_scopes.v[i].name_len);
+			text_json_write(f, r->site_scopes.v[i].name, r->site_scopes.v[i].name_len);
 			counter_fields(f, r->site_scopes.v[i].counters);
 		}
 	}

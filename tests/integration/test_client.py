@@ -150,7 +150,8 @@ def test_no_daemon_and_bad_requests(tmp_path, sockdir, shapes, daemons):
     assert r.stderr.startswith("ramwatch: ") and "4194000" in r.stderr
     # bad arguments never reach it
     for args in (["history"], ["history", "--pid", "x"], ["history", "--pid", "1", "--since", "yesterday"],
-                 ["history", "--pid", "1", "--step", "0s"], ["history", "--pid", "1", "--class", "nosuch"],
+                 ["history", "--pid", "1", "--step", "0s"], ["history", "--pid", "1", "--step", "999us"],
+                 ["history", "--pid", "1", "--step", "1.5x"], ["history", "--pid", "1", "--class", "nosuch"],
                  ["history", "--pid", "1", "--since", "now", "--until", "1h"], ["report"],
                  ["report", "--pid", "1", "--format", "csv"], ["mark", "--pid", "1"], ["mark", "--pid", "1", ""],
                  ["mark", "--pid", "1", "x" * 201],
@@ -211,6 +212,10 @@ def test_history_shows_growth_census_and_mark(grown):
     # --step: fewer, coarser rows
     coarse = history(sock, shapes.pid, "--step", "1h")
     assert 1 <= len(coarse["samples"]) < len(h["samples"])
+    # the configuration's forms: decimals, bare seconds, parts; one meaning
+    assert history(sock, shapes.pid, "--step", "1.5h", "--until", f"@{h['samples'][-1]['time']}")["samples"] == \
+        history(sock, shapes.pid, "--step", "5400", "--until", f"@{h['samples'][-1]['time']}")["samples"] == \
+        history(sock, shapes.pid, "--step", "1h 30min", "--until", f"@{h['samples'][-1]['time']}")["samples"]
     # --since/--until bound the rows
     later = history(sock, shapes.pid, "--since", f"@{g['time']}")
     assert all(s["time"] >= g["time"] - 1 for s in later["samples"])

@@ -180,14 +180,14 @@ def test_reads_what_the_daemon_wrote(daemon_db):
 def test_time_limit(schema_db):
     start = time.monotonic()
     r = sql(schema_db, ETERNAL + "SELECT count(*) FROM r", "--timeout", "1", check=1)
-    assert r.stderr == "ramwatch: stopped after 1 s (--timeout)\n"
+    assert r.stderr == "ramwatch: stopped after 1s (--timeout)\n"
     assert time.monotonic() - start < 5
 
 
 def test_time_limit_default(schema_db):
     start = time.monotonic()
     r = sql(schema_db, ETERNAL + "SELECT count(*) FROM r", check=1)
-    assert r.stderr == "ramwatch: stopped after 10 s (--timeout)\n"
+    assert r.stderr == "ramwatch: stopped after 10s (--timeout)\n"
     assert 9.5 < time.monotonic() - start < 20
 
 
@@ -283,13 +283,18 @@ def test_query_text_limit(schema_db):
 
 def test_limits_on_the_command_line(schema_db):
     for args, message in [
-        (["--timeout", "0"], "--timeout takes seconds, more than 0 and at most 3600, not '0'"),
-        (["--timeout", "3601"], "--timeout takes seconds, more than 0 and at most 3600, not '3601'"),
+        (["--timeout", "0"], "--timeout takes a duration of at least 1ms and at most 1h (10, 0.5s, 2min), not '0'"),
+        (["--timeout", "3601"], "--timeout takes a duration of at least 1ms and at most 1h (10, 0.5s, 2min), "
+                                "not '3601'"),
+        (["--timeout", "1h 1ms"], "not '1h 1ms'"),
+        (["--timeout", "0.5ms"], "not '0.5ms'"),
         (["--timeout", "ten"], "not 'ten'"),
         (["--max-rows", "0"], "--max-rows takes a number from 1 to 100000000, not '0'"),
         (["--max-rows", "100000001"], "not '100000001'"),
         (["--max-bytes", "5G"], "--max-bytes takes a size from 1 to 4.00 GiB, not '5G'"),
         (["--max-bytes", "1X"], "not '1X'"),
+        (["--max-bytes", "1.5"], "--max-bytes takes a size from 1 to 4.00 GiB, not '1.5'"),
+        (["--max-bytes", "4.0001G"], "not '4.0001G'"),
         (["--format", "xml"], "--format takes table, csv or json, not 'xml'"),
     ]:
         r = sql(schema_db, "SELECT 1", *args, check=2)
@@ -300,7 +305,12 @@ def test_limits_on_the_command_line(schema_db):
     assert r.stdout.startswith("Usage: ramwatch sql QUERY")
     # --timeout takes fractions
     r = sql(schema_db, ETERNAL + "SELECT count(*) FROM r", "--timeout", "0.5", check=1)
-    assert r.stderr == "ramwatch: stopped after 0.500 s (--timeout)\n"
+    assert r.stderr == "ramwatch: stopped after 500ms (--timeout)\n"
+    # and units, as in ramwatchd.conf
+    r = sql(schema_db, ETERNAL + "SELECT count(*) FROM r", "--timeout", "500ms", check=1)
+    assert r.stderr == "ramwatch: stopped after 500ms (--timeout)\n"
+    r = sql(schema_db, ETERNAL + "SELECT count(*) FROM r", "--timeout", "0.01min", check=1)
+    assert r.stderr == "ramwatch: stopped after 600ms (--timeout)\n"
 
 
 def test_table_columns(schema_db):

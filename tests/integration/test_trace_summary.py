@@ -99,6 +99,8 @@ def test_top_min_bytes_and_zero_live(tmp_path):
     assert rows(summary("--top", "1", trace)) == ["big"]
     assert rows(summary("--top", "0", trace)) == []
     assert rows(summary("--min-bytes", "101", trace)) == ["big"]
+    assert rows(summary("--min-bytes", "4.5K", trace)) == ["big"]  # 4608 bytes
+    assert rows(summary("--min-bytes", "5k", trace)) == []
     assert rows(summary("--include-zero-live", trace)) == ["big", "small", "idle"]
 
 
@@ -245,7 +247,8 @@ def test_unreadable_input(tmp_path):
     (["--layer", "gpu", "f"], "--layer takes backing, logical or physical, not 'gpu'"),
     (["--sort", "size", "f"], "--sort takes retained, traffic or lifetime, not 'size'"),
     (["--top", "-1", "f"], "--top takes a number, not '-1'"),
-    (["--min-bytes", "1k", "f"], "--min-bytes takes a number of bytes, not '1k'"),
+    (["--min-bytes", "1.5", "f"], "--min-bytes takes a size (4096, 64K, 1.5M), not '1.5'"),
+    (["--min-bytes", "-1", "f"], "--min-bytes takes a size (4096, 64K, 1.5M), not '-1'"),
     (["--site", "0xzz", "f"], "--site takes a return address (0x... or decimal), not '0xzz'"),
     (["--frobnicate", "f"], "bad option"),
 ])

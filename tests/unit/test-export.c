@@ -12,7 +12,7 @@
 #include "export-text.h"
 #include "export.h"
 #include "limits.h"
-#include "utf8.h"
+#include "text.h"
 
 static struct export_classes classes_of(bool light, const uint64_t priv[_CLASS_MAX], const uint64_t res[_CLASS_MAX],
 					uint32_t present)
@@ -380,7 +380,7 @@ static void test_hostile_names(void **state)
 
 	/* the whole text is UTF-8, and every line is a comment or a sample of
 	 * a family declared above it */
-	assert_true(utf8_valid(text, strlen(text), NULL));
+	assert_true(text_utf8_valid(text, strlen(text), NULL));
 	char *copy = strdup(text), *save = NULL, declared[4096] = "";
 	for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		if (strncmp(line, "# TYPE ", 7) == 0) {
@@ -443,7 +443,7 @@ static void test_group_limit(void **state)
 		size_t len = strlen(buf);
 		assert_true(len <= RW_EXPORT_GROUP_MAX);
 		assert_true(len >= RW_EXPORT_GROUP_MAX - 1);
-		assert_true(utf8_valid(buf, len, NULL));
+		assert_true(text_utf8_valid(buf, len, NULL));
 		assert_memory_equal(buf, cgroup, len);
 	}
 	/* exactly the limit is kept whole */

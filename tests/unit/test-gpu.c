@@ -12,7 +12,7 @@
 #include "census.h"
 #include "gpu.h"
 #include "limits.h"
-#include "render.h"
+#include "render-census.h"
 #include "scan.h"
 
 static char dir[256];

@@ -29,7 +29,7 @@ static void test_against_array(void **state)
 		assert_ptr_equal(pidmap_get(&m, pid), truth[pid]);
 		n += truth[pid] != NULL;
 	}
-	assert_int_equal(m.n, n);
+	assert_int_equal(m.table.count, n);
 	size_t walked = 0;
 	void *v;
 	for (size_t i = 0; pidmap_next(&m, &i, &v);)

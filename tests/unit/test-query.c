@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "census.h"
+#include "fixtures-census.h"
 #include "limits.h"
 #include "query.h"
 #include "scan.h"
@@ -45,20 +46,6 @@ static bool exists(const char *path)
 {
 	struct stat st;
 	return stat(path, &st) == 0;
-}
-
-static struct census *java_census(void)
-{
-	struct scan_options o = { .top = 20 };
-	struct census *c = NULL;
-	struct scan_error err;
-	char smaps[4096], status[4096];
-
-	snprintf(smaps, sizeof(smaps), "%s", fixture("smaps/java17-g1.smaps"));
-	snprintf(status, sizeof(status), "%s", fixture("smaps/java17-g1.status"));
-	if (scan_smaps_file(smaps, status, &o, &c, &err) < 0)
-		fail_msg("java17-g1: %s", err.message);
-	return c;
 }
 
 /* A store as the daemon writes it: one process with samples, a census with

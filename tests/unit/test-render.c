@@ -2,7 +2,7 @@
 #include "testlib.h"
 
 #include "census.h"
-#include "render.h"
+#include "render-census.h"
 #include "scan.h"
 #include "table.h"
 #include "util.h"

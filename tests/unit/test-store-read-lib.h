@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "census.h"
+#include "fixtures-census.h"
 #include "region-events.h"
 #include "scan.h"
 #include "store-read.h"
@@ -138,19 +139,6 @@ static inline void raw_exec(const char *path, const char *sql)
 	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
 		fail_msg("%s: %s", sql, msg);
 	sqlite3_close(db);
-}
-
-static inline struct census *java_census(void)
-{
-	struct scan_options o = { .top = 20 };
-	struct census *c = NULL;
-	struct scan_error err;
-	char smaps[4096], status[4096];
-	snprintf(smaps, sizeof(smaps), "%s", fixture("smaps/java17-g1.smaps"));
-	snprintf(status, sizeof(status), "%s", fixture("smaps/java17-g1.status"));
-	if (scan_smaps_file(smaps, status, &o, &c, &err) < 0)
-		fail_msg("java17-g1: %s", err.message);
-	return c;
 }
 
 static inline int64_t put_census(struct tmp *t, int64_t id, int64_t time, enum store_trigger trigger,

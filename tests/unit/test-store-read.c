@@ -447,17 +447,25 @@ static void test_not_utf8(void **state)
 	commit(t);
 	r = reader_of(t);
 
+	/* each byte that is not UTF-8 is U+FFFD, as in a live census; valid
+	 * characters around it stay */
 	assert_int_equal(store_read_instances(r, &sel, &o, err, sizeof(err)), 0);
-	assert_string_equal(jstr(jat(o, 0), "comm"), "??java");
-	assert_string_equal(jstr(jat(o, 0), "label"), "??java [4242]");
-	assert_string_equal(jstr(jat(o, 0), "cmdline"), "java -Dname=??t?");
+	assert_string_equal(jstr(jat(o, 0), "comm"), "\xef\xbf\xbd\xef\xbf\xbdjava");
+	assert_string_equal(jstr(jat(o, 0), "label"), "\xef\xbf\xbd\xef\xbf\xbdjava [4242]");
+	assert_string_equal(jstr(jat(o, 0), "cmdline"), "java -Dname=\xc3\xa9t\xef\xbf\xbd");
 	json_decref(o);
 	assert_int_equal(store_read_census(r, &sel, INT64_MAX, &o, err, sizeof(err)), 0);
-	assert_string_equal(jstr(jget(o, "process"), "comm"), "??java");
+	assert_string_equal(jstr(jget(o, "process"), "comm"), "\xef\xbf\xbd\xef\xbf\xbdjava");
+	/* the stored census's path reads as the live census showed it */
+	json_t *live = census_to_json(c, false);
+	assert_non_null(live);
+	const char *live_path = jstr(jat(jget(live, "files"), 0), "path");
+	assert_string_equal(live_path, "/data/caf\xef\xbf\xbd.bin");
 	bool found = false;
 	for (size_t i = 0; i < json_array_size(jget(o, "files")); i++)
-		found |= streq(jstr(jat(jget(o, "files"), i), "path"), "/data/caf?.bin");
+		found |= streq(jstr(jat(jget(o, "files"), i), "path"), live_path);
 	assert_true(found);
+	json_decref(live);
 	json_decref(o);
 	/* and valid UTF-8 stays as it is */
 	assert_true(read_utf8_valid("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x90\x8d", 14));
@@ -1073,6 +1081,81 @@ static void test_query_plans(void **state)
 	census_free(c);
 }
 
+/* A table of columns that does not match its SELECT (swapped, one column
+ * more or fewer, an expression without its name) is refused when the
+ * statement is prepared, and the statement is not kept: the answer that
+ * uses it next prepares its own.  The table that matches reads each row
+ * under its keys, a page at a time. */
+static void test_column_tables(void **state)
+{
+	static const struct read_column pair[] = { { "time", READ_INT }, { "name", READ_STR } };
+	static const struct read_column one[] = { { "time", READ_INT } };
+	static const struct read_column three[] = { { "time", READ_INT }, { "name", READ_STR }, { "by_uid", READ_INT } };
+	static const struct {
+		const char *sql;
+		const struct read_column *columns;
+		size_t n;
+		const char *why;
+	} wrong[] = {
+		{ "SELECT name, time FROM marks", pair, ELEMENTSOF(pair), "column 1 is \"name\" where its table has \"time\"" },
+		{ "SELECT time, name FROM marks", one, ELEMENTSOF(one), "column 2 is \"name\" where its table has \"(none)\"" },
+		{ "SELECT time, name FROM marks", three, ELEMENTSOF(three), "column 3 is \"(none)\" where its table has \"by_uid\"" },
+		{ "SELECT time + 0, name FROM marks", pair, ELEMENTSOF(pair), "column 1 is \"time + 0\"" },
+		{ "SELECT time AS name, name AS time FROM marks", pair, ELEMENTSOF(pair), "column 1 is \"name\"" },
+	};
+	struct tmp *t = *state;
+	struct store_reader *r;
+	struct store_select sel = by_pid(4242, -1);
+	sqlite3_stmt *st = NULL;
+	json_t *o = NULL, *a;
+	char err[512];
+	int64_t id;
+
+	begin(t);
+	id = put_proc(t, &(struct proc_spec){ .pid = 4242, .uid = 1000, .comm = "java", .first_seen = H0,
+					       .last_seen = H0 + HOUR, .exited_at = -1 });
+	assert_int_equal(store_put_mark(t->s, id, H0 + MINUTE, "load", 1000), 0);
+	assert_int_equal(store_put_mark(t->s, id, H0 + 2 * MINUTE, "train", 1000), 0);
+	commit(t);
+	r = reader_of(t);
+
+	for (size_t i = 0; i < ELEMENTSOF(wrong); i++) {
+		struct read_query q = { .id = RS_MARKS_WINDOW, .sql = wrong[i].sql, .columns = wrong[i].columns,
+					.n_columns = wrong[i].n };
+		assert_int_equal(read_query_prepare(r, &q, &st), -EPROTO);
+		assert_null(r->stmt[RS_MARKS_WINDOW]);
+		if (!strstr(r->error, wrong[i].why))
+			fail_msg("%s: \"%s\" does not say %s", wrong[i].sql, r->error, wrong[i].why);
+	}
+	/* history prepares the statement of its own table, and reads it */
+	struct store_history_query hq = { .sel = sel, .since = H0, .until = H0 + HOUR };
+	assert_int_equal(store_read_history(r, &hq, &o, err, sizeof(err)), 0);
+	assert_int_equal(json_array_size(jget(o, "marks")), 2);
+	assert_string_equal(jstr(jat(jget(o, "marks"), 1), "name"), "train");
+	assert_int_equal(jint(jat(jget(o, "marks"), 1), "by_uid"), 1000);
+	json_decref(o);
+
+	/* the report's statement of marks, with a table that matches it */
+	struct read_query q = READ_QUERY(RS_MARKS, "SELECT time, name FROM marks WHERE process_id = ?1 ORDER BY time, id",
+					 pair);
+	a = json_array();
+	assert_int_equal(read_query_prepare(r, &q, &st), 0);
+	assert_int_equal(sqlite3_bind_int64(st, 1, id), SQLITE_OK);
+	/* a page of one: the second row says another page follows */
+	assert_int_equal(read_rows(r, st, &q, 1, a, NULL, NULL, "reading marks"), 1);
+	assert_int_equal(json_array_size(a), 1);
+	assert_int_equal(sqlite3_bind_int64(st, 1, id), SQLITE_OK);
+	assert_int_equal(read_rows(r, st, &q, 2, a, NULL, NULL, "reading marks"), 0);
+	assert_int_equal(json_array_size(a), 3);
+	_cleanup_free_ char *text = json_dumps(a, JSON_COMPACT);
+	char want[256];
+	snprintf(want, sizeof(want),
+		 "[{\"time\":%lld,\"name\":\"load\"},{\"time\":%lld,\"name\":\"load\"},{\"time\":%lld,\"name\":\"train\"}]",
+		 (long long)(H0 + MINUTE), (long long)(H0 + MINUTE), (long long)(H0 + 2 * MINUTE));
+	assert_string_equal(text, want);
+	json_decref(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1087,6 +1170,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_interrupt, tmp_setup, tmp_teardown),
 		cmocka_unit_test_setup_teardown(test_vram, tmp_setup, tmp_teardown),
 		cmocka_unit_test_setup_teardown(test_query_plans, tmp_setup, tmp_teardown),
+		cmocka_unit_test_setup_teardown(test_column_tables, tmp_setup, tmp_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "census.h"
+#include "fixtures-census.h"
 #include "region-events.h"
 #include "scan.h"
 #include "store-migrations.h"
@@ -131,19 +132,6 @@ static int64_t put_proc(struct store *s, const char *boot, int pid, int64_t star
 	if (r < 0)
 		fail_msg("put_process: %s", store_error(s));
 	return id;
-}
-
-static struct census *java_census(void)
-{
-	struct scan_options o = { .top = 20 };
-	struct census *c = NULL;
-	struct scan_error err;
-	char smaps[4096], status[4096];
-	snprintf(smaps, sizeof(smaps), "%s", fixture("smaps/java17-g1.smaps"));
-	snprintf(status, sizeof(status), "%s", fixture("smaps/java17-g1.status"));
-	if (scan_smaps_file(smaps, status, &o, &c, &err) < 0)
-		fail_msg("java17-g1: %s", err.message);
-	return c;
 }
 
 /* ------------------------------------------------------------ creating */

@@ -72,13 +72,13 @@ static size_t count_lines(const char *text, const char *needle)
  * and stays.  The last census lists the new file before the old one's
  * disappearance: the export must make room first. */
 static const struct trace_region_event history[] = {
-	{ TRACE_REGION_APPEARED, 1000, 1, B, "mapped_files", 32 * MiB, 0, 32 * MiB, 0 },
-	{ TRACE_REGION_APPEARED, 1000, 1, C, "other", 64 * MiB, 0, 64 * MiB, 0 },
-	{ TRACE_REGION_DISAPPEARED, 2000, 2, B, "mapped_files", 0, 32 * MiB, 0, 32 * MiB },
-	{ TRACE_REGION_GREW, 2000, 2, A, "other", 8 * MiB, 4 * MiB, 8 * MiB, 4 * MiB },
-	{ TRACE_REGION_APPEARED, 3000, 3, B, "mapped_files", 32 * MiB, 0, 32 * MiB, 0 },
-	{ TRACE_REGION_APPEARED, 4000, 4, B, "mapped_files", 32 * MiB, 0, 32 * MiB, 0 },
-	{ TRACE_REGION_DISAPPEARED, 4000, 4, B, "mapped_files", 0, 32 * MiB, 0, 32 * MiB },
+	{ REGION_APPEARED, 1000, 1, B, "mapped_files", 32 * MiB, 0, 32 * MiB, 0 },
+	{ REGION_APPEARED, 1000, 1, C, "other", 64 * MiB, 0, 64 * MiB, 0 },
+	{ REGION_DISAPPEARED, 2000, 2, B, "mapped_files", 0, 32 * MiB, 0, 32 * MiB },
+	{ REGION_GREW, 2000, 2, A, "other", 8 * MiB, 4 * MiB, 8 * MiB, 4 * MiB },
+	{ REGION_APPEARED, 3000, 3, B, "mapped_files", 32 * MiB, 0, 32 * MiB, 0 },
+	{ REGION_APPEARED, 4000, 4, B, "mapped_files", 32 * MiB, 0, 32 * MiB, 0 },
+	{ REGION_DISAPPEARED, 4000, 4, B, "mapped_files", 0, 32 * MiB, 0, 32 * MiB },
 };
 
 static void test_stream(void **state)
@@ -141,8 +141,8 @@ static void test_shrink_and_window(void **state)
 {
 	(void)state;
 	const struct trace_region_event v[] = {
-		{ TRACE_REGION_SHRANK, 5000, 7, A, "malloc", 2 * MiB, 8 * MiB, 1 * MiB, 6 * MiB },
-		{ TRACE_REGION_DISAPPEARED, 5000, 7, C, "stacks", 0, 8 * MiB, 0, 100 * 1024 },
+		{ REGION_SHRANK, 5000, 7, A, "malloc", 2 * MiB, 8 * MiB, 1 * MiB, 6 * MiB },
+		{ REGION_DISAPPEARED, 5000, 7, C, "stacks", 0, 8 * MiB, 0, 100 * 1024 },
 	};
 	char *text = export(v, ELEMENTSOF(v));
 	struct run *run = replay_physical(text);
@@ -171,8 +171,8 @@ static void test_edges(void **state)
 	free(text);
 
 	const struct trace_region_event odd[] = {
-		{ TRACE_REGION_APPEARED, 1, 1, A, "na\"me\\x", MiB, 0, MiB, 0 },
-		{ TRACE_REGION_APPEARED, 1, 1, C, NULL, MiB, 0, 0, 0 },
+		{ REGION_APPEARED, 1, 1, A, "na\"me\\x", MiB, 0, MiB, 0 },
+		{ REGION_APPEARED, 1, 1, C, NULL, MiB, 0, 0, 0 },
 	};
 	text = export(odd, ELEMENTSOF(odd));
 	assert_non_null(strstr(text, "\"scope\":\"root/na\\\"me\\\\x\""));
@@ -182,13 +182,13 @@ static void test_edges(void **state)
 	done(run);
 	free(text);
 
-	struct trace_region_event bad = { .kind = _TRACE_REGION_CHANGE_MAX };
+	struct trace_region_event bad = { .kind = _REGION_EVENT_KIND_MAX };
 	FILE *f = fopen("/dev/null", "w");
 	assert_int_equal(trace_export_region_events(&bad, 1, f), -EINVAL);
 	fclose(f);
 
-	assert_int_equal(trace_region_change_from_name("grew"), TRACE_REGION_GREW);
-	assert_int_equal(trace_region_change_from_name("moved"), -1);
+	assert_int_equal(region_event_kind_from_name("grew"), REGION_GREW);
+	assert_int_equal(region_event_kind_from_name("moved"), -1);
 }
 
 int main(void)

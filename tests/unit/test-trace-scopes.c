@@ -244,8 +244,8 @@ static void test_site_detail(void **state)
 	/* sites themselves are not tracked without --sites */
 	assert_int_equal(run->a.sites.count, 0);
 	assert_int_equal(run->a.detail_sizes.count, 2);
-	const struct trace_bucket *b100 = trace_table_get(&run->a.detail_sizes, 100);
-	const struct trace_bucket *b64 = trace_table_get(&run->a.detail_sizes, 64);
+	const struct trace_bucket *b100 = hashtab_get(&run->a.detail_sizes, 100);
+	const struct trace_bucket *b64 = hashtab_get(&run->a.detail_sizes, 64);
 	assert_non_null(b100);
 	assert_non_null(b64);
 	/* the resize moved one allocation from size 100 to size 64 */
@@ -256,7 +256,7 @@ static void test_site_detail(void **state)
 	assert_int_equal(b64->counters.allocations, 1);
 	assert_int_equal(b64->counters.live_bytes, 64);
 	int64_t b = trace_scopes_find(&run->a.scopes, "b", 1);
-	const struct trace_bucket *sb = trace_table_get(&run->a.detail_scopes, (uint64_t)b);
+	const struct trace_bucket *sb = hashtab_get(&run->a.detail_scopes, (uint64_t)b);
 	assert_non_null(sb);
 	assert_int_equal(sb->counters.allocations, 2);
 	assert_int_equal(sb->counters.frees, 1);

@@ -64,7 +64,7 @@ static inline const struct trace_counters *scope(const struct run *run, const ch
 
 static inline const struct trace_counters *site(const struct run *run, uint64_t address)
 {
-	const struct trace_site *s = trace_table_get(&run->a.sites, address);
+	const struct trace_site *s = hashtab_get(&run->a.sites, address);
 	if (!s)
 		fail_msg("no site 0x%llx", (unsigned long long)address);
 	return &s->counters;

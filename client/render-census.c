@@ -1,5 +1,5 @@
 /* Rendering a census, or the comparison of two, as text or Markdown. */
-#include "render.h"
+#include "render-census.h"
 
 #include <errno.h>
 #include <inttypes.h>

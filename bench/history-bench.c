@@ -208,7 +208,7 @@ static void fill(const char *path)
 		for (int64_t t = T_START + CENSUS_EVERY / 2; t <= T_END; t += CENSUS_EVERY, k++) {
 			struct census *c = make_census(p, k);
 			struct store_census m = { .time = t, .trigger = k == 0 ? TRIGGER_FIRST : TRIGGER_INTERVAL,
-						  .status = STATUS_OK, .wall_us = -1, .cpu_us = -1, .bytes_read = -1 };
+						  .status = CENSUS_OK, .wall_us = -1, .cpu_us = -1, .bytes_read = -1 };
 			struct region_event ev[EVENTS_PER_CENSUS];
 			int64_t census_id;
 			check(s, store_put_census(s, ids[p], &m, c, &census_id), "census");

@@ -17,7 +17,7 @@
 int ask(const char *socket, json_t *request, uint64_t wait_us, json_t **ret_result)
 {
 	struct control_error err = { "", "" };
-	int r = control_ask(control_socket_path(socket), request, wait_us, ret_result, &err);
+	int r = control_client_ask(control_client_socket_path(socket), request, wait_us, ret_result, &err);
 	if (r < 0)
 		return fail("%s", err.message);
 	return 0;
@@ -25,15 +25,15 @@ int ask(const char *socket, json_t *request, uint64_t wait_us, json_t **ret_resu
 
 int ask_all_pages(const char *socket, json_t *request, json_t **ret_result)
 {
-	_cleanup_(control_closep) struct control *c = NULL;
+	_cleanup_(control_client_closep) struct control_client *c = NULL;
 	struct control_error err = { "", "" };
 	bool truncated = false;
 	int r;
 
 	if (json_object_set_new(request, "limit", json_integer(CONTROL_PAGE_ROWS)) < 0)
 		return fail("%s", strerror(ENOMEM));
-	if ((r = control_connect(control_socket_path(socket), &c, &err)) < 0 ||
-	    (r = control_call_all(c, request, CONTROL_ROWS_MAX, CONTROL_WAIT_US, ret_result, &truncated, &err)) < 0)
+	if ((r = control_client_connect(control_client_socket_path(socket), &c, &err)) < 0 ||
+	    (r = control_client_call_all(c, request, CONTROL_ROWS_MAX, CONTROL_WAIT_US, ret_result, &truncated, &err)) < 0)
 		return fail("%s", err.message);
 	if (truncated)
 		fprintf(stderr,

@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "paths.h"
+
 /* getopt_long values of the options shared by these commands. */
 enum {
 	OPT_SOCKET = 0x100,
@@ -22,7 +24,7 @@ enum {
 };
 
 #define ASK_SOCKET_OPTION { "socket", required_argument, NULL, OPT_SOCKET }
-#define ASK_SOCKET_HELP "  --socket PATH      ramwatchd's socket (default $RAMWATCH_SOCKET, else /run/ramwatch/ramwatch.sock)\n"
+#define ASK_SOCKET_HELP "  --socket PATH      ramwatchd's socket (default $RAMWATCH_SOCKET, else " RW_SOCKET_DEFAULT ")\n"
 
 /* Asks once: 0 with *ret_result (json_decref), or 1 after printing the
  * daemon's error or why it could not be asked. */

@@ -125,7 +125,7 @@ static int scan_by_daemon(const char *socket, int pid, bool light, struct census
 		snprintf(err->message, sizeof(err->message), "%s", strerror(ENOMEM));
 		return -ENOMEM;
 	}
-	r = control_ask(control_socket_path(socket), request, CONTROL_SCAN_WAIT_US, &result, err);
+	r = control_client_ask(control_client_socket_path(socket), request, CONTROL_SCAN_WAIT_US, &result, err);
 	if (r < 0)
 		return r;
 	if (census_from_json(result, ret, reason, sizeof(reason)) < 0) {
@@ -231,7 +231,7 @@ static void scan_help(void)
 	       "  --daemon         ramwatchd takes the census, with its rights (also done when\n"
 	       "                   reading PID is not permitted)\n"
 	       "  --socket PATH    ramwatchd's socket (default $RAMWATCH_SOCKET, else\n"
-	       "                   /run/ramwatch/ramwatch.sock)\n",
+	       "                   " RW_SOCKET_DEFAULT ")\n",
 	       RW_TOP_DEFAULT);
 }
 

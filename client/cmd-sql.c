@@ -17,13 +17,13 @@
 #include "fileio.h"
 #include "limits.h"
 #include "macro.h"
+#include "paths.h"
 #include "query.h"
 #include "table.h"
 #include "text.h"
 #include "units.h"
 #include "util.h"
 
-#define SQL_DB_DEFAULT "/var/lib/ramwatch/ramwatch.db"
 #define SQL_DB_ENV "RAMWATCH_DB"
 
 /* The most columns a table lays out. */
@@ -326,7 +326,7 @@ static void sql_help(void)
 	       "                    other value; K, M, G for KiB, MiB, GiB (default %s)\n\n"
 	       "Sizes and durations are written as in ramwatchd.conf (ramwatch(1), SIZES AND\n"
 	       "DURATIONS): 1.5G, 512K; 1.5s, 2min, 1h 30min.\n",
-	       QUERY_PRAGMAS, SQL_DB_ENV, SQL_DB_DEFAULT,
+	       QUERY_PRAGMAS, SQL_DB_ENV, RW_DATABASE_DEFAULT,
 	       units_format_duration(t_default, RW_SQL_TIMEOUT_DEFAULT_MS * UNITS_USEC_PER_MS),
 	       units_format_duration(t_max, RW_SQL_TIMEOUT_MAX_MS * UNITS_USEC_PER_MS), RW_SQL_ROWS_DEFAULT,
 	       RW_SQL_ROWS_MAX, units_format_size(b_default, RW_SQL_BYTES_DEFAULT));
@@ -434,7 +434,7 @@ int cmd_sql(int argc, char **argv)
 	if (!db) {
 		db = getenv(SQL_DB_ENV);
 		if (!db || !db[0])
-			db = SQL_DB_DEFAULT;
+			db = RW_DATABASE_DEFAULT;
 	}
 	o.path = db;
 

@@ -22,7 +22,7 @@
 #include "store-read-page.h"
 #include "util.h"
 
-struct control {
+struct control_client {
 	int fd;
 	char *path;
 	char *buf; /* received bytes not yet consumed: [0, len) */
@@ -40,15 +40,15 @@ static void set_error(struct control_error *err, const char *code, const char *f
 	va_end(ap);
 }
 
-const char *control_socket_path(const char *option)
+const char *control_client_socket_path(const char *option)
 {
 	const char *env = getenv(CONTROL_SOCKET_ENV);
 	if (option)
 		return option;
-	return env && env[0] ? env : CONTROL_SOCKET_DEFAULT;
+	return env && env[0] ? env : RW_SOCKET_DEFAULT;
 }
 
-struct control *control_close(struct control *c)
+struct control_client *control_client_close(struct control_client *c)
 {
 	if (!c)
 		return NULL;
@@ -86,10 +86,10 @@ static int connect_error(const char *path, int e, struct control_error *err)
 	return -e;
 }
 
-int control_connect(const char *path, struct control **ret, struct control_error *err)
+int control_client_connect(const char *path, struct control_client **ret, struct control_error *err)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	struct control *c;
+	struct control_client *c;
 	size_t n = strlen(path);
 
 	if (n == 0 || n >= sizeof(sa.sun_path)) {
@@ -107,13 +107,13 @@ int control_connect(const char *path, struct control **ret, struct control_error
 	c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (c->fd < 0) {
 		int e = errno;
-		control_close(c);
+		control_client_close(c);
 		set_error(err, "", "cannot make a socket: %s", strerror(e));
 		return -e;
 	}
 	if (connect(c->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		int e = errno;
-		control_close(c);
+		control_client_close(c);
 		return connect_error(path, e, err);
 	}
 	*ret = c;
@@ -148,7 +148,7 @@ static int wait_fd(int fd, short events, uint64_t deadline_us)
 	}
 }
 
-static int send_line(struct control *c, const char *data, size_t len, uint64_t deadline_us)
+static int send_line(struct control_client *c, const char *data, size_t len, uint64_t deadline_us)
 {
 	while (len > 0) {
 		ssize_t k = send(c->fd, data, len, MSG_NOSIGNAL);
@@ -169,7 +169,7 @@ static int send_line(struct control *c, const char *data, size_t len, uint64_t d
 }
 
 /* Reads until the buffer holds a newline; returns its offset. */
-static int read_line(struct control *c, uint64_t deadline_us, size_t *ret_end)
+static int read_line(struct control_client *c, uint64_t deadline_us, size_t *ret_end)
 {
 	size_t scanned = 0;
 
@@ -209,7 +209,7 @@ static int read_line(struct control *c, uint64_t deadline_us, size_t *ret_end)
 	}
 }
 
-int control_parse_answer(const char *line, size_t len, json_t **ret_result, struct control_error *err)
+int control_client_parse_answer(const char *line, size_t len, json_t **ret_result, struct control_error *err)
 {
 	_cleanup_(json_decrefp) json_t *root = NULL;
 	json_error_t jerr;
@@ -250,7 +250,7 @@ int control_parse_answer(const char *line, size_t len, json_t **ret_result, stru
 	return -EREMOTEIO;
 }
 
-int control_call(struct control *c, json_t *request, uint64_t wait_us, json_t **ret_result,
+int control_client_call(struct control_client *c, json_t *request, uint64_t wait_us, json_t **ret_result,
 		 struct control_error *err)
 {
 	uint64_t deadline = now_monotonic_us() + wait_us;
@@ -290,7 +290,7 @@ int control_call(struct control *c, json_t *request, uint64_t wait_us, json_t **
 			set_error(err, "", "cannot read the answer of ramwatchd at %s: %s", c->path, strerror(-r));
 		return sent < 0 ? sent : r;
 	}
-	r = control_parse_answer(c->buf, end, ret_result, err);
+	r = control_client_parse_answer(c->buf, end, ret_result, err);
 	memmove(c->buf, c->buf + end + 1, c->len - end - 1);
 	c->len -= end + 1;
 	return r;
@@ -298,7 +298,7 @@ int control_call(struct control *c, json_t *request, uint64_t wait_us, json_t **
 
 /* ---------------------------------------------------------------- paged answers */
 
-int control_call_all(struct control *c, json_t *request, size_t max_rows, uint64_t wait_us, json_t **ret_result,
+int control_client_call_all(struct control_client *c, json_t *request, size_t max_rows, uint64_t wait_us, json_t **ret_result,
 		     bool *ret_truncated, struct control_error *err)
 {
 	_cleanup_(json_decrefp) json_t *all = NULL;
@@ -306,7 +306,7 @@ int control_call_all(struct control *c, json_t *request, size_t max_rows, uint64
 	size_t rows;
 	int r;
 
-	if ((r = control_call(c, request, wait_us, &all, err)) < 0)
+	if ((r = control_client_call(c, request, wait_us, &all, err)) < 0)
 		return r;
 	if (!json_is_object(all)) {
 		set_error(err, "", "ramwatchd sent a malformed answer (the result is not an object)");
@@ -319,7 +319,7 @@ int control_call_all(struct control *c, json_t *request, size_t max_rows, uint64
 		_cleanup_(json_decrefp) json_t *page = NULL;
 		if (json_object_set(request, "cursor", cursor) < 0)
 			goto oom;
-		if ((r = control_call(c, request, wait_us, &page, err)) < 0)
+		if ((r = control_client_call(c, request, wait_us, &page, err)) < 0)
 			return r;
 		if ((r = store_read_merge_page(all, page)) < 0)
 			goto oom;
@@ -339,12 +339,12 @@ oom:
 	return -ENOMEM;
 }
 
-int control_ask(const char *path, json_t *request, uint64_t wait_us, json_t **ret_result,
+int control_client_ask(const char *path, json_t *request, uint64_t wait_us, json_t **ret_result,
 		struct control_error *err)
 {
-	_cleanup_(control_closep) struct control *c = NULL;
-	int r = control_connect(path, &c, err);
+	_cleanup_(control_client_closep) struct control_client *c = NULL;
+	int r = control_client_connect(path, &c, err);
 	if (r < 0)
 		return r;
-	return control_call(c, request, wait_us, ret_result, err);
+	return control_client_call(c, request, wait_us, ret_result, err);
 }

@@ -12,8 +12,8 @@
 
 #include "limits.h"
 #include "macro.h"
+#include "paths.h"
 
-#define CONTROL_SOCKET_DEFAULT "/run/ramwatch/ramwatch.sock"
 #define CONTROL_SOCKET_ENV "RAMWATCH_SOCKET"
 
 /* How long the client waits for an answer: the daemon's own limit for the
@@ -39,19 +39,19 @@ struct control_error {
 };
 
 /* The socket to use: option when given, else $RAMWATCH_SOCKET when set and
- * not empty, else CONTROL_SOCKET_DEFAULT. */
-const char *control_socket_path(const char *option);
+ * not empty, else RW_SOCKET_DEFAULT. */
+const char *control_client_socket_path(const char *option);
 
-struct control;
+struct control_client;
 
 /* Connects to the daemon's socket at path.  Returns 0 with *ret, or a
  * negative errno with the message in err: a missing socket or a refused
  * connection asks whether ramwatchd runs, a permission error says what is
  * needed. */
-int control_connect(const char *path, struct control **ret, struct control_error *err);
+int control_client_connect(const char *path, struct control_client **ret, struct control_error *err);
 /* Accepts NULL, returns NULL. */
-struct control *control_close(struct control *c);
-DEFINE_CLEANUP(struct control *, control_close)
+struct control_client *control_client_close(struct control_client *c);
+DEFINE_CLEANUP(struct control_client *, control_client_close)
 
 /* Sends request as one line and waits at most wait_us for its answer.
  * Returns 0 with *ret_result (a new reference to the answer's "result");
@@ -59,22 +59,22 @@ DEFINE_CLEANUP(struct control *, control_close)
  * message and code); -ETIMEDOUT, -ECONNRESET (closed without an answer),
  * -EMSGSIZE (an answer longer than RW_ANSWER_MAX), -EBADMSG (not an answer
  * of this protocol) or another -errno, with the message in err. */
-int control_call(struct control *c, json_t *request, uint64_t wait_us, json_t **ret_result,
+int control_client_call(struct control_client *c, json_t *request, uint64_t wait_us, json_t **ret_result,
 		 struct control_error *err);
 
-/* Pure: the answer line (len bytes, no newline) as control_call reads it:
+/* Pure: the answer line (len bytes, no newline) as control_client_call reads it:
  * 0 with *ret_result, -EREMOTEIO with the daemon's message, -EBADMSG with
  * what is wrong. */
-int control_parse_answer(const char *line, size_t len, json_t **ret_result, struct control_error *err);
+int control_client_parse_answer(const char *line, size_t len, json_t **ret_result, struct control_error *err);
 
 /* Calls a paged op, then follows "next" (passed back as "cursor") on the
  * same connection until the answer is whole or at least max_rows rows
  * (samples and events) have come.  Returns 0 with every page merged in
  * *ret_result (store_read_merge_page; without "next") and *ret_truncated
- * telling whether rows were left; else as control_call. */
-int control_call_all(struct control *c, json_t *request, size_t max_rows, uint64_t wait_us, json_t **ret_result,
+ * telling whether rows were left; else as control_client_call. */
+int control_client_call_all(struct control_client *c, json_t *request, size_t max_rows, uint64_t wait_us, json_t **ret_result,
 		     bool *ret_truncated, struct control_error *err);
 
 /* Connects, calls once, closes. */
-int control_ask(const char *path, json_t *request, uint64_t wait_us, json_t **ret_result,
+int control_client_ask(const char *path, json_t *request, uint64_t wait_us, json_t **ret_result,
 		struct control_error *err);

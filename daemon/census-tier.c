@@ -121,12 +121,12 @@ static void notify_waiters(struct target *t, const struct census_result *res)
 
 void census_tier_record(struct census_tier *ct, struct target *t, const struct census_result *res, uint64_t now)
 {
-	enum store_status status = res->meta.status;
+	enum census_status status = res->meta.status;
 	enum store_trigger trigger = res->meta.trigger;
 	const char *comm = t->ref->info.comm ? t->ref->info.comm : "?";
 
 	ct->stats.censuses[status]++;
-	if (res->meta.light && status == STATUS_OK)
+	if (res->meta.light && status == CENSUS_OK)
 		ct->stats.censuses_light++;
 	if (res->meta.cpu_us > 0) {
 		budget_charge(&ct->budget, (uint64_t)res->meta.cpu_us);
@@ -136,20 +136,20 @@ void census_tier_record(struct census_tier *ct, struct target *t, const struct c
 		ct->stats.census_wall_us += (uint64_t)res->meta.wall_us;
 
 	uint64_t private = res->census ? census_private(res->census) : t->private;
-	if (status == STATUS_DENIED || status == STATUS_ERROR)
-		log_pid_warning(t->pid, "census of process %d (%s): %s: %s", t->pid, comm, store_status_name(status),
+	if (status == CENSUS_DENIED || status == CENSUS_ERROR)
+		log_pid_warning(t->pid, "census of process %d (%s): %s: %s", t->pid, comm, store_census_status_name(status),
 				res->message);
 	else
 		log_pid_debug(t->pid, "census of process %d (%s, %s%s): %s", t->pid, comm, store_trigger_name(trigger),
 			      trigger == TRIGGER_GROWTH && t->plan.vram_growth ? " of GPU memory" : "",
-			      store_status_name(status));
-	if (status == STATUS_OK && res->census)
+			      store_census_status_name(status));
+	if (status == CENSUS_OK && res->census)
 		export_classes_from_census(res->census, &t->classes);
 	notify_waiters(t, res);
 	schedule_done(&t->plan, now, status, private);
 }
 
-enum store_status census_tier_take(struct census_tier *ct, struct target *t, const struct gpu_snapshot *gpu,
+enum census_status census_tier_take(struct census_tier *ct, struct target *t, const struct gpu_snapshot *gpu,
 				   struct writer *writer)
 {
 	enum store_trigger trigger = schedule_trigger(&t->plan);
@@ -167,8 +167,8 @@ enum store_status census_tier_take(struct census_tier *ct, struct target *t, con
 	r = target_census(t, trigger, census_tier_light(ct, t), ct->config->evidence, now_realtime_ms(), gpu, &res);
 	if (r < 0) {
 		log_pid_warning_errno(t->pid, r, "census of process %d failed: %m", t->pid);
-		schedule_done(&t->plan, now_monotonic_us(), STATUS_ERROR, 0);
-		return STATUS_ERROR;
+		schedule_done(&t->plan, now_monotonic_us(), CENSUS_ERROR, 0);
+		return CENSUS_ERROR;
 	}
 	/* recorded before it is queued: the writer takes the census */
 	census_tier_record(ct, t, &res, now_monotonic_us());
@@ -222,7 +222,7 @@ void census_tier_forget(struct census_tier *ct, struct target *t, bool exited, i
 		return;
 	/* clients waiting for a census of a process that is gone */
 	struct census_result gone = {
-		.meta = { .time = time, .trigger = TRIGGER_REQUEST, .status = exited ? STATUS_EXITED : STATUS_ERROR,
+		.meta = { .time = time, .trigger = TRIGGER_REQUEST, .status = exited ? CENSUS_EXITED : CENSUS_ERROR,
 			  .wall_us = -1, .cpu_us = -1, .bytes_read = -1 },
 	};
 	snprintf(gone.message, sizeof(gone.message), exited ? "process %d exited" : "process %d is no longer watched",

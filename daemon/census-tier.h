@@ -42,7 +42,7 @@ struct census_result {
 
 /* What the censuses came to, over the daemon's life. */
 struct census_tier_stats {
-	uint64_t censuses[_STATUS_MAX]; /* by status */
+	uint64_t censuses[_CENSUS_STATUS_MAX]; /* by status */
 	uint64_t censuses_light;        /* light ones that were ok */
 	uint64_t deferred;              /* censuses that waited for budget */
 	uint64_t census_cpu_us, census_wall_us;
@@ -79,9 +79,9 @@ struct target *census_tier_next(struct census_tier *ct, const struct watched *w)
 bool census_tier_light(const struct census_tier *ct, const struct target *t);
 
 /* Takes t's census now (gpu: the last GPU snapshot, or NULL) and queues it
- * on writer.  Returns the census's status: STATUS_EXITED means t is gone
+ * on writer.  Returns the census's status: CENSUS_EXITED means t is gone
  * and the caller lets it go. */
-enum store_status census_tier_take(struct census_tier *ct, struct target *t, const struct gpu_snapshot *gpu,
+enum census_status census_tier_take(struct census_tier *ct, struct target *t, const struct gpu_snapshot *gpu,
 				   struct writer *writer);
 /* What census_tier_take does with a result before queuing it: the counts,
  * the budget charged, the logs, the classes for the metrics, the waiting

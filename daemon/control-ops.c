@@ -99,9 +99,9 @@ static void op_status(struct control_conn *c)
 	json_t *counts = json_object();
 
 	s->view.status(s->view.userdata, &st);
-	for (int k = 0; k < _STATUS_MAX; k++)
+	for (int k = 0; k < _CENSUS_STATUS_MAX; k++)
 		if (counts)
-			json_object_set_new(counts, store_status_name(k), json_integer((json_int_t)st.census.censuses[k]));
+			json_object_set_new(counts, store_census_status_name(k), json_integer((json_int_t)st.census.censuses[k]));
 	if (counts)
 		json_object_set_new(counts, "light", json_integer((json_int_t)st.census.censuses_light));
 
@@ -310,7 +310,7 @@ static void on_census(void *userdata, const struct census_result *res)
 
 	/* the waiter is freed by the census tier after this call */
 	c->waiter = NULL;
-	if (res->meta.status == STATUS_OK && res->census) {
+	if (res->meta.status == CENSUS_OK && res->census) {
 		json_t *census = census_to_json(res->census, false);
 		if (census && (json_object_set_new(census, "trigger", json_string(store_trigger_name(res->meta.trigger))) < 0 ||
 			       json_object_set_new(census, "status", json_string("ok")) < 0)) {
@@ -320,10 +320,10 @@ static void on_census(void *userdata, const struct census_result *res)
 		control_conn_result(c, census);
 		return;
 	}
-	enum control_code code = res->meta.status == STATUS_EXITED ? CONTROL_NOT_FOUND
-				 : res->meta.status == STATUS_DENIED ? CONTROL_DENIED
+	enum control_code code = res->meta.status == CENSUS_EXITED ? CONTROL_NOT_FOUND
+				 : res->meta.status == CENSUS_DENIED ? CONTROL_DENIED
 								     : CONTROL_INTERNAL;
-	control_conn_error(c, code, message && *message ? message : store_status_name(res->meta.status));
+	control_conn_error(c, code, message && *message ? message : store_census_status_name(res->meta.status));
 }
 
 static void op_scan(struct control_conn *c)

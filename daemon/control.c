@@ -237,7 +237,7 @@ int control_new(sd_event *event, const struct view *view, const struct control_o
 		control_free(c);
 		return log_error_errno(n, "cannot read the sockets systemd passed: %m");
 	}
-	r = n > 0 ? listen_passed(c, n) : listen_at(c, o->socket_path ? o->socket_path : CONTROL_SOCKET_DEFAULT);
+	r = n > 0 ? listen_passed(c, n) : listen_at(c, o->socket_path ? o->socket_path : RW_SOCKET_DEFAULT);
 	if (r < 0) {
 		control_free(c);
 		if (n > 0 || o->socket_path)

@@ -24,15 +24,15 @@
 
 #include <systemd/sd-event.h>
 
+#include "paths.h"
 #include "view.h"
 
 struct control;
 
-#define CONTROL_SOCKET_DEFAULT "/run/ramwatch/ramwatch.sock"
 
 struct control_options {
 	/* NULL: the socket systemd passes (socket activation), else
-	 * CONTROL_SOCKET_DEFAULT */
+	 * RW_SOCKET_DEFAULT */
 	const char *socket_path;
 	/* where processes are read from for scans (NULL: /proc) */
 	const char *proc_root;

@@ -353,8 +353,8 @@ static void put_gpu_devices(FILE *f, const struct gpu_snapshot *s)
 static void put_daemon(FILE *f, const struct export_daemon *d)
 {
 	family(f, "ramwatch_censuses_total", "counter", "Censuses taken, by status.");
-	for (int s = 0; s < _STATUS_MAX; s++)
-		fprintf(f, "ramwatch_censuses_total{status=\"%s\"} %" PRIu64 "\n", store_status_name(s), d->censuses[s]);
+	for (int s = 0; s < _CENSUS_STATUS_MAX; s++)
+		fprintf(f, "ramwatch_censuses_total{status=\"%s\"} %" PRIu64 "\n", store_census_status_name(s), d->censuses[s]);
 
 	family(f, "ramwatch_census_seconds_total", "counter", "CPU time spent taking censuses.");
 	fprintf(f, "ramwatch_census_seconds_total %" PRIu64 ".%06" PRIu64 "\n", d->census_cpu_us / 1000000,

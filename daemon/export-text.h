@@ -48,7 +48,7 @@ struct export_process {
 /* The daemon-wide counters. */
 struct export_daemon {
 	const char *version;
-	uint64_t censuses[_STATUS_MAX]; /* by status */
+	uint64_t censuses[_CENSUS_STATUS_MAX]; /* by status */
 	uint64_t census_cpu_us;
 	uint64_t deferred;
 	uint64_t watched;

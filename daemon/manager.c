@@ -31,6 +31,7 @@
 #include "limits.h"
 #include "log.h"
 #include "macro.h"
+#include "paths.h"
 #include "procfs.h"
 #include "state-lock.h"
 #include "store-cycle.h"
@@ -173,9 +174,9 @@ static void census_pass(struct manager *m)
 
 	census_tier_refill(m->census, start);
 	while ((t = census_tier_next(m->census, m->watched))) {
-		enum store_status status =
+		enum census_status status =
 			census_tier_take(m->census, t, gpu_watch_snapshot(&m->gpu), store_cycle_writer(m->store));
-		if (status == STATUS_EXITED)
+		if (status == CENSUS_EXITED)
 			let_go(m, t, true);
 		census_tier_refill(m->census, now_monotonic_us());
 		if (now_monotonic_us() - start > RW_CENSUS_PASS_US)
@@ -519,7 +520,7 @@ int manager_new(const struct manager_options *o, struct manager **ret)
 	config_defaults(&m->config);
 	m->config_path = strdup(o->config_path);
 	m->state_dir = strdup(o->state_dir);
-	if (!m->config_path || !m->state_dir || asprintf(&m->db_path, "%s/ramwatch.db", o->state_dir) < 0) {
+	if (!m->config_path || !m->state_dir || asprintf(&m->db_path, "%s/" RW_DATABASE_NAME, o->state_dir) < 0) {
 		m->db_path = NULL;
 		manager_free(m);
 		return log_error_errno(ENOMEM, "out of memory");

@@ -14,9 +14,9 @@
 #include "log.h"
 #include "macro.h"
 #include "manager.h"
+#include "paths.h"
 
 #define DEFAULT_CONFIG "/etc/ramwatch/ramwatchd.conf"
-#define DEFAULT_STATE_DIR "/var/lib/ramwatch"
 
 static void help(void)
 {
@@ -25,13 +25,13 @@ static void help(void)
 	       "  --config FILE      configuration file (default " DEFAULT_CONFIG ";\n"
 	       "                     drop-ins in FILE.d/*.conf)\n"
 	       "  --state-dir DIR    where the database lives (default $STATE_DIRECTORY,\n"
-	       "                     else " DEFAULT_STATE_DIR ")\n"
+	       "                     else " RW_STATE_DIR_DEFAULT ")\n"
 	       "  --foreground       stay in the foreground (as under systemd)\n"
 	       "  --log-level LEVEL  debug, info (default), notice, warning, err\n"
 	       "  --check-config     check the configuration, print it in full, and exit\n"
 	       "  --proc DIR         read processes from DIR instead of /proc\n"
 	       "  --socket PATH      the control socket (default: the one systemd passes,\n"
-	       "                     else " CONTROL_SOCKET_DEFAULT ")\n"
+	       "                     else " RW_SOCKET_DEFAULT ")\n"
 	       "  --version          print the version\n"
 	       "  --help             this text\n\n"
 	       "See ramwatchd(8) and ramwatchd.conf(5).\n");
@@ -152,7 +152,7 @@ int main(int argc, char **argv)
 	if (check)
 		return check_config(config_path);
 	/* systemd's StateDirectory= may list several, separated by ':' */
-	_cleanup_free_ char *state = strdup(state_dir && *state_dir ? state_dir : DEFAULT_STATE_DIR);
+	_cleanup_free_ char *state = strdup(state_dir && *state_dir ? state_dir : RW_STATE_DIR_DEFAULT);
 	if (!state)
 		return 1;
 	char *colon = strchr(state, ':');

@@ -86,7 +86,7 @@ int schedule_compare(const struct census_plan *a, const struct census_plan *b)
 	return 0;
 }
 
-void schedule_done(struct census_plan *p, uint64_t now, enum store_status status, uint64_t private)
+void schedule_done(struct census_plan *p, uint64_t now, enum census_status status, uint64_t private)
 {
 	p->attempted = true;
 	p->last_at = now;
@@ -94,7 +94,7 @@ void schedule_done(struct census_plan *p, uint64_t now, enum store_status status
 	p->deferred = false;
 	p->want_full = p->want_light = false;
 	p->vram_growth = false;
-	if (status == STATUS_OK) {
+	if (status == CENSUS_OK) {
 		p->have_ok = true;
 		p->last_private = private;
 		p->last_vram = p->vram;

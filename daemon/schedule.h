@@ -62,7 +62,7 @@ int schedule_compare(const struct census_plan *a, const struct census_plan *b);
 /* Records a census that was tried at now with that status, clearing the
  * pending triggers; an ok one holds private and the GPU memory last told
  * (schedule_update_vram), what later growth is measured from. */
-void schedule_done(struct census_plan *p, uint64_t now, enum store_status status, uint64_t private);
+void schedule_done(struct census_plan *p, uint64_t now, enum census_status status, uint64_t private);
 
 /* The census budget: a share of one CPU, as credit that accrues with time
  * (up to a cap: the share of RW_BUDGET_WINDOW) and is spent by each

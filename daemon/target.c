@@ -186,9 +186,9 @@ int target_census(struct target *t, enum store_trigger trigger, bool light, bool
 		snprintf(err.message, sizeof(err.message), "process %d exited; its pid was reused", t->pid);
 	}
 	if (r < 0) {
-		ret->meta.status = r == -ENOENT || r == -ESRCH		? STATUS_EXITED
-				   : r == -EACCES || r == -EPERM	? STATUS_DENIED
-									: STATUS_ERROR;
+		ret->meta.status = r == -ENOENT || r == -ESRCH		? CENSUS_EXITED
+				   : r == -EACCES || r == -EPERM	? CENSUS_DENIED
+									: CENSUS_ERROR;
 		snprintf(ret->message, sizeof(ret->message), "%s", err.message[0] ? err.message : strerror(-r));
 		ret->meta.message = ret->message;
 		ret->meta.wall_us = (int64_t)(now_monotonic_us() - t0);
@@ -196,7 +196,7 @@ int target_census(struct target *t, enum store_trigger trigger, bool light, bool
 		return r == -ENOMEM ? r : 0;
 	}
 
-	ret->meta.status = STATUS_OK;
+	ret->meta.status = CENSUS_OK;
 	ret->meta.light = c->light;
 	/* the row is at the time the census says it was taken (its JSON's
 	 * taken_at), a moment after it was asked for: a client that has the

@@ -9,7 +9,7 @@ struct view_rate_point view_rate_point(const struct view_status *st, uint64_t no
 {
 	struct view_rate_point p = { .at_us = now, .cpu_us = st->census.census_cpu_us };
 
-	for (int k = 0; k < _STATUS_MAX; k++)
+	for (int k = 0; k < _CENSUS_STATUS_MAX; k++)
 		p.censuses += st->census.censuses[k];
 	return p;
 }

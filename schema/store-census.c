@@ -187,8 +187,8 @@ int store_put_census(struct store *s, int64_t process_id, const struct store_cen
 		"  evidence_confirmed, evidence_split, evidence_reads, evidence_bytes)"
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21,"
 		"  ?22, ?23, ?24, ?25, ?26, ?27, ?28)";
-	const char *trigger = store_trigger_name(m->trigger), *status = store_status_name(m->status);
-	bool ok = m->status == STATUS_OK;
+	const char *trigger = store_trigger_name(m->trigger), *status = store_census_status_name(m->status);
+	bool ok = m->status == CENSUS_OK;
 	sqlite3_stmt *st;
 	int64_t id;
 	uint64_t v;

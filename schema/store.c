@@ -38,11 +38,11 @@ static const char *const trigger_names[_TRIGGER_MAX] = {
 	[TRIGGER_MARK] = "mark",         [TRIGGER_REQUEST] = "request",
 };
 
-static const char *const status_names[_STATUS_MAX] = {
-	[STATUS_OK] = "ok",
-	[STATUS_EXITED] = "exited",
-	[STATUS_DENIED] = "denied",
-	[STATUS_ERROR] = "error",
+static const char *const status_names[_CENSUS_STATUS_MAX] = {
+	[CENSUS_OK] = "ok",
+	[CENSUS_EXITED] = "exited",
+	[CENSUS_DENIED] = "denied",
+	[CENSUS_ERROR] = "error",
 };
 
 const char *store_trigger_name(enum store_trigger t)
@@ -50,9 +50,9 @@ const char *store_trigger_name(enum store_trigger t)
 	return (unsigned)t < _TRIGGER_MAX ? trigger_names[t] : NULL;
 }
 
-const char *store_status_name(enum store_status s)
+const char *store_census_status_name(enum census_status s)
 {
-	return (unsigned)s < _STATUS_MAX ? status_names[s] : NULL;
+	return (unsigned)s < _CENSUS_STATUS_MAX ? status_names[s] : NULL;
 }
 
 struct store *store_close(struct store *s)

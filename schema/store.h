@@ -121,23 +121,23 @@ enum store_trigger {
 	_TRIGGER_MAX
 };
 
-enum store_status {
-	STATUS_OK,
-	STATUS_EXITED,
-	STATUS_DENIED,
-	STATUS_ERROR,
-	_STATUS_MAX
+enum census_status {
+	CENSUS_OK,
+	CENSUS_EXITED,
+	CENSUS_DENIED,
+	CENSUS_ERROR,
+	_CENSUS_STATUS_MAX
 };
 
 /* The names stored in censuses.trigger and .status ("growth", "exited"),
  * or NULL for a value out of range. */
 const char *store_trigger_name(enum store_trigger t);
-const char *store_status_name(enum store_status s);
+const char *store_census_status_name(enum census_status s);
 
 struct store_census {
 	int64_t time;
 	enum store_trigger trigger;
-	enum store_status status;
+	enum census_status status;
 	bool light;          /* smaps_rollup and maps only (HugeProcess) */
 	const char *message; /* why, when status is not ok; NULL */
 	int64_t wall_us, cpu_us, bytes_read; /* -1 unknown */

@@ -42,14 +42,14 @@ static int teardown(void **state)
 
 /* A census of t that came back with status, having cost cpu_us, and what
  * the tier makes of it at now. */
-static void census_done(struct census_tier *ct, struct target *t, enum store_status status, uint64_t cpu_us,
+static void census_done(struct census_tier *ct, struct target *t, enum census_status status, uint64_t cpu_us,
 			uint64_t now)
 {
 	struct census_result res = {
 		.meta = { .trigger = schedule_trigger(&t->plan), .status = status, .cpu_us = (int64_t)cpu_us,
 			  .wall_us = (int64_t)cpu_us, .bytes_read = -1 },
 	};
-	snprintf(res.message, sizeof(res.message), "%s", store_status_name(status));
+	snprintf(res.message, sizeof(res.message), "%s", store_census_status_name(status));
 	res.meta.message = res.message;
 	census_tier_record(ct, t, &res, now);
 }
@@ -68,9 +68,9 @@ static void test_first_sight_and_interval(void **state)
 	assert_int_equal(schedule_trigger(&a->plan), TRIGGER_FIRST);
 
 	a->private = 100 * MiB;
-	census_done(ct, a, STATUS_OK, 1000, 1 * SEC);
+	census_done(ct, a, CENSUS_OK, 1000, 1 * SEC);
 	assert_null(census_tier_next(ct, w));
-	assert_int_equal(census_tier_get_stats(ct)->censuses[STATUS_OK], 1);
+	assert_int_equal(census_tier_get_stats(ct)->censuses[CENSUS_OK], 1);
 
 	/* samples within CensusInterval of it: nothing due */
 	census_tier_sampled(ct, a, 2 * SEC);
@@ -83,10 +83,10 @@ static void test_first_sight_and_interval(void **state)
 
 	/* a census that failed is tried again at the next interval, not at
 	 * once */
-	census_done(ct, a, STATUS_DENIED, 1000, 302 * SEC);
+	census_done(ct, a, CENSUS_DENIED, 1000, 302 * SEC);
 	census_tier_sampled(ct, a, 303 * SEC);
 	assert_null(census_tier_next(ct, w));
-	assert_int_equal(census_tier_get_stats(ct)->censuses[STATUS_DENIED], 1);
+	assert_int_equal(census_tier_get_stats(ct)->censuses[CENSUS_DENIED], 1);
 
 	watched_remove(w, a, false);
 	target_free(a);
@@ -109,8 +109,8 @@ static void test_growth(void **state)
 	census_tier_first_sight(ct, big, 0);
 	small->private = 1 * GiB;
 	big->private = 10 * GiB;
-	census_done(ct, small, STATUS_OK, 10, 1 * SEC);
-	census_done(ct, big, STATUS_OK, 10, 1 * SEC);
+	census_done(ct, small, CENSUS_OK, 10, 1 * SEC);
+	census_done(ct, big, CENSUS_OK, 10, 1 * SEC);
 	assert_null(census_tier_next(ct, w));
 
 	/* 1 GiB: 5 % is 51 MiB, so 256 MiB it is */
@@ -121,7 +121,7 @@ static void test_growth(void **state)
 	census_tier_sampled(ct, small, 21 * SEC);
 	assert_ptr_equal(census_tier_next(ct, w), small);
 	assert_int_equal(schedule_trigger(&small->plan), TRIGGER_GROWTH);
-	census_done(ct, small, STATUS_OK, 10, 22 * SEC);
+	census_done(ct, small, CENSUS_OK, 10, 22 * SEC);
 
 	/* 10 GiB: 5 % is 512 MiB, more than 256 MiB */
 	big->private = 10 * GiB + 300 * MiB;
@@ -130,7 +130,7 @@ static void test_growth(void **state)
 	big->private = 10 * GiB + 513 * MiB;
 	census_tier_sampled(ct, big, 31 * SEC);
 	assert_ptr_equal(census_tier_next(ct, w), big);
-	census_done(ct, big, STATUS_OK, 10, 32 * SEC);
+	census_done(ct, big, CENSUS_OK, 10, 32 * SEC);
 
 	/* grown again at once: not before CensusMinSpacing has passed */
 	big->private = 12 * GiB;
@@ -164,7 +164,7 @@ static void test_budget_defers(void **state)
 	/* the one due first goes first */
 	assert_ptr_equal(census_tier_next(ct, w), a);
 	/* 2 s of CPU against 1.2 s of credit: 0.8 s overdrawn */
-	census_done(ct, a, STATUS_OK, 2 * SEC, 0);
+	census_done(ct, a, CENSUS_OK, 2 * SEC, 0);
 
 	assert_null(census_tier_next(ct, w));
 	assert_true(b->plan.deferred);
@@ -180,9 +180,9 @@ static void test_budget_defers(void **state)
 	census_tier_refill(ct, 41 * SEC);
 	assert_ptr_equal(census_tier_next(ct, w), b);
 	assert_int_equal(schedule_trigger(&b->plan), TRIGGER_FIRST);
-	census_done(ct, b, STATUS_OK, 2 * SEC, 41 * SEC);
+	census_done(ct, b, CENSUS_OK, 2 * SEC, 41 * SEC);
 	assert_false(b->plan.deferred);
-	assert_int_equal(census_tier_get_stats(ct)->censuses[STATUS_OK], 2);
+	assert_int_equal(census_tier_get_stats(ct)->censuses[CENSUS_OK], 2);
 	assert_int_equal(census_tier_get_stats(ct)->census_cpu_us, 4 * SEC);
 
 	/* the next census that waits is counted again */
@@ -201,7 +201,7 @@ static void test_budget_defers(void **state)
 
 struct told {
 	unsigned calls;
-	enum store_status status;
+	enum census_status status;
 	char message[256];
 };
 
@@ -218,7 +218,7 @@ static void overdraw(struct census_tier *ct, struct watched *w, struct target *t
 {
 	census_tier_first_sight(ct, t, 0);
 	assert_ptr_equal(census_tier_next(ct, w), t);
-	census_done(ct, t, STATUS_OK, 5 * SEC, 0);
+	census_done(ct, t, CENSUS_OK, 5 * SEC, 0);
 }
 
 /* A client's request runs at once, outside the budget, and its client is
@@ -243,15 +243,15 @@ static void test_request_runs_at_once(void **state)
 	assert_int_equal(schedule_trigger(&a->plan), TRIGGER_REQUEST);
 	assert_true(census_tier_light(ct, a));
 	assert_int_equal(x.calls, 0);
-	census_done(ct, a, STATUS_OK, 1000, 300 * SEC);
+	census_done(ct, a, CENSUS_OK, 1000, 300 * SEC);
 	assert_int_equal(x.calls, 1);
-	assert_int_equal(x.status, STATUS_OK);
+	assert_int_equal(x.status, CENSUS_OK);
 	/* the next census tells nobody */
 	assert_int_equal(census_tier_request(ct, a, true, false, 301 * SEC, on_done, &x, NULL), 0);
 	assert_false(census_tier_light(ct, a));
-	census_done(ct, a, STATUS_OK, 1000, 301 * SEC);
+	census_done(ct, a, CENSUS_OK, 1000, 301 * SEC);
 	assert_int_equal(x.calls, 2);
-	census_done(ct, a, STATUS_OK, 1000, 302 * SEC);
+	census_done(ct, a, CENSUS_OK, 1000, 302 * SEC);
 	assert_int_equal(x.calls, 2);
 
 	watched_remove(w, a, false);
@@ -303,17 +303,17 @@ static void test_forget(void **state)
 	census_tier_waiter_cancel(gone);
 	census_tier_forget(ct, a, true, 1700000000000);
 	assert_int_equal(x.calls, 1);
-	assert_int_equal(x.status, STATUS_EXITED);
+	assert_int_equal(x.status, CENSUS_EXITED);
 	assert_string_equal(x.message, "process 4242 exited");
 	assert_int_equal(y.calls, 0);
 
 	assert_int_equal(census_tier_request(ct, b, false, false, 0, on_done, &z, NULL), 0);
 	census_tier_forget(ct, b, false, 1700000000000);
 	assert_int_equal(z.calls, 1);
-	assert_int_equal(z.status, STATUS_ERROR);
+	assert_int_equal(z.status, CENSUS_ERROR);
 	assert_string_equal(z.message, "process 4343 is no longer watched");
 	/* none is counted as a census */
-	assert_int_equal(census_tier_get_stats(ct)->censuses[STATUS_EXITED], 0);
+	assert_int_equal(census_tier_get_stats(ct)->censuses[CENSUS_EXITED], 0);
 
 	target_free(a);
 	target_free(b);

@@ -60,7 +60,7 @@ static json_t *parse(const char *text)
 static int parse_answer(const char *line, json_t **ret, struct control_error *err)
 {
 	*ret = NULL;
-	return control_parse_answer(line, strlen(line), ret, err);
+	return control_client_parse_answer(line, strlen(line), ret, err);
 }
 
 static void test_parse_answer(void **state)
@@ -258,7 +258,7 @@ static void test_paged_answers(void **state)
 	(void)state;
 	struct server s;
 	struct control_error err;
-	struct control *c;
+	struct control_client *c;
 	json_t *req = json_pack("{s:s, s:i, s:i}", "op", "history", "pid", 42, "limit", 3), *r;
 	bool truncated;
 
@@ -266,9 +266,9 @@ static void test_paged_answers(void **state)
 	pages_total = 3;
 	memset(page_requests, 0, sizeof(page_requests));
 	server_start(&s, pages);
-	assert_int_equal(control_connect(s.path, &c, &err), 0);
-	assert_int_equal(control_call_all(c, req, 1000, 5000000, &r, &truncated, &err), 0);
-	control_close(c);
+	assert_int_equal(control_client_connect(s.path, &c, &err), 0);
+	assert_int_equal(control_client_call_all(c, req, 1000, 5000000, &r, &truncated, &err), 0);
+	control_client_close(c);
 	server_stop(&s);
 	assert_false(truncated);
 	assert_int_equal(json_array_size(json_object_get(r, "samples")), 9);
@@ -287,9 +287,9 @@ static void test_paged_answers(void **state)
 	pages_total = 1000;
 	json_object_del(req, "cursor");
 	server_start(&s, pages);
-	assert_int_equal(control_connect(s.path, &c, &err), 0);
-	assert_int_equal(control_call_all(c, req, 7, 5000000, &r, &truncated, &err), 0);
-	control_close(c);
+	assert_int_equal(control_client_connect(s.path, &c, &err), 0);
+	assert_int_equal(control_client_call_all(c, req, 7, 5000000, &r, &truncated, &err), 0);
+	control_client_close(c);
 	server_stop(&s);
 	assert_true(truncated);
 	assert_int_equal(json_array_size(json_object_get(r, "samples")), 9);
@@ -309,30 +309,30 @@ static void test_socket_answers(void **state)
 	(void)state;
 	struct server s;
 	struct control_error err;
-	struct control *c;
+	struct control_client *c;
 	json_t *req = status_request(), *r;
 
 	server_start(&s, two_answers_at_once);
-	assert_int_equal(control_connect(s.path, &c, &err), 0);
-	assert_int_equal(control_call(c, req, 5000000, &r, &err), 0);
+	assert_int_equal(control_client_connect(s.path, &c, &err), 0);
+	assert_int_equal(control_client_call(c, req, 5000000, &r, &err), 0);
 	/* one compact line, the newline inside a string escaped */
 	assert_string_equal(last_request, "{\"op\":\"status\",\"note\":\"two\\nlines\"}\n");
 	assert_int_equal(json_integer_value(json_object_get(r, "page")), 1);
 	json_decref(r);
-	assert_int_equal(control_call(c, req, 5000000, &r, &err), 0);
+	assert_int_equal(control_client_call(c, req, 5000000, &r, &err), 0);
 	assert_int_equal(json_integer_value(json_object_get(r, "page")), 2);
 	json_decref(r);
-	control_close(c);
+	control_client_close(c);
 	server_stop(&s);
 
 	server_start(&s, answer_in_pieces);
-	assert_int_equal(control_ask(s.path, req, 5000000, &r, &err), 0);
+	assert_int_equal(control_client_ask(s.path, req, 5000000, &r, &err), 0);
 	assert_int_equal(json_integer_value(json_object_get(r, "watched")), 5);
 	json_decref(r);
 	server_stop(&s);
 
 	server_start(&s, error_answer);
-	assert_int_equal(control_ask(s.path, req, 5000000, &r, &err), -EREMOTEIO);
+	assert_int_equal(control_client_ask(s.path, req, 5000000, &r, &err), -EREMOTEIO);
 	assert_string_equal(err.message, "no process 4242 is known");
 	assert_string_equal(err.code, "not_found");
 	server_stop(&s);
@@ -348,44 +348,44 @@ static void test_socket_failures(void **state)
 	char path[200];
 
 	/* no daemon: the socket file is missing, or nobody listens on it */
-	assert_int_equal(control_ask("/nonexistent/ramwatch.sock", req, 1000000, &r, &err), -ENOENT);
+	assert_int_equal(control_client_ask("/nonexistent/ramwatch.sock", req, 1000000, &r, &err), -ENOENT);
 	assert_string_equal(err.message, "cannot connect to ramwatchd at /nonexistent/ramwatch.sock: No such file or "
 					 "directory — is ramwatchd running? (systemctl status ramwatchd)");
 	snprintf(path, sizeof(path), "/tmp/rwtest-plain-%d", getpid());
 	FILE *f = fopen(path, "w");
 	fclose(f);
-	assert_int_equal(control_ask(path, req, 1000000, &r, &err), -ECONNREFUSED);
+	assert_int_equal(control_client_ask(path, req, 1000000, &r, &err), -ECONNREFUSED);
 	assert_contains(err.message, "Connection refused — is ramwatchd running?");
 	unlink(path);
 	memset(path, 'x', sizeof(path) - 1);
 	path[sizeof(path) - 1] = '\0';
-	assert_int_equal(control_ask(path, req, 1000000, &r, &err), -ENAMETOOLONG);
+	assert_int_equal(control_client_ask(path, req, 1000000, &r, &err), -ENAMETOOLONG);
 	assert_contains(err.message, "does not fit a Unix socket address");
 
 	/* a socket the user may not write to (only when not root: root may) */
 	if (geteuid() != 0) {
 		server_start(&s, close_without_answer);
 		chmod(s.path, 0);
-		assert_int_equal(control_ask(s.path, req, 1000000, &r, &err), -EACCES);
+		assert_int_equal(control_client_ask(s.path, req, 1000000, &r, &err), -EACCES);
 		assert_contains(err.message, "Permission denied — connecting needs write permission");
 		chmod(s.path, 0666);
-		assert_int_equal(control_ask(s.path, req, 1000000, &r, &err), -ECONNRESET);
+		assert_int_equal(control_client_ask(s.path, req, 1000000, &r, &err), -ECONNRESET);
 		server_stop(&s);
 	}
 
 	server_start(&s, close_without_answer);
-	assert_int_equal(control_ask(s.path, req, 5000000, &r, &err), -ECONNRESET);
+	assert_int_equal(control_client_ask(s.path, req, 5000000, &r, &err), -ECONNRESET);
 	assert_contains(err.message, "closed the connection without answering");
 	server_stop(&s);
 
 	server_start(&s, never_answer);
-	assert_int_equal(control_ask(s.path, req, 200000, &r, &err), -ETIMEDOUT);
+	assert_int_equal(control_client_ask(s.path, req, 200000, &r, &err), -ETIMEDOUT);
 	assert_contains(err.message, "did not answer within");
 	assert_string_equal(err.code, "timeout");
 	server_stop(&s);
 
 	server_start(&s, huge_answer);
-	assert_int_equal(control_ask(s.path, req, 30000000, &r, &err), -EMSGSIZE);
+	assert_int_equal(control_client_ask(s.path, req, 30000000, &r, &err), -EMSGSIZE);
 	assert_contains(err.message, "longer than 64 MiB");
 	server_stop(&s);
 
@@ -396,7 +396,7 @@ static void test_socket_failures(void **state)
 	json_object_set_new(req, "name", json_string(big));
 	free(big);
 	server_start(&s, close_without_answer);
-	assert_int_equal(control_ask(s.path, req, 1000000, &r, &err), -EMSGSIZE);
+	assert_int_equal(control_client_ask(s.path, req, 1000000, &r, &err), -EMSGSIZE);
 	assert_contains(err.message, "ramwatchd takes at most 65536");
 	server_stop(&s);
 	assert_null(r);
@@ -404,12 +404,12 @@ static void test_socket_failures(void **state)
 
 	/* the socket: the option, else the environment, else the default */
 	unsetenv(CONTROL_SOCKET_ENV);
-	assert_string_equal(control_socket_path(NULL), "/run/ramwatch/ramwatch.sock");
+	assert_string_equal(control_client_socket_path(NULL), "/run/ramwatch/ramwatch.sock");
 	setenv(CONTROL_SOCKET_ENV, "", 1);
-	assert_string_equal(control_socket_path(NULL), "/run/ramwatch/ramwatch.sock");
+	assert_string_equal(control_client_socket_path(NULL), "/run/ramwatch/ramwatch.sock");
 	setenv(CONTROL_SOCKET_ENV, "/tmp/x.sock", 1);
-	assert_string_equal(control_socket_path(NULL), "/tmp/x.sock");
-	assert_string_equal(control_socket_path("/run/other.sock"), "/run/other.sock");
+	assert_string_equal(control_client_socket_path(NULL), "/tmp/x.sock");
+	assert_string_equal(control_client_socket_path("/run/other.sock"), "/run/other.sock");
 	unsetenv(CONTROL_SOCKET_ENV);
 }
 

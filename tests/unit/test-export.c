@@ -25,7 +25,7 @@ static struct export_classes classes_of(bool light, const uint64_t priv[_CLASS_M
 
 static const struct export_daemon daemon_counters = {
 	.version = "0.1.0",
-	.censuses = { [STATUS_OK] = 7, [STATUS_EXITED] = 1, [STATUS_DENIED] = 0, [STATUS_ERROR] = 2 },
+	.censuses = { [CENSUS_OK] = 7, [CENSUS_EXITED] = 1, [CENSUS_DENIED] = 0, [CENSUS_ERROR] = 2 },
 	.census_cpu_us = 1234567,
 	.deferred = 3,
 	.watched = 4,

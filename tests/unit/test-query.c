@@ -72,7 +72,7 @@ static void fill_store(const char *path)
 					  .resident_last = 250 * MiB, .swap_last = 0, .samples = 10 };
 		assert_int_equal(store_put_sample(s, pid_id, &x), 0);
 	}
-	struct store_census m = { .time = T0 + 20000, .trigger = TRIGGER_FIRST, .status = STATUS_OK,
+	struct store_census m = { .time = T0 + 20000, .trigger = TRIGGER_FIRST, .status = CENSUS_OK,
 				  .wall_us = 1500, .cpu_us = 1200, .bytes_read = 65536 };
 	assert_int_equal(store_put_census(s, pid_id, &m, c, &census_id), 0);
 	assert_int_equal(store_put_mark(s, pid_id, T0 + 15000, "load model", 1000), 0);

@@ -24,7 +24,7 @@ static void test_first_interval_growth(void **state)
 	/* first sight */
 	assert_true(schedule_update(&p, &c, t, 100 * MiB));
 	assert_int_equal(schedule_trigger(&p), TRIGGER_FIRST);
-	schedule_done(&p, t, STATUS_OK, 100 * MiB);
+	schedule_done(&p, t, CENSUS_OK, 100 * MiB);
 	assert_false(schedule_update(&p, &c, t + SEC, 100 * MiB));
 
 	/* growth: max(256 MiB, 5 %) above the last census */
@@ -33,12 +33,12 @@ static void test_first_interval_growth(void **state)
 	assert_false(schedule_update(&p, &c, t + 20 * SEC, 355 * MiB));
 	assert_true(schedule_update(&p, &c, t + 20 * SEC, 356 * MiB));
 	assert_int_equal(schedule_trigger(&p), TRIGGER_GROWTH);
-	schedule_done(&p, t + 20 * SEC, STATUS_OK, 356 * MiB);
+	schedule_done(&p, t + 20 * SEC, CENSUS_OK, 356 * MiB);
 
 	/* ... but not twice within CensusMinSpacing */
 	assert_false(schedule_update(&p, &c, t + 25 * SEC, 2 * GiB));
 	assert_true(schedule_update(&p, &c, t + 30 * SEC, 2 * GiB));
-	schedule_done(&p, t + 30 * SEC, STATUS_OK, 2 * GiB);
+	schedule_done(&p, t + 30 * SEC, CENSUS_OK, 2 * GiB);
 
 	/* the interval, from the last census */
 	assert_false(schedule_update(&p, &c, t + 30 * SEC + 299 * SEC, 2 * GiB));
@@ -48,7 +48,7 @@ static void test_first_interval_growth(void **state)
 	/* CensusOnGrowth=no */
 	struct census_plan q = { 0 };
 	c.census_on_growth = false;
-	schedule_done(&q, t, STATUS_OK, 0);
+	schedule_done(&q, t, CENSUS_OK, 0);
 	assert_false(schedule_update(&q, &c, t + 60 * SEC, 100 * GiB));
 	config_done(&c);
 }
@@ -65,7 +65,7 @@ static void test_vram_growth(void **state)
 	/* no baseline before an ok census */
 	assert_true(schedule_update(&p, &c, t, 100 * MiB));
 	schedule_update_vram(&p, &c, t, 8 * GiB);
-	schedule_done(&p, t, STATUS_OK, 100 * MiB);
+	schedule_done(&p, t, CENSUS_OK, 100 * MiB);
 	assert_int_equal(p.last_vram, 8 * GiB);
 	assert_false(schedule_update_vram(&p, &c, t + SEC, 8 * GiB));
 
@@ -75,7 +75,7 @@ static void test_vram_growth(void **state)
 	assert_int_equal(schedule_trigger(&p), TRIGGER_GROWTH);
 	assert_true(p.vram_growth);
 	/* the census takes the GPU memory last told as its baseline */
-	schedule_done(&p, t + 20 * SEC, STATUS_OK, 100 * MiB);
+	schedule_done(&p, t + 20 * SEC, CENSUS_OK, 100 * MiB);
 	assert_false(p.vram_growth);
 	assert_int_equal(p.last_vram, 8 * GiB + 410 * MiB);
 
@@ -85,14 +85,14 @@ static void test_vram_growth(void **state)
 	assert_false(schedule_update(&p, &c, t + 40 * SEC, 100 * MiB));
 
 	/* from nothing: at least 256 MiB */
-	schedule_done(&p, t + 40 * SEC, STATUS_OK, 100 * MiB);
+	schedule_done(&p, t + 40 * SEC, CENSUS_OK, 100 * MiB);
 	assert_int_equal(p.last_vram, 0);
 	assert_false(schedule_update_vram(&p, &c, t + 60 * SEC, 255 * MiB));
 	assert_true(schedule_update_vram(&p, &c, t + 60 * SEC, 256 * MiB));
 
 	/* a growth of private memory pending: not counted as the GPU's */
 	struct census_plan q = { 0 };
-	schedule_done(&q, t, STATUS_OK, 100 * MiB);
+	schedule_done(&q, t, CENSUS_OK, 100 * MiB);
 	assert_true(schedule_update(&q, &c, t + 20 * SEC, GiB));
 	assert_true(schedule_update_vram(&q, &c, t + 20 * SEC, GiB));
 	assert_false(q.vram_growth);
@@ -100,14 +100,14 @@ static void test_vram_growth(void **state)
 	/* a ratio alone: a process holding no GPU memory is no growth */
 	struct census_plan r = { 0 };
 	c.growth_bytes = 0;
-	schedule_done(&r, t, STATUS_OK, 100 * MiB);
+	schedule_done(&r, t, CENSUS_OK, 100 * MiB);
 	assert_false(schedule_update_vram(&r, &c, t + 20 * SEC, 0));
 	assert_true(schedule_update_vram(&r, &c, t + 20 * SEC, 1));
 
 	/* CensusOnGrowth=no */
 	struct census_plan n = { 0 };
 	c.census_on_growth = false;
-	schedule_done(&n, t, STATUS_OK, 0);
+	schedule_done(&n, t, CENSUS_OK, 0);
 	assert_false(schedule_update_vram(&n, &c, t + 60 * SEC, 100 * GiB));
 	config_done(&c);
 }
@@ -118,7 +118,7 @@ static void test_denied_is_not_retried_at_once(void **state)
 	struct daemon_config c = defaults();
 	struct census_plan p = { 0 };
 	assert_true(schedule_update(&p, &c, SEC, 0));
-	schedule_done(&p, SEC, STATUS_DENIED, 0);
+	schedule_done(&p, SEC, CENSUS_DENIED, 0);
 	/* no first-sight retry and no growth baseline without an ok census */
 	assert_false(schedule_update(&p, &c, 2 * SEC, 10 * GiB));
 	assert_true(schedule_update(&p, &c, SEC + 300 * SEC, 10 * GiB));

@@ -52,12 +52,12 @@ static void test_shape(void **state)
 	put_sample(t, id, H0 + 20 * SECOND, 150, 350, 250, 1100);
 	put_sample(t, id, H0 + 30 * SECOND, 170, 370, 270, 1200);
 	put_sample(t, id, H0 + 40 * SECOND, 1, 1, 1, 1);
-	ok = put_census(t, id, H0 + 15 * SECOND, TRIGGER_FIRST, STATUS_OK, c);
+	ok = put_census(t, id, H0 + 15 * SECOND, TRIGGER_FIRST, CENSUS_OK, c);
 	c->light = true;
-	light = put_census(t, id, H0 + 25 * SECOND, TRIGGER_GROWTH, STATUS_OK, c);
+	light = put_census(t, id, H0 + 25 * SECOND, TRIGGER_GROWTH, CENSUS_OK, c);
 	c->light = false;
-	failed = put_census(t, id, H0 + 28 * SECOND, TRIGGER_INTERVAL, STATUS_EXITED, NULL);
-	put_census(t, id, H0 + 35 * SECOND, TRIGGER_INTERVAL, STATUS_OK, c);
+	failed = put_census(t, id, H0 + 28 * SECOND, TRIGGER_INTERVAL, CENSUS_EXITED, NULL);
+	put_census(t, id, H0 + 35 * SECOND, TRIGGER_INTERVAL, CENSUS_OK, c);
 	assert_int_equal(store_put_mark(t->s, id, H0 + 12 * SECOND, "load model", 1000), 0);
 	assert_int_equal(store_put_mark(t->s, id, H0 + 31 * SECOND, "later", 1000), 0);
 	commit(t);
@@ -422,7 +422,7 @@ static void test_paging(void **state)
 			put_one(t, id[p], p < 2 ? H0 + MINUTE + i * 10 * SECOND : H0 + MINUTE + (i - 1) * 10 * SECOND + 1,
 				(uint64_t)(100 * p + i));
 		for (int k = 0; k < 4; k++)
-			put_census(t, id[p], H0 + MINUTE + k * 100 * SECOND, TRIGGER_INTERVAL, STATUS_OK, c);
+			put_census(t, id[p], H0 + MINUTE + k * 100 * SECOND, TRIGGER_INTERVAL, CENSUS_OK, c);
 		assert_int_equal(store_put_mark(t->s, id[p], H0 + MINUTE + 150 * SECOND, "m", 1000), 0);
 	}
 	commit(t);

@@ -142,13 +142,13 @@ static inline void raw_exec(const char *path, const char *sql)
 }
 
 static inline int64_t put_census(struct tmp *t, int64_t id, int64_t time, enum store_trigger trigger,
-				 enum store_status status, const struct census *c)
+				 enum census_status status, const struct census *c)
 {
 	struct store_census m = { .time = time, .trigger = trigger, .status = status, .light = c && c->light,
-				  .message = status == STATUS_OK ? NULL : "the process exited during the census",
+				  .message = status == CENSUS_OK ? NULL : "the process exited during the census",
 				  .wall_us = 1500, .cpu_us = 1200, .bytes_read = 65536 };
 	int64_t census_id = -1;
-	if (store_put_census(writer_of(t), id, &m, status == STATUS_OK ? c : NULL, &census_id) < 0)
+	if (store_put_census(writer_of(t), id, &m, status == CENSUS_OK ? c : NULL, &census_id) < 0)
 		fail_msg("put_census: %s", store_error(t->s));
 	return census_id;
 }

@@ -35,8 +35,8 @@ static void fill(struct tmp *t, int64_t id[3])
 			if (i < 2 || s <= 4)
 				put_sample(t, id[i], H0 + s * SECOND, 100 * s + i, 200 * s + i, 150 * s + i, 300 * s);
 	for (int i = 0; i < 3; i++) {
-		put_census(t, id[i], H0 + 3 * SECOND, TRIGGER_FIRST, STATUS_OK, c);
-		put_census(t, id[i], H0 + 7 * SECOND + i, TRIGGER_GROWTH, STATUS_OK, c);
+		put_census(t, id[i], H0 + 3 * SECOND, TRIGGER_FIRST, CENSUS_OK, c);
+		put_census(t, id[i], H0 + 7 * SECOND + i, TRIGGER_GROWTH, CENSUS_OK, c);
 		assert_int_equal(store_put_mark(t->s, id[i], H0 + 3 * SECOND, "warm", 1000), 0);
 	}
 	commit(t);

@@ -242,8 +242,8 @@ static void test_processes(void **state)
 	put_sample(t, p.java, H0 + 3 * HOUR - 10 * SECOND, 1, 3800, 3000, 4500);
 	put_sample(t, p.java, H0 + 3 * HOUR, 1, 3900, 3100, 4600);
 	put_sample(t, p.bash, H0 + 3 * HOUR, 1, 50, 40, 60);
-	put_census(t, p.java, H0 + 2 * HOUR, TRIGGER_INTERVAL, STATUS_OK, c);
-	put_census(t, p.java, H0 + 2 * HOUR + MINUTE, TRIGGER_GROWTH, STATUS_EXITED, NULL);
+	put_census(t, p.java, H0 + 2 * HOUR, TRIGGER_INTERVAL, CENSUS_OK, c);
+	put_census(t, p.java, H0 + 2 * HOUR + MINUTE, TRIGGER_GROWTH, CENSUS_EXITED, NULL);
 	commit(t);
 	raw_exec(t->db, "INSERT INTO samples VALUES (1, 60000, 472223 * 3600000 + 3540000, 1, 880, 870, 1, 1800, 1700,"
 			" 0, 6)");
@@ -367,10 +367,10 @@ static void test_census(void **state)
 	id = put_proc(t, &(struct proc_spec){ .pid = 4242, .start_time = 77, .uid = 1000, .comm = "java",
 					       .cmdline = "java -jar app.jar", .first_seen = H0, .last_seen = H0 + HOUR,
 					       .exited_at = -1 });
-	first = put_census(t, id, H0 + MINUTE, TRIGGER_FIRST, STATUS_OK, c);
-	put_census(t, id, H0 + 2 * MINUTE, TRIGGER_INTERVAL, STATUS_EXITED, NULL);
+	first = put_census(t, id, H0 + MINUTE, TRIGGER_FIRST, CENSUS_OK, c);
+	put_census(t, id, H0 + 2 * MINUTE, TRIGGER_INTERVAL, CENSUS_EXITED, NULL);
 	c->light = true;
-	light = put_census(t, id, H0 + 3 * MINUTE, TRIGGER_INTERVAL, STATUS_OK, c);
+	light = put_census(t, id, H0 + 3 * MINUTE, TRIGGER_INTERVAL, CENSUS_OK, c);
 	c->light = false;
 	commit(t);
 	r = reader_of(t);
@@ -443,7 +443,7 @@ static void test_not_utf8(void **state)
 	id = put_proc(t, &(struct proc_spec){ .pid = 4242, .uid = 1000, .comm = "\xff\xfejava",
 					       .cmdline = "java -Dname=\xc3\xa9t\xc3", .first_seen = H0,
 					       .last_seen = H0 + HOUR, .exited_at = -1 });
-	put_census(t, id, H0 + MINUTE, TRIGGER_FIRST, STATUS_OK, c);
+	put_census(t, id, H0 + MINUTE, TRIGGER_FIRST, CENSUS_OK, c);
 	commit(t);
 	r = reader_of(t);
 
@@ -501,8 +501,8 @@ static void test_report(void **state)
 		put_sample(t, id, H0 + (i + 1) * MINUTE, 10 * (uint64_t)i, maxes[i], 50 + (uint64_t)i, 1000 + (uint64_t)i);
 	assert_int_equal(store_put_mark(t->s, id, H0 + 3 * MINUTE, "load", 1000), 0);
 	assert_int_equal(store_put_mark(t->s, id, H0 + 6 * MINUTE + 30 * SECOND, "train", 1000), 0);
-	c1 = put_census(t, id, H0 + 30 * SECOND, TRIGGER_FIRST, STATUS_OK, c);
-	failed = put_census(t, id, H0 + 4 * MINUTE, TRIGGER_GROWTH, STATUS_DENIED, NULL);
+	c1 = put_census(t, id, H0 + 30 * SECOND, TRIGGER_FIRST, CENSUS_OK, c);
+	failed = put_census(t, id, H0 + 4 * MINUTE, TRIGGER_GROWTH, CENSUS_DENIED, NULL);
 	/* the second census: malloc +64 MiB, the first file gone, a new one */
 	uint64_t malloc_before = c->classes[CLASS_MALLOC].private;
 	assert_true(c->n_files >= 2);
@@ -513,7 +513,7 @@ static void test_report(void **state)
 	c->files[0].path = "/data/model.bin";
 	c->files[0].kind = FILE_DATA;
 	c->files[0].size = 100 * MiB;
-	c2 = put_census(t, id, H0 + 9 * MINUTE, TRIGGER_MARK, STATUS_OK, c);
+	c2 = put_census(t, id, H0 + 9 * MINUTE, TRIGGER_MARK, CENSUS_OK, c);
 	struct region_event ev[] = {
 		{ .kind = REGION_APPEARED, .start = 0x7f0000000000, .cls = CLASS_OTHER, .size = 64 * MiB },
 		{ .kind = REGION_APPEARED, .start = 0x7f1000000000, .cls = CLASS_OTHER, .size = 64 * MiB },
@@ -650,7 +650,7 @@ static void test_events(void **state)
 	/* 5 censuses of 5 events each: a page boundary falls inside a census */
 	for (int k = 0; k < 5; k++) {
 		struct region_event ev[5];
-		census_id[k] = put_census(t, id, H0 + k * MINUTE, TRIGGER_INTERVAL, STATUS_OK, c);
+		census_id[k] = put_census(t, id, H0 + k * MINUTE, TRIGGER_INTERVAL, CENSUS_OK, c);
 		for (int i = 0; i < 5; i++)
 			ev[i] = (struct region_event){ .kind = (enum region_event_kind)(i % 4),
 						       .start = 0x7f0000000000ull + (uint64_t)(10 * k + i) * 4096,
@@ -877,8 +877,8 @@ static void test_vram(void **state)
 	put_vram(t, id, gpu, H0 + 40 * SECOND, 300);
 	put_vram(t, id, gpu, H0 + 50 * SECOND, 400);
 	gpu_section(c, 0, "GPU-aaaa", 300);
-	put_census(t, id, H0 + 45 * SECOND, TRIGGER_GROWTH, STATUS_OK, c);
-	put_census(t, none, H0 + 45 * SECOND, TRIGGER_FIRST, STATUS_OK, plain);
+	put_census(t, id, H0 + 45 * SECOND, TRIGGER_GROWTH, CENSUS_OK, c);
+	put_census(t, none, H0 + 45 * SECOND, TRIGGER_FIRST, CENSUS_OK, plain);
 	assert_int_equal(store_put_mark(t->s, id, H0 + 35 * SECOND, "serve", 1000), 0);
 	struct store_process peak = { .boot_id = "boot-a", .pid = 4242, .seen = H0 + HOUR, .exited_at = -1,
 				      .peak_vram = 900 };
@@ -1042,8 +1042,8 @@ static void test_query_plans(void **state)
 			if (p % 2)
 				put_vram(t, x, gpu, H0 + i * 10 * SECOND, 1 << 20);
 		}
-		int64_t census_id = put_census(t, x, H0 + MINUTE, TRIGGER_FIRST, STATUS_OK, c);
-		put_census(t, x, H0 + 2 * MINUTE, TRIGGER_INTERVAL, STATUS_OK, c);
+		int64_t census_id = put_census(t, x, H0 + MINUTE, TRIGGER_FIRST, CENSUS_OK, c);
+		put_census(t, x, H0 + 2 * MINUTE, TRIGGER_INTERVAL, CENSUS_OK, c);
 		struct region_event ev = { .kind = REGION_GREW, .start = 0x1000, .cls = CLASS_MALLOC };
 		assert_int_equal(store_put_region_events(t->s, x, census_id, H0 + MINUTE, &ev, 1), 0);
 		assert_int_equal(store_put_mark(t->s, x, H0 + 5 * MINUTE, "phase", 1000), 0);

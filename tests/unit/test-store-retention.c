@@ -274,7 +274,7 @@ static void test_cutoff(void **state)
 	/* and rows at and just before now - keep */
 	const int64_t now = cutoff + 10 * MINUTE;
 	for (int64_t time = now - DAY - 1; time <= now - DAY; time++) {
-		struct store_census m = { .time = time, .trigger = TRIGGER_INTERVAL, .status = STATUS_DENIED,
+		struct store_census m = { .time = time, .trigger = TRIGGER_INTERVAL, .status = CENSUS_DENIED,
 					  .wall_us = -1, .cpu_us = -1, .bytes_read = -1 };
 		struct store_system sys = { .time = time };
 		assert_int_equal(store_put_census(s, id, &m, NULL, NULL), 0);
@@ -305,7 +305,7 @@ static void test_cutoff(void **state)
  * system row, a GPU's row and the process's GPU memory rows, all at time. */
 static int64_t put_history(struct store *s, int64_t id, const struct census *c, int64_t time, const char *event_path)
 {
-	struct store_census m = { .time = time, .trigger = TRIGGER_INTERVAL, .status = STATUS_OK, .wall_us = -1,
+	struct store_census m = { .time = time, .trigger = TRIGGER_INTERVAL, .status = CENSUS_OK, .wall_us = -1,
 				  .cpu_us = -1, .bytes_read = -1 };
 	struct region_event ev = { .kind = REGION_APPEARED, .start = 0x7f0000000000, .path = event_path,
 				   .cls = CLASS_MAPPED_FILES, .size = MiB };

@@ -362,18 +362,18 @@ static void test_round_trip(void **state)
 	x.samples = 0;
 	assert_int_equal(store_put_sample(s, pid_id, &x), -EINVAL);
 
-	struct store_census m = { .time = T0 + 20000, .trigger = TRIGGER_FIRST, .status = STATUS_OK,
+	struct store_census m = { .time = T0 + 20000, .trigger = TRIGGER_FIRST, .status = CENSUS_OK,
 				  .wall_us = 1500, .cpu_us = 1200, .bytes_read = 65536 };
 	assert_int_equal(store_put_census(s, pid_id, &m, c, &census_id), 0);
 
-	struct store_census bad = { .time = T0 + 30000, .trigger = TRIGGER_GROWTH, .status = STATUS_EXITED,
+	struct store_census bad = { .time = T0 + 30000, .trigger = TRIGGER_GROWTH, .status = CENSUS_EXITED,
 				    .message = "the process exited during the census", .wall_us = -1, .cpu_us = -1,
 				    .bytes_read = -1 };
 	assert_int_equal(store_put_census(s, pid_id, &bad, NULL, &failed_id), 0);
 	assert_true(failed_id > census_id);
-	bad.status = STATUS_OK;
+	bad.status = CENSUS_OK;
 	assert_int_equal(store_put_census(s, pid_id, &bad, NULL, &failed_id), -EINVAL);
-	bad.status = _STATUS_MAX;
+	bad.status = _CENSUS_STATUS_MAX;
 	assert_int_equal(store_put_census(s, pid_id, &bad, NULL, &failed_id), -EINVAL);
 
 	struct region_event ev[] = {
@@ -558,7 +558,7 @@ static void test_gpu_rows(void **state)
 	snprintf(c->gpu.uses[1].uuid, sizeof(c->gpu.uses[1].uuid), "GPU-3333");
 	snprintf(c->gpu.uses[1].name, sizeof(c->gpu.uses[1].name), "NVIDIA T4");
 	c->gpu.n_uses = 2;
-	struct store_census m = { .time = 2500, .trigger = TRIGGER_GROWTH, .status = STATUS_OK, .wall_us = -1,
+	struct store_census m = { .time = 2500, .trigger = TRIGGER_GROWTH, .status = CENSUS_OK, .wall_us = -1,
 				  .cpu_us = -1, .bytes_read = -1 };
 	assert_int_equal(store_put_census(s, id, &m, c, &census_id), 0);
 	c->gpu.taken = false;
@@ -706,7 +706,7 @@ static void test_locked(void **state)
 /* One batch: a census and some fast-tier rows from time on. */
 static int put_batch(struct store *s, int64_t id, const struct census *c, int64_t time, int rows)
 {
-	struct store_census m = { .time = time, .trigger = TRIGGER_INTERVAL, .status = STATUS_OK, .wall_us = -1,
+	struct store_census m = { .time = time, .trigger = TRIGGER_INTERVAL, .status = CENSUS_OK, .wall_us = -1,
 				  .cpu_us = -1, .bytes_read = -1 };
 	int r = store_begin(s);
 	if (r < 0)
@@ -803,7 +803,7 @@ static void test_light_census(void **state)
 	struct test_db *t = *state;
 	struct store *s = open_store(t->db, 0, 0);
 	struct census *c = java_census();
-	struct store_census m = { .time = 5000, .trigger = TRIGGER_INTERVAL, .status = STATUS_OK, .light = true,
+	struct store_census m = { .time = 5000, .trigger = TRIGGER_INTERVAL, .status = CENSUS_OK, .light = true,
 				  .wall_us = 1, .cpu_us = 1, .bytes_read = 1 };
 	int64_t id, census_id;
 
@@ -839,8 +839,8 @@ static void test_names(void **state)
 	assert_string_equal(store_trigger_name(TRIGGER_GROWTH), "growth");
 	assert_string_equal(store_trigger_name(TRIGGER_REQUEST), "request");
 	assert_null(store_trigger_name(_TRIGGER_MAX));
-	assert_string_equal(store_status_name(STATUS_DENIED), "denied");
-	assert_null(store_status_name(_STATUS_MAX));
+	assert_string_equal(store_census_status_name(CENSUS_DENIED), "denied");
+	assert_null(store_census_status_name(_CENSUS_STATUS_MAX));
 	assert_string_equal(store_error(NULL), "no database");
 }
 

@@ -15,8 +15,8 @@ static void test_status_line(void **state)
 	struct view_rate_point since = { .at_us = 1 * MINUTE };
 	char line[512];
 
-	st.census.censuses[STATUS_OK] = 5;
-	st.census.censuses[STATUS_EXITED] = 1;
+	st.census.censuses[CENSUS_OK] = 5;
+	st.census.censuses[CENSUS_EXITED] = 1;
 	st.census.deferred = 7;
 	st.census.census_cpu_us = 1200000; /* 1.2 s of CPU over 2 minutes: 1 % */
 	view_status_line(&st, 3 * MINUTE, &since, line, sizeof(line));
@@ -47,12 +47,12 @@ static void test_rate_point(void **state)
 	(void)state;
 	struct view_status st = { 0 };
 
-	for (int k = 0; k < _STATUS_MAX; k++)
+	for (int k = 0; k < _CENSUS_STATUS_MAX; k++)
 		st.census.censuses[k] = (uint64_t)k + 1;
 	st.census.census_cpu_us = 42;
 	struct view_rate_point p = view_rate_point(&st, 99);
 	assert_int_equal(p.at_us, 99);
-	assert_int_equal(p.censuses, _STATUS_MAX * (_STATUS_MAX + 1) / 2);
+	assert_int_equal(p.censuses, _CENSUS_STATUS_MAX * (_CENSUS_STATUS_MAX + 1) / 2);
 	assert_int_equal(p.cpu_us, 42);
 }
 

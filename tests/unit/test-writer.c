@@ -109,7 +109,7 @@ static void test_one_transaction(void **state)
 	struct scan_error err;
 	struct census *c = NULL;
 	assert_int_equal(scan_smaps_file(fixture("smaps/java17-g1.smaps"), NULL, &o, &c, &err), 0);
-	struct store_census meta = { .time = 1800, .trigger = TRIGGER_FIRST, .status = STATUS_OK, .wall_us = 5,
+	struct store_census meta = { .time = 1800, .trigger = TRIGGER_FIRST, .status = CENSUS_OK, .wall_us = 5,
 				     .cpu_us = 4, .bytes_read = 100 };
 	struct region_event *ev = calloc(1, sizeof(*ev));
 	*ev = (struct region_event){ .kind = REGION_APPEARED, .start = 0x1000, .size = 4096, .cls = CLASS_OTHER };
@@ -320,7 +320,7 @@ static void test_refused_row_is_dropped_not_retried(void **state)
 	/* a census the schema refuses (no such trigger): no retry can mend it,
 	 * and it must not hold back the rows around it */
 	struct store_sample s = sample_at(5000, 1), later = sample_at(6000, 3);
-	struct store_census bad = { .time = 5500, .trigger = _TRIGGER_MAX, .status = STATUS_ERROR, .wall_us = -1,
+	struct store_census bad = { .time = 5500, .trigger = _TRIGGER_MAX, .status = CENSUS_ERROR, .wall_us = -1,
 				    .cpu_us = -1, .bytes_read = -1 };
 	assert_int_equal(writer_add_sample(f->w, p, &s), 0);
 	assert_int_equal(writer_add_census(f->w, p, &bad, "broken", NULL, NULL, 0), 0);

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include "classify.h"
 #include "limits.h"
@@ -400,32 +401,27 @@ struct plan {
 	size_t n_parts;
 };
 
-int evidence_conclude(struct memsource *src, struct region **regions, size_t *n, size_t max_regions,
-		      const struct walker *w, size_t n_w, bool jemalloc, struct strpool *pool,
-		      struct evidence_result *res)
-{
+/* Scratch space for one region's parts, sized for the walker with the most
+ * segments. */
+struct split_scratch {
+	struct part *subs, *parts;
 	char text[3 * PART_TEXT_MAX], line[3 * PART_TEXT_MAX + 128];
-	size_t max_segs = 1, n_plans = 0, extra = 0;
-	int e;
+};
 
-	for (size_t i = 0; i < n_w; i++) {
-		if (w[i].segs.n > max_segs)
-			max_segs = w[i].segs.n;
-		n_plans += w[i].last - w[i].first + 1;
-	}
-	_cleanup_free_ struct part *subs = calloc(max_segs, sizeof(*subs));
-	_cleanup_free_ struct part *parts = calloc(max_segs, sizeof(*parts));
-	_cleanup_free_ struct plan *plans = calloc(n_plans ? n_plans : 1, sizeof(*plans));
-	if (!subs || !parts || !plans)
-		return -ENOMEM;
+/* Decides each walked region's parts (plans[], in region order).  A region
+ * of one owner takes its rule and evidence in place; *ret_extra counts the
+ * regions that splitting the others would add. */
+static int plan_regions(struct region *regions, const struct walker *w, size_t n_w, bool jemalloc,
+			struct strpool *pool, struct split_scratch *x, struct plan *plans, size_t *ret_extra,
+			struct evidence_result *res)
+{
+	size_t k = 0, extra = 0;
 
-	/* regions of one part change their rule in place */
-	size_t k = 0;
 	for (size_t i = 0; i < n_w; i++)
 		for (size_t j = w[i].first; j <= w[i].last; j++) {
-			struct region *r = &(*regions)[j];
-			size_t ns = make_parts(&w[i], r, jemalloc, subs);
-			size_t np = join_classes(r, subs, ns, parts);
+			struct region *r = &regions[j];
+			size_t ns = make_parts(&w[i], r, jemalloc, x->subs);
+			size_t np = join_classes(r, x->subs, ns, x->parts);
 			plans[k++] = (struct plan){ j, i, np };
 			if (np > 1) {
 				extra += np - 1;
@@ -433,12 +429,73 @@ int evidence_conclude(struct memsource *src, struct region **regions, size_t *n,
 			}
 			if (np == 0)
 				continue;
-			joined_text(&w[i], subs, &parts[0], region_field(r, COUNT_ANONYMOUS), region_field(r, COUNT_SWAP),
-				    text, sizeof(text));
-			if (!(r->evidence = intern(pool, text)))
+			joined_text(&w[i], x->subs, &x->parts[0], region_field(r, COUNT_ANONYMOUS),
+				    region_field(r, COUNT_SWAP), x->text, sizeof(x->text));
+			if (!(r->evidence = intern(pool, x->text)))
 				return -ENOMEM;
-			set_owner(r, parts[0].owner, res);
+			set_owner(r, x->parts[0].owner, res);
 		}
+	*ret_extra = extra;
+	return 0;
+}
+
+/* Writes region r, of several owners, as its parts at out: each part with
+ * its owner, its evidence and its share of the counts.  Returns the number
+ * of parts written, or a negative errno. */
+static ssize_t split_region(struct memsource *src, const struct region *r, const struct walker *wk, bool jemalloc,
+			    struct strpool *pool, struct split_scratch *x, struct region *out,
+			    struct evidence_result *res)
+{
+	size_t ns = make_parts(wk, r, jemalloc, x->subs);
+	size_t np = join_classes(r, x->subs, ns, x->parts);
+	struct part *parts = x->parts;
+	bool exact = true;
+	int e;
+
+	if ((e = measure_parts(src, r, parts, np, &exact)) < 0)
+		return e;
+	for (size_t j = 0; j < np; j++) {
+		struct region *p = &out[j];
+		*p = *r;
+		p->start = parts[j].start;
+		p->end = parts[j].end;
+		p->offset = r->offset + (parts[j].start - r->start);
+		p->part = true;
+		set_owner(p, parts[j].owner, res);
+		joined_text(wk, x->subs, &parts[j], parts[j].anon, parts[j].swap, x->text, sizeof(x->text));
+		snprintf(x->line, sizeof(x->line), "%s; part %zu of %zu of the region %" PRIx64 "-%" PRIx64 "%s", x->text,
+			 j + 1, np, r->start, r->end,
+			 exact ? "" : " (the page tables showed more than smaps a moment before: counts scaled to smaps)");
+		if (!(p->evidence = intern(pool, x->line)))
+			return -ENOMEM;
+	}
+	if ((e = split_counts(r, parts, np, out)) < 0)
+		return e;
+	res->split++;
+	return (ssize_t)np;
+}
+
+int evidence_conclude(struct memsource *src, struct region **regions, size_t *n, size_t max_regions,
+		      const struct walker *w, size_t n_w, bool jemalloc, struct strpool *pool,
+		      struct evidence_result *res)
+{
+	size_t max_segs = 1, n_plans = 0, extra = 0;
+	struct split_scratch x;
+	int e;
+
+	for (size_t i = 0; i < n_w; i++) {
+		if (w[i].segs.n > max_segs)
+			max_segs = w[i].segs.n;
+		n_plans += w[i].last - w[i].first + 1;
+	}
+	_cleanup_free_ struct part *subs = x.subs = calloc(max_segs, sizeof(*subs));
+	_cleanup_free_ struct part *parts = x.parts = calloc(max_segs, sizeof(*parts));
+	_cleanup_free_ struct plan *plans = calloc(n_plans ? n_plans : 1, sizeof(*plans));
+	if (!subs || !parts || !plans)
+		return -ENOMEM;
+
+	if ((e = plan_regions(*regions, w, n_w, jemalloc, pool, &x, plans, &extra, res)) < 0)
+		return e;
 	if (extra == 0) {
 		classify_follow_reserves(*regions, *n);
 		return 0;
@@ -457,13 +514,12 @@ int evidence_conclude(struct memsource *src, struct region **regions, size_t *n,
 	}
 
 	struct region *out = NULL;
-	size_t allocated = 0, used = 0;
+	size_t allocated = 0, used = 0, k = 0;
 	while (allocated < *n + extra)
 		if ((e = regions_grow(&out, used, &allocated, *n + extra)) < 0) {
 			regions_free(out);
 			return e;
 		}
-	k = 0;
 	for (size_t i = 0; i < *n; i++) {
 		const struct region *r = &(*regions)[i];
 		while (k < n_plans && plans[k].region < i)
@@ -472,37 +528,12 @@ int evidence_conclude(struct memsource *src, struct region **regions, size_t *n,
 			out[used++] = *r;
 			continue;
 		}
-		const struct walker *wk = &w[plans[k].walker];
-		size_t ns = make_parts(wk, r, jemalloc, subs);
-		size_t np = join_classes(r, subs, ns, parts);
-		bool exact = true;
-		if ((e = measure_parts(src, r, parts, np, &exact)) < 0) {
+		ssize_t np = split_region(src, r, &w[plans[k].walker], jemalloc, pool, &x, &out[used], res);
+		if (np < 0) {
 			regions_free(out);
-			return e;
+			return (int)np;
 		}
-		struct region *first = &out[used];
-		for (size_t j = 0; j < np; j++) {
-			struct region *x = &out[used++];
-			*x = *r;
-			x->start = parts[j].start;
-			x->end = parts[j].end;
-			x->offset = r->offset + (parts[j].start - r->start);
-			x->part = true;
-			set_owner(x, parts[j].owner, res);
-			joined_text(wk, subs, &parts[j], parts[j].anon, parts[j].swap, text, sizeof(text));
-			snprintf(line, sizeof(line), "%s; part %zu of %zu of the region %" PRIx64 "-%" PRIx64 "%s", text, j + 1,
-				 np, r->start, r->end,
-				 exact ? "" : " (the page tables showed more than smaps a moment before: counts scaled to smaps)");
-			if (!(x->evidence = intern(pool, line))) {
-				regions_free(out);
-				return -ENOMEM;
-			}
-		}
-		if ((e = split_counts(r, parts, np, first)) < 0) {
-			regions_free(out);
-			return e;
-		}
-		res->split++;
+		used += (size_t)np;
 	}
 	classify_follow_reserves(out, used);
 	regions_free(*regions);

@@ -12,6 +12,7 @@
 #   make install    PREFIX, DESTDIR, BINDIR, SBINDIR, MANDIR, SYSCONFDIR, UNITDIR honoured
 #   make deb        build/deb/ramwatch_VERSION_ARCH.deb, lintian-clean (make rpm: the .rpm)
 #   make check-install  check the units, build both packages, install and run the .deb, purge it
+#   make soak       a real daemon under churn, clients, reloads, kill -9 and a full disk (SOAK_SECONDS)
 #   make deps       install the Debian packages the build and tests need
 #
 # The layers, lowest first; a folder is compiled with the include paths of
@@ -179,7 +180,7 @@ BENCH_LIBS := $(SCHEMA_LIB) $(SCANNER_LIB) $(COMMON_LIB)
 
 # ================================================================== programs
 
-.PHONY: all run check check-build check-unit check-integration check-sanitizers check-layers fuzz lint-man \
+.PHONY: all run check check-build check-unit check-integration check-sanitizers check-layers fuzz lint-man soak soak-asan \
 	bench bench-scan bench-evidence bench-daemon bench-history bench-trace \
 	install uninstall clean deps deps-packaging check-units deb rpm check-install check-metrics check-gpu-script
 
@@ -340,6 +341,19 @@ fuzz: $(BUILD)/fuzz/fuzz-smaps $(BUILD)/fuzz/fuzz-evidence $(BUILD)/fuzz/fuzz-tr
 
 lint-man:
 	mandoc -T lint -W warning man/*.[0-9]
+
+# The soak test (tests/soak/soak.py): a real daemon watching a churning
+# population with clients, reloads, kill -9s and a full disk; minutes by
+# default, SOAK_SECONDS=3600 for an hour.  make soak-asan runs it with the
+# daemon built with ASan, whose leak checker runs when it stops.
+SOAK_SECONDS ?= 240
+
+soak: deps check-build
+	RAMWATCH_BUILD=$(abspath $(BUILD)) SOAK_SECONDS=$(SOAK_SECONDS) $(PYTHON) tests/soak/soak.py
+
+soak-asan: deps
+	$(MAKE) BUILD=build/sanitize SANITIZE=1 check-build
+	RAMWATCH_BUILD=$(abspath build/sanitize) SANITIZE=1 SOAK_SECONDS=$(SOAK_SECONDS) $(PYTHON) tests/soak/soak.py
 
 check: deps
 	$(MAKE) check-unit check-integration

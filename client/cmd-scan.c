@@ -164,7 +164,7 @@ static int add_gpu(struct census *c, struct gpu *gpu)
 	return r;
 }
 
-static int scan_error_exit(const struct scan_error *err)
+static int scan_failed(const struct error *err)
 {
 	return fail("%s", err->message);
 }
@@ -174,7 +174,7 @@ static int scan_candidates(const struct candidates *cands, const struct scan_opt
 			   struct census **ret)
 {
 	char a[FORMAT_BYTES_MAX];
-	struct scan_error err = { { 0 } };
+	struct error err = { 0 };
 	int r = -ENOENT;
 
 	if (cands->n == 0)
@@ -194,7 +194,7 @@ static int scan_candidates(const struct candidates *cands, const struct scan_opt
 			return 0;
 		}
 		if (r != -EACCES && r != -ENOENT && r != -ESRCH && r != -EOPNOTSUPP)
-			return scan_error_exit(&err);
+			return scan_failed(&err);
 		fprintf(stderr, "ramwatch: pid %d (%s, private %s) passed over: %s\n", cands->all[i].pid,
 			cands->all[i].comm, format_bytes(a, cands->all[i].private), err.message);
 	}
@@ -320,7 +320,7 @@ int cmd_scan(int argc, char **argv)
 	struct scan_options so = { .proc_root = proc, .top = top, .keep_regions = regions || out_path, .light = light,
 				   .gpu = gpu, .no_evidence = no_evidence, .memory_image = memory,
 				   .record_memory = memory_out };
-	struct scan_error err = { { 0 } };
+	struct error err = { 0 };
 
 	if (smaps) {
 		r = scan_smaps_file(smaps, status, &so, &c, &err);
@@ -343,7 +343,7 @@ int cmd_scan(int argc, char **argv)
 			if (r < 0)
 				return fail("%s\nramwatch: ramwatchd could not help: %s", err.message, derr.message);
 		} else if (r < 0) {
-			return scan_error_exit(&err);
+			return scan_failed(&err);
 		}
 	} else {
 		_cleanup_close_ int root_fd = procfs_open_root(proc);

@@ -138,7 +138,7 @@ int control_query_scan(struct control_job *j, struct store_reader *reader)
 		.progress = scan_progress,
 		.userdata = j,
 	};
-	struct scan_error err = { "" };
+	struct error err = { 0 };
 	_cleanup_(census_freep) struct census *c = NULL;
 	(void)reader;
 
@@ -148,8 +148,7 @@ int control_query_scan(struct control_job *j, struct store_reader *reader)
 			snprintf(j->message, sizeof(j->message), "the census of process %d took longer than %u s", pid,
 				 (unsigned)(RW_SCAN_TIMEOUT_US / 1000000u));
 		else
-			snprintf(j->message, sizeof(j->message), "%s",
-				 err.message[0] ? err.message : strerror(-r));
+			snprintf(j->message, sizeof(j->message), "%s", error_message_or_strerror(&err, r));
 		/* a kernel thread: nothing to scan, which is the request's fault */
 		return r == -EOPNOTSUPP ? -EINVAL : r;
 	}

@@ -17,6 +17,8 @@
 
 #include <systemd/sd-event.h>
 
+#include "error.h"
+
 struct store_reader;
 struct control_job;
 
@@ -41,7 +43,7 @@ struct control_job {
 	/* set by the worker */
 	int error;
 	json_t *result;
-	char message[512];
+	char message[ERROR_MESSAGE_MAX];
 
 	/* set by the loop, read by run (a scan checks it between reads) */
 	bool cancelled;

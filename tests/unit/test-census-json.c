@@ -16,7 +16,7 @@ static struct census *load_fixture(const char *name, const char *status)
 {
 	struct scan_options o = { .keep_regions = true };
 	struct census *c = NULL;
-	struct scan_error err;
+	struct error err;
 	char a[4096], b[4096];
 	snprintf(a, sizeof(a), "%s", fixture(name));
 	if (status)
@@ -190,7 +190,7 @@ static void test_file_name_not_utf8(void **state)
 	close(fd);
 	struct scan_options o = { .keep_regions = true };
 	struct census *c = NULL, *back = NULL;
-	struct scan_error err;
+	struct error err;
 	assert_int_equal(scan_smaps_file(path, NULL, &o, &c, &err), 0);
 	unlink(path);
 	json_t *j = census_to_json(c, true);

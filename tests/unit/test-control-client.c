@@ -729,7 +729,7 @@ static void test_region_events(void **state)
 static json_t *stored_census(void)
 {
 	struct scan_options o = { .top = 20 };
-	struct scan_error e;
+	struct error e;
 	struct census *c = NULL;
 	char smaps[4096], status[4096];
 	snprintf(smaps, sizeof(smaps), "%s", fixture("smaps/c-shapes.smaps"));

@@ -769,7 +769,7 @@ static void test_scan_live(void **state)
 	script("device " A100 "compute 0 %d 536870912\n", getpid());
 	struct gpu *g = open_standin();
 	struct scan_options o = { .gpu = g, .skip_stack_pointers = true };
-	struct scan_error err;
+	struct error err;
 	struct census *c = NULL;
 
 	if (scan_process(getpid(), &o, &c, &err) < 0)

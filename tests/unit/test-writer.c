@@ -106,7 +106,7 @@ static void test_one_transaction(void **state)
 
 	/* a census of a saved file, with its regions dropped as the daemon does */
 	struct scan_options o = { .keep_regions = false };
-	struct scan_error err;
+	struct error err;
 	struct census *c = NULL;
 	assert_int_equal(scan_smaps_file(fixture("smaps/java17-g1.smaps"), NULL, &o, &c, &err), 0);
 	struct store_census meta = { .time = 1800, .trigger = TRIGGER_FIRST, .status = CENSUS_OK, .wall_us = 5,

@@ -324,7 +324,7 @@ $(BUILD)/fuzz/fuzz-evidence: tests/fuzz/fuzz-evidence.c $(FUZZ_EVIDENCE_SRCS)
 	clang $(FUZZ_CFLAGS) -o $@ $^
 
 # The trace fuzz target replays whole inputs (parsers, analyzer, both reports).
-$(BUILD)/fuzz/fuzz-trace: tests/fuzz/fuzz-trace.c $(FUZZ_TRACE_SRCS) common/text.c common/hashtab.c
+$(BUILD)/fuzz/fuzz-trace: tests/fuzz/fuzz-trace.c $(FUZZ_TRACE_SRCS) common/text.c common/hashtab.c common/error.c
 	@mkdir -p $(dir $@)
 	clang -std=gnu11 -D_GNU_SOURCE $(INC_trace) -g -O1 -fsanitize=fuzzer,address,undefined \
 		-o $@ $^ -ljansson -ldl

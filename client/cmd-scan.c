@@ -118,7 +118,7 @@ static int scan_by_daemon(const char *socket, int pid, bool light, struct census
 	_cleanup_(json_decrefp) json_t *request = json_pack("{s:s, s:i, s:b, s:b}", "op", "scan", "pid", pid, "full",
 							    !light, "light", light);
 	_cleanup_(json_decrefp) json_t *result = NULL;
-	char reason[256];
+	struct error reason;
 	int r;
 
 	if (!request) {
@@ -128,9 +128,9 @@ static int scan_by_daemon(const char *socket, int pid, bool light, struct census
 	r = control_client_ask(control_client_socket_path(socket), request, CONTROL_SCAN_WAIT_US, &result, err);
 	if (r < 0)
 		return r;
-	if (census_from_json(result, ret, reason, sizeof(reason)) < 0) {
-		snprintf(err->message, sizeof(err->message), "ramwatchd sent a census this client cannot read: %s",
-			 reason);
+	if (census_from_json(result, ret, &reason) < 0) {
+		snprintf(err->message, sizeof(err->message), "ramwatchd sent a census this client cannot read: %.*s",
+			 (int)sizeof(err->message) / 2, reason.message);
 		return -EBADMSG;
 	}
 	return 0;
@@ -374,10 +374,10 @@ int cmd_scan(int argc, char **argv)
 
 static int load(const char *path, struct census **ret)
 {
-	char err[256];
-	int r = census_load_file(path, ret, err, sizeof(err));
+	struct error err;
+	int r = census_load_file(path, ret, &err);
 	if (r < 0)
-		return fail("%s: %s", path, err);
+		return fail("%s: %s", path, err.message);
 	return 0;
 }
 

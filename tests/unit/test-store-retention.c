@@ -24,9 +24,9 @@ static struct store *open_store(const char *path, uint64_t max_size)
 {
 	struct store_options o = { .path = path, .max_size = max_size };
 	struct store *s = NULL;
-	char err[512];
-	if (store_open(&o, &s, err, sizeof(err)) < 0)
-		fail_msg("store_open: %s", err);
+	struct error err;
+	if (store_open(&o, &s, &err) < 0)
+		fail_msg("store_open: %s", err.message);
 	return s;
 }
 
@@ -461,8 +461,8 @@ static void test_nothing_to_do(void **state)
 	store_close(s);
 
 	struct store_options o = { .path = t->db, .read_only = true };
-	char err[256];
-	assert_int_equal(store_open(&o, &s, err, sizeof(err)), 0);
+	struct error err;
+	assert_int_equal(store_open(&o, &s, &err), 0);
 	assert_int_equal(store_retention_step(s, &rt, &more), -EROFS);
 	store_close(s);
 }

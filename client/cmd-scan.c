@@ -121,18 +121,14 @@ static int scan_by_daemon(const char *socket, int pid, bool light, struct census
 	struct error reason;
 	int r;
 
-	if (!request) {
-		snprintf(err->message, sizeof(err->message), "%s", strerror(ENOMEM));
-		return -ENOMEM;
-	}
+	if (!request)
+		return error_set(&err->error, -ENOMEM, "%s", strerror(ENOMEM));
 	r = control_client_ask(control_client_socket_path(socket), request, CONTROL_SCAN_WAIT_US, &result, err);
 	if (r < 0)
 		return r;
-	if (census_from_json(result, ret, &reason) < 0) {
-		snprintf(err->message, sizeof(err->message), "ramwatchd sent a census this client cannot read: %.*s",
-			 (int)sizeof(err->message) / 2, reason.message);
-		return -EBADMSG;
-	}
+	if (census_from_json(result, ret, &reason) < 0)
+		return error_set(&err->error, -EBADMSG, "ramwatchd sent a census this client cannot read: %s",
+				 reason.message);
 	return 0;
 }
 
@@ -327,21 +323,21 @@ int cmd_scan(int argc, char **argv)
 		if (r < 0)
 			return fail("%s", err.message);
 	} else if (pid > 0 && daemon) {
-		struct control_error derr = { "", "" };
+		struct control_error derr = { 0 };
 		if (scan_by_daemon(socket, pid, light, &c, &derr) < 0)
-			return fail("%s", derr.message);
+			return fail("%s", derr.error.message);
 	} else if (pid > 0) {
 		r = scan_process(pid, &so, &c, &err);
 		if (r == -EACCES && !proc) {
 			/* the daemon may read it: it has CAP_SYS_PTRACE, and answers
 			 * for the processes this user may see */
-			struct control_error derr = { "", "" };
+			struct control_error derr = { 0 };
 			fprintf(stderr, "ramwatch: permission denied reading /proc/%d/smaps; asking ramwatchd\n", pid);
 			r = scan_by_daemon(socket, pid, light, &c, &derr);
 			if (r == -EREMOTEIO)
-				return fail("%s", derr.message);
+				return fail("%s", derr.error.message);
 			if (r < 0)
-				return fail("%s\nramwatch: ramwatchd could not help: %s", err.message, derr.message);
+				return fail("%s\nramwatch: ramwatchd could not help: %s", err.message, derr.error.message);
 		} else if (r < 0) {
 			return scan_failed(&err);
 		}

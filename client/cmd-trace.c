@@ -143,7 +143,8 @@ static int summary(int argc, char **argv)
 	trace_analyzer_init(&a, &ro);
 	r = replay(argv[optind], &a);
 	if (r == 0 && (r = trace_report_build(&a, &o, &report, &reason)) < 0) {
-		r = r == -ENOMEM ? fail("%s", reason.message) : fail("cannot read symbols from %s: %s", o.symbols_path, reason.message);
+		r = r == -ENOMEM ? fail("%s", reason.message)
+				 : fail("cannot read symbols from %s: %s", o.symbols_path, reason.message);
 	} else if (r == 0) {
 		r = json ? trace_report_jsonl(&a, &o, &report, stdout) : trace_report_text(&a, &o, &report, stdout);
 		trace_report_done(&report);

@@ -72,24 +72,21 @@ static int connect_error(const char *path, int e, struct control_error *err)
 	case ENOENT:
 	case ECONNREFUSED:
 		/* no socket file, or one nobody listens on any more */
-		set_error(err, -e, "", "cannot connect to ramwatchd at %s: %s — is ramwatchd running? (systemctl status ramwatchd)",
-			  path, strerror(e));
-		break;
+		return set_error(err, -e, "",
+				 "cannot connect to ramwatchd at %s: %s — is ramwatchd running? (systemctl status ramwatchd)",
+				 path, strerror(e));
 	case EACCES:
 	case EPERM:
-		set_error(err, -e, "",
-			  "cannot connect to ramwatchd at %s: %s — connecting needs write permission on the socket "
-			  "and search permission on the directories above it",
-			  path, strerror(e));
-		break;
+		return set_error(err, -e, "",
+				 "cannot connect to ramwatchd at %s: %s — connecting needs write permission on the socket "
+				 "and search permission on the directories above it",
+				 path, strerror(e));
 	case EAGAIN:
 		/* a Unix socket whose listen queue is full (unix(7)) */
-		set_error(err, -e, "", "ramwatchd at %s accepts no more connections now (its queue is full); try again",
-			  path);
-		break;
-	default: set_error(err, -e, "", "cannot connect to ramwatchd at %s: %s", path, strerror(e)); break;
+		return set_error(err, -e, "",
+				 "ramwatchd at %s accepts no more connections now (its queue is full); try again", path);
+	default: return set_error(err, -e, "", "cannot connect to ramwatchd at %s: %s", path, strerror(e));
 	}
-	return -e;
 }
 
 int control_client_connect(const char *path, struct control_client **ret, struct control_error *err)
@@ -99,8 +96,9 @@ int control_client_connect(const char *path, struct control_client **ret, struct
 	size_t n = strlen(path);
 
 	if (n == 0 || n >= sizeof(sa.sun_path))
-		return set_error(err, -ENAMETOOLONG, "", "the socket path %s%s%s does not fit a Unix socket address (1 to %zu bytes)",
-			  n ? "'" : "", path, n ? "'" : "(empty)", sizeof(sa.sun_path) - 1);
+		return set_error(err, -ENAMETOOLONG, "",
+				 "the socket path %s%s%s does not fit a Unix socket address (1 to %zu bytes)",
+				 n ? "'" : "", path, n ? "'" : "(empty)", sizeof(sa.sun_path) - 1);
 	memcpy(sa.sun_path, path, n + 1);
 	c = calloc(1, sizeof(*c));
 	if (!c || !(c->path = strdup(path))) {
@@ -219,24 +217,26 @@ int control_client_parse_answer(const char *line, size_t len, json_t **ret_resul
 
 	root = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root)
-		return set_error(err, -EBADMSG, "", "ramwatchd sent a malformed answer (not JSON: %s at byte %d)", jerr.text,
-			  jerr.position);
+		return set_error(err, -EBADMSG, "", "ramwatchd sent a malformed answer (not JSON: %s at byte %d)",
+				 jerr.text, jerr.position);
 	if (!json_is_object(root))
 		return set_error(err, -EBADMSG, "", "ramwatchd sent a malformed answer (not a JSON object)");
 	ok = json_object_get(root, "ok");
 	if (!json_is_boolean(ok))
 		return set_error(err, -EBADMSG, "", "ramwatchd sent a malformed answer (\"ok\" is %s)",
-			  ok ? "not true or false" : "missing");
+				 ok ? "not true or false" : "missing");
 	if (json_is_true(ok)) {
 		v = json_object_get(root, "result");
 		if (!v)
-			return set_error(err, -EBADMSG, "", "ramwatchd sent a malformed answer (\"ok\": true without \"result\")");
+			return set_error(err, -EBADMSG, "",
+					 "ramwatchd sent a malformed answer (\"ok\": true without \"result\")");
 		*ret_result = json_incref((json_t *)v);
 		return 0;
 	}
 	v = json_object_get(root, "error");
 	if (!json_is_string(v) || json_string_length(v) == 0)
-		return set_error(err, -EBADMSG, "", "ramwatchd sent a malformed answer (\"ok\": false without an \"error\" message)");
+		return set_error(err, -EBADMSG, "",
+				 "ramwatchd sent a malformed answer (\"ok\": false without an \"error\" message)");
 	const json_t *code = json_object_get(root, "code");
 	return set_error(err, -EREMOTEIO, json_is_string(code) ? json_string_value(code) : "", "%s",
 			 json_string_value(v));

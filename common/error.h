@@ -9,7 +9,8 @@
  * NULL (the caller wants the code only) and returns the code, so one line
  * both explains and fails:
  *     return error_set(e, -EINVAL, "line %u: unknown key %s", n, key);
- * The caller owns the struct; the callee writes it only on failure. */
+ * The caller owns the struct; what it holds means something only when
+ * the call failed. */
 #pragma once
 
 #include <stdarg.h>

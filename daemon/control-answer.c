@@ -67,7 +67,7 @@ int control_mark_name_check(const char *s, size_t len, struct error *err)
 		return error_set(err, -EINVAL, "name: a mark needs a name");
 	if (len > RW_MARK_NAME_MAX)
 		return error_set(err, -EINVAL, "name: %zu bytes, longer than the %u a mark's name may have", len,
-			 RW_MARK_NAME_MAX);
+				 RW_MARK_NAME_MAX);
 	for (size_t i = 0; i < len;) {
 		size_t n = text_utf8_next(p + i, len - i, &cp);
 		if (n == 0)

@@ -104,7 +104,8 @@ int control_query_run(struct control_job *j, struct store_reader *reader)
 	case CONTROL_OP_CENSUS:
 		return store_read_census(reader, &req->sel, req->at, &j->result, err);
 	case CONTROL_OP_EVENTS:
-		return store_read_events(reader, &req->sel, req->since, req->until, req->limit, req->cursor, &j->result, err);
+		return store_read_events(reader, &req->sel, req->since, req->until, req->limit, req->cursor, &j->result,
+					 err);
 	default:
 		return error_set(err, -EINVAL, "op %s is not a store query", control_op_name(req->op));
 	}

@@ -339,7 +339,7 @@ int control_request_parse(const char *line, size_t len, int64_t now_ms, struct c
 	if (r <= 0) {
 		if (r == 0)
 			r = bad(err, "\"op\" is needed (status, processes, history, report, census, events, "
-					   "scan, mark or metrics)");
+				     "scan, mark or metrics)");
 		goto refused;
 	}
 	for (q->op = 0; q->op < _CONTROL_OP_MAX; q->op++)
@@ -347,7 +347,7 @@ int control_request_parse(const char *line, size_t len, int64_t now_ms, struct c
 			break;
 	if (q->op == _CONTROL_OP_MAX) {
 		r = bad(err, "unknown op '%.40s' (status, processes, history, report, census, events, "
-				       "scan, mark or metrics)", key);
+			     "scan, mark or metrics)", key);
 		goto refused;
 	}
 

@@ -115,8 +115,8 @@ int selector_parse(const char *s, struct selector *ret, struct error *err)
 		/* a path without its directory is what name: is for; saying so
 		 * beats a selector that silently never matches */
 		if (arg[0] != '/')
-			return error_set(err, -EINVAL, "exe:%s is not an absolute path (name:%s matches a command name)", arg,
-				 arg);
+			return error_set(err, -EINVAL, "exe:%s is not an absolute path (name:%s matches a command name)",
+					 arg, arg);
 		break;
 	case SELECTOR_CGROUP:
 		if (arg[0] != '/')

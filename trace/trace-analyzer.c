@@ -52,7 +52,7 @@ static int resolve_scope(const struct trace_analyzer *a, const struct trace_even
 	const struct trace_scope_id *id = hashtab_get(&a->scope_ids, e->scope_id);
 	if (!id) {
 		return error_set(err, -EINVAL,
-			 "scope_id %" PRIu32 " is used before a scope.enter gives it a path", e->scope_id);
+				 "scope_id %" PRIu32 " is used before a scope.enter gives it a path", e->scope_id);
 	}
 	*ret = (struct trace_scope_ref){ a->scopes.v[id->scope].path, a->scopes.v[id->scope].len, id->scope };
 	return 0;
@@ -107,7 +107,7 @@ static int scope_enter(struct trace_analyzer *a, const struct trace_event *e, co
 		trace_quote(was, sizeof(was), old->path, old->len, 64);
 		trace_quote(now, sizeof(now), ref->path, ref->len, 64);
 		return error_set(err, -EINVAL, "scope_id %" PRIu32 " is redefined as %s (it was %s)",
-			 e->scope_id, now, was);
+				 e->scope_id, now, was);
 	}
 	trace_add(&id->active, 1);
 	trace_add(&a->sequence.active_scope_events, 1);
@@ -149,8 +149,8 @@ static void update_mapped(struct trace_analyzer *a)
 static int bad_range(const struct trace_event *e, struct error *err)
 {
 	return error_set(err, -EINVAL,
-		 "%s of %" PRIu64 " bytes at 0x%" PRIx64 " runs past the end of the address space",
-		 trace_kind_name(e->kind), e->len, e->address);
+			 "%s of %" PRIu64 " bytes at 0x%" PRIx64 " runs past the end of the address space",
+			 trace_kind_name(e->kind), e->len, e->address);
 }
 
 static int physical_map(struct trace_analyzer *a, const struct trace_event *e, struct error *err)

@@ -166,7 +166,7 @@ static void fill(const char *path)
 	struct store_options o = { .path = path };
 	struct store *s = NULL;
 	sqlite3 *db = NULL;
-	struct error err;
+	struct error err = { 0 };
 	int64_t ids[PROCESSES];
 
 	if (store_open(&o, &s, &err) < 0)
@@ -297,7 +297,7 @@ int main(int argc, char **argv)
 	int runs = 21, opt;
 	bool keep = false;
 	char path[4096];
-	struct error err;
+	struct error err = { 0 };
 	struct stat stb;
 
 	while ((opt = getopt_long(argc, argv, "n:d:k", options, NULL)) >= 0) {

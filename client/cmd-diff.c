@@ -22,7 +22,7 @@ DEFINE_CLEANUP(struct census *, census_free)
 
 static int load(const char *path, struct census **ret)
 {
-	struct error err;
+	struct error err = { 0 };
 	int r = census_load_file(path, ret, &err);
 	if (r < 0)
 		return fail("%s: %s", path, err.message);
@@ -37,7 +37,7 @@ static int stored(const char *socket, const json_t *pid, int64_t at, struct cens
 	_cleanup_(json_decrefp) json_t *request = json_pack("{s:s, s:O, s:I}", "op", "census", "pid", pid, "at",
 							    (json_int_t)at);
 	_cleanup_(json_decrefp) json_t *result = NULL;
-	struct error err;
+	struct error err = { 0 };
 	int r;
 
 	if (!request)

@@ -47,7 +47,7 @@ int cmd_events(int argc, char **argv)
 	const char *socket = NULL, *pid = NULL, *since = NULL, *until = NULL;
 	enum answer_format format = ANSWER_JSON;
 	int64_t now = now_realtime_ms();
-	struct error err;
+	struct error err = { 0 };
 	size_t n;
 	int opt, r;
 

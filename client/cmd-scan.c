@@ -118,7 +118,7 @@ static int scan_by_daemon(const char *socket, int pid, bool light, struct census
 	_cleanup_(json_decrefp) json_t *request = json_pack("{s:s, s:i, s:b, s:b}", "op", "scan", "pid", pid, "full",
 							    !light, "light", light);
 	_cleanup_(json_decrefp) json_t *result = NULL;
-	struct error reason;
+	struct error reason = { 0 };
 	int r;
 
 	if (!request)
@@ -370,7 +370,7 @@ int cmd_scan(int argc, char **argv)
 
 static int load(const char *path, struct census **ret)
 {
-	struct error err;
+	struct error err = { 0 };
 	int r = census_load_file(path, ret, &err);
 	if (r < 0)
 		return fail("%s: %s", path, err.message);

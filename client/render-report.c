@@ -154,7 +154,7 @@ static int last_census(FILE *f, const json_t *report)
 	_cleanup_(census_freep) struct census *c = NULL;
 	const json_t *j = json_object_get(report, "last_census");
 	struct render_options o = { .format = RENDER_MARKDOWN, .top = RW_TOP_DEFAULT };
-	struct error err;
+	struct error err = { 0 };
 	char when[TIMEPARSE_FORMAT_MAX];
 	const char *trigger = answer_str(j, "trigger");
 	int64_t id = 0;

@@ -71,7 +71,7 @@ static int parse_section(struct config_parser *p, const char *name, unsigned lin
 static int parse_assignment(struct config_parser *p, const char *name, unsigned lineno, char *l,
 			    const char *section)
 {
-	struct error reason;
+	struct error reason = { 0 };
 	char *eq = strchr(l, '=');
 	int r;
 

@@ -126,7 +126,7 @@ static int not_a(const struct config_setting *t, const char *value, const char *
 
 static int apply_selectors(const struct config_setting *t, struct selector_list *l, const char *value, struct error *err)
 {
-	struct error reason;
+	struct error reason = { 0 };
 	const char *p = value;
 
 	/* whitespace separates selectors, so a glob cannot hold a blank:
@@ -232,7 +232,7 @@ int config_setting_apply(const struct config_setting *t, struct daemon_config *c
 		return 0;
 
 	case CONFIG_EXPORT: {
-		struct error reason;
+		struct error reason = { 0 };
 		r = config_parse_export(value, &path, &reason);
 		if (r < 0)
 			return error_set(err, r, "%s: '%s' %s", t->name, value,

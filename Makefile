@@ -64,7 +64,7 @@ ALL_CFLAGS = $(BASE_CFLAGS) $(CFLAGS)
 
 # common/: logging, files, strings, times; needs nothing else
 COMMON_SRCS := common/util.c common/fileio.c common/strpool.c common/log.c common/text.c common/hashtab.c \
-	common/region-event-kind.c common/timeparse.c common/units.c
+	common/region-event-kind.c common/timeparse.c common/units.c common/error.c
 
 # scanner/: one process's census from /proc (smaps, status, evidence, GPU)
 SCANNER_SRCS := scanner/region.c scanner/smaps.c scanner/smaps-fast.c scanner/proc-parse.c scanner/procfs.c \
@@ -195,7 +195,7 @@ $(BUILD)/ramwatchd: $(call objects,$(DAEMON_MAIN)) $(DAEMON_LIBS)
 # ================================================================== tests
 
 # Unit tests (cmocka), one per module: tests/README.md says which tests which.
-UNIT_TESTS := test-util test-strpool test-text test-hashtab test-timeparse test-units \
+UNIT_TESTS := test-util test-strpool test-text test-hashtab test-timeparse test-units test-error \
 	test-smaps test-proc-parse test-classify test-census test-evidence test-memimage test-census-json \
 	test-scan-live test-region-events test-gpu \
 	test-trace-parse test-trace-analyzer test-trace-scopes test-trace-ledger test-trace-report \
@@ -325,7 +325,7 @@ $(BUILD)/fuzz/fuzz-evidence: tests/fuzz/fuzz-evidence.c $(FUZZ_EVIDENCE_SRCS)
 	clang $(FUZZ_CFLAGS) -o $@ $^
 
 # The trace fuzz target replays whole inputs (parsers, analyzer, both reports).
-$(BUILD)/fuzz/fuzz-trace: tests/fuzz/fuzz-trace.c $(FUZZ_TRACE_SRCS) common/text.c common/hashtab.c
+$(BUILD)/fuzz/fuzz-trace: tests/fuzz/fuzz-trace.c $(FUZZ_TRACE_SRCS) common/text.c common/hashtab.c common/error.c
 	@mkdir -p $(dir $@)
 	clang -std=gnu11 -D_GNU_SOURCE $(INC_trace) -g -O1 -fsanitize=fuzzer,address,undefined \
 		-o $@ $^ -ljansson -ldl

@@ -44,7 +44,7 @@ int main(int argc, char **argv)
 			/* the order alternates, so neither kind always follows the other */
 			int kind = (k + e) % 2;
 			struct scan_options o = { .keep_regions = true, .no_evidence = kind == 1 };
-			struct scan_error err;
+			struct error err;
 			struct census *c = NULL;
 			uint64_t cpu0 = now_thread_cpu_us();
 			if (scan_process(pid, &o, &c, &err) < 0) {

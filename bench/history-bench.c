@@ -166,11 +166,11 @@ static void fill(const char *path)
 	struct store_options o = { .path = path };
 	struct store *s = NULL;
 	sqlite3 *db = NULL;
-	char err[512];
+	struct error err = { 0 };
 	int64_t ids[PROCESSES];
 
-	if (store_open(&o, &s, err, sizeof(err)) < 0)
-		die(path, err);
+	if (store_open(&o, &s, &err) < 0)
+		die(path, err.message);
 	/* the minute rows through a second connection, committed first */
 	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK)
 		die(path, "cannot open");
@@ -296,7 +296,8 @@ int main(int argc, char **argv)
 	const char *dir = "build/bench-history";
 	int runs = 21, opt;
 	bool keep = false;
-	char path[4096], err[512];
+	char path[4096];
+	struct error err = { 0 };
 	struct stat stb;
 
 	while ((opt = getopt_long(argc, argv, "n:d:k", options, NULL)) >= 0) {
@@ -335,8 +336,8 @@ int main(int argc, char **argv)
 	stat(path, &stb);
 
 	struct store_reader *r = NULL;
-	if (store_reader_open(path, &r, err, sizeof(err)) < 0)
-		die(path, err);
+	if (store_reader_open(path, &r, &err) < 0)
+		die(path, err.message);
 	sqlite3 *db = NULL;
 	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
 		die(path, "cannot open");
@@ -385,11 +386,11 @@ int main(int argc, char **argv)
 		for (int i = 0; i < runs; i++) {
 			json_t *o = NULL;
 			double t0 = now_ms();
-			int e = sc->report ? store_read_report(r, &sel, &o, err, sizeof(err))
-					   : store_read_history(r, &q, &o, err, sizeof(err));
+			int e = sc->report ? store_read_report(r, &sel, &o, &err)
+					   : store_read_history(r, &q, &o, &err);
 			double t1 = now_ms();
 			if (e < 0)
-				die(sc->name, err);
+				die(sc->name, err.message);
 			char *s = json_dumps(o, JSON_COMPACT);
 			double t2 = now_ms();
 			if (!s)

@@ -135,23 +135,21 @@ void answer_csv_time(FILE *f, bool known, int64_t ms)
 
 /* ---------------------------------------------------------------- region events */
 
-static int event_u64(const json_t *e, const char *key, size_t i, uint64_t *ret, char *err, size_t err_size)
+static int event_u64(const json_t *e, const char *key, size_t i, uint64_t *ret, struct error *err)
 {
 	const json_t *v = json_object_get(e, key);
 	if (!v || json_is_null(v)) {
 		*ret = 0; /* not known (a light census): nothing to count */
 		return 0;
 	}
-	if (!json_is_integer(v) || json_integer_value(v) < 0) {
-		snprintf(err, err_size, "events[%zu].%s is not a size in bytes", i, key);
-		return -EBADMSG;
-	}
+	if (!json_is_integer(v) || json_integer_value(v) < 0)
+		return error_set(err, -EBADMSG, "events[%zu].%s is not a size in bytes", i, key);
 	*ret = (uint64_t)json_integer_value(v);
 	return 0;
 }
 
 /* "0x7f0000000000" (as answers give addresses) or an integer. */
-static int event_address(const json_t *e, size_t i, uint64_t *ret, char *err, size_t err_size)
+static int event_address(const json_t *e, size_t i, uint64_t *ret, struct error *err)
 {
 	const json_t *v = json_object_get(e, "start");
 	const char *s = json_string_value(v);
@@ -162,22 +160,18 @@ static int event_address(const json_t *e, size_t i, uint64_t *ret, char *err, si
 		*ret = (uint64_t)json_integer_value(v);
 		return 0;
 	}
-	snprintf(err, err_size, "events[%zu].start is not an address", i);
-	return -EBADMSG;
+	return error_set(err, -EBADMSG, "events[%zu].start is not an address", i);
 }
 
-int answer_region_events(const json_t *answer, struct trace_region_event **ret, size_t *ret_n, char *err,
-			 size_t err_size)
+int answer_region_events(const json_t *answer, struct trace_region_event **ret, size_t *ret_n, struct error *err)
 {
 	const json_t *events = json_object_get(answer, "events"), *e;
 	_cleanup_free_ struct trace_region_event *v = NULL;
 	size_t i, n;
 	int r;
 
-	if (!json_is_array(events)) {
-		snprintf(err, err_size, "the answer has no \"events\" array");
-		return -EBADMSG;
-	}
+	if (!json_is_array(events))
+		return error_set(err, -EBADMSG, "the answer has no \"events\" array");
 	n = json_array_size(events);
 	if (!(v = calloc(n ? n : 1, sizeof(*v))))
 		return -ENOMEM;
@@ -185,23 +179,19 @@ int answer_region_events(const json_t *answer, struct trace_region_event **ret, 
 		struct trace_region_event *x = &v[i];
 		const char *kind = answer_str(e, "kind");
 		int k = kind ? region_event_kind_from_name(kind) : -1;
-		if (k < 0) {
-			snprintf(err, err_size, "events[%zu].kind is not appeared, disappeared, grew or shrank", i);
-			return -EBADMSG;
-		}
+		if (k < 0)
+			return error_set(err, -EBADMSG, "events[%zu].kind is not appeared, disappeared, grew or shrank", i);
 		x->kind = (enum region_event_kind)k;
-		if (!answer_int(e, "time", &x->time)) {
-			snprintf(err, err_size, "events[%zu].time is not a time", i);
-			return -EBADMSG;
-		}
+		if (!answer_int(e, "time", &x->time))
+			return error_set(err, -EBADMSG, "events[%zu].time is not a time", i);
 		if (!answer_int(e, "census_id", &x->census_id))
 			x->census_id = 0;
 		x->cls = answer_str(e, "class");
-		if ((r = event_address(e, i, &x->start, err, err_size)) < 0 ||
-		    (r = event_u64(e, "size", i, &x->size, err, err_size)) < 0 ||
-		    (r = event_u64(e, "size_before", i, &x->size_before, err, err_size)) < 0 ||
-		    (r = event_u64(e, "resident", i, &x->resident, err, err_size)) < 0 ||
-		    (r = event_u64(e, "resident_before", i, &x->resident_before, err, err_size)) < 0)
+		if ((r = event_address(e, i, &x->start, err)) < 0 ||
+		    (r = event_u64(e, "size", i, &x->size, err)) < 0 ||
+		    (r = event_u64(e, "size_before", i, &x->size_before, err)) < 0 ||
+		    (r = event_u64(e, "resident", i, &x->resident, err)) < 0 ||
+		    (r = event_u64(e, "resident_before", i, &x->resident_before, err)) < 0)
 			return r;
 	}
 	*ret = TAKE_PTR(v);

@@ -16,17 +16,17 @@
 
 int ask(const char *socket, json_t *request, uint64_t wait_us, json_t **ret_result)
 {
-	struct control_error err = { "", "" };
+	struct control_error err = { 0 };
 	int r = control_client_ask(control_client_socket_path(socket), request, wait_us, ret_result, &err);
 	if (r < 0)
-		return fail("%s", err.message);
+		return fail("%s", err.error.message);
 	return 0;
 }
 
 int ask_all_pages(const char *socket, json_t *request, json_t **ret_result)
 {
 	_cleanup_(control_client_closep) struct control_client *c = NULL;
-	struct control_error err = { "", "" };
+	struct control_error err = { 0 };
 	bool truncated = false;
 	int r;
 
@@ -34,7 +34,7 @@ int ask_all_pages(const char *socket, json_t *request, json_t **ret_result)
 		return fail("%s", strerror(ENOMEM));
 	if ((r = control_client_connect(control_client_socket_path(socket), &c, &err)) < 0 ||
 	    (r = control_client_call_all(c, request, CONTROL_ROWS_MAX, CONTROL_WAIT_US, ret_result, &truncated, &err)) < 0)
-		return fail("%s", err.message);
+		return fail("%s", err.error.message);
 	if (truncated)
 		fprintf(stderr,
 			"ramwatch: stopped after %u rows; the rest is left out: narrow the time range or use --step\n",

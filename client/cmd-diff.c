@@ -22,10 +22,10 @@ DEFINE_CLEANUP(struct census *, census_free)
 
 static int load(const char *path, struct census **ret)
 {
-	char err[256];
-	int r = census_load_file(path, ret, err, sizeof(err));
+	struct error err = { 0 };
+	int r = census_load_file(path, ret, &err);
 	if (r < 0)
-		return fail("%s: %s", path, err);
+		return fail("%s: %s", path, err.message);
 	return 0;
 }
 
@@ -37,15 +37,15 @@ static int stored(const char *socket, const json_t *pid, int64_t at, struct cens
 	_cleanup_(json_decrefp) json_t *request = json_pack("{s:s, s:O, s:I}", "op", "census", "pid", pid, "at",
 							    (json_int_t)at);
 	_cleanup_(json_decrefp) json_t *result = NULL;
-	char err[256];
+	struct error err = { 0 };
 	int r;
 
 	if (!request)
 		return fail("%s", strerror(ENOMEM));
 	if ((r = ask(socket, request, CONTROL_WAIT_US, &result)) != 0)
 		return r;
-	if (census_from_json(result, ret, err, sizeof(err)) < 0)
-		return fail("ramwatchd sent a census this client cannot read: %s", err);
+	if (census_from_json(result, ret, &err) < 0)
+		return fail("ramwatchd sent a census this client cannot read: %s", err.message);
 	if (!answer_int(result, "census_id", ret_id))
 		*ret_id = -1;
 	const char *trigger = answer_str(result, "trigger");

@@ -47,7 +47,7 @@ int cmd_events(int argc, char **argv)
 	const char *socket = NULL, *pid = NULL, *since = NULL, *until = NULL;
 	enum answer_format format = ANSWER_JSON;
 	int64_t now = now_realtime_ms();
-	char err[256];
+	struct error err = { 0 };
 	size_t n;
 	int opt, r;
 
@@ -91,11 +91,11 @@ int cmd_events(int argc, char **argv)
 		return r;
 	if (format == ANSWER_JSON)
 		return ask_output(NULL, write_json, result);
-	r = answer_region_events(result, &events, &n, err, sizeof(err));
+	r = answer_region_events(result, &events, &n, &err);
 	if (r == -ENOMEM)
 		return fail("%s", strerror(ENOMEM));
 	if (r < 0)
-		return fail("ramwatchd sent a malformed answer (%s)", err);
+		return fail("ramwatchd sent a malformed answer (%s)", err.message);
 	struct memtrace m = { events, n };
 	return ask_output(NULL, write_memtrace, &m);
 }

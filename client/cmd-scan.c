@@ -118,21 +118,17 @@ static int scan_by_daemon(const char *socket, int pid, bool light, struct census
 	_cleanup_(json_decrefp) json_t *request = json_pack("{s:s, s:i, s:b, s:b}", "op", "scan", "pid", pid, "full",
 							    !light, "light", light);
 	_cleanup_(json_decrefp) json_t *result = NULL;
-	char reason[256];
+	struct error reason = { 0 };
 	int r;
 
-	if (!request) {
-		snprintf(err->message, sizeof(err->message), "%s", strerror(ENOMEM));
-		return -ENOMEM;
-	}
+	if (!request)
+		return error_set(&err->error, -ENOMEM, "%s", strerror(ENOMEM));
 	r = control_client_ask(control_client_socket_path(socket), request, CONTROL_SCAN_WAIT_US, &result, err);
 	if (r < 0)
 		return r;
-	if (census_from_json(result, ret, reason, sizeof(reason)) < 0) {
-		snprintf(err->message, sizeof(err->message), "ramwatchd sent a census this client cannot read: %s",
-			 reason);
-		return -EBADMSG;
-	}
+	if (census_from_json(result, ret, &reason) < 0)
+		return error_set(&err->error, -EBADMSG, "ramwatchd sent a census this client cannot read: %s",
+				 reason.message);
 	return 0;
 }
 
@@ -164,7 +160,7 @@ static int add_gpu(struct census *c, struct gpu *gpu)
 	return r;
 }
 
-static int scan_error_exit(const struct scan_error *err)
+static int scan_failed(const struct error *err)
 {
 	return fail("%s", err->message);
 }
@@ -174,7 +170,7 @@ static int scan_candidates(const struct candidates *cands, const struct scan_opt
 			   struct census **ret)
 {
 	char a[FORMAT_BYTES_MAX];
-	struct scan_error err = { { 0 } };
+	struct error err = { 0 };
 	int r = -ENOENT;
 
 	if (cands->n == 0)
@@ -194,7 +190,7 @@ static int scan_candidates(const struct candidates *cands, const struct scan_opt
 			return 0;
 		}
 		if (r != -EACCES && r != -ENOENT && r != -ESRCH && r != -EOPNOTSUPP)
-			return scan_error_exit(&err);
+			return scan_failed(&err);
 		fprintf(stderr, "ramwatch: pid %d (%s, private %s) passed over: %s\n", cands->all[i].pid,
 			cands->all[i].comm, format_bytes(a, cands->all[i].private), err.message);
 	}
@@ -320,30 +316,30 @@ int cmd_scan(int argc, char **argv)
 	struct scan_options so = { .proc_root = proc, .top = top, .keep_regions = regions || out_path, .light = light,
 				   .gpu = gpu, .no_evidence = no_evidence, .memory_image = memory,
 				   .record_memory = memory_out };
-	struct scan_error err = { { 0 } };
+	struct error err = { 0 };
 
 	if (smaps) {
 		r = scan_smaps_file(smaps, status, &so, &c, &err);
 		if (r < 0)
 			return fail("%s", err.message);
 	} else if (pid > 0 && daemon) {
-		struct control_error derr = { "", "" };
+		struct control_error derr = { 0 };
 		if (scan_by_daemon(socket, pid, light, &c, &derr) < 0)
-			return fail("%s", derr.message);
+			return fail("%s", derr.error.message);
 	} else if (pid > 0) {
 		r = scan_process(pid, &so, &c, &err);
 		if (r == -EACCES && !proc) {
 			/* the daemon may read it: it has CAP_SYS_PTRACE, and answers
 			 * for the processes this user may see */
-			struct control_error derr = { "", "" };
+			struct control_error derr = { 0 };
 			fprintf(stderr, "ramwatch: permission denied reading /proc/%d/smaps; asking ramwatchd\n", pid);
 			r = scan_by_daemon(socket, pid, light, &c, &derr);
 			if (r == -EREMOTEIO)
-				return fail("%s", derr.message);
+				return fail("%s", derr.error.message);
 			if (r < 0)
-				return fail("%s\nramwatch: ramwatchd could not help: %s", err.message, derr.message);
+				return fail("%s\nramwatch: ramwatchd could not help: %s", err.message, derr.error.message);
 		} else if (r < 0) {
-			return scan_error_exit(&err);
+			return scan_failed(&err);
 		}
 	} else {
 		_cleanup_close_ int root_fd = procfs_open_root(proc);
@@ -374,10 +370,10 @@ int cmd_scan(int argc, char **argv)
 
 static int load(const char *path, struct census **ret)
 {
-	char err[256];
-	int r = census_load_file(path, ret, err, sizeof(err));
+	struct error err = { 0 };
+	int r = census_load_file(path, ret, &err);
 	if (r < 0)
-		return fail("%s: %s", path, err);
+		return fail("%s: %s", path, err.message);
 	return 0;
 }
 

@@ -380,7 +380,8 @@ int cmd_sql(int argc, char **argv)
 	struct query_result res = { 0 };
 	_cleanup_free_ char *input = NULL;
 	const char *db = NULL, *sql;
-	char err[1024] = "", a[UNITS_FORMAT_MAX]; /* a size or a duration */
+	struct error err = { 0 };
+	char a[UNITS_FORMAT_MAX]; /* a size or a duration */
 	int opt, r, w;
 
 	optind = 0;
@@ -438,11 +439,11 @@ int cmd_sql(int argc, char **argv)
 	}
 	o.path = db;
 
-	r = query_run(&o, sql, &cb, &out, &res, err, sizeof(err));
+	r = query_run(&o, sql, &cb, &out, &res, &err);
 	w = finish(&out);
 	output_done(&out);
 	if (r < 0)
-		return query_failed(r, err, &out, &o);
+		return query_failed(r, err.message, &out, &o);
 	if (w < 0)
 		return fail("cannot write the output: %s", strerror(-w));
 	if (res.stop == QUERY_STOPPED_ROWS)

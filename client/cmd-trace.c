@@ -69,7 +69,7 @@ static int replay(const char *path, struct trace_analyzer *a)
 	if (r == 0)
 		return 0;
 	if (err.line > 0)
-		return fail("%s: line %" PRIu64 ": %s", name, err.line, err.reason);
+		return fail("%s: line %" PRIu64 ": %s", name, err.line, err.error.message);
 	return fail("cannot read %s: %s", name, strerror(-r));
 }
 
@@ -92,7 +92,7 @@ static int summary(int argc, char **argv)
 	struct trace_report_options o = { .sort = TRACE_SORT_RETAINED, .top = TOP_DEFAULT };
 	struct trace_analyzer a;
 	struct trace_report report;
-	char reason[TRACE_REASON_MAX] = "";
+	struct error reason = { 0 };
 	bool json = false;
 	uint64_t v;
 	int opt, r;
@@ -142,8 +142,9 @@ static int summary(int argc, char **argv)
 
 	trace_analyzer_init(&a, &ro);
 	r = replay(argv[optind], &a);
-	if (r == 0 && (r = trace_report_build(&a, &o, &report, reason)) < 0) {
-		r = r == -ENOMEM ? fail("%s", reason) : fail("cannot read symbols from %s: %s", o.symbols_path, reason);
+	if (r == 0 && (r = trace_report_build(&a, &o, &report, &reason)) < 0) {
+		r = r == -ENOMEM ? fail("%s", reason.message)
+				 : fail("cannot read symbols from %s: %s", o.symbols_path, reason.message);
 	} else if (r == 0) {
 		r = json ? trace_report_jsonl(&a, &o, &report, stdout) : trace_report_text(&a, &o, &report, stdout);
 		trace_report_done(&report);

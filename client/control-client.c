@@ -29,15 +29,21 @@ struct control_client {
 	size_t len, allocated;
 };
 
-static void set_error(struct control_error *err, const char *code, const char *fmt, ...) _printf_(3, 4);
+/* Fills err (may be NULL) with r, the daemon's or the client's wire code
+ * ("" for none) and the message.  Returns r. */
+static int set_error(struct control_error *err, int r, const char *code, const char *fmt, ...) _printf_(4, 5);
 
-static void set_error(struct control_error *err, const char *code, const char *fmt, ...)
+static int set_error(struct control_error *err, int r, const char *code, const char *fmt, ...)
 {
 	va_list ap;
+
+	if (!err)
+		return r;
 	snprintf(err->code, sizeof(err->code), "%s", code);
 	va_start(ap, fmt);
-	vsnprintf(err->message, sizeof(err->message), fmt, ap);
+	error_setv(&err->error, r, fmt, ap);
 	va_end(ap);
+	return r;
 }
 
 const char *control_client_socket_path(const char *option)
@@ -66,24 +72,21 @@ static int connect_error(const char *path, int e, struct control_error *err)
 	case ENOENT:
 	case ECONNREFUSED:
 		/* no socket file, or one nobody listens on any more */
-		set_error(err, "", "cannot connect to ramwatchd at %s: %s — is ramwatchd running? (systemctl status ramwatchd)",
-			  path, strerror(e));
-		break;
+		return set_error(err, -e, "",
+				 "cannot connect to ramwatchd at %s: %s — is ramwatchd running? (systemctl status ramwatchd)",
+				 path, strerror(e));
 	case EACCES:
 	case EPERM:
-		set_error(err, "",
-			  "cannot connect to ramwatchd at %s: %s — connecting needs write permission on the socket "
-			  "and search permission on the directories above it",
-			  path, strerror(e));
-		break;
+		return set_error(err, -e, "",
+				 "cannot connect to ramwatchd at %s: %s — connecting needs write permission on the socket "
+				 "and search permission on the directories above it",
+				 path, strerror(e));
 	case EAGAIN:
 		/* a Unix socket whose listen queue is full (unix(7)) */
-		set_error(err, "", "ramwatchd at %s accepts no more connections now (its queue is full); try again",
-			  path);
-		break;
-	default: set_error(err, "", "cannot connect to ramwatchd at %s: %s", path, strerror(e)); break;
+		return set_error(err, -e, "",
+				 "ramwatchd at %s accepts no more connections now (its queue is full); try again", path);
+	default: return set_error(err, -e, "", "cannot connect to ramwatchd at %s: %s", path, strerror(e));
 	}
-	return -e;
 }
 
 int control_client_connect(const char *path, struct control_client **ret, struct control_error *err)
@@ -92,24 +95,21 @@ int control_client_connect(const char *path, struct control_client **ret, struct
 	struct control_client *c;
 	size_t n = strlen(path);
 
-	if (n == 0 || n >= sizeof(sa.sun_path)) {
-		set_error(err, "", "the socket path %s%s%s does not fit a Unix socket address (1 to %zu bytes)",
-			  n ? "'" : "", path, n ? "'" : "(empty)", sizeof(sa.sun_path) - 1);
-		return -ENAMETOOLONG;
-	}
+	if (n == 0 || n >= sizeof(sa.sun_path))
+		return set_error(err, -ENAMETOOLONG, "",
+				 "the socket path %s%s%s does not fit a Unix socket address (1 to %zu bytes)",
+				 n ? "'" : "", path, n ? "'" : "(empty)", sizeof(sa.sun_path) - 1);
 	memcpy(sa.sun_path, path, n + 1);
 	c = calloc(1, sizeof(*c));
 	if (!c || !(c->path = strdup(path))) {
 		free(c);
-		set_error(err, "", "%s", strerror(ENOMEM));
-		return -ENOMEM;
+		return set_error(err, -ENOMEM, "", "%s", strerror(ENOMEM));
 	}
 	c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (c->fd < 0) {
 		int e = errno;
 		control_client_close(c);
-		set_error(err, "", "cannot make a socket: %s", strerror(e));
-		return -e;
+		return set_error(err, -e, "", "cannot make a socket: %s", strerror(e));
 	}
 	if (connect(c->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		int e = errno;
@@ -216,38 +216,30 @@ int control_client_parse_answer(const char *line, size_t len, json_t **ret_resul
 	const json_t *ok, *v;
 
 	root = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
-	if (!root) {
-		set_error(err, "", "ramwatchd sent a malformed answer (not JSON: %s at byte %d)", jerr.text,
-			  jerr.position);
-		return -EBADMSG;
-	}
-	if (!json_is_object(root)) {
-		set_error(err, "", "ramwatchd sent a malformed answer (not a JSON object)");
-		return -EBADMSG;
-	}
+	if (!root)
+		return set_error(err, -EBADMSG, "", "ramwatchd sent a malformed answer (not JSON: %s at byte %d)",
+				 jerr.text, jerr.position);
+	if (!json_is_object(root))
+		return set_error(err, -EBADMSG, "", "ramwatchd sent a malformed answer (not a JSON object)");
 	ok = json_object_get(root, "ok");
-	if (!json_is_boolean(ok)) {
-		set_error(err, "", "ramwatchd sent a malformed answer (\"ok\" is %s)",
-			  ok ? "not true or false" : "missing");
-		return -EBADMSG;
-	}
+	if (!json_is_boolean(ok))
+		return set_error(err, -EBADMSG, "", "ramwatchd sent a malformed answer (\"ok\" is %s)",
+				 ok ? "not true or false" : "missing");
 	if (json_is_true(ok)) {
 		v = json_object_get(root, "result");
-		if (!v) {
-			set_error(err, "", "ramwatchd sent a malformed answer (\"ok\": true without \"result\")");
-			return -EBADMSG;
-		}
+		if (!v)
+			return set_error(err, -EBADMSG, "",
+					 "ramwatchd sent a malformed answer (\"ok\": true without \"result\")");
 		*ret_result = json_incref((json_t *)v);
 		return 0;
 	}
 	v = json_object_get(root, "error");
-	if (!json_is_string(v) || json_string_length(v) == 0) {
-		set_error(err, "", "ramwatchd sent a malformed answer (\"ok\": false without an \"error\" message)");
-		return -EBADMSG;
-	}
+	if (!json_is_string(v) || json_string_length(v) == 0)
+		return set_error(err, -EBADMSG, "",
+				 "ramwatchd sent a malformed answer (\"ok\": false without an \"error\" message)");
 	const json_t *code = json_object_get(root, "code");
-	set_error(err, json_is_string(code) ? json_string_value(code) : "", "%s", json_string_value(v));
-	return -EREMOTEIO;
+	return set_error(err, -EREMOTEIO, json_is_string(code) ? json_string_value(code) : "", "%s",
+			 json_string_value(v));
 }
 
 int control_client_call(struct control_client *c, json_t *request, uint64_t wait_us, json_t **ret_result,
@@ -258,14 +250,12 @@ int control_client_call(struct control_client *c, json_t *request, uint64_t wait
 	size_t end = 0;
 	int r, sent;
 
-	if (!text) {
-		set_error(err, "", "%s", strerror(ENOMEM));
-		return -ENOMEM;
-	}
+	if (!text)
+		return set_error(err, -ENOMEM, "", "%s", strerror(ENOMEM));
 	size_t n = strlen(text);
 	if (n + 1 > RW_REQUEST_MAX) {
-		set_error(err, "", "the request is %zu bytes; ramwatchd takes at most %u", n + 1, RW_REQUEST_MAX);
-		return -EMSGSIZE;
+		return set_error(err, -EMSGSIZE, "", "the request is %zu bytes; ramwatchd takes at most %u", n + 1,
+				 RW_REQUEST_MAX);
 	}
 	text[n] = '\n'; /* compact JSON holds no newline: it is the line's end */
 	sent = send_line(c, text, n + 1, deadline);
@@ -274,21 +264,22 @@ int control_client_call(struct control_client *c, json_t *request, uint64_t wait
 	 * "busy" line before it closed): read what is there. */
 	r = read_line(c, sent < 0 ? now_monotonic_us() + 200u * 1000u : deadline, &end);
 	if (r < 0) {
+		int e = sent < 0 ? sent : r;
 		if (sent < 0 && sent != -ETIMEDOUT)
-			set_error(err, "", "cannot send the request to ramwatchd at %s: %s", c->path, strerror(-sent));
+			set_error(err, e, "", "cannot send the request to ramwatchd at %s: %s", c->path, strerror(-sent));
 		else if (r == -ETIMEDOUT || sent == -ETIMEDOUT)
-			set_error(err, "timeout", "ramwatchd at %s did not answer within %" PRIu64 " s", c->path,
+			set_error(err, e, "timeout", "ramwatchd at %s did not answer within %" PRIu64 " s", c->path,
 				  wait_us / 1000000u);
 		else if (r == -ECONNRESET && c->len > 0)
-			set_error(err, "", "ramwatchd at %s closed the connection in the middle of an answer", c->path);
+			set_error(err, e, "", "ramwatchd at %s closed the connection in the middle of an answer", c->path);
 		else if (r == -ECONNRESET)
-			set_error(err, "", "ramwatchd at %s closed the connection without answering", c->path);
+			set_error(err, e, "", "ramwatchd at %s closed the connection without answering", c->path);
 		else if (r == -EMSGSIZE)
-			set_error(err, "too_large", "the answer of ramwatchd is longer than %u MiB: narrow the request",
+			set_error(err, e, "too_large", "the answer of ramwatchd is longer than %u MiB: narrow the request",
 				  RW_ANSWER_MAX >> 20);
 		else
-			set_error(err, "", "cannot read the answer of ramwatchd at %s: %s", c->path, strerror(-r));
-		return sent < 0 ? sent : r;
+			set_error(err, e, "", "cannot read the answer of ramwatchd at %s: %s", c->path, strerror(-r));
+		return e;
 	}
 	r = control_client_parse_answer(c->buf, end, ret_result, err);
 	memmove(c->buf, c->buf + end + 1, c->len - end - 1);
@@ -308,10 +299,8 @@ int control_client_call_all(struct control_client *c, json_t *request, size_t ma
 
 	if ((r = control_client_call(c, request, wait_us, &all, err)) < 0)
 		return r;
-	if (!json_is_object(all)) {
-		set_error(err, "", "ramwatchd sent a malformed answer (the result is not an object)");
-		return -EBADMSG;
-	}
+	if (!json_is_object(all))
+		return set_error(err, -EBADMSG, "", "ramwatchd sent a malformed answer (the result is not an object)");
 	rows = json_array_size(json_object_get(all, "samples")) + json_array_size(json_object_get(all, "events"));
 	while ((next = json_object_get(all, "next")) && !json_is_null(next) && rows < max_rows) {
 		/* the page replaces "next": hold the cursor it came with */
@@ -323,10 +312,8 @@ int control_client_call_all(struct control_client *c, json_t *request, size_t ma
 			return r;
 		if ((r = store_read_merge_page(all, page)) < 0)
 			goto oom;
-		if (r == 0 && json_equal(json_object_get(all, "next"), cursor)) {
-			set_error(err, "", "ramwatchd sent the same page twice (its cursor did not move)");
-			return -EBADMSG;
-		}
+		if (r == 0 && json_equal(json_object_get(all, "next"), cursor))
+			return set_error(err, -EBADMSG, "", "ramwatchd sent the same page twice (its cursor did not move)");
 		rows += (size_t)r;
 	}
 	next = json_object_get(all, "next");
@@ -335,8 +322,7 @@ int control_client_call_all(struct control_client *c, json_t *request, size_t ma
 	*ret_result = TAKE_PTR(all);
 	return 0;
 oom:
-	set_error(err, "", "%s", strerror(ENOMEM));
-	return -ENOMEM;
+	return set_error(err, -ENOMEM, "", "%s", strerror(ENOMEM));
 }
 
 int control_client_ask(const char *path, json_t *request, uint64_t wait_us, json_t **ret_result,

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "error.h"
 #include "limits.h"
 #include "macro.h"
 #include "paths.h"
@@ -30,12 +31,14 @@
  * for wide rows. */
 #define CONTROL_PAGE_ROWS 20000u
 
+/* Why a call failed: the error (the call's negative errno and what to tell
+ * the user), and the protocol's word for it, which a script may test. */
 struct control_error {
+	struct error error;
 	/* The daemon's "code" when it answered with "ok": false ("denied",
 	 * "not_found", ...); "timeout" or "too_large" when the client gave up
 	 * waiting or refused a long answer; else "". */
 	char code[32];
-	char message[1024];
 };
 
 /* The socket to use: option when given, else $RAMWATCH_SOCKET when set and

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "error.h"
 #include "trace-export.h"
 
 enum answer_format {
@@ -55,8 +56,7 @@ void answer_csv_time(FILE *f, bool known, int64_t ms);
 /* The region events of an events answer for trace_export_region_events.
  * Strings point into answer.  Returns 0 with *ret (free()) and *ret_n, or
  * -EBADMSG naming the event and field in err, or -ENOMEM. */
-int answer_region_events(const json_t *answer, struct trace_region_event **ret, size_t *ret_n, char *err,
-			 size_t err_size);
+int answer_region_events(const json_t *answer, struct trace_region_event **ret, size_t *ret_n, struct error *err);
 
 /* ---------------------------------------------------------------- answers */
 

@@ -154,7 +154,8 @@ static int last_census(FILE *f, const json_t *report)
 	_cleanup_(census_freep) struct census *c = NULL;
 	const json_t *j = json_object_get(report, "last_census");
 	struct render_options o = { .format = RENDER_MARKDOWN, .top = RW_TOP_DEFAULT };
-	char err[256], when[TIMEPARSE_FORMAT_MAX];
+	struct error err = { 0 };
+	char when[TIMEPARSE_FORMAT_MAX];
 	const char *trigger = answer_str(j, "trigger");
 	int64_t id = 0;
 
@@ -163,8 +164,8 @@ static int last_census(FILE *f, const json_t *report)
 		fputs("No census of this process is stored.\n\n", f);
 		return 0;
 	}
-	if (census_from_json(j, &c, err, sizeof(err)) < 0) {
-		fprintf(f, "The stored census cannot be read: %s.\n\n", err);
+	if (census_from_json(j, &c, &err) < 0) {
+		fprintf(f, "The stored census cannot be read: %s.\n\n", err.message);
 		return 0;
 	}
 	answer_int(j, "census_id", &id);

@@ -208,3 +208,11 @@
  * it has when the buffer is too small; the buffer grows to that, never
  * past this, and a device with more is reported as an error. */
 #define RW_GPU_PROCESSES_MAX 16384u
+
+/* errors (common/error.h): what a failure says, at most */
+
+/* Bytes of an error's message, its NUL included.  The longest messages
+ * quote what came from outside (a configuration line, a path, a daemon's
+ * answer); past this they are cut at a UTF-8 character boundary, so a
+ * message stays valid text wherever it is shown or sent. */
+#define RW_ERROR_MESSAGE_MAX 1024u

@@ -48,8 +48,7 @@ bool config_section_known(const char *section);
  * value clears a list and resets anything else to its default.  Returns 0,
  * or -EINVAL / -ERANGE / -E2BIG / -ENOMEM with "Name: reason" in err; c is
  * unchanged on failure. */
-int config_setting_apply(const struct config_setting *t, struct daemon_config *c, const char *value, char *err,
-			 size_t err_size);
+int config_setting_apply(const struct config_setting *t, struct daemon_config *c, const char *value, struct error *err);
 /* Writes t's value in c as it would be written in the file (a list: its
  * selectors separated by sep); returns the snprintf-style length. */
 size_t config_setting_format(const struct config_setting *t, const struct daemon_config *c, const char *sep,
@@ -74,12 +73,11 @@ struct config_parser {
 		unsigned seq;
 	} where[CONFIG_SETTINGS_N];
 	unsigned seq;
-	char *err;
-	size_t err_size;
+	struct error *err; /* the caller's; may be NULL */
 };
 
 /* Starts from the defaults; messages go to err. */
-void config_parser_init(struct config_parser *p, char *err, size_t err_size);
+void config_parser_init(struct config_parser *p, struct error *err);
 /* Applies one file's text; name is used in messages and borrowed.  Returns
  * 0 or a negative errno with "NAME:LINE: reason" in err. */
 int config_parser_feed(struct config_parser *p, const char *name, const char *text, size_t len);

@@ -19,12 +19,11 @@
 #include "units.h"
 #include "util.h"
 
-void config_parser_init(struct config_parser *p, char *err, size_t err_size)
+void config_parser_init(struct config_parser *p, struct error *err)
 {
-	*p = (struct config_parser){ .err = err, .err_size = err_size };
+	*p = (struct config_parser){ .err = err };
 	config_defaults(&p->config);
-	if (err_size > 0)
-		err[0] = '\0';
+	error_clear(err);
 }
 
 void config_parser_done(struct config_parser *p)
@@ -37,11 +36,9 @@ static int fail(struct config_parser *p, int r, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (p->err_size > 0) {
-		va_start(ap, fmt);
-		vsnprintf(p->err, p->err_size, fmt, ap);
-		va_end(ap);
-	}
+	va_start(ap, fmt);
+	error_setv(p->err, r, fmt, ap);
+	va_end(ap);
 	return r;
 }
 
@@ -74,7 +71,7 @@ static int parse_section(struct config_parser *p, const char *name, unsigned lin
 static int parse_assignment(struct config_parser *p, const char *name, unsigned lineno, char *l,
 			    const char *section)
 {
-	char reason[1024];
+	struct error reason = { 0 };
 	char *eq = strchr(l, '=');
 	int r;
 
@@ -96,9 +93,9 @@ static int parse_assignment(struct config_parser *p, const char *name, unsigned 
 		return fail(p, -EINVAL, "%s:%u: unknown setting '%s' in section [%s]", name, lineno, key, section);
 	}
 
-	r = config_setting_apply(t, &p->config, value, reason, sizeof(reason));
+	r = config_setting_apply(t, &p->config, value, &reason);
 	if (r < 0)
-		return fail(p, r, "%s:%u: %s", name, lineno, reason);
+		return fail(p, r, "%s:%u: %s", name, lineno, reason.message);
 
 	size_t i = (size_t)(t - config_settings);
 	p->where[i].file = name;

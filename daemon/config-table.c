@@ -110,27 +110,23 @@ static void format_bounds(const struct config_setting *t, char *buf, size_t size
 		 has_lo && has_hi ? " and " : "", has_hi ? "at most " : "", has_hi ? hi : "");
 }
 
-static int out_of_range(const struct config_setting *t, const char *value, char *err, size_t err_size)
+static int out_of_range(const struct config_setting *t, const char *value, struct error *err)
 {
 	char bounds[2 * CONFIG_VALUE_MAX + 32];
 	format_bounds(t, bounds, sizeof(bounds));
 	if (bounds[0] == '\0') /* unbounded: the number did not fit */
-		snprintf(err, err_size, "%s: '%s' is too large", t->name, value);
-	else
-		snprintf(err, err_size, "%s: '%s' is out of range: it must be %s", t->name, value, bounds);
-	return -ERANGE;
+		return error_set(err, -ERANGE, "%s: '%s' is too large", t->name, value);
+	return error_set(err, -ERANGE, "%s: '%s' is out of range: it must be %s", t->name, value, bounds);
 }
 
-static int not_a(const struct config_setting *t, const char *value, const char *what, char *err, size_t err_size)
+static int not_a(const struct config_setting *t, const char *value, const char *what, struct error *err)
 {
-	snprintf(err, err_size, "%s: '%s' is not %s", t->name, value, what);
-	return -EINVAL;
+	return error_set(err, -EINVAL, "%s: '%s' is not %s", t->name, value, what);
 }
 
-static int apply_selectors(const struct config_setting *t, struct selector_list *l, const char *value, char *err,
-			   size_t err_size)
+static int apply_selectors(const struct config_setting *t, struct selector_list *l, const char *value, struct error *err)
 {
-	char reason[512];
+	struct error reason = { 0 };
 	const char *p = value;
 
 	/* whitespace separates selectors, so a glob cannot hold a blank:
@@ -144,28 +140,22 @@ static int apply_selectors(const struct config_setting *t, struct selector_list 
 		struct selector s;
 		int r;
 
-		if (n >= sizeof(word)) {
-			snprintf(err, err_size, "%s: a selector longer than %u bytes", t->name, RW_CONFIG_LINE_MAX);
-			return -E2BIG;
-		}
+		if (n >= sizeof(word))
+			return error_set(err, -E2BIG, "%s: a selector longer than %u bytes", t->name, RW_CONFIG_LINE_MAX);
 		memcpy(word, p, n);
 		word[n] = '\0';
 		p += n;
 
-		r = selector_parse(word, &s, reason, sizeof(reason));
-		if (r < 0) {
-			snprintf(err, err_size, "%s: %s", t->name, reason);
-			/* an unknown user is a bad value here, not a missing file */
-			return r == -ENOENT ? -EINVAL : r;
-		}
+		r = selector_parse(word, &s, &reason);
+		/* an unknown user is a bad value here, not a missing file */
+		if (r < 0)
+			return error_set(err, r == -ENOENT ? -EINVAL : r, "%s: %s", t->name, reason.message);
 		r = selector_list_add(l, &s);
 		if (r < 0) {
 			selector_done(&s);
 			if (r == -E2BIG)
-				snprintf(err, err_size, "%s: more than %u selectors", t->name, RW_SELECTORS_MAX);
-			else
-				snprintf(err, err_size, "%s: %s", t->name, strerror(-r));
-			return r;
+				return error_set(err, r, "%s: more than %u selectors", t->name, RW_SELECTORS_MAX);
+			return error_set(err, r, "%s: %s", t->name, strerror(-r));
 		}
 	}
 }
@@ -177,8 +167,7 @@ static bool ratio_in_bounds(const struct config_setting *t, double v)
 	return v >= t->min_ratio * (1 - slack) && v <= t->max_ratio * (1 + slack);
 }
 
-int config_setting_apply(const struct config_setting *t, struct daemon_config *c, const char *value, char *err,
-			 size_t err_size)
+int config_setting_apply(const struct config_setting *t, struct daemon_config *c, const char *value, struct error *err)
 {
 	void *f = field(t, c);
 	uint64_t v;
@@ -198,7 +187,7 @@ int config_setting_apply(const struct config_setting *t, struct daemon_config *c
 
 	switch (t->type) {
 	case CONFIG_SELECTORS:
-		return apply_selectors(t, f, value, err, err_size);
+		return apply_selectors(t, f, value, err);
 
 	case CONFIG_SIZE:
 	case CONFIG_TIME:
@@ -207,50 +196,47 @@ int config_setting_apply(const struct config_setting *t, struct daemon_config *c
 			return not_a(t, value,
 				     t->type == CONFIG_SIZE ? "a size (use e.g. 512K, 64M, 32G)"
 							    : "a time (use e.g. 500ms, 10s, 5min, 2h, 1d)",
-				     err, err_size);
+				     err);
 		if (r < 0 || (!(t->zero_off && v == 0) && (v < t->min || v > t->max)))
-			return out_of_range(t, value, err, err_size);
+			return out_of_range(t, value, err);
 		*(uint64_t *)f = v;
 		return 0;
 
 	case CONFIG_COUNT:
 		r = parse_u64(value, 10, &v);
 		if (r == -EINVAL)
-			return not_a(t, value, "a number", err, err_size);
+			return not_a(t, value, "a number", err);
 		if (r < 0 || v < t->min || v > t->max)
-			return out_of_range(t, value, err, err_size);
+			return out_of_range(t, value, err);
 		*(unsigned *)f = (unsigned)v;
 		return 0;
 
 	case CONFIG_PERCENT:
 		r = config_parse_percent(value, &ratio);
 		if (r == -EINVAL)
-			return not_a(t, value, "a percentage (use e.g. 2%, 0.5%)", err, err_size);
+			return not_a(t, value, "a percentage (use e.g. 2%, 0.5%)", err);
 		if (r < 0 || !ratio_in_bounds(t, ratio))
-			return out_of_range(t, value, err, err_size);
+			return out_of_range(t, value, err);
 		*(double *)f = ratio;
 		return 0;
 
 	case CONFIG_GROWTH:
 		r = config_parse_growth(value, &on, &v, &ratio);
 		if (r == -EINVAL)
-			return not_a(t, value, "a growth (use e.g. \"256M 5%\", \"1G\", \"10%\" or \"no\")", err,
-				     err_size);
+			return not_a(t, value, "a growth (use e.g. \"256M 5%\", \"1G\", \"10%\" or \"no\")", err);
 		if (r < 0 || !ratio_in_bounds(t, ratio))
-			return out_of_range(t, value, err, err_size);
+			return out_of_range(t, value, err);
 		c->census_on_growth = on;
 		c->growth_bytes = v;
 		c->growth_ratio = ratio;
 		return 0;
 
 	case CONFIG_EXPORT: {
-		char reason[256];
-		r = config_parse_export(value, &path, reason, sizeof(reason));
-		if (r < 0) {
-			snprintf(err, err_size, "%s: '%s' %s", t->name, value,
-				 r == -EINVAL ? reason : "cannot be kept: out of memory");
-			return r;
-		}
+		struct error reason = { 0 };
+		r = config_parse_export(value, &path, &reason);
+		if (r < 0)
+			return error_set(err, r, "%s: '%s' %s", t->name, value,
+					 r == -EINVAL ? reason.message : "cannot be kept: out of memory");
 		free(*(char **)f);
 		*(char **)f = path;
 		return 0;
@@ -258,12 +244,12 @@ int config_setting_apply(const struct config_setting *t, struct daemon_config *c
 
 	case CONFIG_GROUP_BY:
 		if (config_parse_group_by(value, f) < 0)
-			return not_a(t, value, "a grouping (use comm, unit or user)", err, err_size);
+			return not_a(t, value, "a grouping (use comm, unit or user)", err);
 		return 0;
 
 	case CONFIG_BOOL:
 		if (config_parse_bool(value, f) < 0)
-			return not_a(t, value, "yes or no", err, err_size);
+			return not_a(t, value, "yes or no", err);
 		return 0;
 	}
 	return -EINVAL;

@@ -180,7 +180,7 @@ char *config_format_growth(char *buf, bool on, uint64_t bytes, double ratio)
 #define EXPORT_TEXTFILE "textfile:"
 #define PROM_SUFFIX ".prom"
 
-int config_parse_export(const char *s, char **ret_path, char *reason, size_t reason_size)
+int config_parse_export(const char *s, char **ret_path, struct error *err)
 {
 	const char *path, *name;
 
@@ -188,24 +188,18 @@ int config_parse_export(const char *s, char **ret_path, char *reason, size_t rea
 		*ret_path = NULL;
 		return 0;
 	}
-	if (!startswith(s, EXPORT_TEXTFILE)) {
-		snprintf(reason, reason_size, "is not an export (use textfile:/PATH.prom, or no)");
-		return -EINVAL;
-	}
+	if (!startswith(s, EXPORT_TEXTFILE))
+		return error_set(err, -EINVAL, "is not an export (use textfile:/PATH.prom, or no)");
 	path = s + strlen(EXPORT_TEXTFILE);
-	if (path[0] != '/') {
-		snprintf(reason, reason_size,
-			 "is not an absolute path (use e.g. textfile:/var/lib/prometheus/node-exporter/ramwatch.prom)");
-		return -EINVAL;
-	}
+	if (path[0] != '/')
+		return error_set(err, -EINVAL,
+				 "is not an absolute path (use e.g. textfile:/var/lib/prometheus/node-exporter/ramwatch.prom)");
 	/* node_exporter's textfile collector reads the *.prom files of its
 	 * directory and nothing else */
 	name = strrchr(path, '/') + 1;
-	if (strlen(name) <= strlen(PROM_SUFFIX) || !endswith(name, PROM_SUFFIX)) {
-		snprintf(reason, reason_size,
-			 "is not a file name ending in .prom (node_exporter's textfile collector reads only *.prom files)");
-		return -EINVAL;
-	}
+	if (strlen(name) <= strlen(PROM_SUFFIX) || !endswith(name, PROM_SUFFIX))
+		return error_set(err, -EINVAL,
+				 "is not a file name ending in .prom (node_exporter's textfile collector reads only *.prom files)");
 	char *copy = strdup(path);
 	if (!copy)
 		return -ENOMEM;

@@ -21,16 +21,13 @@
 
 void config_defaults(struct daemon_config *c)
 {
-	char err[256];
-
 	/* the lists start empty, which for Watch= means all processes; every
 	 * other default is the table's text, parsed as a file's would be */
 	*c = (struct daemon_config){};
 	for (size_t i = 0; i < CONFIG_SETTINGS_N; i++) {
 		if (config_settings[i].type == CONFIG_SELECTORS)
 			continue;
-		int r = config_setting_apply(&config_settings[i], c, config_settings[i].default_value, err,
-					     sizeof(err));
+		int r = config_setting_apply(&config_settings[i], c, config_settings[i].default_value, NULL);
 		assert(r == 0); /* test-config parses every default */
 		(void)r;
 	}
@@ -46,13 +43,12 @@ void config_done(struct daemon_config *c)
 	c->export_path = NULL;
 }
 
-int config_parse_text(const char *name, const char *text, size_t len, struct daemon_config *ret, char *err,
-		      size_t err_size)
+int config_parse_text(const char *name, const char *text, size_t len, struct daemon_config *ret, struct error *err)
 {
 	struct config_parser p;
 	int r;
 
-	config_parser_init(&p, err, err_size);
+	config_parser_init(&p, err);
 	r = config_parser_feed(&p, name, text, len);
 	if (r >= 0)
 		r = config_parser_finish(&p, ret);
@@ -62,7 +58,7 @@ int config_parse_text(const char *name, const char *text, size_t len, struct dae
 
 /* Reads one configuration file whole.  Returns 0, -ENOENT when it does not
  * exist, or another negative errno with the reason in err. */
-static int read_config_file(const char *path, char **ret_text, size_t *ret_len, char *err, size_t err_size)
+static int read_config_file(const char *path, char **ret_text, size_t *ret_len, struct error *err)
 {
 	/* O_NONBLOCK: a FIFO named *.conf must not hang the daemon's reload */
 	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
@@ -72,18 +68,15 @@ static int read_config_file(const char *path, char **ret_text, size_t *ret_len, 
 	if (fd < 0) {
 		r = negative_errno();
 		if (r != -ENOENT)
-			snprintf(err, err_size, "%s: cannot open: %s", path, strerror(-r));
+			return error_set(err, r, "%s: cannot open: %s", path, strerror(-r));
 		return r;
 	}
 	if (fstat(fd, &st) < 0) {
 		r = negative_errno();
-		snprintf(err, err_size, "%s: cannot read: %s", path, strerror(-r));
-		return r;
+		return error_set(err, r, "%s: cannot read: %s", path, strerror(-r));
 	}
-	if (S_ISDIR(st.st_mode)) {
-		snprintf(err, err_size, "%s: is a directory, not a file", path);
-		return -EISDIR;
-	}
+	if (S_ISDIR(st.st_mode))
+		return error_set(err, -EISDIR, "%s: is a directory, not a file", path);
 	/* /dev/null is the usual way to say "no file, the defaults" */
 	if (S_ISCHR(st.st_mode) && major(st.st_rdev) == 1 && minor(st.st_rdev) == 3) {
 		char *empty = strdup("");
@@ -93,17 +86,13 @@ static int read_config_file(const char *path, char **ret_text, size_t *ret_len, 
 		*ret_len = 0;
 		return 0;
 	}
-	if (!S_ISREG(st.st_mode)) {
-		snprintf(err, err_size, "%s: not a regular file", path);
-		return -EINVAL;
-	}
+	if (!S_ISREG(st.st_mode))
+		return error_set(err, -EINVAL, "%s: not a regular file", path);
 	r = read_full_fd(fd, RW_CONFIG_FILE_MAX, ret_text, ret_len);
-	if (r == -EFBIG) {
-		snprintf(err, err_size, "%s: longer than %u bytes", path, RW_CONFIG_FILE_MAX);
-		return -E2BIG;
-	}
+	if (r == -EFBIG)
+		return error_set(err, -E2BIG, "%s: longer than %u bytes", path, RW_CONFIG_FILE_MAX);
 	if (r < 0)
-		snprintf(err, err_size, "%s: cannot read: %s", path, strerror(-r));
+		return error_set(err, r, "%s: cannot read: %s", path, strerror(-r));
 	return r;
 }
 
@@ -122,7 +111,7 @@ static void strv_free(char **v, size_t n)
 /* The paths of the *.conf files in dir, in strcmp order of their names (hidden files
  * left out, as a shell glob would).  Returns 0 with *ret (none when dir does
  * not exist), or a negative errno with the reason in err. */
-static int list_dropins(const char *dir, char ***ret, size_t *ret_n, char *err, size_t err_size)
+static int list_dropins(const char *dir, char ***ret, size_t *ret_n, struct error *err)
 {
 	_cleanup_closedir_ DIR *d = opendir(dir);
 	char **v = NULL;
@@ -136,22 +125,19 @@ static int list_dropins(const char *dir, char ***ret, size_t *ret_n, char *err, 
 			*ret_n = 0;
 			return 0;
 		}
-		snprintf(err, err_size, "%s: cannot open: %s", dir, strerror(-r));
-		return r;
+		return error_set(err, r, "%s: cannot open: %s", dir, strerror(-r));
 	}
 	while ((errno = 0, de = readdir(d))) {
 		if (de->d_name[0] == '.' || !endswith(de->d_name, ".conf"))
 			continue;
 		if (n >= RW_CONFIG_DROPINS_MAX) {
 			strv_free(v, n);
-			snprintf(err, err_size, "%s: more than %u drop-in files", dir, RW_CONFIG_DROPINS_MAX);
-			return -E2BIG;
+			return error_set(err, -E2BIG, "%s: more than %u drop-in files", dir, RW_CONFIG_DROPINS_MAX);
 		}
 		char **nv = reallocarray(v, n + 1, sizeof(*v));
 		if (!nv || asprintf(&nv[n], "%s/%s", dir, de->d_name) < 0) {
 			strv_free(nv ? nv : v, n);
-			snprintf(err, err_size, "%s: out of memory", dir);
-			return -ENOMEM;
+			return error_set(err, -ENOMEM, "%s: out of memory", dir);
 		}
 		v = nv;
 		n++;
@@ -159,8 +145,7 @@ static int list_dropins(const char *dir, char ***ret, size_t *ret_n, char *err, 
 	if (errno != 0) {
 		int r = negative_errno();
 		strv_free(v, n);
-		snprintf(err, err_size, "%s: cannot read: %s", dir, strerror(-r));
-		return r;
+		return error_set(err, r, "%s: cannot read: %s", dir, strerror(-r));
 	}
 	/* all share the directory prefix, so this is the order of the names */
 	qsort_safe(v, n, sizeof(*v), compare_strings);
@@ -170,12 +155,12 @@ static int list_dropins(const char *dir, char ***ret, size_t *ret_n, char *err, 
 }
 
 /* Reads path (when it exists) and feeds it to p. */
-static int feed_file(struct config_parser *p, const char *path, char *err, size_t err_size)
+static int feed_file(struct config_parser *p, const char *path, struct error *err)
 {
 	_cleanup_free_ char *text = NULL;
 	size_t len = 0;
 
-	int r = read_config_file(path, &text, &len, err, err_size);
+	int r = read_config_file(path, &text, &len, err);
 	if (r == -ENOENT) /* absent, or a drop-in removed while we read the others */
 		return 0;
 	if (r < 0)
@@ -183,7 +168,7 @@ static int feed_file(struct config_parser *p, const char *path, char *err, size_
 	return config_parser_feed(p, path, text, len);
 }
 
-int config_load(const char *path, struct daemon_config *ret, char *err, size_t err_size)
+int config_load(const char *path, struct daemon_config *ret, struct error *err)
 {
 	struct config_parser p;
 	_cleanup_free_ char *dir = NULL;
@@ -191,21 +176,20 @@ int config_load(const char *path, struct daemon_config *ret, char *err, size_t e
 	size_t n = 0;
 	int r;
 
-	config_parser_init(&p, err, err_size);
-	r = feed_file(&p, path, err, err_size);
+	config_parser_init(&p, err);
+	r = feed_file(&p, path, err);
 	if (r < 0)
 		goto out;
 	if (asprintf(&dir, "%s.d", path) < 0) {
 		dir = NULL;
-		snprintf(err, err_size, "%s: out of memory", path);
-		r = -ENOMEM;
+		r = error_set(err, -ENOMEM, "%s: out of memory", path);
 		goto out;
 	}
-	r = list_dropins(dir, &dropins, &n, err, err_size);
+	r = list_dropins(dir, &dropins, &n, err);
 	if (r < 0)
 		goto out;
 	for (size_t i = 0; i < n; i++) {
-		r = feed_file(&p, dropins[i], err, err_size);
+		r = feed_file(&p, dropins[i], err);
 		if (r < 0)
 			goto out;
 	}

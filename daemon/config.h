@@ -73,12 +73,11 @@ void config_done(struct daemon_config *c);
  *            selectors (RW_CONFIG_*, RW_SELECTORS_MAX in limits.h)
  *   -errno   a file that exists but cannot be read (a directory: -EISDIR)
  * On failure *ret is untouched. */
-int config_load(const char *path, struct daemon_config *ret, char *err, size_t err_size);
+int config_load(const char *path, struct daemon_config *ret, struct error *err);
 
 /* The same from text, for tests and for "ramwatchd --check-config -":
  * name is used in messages. */
-int config_parse_text(const char *name, const char *text, size_t len, struct daemon_config *ret, char *err,
-		      size_t err_size);
+int config_parse_text(const char *name, const char *text, size_t len, struct daemon_config *ret, struct error *err);
 
 /* Writes "Setting: old -> new" lines, one per setting that differs, into buf
  * (NUL-terminated, cut at size - 1).  Returns the number of settings that
@@ -103,9 +102,9 @@ int config_parse_bool(const char *s, bool *ret);
 /* Export=: "textfile:PATH", PATH absolute and its file name ending in
  * ".prom" (node_exporter's textfile collector reads only those), or
  * "no"/"off"/"false" for none.  Returns 0 with *ret_path (newly
- * allocated; NULL for none), -EINVAL with why in reason ("is not ...",
- * to follow the value), or -ENOMEM. */
-int config_parse_export(const char *s, char **ret_path, char *reason, size_t reason_size);
+ * allocated; NULL for none), -EINVAL with why in err ("is not ...", to
+ * follow the value), or -ENOMEM. */
+int config_parse_export(const char *s, char **ret_path, struct error *err);
 /* ExportGroupBy=: "comm", "unit" or "user".  Returns 0 or -EINVAL. */
 int config_parse_group_by(const char *s, enum export_group_by *ret);
 /* "comm", "unit", "user"; NULL out of range. */

@@ -58,32 +58,24 @@ bool control_utf8_valid(const char *s, size_t len, size_t *ret_offset)
 	return text_utf8_valid(s, len, ret_offset);
 }
 
-int control_mark_name_check(const char *s, size_t len, char *err, size_t err_size)
+int control_mark_name_check(const char *s, size_t len, struct error *err)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	uint32_t cp;
 
-	if (len == 0) {
-		snprintf(err, err_size, "name: a mark needs a name");
-		return -EINVAL;
-	}
-	if (len > RW_MARK_NAME_MAX) {
-		snprintf(err, err_size, "name: %zu bytes, longer than the %u a mark's name may have", len,
-			 RW_MARK_NAME_MAX);
-		return -EINVAL;
-	}
+	if (len == 0)
+		return error_set(err, -EINVAL, "name: a mark needs a name");
+	if (len > RW_MARK_NAME_MAX)
+		return error_set(err, -EINVAL, "name: %zu bytes, longer than the %u a mark's name may have", len,
+				 RW_MARK_NAME_MAX);
 	for (size_t i = 0; i < len;) {
 		size_t n = text_utf8_next(p + i, len - i, &cp);
-		if (n == 0) {
-			snprintf(err, err_size, "name: not UTF-8 (byte %zu)", i);
-			return -EINVAL;
-		}
+		if (n == 0)
+			return error_set(err, -EINVAL, "name: not UTF-8 (byte %zu)", i);
 		/* C0, DEL and C1: a name is shown in tables and logs, where these
 		 * would move the cursor or end the line */
-		if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0)) {
-			snprintf(err, err_size, "name: control character U+%04X at byte %zu", (unsigned)cp, i);
-			return -EINVAL;
-		}
+		if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0))
+			return error_set(err, -EINVAL, "name: control character U+%04X at byte %zu", (unsigned)cp, i);
 		i += n;
 	}
 	return 0;

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "error.h"
+
 /* The codes of failed answers. */
 enum control_code {
 	CONTROL_BAD_REQUEST,
@@ -37,7 +39,7 @@ bool control_utf8_valid(const char *s, size_t len, size_t *ret_offset);
 /* Checks a mark's name: 1 to RW_MARK_NAME_MAX bytes of UTF-8 without
  * control characters (C0, DEL, C1).  Returns 0 or -EINVAL with the reason
  * in err. */
-int control_mark_name_check(const char *s, size_t len, char *err, size_t err_size);
+int control_mark_name_check(const char *s, size_t len, struct error *err);
 
 /* A JSON string of s, which may come from /proc and need not be UTF-8:
  * bytes that are not are replaced by U+FFFD.  NULL gives JSON null.

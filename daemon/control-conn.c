@@ -165,11 +165,11 @@ static int arm_deadline(struct control_conn *c, uint64_t usec)
 /* Takes the request line in, answers a bad one, starts a good one. */
 static void start_request(struct control_conn *c, const char *line, size_t len)
 {
-	char err[512] = "";
+	struct error err = { 0 };
 	json_t *id = NULL;
 	struct control_request *req = NULL;
 
-	int r = control_request_parse(line, len, now_realtime_ms(), &req, &id, err, sizeof(err));
+	int r = control_request_parse(line, len, now_realtime_ms(), &req, &id, &err);
 	control_inbuf_consume(&c->in);
 	c->busy = true;
 	c->started_us = now_monotonic_us();
@@ -177,7 +177,7 @@ static void start_request(struct control_conn *c, const char *line, size_t len)
 		c->op = _CONTROL_OP_MAX;
 		c->id = id;
 		if (r == -EINVAL)
-			control_conn_error(c, CONTROL_BAD_REQUEST, err);
+			control_conn_error(c, CONTROL_BAD_REQUEST, err.message);
 		else
 			control_conn_error(c, CONTROL_INTERNAL, "out of memory while reading the request");
 		return;

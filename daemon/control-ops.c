@@ -276,15 +276,15 @@ void control_ops_job_done(struct control_job *j, void *userdata)
 	(void)userdata;
 
 	c->job = NULL;
-	if (j->error >= 0 && c->op == CONTROL_OP_REPORT && report_live(&c->server->view, j->result) < 0)
+	if (j->error.code >= 0 && c->op == CONTROL_OP_REPORT && report_live(&c->server->view, j->result) < 0)
 		j->result = unref_json(j->result);
-	if (j->error >= 0) {
+	if (j->error.code >= 0) {
 		c->server->unavailable[0] = '\0';
 		control_conn_result(c, TAKE_PTR(j->result));
 	} else {
-		enum control_code code = control_code_from_errno(j->error);
+		enum control_code code = control_code_from_errno(j->error.code);
 		char message[1024];
-		const char *reason = j->message[0] ? j->message : strerror(-j->error);
+		const char *reason = error_message_or_strerror(&j->error, j->error.code);
 		if (code == CONTROL_DENIED)
 			control_denied_suffix(message, sizeof(message), reason, c->peer.uid);
 		else

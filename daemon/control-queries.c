@@ -53,8 +53,7 @@ static int processes(struct control_job *j, struct control_query *q, struct stor
 		size_t limit = req->all ? req->limit + live->n : RW_ANSWER_ROWS_MAX;
 		if (limit > RW_ANSWER_ROWS_MAX)
 			limit = RW_ANSWER_ROWS_MAX;
-		r = store_read_processes(reader, q->only_uid, req->all, req->sort, (unsigned)limit, &stored, j->message,
-					 sizeof(j->message));
+		r = store_read_processes(reader, q->only_uid, req->all, req->sort, (unsigned)limit, &stored, &j->error);
 		/* without "all", what the daemon watches is the answer: the
 		 * store adds only the row ids and last censuses */
 		if (r < 0 && (req->all || r == -ETIME || r == -EINTR || r == -ENOMEM))
@@ -76,11 +75,10 @@ int control_query_run(struct control_job *j, struct store_reader *reader)
 {
 	struct control_query *q = j->data;
 	const struct control_request *req = q->req;
-	char *err = j->message;
-	size_t err_size = sizeof(j->message);
+	struct error *err = &j->error;
 	int r;
 
-	err[0] = '\0';
+	error_clear(err);
 	switch (req->op) {
 	case CONTROL_OP_PROCESSES:
 		return processes(j, q, reader);
@@ -95,22 +93,21 @@ int control_query_run(struct control_job *j, struct store_reader *reader)
 			.limit = req->limit,
 			.cursor = req->cursor,
 		};
-		r = store_read_history(reader, &h, &j->result, err, err_size);
+		r = store_read_history(reader, &h, &j->result, err);
 		/* a list by name holds only the asker's processes: say so */
 		if (r >= 0 && req->sel.name)
 			r = set_filtered(j->result, q->only_uid);
 		return r;
 	}
 	case CONTROL_OP_REPORT:
-		return store_read_report(reader, &req->sel, &j->result, err, err_size);
+		return store_read_report(reader, &req->sel, &j->result, err);
 	case CONTROL_OP_CENSUS:
-		return store_read_census(reader, &req->sel, req->at, &j->result, err, err_size);
+		return store_read_census(reader, &req->sel, req->at, &j->result, err);
 	case CONTROL_OP_EVENTS:
 		return store_read_events(reader, &req->sel, req->since, req->until, req->limit, req->cursor, &j->result,
-					 err, err_size);
+					 err);
 	default:
-		snprintf(err, err_size, "op %s is not a store query", control_op_name(req->op));
-		return -EINVAL;
+		return error_set(err, -EINVAL, "op %s is not a store query", control_op_name(req->op));
 	}
 }
 
@@ -138,26 +135,24 @@ int control_query_scan(struct control_job *j, struct store_reader *reader)
 		.progress = scan_progress,
 		.userdata = j,
 	};
-	struct scan_error err = { "" };
+	struct error err = { 0 };
 	_cleanup_(census_freep) struct census *c = NULL;
 	(void)reader;
 
 	int r = scan_process(pid, &o, &c, &err);
 	if (r < 0) {
 		if (r == -ETIME)
-			snprintf(j->message, sizeof(j->message), "the census of process %d took longer than %u s", pid,
-				 (unsigned)(RW_SCAN_TIMEOUT_US / 1000000u));
+			error_set(&j->error, r, "the census of process %d took longer than %u s", pid,
+				  (unsigned)(RW_SCAN_TIMEOUT_US / 1000000u));
 		else
-			snprintf(j->message, sizeof(j->message), "%s",
-				 err.message[0] ? err.message : strerror(-r));
+			error_set(&j->error, r, "%s", error_message_or_strerror(&err, r));
 		/* a kernel thread: nothing to scan, which is the request's fault */
 		return r == -EOPNOTSUPP ? -EINVAL : r;
 	}
 	/* the pid was checked before; it may since name another process */
 	if (q->only_uid >= 0 && c->uid != q->only_uid) {
-		snprintf(j->message, sizeof(j->message), "process %d (%s) belongs to uid %lld", pid,
-			 c->comm ? c->comm : "?", (long long)c->uid);
-		return -EACCES;
+		return error_set(&j->error, -EACCES, "process %d (%s) belongs to uid %lld", pid,
+				 c->comm ? c->comm : "?", (long long)c->uid);
 	}
 	j->result = census_to_json(c, false);
 	return j->result ? 0 : -ENOMEM;

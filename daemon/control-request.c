@@ -59,12 +59,12 @@ uint64_t control_op_timeout_us(enum control_op op)
 
 /* ------------------------------------------------------------ arguments */
 
-static int bad(char *err, size_t err_size, const char *fmt, ...) _printf_(3, 4);
-static int bad(char *err, size_t err_size, const char *fmt, ...)
+static int bad(struct error *err, const char *fmt, ...) _printf_(2, 3);
+static int bad(struct error *err, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(err, err_size, fmt, ap);
+	error_setv(err, -EINVAL, fmt, ap);
 	va_end(ap);
 	return -EINVAL;
 }
@@ -72,41 +72,39 @@ static int bad(char *err, size_t err_size, const char *fmt, ...)
 /* Each getter returns 0 when the argument is absent or null (the default
  * applies and *ret is untouched), 1 with *ret, or -EINVAL. */
 
-static int get_int(const json_t *o, const char *key, int64_t min, int64_t max, int64_t *ret, char *err,
-		   size_t err_size)
+static int get_int(const json_t *o, const char *key, int64_t min, int64_t max, int64_t *ret, struct error *err)
 {
 	const json_t *v = json_object_get(o, key);
 	if (!v || json_is_null(v))
 		return 0;
 	if (!json_is_integer(v))
-		return bad(err, err_size, "%s: an integer is needed", key);
+		return bad(err, "%s: an integer is needed", key);
 	json_int_t x = json_integer_value(v);
 	if (x < min || x > max)
-		return bad(err, err_size, "%s: %lld is out of range (%lld to %lld)", key, (long long)x, (long long)min,
+		return bad(err, "%s: %lld is out of range (%lld to %lld)", key, (long long)x, (long long)min,
 			   (long long)max);
 	*ret = (int64_t)x;
 	return 1;
 }
 
-static int get_bool(const json_t *o, const char *key, bool *ret, char *err, size_t err_size)
+static int get_bool(const json_t *o, const char *key, bool *ret, struct error *err)
 {
 	const json_t *v = json_object_get(o, key);
 	if (!v || json_is_null(v))
 		return 0;
 	if (!json_is_boolean(v))
-		return bad(err, err_size, "%s: true or false is needed", key);
+		return bad(err, "%s: true or false is needed", key);
 	*ret = json_is_true(v);
 	return 1;
 }
 
-static int get_string(const json_t *o, const char *key, const char **ret, size_t *ret_len, char *err,
-		      size_t err_size)
+static int get_string(const json_t *o, const char *key, const char **ret, size_t *ret_len, struct error *err)
 {
 	const json_t *v = json_object_get(o, key);
 	if (!v || json_is_null(v))
 		return 0;
 	if (!json_is_string(v))
-		return bad(err, err_size, "%s: a string is needed", key);
+		return bad(err, "%s: a string is needed", key);
 	*ret = json_string_value(v);
 	if (ret_len)
 		*ret_len = json_string_length(v);
@@ -114,7 +112,7 @@ static int get_string(const json_t *o, const char *key, const char **ret, size_t
 }
 
 /* One of pid, name or process_id, and "instance" with pid. */
-static int parse_select(struct control_request *q, char *err, size_t err_size)
+static int parse_select(struct control_request *q, struct error *err)
 {
 	const char *s;
 	size_t len;
@@ -122,81 +120,80 @@ static int parse_select(struct control_request *q, char *err, size_t err_size)
 	int n = 0, r;
 
 	q->sel.only_uid = -1;
-	if ((r = get_int(q->root, "pid", 1, INT32_MAX, &v, err, err_size)) < 0)
+	if ((r = get_int(q->root, "pid", 1, INT32_MAX, &v, err)) < 0)
 		return r;
 	if (r > 0) {
 		q->sel.pid = (int)v;
 		n++;
 	}
-	if ((r = get_string(q->root, "name", &s, &len, err, err_size)) < 0)
+	if ((r = get_string(q->root, "name", &s, &len, err)) < 0)
 		return r;
 	if (r > 0) {
 		if (len == 0 || strlen(s) != len)
-			return bad(err, err_size, "name: a pattern is needed (a glob on the command name or line)");
+			return bad(err, "name: a pattern is needed (a glob on the command name or line)");
 		q->sel.name = s;
 		n++;
 	}
-	if ((r = get_int(q->root, "process_id", 1, INT64_MAX, &v, err, err_size)) < 0)
+	if ((r = get_int(q->root, "process_id", 1, INT64_MAX, &v, err)) < 0)
 		return r;
 	if (r > 0) {
 		q->sel.process_id = v;
 		n++;
 	}
 	if (n == 0)
-		return bad(err, err_size, "one of pid, name or process_id is needed");
+		return bad(err, "one of pid, name or process_id is needed");
 	if (n > 1)
-		return bad(err, err_size, "only one of pid, name and process_id may be given");
+		return bad(err, "only one of pid, name and process_id may be given");
 
-	if ((r = get_string(q->root, "instance", &s, NULL, err, err_size)) < 0)
+	if ((r = get_string(q->root, "instance", &s, NULL, err)) < 0)
 		return r;
 	if (r > 0) {
 		if (!streq(s, "all") && !streq(s, "latest"))
-			return bad(err, err_size, "instance: \"all\" or \"latest\" is needed");
+			return bad(err, "instance: \"all\" or \"latest\" is needed");
 		if (q->sel.pid == 0)
-			return bad(err, err_size, "instance: only with pid");
+			return bad(err, "instance: only with pid");
 		q->sel.all_instances = streq(s, "all");
 	}
 	return 0;
 }
 
-static int parse_limit(struct control_request *q, unsigned dflt, char *err, size_t err_size)
+static int parse_limit(struct control_request *q, unsigned dflt, struct error *err)
 {
 	int64_t v;
-	int r = get_int(q->root, "limit", 1, RW_ANSWER_ROWS_MAX, &v, err, err_size);
+	int r = get_int(q->root, "limit", 1, RW_ANSWER_ROWS_MAX, &v, err);
 	if (r < 0)
 		return r;
 	q->limit = r > 0 ? (unsigned)v : dflt;
 	return 0;
 }
 
-static int parse_window(struct control_request *q, int64_t now_ms, int64_t default_span, char *err,
-			size_t err_size)
+static int parse_window(struct control_request *q, int64_t now_ms, int64_t default_span, struct error *err)
 {
 	int r;
 
 	q->until = now_ms;
-	if ((r = get_int(q->root, "until", 0, INT64_MAX, &q->until, err, err_size)) < 0)
+	if ((r = get_int(q->root, "until", 0, INT64_MAX, &q->until, err)) < 0)
 		return r;
 	/* default_span 0: from the beginning */
 	q->since = default_span > 0 && q->until > default_span ? q->until - default_span : 0;
-	if ((r = get_int(q->root, "since", 0, INT64_MAX, &q->since, err, err_size)) < 0)
+	if ((r = get_int(q->root, "since", 0, INT64_MAX, &q->since, err)) < 0)
 		return r;
 	if (q->since > q->until)
-		return bad(err, err_size, "since (%lld) is after until (%lld)", (long long)q->since,
+		return bad(err, "since (%lld) is after until (%lld)", (long long)q->since,
 			   (long long)q->until);
 	return 0;
 }
 
-static int parse_cursor(struct control_request *q, char *err, size_t err_size)
+static int parse_cursor(struct control_request *q, struct error *err)
 {
 	size_t len;
-	int r = get_string(q->root, "cursor", &q->cursor, &len, err, err_size);
+	int r = get_string(q->root, "cursor", &q->cursor, &len, err);
 	if (r > 0 && (len == 0 || strlen(q->cursor) != len))
-		return bad(err, err_size, "cursor: give the \"next\" of the previous answer, or null");
+		return bad(err, "cursor: give the \"next\" of the previous answer, or null");
 	return r < 0 ? r : 0;
 }
 
-static int parse_classes(struct control_request *q, char *err, size_t err_size)
+static int parse_classes(struct control_request *q, struct error *err)
 {
 	const json_t *v = json_object_get(q->root, "classes");
 	size_t i;
@@ -205,28 +202,28 @@ static int parse_classes(struct control_request *q, char *err, size_t err_size)
 	if (!v || json_is_null(v))
 		return 0;
 	if (!json_is_array(v))
-		return bad(err, err_size, "classes: an array of class names is needed");
+		return bad(err, "classes: an array of class names is needed");
 	/* duplicates are refused, so there are at most _CLASS_MAX */
 	if (json_array_size(v) > _CLASS_MAX)
-		return bad(err, err_size, "classes: %zu given, there are %d classes", json_array_size(v), _CLASS_MAX);
+		return bad(err, "classes: %zu given, there are %d classes", json_array_size(v), _CLASS_MAX);
 	q->classes = calloc(json_array_size(v) + 1, sizeof(*q->classes));
 	if (!q->classes)
 		return -ENOMEM;
 	json_array_foreach(v, i, e) {
 		if (!json_is_string(e))
-			return bad(err, err_size, "classes: a class name (string) is needed at [%zu]", i);
+			return bad(err, "classes: a class name (string) is needed at [%zu]", i);
 		const char *key = json_string_value(e);
 		if (class_from_key(key) < 0)
-			return bad(err, err_size, "classes: unknown class '%.40s'", key);
+			return bad(err, "classes: unknown class '%.40s'", key);
 		for (size_t j = 0; j < q->n_classes; j++)
 			if (streq(q->classes[j], key))
-				return bad(err, err_size, "classes: '%s' given twice", key);
+				return bad(err, "classes: '%s' given twice", key);
 		q->classes[q->n_classes++] = key;
 	}
 	return 0;
 }
 
-static int parse_args(struct control_request *q, int64_t now_ms, char *err, size_t err_size)
+static int parse_args(struct control_request *q, int64_t now_ms, struct error *err)
 {
 	const char *s;
 	size_t len;
@@ -238,63 +235,63 @@ static int parse_args(struct control_request *q, int64_t now_ms, char *err, size
 	case CONTROL_OP_METRICS:
 		return 0;
 	case CONTROL_OP_PROCESSES:
-		if ((r = get_bool(q->root, "all", &q->all, err, err_size)) < 0)
+		if ((r = get_bool(q->root, "all", &q->all, err)) < 0)
 			return r;
 		q->sort = "private";
-		if ((r = get_string(q->root, "sort", &q->sort, NULL, err, err_size)) < 0)
+		if ((r = get_string(q->root, "sort", &q->sort, NULL, err)) < 0)
 			return r;
 		if (!streq(q->sort, "private") && !streq(q->sort, "resident") && !streq(q->sort, "peak") &&
 		    !streq(q->sort, "vram"))
-			return bad(err, err_size, "sort: \"private\", \"resident\", \"peak\" or \"vram\" is needed");
-		return parse_limit(q, PROCESSES_DEFAULT, err, err_size);
+			return bad(err, "sort: \"private\", \"resident\", \"peak\" or \"vram\" is needed");
+		return parse_limit(q, PROCESSES_DEFAULT, err);
 	case CONTROL_OP_HISTORY:
-		if ((r = parse_select(q, err, err_size)) < 0 ||
-		    (r = parse_window(q, now_ms, HISTORY_WINDOW_MS, err, err_size)) < 0 ||
-		    (r = parse_classes(q, err, err_size)) < 0 ||
-		    (r = get_int(q->root, "step_ms", 0, INT64_MAX / 2, &q->step_ms, err, err_size)) < 0 ||
-		    (r = parse_limit(q, RW_ANSWER_ROWS_DEFAULT, err, err_size)) < 0)
+		if ((r = parse_select(q, err)) < 0 ||
+		    (r = parse_window(q, now_ms, HISTORY_WINDOW_MS, err)) < 0 ||
+		    (r = parse_classes(q, err)) < 0 ||
+		    (r = get_int(q->root, "step_ms", 0, INT64_MAX / 2, &q->step_ms, err)) < 0 ||
+		    (r = parse_limit(q, RW_ANSWER_ROWS_DEFAULT, err)) < 0)
 			return r;
-		return parse_cursor(q, err, err_size);
+		return parse_cursor(q, err);
 	case CONTROL_OP_REPORT:
-		return parse_select(q, err, err_size);
+		return parse_select(q, err);
 	case CONTROL_OP_CENSUS:
-		if ((r = parse_select(q, err, err_size)) < 0)
+		if ((r = parse_select(q, err)) < 0)
 			return r;
 		q->at = INT64_MAX;
-		r = get_int(q->root, "at", 0, INT64_MAX, &q->at, err, err_size);
+		r = get_int(q->root, "at", 0, INT64_MAX, &q->at, err);
 		return r < 0 ? r : 0;
 	case CONTROL_OP_EVENTS:
 		/* events are few: by default all of them, from the first census */
-		if ((r = parse_select(q, err, err_size)) < 0 || (r = parse_window(q, now_ms, 0, err, err_size)) < 0 ||
-		    (r = parse_limit(q, RW_ANSWER_ROWS_DEFAULT, err, err_size)) < 0)
+		if ((r = parse_select(q, err)) < 0 || (r = parse_window(q, now_ms, 0, err)) < 0 ||
+		    (r = parse_limit(q, RW_ANSWER_ROWS_DEFAULT, err)) < 0)
 			return r;
-		return parse_cursor(q, err, err_size);
+		return parse_cursor(q, err);
 	case CONTROL_OP_SCAN:
 	case CONTROL_OP_MARK:
 		q->sel.only_uid = -1;
-		if ((r = get_int(q->root, "pid", 1, INT32_MAX, &v, err, err_size)) < 0)
+		if ((r = get_int(q->root, "pid", 1, INT32_MAX, &v, err)) < 0)
 			return r;
 		if (r == 0)
-			return bad(err, err_size, "pid is needed");
+			return bad(err, "pid is needed");
 		q->sel.pid = (int)v;
 		if (q->op == CONTROL_OP_SCAN) {
-			if ((r = get_bool(q->root, "full", &q->full, err, err_size)) < 0 ||
-			    (r = get_bool(q->root, "light", &q->light, err, err_size)) < 0)
+			if ((r = get_bool(q->root, "full", &q->full, err)) < 0 ||
+			    (r = get_bool(q->root, "light", &q->light, err)) < 0)
 				return r;
 			if (q->full && q->light)
-				return bad(err, err_size, "full and light: one or the other");
+				return bad(err, "full and light: one or the other");
 			return 0;
 		}
-		if ((r = get_string(q->root, "name", &s, &len, err, err_size)) < 0)
+		if ((r = get_string(q->root, "name", &s, &len, err)) < 0)
 			return r;
 		if (r == 0)
-			return bad(err, err_size, "name is needed: the phase that starts now");
-		if ((r = control_mark_name_check(s, len, err, err_size)) < 0)
+			return bad(err, "name is needed: the phase that starts now");
+		if ((r = control_mark_name_check(s, len, err)) < 0)
 			return r;
 		q->mark = s;
 		return 0;
 	default:
-		return bad(err, err_size, "unknown op");
+		return bad(err, "unknown op");
 	}
 }
 
@@ -311,7 +308,7 @@ struct control_request *control_request_free(struct control_request *req)
 DEFINE_CLEANUP(struct control_request *, control_request_free)
 
 int control_request_parse(const char *line, size_t len, int64_t now_ms, struct control_request **ret,
-			  json_t **ret_id, char *err, size_t err_size)
+			  json_t **ret_id, struct error *err)
 {
 	_cleanup_(control_request_freep) struct control_request *q = NULL;
 	json_error_t jerr;
@@ -322,7 +319,7 @@ int control_request_parse(const char *line, size_t len, int64_t now_ms, struct c
 
 	*ret_id = NULL;
 	if (!control_utf8_valid(line, len, &off))
-		return bad(err, err_size, "the request is not UTF-8 (byte %zu)", off);
+		return bad(err, "the request is not UTF-8 (byte %zu)", off);
 	q = calloc(1, sizeof(*q));
 	if (!q)
 		return -ENOMEM;
@@ -332,25 +329,25 @@ int control_request_parse(const char *line, size_t len, int64_t now_ms, struct c
 	if (!q->root) {
 		if (json_error_code(&jerr) == json_error_out_of_memory)
 			return -ENOMEM;
-		return bad(err, err_size, "not JSON: %s (column %d)", jerr.text, jerr.column);
+		return bad(err, "not JSON: %s (column %d)", jerr.text, jerr.column);
 	}
 	if (!json_is_object(q->root))
-		return bad(err, err_size, "a request is a JSON object with \"op\"");
+		return bad(err, "a request is a JSON object with \"op\"");
 	q->id = json_object_get(q->root, "id");
 
-	r = get_string(q->root, "op", &key, NULL, err, err_size);
+	r = get_string(q->root, "op", &key, NULL, err);
 	if (r <= 0) {
 		if (r == 0)
-			r = bad(err, err_size, "\"op\" is needed (status, processes, history, report, census, events, "
-					   "scan, mark or metrics)");
+			r = bad(err, "\"op\" is needed (status, processes, history, report, census, events, "
+				     "scan, mark or metrics)");
 		goto refused;
 	}
 	for (q->op = 0; q->op < _CONTROL_OP_MAX; q->op++)
 		if (streq(op_names[q->op], key))
 			break;
 	if (q->op == _CONTROL_OP_MAX) {
-		r = bad(err, err_size, "unknown op '%.40s' (status, processes, history, report, census, events, "
-				       "scan, mark or metrics)", key);
+		r = bad(err, "unknown op '%.40s' (status, processes, history, report, census, events, "
+			     "scan, mark or metrics)", key);
 		goto refused;
 	}
 
@@ -359,11 +356,11 @@ int control_request_parse(const char *line, size_t len, int64_t now_ms, struct c
 		for (const char *const *k = op_keys[q->op]; !known && *k; k++)
 			known = streq(key, *k);
 		if (!known) {
-			r = bad(err, err_size, "%s: unknown argument '%.40s'", op_names[q->op], key);
+			r = bad(err, "%s: unknown argument '%.40s'", op_names[q->op], key);
 			goto refused;
 		}
 	}
-	r = parse_args(q, now_ms, err, err_size);
+	r = parse_args(q, now_ms, err);
 	if (r < 0)
 		goto refused;
 	*ret = TAKE_PTR(q);

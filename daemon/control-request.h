@@ -62,7 +62,7 @@ struct control_request {
  * object with an "id", a new reference to it in *ret_id, else NULL there),
  * or -ENOMEM. */
 int control_request_parse(const char *line, size_t len, int64_t now_ms, struct control_request **ret,
-			  json_t **ret_id, char *err, size_t err_size);
+			  json_t **ret_id, struct error *err);
 
 /* Accepts NULL, returns NULL. */
 struct control_request *control_request_free(struct control_request *req);

@@ -92,22 +92,19 @@ static void run_job(struct control_worker *w, struct control_job *j)
 	if (control_job_cancelled(j))
 		return; /* nobody waits for it: freed unanswered */
 	if (now_monotonic_us() >= j->deadline_us) {
-		j->error = -ETIME;
-		snprintf(j->message, sizeof(j->message), "the request waited for others longer than its time limit");
+		error_set(&j->error, -ETIME, "the request waited for others longer than its time limit");
 		return;
 	}
 	if (j->needs_store && !w->reader) {
 		struct store_reader *reader = NULL;
-		char err[256] = "";
-		r = store_reader_open(w->db_path, &reader, err, sizeof(err));
+		struct error err = { 0 };
+		r = store_reader_open(w->db_path, &reader, &err);
 		if (r < 0) {
 			/* the database cannot be read now, whatever the request */
-			snprintf(j->message, sizeof(j->message), "cannot read the database %s: %s", w->db_path,
-				 err[0] ? err : strerror(-r));
-			if (!j->store_optional) {
-				j->error = r == -ENOMEM ? r : -EIO;
+			error_set(&j->error, r == -ENOMEM ? r : -EIO, "cannot read the database %s: %s", w->db_path,
+				  error_message_or_strerror(&err, r));
+			if (!j->store_optional)
 				return;
-			}
 		} else {
 			pthread_mutex_lock(&w->lock);
 			w->reader = reader;
@@ -123,10 +120,10 @@ static void run_job(struct control_worker *w, struct control_job *j)
 		 * it ended: this one was not cancelled, so it runs again */
 		r = j->run(j, reader);
 	}
-	j->error = r < 0 ? r : 0;
+	j->error.code = r < 0 ? r : 0;
 	if (reader) {
 		store_reader_set_deadline(reader, 0);
-		if (reopen_after(j->error)) {
+		if (reopen_after(j->error.code)) {
 			pthread_mutex_lock(&w->lock);
 			w->reader = NULL;
 			pthread_mutex_unlock(&w->lock);

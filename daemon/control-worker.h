@@ -17,13 +17,15 @@
 
 #include <systemd/sd-event.h>
 
+#include "error.h"
+
 struct store_reader;
 struct control_job;
 
 /* Runs on the worker thread: fills j->result, or returns a negative errno
- * with j->message for the client.  reader is NULL for a job that does not
- * need the store (or, store_optional, when it cannot be read: the reason
- * is in j->message). */
+ * with its reason in j->error for the client.  reader is NULL for a job
+ * that does not need the store (or, store_optional, when it cannot be
+ * read: the reason is in j->error's message). */
 typedef int (*control_job_run_t)(struct control_job *j, struct store_reader *reader);
 
 struct control_job {
@@ -39,9 +41,8 @@ struct control_job {
 	void *owner;          /* the loop's: whom the answer is for */
 
 	/* set by the worker */
-	int error;
+	struct error error; /* code 0 when the job succeeded */
 	json_t *result;
-	char message[512];
 
 	/* set by the loop, read by run (a scan checks it between reads) */
 	bool cancelled;

@@ -468,12 +468,13 @@ static int metrics_text(void *userdata, int64_t only_uid, char **ret, size_t *re
 static int reload(struct manager *m)
 {
 	struct daemon_config c;
-	char err[512] = "", changes[4096] = "";
+	struct error err = { 0 };
+	char changes[4096] = "";
 	int r;
 
-	r = config_load(m->config_path, &c, err, sizeof(err));
+	r = config_load(m->config_path, &c, &err);
 	if (r < 0)
-		return log_error_errno(r, "reload refused, keeping the running configuration: %s", err);
+		return log_error_errno(r, "reload refused, keeping the running configuration: %s", err.message);
 	unsigned n = config_describe_changes(&m->config, &c, changes, sizeof(changes));
 	if (n == 0) {
 		config_done(&c);
@@ -510,7 +511,7 @@ static int reload(struct manager *m)
 int manager_new(const struct manager_options *o, struct manager **ret)
 {
 	struct manager *m = calloc(1, sizeof(*m));
-	char err[512] = "";
+	struct error err = { 0 };
 	int r;
 
 	if (!m)
@@ -527,9 +528,9 @@ int manager_new(const struct manager_options *o, struct manager **ret)
 	}
 
 	struct daemon_config c;
-	r = config_load(m->config_path, &c, err, sizeof(err));
+	r = config_load(m->config_path, &c, &err);
 	if (r < 0) {
-		log_error_errno(r, "bad configuration: %s", err);
+		log_error_errno(r, "bad configuration: %s", err.message);
 		manager_free(m);
 		return r;
 	}

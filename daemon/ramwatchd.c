@@ -48,10 +48,10 @@ static int usage_error(const char *fmt, const char *arg)
 static int check_config(const char *path)
 {
 	struct daemon_config c;
-	char err[512] = "";
-	int r = config_load(path, &c, err, sizeof(err));
+	struct error err = { 0 };
+	int r = config_load(path, &c, &err);
 	if (r < 0) {
-		fprintf(stderr, "ramwatchd: bad configuration: %s\n", err);
+		fprintf(stderr, "ramwatchd: bad configuration: %s\n", err.message);
 		return 1;
 	}
 	size_t n = config_format(&c, NULL, 0);

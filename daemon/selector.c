@@ -61,28 +61,26 @@ static int lookup_user(const char *name, int64_t *ret_uid)
 	}
 }
 
-static int parse_user(const char *arg, int64_t *ret_uid, char *err, size_t err_size)
+static int parse_user(const char *arg, int64_t *ret_uid, struct error *err)
 {
 	uint64_t id;
 	int r = parse_u64(arg, 10, &id);
 	if (r != -EINVAL) {
 		/* (uid_t)-1 means "no user" to the kernel (setreuid(2)) */
-		if (r == -ERANGE || id >= (uint64_t)(uid_t)-1) {
-			snprintf(err, err_size, "user id %s is out of range", arg);
-			return -ERANGE;
-		}
+		if (r == -ERANGE || id >= (uint64_t)(uid_t)-1)
+			return error_set(err, -ERANGE, "user id %s is out of range", arg);
 		*ret_uid = (int64_t)id;
 		return 0;
 	}
 	r = lookup_user(arg, ret_uid);
 	if (r == -ENOENT)
-		snprintf(err, err_size, "unknown user '%s'", arg);
-	else if (r < 0)
-		snprintf(err, err_size, "cannot look up user '%s': %s", arg, strerror(-r));
+		return error_set(err, r, "unknown user '%s'", arg);
+	if (r < 0)
+		return error_set(err, r, "cannot look up user '%s': %s", arg, strerror(-r));
 	return r;
 }
 
-int selector_parse(const char *s, struct selector *ret, char *err, size_t err_size)
+int selector_parse(const char *s, struct selector *ret, struct error *err)
 {
 	struct selector sel = { .kind = _SELECTOR_KIND_MAX };
 	const char *colon = strchr(s, ':');
@@ -92,52 +90,40 @@ int selector_parse(const char *s, struct selector *ret, char *err, size_t err_si
 	for (enum selector_kind k = 0; k < _SELECTOR_KIND_MAX; k++)
 		if (strlen(kind_names[k]) == kind_len && strncmp(s, kind_names[k], kind_len) == 0)
 			sel.kind = k;
-	if (sel.kind == _SELECTOR_KIND_MAX) {
-		snprintf(err, err_size, "unknown selector '%s' (use " KINDS_HELP ")", s);
-		return -EINVAL;
-	}
+	if (sel.kind == _SELECTOR_KIND_MAX)
+		return error_set(err, -EINVAL, "unknown selector '%s' (use " KINDS_HELP ")", s);
 	if (sel.kind == SELECTOR_ALL) {
-		if (colon) {
-			snprintf(err, err_size, "selector 'all' takes no argument");
-			return -EINVAL;
-		}
+		if (colon)
+			return error_set(err, -EINVAL, "selector 'all' takes no argument");
 		*ret = sel;
 		return 0;
 	}
-	if (!colon || colon[1] == '\0') {
-		snprintf(err, err_size, "selector '%s' needs an argument after '%s:'", s, kind_names[sel.kind]);
-		return -EINVAL;
-	}
+	if (!colon || colon[1] == '\0')
+		return error_set(err, -EINVAL, "selector '%s' needs an argument after '%s:'", s, kind_names[sel.kind]);
 
 	const char *arg = colon + 1;
 	switch (sel.kind) {
 	case SELECTOR_PID: {
 		int pid;
 		r = parse_pid(arg, &pid);
-		if (r < 0) {
-			snprintf(err, err_size, "'%s' is not a process id (1 to 2147483647)", arg);
-			return r;
-		}
+		if (r < 0)
+			return error_set(err, r, "'%s' is not a process id (1 to 2147483647)", arg);
 		sel.num = pid;
 		break;
 	}
 	case SELECTOR_EXE:
 		/* a path without its directory is what name: is for; saying so
 		 * beats a selector that silently never matches */
-		if (arg[0] != '/') {
-			snprintf(err, err_size, "exe:%s is not an absolute path (name:%s matches a command name)", arg,
-				 arg);
-			return -EINVAL;
-		}
+		if (arg[0] != '/')
+			return error_set(err, -EINVAL, "exe:%s is not an absolute path (name:%s matches a command name)",
+					 arg, arg);
 		break;
 	case SELECTOR_CGROUP:
-		if (arg[0] != '/') {
-			snprintf(err, err_size, "cgroup:%s does not start with '/' (as in /system.slice)", arg);
-			return -EINVAL;
-		}
+		if (arg[0] != '/')
+			return error_set(err, -EINVAL, "cgroup:%s does not start with '/' (as in /system.slice)", arg);
 		break;
 	case SELECTOR_USER:
-		r = parse_user(arg, &sel.num, err, err_size);
+		r = parse_user(arg, &sel.num, err);
 		if (r < 0)
 			return r;
 		break;
@@ -146,10 +132,8 @@ int selector_parse(const char *s, struct selector *ret, char *err, size_t err_si
 	}
 
 	sel.arg = strdup(arg);
-	if (!sel.arg) {
-		snprintf(err, err_size, "out of memory");
-		return -ENOMEM;
-	}
+	if (!sel.arg)
+		return error_set(err, -ENOMEM, "out of memory");
 	*ret = sel;
 	return 0;
 }

@@ -22,6 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "error.h"
+
 enum selector_kind {
 	SELECTOR_ALL,
 	SELECTOR_PID,
@@ -66,7 +68,7 @@ enum {
 /* Parses one selector ("name:postgres*").  Returns 0 with *ret (its arg
  * owned by ret, selector_done), or -EINVAL / -ERANGE / -ENOENT (unknown
  * user) with the reason in err. */
-int selector_parse(const char *s, struct selector *ret, char *err, size_t err_size);
+int selector_parse(const char *s, struct selector *ret, struct error *err);
 void selector_done(struct selector *s);
 
 /* Formats a selector back as it would be written ("kind:arg", or "all").

@@ -31,7 +31,7 @@ struct store_cycle {
 
 int store_cycle_open(const char *db_path, const struct daemon_config *config, int root_fd, struct store_cycle **ret)
 {
-	char err[512] = "";
+	struct error err = { 0 };
 	struct store_options so = {
 		.path = db_path,
 		.max_size = config->max_database_size,
@@ -47,10 +47,10 @@ int store_cycle_open(const char *db_path, const struct daemon_config *config, in
 		return log_error_errno(ENOMEM, "out of memory");
 	sc->config = config;
 	sc->root_fd = root_fd;
-	r = store_open(&so, &sc->store, err, sizeof(err));
+	r = store_open(&so, &sc->store, &err);
 	if (r < 0) {
 		store_cycle_close(sc);
-		return log_error_errno(r, "cannot open the store %s: %s", db_path, err[0] ? err : strerror(-r));
+		return log_error_errno(r, "cannot open the store %s: %s", db_path, error_message_or_strerror(&err, r));
 	}
 	sc->writer = writer_new(sc->store);
 	if (!sc->writer) {

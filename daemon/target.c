@@ -169,7 +169,7 @@ int target_census(struct target *t, enum store_trigger trigger, bool light, bool
 		  const struct gpu_snapshot *gpu, struct census_result *ret)
 {
 	struct scan_options o = { .keep_regions = true, .light = light, .gpu_snapshot = gpu, .no_evidence = !evidence };
-	struct scan_error err = { { 0 } };
+	struct error err = { 0 };
 	struct census *c = NULL;
 	uint64_t t0 = now_monotonic_us(), cpu0 = now_thread_cpu_us();
 	int r;
@@ -183,13 +183,16 @@ int target_census(struct target *t, enum store_trigger trigger, bool light, bool
 		/* the pid holds another process now: ours is gone */
 		c = census_free(c);
 		r = -ESRCH;
-		snprintf(err.message, sizeof(err.message), "process %d exited; its pid was reused", t->pid);
+		error_set(&err, r, "process %d exited; its pid was reused", t->pid);
 	}
 	if (r < 0) {
 		ret->meta.status = r == -ENOENT || r == -ESRCH		? CENSUS_EXITED
 				   : r == -EACCES || r == -EPERM	? CENSUS_DENIED
 									: CENSUS_ERROR;
-		snprintf(ret->message, sizeof(ret->message), "%s", err.message[0] ? err.message : strerror(-r));
+		/* the store keeps a census's reason as the scanner gave it, cut at
+		 * sizeof(ret->message) - 1 bytes as it always was */
+		snprintf(ret->message, sizeof(ret->message), "%.*s", (int)sizeof(ret->message) - 1,
+			 error_message_or_strerror(&err, r));
 		ret->meta.message = ret->message;
 		ret->meta.wall_us = (int64_t)(now_monotonic_us() - t0);
 		ret->meta.cpu_us = (int64_t)(now_thread_cpu_us() - cpu0);

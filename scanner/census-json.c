@@ -219,8 +219,7 @@ json_t *census_to_json(const struct census *c, bool with_regions)
 
 struct reader {
 	struct census *c;
-	char *err;
-	size_t err_size;
+	struct error *err; /* the caller's; may be NULL */
 };
 
 static int bad(struct reader *rd, const char *fmt, ...) _printf_(2, 3);
@@ -229,7 +228,7 @@ static int bad(struct reader *rd, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(rd->err, rd->err_size, fmt, ap);
+	error_setv(rd->err, -EBADMSG, fmt, ap);
 	va_end(ap);
 	return -EBADMSG;
 }
@@ -585,10 +584,10 @@ static int read_gpu(struct reader *rd, const json_t *root)
 	return 0;
 }
 
-int census_from_json(const json_t *root, struct census **ret, char *err, size_t err_size)
+int census_from_json(const json_t *root, struct census **ret, struct error *err)
 {
 	_cleanup_(census_freep) struct census *c = census_new();
-	struct reader rd = { .c = c, .err = err, .err_size = err_size };
+	struct reader rd = { .c = c, .err = err };
 	const char *format = NULL, *source = NULL;
 	int64_t version = 0, regions = 0;
 	const json_t *cost;
@@ -652,7 +651,7 @@ int census_from_json(const json_t *root, struct census **ret, char *err, size_t 
 	return 0;
 }
 
-int census_load_file(const char *path, struct census **ret, char *err, size_t err_size)
+int census_load_file(const char *path, struct census **ret, struct error *err)
 {
 	_cleanup_free_ char *text = NULL;
 	_cleanup_(json_decrefp) json_t *root = NULL;
@@ -664,18 +663,13 @@ int census_load_file(const char *path, struct census **ret, char *err, size_t er
 		r = read_full_fd(STDIN_FILENO, RW_CENSUS_FILE_MAX, &text, &len);
 	else
 		r = read_full_fileat(AT_FDCWD, path, RW_CENSUS_FILE_MAX, &text, &len);
-	if (r == -EFBIG) {
-		snprintf(err, err_size, "larger than %u MiB: not a census file", RW_CENSUS_FILE_MAX >> 20);
-		return r;
-	}
-	if (r < 0) {
-		snprintf(err, err_size, "%s", strerror(-r));
-		return r;
-	}
+	if (r == -EFBIG)
+		return error_set(err, r, "larger than %u MiB: not a census file", RW_CENSUS_FILE_MAX >> 20);
+	if (r < 0)
+		return error_set(err, r, "%s", strerror(-r));
 	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
-	if (!root) {
-		snprintf(err, err_size, "not valid JSON (line %d, column %d: %s)", jerr.line, jerr.column, jerr.text);
-		return -EBADMSG;
-	}
-	return census_from_json(root, ret, err, err_size);
+	if (!root)
+		return error_set(err, -EBADMSG, "not valid JSON (line %d, column %d: %s)", jerr.line, jerr.column,
+				 jerr.text);
+	return census_from_json(root, ret, err);
 }

@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "error.h"
+
 struct census;
 
 #define CENSUS_JSON_FORMAT "ramwatch-census"
@@ -21,8 +23,8 @@ json_t *census_to_json(const struct census *c, bool with_regions);
 
 /* Reads a census back from JSON.  Returns 0 with *ret (census_free), or
  * -EBADMSG with the reason in err (naming the field), or -ENOMEM. */
-int census_from_json(const json_t *root, struct census **ret, char *err, size_t err_size);
+int census_from_json(const json_t *root, struct census **ret, struct error *err);
 
 /* Reads a census file (JSON) whole, at most RW_CENSUS_FILE_MAX bytes; "-"
  * is standard input.  Returns as census_from_json, or -errno of reading. */
-int census_load_file(const char *path, struct census **ret, char *err, size_t err_size);
+int census_load_file(const char *path, struct census **ret, struct error *err);

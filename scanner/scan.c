@@ -37,19 +37,6 @@ static void regions_freep(struct region **r)
 	regions_free(*r);
 }
 
-static int set_error(struct scan_error *err, int r, const char *fmt, ...) _printf_(3, 4);
-
-static int set_error(struct scan_error *err, int r, const char *fmt, ...)
-{
-	va_list ap;
-	if (err) {
-		va_start(ap, fmt);
-		vsnprintf(err->message, sizeof(err->message), fmt, ap);
-		va_end(ap);
-	}
-	return r;
-}
-
 /* Reads smaps to its end and parses it.  seq_file hands out at most a page
  * per read() whatever the buffer size, so the buffer is filled by several
  * reads before each hand-over to the parser. */
@@ -154,21 +141,21 @@ static int strdup_to(char **dst, const char *s)
 
 /* Permission denied reading root/PID/what: say why, and whose process it
  * is (status is readable by all). */
-static int denied(struct scan_error *err, const char *root, int pid_fd, int pid, const char *comm, const char *what)
+static int denied(struct error *err, const char *root, int pid_fd, int pid, const char *comm, const char *what)
 {
 	struct proc_status owner;
 
 	if (geteuid() == 0)
-		return set_error(err, -EACCES,
+		return error_set(err, -EACCES,
 				 "permission denied reading %s/%d/%s, even as root: the kernel's ptrace check refused "
 				 "(a process with capabilities this one lacks, or of another user namespace)",
 				 root, pid, what);
 	if (procfs_read_status(pid_fd, &owner) == 0 && owner.uid >= 0)
-		return set_error(err, -EACCES,
+		return error_set(err, -EACCES,
 				 "permission denied reading %s/%d/%s: process %d (%s) belongs to uid %lld; reading "
 				 "another user's process needs CAP_SYS_PTRACE (root) or uid %lld",
 				 root, pid, what, pid, comm, (long long)owner.uid, (long long)owner.uid);
-	return set_error(err, -EACCES,
+	return error_set(err, -EACCES,
 			 "permission denied reading %s/%d/%s: reading another user's process needs CAP_SYS_PTRACE "
 			 "(root) or running as its user",
 			 root, pid, what);
@@ -264,7 +251,7 @@ static int take_gpu(struct census *c, const struct region *regions, size_t n, co
 	return r;
 }
 
-int scan_process(int pid, const struct scan_options *o, struct census **ret, struct scan_error *err)
+int scan_process(int pid, const struct scan_options *o, struct census **ret, struct error *err)
 {
 	_cleanup_(census_freep) struct census *c = NULL;
 	_cleanup_close_ int root_fd = -1, pid_fd = -1, smaps_fd = -1;
@@ -279,28 +266,28 @@ int scan_process(int pid, const struct scan_options *o, struct census **ret, str
 
 	c = census_new();
 	if (!c)
-		return set_error(err, -ENOMEM, "out of memory");
+		return error_set(err, -ENOMEM, "out of memory");
 	root_fd = procfs_open_root(root);
 	if (root_fd < 0)
-		return set_error(err, root_fd, "cannot open %s: %s", root, strerror(-root_fd));
+		return error_set(err, root_fd, "cannot open %s: %s", root, strerror(-root_fd));
 	pid_fd = procfs_open_pid(root_fd, pid);
 	if (pid_fd == -ENOENT || pid_fd == -ESRCH)
-		return set_error(err, -ENOENT, "no process %d", pid);
+		return error_set(err, -ENOENT, "no process %d", pid);
 	if (pid_fd < 0)
-		return set_error(err, pid_fd, "cannot open %s/%d: %s", root, pid, strerror(-pid_fd));
+		return error_set(err, pid_fd, "cannot open %s/%d: %s", root, pid, strerror(-pid_fd));
 
 	r = procfs_read_stat(pid_fd, &st);
 	if (r == -ENOENT || r == -ESRCH)
-		return set_error(err, -ENOENT, "no process %d", pid);
+		return error_set(err, -ENOENT, "no process %d", pid);
 	if (r < 0)
-		return set_error(err, r, "cannot read %s/%d/stat: %s", root, pid, strerror(-r));
+		return error_set(err, r, "cannot read %s/%d/stat: %s", root, pid, strerror(-r));
 	if (st.flags & PROC_PF_KTHREAD)
-		return set_error(err, -EOPNOTSUPP, "process %d (%s) is a kernel thread: it has no user memory", pid,
+		return error_set(err, -EOPNOTSUPP, "process %d (%s) is a kernel thread: it has no user memory", pid,
 				 st.comm);
 	/* said apart from an exit mid-read: the user asked about a process
 	 * that was gone already, and may wonder why it is still listed */
 	if (st.state == 'Z' || st.state == 'X')
-		return set_error(err, -ESRCH,
+		return error_set(err, -ESRCH,
 				 "process %d (%s) has exited: a zombie, not yet reaped by its parent, holds no memory", pid,
 				 st.comm);
 
@@ -308,17 +295,17 @@ int scan_process(int pid, const struct scan_options *o, struct census **ret, str
 	c->start_time = (int64_t)st.start_time;
 	c->taken_at_ms = now_realtime_ms();
 	if (strdup_to(&c->comm, st.comm) < 0)
-		return set_error(err, -ENOMEM, "out of memory");
+		return error_set(err, -ENOMEM, "out of memory");
 	(void)procfs_read_boot_id(root_fd, &c->boot_id);
 	r = procfs_read_cmdline(pid_fd, &c->cmdline);
 	if (r == -ENOMEM)
-		return set_error(err, r, "out of memory");
+		return error_set(err, r, "out of memory");
 	r = procfs_read_exe(pid_fd, &c->exe); /* EACCES without ptrace rights: exe stays unknown */
 	if (r == -ENOMEM)
-		return set_error(err, r, "out of memory");
+		return error_set(err, r, "out of memory");
 	if (asprintf(&c->source, "%s/%d/smaps", root, pid) < 0) {
 		c->source = NULL;
-		return set_error(err, -ENOMEM, "out of memory");
+		return error_set(err, -ENOMEM, "out of memory");
 	}
 
 	const char *what = o && o->light ? "maps" : "smaps";
@@ -328,8 +315,8 @@ int scan_process(int pid, const struct scan_options *o, struct census **ret, str
 		if (r == -EACCES || r == -EPERM)
 			return denied(err, root, pid_fd, pid, st.comm, what);
 		if (r == -ENOENT || r == -ESRCH)
-			return set_error(err, -ESRCH, "process %d exited during the scan", pid);
-		return set_error(err, r, "cannot open %s/%d/%s: %s", root, pid, what, strerror(-r));
+			return error_set(err, -ESRCH, "process %d exited during the scan", pid);
+		return error_set(err, r, "cannot open %s/%d/%s: %s", root, pid, what, strerror(-r));
 	}
 
 	smaps_parser_init(&parser, o ? o->max_regions : 0, c->strings);
@@ -337,13 +324,13 @@ int scan_process(int pid, const struct scan_options *o, struct census **ret, str
 	regions = smaps_parser_take(&parser, &n);
 	if (r == -ESRCH || r == -ENOENT) {
 		smaps_parser_done(&parser);
-		return set_error(err, -ESRCH, "process %d exited during the scan", pid);
+		return error_set(err, -ESRCH, "process %d exited during the scan", pid);
 	}
 	if (r < 0) {
 		if (parser.message[0])
-			set_error(err, r, "%s/%d/%s: %s", root, pid, what, parser.message);
+			error_set(err, r, "%s/%d/%s: %s", root, pid, what, parser.message);
 		else
-			set_error(err, r, "reading %s/%d/%s: %s", root, pid, what, strerror(-r));
+			error_set(err, r, "reading %s/%d/%s: %s", root, pid, what, strerror(-r));
 		smaps_parser_done(&parser);
 		return r;
 	}
@@ -351,9 +338,9 @@ int scan_process(int pid, const struct scan_options *o, struct census **ret, str
 
 	r = procfs_read_status(pid_fd, &c->status);
 	if (r == -ENOENT || r == -ESRCH)
-		return set_error(err, -ESRCH, "process %d exited during the scan", pid);
+		return error_set(err, -ESRCH, "process %d exited during the scan", pid);
 	if (r < 0)
-		return set_error(err, r, "cannot read %s/%d/status: %s", root, pid, strerror(-r));
+		return error_set(err, r, "cannot read %s/%d/status: %s", root, pid, strerror(-r));
 	c->have_status = true;
 	c->uid = c->status.uid;
 
@@ -363,19 +350,19 @@ int scan_process(int pid, const struct scan_options *o, struct census **ret, str
 	 * same start time" is not enough: status shows no Vm* lines once the
 	 * task has no mm.  And a live process always maps something. */
 	if (!status_has(&c->status, STATUS_VM_RSS) || n == 0)
-		return set_error(err, -ESRCH, "process %d exited during the scan", pid);
+		return error_set(err, -ESRCH, "process %d exited during the scan", pid);
 	r = procfs_still_alive(pid_fd, st.start_time);
 	if (r < 0)
-		return set_error(err, r, "cannot read %s/%d/stat: %s", root, pid, strerror(-r));
+		return error_set(err, r, "cannot read %s/%d/stat: %s", root, pid, strerror(-r));
 	if (r == 0)
-		return set_error(err, -ESRCH, "process %d exited during the scan", pid);
+		return error_set(err, -ESRCH, "process %d exited during the scan", pid);
 	/* execve replaces the address space too (the old one's smaps ends
 	 * early), keeping pid and start time: the executable tells */
 	if (c->exe) {
 		_cleanup_free_ char *exe_after = NULL;
 		r = procfs_read_exe(pid_fd, &exe_after);
 		if (r == -ENOENT || r == -ESRCH || (r == 0 && !streq(exe_after, c->exe)))
-			return set_error(err, -ESRCH, "process %d exited or executed another program during the scan",
+			return error_set(err, -ESRCH, "process %d exited or executed another program during the scan",
 					 pid);
 	}
 
@@ -385,7 +372,7 @@ int scan_process(int pid, const struct scan_options *o, struct census **ret, str
 			c->threads_seen = (int64_t)threads;
 			c->stack_pointers = (int64_t)n_sps;
 		} else if (r == -ENOMEM)
-			return set_error(err, r, "out of memory");
+			return error_set(err, r, "out of memory");
 	}
 
 	struct classify_evidence e = {
@@ -396,7 +383,7 @@ int scan_process(int pid, const struct scan_options *o, struct census **ret, str
 	};
 	r = classify_regions(regions, n, &e);
 	if (r < 0)
-		return set_error(err, r, "out of memory");
+		return error_set(err, r, "out of memory");
 	if (o && o->no_evidence)
 		evidence_not_taken(c, "turned off (--no-evidence, or Evidence=no)");
 	else if (o && o->light)
@@ -409,31 +396,31 @@ int scan_process(int pid, const struct scan_options *o, struct census **ret, str
 		char why[256] = "";
 		r = memsource_open_live(&src, pid, pid_fd, why, sizeof(why));
 		if (r == -ESRCH)
-			return set_error(err, -ESRCH, "process %d exited during the scan", pid);
+			return error_set(err, -ESRCH, "process %d exited during the scan", pid);
 		if (r == -ENOMEM)
-			return set_error(err, r, "out of memory");
+			return error_set(err, r, "out of memory");
 		if (r < 0)
 			evidence_not_taken(c, "%s", why);
 		else if ((r = read_evidence(c, &src, &regions, &n, o)) < 0) {
 			if (r == -ESRCH || r == -ENOENT)
-				return set_error(err, -ESRCH, "process %d exited during the scan", pid);
-			return set_error(err, r, "reading evidence from process %d: %s", pid, strerror(-r));
+				return error_set(err, -ESRCH, "process %d exited during the scan", pid);
+			return error_set(err, r, "reading evidence from process %d: %s", pid, strerror(-r));
 		}
 	}
 	r = summarise(c, regions, n, o);
 	if (r < 0)
-		return set_error(err, r, "out of memory");
+		return error_set(err, r, "out of memory");
 	if (o && o->light) {
 		/* read last: the rollup and the maps are a moment apart, and a
 		 * process that exits meanwhile leaves an empty rollup */
 		struct census_totals t = c->totals;
 		r = read_rollup(pid_fd, &t, &bytes);
 		if (r == -ENOENT || r == -ESRCH)
-			return set_error(err, -ESRCH, "process %d exited during the scan", pid);
+			return error_set(err, -ESRCH, "process %d exited during the scan", pid);
 		if (r == -EACCES || r == -EPERM)
 			return denied(err, root, pid_fd, pid, st.comm, "smaps_rollup");
 		if (r < 0)
-			return set_error(err, r, "reading %s/%d/smaps_rollup: %s", root, pid, strerror(-r));
+			return error_set(err, r, "reading %s/%d/smaps_rollup: %s", root, pid, strerror(-r));
 		c->totals = t;
 		c->light = true;
 	}
@@ -443,7 +430,7 @@ int scan_process(int pid, const struct scan_options *o, struct census **ret, str
 	c->bytes_read = (int64_t)bytes;
 	/* after the cost is measured: NVML's time is not the census's */
 	if (take_gpu(c, regions, n, o) < 0)
-		return set_error(err, -ENOMEM, "out of memory");
+		return error_set(err, -ENOMEM, "out of memory");
 	*ret = TAKE_PTR(c);
 	return 0;
 }
@@ -468,7 +455,7 @@ static const char *guess_exe(const struct region *regions, size_t n)
 
 DEFINE_CLEANUP(struct memimage *, memimage_free)
 
-static int load_image(const char *path, struct memimage **ret, struct scan_error *err)
+static int load_image(const char *path, struct memimage **ret, struct error *err)
 {
 	_cleanup_close_ int fd = open_input(path);
 	_cleanup_free_ char *text = NULL;
@@ -477,22 +464,22 @@ static int load_image(const char *path, struct memimage **ret, struct scan_error
 	int r;
 
 	if (fd < 0)
-		return set_error(err, fd, "%s: %s", path, strerror(-fd));
+		return error_set(err, fd, "%s: %s", path, strerror(-fd));
 	r = read_full_fd(fd, RW_MEMIMAGE_MAX, &text, &len);
 	if (r == -EFBIG)
-		return set_error(err, -E2BIG, "%s: larger than %u MiB: not a memory image", path, RW_MEMIMAGE_MAX >> 20);
+		return error_set(err, -E2BIG, "%s: larger than %u MiB: not a memory image", path, RW_MEMIMAGE_MAX >> 20);
 	if (r < 0)
-		return set_error(err, r, "%s: %s", path, strerror(-r));
+		return error_set(err, r, "%s: %s", path, strerror(-r));
 	r = memimage_parse(text, len, ret, msg, sizeof(msg));
 	if (r == -ENOMEM)
-		return set_error(err, r, "out of memory");
+		return error_set(err, r, "out of memory");
 	if (r < 0)
-		return set_error(err, r, "%s: %s", path, msg);
+		return error_set(err, r, "%s: %s", path, msg);
 	return 0;
 }
 
 int scan_smaps_file(const char *smaps_path, const char *status_path, const struct scan_options *o,
-		    struct census **ret, struct scan_error *err)
+		    struct census **ret, struct error *err)
 {
 	_cleanup_(census_freep) struct census *c = NULL;
 	_cleanup_close_ int fd = -1;
@@ -504,51 +491,51 @@ int scan_smaps_file(const char *smaps_path, const char *status_path, const struc
 
 	c = census_new();
 	if (!c)
-		return set_error(err, -ENOMEM, "out of memory");
+		return error_set(err, -ENOMEM, "out of memory");
 	if (status_path) {
 		_cleanup_close_ int sfd = open_input(status_path);
 		_cleanup_free_ char *text = NULL;
 		size_t len;
 		if (sfd < 0)
-			return set_error(err, sfd, "%s: %s", status_path, strerror(-sfd));
+			return error_set(err, sfd, "%s: %s", status_path, strerror(-sfd));
 		r = read_full_fd(sfd, RW_PROC_FILE_MAX, &text, &len);
 		if (r < 0)
-			return set_error(err, r, "%s: %s", status_path,
+			return error_set(err, r, "%s: %s", status_path,
 					 r == -EFBIG ? "too large for a status file" : strerror(-r));
 		if (status_parse(text, len, &c->status) < 0)
-			return set_error(err, -EBADMSG, "%s: not a /proc/PID/status file", status_path);
+			return error_set(err, -EBADMSG, "%s: not a /proc/PID/status file", status_path);
 		c->have_status = true;
 		c->uid = c->status.uid;
 		if (c->status.name[0] && strdup_to(&c->comm, c->status.name) < 0)
-			return set_error(err, -ENOMEM, "out of memory");
+			return error_set(err, -ENOMEM, "out of memory");
 	}
 
 	fd = open_input(smaps_path);
 	if (fd < 0)
-		return set_error(err, fd, "%s: %s", smaps_path, strerror(-fd));
+		return error_set(err, fd, "%s: %s", smaps_path, strerror(-fd));
 	if (strdup_to(&c->source, smaps_path) < 0)
-		return set_error(err, -ENOMEM, "out of memory");
+		return error_set(err, -ENOMEM, "out of memory");
 
 	smaps_parser_init(&parser, o ? o->max_regions : 0, c->strings);
 	r = read_smaps(fd, &parser, o, &bytes);
 	regions = smaps_parser_take(&parser, &n);
 	if (r < 0) {
 		if (parser.message[0])
-			set_error(err, r, "%s: %s", smaps_path, parser.message);
+			error_set(err, r, "%s: %s", smaps_path, parser.message);
 		else
-			set_error(err, r, "%s: %s", smaps_path, strerror(-r));
+			error_set(err, r, "%s: %s", smaps_path, strerror(-r));
 		smaps_parser_done(&parser);
 		return r;
 	}
 	smaps_parser_done(&parser);
 	if (n == 0)
-		return set_error(err, -ENODATA, "%s: no regions: not an smaps file, or the capture is empty",
+		return error_set(err, -ENODATA, "%s: no regions: not an smaps file, or the capture is empty",
 				 smaps_path);
 
 	struct classify_evidence e = { .exe = guess_exe(regions, n) };
 	r = classify_regions(regions, n, &e);
 	if (r < 0)
-		return set_error(err, r, "out of memory");
+		return error_set(err, r, "out of memory");
 	if (o && o->memory_image && !o->no_evidence) {
 		_cleanup_(memimage_freep) struct memimage *img = NULL;
 		r = load_image(o->memory_image, &img, err);
@@ -558,13 +545,13 @@ int scan_smaps_file(const char *smaps_path, const char *status_path, const struc
 		memimage_source(img, &src);
 		r = read_evidence(c, &src, &regions, &n, o);
 		if (r < 0)
-			return set_error(err, r, "%s: %s", o->memory_image, strerror(-r));
+			return error_set(err, r, "%s: %s", o->memory_image, strerror(-r));
 	} else
 		evidence_not_taken(c, o && o->memory_image ? "turned off (--no-evidence)"
 							   : "a saved smaps file holds no memory to read (see --memory)");
 	r = summarise(c, regions, n, o);
 	if (r < 0)
-		return set_error(err, r, "out of memory");
+		return error_set(err, r, "out of memory");
 	c->bytes_read = (int64_t)bytes;
 	*ret = TAKE_PTR(c);
 	return 0;

@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "error.h"
+
 struct census;
 struct gpu;
 struct gpu_snapshot;
@@ -43,12 +45,6 @@ struct scan_options {
 	struct gpu *gpu;
 };
 
-/* Why a scan failed, for a person: "line 12: bad permissions", "the process
- * exited during the scan".  Filled on failure. */
-struct scan_error {
-	char message[256];
-};
-
 /* Takes a census of process pid.  Returns 0 with *ret (owned by the
  * caller, census_free), or:
  *   -ENOENT      no such process
@@ -58,8 +54,8 @@ struct scan_error {
  *   -EBADMSG     the kernel's text did not parse (a bug: report it)
  *   -E2BIG       more regions than the limit
  *   -ECANCELED or the progress callback's error
- * with err->message saying so. */
-int scan_process(int pid, const struct scan_options *o, struct census **ret, struct scan_error *err);
+ * with err (may be NULL) saying so. */
+int scan_process(int pid, const struct scan_options *o, struct census **ret, struct error *err);
 
 /* Fills c->gpu from a snapshot: state, message, driver version, and the
  * uses of c->pid with their devices' index, UUID, name and memory size.
@@ -72,4 +68,4 @@ int scan_fill_gpu(struct census *c, const struct gpu_snapshot *s, bool nvidia_ma
  * cost are unknown.  Returns 0, -EBADMSG (malformed: the message names the
  * line), -ENODATA (no regions at all), or the -errno of reading. */
 int scan_smaps_file(const char *smaps_path, const char *status_path, const struct scan_options *o,
-		    struct census **ret, struct scan_error *err);
+		    struct census **ret, struct error *err);

@@ -36,8 +36,7 @@
 struct query {
 	sqlite3 *db;
 	const char *path;
-	char *err;
-	size_t err_size;
+	struct error *err; /* the caller's; may be NULL */
 	char refused[256]; /* why the authorizer said no, first reason */
 	uint64_t limit_us; /* time SQLite may spend */
 	uint64_t spent_us; /* time spent in finished calls into SQLite */
@@ -50,11 +49,9 @@ static int failf(struct query *q, int r, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (q->err && q->err_size) {
-		va_start(ap, fmt);
-		vsnprintf(q->err, q->err_size, fmt, ap);
-		va_end(ap);
-	}
+	va_start(ap, fmt);
+	error_setv(q->err, r, fmt, ap);
+	va_end(ap);
 	return r;
 }
 
@@ -530,17 +527,16 @@ out:
 }
 
 int query_run(const struct query_options *o, const char *sql, const struct query_callbacks *cb, void *userdata,
-	      struct query_result *ret, char *err, size_t err_size)
+	      struct query_result *ret, struct error *err)
 {
-	struct query q = { .path = o ? o->path : NULL, .err = err, .err_size = err_size };
+	struct query q = { .path = o ? o->path : NULL, .err = err };
 	struct query_result res = { 0 };
 	sqlite3_stmt *st = NULL;
 	sqlite3_int64 heap_limit;
 	size_t len;
 	int r;
 
-	if (err && err_size)
-		err[0] = '\0';
+	error_clear(err);
 	if (!o || !sql || !cb)
 		return failf(&q, -EINVAL, "no query");
 	len = strlen(sql);

@@ -22,6 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "error.h"
+
 /* The PRAGMAs a query may use, as words for messages and documentation:
  * those that describe tables and indexes (with a name or without), and
  * those that read a number about the file (without an argument only). */
@@ -103,4 +105,4 @@ struct query_result {
  * SQLite's heap limit is process-wide: for the duration of the call it is
  * RW_SQL_MEMORY_MAX, then the caller's again. */
 int query_run(const struct query_options *o, const char *sql, const struct query_callbacks *cb, void *userdata,
-	      struct query_result *ret, char *err, size_t err_size);
+	      struct query_result *ret, struct error *err);

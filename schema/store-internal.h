@@ -51,8 +51,6 @@ enum store_stmt {
 	_STMT_MAX
 };
 
-#define STORE_ERROR_MAX 512
-
 struct store {
 	sqlite3 *db;
 	char *path;
@@ -72,7 +70,7 @@ struct store {
 		bool due;       /* rows were deleted: another lap is wanted */
 	} sweep;
 	sqlite3_stmt *stmt[_STMT_MAX];
-	char error[STORE_ERROR_MAX];
+	struct error error; /* the last failure, for store_error */
 };
 
 /* The negative errno for a SQLite result code (primary or extended):

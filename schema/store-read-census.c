@@ -137,12 +137,11 @@ static int census(struct store_reader *r, const struct store_select *sel, int64_
 	return e;
 }
 
-int store_read_census(struct store_reader *r, const struct store_select *sel, int64_t at, json_t **ret, char *err,
-		      size_t err_size)
+int store_read_census(struct store_reader *r, const struct store_select *sel, int64_t at, json_t **ret, struct error *err)
 {
 	int e = read_begin(r);
 
 	if (e >= 0)
 		e = census(r, sel, at, ret);
-	return read_end(r, e < 0 ? e : 0, err, err_size);
+	return read_end(r, e < 0 ? e : 0, err);
 }

@@ -121,11 +121,11 @@ static int events(struct store_reader *r, const struct store_select *sel, int64_
 }
 
 int store_read_events(struct store_reader *r, const struct store_select *sel, int64_t since, int64_t until,
-		      unsigned limit, const char *cursor, json_t **ret, char *err, size_t err_size)
+		      unsigned limit, const char *cursor, json_t **ret, struct error *err)
 {
 	int e = read_begin(r);
 
 	if (e >= 0)
 		e = events(r, sel, since, until, limit, cursor, ret);
-	return read_end(r, e, err, err_size);
+	return read_end(r, e, err);
 }

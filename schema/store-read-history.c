@@ -339,12 +339,11 @@ static int history(struct store_reader *r, const struct store_history_query *q, 
 	return 0;
 }
 
-int store_read_history(struct store_reader *r, const struct store_history_query *q, json_t **ret, char *err,
-		       size_t err_size)
+int store_read_history(struct store_reader *r, const struct store_history_query *q, json_t **ret, struct error *err)
 {
 	int e = read_begin(r);
 
 	if (e >= 0)
 		e = history(r, q, ret);
-	return read_end(r, e, err, err_size);
+	return read_end(r, e, err);
 }

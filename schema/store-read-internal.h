@@ -71,7 +71,7 @@ struct store_reader {
 	bool timed_out; /* the progress handler stopped a statement for the deadline */
 	bool ending;    /* ending a transaction: neither the deadline nor the interrupt stops that */
 	unsigned ticks; /* checks since the clock was last read */
-	char error[STORE_ERROR_MAX];
+	struct error error; /* the last failure, copied to the caller by read_end */
 };
 
 /* ------------------------------------------------------------ errors, statements */
@@ -106,7 +106,7 @@ int read_check(struct store_reader *r);
  * whatever happened, and copies the reader's message into err when r < 0.
  * read_end returns r. */
 int read_begin(struct store_reader *r);
-int read_end(struct store_reader *r, int result, char *err, size_t err_size);
+int read_end(struct store_reader *r, int result, struct error *err);
 
 /* ------------------------------------------------------------ process instances */
 

@@ -252,7 +252,7 @@ static int list(struct store_reader *r, int64_t only_uid, bool exited, struct li
 }
 
 int store_read_processes(struct store_reader *r, int64_t only_uid, bool exited, const char *sort, unsigned limit,
-			 json_t **ret, char *err, size_t err_size)
+			 json_t **ret, struct error *err)
 {
 	enum sort_key key;
 	struct listed *l = NULL;
@@ -270,7 +270,7 @@ int store_read_processes(struct store_reader *r, int64_t only_uid, bool exited, 
 		key = SORT_VRAM;
 	else
 		return read_end(r, read_failf(r, -EINVAL, "sort: \"%s\" is not private, resident, peak or vram", sort),
-				err, err_size);
+				err);
 	if (limit == 0)
 		limit = RW_ANSWER_ROWS_DEFAULT;
 	if (limit > RW_ANSWER_ROWS_MAX)
@@ -280,7 +280,7 @@ int store_read_processes(struct store_reader *r, int64_t only_uid, bool exited, 
 	if (e >= 0)
 		e = list(r, only_uid, exited, &l, &n);
 	if (e < 0)
-		return read_end(r, e, err, err_size);
+		return read_end(r, e, err);
 	for (size_t i = 0; i < n; i++)
 		l[i].key = key_of(&l[i], key);
 	qsort_safe(l, n, sizeof(*l), compare_listed);
@@ -306,8 +306,8 @@ int store_read_processes(struct store_reader *r, int64_t only_uid, bool exited, 
 	json_decref(a);
 	if (e < 0) {
 		json_decref(answer);
-		return read_end(r, e, err, err_size);
+		return read_end(r, e, err);
 	}
 	*ret = answer;
-	return read_end(r, 0, err, err_size);
+	return read_end(r, 0, err);
 }

@@ -295,12 +295,11 @@ static int report(struct store_reader *r, const struct store_select *sel, json_t
 	return 0;
 }
 
-int store_read_report(struct store_reader *r, const struct store_select *sel, json_t **ret, char *err,
-		      size_t err_size)
+int store_read_report(struct store_reader *r, const struct store_select *sel, json_t **ret, struct error *err)
 {
 	int e = read_begin(r);
 
 	if (e >= 0)
 		e = report(r, sel, ret);
-	return read_end(r, e, err, err_size);
+	return read_end(r, e, err);
 }

@@ -421,8 +421,7 @@ json_t *read_instance_json(const struct read_process *p)
 	return o;
 }
 
-int store_read_instances(struct store_reader *r, const struct store_select *sel, json_t **ret, char *err,
-			 size_t err_size)
+int store_read_instances(struct store_reader *r, const struct store_select *sel, json_t **ret, struct error *err)
 {
 	struct read_process *p = NULL;
 	json_t *a = NULL;
@@ -443,8 +442,8 @@ int store_read_instances(struct store_reader *r, const struct store_select *sel,
 	read_processes_free(p, n);
 	if (e < 0) {
 		json_decref(a);
-		return read_end(r, e, err, err_size);
+		return read_end(r, e, err);
 	}
 	*ret = a;
-	return read_end(r, 0, err, err_size);
+	return read_end(r, 0, err);
 }

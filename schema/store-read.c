@@ -38,7 +38,7 @@ int read_failf(struct store_reader *r, int e, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(r->error, sizeof(r->error), fmt, ap);
+	error_setv(&r->error, e, fmt, ap);
 	va_end(ap);
 	return e;
 }
@@ -161,13 +161,13 @@ int read_begin(struct store_reader *r)
 	atomic_store(&r->interrupted, false);
 	r->timed_out = false;
 	r->ticks = 0;
-	r->error[0] = '\0';
+	error_clear(&r->error);
 	if (!sqlite3_get_autocommit(r->db))
-		(void)read_end(r, 0, NULL, 0);
+		(void)read_end(r, 0, NULL);
 	return run(r, RS_BEGIN, "BEGIN");
 }
 
-int read_end(struct store_reader *r, int result, char *err, size_t err_size)
+int read_end(struct store_reader *r, int result, struct error *err)
 {
 	/* Ending a read transaction must not fail for the deadline that
 	 * stopped its query, or the next answer would find it still open. */
@@ -175,8 +175,8 @@ int read_end(struct store_reader *r, int result, char *err, size_t err_size)
 	if (!sqlite3_get_autocommit(r->db) && run(r, RS_COMMIT, "COMMIT") < 0 && !sqlite3_get_autocommit(r->db))
 		(void)run(r, RS_ROLLBACK, "ROLLBACK");
 	r->ending = false;
-	if (result < 0 && err && err_size > 0)
-		snprintf(err, err_size, "%s", r->error[0] ? r->error : strerror(-result));
+	if (result < 0)
+		error_set(err, result, "%s", error_message_or_strerror(&r->error, result));
 	return result;
 }
 
@@ -193,22 +193,19 @@ static void sql_glob(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	sqlite3_result_int(ctx, pattern && text && glob_match((const char *)pattern, (const char *)text));
 }
 
-int store_reader_open(const char *path, struct store_reader **ret, char *err, size_t err_size)
+int store_reader_open(const char *path, struct store_reader **ret, struct error *err)
 {
 	struct store_options o = { .path = path, .read_only = true, .busy_timeout_ms = READ_BUSY_TIMEOUT_MS };
 	struct store_reader *r;
 	int e, rc;
 
 	r = calloc(1, sizeof(*r));
-	if (!r) {
-		if (err && err_size)
-			snprintf(err, err_size, "%s: out of memory", path ? path : "");
-		return -ENOMEM;
-	}
+	if (!r)
+		return error_set(err, -ENOMEM, "%s: out of memory", path ? path : "");
 	atomic_init(&r->interrupted, false);
 	/* store_open refuses any schema version but this build's (-EPROTO,
 	 * saying whether to upgrade ramwatch or let ramwatchd migrate) */
-	e = store_open(&o, &r->store, err, err_size);
+	e = store_open(&o, &r->store, err);
 	if (e < 0) {
 		free(r);
 		return e;
@@ -222,8 +219,8 @@ int store_reader_open(const char *path, struct store_reader **ret, char *err, si
 					     NULL, sql_glob, NULL, NULL);
 	if (rc != SQLITE_OK) {
 		e = read_fail(r, rc, "setting up the reader");
-		if (err && err_size)
-			snprintf(err, err_size, "%s", r->error);
+		if (err)
+			*err = r->error;
 		store_reader_close(r);
 		return e;
 	}

@@ -26,12 +26,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "error.h"
+
 struct store_reader;
 
 /* Opens path read-only.  Returns 0 with *ret, -EPROTO for a schema this
  * program does not know (newer, or older and not yet migrated by the
  * daemon), or another negative errno, with the reason in err. */
-int store_reader_open(const char *path, struct store_reader **ret, char *err, size_t err_size);
+int store_reader_open(const char *path, struct store_reader **ret, struct error *err);
 /* Accepts NULL, returns NULL. */
 struct store_reader *store_reader_close(struct store_reader *r);
 
@@ -57,8 +59,7 @@ struct store_select {
  * (newest first).  With pid or process_id and only_uid set, a match owned
  * by another uid is -EACCES (not an empty answer); with name, others'
  * processes are left out silently (the caller says it filtered). */
-int store_read_instances(struct store_reader *r, const struct store_select *sel, json_t **ret, char *err,
-			 size_t err_size);
+int store_read_instances(struct store_reader *r, const struct store_select *sel, json_t **ret, struct error *err);
 
 /* The "processes" answer from the store: the instances it knows (alive
  * first, then the most recently seen), with their last stored sample and
@@ -67,7 +68,7 @@ int store_read_instances(struct store_reader *r, const struct store_select *sel,
  * without an exit time).  limit 0: RW_ANSWER_ROWS_DEFAULT; above
  * RW_ANSWER_ROWS_MAX: that. */
 int store_read_processes(struct store_reader *r, int64_t only_uid, bool exited, const char *sort, unsigned limit,
-			 json_t **ret, char *err, size_t err_size);
+			 json_t **ret, struct error *err);
 
 struct store_history_query {
 	struct store_select sel;
@@ -80,20 +81,17 @@ struct store_history_query {
 };
 
 /* The "history" answer. */
-int store_read_history(struct store_reader *r, const struct store_history_query *q, json_t **ret, char *err,
-		       size_t err_size);
+int store_read_history(struct store_reader *r, const struct store_history_query *q, json_t **ret, struct error *err);
 
 /* The "report" answer for one instance (the latest that sel names). */
-int store_read_report(struct store_reader *r, const struct store_select *sel, json_t **ret, char *err,
-		      size_t err_size);
+int store_read_report(struct store_reader *r, const struct store_select *sel, json_t **ret, struct error *err);
 
 /* The stored ok census of one instance taken at or before at (unix ms;
  * INT64_MAX: the last), in the JSON form of census_to_json (census-json.h)
  * plus "census_id", "trigger" and "status": census_from_json reads it. */
-int store_read_census(struct store_reader *r, const struct store_select *sel, int64_t at, json_t **ret, char *err,
-		      size_t err_size);
+int store_read_census(struct store_reader *r, const struct store_select *sel, int64_t at, json_t **ret, struct error *err);
 
 /* The "events" answer: the region events of one instance, oldest first;
  * limit and cursor as in history. */
 int store_read_events(struct store_reader *r, const struct store_select *sel, int64_t since, int64_t until,
-		      unsigned limit, const char *cursor, json_t **ret, char *err, size_t err_size);
+		      unsigned limit, const char *cursor, json_t **ret, struct error *err);

@@ -58,21 +58,18 @@ int store_fail(struct store *s, int rc, const char *what)
 {
 	int r = store_errno(s->db, rc);
 
-	snprintf(s->error, sizeof(s->error), "%s: %s: %s", s->path, what,
-		 s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
-	return r < 0 ? r : -EIO;
+	return error_set(&s->error, r < 0 ? r : -EIO, "%s: %s: %s", s->path, what,
+			 s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
 }
 
 int store_failf(struct store *s, int r, const char *fmt, ...)
 {
 	va_list ap;
-	int n = snprintf(s->error, sizeof(s->error), "%s: ", s->path);
 
 	va_start(ap, fmt);
-	if (n >= 0 && (size_t)n < sizeof(s->error))
-		vsnprintf(s->error + n, sizeof(s->error) - (size_t)n, fmt, ap);
+	error_setv(&s->error, r, fmt, ap);
 	va_end(ap);
-	return r;
+	return error_prefix(&s->error, "%s: ", s->path);
 }
 
 int store_stmt(struct store *s, enum store_stmt id, const char *sql, sqlite3_stmt **ret)
@@ -171,9 +168,9 @@ int store_exec(struct store *s, const char *sql, const char *what)
 
 	if (rc != SQLITE_OK) {
 		int r = store_errno(s->db, rc);
-		snprintf(s->error, sizeof(s->error), "%s: %s: %s", s->path, what, msg ? msg : sqlite3_errstr(rc));
+		error_set(&s->error, r < 0 ? r : -EIO, "%s: %s: %s", s->path, what, msg ? msg : sqlite3_errstr(rc));
 		sqlite3_free(msg);
-		return r < 0 ? r : -EIO;
+		return s->error.code;
 	}
 	return 0;
 }

@@ -77,7 +77,7 @@ const char *store_error(const struct store *s)
 {
 	if (!s)
 		return "no database";
-	return s->error[0] ? s->error : "no error";
+	return error_has_message(&s->error) ? s->error.message : "no error";
 }
 
 int store_schema_version(const struct store *s)
@@ -117,12 +117,13 @@ static int connect(struct store *s, const struct store_options *o)
 	int rc = sqlite3_open_v2(s->path, &s->db, flags, NULL);
 
 	if (rc != SQLITE_OK) {
-		int r = store_fail(s, rc, "cannot open");
-		if (r != -EIO) {
-			size_t n = strlen(s->error);
-			snprintf(s->error + n, sizeof(s->error) - n, " (%s)", strerror(-r));
-		}
-		return r;
+		int r = store_errno(s->db, rc);
+		const char *why = s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc);
+		/* SQLite's "unable to open database file" alone does not say
+		 * whether the file is missing or forbidden: the errno does */
+		if (r < 0 && r != -EIO)
+			return error_set(&s->error, r, "%s: cannot open: %s (%s)", s->path, why, strerror(-r));
+		return error_set(&s->error, -EIO, "%s: cannot open: %s", s->path, why);
 	}
 	sqlite3_extended_result_codes(s->db, 1);
 	sqlite3_busy_timeout(s->db, o->busy_timeout_ms > 0 ? o->busy_timeout_ms : BUSY_TIMEOUT_DEFAULT_MS);
@@ -318,35 +319,31 @@ static int open_reader(struct store *s)
 	return 0;
 }
 
-int store_open(const struct store_options *o, struct store **ret, char *err, size_t err_size)
+int store_open(const struct store_options *o, struct store **ret, struct error *err)
 {
 	_cleanup_(store_closep) struct store *s = NULL;
 	int r;
 
-	if (!o || !o->path || !o->path[0]) {
-		if (err && err_size)
-			snprintf(err, err_size, "no database path");
-		return -EINVAL;
-	}
+	if (!o || !o->path || !o->path[0])
+		return error_set(err, -EINVAL, "no database path");
 	s = calloc(1, sizeof(*s));
 	if (s)
 		s->path = strdup(o->path);
-	if (!s || !s->path) {
-		if (err && err_size)
-			snprintf(err, err_size, "%s: out of memory", o->path);
-		return -ENOMEM;
-	}
+	if (!s || !s->path)
+		return error_set(err, -ENOMEM, "%s: out of memory", o->path);
 	s->read_only = o->read_only;
 
 	r = connect(s, o);
 	if (r >= 0)
 		r = s->read_only ? open_reader(s) : open_writer(s, o);
 	if (r < 0) {
-		if (err && err_size)
-			snprintf(err, err_size, "%s", s->error);
+		if (err) {
+			*err = s->error;
+			err->code = r;
+		}
 		return r;
 	}
-	s->error[0] = '\0';
+	error_clear(&s->error);
 	*ret = TAKE_PTR(s);
 	return 0;
 }

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "census.h"
+#include "error.h"
 #include "region-events.h"
 
 struct store;
@@ -40,7 +41,7 @@ struct store_options {
  * migrates it).  A file that is not a ramwatch database is -EBADMSG; one
  * that cannot be opened, the system's errno (-ENOENT, -EACCES).
  * Returns 0 with *ret, or a negative errno with the reason in err. */
-int store_open(const struct store_options *o, struct store **ret, char *err, size_t err_size);
+int store_open(const struct store_options *o, struct store **ret, struct error *err);
 /* Closes; accepts NULL, returns NULL. */
 struct store *store_close(struct store *s);
 

@@ -39,7 +39,7 @@ void trace_analyzer_done(struct trace_analyzer *a)
 /* The event's scope: its path; else the path its scope_id was given by a
  * scope.enter; scope_id 0 is "root" without one. */
 static int resolve_scope(const struct trace_analyzer *a, const struct trace_event *e,
-			 struct trace_scope_ref *ret, char *reason)
+			 struct trace_scope_ref *ret, struct error *err)
 {
 	if (e->scope) {
 		*ret = (struct trace_scope_ref){ e->scope, e->scope_len, -1 };
@@ -51,9 +51,8 @@ static int resolve_scope(const struct trace_analyzer *a, const struct trace_even
 	}
 	const struct trace_scope_id *id = hashtab_get(&a->scope_ids, e->scope_id);
 	if (!id) {
-		snprintf(reason, TRACE_REASON_MAX,
-			 "scope_id %" PRIu32 " is used before a scope.enter gives it a path", e->scope_id);
-		return -EINVAL;
+		return error_set(err, -EINVAL,
+				 "scope_id %" PRIu32 " is used before a scope.enter gives it a path", e->scope_id);
 	}
 	*ret = (struct trace_scope_ref){ a->scopes.v[id->scope].path, a->scopes.v[id->scope].len, id->scope };
 	return 0;
@@ -89,7 +88,7 @@ static void record_sequence(struct trace_analyzer *a, const struct trace_event *
 }
 
 static int scope_enter(struct trace_analyzer *a, const struct trace_event *e, const struct trace_scope_ref *ref,
-		       char *reason)
+		       struct error *err)
 {
 	struct trace_scope_id *id;
 	uint32_t scope;
@@ -107,9 +106,8 @@ static int scope_enter(struct trace_analyzer *a, const struct trace_event *e, co
 		const struct trace_scope *old = &a->scopes.v[id->scope];
 		trace_quote(was, sizeof(was), old->path, old->len, 64);
 		trace_quote(now, sizeof(now), ref->path, ref->len, 64);
-		snprintf(reason, TRACE_REASON_MAX, "scope_id %" PRIu32 " is redefined as %s (it was %s)",
-			 e->scope_id, now, was);
-		return -EINVAL;
+		return error_set(err, -EINVAL, "scope_id %" PRIu32 " is redefined as %s (it was %s)",
+				 e->scope_id, now, was);
 	}
 	trace_add(&id->active, 1);
 	trace_add(&a->sequence.active_scope_events, 1);
@@ -148,15 +146,14 @@ static void update_mapped(struct trace_analyzer *a)
 	trace_high_water(&a->physical.high_water_mapped_bytes, a->physical.live_mapped_bytes);
 }
 
-static int bad_range(const struct trace_event *e, char *reason)
+static int bad_range(const struct trace_event *e, struct error *err)
 {
-	snprintf(reason, TRACE_REASON_MAX,
-		 "%s of %" PRIu64 " bytes at 0x%" PRIx64 " runs past the end of the address space",
-		 trace_kind_name(e->kind), e->len, e->address);
-	return -EINVAL;
+	return error_set(err, -EINVAL,
+			 "%s of %" PRIu64 " bytes at 0x%" PRIx64 " runs past the end of the address space",
+			 trace_kind_name(e->kind), e->len, e->address);
 }
 
-static int physical_map(struct trace_analyzer *a, const struct trace_event *e, char *reason)
+static int physical_map(struct trace_analyzer *a, const struct trace_event *e, struct error *err)
 {
 	uint64_t displaced;
 	int r;
@@ -166,7 +163,7 @@ static int physical_map(struct trace_analyzer *a, const struct trace_event *e, c
 		return 0;
 	}
 	if ((r = trace_ledger_map(&a->ledger, e->address, e->len, &displaced)) < 0)
-		return r == -EINVAL ? bad_range(e, reason) : r;
+		return r == -EINVAL ? bad_range(e, err) : r;
 	trace_add(&a->physical.maps, 1);
 	trace_add(&a->physical.mapped_bytes, e->len);
 	trace_add(&a->physical.displaced_bytes, displaced);
@@ -174,7 +171,7 @@ static int physical_map(struct trace_analyzer *a, const struct trace_event *e, c
 	return 0;
 }
 
-static int physical_unmap(struct trace_analyzer *a, const struct trace_event *e, char *reason)
+static int physical_unmap(struct trace_analyzer *a, const struct trace_event *e, struct error *err)
 {
 	uint64_t removed;
 	int r;
@@ -184,7 +181,7 @@ static int physical_unmap(struct trace_analyzer *a, const struct trace_event *e,
 		return 0;
 	}
 	if ((r = trace_ledger_unmap(&a->ledger, e->address, e->len, &removed)) < 0)
-		return r == -EINVAL ? bad_range(e, reason) : r;
+		return r == -EINVAL ? bad_range(e, err) : r;
 	trace_add(&a->physical.unmaps, 1);
 	trace_add(&a->physical.unmapped_bytes, e->len);
 	trace_add(&a->physical.untracked_unmap_bytes, e->len - removed);
@@ -256,13 +253,13 @@ static int remap_event(struct trace_analyzer *a, const struct trace_event *e, ui
 	return 0;
 }
 
-int trace_analyzer_ingest(struct trace_analyzer *a, const struct trace_event *e, char *reason)
+int trace_analyzer_ingest(struct trace_analyzer *a, const struct trace_event *e, struct error *err)
 {
 	struct trace_scope_ref ref;
 	struct trace_allocator *allocator;
 	int r;
 
-	if ((r = resolve_scope(a, e, &ref, reason)) < 0)
+	if ((r = resolve_scope(a, e, &ref, err)) < 0)
 		return r;
 	uint64_t address = e->kind == TRACE_KIND_REMAP ? e->old_address : e->address;
 	uint64_t key = e->allocation_id ? e->allocation_id : address;
@@ -284,7 +281,7 @@ int trace_analyzer_ingest(struct trace_analyzer *a, const struct trace_event *e,
 		a->sequence.has_stop = e->has_seq;
 		a->sequence.stop = e->seq;
 		return 0;
-	case TRACE_KIND_SCOPE_ENTER: return scope_enter(a, e, &ref, reason);
+	case TRACE_KIND_SCOPE_ENTER: return scope_enter(a, e, &ref, err);
 	case TRACE_KIND_SCOPE_EXIT: scope_exit(a, e->scope_id); return 0;
 	case TRACE_KIND_SNAPSHOT:
 	case TRACE_KIND_CENSUS: return 0;
@@ -310,8 +307,8 @@ int trace_analyzer_ingest(struct trace_analyzer *a, const struct trace_event *e,
 		if ((allocator = hashtab_get(&a->allocators, e->allocator_id)))
 			allocator->prefix_complete = true;
 		return 0;
-	case TRACE_KIND_MAP: return physical_map(a, e, reason);
-	case TRACE_KIND_UNMAP: return physical_unmap(a, e, reason);
+	case TRACE_KIND_MAP: return physical_map(a, e, err);
+	case TRACE_KIND_UNMAP: return physical_unmap(a, e, err);
 	case TRACE_KIND_PROTECT:
 	case TRACE_KIND_DISCARD:
 	case TRACE_KIND_DECOMMIT:

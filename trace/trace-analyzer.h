@@ -126,11 +126,11 @@ struct trace_analyzer {
 void trace_analyzer_init(struct trace_analyzer *a, const struct trace_replay_options *o);
 void trace_analyzer_done(struct trace_analyzer *a);
 
-/* Replays one event.  Returns 0; -EINVAL with a reason (TRACE_REASON_MAX
- * bytes) for an event that breaks the format's rules (a scope_id used
+/* Replays one event.  Returns 0; -EINVAL with a reason in err for
+ * an event that breaks the format's rules (a scope_id used
  * before it is defined or redefined, a mapping past the address space);
  * -ENOMEM.  After an error the analyzer must not be fed further. */
-int trace_analyzer_ingest(struct trace_analyzer *a, const struct trace_event *e, char *reason);
+int trace_analyzer_ingest(struct trace_analyzer *a, const struct trace_event *e, struct error *err);
 
 /* Starts loading what replaying e will touch first (its allocation's slot),
  * so a caller holding a few parsed events can overlap those memory loads

@@ -196,26 +196,25 @@ void trace_quote(char *out, size_t outsize, const char *s, size_t len, size_t ma
 	out[o] = '\0';
 }
 
-static int refuse(char *reason, const char *fmt, ...) _printf_(2, 3);
-static int refuse(char *reason, const char *fmt, ...)
+static int refuse(struct error *err, const char *fmt, ...) _printf_(2, 3);
+static int refuse(struct error *err, const char *fmt, ...)
 {
-	if (reason) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(reason, TRACE_REASON_MAX, fmt, ap);
-		va_end(ap);
-	}
+	va_list ap;
+
+	va_start(ap, fmt);
+	error_setv(err, -EINVAL, fmt, ap);
+	va_end(ap);
 	return -EINVAL;
 }
 
 /* A second value for the same field is refused, since which one counts
  * would be a guess. */
-int trace_event_refuse_twice(enum trace_field f, char *reason)
+int trace_event_refuse_twice(enum trace_field f, struct error *err)
 {
-	return refuse(reason, "field \"%s\" is given twice", fields[f].name);
+	return refuse(err, "field \"%s\" is given twice", fields[f].name);
 }
 
-int trace_event_set_wrong_type(enum trace_field f, char *reason)
+int trace_event_set_wrong_type(enum trace_field f, struct error *err)
 {
 	static const char *const wants[] = {
 		[TRACE_TYPE_VERSION] = "the integer 3",
@@ -224,76 +223,76 @@ int trace_event_set_wrong_type(enum trace_field f, char *reason)
 		[TRACE_TYPE_STRING] = "a string",
 		[TRACE_TYPE_BOOL] = "true or false",
 	};
-	return refuse(reason, "field \"%s\" must be %s", fields[f].name, wants[fields[f].type]);
+	return refuse(err, "field \"%s\" must be %s", fields[f].name, wants[fields[f].type]);
 }
 
-int trace_event_set_too_large(enum trace_field f, char *reason)
+int trace_event_set_too_large(enum trace_field f, struct error *err)
 {
 	if (fields[f].type == TRACE_TYPE_VERSION)
-		return refuse(reason, "format version in \"v\" is not supported (this reads version %d)",
+		return refuse(err, "format version in \"v\" is not supported (this reads version %d)",
 			      TRACE_FORMAT_VERSION);
 	if (fields[f].type != TRACE_TYPE_U64 && fields[f].type != TRACE_TYPE_U32)
-		return trace_event_set_wrong_type(f, reason);
-	return refuse(reason, "field \"%s\" is larger than %s", fields[f].name,
+		return trace_event_set_wrong_type(f, err);
+	return refuse(err, "field \"%s\" is larger than %s", fields[f].name,
 		      fields[f].type == TRACE_TYPE_U32 ? "4294967295" : "18446744073709551615");
 }
 
-int trace_event_refuse_version(uint64_t v, char *reason)
+int trace_event_refuse_version(uint64_t v, struct error *err)
 {
-	return refuse(reason, "format version %" PRIu64 " is not supported (this reads version %d)", v,
+	return refuse(err, "format version %" PRIu64 " is not supported (this reads version %d)", v,
 		      TRACE_FORMAT_VERSION);
 }
 
-int trace_event_set_string(struct trace_event *e, enum trace_field f, const char *s, size_t len, char *reason)
+int trace_event_set_string(struct trace_event *e, enum trace_field f, const char *s, size_t len, struct error *err)
 {
 	char quoted[96];
 	int r, i;
 
 	if (fields[f].type != TRACE_TYPE_STRING)
-		return trace_event_set_wrong_type(f, reason);
+		return trace_event_set_wrong_type(f, err);
 	switch (f) {
 	case TRACE_FIELD_KIND:
 		i = kind_from_name(s, len);
 		if (i < 0)
 			i = lookup(kind_names, ELEMENTSOF(kind_names), s, len);
 		if (i < 0) {
-			if (reason)
+			if (err)
 				trace_quote(quoted, sizeof(quoted), s, len, 48);
-			return refuse(reason, "unknown kind %s", quoted);
+			return refuse(err, "unknown kind %s", quoted);
 		}
-		if ((r = trace_event_mark(e, f, reason)) < 0)
+		if ((r = trace_event_mark(e, f, err)) < 0)
 			return r;
 		e->kind = (enum trace_kind)i;
 		return 0;
 	case TRACE_FIELD_LAYER:
 		i = lookup(event_layer_names, ELEMENTSOF(event_layer_names), s, len);
 		if (i < 0) {
-			if (reason)
+			if (err)
 				trace_quote(quoted, sizeof(quoted), s, len, 48);
-			return refuse(reason,
+			return refuse(err,
 				      "unknown layer %s (backing_boundary, logical_allocator or physical_page)",
 				      quoted);
 		}
-		if ((r = trace_event_mark(e, f, reason)) < 0)
+		if ((r = trace_event_mark(e, f, err)) < 0)
 			return r;
 		e->layer = (enum trace_layer)i;
 		return 0;
 	case TRACE_FIELD_SCOPE:
-		if ((r = trace_event_mark(e, f, reason)) < 0)
+		if ((r = trace_event_mark(e, f, err)) < 0)
 			return r;
 		/* An empty path is no path: scope_id names the scope then. */
 		e->scope = len ? s : NULL;
 		e->scope_len = len;
 		return 0;
 	default: /* producer: informational */
-		return trace_event_mark(e, f, reason);
+		return trace_event_mark(e, f, err);
 	}
 }
 
-int trace_event_finish(const struct trace_event *e, char *reason)
+int trace_event_finish(const struct trace_event *e, struct error *err)
 {
 	if (!(e->seen & (1u << TRACE_FIELD_KIND)))
-		return refuse(reason, "no \"kind\" field");
+		return refuse(err, "no \"kind\" field");
 	return 0;
 }
 

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "error.h"
+
 #define TRACE_FORMAT_VERSION 3
 
 enum trace_kind {
@@ -101,9 +103,6 @@ struct trace_event {
 	uint32_t seen;
 };
 
-/* Room for the reason an event or a line is refused. */
-#define TRACE_REASON_MAX 256
-
 /* Sets every field to its default (MEMTRACE.md) and marks none seen.
  * Field by field and inline: a struct assignment compiles to a call to
  * memset, and this runs for every line. */
@@ -138,28 +137,28 @@ const char *trace_event_field_name(enum trace_field f);
 enum trace_field_type trace_event_field_type(enum trace_field f);
 
 /* Setters: each checks the value against the field's rules and stores it.
- * They return 0, or -EINVAL with a reason a person can act on in reason
- * (TRACE_REASON_MAX bytes; may be NULL when the caller only wants to know).
+ * They return 0, or -EINVAL with a reason a person can act on in err
+ * (may be NULL when the caller only wants to know).
  * A field set twice is refused.  trace_event_set_u64 takes an integer
  * written without sign; trace_event_set_wrong_type refuses a value of the
  * wrong JSON type, naming the type the field wants.  The numeric and
  * boolean setters are inline: the fast parser calls them for every field
  * of every line. */
-int trace_event_set_wrong_type(enum trace_field f, char *reason);
+int trace_event_set_wrong_type(enum trace_field f, struct error *err);
 /* An integer too large for 64 bits, or for a 32-bit field. */
-int trace_event_set_too_large(enum trace_field f, char *reason);
-int trace_event_refuse_twice(enum trace_field f, char *reason);
-int trace_event_refuse_version(uint64_t v, char *reason);
+int trace_event_set_too_large(enum trace_field f, struct error *err);
+int trace_event_refuse_twice(enum trace_field f, struct error *err);
+int trace_event_refuse_version(uint64_t v, struct error *err);
 
-static inline int trace_event_mark(struct trace_event *e, enum trace_field f, char *reason)
+static inline int trace_event_mark(struct trace_event *e, enum trace_field f, struct error *err)
 {
 	if (e->seen & (1u << f))
-		return trace_event_refuse_twice(f, reason);
+		return trace_event_refuse_twice(f, err);
 	e->seen |= 1u << f;
 	return 0;
 }
 
-static inline int trace_event_set_u64(struct trace_event *e, enum trace_field f, uint64_t value, char *reason)
+static inline int trace_event_set_u64(struct trace_event *e, enum trace_field f, uint64_t value, struct error *err)
 {
 	uint64_t *dst;
 	int r;
@@ -167,13 +166,13 @@ static inline int trace_event_set_u64(struct trace_event *e, enum trace_field f,
 	switch (f) {
 	case TRACE_FIELD_V:
 		if (value != TRACE_FORMAT_VERSION)
-			return trace_event_refuse_version(value, reason);
-		return trace_event_mark(e, f, reason);
+			return trace_event_refuse_version(value, err);
+		return trace_event_mark(e, f, err);
 	case TRACE_FIELD_ALLOCATOR_ID:
 	case TRACE_FIELD_SCOPE_ID:
 		if (value > UINT32_MAX)
-			return trace_event_set_too_large(f, reason);
-		if ((r = trace_event_mark(e, f, reason)) < 0)
+			return trace_event_set_too_large(f, err);
+		if ((r = trace_event_mark(e, f, err)) < 0)
 			return r;
 		*(f == TRACE_FIELD_SCOPE_ID ? &e->scope_id : &e->allocator_id) = (uint32_t)value;
 		return 0;
@@ -184,9 +183,9 @@ static inline int trace_event_set_u64(struct trace_event *e, enum trace_field f,
 	case TRACE_FIELD_LEN: dst = &e->len; break;
 	case TRACE_FIELD_OLD_LEN: dst = &e->old_len; break;
 	case TRACE_FIELD_RETURN_ADDRESS: dst = &e->return_address; break;
-	default: return trace_event_set_wrong_type(f, reason);
+	default: return trace_event_set_wrong_type(f, err);
 	}
-	if ((r = trace_event_mark(e, f, reason)) < 0)
+	if ((r = trace_event_mark(e, f, err)) < 0)
 		return r;
 	*dst = value;
 	if (f == TRACE_FIELD_SEQ)
@@ -194,7 +193,7 @@ static inline int trace_event_set_u64(struct trace_event *e, enum trace_field f,
 	return 0;
 }
 
-static inline int trace_event_set_bool(struct trace_event *e, enum trace_field f, bool value, char *reason)
+static inline int trace_event_set_bool(struct trace_event *e, enum trace_field f, bool value, struct error *err)
 {
 	bool *dst;
 	int r;
@@ -205,18 +204,18 @@ static inline int trace_event_set_bool(struct trace_event *e, enum trace_field f
 	case TRACE_FIELD_OBSERVATION_PREFIX_COMPLETE: dst = &e->observation_prefix_complete; break;
 	case TRACE_FIELD_SUCCEEDED: dst = &e->succeeded; break;
 	case TRACE_FIELD_TRACKED: dst = &e->tracked; break;
-	default: return trace_event_set_wrong_type(f, reason);
+	default: return trace_event_set_wrong_type(f, err);
 	}
-	if ((r = trace_event_mark(e, f, reason)) < 0)
+	if ((r = trace_event_mark(e, f, err)) < 0)
 		return r;
 	*dst = value;
 	return 0;
 }
 
-int trace_event_set_string(struct trace_event *e, enum trace_field f, const char *s, size_t len, char *reason);
+int trace_event_set_string(struct trace_event *e, enum trace_field f, const char *s, size_t len, struct error *err);
 
 /* Checks that the event is whole (it has a "kind").  Returns 0 or -EINVAL. */
-int trace_event_finish(const struct trace_event *e, char *reason);
+int trace_event_finish(const struct trace_event *e, struct error *err);
 
 /* Events that carry the same values: what the two parsers must agree on. */
 bool trace_event_equal(const struct trace_event *a, const struct trace_event *b);

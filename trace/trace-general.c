@@ -168,23 +168,23 @@ static bool numeric(enum trace_field f)
 }
 
 static int set_integer(const struct trace_general *g, struct trace_event *e, enum trace_field f, json_int_t v,
-		       size_t n_bigs, char *reason)
+		       size_t n_bigs, struct error *err)
 {
 	if (!numeric(f) || v == -1)
-		return trace_event_set_wrong_type(f, reason);
+		return trace_event_set_wrong_type(f, err);
 	if (v >= 0)
-		return trace_event_set_u64(e, f, (uint64_t)v, reason);
+		return trace_event_set_u64(e, f, (uint64_t)v, err);
 	/* a placeholder: -2 - its index in the side table */
 	uint64_t index = (uint64_t)(-(v + 2));
 	if (index >= n_bigs)
-		return trace_event_set_wrong_type(f, reason);
+		return trace_event_set_wrong_type(f, err);
 	if (g->bigs[index].too_large)
-		return trace_event_set_too_large(f, reason);
-	return trace_event_set_u64(e, f, g->bigs[index].value, reason);
+		return trace_event_set_too_large(f, err);
+	return trace_event_set_u64(e, f, g->bigs[index].value, err);
 }
 
 int trace_general_parse(struct trace_general *g, const char *line, size_t len, struct trace_event *e,
-			char *reason)
+			struct error *err)
 {
 	json_error_t error;
 	const char *key;
@@ -202,35 +202,31 @@ int trace_general_parse(struct trace_general *g, const char *line, size_t len, s
 	/* duplicates are refused: which of two values counts would be a
 	 * guess; NUL is allowed in strings, as JSON allows it */
 	g->json = json_loadb(g->text, n, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL | JSON_DECODE_ANY, &error);
-	if (!g->json) {
-		snprintf(reason, TRACE_REASON_MAX, "not valid JSON: %s", error.text);
-		return -EINVAL;
-	}
-	if (!json_is_object(g->json)) {
-		snprintf(reason, TRACE_REASON_MAX, "an event must be a JSON object");
-		return -EINVAL;
-	}
+	if (!g->json)
+		return error_set(err, -EINVAL, "not valid JSON: %s", error.text);
+	if (!json_is_object(g->json))
+		return error_set(err, -EINVAL, "an event must be a JSON object");
 	json_object_foreach(g->json, key, value) {
 		int f = trace_event_field(key, strlen(key));
 		if (f < 0)
 			continue;
 		switch (json_typeof(value)) {
 		case JSON_INTEGER:
-			r = set_integer(g, e, (enum trace_field)f, json_integer_value(value), n_bigs, reason);
+			r = set_integer(g, e, (enum trace_field)f, json_integer_value(value), n_bigs, err);
 			break;
 		case JSON_STRING:
 			r = trace_event_set_string(e, (enum trace_field)f, json_string_value(value),
-						   json_string_length(value), reason);
+						   json_string_length(value), err);
 			break;
 		case JSON_TRUE:
 		case JSON_FALSE:
-			r = trace_event_set_bool(e, (enum trace_field)f, json_is_true(value), reason);
+			r = trace_event_set_bool(e, (enum trace_field)f, json_is_true(value), err);
 			break;
 		default:
-			r = trace_event_set_wrong_type((enum trace_field)f, reason);
+			r = trace_event_set_wrong_type((enum trace_field)f, err);
 		}
 		if (r < 0)
 			return r;
 	}
-	return trace_event_finish(e, reason);
+	return trace_event_finish(e, err);
 }

@@ -36,7 +36,7 @@ void trace_general_init(struct trace_general *g);
 void trace_general_done(struct trace_general *g);
 
 /* Parses one trimmed line.  Returns 0 with *e filled (its scope valid
- * until the next call), -EINVAL with a reason (TRACE_REASON_MAX bytes) or
+ * until the next call), -EINVAL with a reason in err or
  * -ENOMEM. */
 int trace_general_parse(struct trace_general *g, const char *line, size_t len, struct trace_event *e,
-			char *reason);
+			struct error *err);

@@ -21,7 +21,7 @@ static bool trimmed(char c)
 	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
 }
 
-int trace_parser_line(struct trace_parser *p, const char *line, size_t len, struct trace_event *e, char *reason)
+int trace_parser_line(struct trace_parser *p, const char *line, size_t len, struct trace_event *e, struct error *err)
 {
 	int r;
 
@@ -36,7 +36,7 @@ int trace_parser_line(struct trace_parser *p, const char *line, size_t len, stru
 		return 1;
 	}
 	p->general_lines++;
-	if ((r = trace_general_parse(&p->general, line, len, e, reason)) < 0)
+	if ((r = trace_general_parse(&p->general, line, len, e, err)) < 0)
 		return r;
 	return 1;
 }

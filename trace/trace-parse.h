@@ -23,5 +23,5 @@ void trace_parser_done(struct trace_parser *p);
 /* Parses one line (without its newline).  Returns 1 with *e filled (valid
  * until the next call: its scope may point into line or the parser), 0
  * for a line with only spaces, tabs and carriage returns, -EINVAL with a
- * reason (TRACE_REASON_MAX bytes) or -ENOMEM. */
-int trace_parser_line(struct trace_parser *p, const char *line, size_t len, struct trace_event *e, char *reason);
+ * reason in err or -ENOMEM. */
+int trace_parser_line(struct trace_parser *p, const char *line, size_t len, struct trace_event *e, struct error *err);

@@ -33,11 +33,11 @@ struct batch {
 static int drain(struct trace_analyzer *a, struct batch *b, struct trace_replay_error *err)
 {
 	for (size_t i = 0; i < b->n; i++) {
-		int r = trace_analyzer_ingest(a, &b->e[i], err->reason);
+		int r = trace_analyzer_ingest(a, &b->e[i], &err->error);
 		if (r < 0) {
 			err->line = b->number[i];
 			if (r == -ENOMEM)
-				snprintf(err->reason, sizeof(err->reason), "%s", strerror(ENOMEM));
+				error_set(&err->error, r, "%s", strerror(ENOMEM));
 			b->n = 0;
 			return r;
 		}
@@ -60,22 +60,21 @@ static int one_line(struct trace_analyzer *a, struct trace_parser *p, struct bat
 {
 	struct trace_event *e = &b->e[b->n];
 	uint64_t general = p->general_lines;
-	char reason[TRACE_REASON_MAX];
 	int r;
 
-	if (too_long(len, terminated)) {
-		snprintf(reason, sizeof(reason), "line is longer than %u bytes", RW_TRACE_LINE_MAX);
-		r = -EINVAL;
-	} else {
-		r = trace_parser_line(p, line, len, e, reason);
-	}
+	/* the reason goes straight to err: a struct copy per line would cost */
+	if (too_long(len, terminated))
+		r = error_set(&err->error, -EINVAL, "line is longer than %u bytes", RW_TRACE_LINE_MAX);
+	else
+		r = trace_parser_line(p, line, len, e, &err->error);
 	if (r < 0) {
-		/* the events before it come first: one of them may be wrong */
+		/* the events before it come first: one of them may be wrong, and
+		 * its reason then replaces this line's */
 		int k = drain(a, b, err);
 		if (k < 0)
 			return k;
 		err->line = number;
-		memcpy(err->reason, reason, sizeof(reason));
+		err->error.code = r;
 		return r;
 	}
 	if (r == 0)
@@ -129,7 +128,7 @@ int trace_replay_buffer(struct trace_analyzer *a, struct trace_parser *p, const 
 	int r;
 
 	err->line = 0;
-	err->reason[0] = '\0';
+	error_clear(&err->error);
 	if ((r = lines(a, p, buf, &start, len, &number, err)) < 0)
 		return r;
 	if (start < len)
@@ -147,7 +146,7 @@ int trace_replay_fd(struct trace_analyzer *a, struct trace_parser *p, int fd, st
 	int r;
 
 	err->line = 0;
-	err->reason[0] = '\0';
+	error_clear(&err->error);
 	if (!buf)
 		return -ENOMEM;
 	for (;;) {
@@ -156,9 +155,7 @@ int trace_replay_fd(struct trace_analyzer *a, struct trace_parser *p, int fd, st
 		/* an unfinished line past the room is too long, newline or not */
 		if (end - start > RW_TRACE_LINE_MAX) {
 			err->line = number + 1;
-			snprintf(err->reason, sizeof(err->reason), "line is longer than %u bytes",
-				 RW_TRACE_LINE_MAX);
-			return -EINVAL;
+			return error_set(&err->error, -EINVAL, "line is longer than %u bytes", RW_TRACE_LINE_MAX);
 		}
 		memmove(buf, buf + start, end - start);
 		end -= start;
@@ -168,7 +165,7 @@ int trace_replay_fd(struct trace_analyzer *a, struct trace_parser *p, int fd, st
 			if (errno == EINTR)
 				continue;
 			err->line = 0;
-			return negative_errno();
+			return err->error.code = negative_errno();
 		}
 		if (k == 0)
 			break;

@@ -12,7 +12,7 @@
 
 struct trace_replay_error {
 	uint64_t line; /* 1-based; 0 when no line is to blame (a read error) */
-	char reason[TRACE_REASON_MAX];
+	struct error error; /* why; its message is "" for a read error */
 };
 
 /* Reads fd to its end.  Returns 0; -EINVAL for an invalid line (err says

@@ -6,7 +6,7 @@
 #include <string.h>
 
 int trace_report_build(const struct trace_analyzer *a, const struct trace_report_options *o,
-		       struct trace_report *ret, char *reason)
+		       struct trace_report *ret, struct error *err)
 {
 	struct trace_report r = { 0 };
 	int k;
@@ -23,7 +23,7 @@ int trace_report_build(const struct trace_analyzer *a, const struct trace_report
 	if (!(r.names = calloc(r.sites.n ? r.sites.n : 1, sizeof(r.names[0]))))
 		goto fail;
 	if (o->symbols_path && r.sites.n > 0) {
-		if ((k = trace_symbols_open(o->symbols_path, &r.symbols, reason)) < 0)
+		if ((k = trace_symbols_open(o->symbols_path, &r.symbols, err)) < 0)
 			goto fail;
 		for (size_t i = 0; i < r.sites.n; i++) {
 			struct trace_site_name *n = &r.names[i];
@@ -34,7 +34,7 @@ int trace_report_build(const struct trace_analyzer *a, const struct trace_report
 	return 0;
 fail:
 	if (k == -ENOMEM)
-		snprintf(reason, TRACE_REASON_MAX, "%s", strerror(ENOMEM));
+		error_set(err, k, "%s", strerror(ENOMEM));
 	trace_report_done(&r);
 	return k;
 }

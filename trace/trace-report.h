@@ -39,9 +39,9 @@ struct trace_report {
 /* Builds the report.  The binary of symbols_path is opened only when there
  * are site rows to name, and before anything is written, so a binary that
  * cannot be read fails the command without half a report.  Returns 0, or
- * a negative errno with a reason (TRACE_REASON_MAX bytes). */
+ * a negative errno with a reason in err. */
 int trace_report_build(const struct trace_analyzer *a, const struct trace_report_options *o,
-		       struct trace_report *ret, char *reason);
+		       struct trace_report *ret, struct error *err);
 void trace_report_done(struct trace_report *r);
 
 /* Write the report; return 0 or -EIO when the stream failed. */

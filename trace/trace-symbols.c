@@ -40,26 +40,22 @@ static struct {
 static char *debuginfo_path;
 static Dwfl_Callbacks callbacks = { .debuginfo_path = &debuginfo_path };
 
-#define LOAD(field, name)                                                \
-	do {                                                             \
-		*(void **)&dw.field = dlsym(dw.handle, #name);           \
-		if (!dw.field) {                                         \
-			snprintf(reason, TRACE_REASON_MAX, "%s has no %s", LIBDW, #name); \
-			return -ENOSYS;                                  \
-		}                                                        \
+#define LOAD(field, name)                                                         \
+	do {                                                                      \
+		*(void **)&dw.field = dlsym(dw.handle, #name);                    \
+		if (!dw.field)                                                    \
+			return error_set(err, -ENOSYS, "%s has no %s", LIBDW, #name); \
 	} while (0)
 
 /* Loads libdw once.  Returns 0, or -ENOENT/-ENOSYS with a reason. */
-static int load_libdw(char *reason)
+static int load_libdw(struct error *err)
 {
 	if (dw.handle)
 		return 0;
 	dw.handle = dlopen(LIBDW, RTLD_NOW | RTLD_LOCAL);
-	if (!dw.handle) {
-		snprintf(reason, TRACE_REASON_MAX, "--symbols needs %s (elfutils; Debian's libdw1): %s", LIBDW,
-			 dlerror());
-		return -ENOENT;
-	}
+	if (!dw.handle)
+		return error_set(err, -ENOENT, "--symbols needs %s (elfutils; Debian's libdw1): %s", LIBDW,
+				 dlerror());
 	LOAD(begin, dwfl_begin);
 	LOAD(errmsg, dwfl_errmsg);
 	LOAD(report_elf, dwfl_report_elf);
@@ -77,8 +73,7 @@ static int load_libdw(char *reason)
 	*(void **)&callbacks.find_debuginfo = dlsym(dw.handle, "dwfl_standard_find_debuginfo");
 	*(void **)&callbacks.section_address = dlsym(dw.handle, "dwfl_offline_section_address");
 	if (!callbacks.find_elf || !callbacks.find_debuginfo || !callbacks.section_address) {
-		snprintf(reason, TRACE_REASON_MAX, "%s lacks its standard callbacks", LIBDW);
-		return -ENOSYS;
+		return error_set(err, -ENOSYS, "%s lacks its standard callbacks", LIBDW);
 	}
 	return 0;
 }
@@ -89,9 +84,9 @@ struct trace_symbols {
 	size_t n, alloc;
 };
 
-int trace_symbols_open(const char *path, struct trace_symbols **ret, char *reason)
+int trace_symbols_open(const char *path, struct trace_symbols **ret, struct error *err)
 {
-	int r = load_libdw(reason);
+	int r = load_libdw(err);
 	if (r < 0)
 		return r;
 	struct trace_symbols *s = calloc(1, sizeof(*s));
@@ -99,7 +94,7 @@ int trace_symbols_open(const char *path, struct trace_symbols **ret, char *reaso
 		return -ENOMEM;
 	s->dwfl = dw.begin(&callbacks);
 	if (!s->dwfl) {
-		snprintf(reason, TRACE_REASON_MAX, "%s", dw.errmsg(-1));
+		error_set(err, -ENOMEM, "%s", dw.errmsg(-1));
 		free(s);
 		return -ENOMEM;
 	}
@@ -108,7 +103,7 @@ int trace_symbols_open(const char *path, struct trace_symbols **ret, char *reaso
 	 * library to 0x10000) */
 	if (!dw.report_elf(s->dwfl, path, path, -1, 0, false)) {
 		int saved = errno;
-		snprintf(reason, TRACE_REASON_MAX, "%s", dw.errmsg(-1));
+		error_set(err, saved > 0 ? -saved : -ENOEXEC, "%s", dw.errmsg(-1));
 		trace_symbols_free(s);
 		return saved > 0 ? -saved : -ENOEXEC;
 	}

@@ -10,11 +10,13 @@
 
 #include "trace-event.h"
 
+#include "error.h"
+
 struct trace_symbols;
 
 /* Opens the binary at path.  Returns 0 and *ret, or a negative errno with
- * a reason (TRACE_REASON_MAX bytes). */
-int trace_symbols_open(const char *path, struct trace_symbols **ret, char *reason);
+ * a reason in err. */
+int trace_symbols_open(const char *path, struct trace_symbols **ret, struct error *err);
 /* Accepts NULL; returns NULL. */
 struct trace_symbols *trace_symbols_free(struct trace_symbols *s);
 

@@ -18,7 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static void check_parsers(struct trace_fast *s, struct trace_general *g, const char *line, size_t len)
 {
 	struct trace_event fast, general;
-	char reason[TRACE_REASON_MAX];
+	struct error reason;
 
 	while (len > 0 && strchr(" \t\r\n", line[len - 1]) && line[len - 1])
 		len--;
@@ -26,7 +26,7 @@ static void check_parsers(struct trace_fast *s, struct trace_general *g, const c
 		line++, len--;
 	if (len == 0)
 		return;
-	int rg = trace_general_parse(g, line, len, &general, reason);
+	int rg = trace_general_parse(g, line, len, &general, &reason);
 	/* with the keys predicted from the lines before, and without */
 	struct trace_event plain;
 	int rf = trace_fast_parse(s, line, len, &fast);
@@ -79,11 +79,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct trace_parser p;
 		struct trace_replay_error err;
 		struct trace_report r;
-		char reason[TRACE_REASON_MAX];
+		struct error reason;
 
 		trace_analyzer_init(&a, &ro);
 		trace_parser_init(&p);
-		if (trace_replay_buffer(&a, &p, text, size, &err) == 0 && trace_report_build(&a, &o, &r, reason) == 0) {
+		if (trace_replay_buffer(&a, &p, text, size, &err) == 0 && trace_report_build(&a, &o, &r, &reason) == 0) {
 			trace_report_text(&a, &o, &r, null_out);
 			trace_report_jsonl(&a, &o, &r, null_out);
 			trace_report_done(&r);

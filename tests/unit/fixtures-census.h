@@ -15,7 +15,7 @@ static inline struct census *java_census(void)
 {
 	struct scan_options o = { .top = 20 };
 	struct census *c = NULL;
-	struct scan_error err;
+	struct error err;
 	char smaps[4096], status[4096];
 
 	snprintf(smaps, sizeof(smaps), "%s", fixture("smaps/java17-g1.smaps"));

@@ -16,7 +16,7 @@ static struct census *load_fixture(const char *name, const char *status)
 {
 	struct scan_options o = { .keep_regions = true };
 	struct census *c = NULL;
-	struct scan_error err;
+	struct error err;
 	char a[4096], b[4096];
 	snprintf(a, sizeof(a), "%s", fixture(name));
 	if (status)
@@ -46,9 +46,9 @@ static void test_round_trip(void **state)
 	struct census *a = load_fixture("smaps/python3-threads.smaps", "smaps/python3-threads.status");
 	json_t *j = census_to_json(a, true);
 	struct census *b = NULL;
-	char err[256];
+	struct error err;
 	assert_non_null(j);
-	assert_int_equal(census_from_json(j, &b, err, sizeof(err)), 0);
+	assert_int_equal(census_from_json(j, &b, &err), 0);
 	json_decref(j);
 
 	assert_int_equal(b->pid, -1); /* unknown stays unknown */
@@ -98,14 +98,14 @@ static void test_exact_numbers(void **state)
 	census_free(a);
 }
 
-static int from_text(const char *text, char *err, size_t size)
+static int from_text(const char *text, struct error *err)
 {
 	json_error_t jerr;
 	json_t *j = json_loads(text, 0, &jerr);
 	struct census *c = NULL;
 	if (!j)
 		fail_msg("bad test JSON: %s", jerr.text);
-	int r = census_from_json(j, &c, err, size);
+	int r = census_from_json(j, &c, err);
 	json_decref(j);
 	census_free(c);
 	return r;
@@ -160,19 +160,19 @@ static void test_refused(void **state)
 		{ "process.pid", "\"42\"", "process.pid" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char err[256] = "";
+		struct error err = { 0 };
 		char *text = valid_with(cases[i].path, cases[i].value);
-		int r = from_text(text, err, sizeof(err));
-		if (r != -EBADMSG || !strstr(err, cases[i].words))
-			fail_msg("case %zu (%s): %d \"%s\"", i, cases[i].path, r, err);
+		int r = from_text(text, &err);
+		if (r != -EBADMSG || !strstr(err.message, cases[i].words))
+			fail_msg("case %zu (%s): %d \"%s\"", i, cases[i].path, r, err.message);
 		free(text);
 	}
-	char err[256];
-	assert_int_equal(from_text("[1, 2]", err, sizeof(err)), -EBADMSG);
-	assert_non_null(strstr(err, "not a JSON object"));
+	struct error err;
+	assert_int_equal(from_text("[1, 2]", &err), -EBADMSG);
+	assert_non_null(strstr(err.message, "not a JSON object"));
 	/* the unchanged text is accepted */
 	char *ok = valid_with("source", "\"x\"");
-	assert_int_equal(from_text(ok, err, sizeof(err)), 0);
+	assert_int_equal(from_text(ok, &err), 0);
 	free(ok);
 }
 
@@ -190,7 +190,7 @@ static void test_file_name_not_utf8(void **state)
 	close(fd);
 	struct scan_options o = { .keep_regions = true };
 	struct census *c = NULL, *back = NULL;
-	struct scan_error err;
+	struct error err;
 	assert_int_equal(scan_smaps_file(path, NULL, &o, &c, &err), 0);
 	unlink(path);
 	json_t *j = census_to_json(c, true);
@@ -198,8 +198,7 @@ static void test_file_name_not_utf8(void **state)
 	char *dumped = json_dumps(j, 0);
 	assert_non_null(dumped);
 	assert_non_null(strstr(dumped, "/data/caf\xef\xbf\xbd.bin")); /* U+FFFD for the bad byte */
-	char msg[256];
-	assert_int_equal(census_from_json(j, &back, msg, sizeof(msg)), 0);
+	assert_int_equal(census_from_json(j, &back, NULL), 0);
 	assert_int_equal(back->n_files, 1);
 	free(dumped);
 	json_decref(j);
@@ -210,7 +209,8 @@ static void test_file_name_not_utf8(void **state)
 static void test_load_file(void **state)
 {
 	(void)state;
-	char dir[] = "/tmp/ramwatch-test-XXXXXX", path[256], err[256];
+	char dir[] = "/tmp/ramwatch-test-XXXXXX", path[256];
+	struct error err;
 	struct census *c = NULL;
 	assert_non_null(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/census.json", dir);
@@ -218,22 +218,22 @@ static void test_load_file(void **state)
 	FILE *f = fopen(path, "w");
 	fputs("{\"format\": \"ramwatch-census\", \"format\": 2}", f);
 	fclose(f);
-	assert_int_equal(census_load_file(path, &c, err, sizeof(err)), -EBADMSG);
-	assert_non_null(strstr(err, "not valid JSON (line 1"));
+	assert_int_equal(census_load_file(path, &c, &err), -EBADMSG);
+	assert_non_null(strstr(err.message, "not valid JSON (line 1"));
 
 	f = fopen(path, "w");
 	fputs("{\"format\": \"ramwatch-census\", \"version\": 1,", f);
 	fclose(f);
-	assert_int_equal(census_load_file(path, &c, err, sizeof(err)), -EBADMSG);
-	assert_non_null(strstr(err, "not valid JSON"));
+	assert_int_equal(census_load_file(path, &c, &err), -EBADMSG);
+	assert_non_null(strstr(err.message, "not valid JSON"));
 
 	/* past the size limit: refused before it is read */
 	int fd = open(path, O_WRONLY | O_TRUNC);
 	assert_int_equal(ftruncate(fd, (off_t)RW_CENSUS_FILE_MAX + 1), 0);
 	close(fd);
-	assert_int_equal(census_load_file(path, &c, err, sizeof(err)), -EFBIG);
-	assert_non_null(strstr(err, "larger than"));
-	assert_int_equal(census_load_file("/nonexistent.json", &c, err, sizeof(err)), -ENOENT);
+	assert_int_equal(census_load_file(path, &c, &err), -EFBIG);
+	assert_non_null(strstr(err.message, "larger than"));
+	assert_int_equal(census_load_file("/nonexistent.json", &c, &err), -ENOENT);
 	assert_null(c);
 	unlink(path);
 	rmdir(dir);

@@ -14,7 +14,7 @@ static struct census *load(const char *name, const char *status, size_t top)
 {
 	struct scan_options o = { .keep_regions = true, .top = top };
 	struct census *c = NULL;
-	struct scan_error err;
+	struct error err;
 	char smaps_path[4096], status_path[4096];
 	snprintf(smaps_path, sizeof(smaps_path), "%s", fixture(name));
 	if (status)
@@ -198,7 +198,7 @@ static void test_bad_inputs(void **state)
 {
 	(void)state;
 	struct census *c = NULL;
-	struct scan_error err;
+	struct error err;
 	char path[4096];
 	snprintf(path, sizeof(path), "%s", fixture("smaps-bad/empty.smaps"));
 	assert_int_equal(scan_smaps_file(path, NULL, NULL, &c, &err), -ENODATA);

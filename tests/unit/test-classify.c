@@ -504,7 +504,7 @@ static void test_cuda(void **state)
 static struct census *census_of(const char *name, struct scan_options *o)
 {
 	struct census *c = NULL;
-	struct scan_error err;
+	struct error err;
 	char path[4096];
 	snprintf(path, sizeof(path), "%s", fixture(name));
 	if (scan_smaps_file(path, NULL, o, &c, &err) < 0)

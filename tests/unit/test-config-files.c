@@ -69,7 +69,8 @@ static void put(const struct dir *d, const char *name, const char *text)
 static void load_fails(const struct dir *d, int r, const char *msg)
 {
 	struct daemon_config c, sentinel;
-	char err[1024] = "", want[1024];
+	struct error err = { 0 };
+	char want[1024];
 	const char *at = strstr(msg, "DIR");
 
 	if (at)
@@ -78,19 +79,19 @@ static void load_fails(const struct dir *d, int r, const char *msg)
 		snprintf(want, sizeof(want), "%s", msg);
 	memset(&c, 0x5a, sizeof(c));
 	memcpy(&sentinel, &c, sizeof(c));
-	int got = config_load(d->conf, &c, err, sizeof(err));
-	if (got != r || strcmp(err, want) != 0)
-		fail_msg("config_load:\n  got      %d \"%s\"\n  expected %d \"%s\"", got, err, r, want);
+	int got = config_load(d->conf, &c, &err);
+	if (got != r || strcmp(err.message, want) != 0)
+		fail_msg("config_load:\n  got      %d \"%s\"\n  expected %d \"%s\"", got, err.message, r, want);
 	assert_memory_equal(&c, &sentinel, sizeof(c));
 }
 
 static struct daemon_config load_ok(const struct dir *d)
 {
 	struct daemon_config c;
-	char err[1024] = "";
-	int r = config_load(d->conf, &c, err, sizeof(err));
+	struct error err = { 0 };
+	int r = config_load(d->conf, &c, &err);
 	if (r < 0)
-		fail_msg("config_load: %d %s", r, err);
+		fail_msg("config_load: %d %s", r, err.message);
 	return c;
 }
 
@@ -228,15 +229,16 @@ static void test_unreadable(void **state)
 	char through[512];
 	snprintf(through, sizeof(through), "%s/x", d->conf);
 	struct daemon_config c;
-	char err[1024];
-	assert_int_equal(config_load(through, &c, err, sizeof(err)), -ENOTDIR);
-	assert_non_null(strstr(err, "/ramwatchd.conf/x: cannot open: Not a directory"));
+	struct error err;
+	assert_int_equal(config_load(through, &c, &err), -ENOTDIR);
+	assert_non_null(strstr(err.message, "/ramwatchd.conf/x: cannot open: Not a directory"));
 }
 
 static void test_permission_denied(void **state)
 {
 	struct dir *d = *state;
-	char err[1024] = "", want[1024];
+	struct error err = { 0 };
+	char want[1024];
 	struct daemon_config c;
 
 	put(d, "ramwatchd.conf", "[Sampling]\n");
@@ -255,8 +257,8 @@ static void test_permission_denied(void **state)
 	if (pid == 0) {
 		if (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 || setresuid(65534, 65534, 65534) < 0)
 			_exit(2);
-		int r = config_load(d->conf, &c, err, sizeof(err));
-		_exit(r == -EACCES && strcmp(err, want) == 0 ? 0 : 1);
+		int r = config_load(d->conf, &c, &err);
+		_exit(r == -EACCES && strcmp(err.message, want) == 0 ? 0 : 1);
 	}
 	int status;
 	assert_int_equal(waitpid(pid, &status, 0), pid);

@@ -11,15 +11,16 @@
 #include "config-internal.h"
 #include "config.h"
 #include "limits.h"
+#include "text.h"
 
 /* Parses text, which must succeed. */
 static struct daemon_config parse_ok(const char *text)
 {
 	struct daemon_config c;
-	char err[512] = "";
-	int r = config_parse_text("test.conf", text, strlen(text), &c, err, sizeof(err));
+	struct error err = { 0 };
+	int r = config_parse_text("test.conf", text, strlen(text), &c, &err);
 	if (r < 0)
-		fail_msg("parsing \"%s\": %d %s", text, r, err);
+		fail_msg("parsing \"%s\": %d %s", text, r, err.message);
 	return c;
 }
 
@@ -28,13 +29,13 @@ static struct daemon_config parse_ok(const char *text)
 static void expect_error_n(const char *text, size_t len, int r, const char *msg)
 {
 	struct daemon_config c, sentinel;
-	char err[512] = "";
+	struct error err = { 0 };
 
 	memset(&c, 0x5a, sizeof(c));
 	memcpy(&sentinel, &c, sizeof(c));
-	int got = config_parse_text("test.conf", text, len, &c, err, sizeof(err));
-	if (got != r || strcmp(err, msg) != 0)
-		fail_msg("parsing \"%s\":\n  got      %d \"%s\"\n  expected %d \"%s\"", text, got, err, r, msg);
+	int got = config_parse_text("test.conf", text, len, &c, &err);
+	if (got != r || strcmp(err.message, msg) != 0)
+		fail_msg("parsing \"%s\":\n  got      %d \"%s\"\n  expected %d \"%s\"", text, got, err.message, r, msg);
 	assert_memory_equal(&c, &sentinel, sizeof(c));
 }
 
@@ -399,12 +400,23 @@ static void test_errors(void **state)
 	static const char nul[] = "[Sampling]\nSampleInterval=1s\0x\n";
 	expect_error_n(nul, sizeof(nul) - 1, -EINVAL, "test.conf:2: line holds a NUL byte");
 
-	/* a cut message is still NUL-terminated */
+	/* a message past ERROR_MESSAGE_MAX (a section name of 700 two-byte
+	 * characters, quoted) is cut whole characters at a time; without an
+	 * error to fill, the code alone comes back */
 	struct daemon_config c;
-	char small[12];
-	assert_int_equal(config_parse_text("test.conf", "[Foo]", 5, &c, small, sizeof(small)), -EINVAL);
-	assert_string_equal(small, "test.conf:1");
-	assert_int_equal(config_parse_text("test.conf", "[Foo]", 5, &c, NULL, 0), -EINVAL);
+	struct error err;
+	char line[2 + 700 * 2 + 1];
+	line[0] = '[';
+	for (size_t i = 0; i < 700; i++)
+		memcpy(line + 1 + 2 * i, "\xc3\xa9", 2);
+	line[1 + 1400] = ']';
+	line[2 + 1400] = '\0';
+	assert_int_equal(config_parse_text("test.conf", line, strlen(line), &c, &err), -EINVAL);
+	assert_int_equal(err.code, -EINVAL);
+	assert_int_equal(strlen(err.message), ERROR_MESSAGE_MAX - 1 - 1);
+	assert_memory_equal(err.message, "test.conf:1: unknown section [\xc3\xa9", 32);
+	assert_true(text_utf8_valid(err.message, strlen(err.message), NULL));
+	assert_int_equal(config_parse_text("test.conf", "[Foo]", 5, &c, NULL), -EINVAL);
 }
 
 /* Each bound is accepted and a step past it refused. */
@@ -463,10 +475,10 @@ static void test_bounds(void **state)
 	}
 	for (size_t i = 0; i < ELEMENTSOF(out); i++) {
 		struct daemon_config c;
-		char err[512];
-		int r = config_parse_text("test.conf", out[i], strlen(out[i]), &c, err, sizeof(err));
-		if (r != -ERANGE || !strstr(err, "is out of range: it must be"))
-			fail_msg("\"%s\": %d %s", out[i], r, err);
+		struct error err;
+		int r = config_parse_text("test.conf", out[i], strlen(out[i]), &c, &err);
+		if (r != -ERANGE || !strstr(err.message, "is out of range: it must be"))
+			fail_msg("\"%s\": %d %s", out[i], r, err.message);
 	}
 }
 
@@ -671,7 +683,8 @@ static void test_packaging_and_man(void **state)
 {
 	(void)state;
 	struct daemon_config d, c;
-	char defaults[2048], err[512];
+	char defaults[2048];
+	struct error err;
 	size_t len;
 
 	config_defaults(&d);
@@ -698,7 +711,7 @@ static void test_packaging_and_man(void **state)
 	free(man);
 
 	/* and it loads to exactly the defaults */
-	assert_int_equal(config_load("packaging/ramwatchd.conf", &c, err, sizeof(err)), 0);
+	assert_int_equal(config_load("packaging/ramwatchd.conf", &c, &err), 0);
 	assert_int_equal(config_describe_changes(&d, &c, NULL, 0), 0);
 	config_done(&c);
 	config_done(&d);

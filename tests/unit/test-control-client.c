@@ -79,7 +79,8 @@ static void test_parse_answer(void **state)
 			 -EREMOTEIO);
 	assert_null(r);
 	assert_string_equal(err.code, "denied");
-	assert_string_equal(err.message,
+	assert_int_equal(err.error.code, -EREMOTEIO);
+	assert_string_equal(err.error.message,
 			    "process 4242 belongs to uid 1001; you (uid 1000) may see only your own processes");
 
 	static const struct {
@@ -100,8 +101,8 @@ static void test_parse_answer(void **state)
 		if (parse_answer(bad[i].line, &r, &err) != -EBADMSG)
 			fail_msg("'%s' was accepted", bad[i].line);
 		assert_null(r);
-		assert_contains(err.message, "ramwatchd sent a malformed answer");
-		assert_contains(err.message, bad[i].says);
+		assert_contains(err.error.message, "ramwatchd sent a malformed answer");
+		assert_contains(err.error.message, bad[i].says);
 	}
 }
 
@@ -333,7 +334,7 @@ static void test_socket_answers(void **state)
 
 	server_start(&s, error_answer);
 	assert_int_equal(control_client_ask(s.path, req, 5000000, &r, &err), -EREMOTEIO);
-	assert_string_equal(err.message, "no process 4242 is known");
+	assert_string_equal(err.error.message, "no process 4242 is known");
 	assert_string_equal(err.code, "not_found");
 	server_stop(&s);
 	json_decref(req);
@@ -349,25 +350,25 @@ static void test_socket_failures(void **state)
 
 	/* no daemon: the socket file is missing, or nobody listens on it */
 	assert_int_equal(control_client_ask("/nonexistent/ramwatch.sock", req, 1000000, &r, &err), -ENOENT);
-	assert_string_equal(err.message, "cannot connect to ramwatchd at /nonexistent/ramwatch.sock: No such file or "
+	assert_string_equal(err.error.message, "cannot connect to ramwatchd at /nonexistent/ramwatch.sock: No such file or "
 					 "directory — is ramwatchd running? (systemctl status ramwatchd)");
 	snprintf(path, sizeof(path), "/tmp/rwtest-plain-%d", getpid());
 	FILE *f = fopen(path, "w");
 	fclose(f);
 	assert_int_equal(control_client_ask(path, req, 1000000, &r, &err), -ECONNREFUSED);
-	assert_contains(err.message, "Connection refused — is ramwatchd running?");
+	assert_contains(err.error.message, "Connection refused — is ramwatchd running?");
 	unlink(path);
 	memset(path, 'x', sizeof(path) - 1);
 	path[sizeof(path) - 1] = '\0';
 	assert_int_equal(control_client_ask(path, req, 1000000, &r, &err), -ENAMETOOLONG);
-	assert_contains(err.message, "does not fit a Unix socket address");
+	assert_contains(err.error.message, "does not fit a Unix socket address");
 
 	/* a socket the user may not write to (only when not root: root may) */
 	if (geteuid() != 0) {
 		server_start(&s, close_without_answer);
 		chmod(s.path, 0);
 		assert_int_equal(control_client_ask(s.path, req, 1000000, &r, &err), -EACCES);
-		assert_contains(err.message, "Permission denied — connecting needs write permission");
+		assert_contains(err.error.message, "Permission denied — connecting needs write permission");
 		chmod(s.path, 0666);
 		assert_int_equal(control_client_ask(s.path, req, 1000000, &r, &err), -ECONNRESET);
 		server_stop(&s);
@@ -375,18 +376,21 @@ static void test_socket_failures(void **state)
 
 	server_start(&s, close_without_answer);
 	assert_int_equal(control_client_ask(s.path, req, 5000000, &r, &err), -ECONNRESET);
-	assert_contains(err.message, "closed the connection without answering");
+	assert_contains(err.error.message, "closed the connection without answering");
 	server_stop(&s);
 
 	server_start(&s, never_answer);
 	assert_int_equal(control_client_ask(s.path, req, 200000, &r, &err), -ETIMEDOUT);
-	assert_contains(err.message, "did not answer within");
+	assert_contains(err.error.message, "did not answer within");
 	assert_string_equal(err.code, "timeout");
+	assert_int_equal(err.error.code, -ETIMEDOUT);
 	server_stop(&s);
 
 	server_start(&s, huge_answer);
 	assert_int_equal(control_client_ask(s.path, req, 30000000, &r, &err), -EMSGSIZE);
-	assert_contains(err.message, "longer than 64 MiB");
+	assert_contains(err.error.message, "longer than 64 MiB");
+	assert_string_equal(err.code, "too_large");
+	assert_int_equal(err.error.code, -EMSGSIZE);
 	server_stop(&s);
 
 	/* a request past the daemon's limit is not sent */
@@ -397,7 +401,7 @@ static void test_socket_failures(void **state)
 	free(big);
 	server_start(&s, close_without_answer);
 	assert_int_equal(control_client_ask(s.path, req, 1000000, &r, &err), -EMSGSIZE);
-	assert_contains(err.message, "ramwatchd takes at most 65536");
+	assert_contains(err.error.message, "ramwatchd takes at most 65536");
 	server_stop(&s);
 	assert_null(r);
 	json_decref(req);
@@ -682,7 +686,7 @@ static void test_region_events(void **state)
 {
 	(void)state;
 	struct trace_region_event *v = NULL;
-	char err[128];
+	struct error err;
 	size_t n;
 	json_t *j = parse("{\"instance\": {}, \"events\": ["
 			  " {\"time\": 10, \"census_id\": 98, \"kind\": \"appeared\", \"start\": \"0x7f0000000000\","
@@ -691,7 +695,7 @@ static void test_region_events(void **state)
 			  " {\"time\": 20, \"census_id\": 99, \"kind\": \"shrank\", \"start\": \"0x1000\", \"class\": \"malloc\","
 			  "  \"size\": 4096, \"size_before\": 8192, \"resident\": null, \"resident_before\": null}],"
 			  " \"next\": null}");
-	assert_int_equal(answer_region_events(j, &v, &n, err, sizeof(err)), 0);
+	assert_int_equal(answer_region_events(j, &v, &n, &err), 0);
 	assert_int_equal(n, 2);
 	assert_int_equal(v[0].kind, REGION_APPEARED);
 	assert_int_equal(v[0].start, 0x7f0000000000ull);
@@ -717,9 +721,9 @@ static void test_region_events(void **state)
 	for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
 		j = parse(bad[i].json);
 		v = NULL;
-		assert_int_equal(answer_region_events(j, &v, &n, err, sizeof(err)), -EBADMSG);
+		assert_int_equal(answer_region_events(j, &v, &n, &err), -EBADMSG);
 		assert_null(v);
-		assert_contains(err, bad[i].says);
+		assert_contains(err.message, bad[i].says);
 		json_decref(j);
 	}
 }
@@ -729,7 +733,7 @@ static void test_region_events(void **state)
 static json_t *stored_census(void)
 {
 	struct scan_options o = { .top = 20 };
-	struct scan_error e;
+	struct error e;
 	struct census *c = NULL;
 	char smaps[4096], status[4096];
 	snprintf(smaps, sizeof(smaps), "%s", fixture("smaps/c-shapes.smaps"));

@@ -15,13 +15,13 @@ struct parsed_request {
 	int r;
 	struct control_request *req;
 	json_t *id;
-	char err[512];
+	struct error err;
 };
 
 static struct parsed_request parse_len(const char *line, size_t len)
 {
 	struct parsed_request p = { 0 };
-	p.r = control_request_parse(line, len, NOW, &p.req, &p.id, p.err, sizeof(p.err));
+	p.r = control_request_parse(line, len, NOW, &p.req, &p.id, &p.err);
 	return p;
 }
 
@@ -40,8 +40,8 @@ static void done(struct parsed_request *p)
 #define assert_refused(line, want)                                                              \
 	do {                                                                                    \
 		struct parsed_request _p = parse(line);                                         \
-		if (_p.r != -EINVAL || !strstr(_p.err, (want)))                                 \
-			fail_msg("%s: r=%d err=\"%s\", expected \"%s\"", (line), _p.r, _p.err, (want)); \
+		if (_p.r != -EINVAL || !strstr(_p.err.message, (want)))                                 \
+			fail_msg("%s: r=%d err=\"%s\", expected \"%s\"", (line), _p.r, _p.err.message, (want)); \
 		done(&_p);                                                                      \
 	} while (0)
 
@@ -284,12 +284,12 @@ static void test_utf8(void **state)
 	assert_false(control_utf8_valid("\xf8\x88\x80\x80\x80", 5, &off)); /* five bytes */
 	assert_false(control_utf8_valid("\xed\xbf\xbf", 3, &off)); /* U+DFFF */
 
-	char err[128];
-	assert_int_equal(control_mark_name_check("ok", 2, err, sizeof(err)), 0);
-	assert_int_equal(control_mark_name_check("\t", 1, err, sizeof(err)), -EINVAL);
-	assert_int_equal(control_mark_name_check("a\xff", 2, err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "not UTF-8 (byte 1)"));
-	assert_int_equal(control_mark_name_check("\xc2\xa0", 2, err, sizeof(err)), 0); /* U+00A0 is not C1 */
+	struct error err;
+	assert_int_equal(control_mark_name_check("ok", 2, &err), 0);
+	assert_int_equal(control_mark_name_check("\t", 1, &err), -EINVAL);
+	assert_int_equal(control_mark_name_check("a\xff", 2, &err), -EINVAL);
+	assert_non_null(strstr(err.message, "not UTF-8 (byte 1)"));
+	assert_int_equal(control_mark_name_check("\xc2\xa0", 2, &err), 0); /* U+00A0 is not C1 */
 }
 
 static void test_json_string(void **state)
@@ -374,7 +374,7 @@ static void test_mutations(void **state)
 			struct parsed_request p = parse_len(buf, len);
 			assert_true(p.r == 0 || p.r == -EINVAL);
 			if (p.r < 0)
-				assert_true(p.err[0] != '\0');
+				assert_true(p.err.message[0] != '\0');
 			done(&p);
 		}
 }

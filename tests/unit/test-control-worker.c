@@ -92,7 +92,7 @@ static void test_worker(void **state)
 	run_until(&c, 3);
 	for (int i = 0; i < 3; i++) {
 		assert_int_equal(c.order[i], i + 1);
-		assert_int_equal(c.done[i]->error, 0);
+		assert_int_equal(c.done[i]->error.code, 0);
 		assert_int_equal(json_integer_value(c.done[i]->result), i + 1);
 		control_job_free(c.done[i]);
 	}
@@ -122,8 +122,8 @@ static void test_worker(void **state)
 	int runs = c.n_run;
 	control_worker_submit(w, job(record, 20, false, 1));
 	run_until(&c, 1);
-	assert_int_equal(c.done[0]->error, -ETIME);
-	assert_non_null(strstr(c.done[0]->message, "time limit"));
+	assert_int_equal(c.done[0]->error.code, -ETIME);
+	assert_non_null(strstr(c.done[0]->error.message, "time limit"));
 	assert_int_equal(c.n_run, runs);
 	control_job_free(c.done[0]);
 	c.n_done = 0;
@@ -135,9 +135,9 @@ static void test_worker(void **state)
 	optional->store_optional = true;
 	control_worker_submit(w, optional);
 	run_until(&c, 2);
-	assert_int_equal(c.done[0]->error, -EIO);
-	assert_non_null(strstr(c.done[0]->message, "cannot read the database /nonexistent/ramwatch/ramwatch.db"));
-	assert_int_equal(c.done[1]->error, 0);
+	assert_int_equal(c.done[0]->error.code, -EIO);
+	assert_non_null(strstr(c.done[0]->error.message, "cannot read the database /nonexistent/ramwatch/ramwatch.db"));
+	assert_int_equal(c.done[1]->error.code, 0);
 	assert_true(json_is_true(c.done[1]->result));
 	control_job_free(c.done[0]);
 	control_job_free(c.done[1]);

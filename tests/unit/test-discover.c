@@ -121,9 +121,9 @@ static int follow(void *userdata, struct target *t)
 
 static void load_config(struct daemon_config *c, const char *text)
 {
-	char err[256] = "";
-	if (config_parse_text("test", text, strlen(text), c, err, sizeof(err)) < 0)
-		fail_msg("%s", err);
+	struct error err = { 0 };
+	if (config_parse_text("test", text, strlen(text), c, &err) < 0)
+		fail_msg("%s", err.message);
 }
 
 static void free_all(struct watched *w)

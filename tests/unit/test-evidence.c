@@ -689,7 +689,7 @@ static void check_captured(const char *name, const char *const *rules, size_t n_
 {
 	char *smaps, *status, *image;
 	struct scan_options o = { .keep_regions = true };
-	struct scan_error err = { "" };
+	struct error err = { 0 };
 	struct census *c = NULL;
 	const char *dir = fixture("memimage");
 

@@ -566,10 +566,10 @@ static struct census *json_round_trip(const struct census *c)
 {
 	json_t *j = census_to_json(c, false);
 	struct census *back = NULL;
-	char err[256] = "";
+	struct error err = { 0 };
 	assert_non_null(j);
-	if (census_from_json(j, &back, err, sizeof(err)) < 0)
-		fail_msg("census_from_json: %s", err);
+	if (census_from_json(j, &back, &err) < 0)
+		fail_msg("census_from_json: %s", err.message);
 	json_decref(j);
 	return back;
 }
@@ -677,19 +677,19 @@ static void test_census_json_errors(void **state)
 	for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
 		json_t *j = json_deep_copy(base), *gj = json_loads(bad[i].gpu, JSON_DECODE_ANY, NULL);
 		struct census *back = NULL;
-		char err[256] = "";
+		struct error err = { 0 };
 		assert_non_null(gj);
 		json_object_set_new(j, "gpu", gj);
-		assert_int_equal(census_from_json(j, &back, err, sizeof(err)), -EBADMSG);
-		if (!strstr(err, bad[i].field))
+		assert_int_equal(census_from_json(j, &back, &err), -EBADMSG);
+		if (!strstr(err.message, bad[i].field))
 			fail_msg("%s: \"%s\" does not name %s", bad[i].gpu, err, bad[i].field);
 		json_decref(j);
 	}
 	/* a census from before the section has none: not taken */
 	json_object_del(base, "gpu");
 	struct census *back = NULL;
-	char err[256];
-	assert_int_equal(census_from_json(base, &back, err, sizeof(err)), 0);
+	struct error err;
+	assert_int_equal(census_from_json(base, &back, &err), 0);
 	assert_false(back->gpu.taken);
 	census_free(back);
 	json_decref(base);
@@ -769,7 +769,7 @@ static void test_scan_live(void **state)
 	script("device " A100 "compute 0 %d 536870912\n", getpid());
 	struct gpu *g = open_standin();
 	struct scan_options o = { .gpu = g, .skip_stack_pointers = true };
-	struct scan_error err;
+	struct error err;
 	struct census *c = NULL;
 
 	if (scan_process(getpid(), &o, &c, &err) < 0)

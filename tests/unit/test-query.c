@@ -55,11 +55,11 @@ static void fill_store(const char *path)
 	struct store_options o = { .path = path };
 	struct store *s = NULL;
 	struct census *c = java_census();
-	char err[512];
+	struct error err;
 	int64_t pid_id = -1, census_id = -1;
 
-	if (store_open(&o, &s, err, sizeof(err)) < 0)
-		fail_msg("store_open: %s", err);
+	if (store_open(&o, &s, &err) < 0)
+		fail_msg("store_open: %s", err.message);
 	assert_int_equal(store_begin(s), 0);
 	struct store_process p = { .boot_id = "boot", .pid = 4242, .start_time = 77, .started_at = -1, .uid = 1000,
 				   .comm = "java", .cmdline = "java -Xmx1g, \"quoted\"", .seen = T0, .exited_at = -1,
@@ -213,7 +213,7 @@ static void sink_close(struct sink *s)
 struct run {
 	int r;
 	struct query_result res;
-	char err[1024];
+	struct error err;
 	struct sink sink;
 };
 
@@ -222,7 +222,7 @@ static void run_with(struct run *x, const char *path, const char *sql, const str
 	struct query_options o = base ? *base : (struct query_options){ 0 };
 
 	o.path = path;
-	x->r = query_run(&o, sql, &sink_callbacks, &x->sink, &x->res, x->err, sizeof(x->err));
+	x->r = query_run(&o, sql, &sink_callbacks, &x->sink, &x->res, &x->err);
 }
 
 /* Runs sql on path and returns the rows as text (freed with run_done). */
@@ -246,7 +246,7 @@ static void expect_rows(const char *path, const char *sql, const char *expected)
 {
 	struct run *x = run(path, sql);
 	if (x->r < 0)
-		fail_msg("%s: %d %s", sql, x->r, x->err);
+		fail_msg("%s: %d %s", sql, x->r, x->err.message);
 	assert_int_equal(x->res.stop, QUERY_COMPLETE);
 	assert_string_equal(sink_text(&x->sink), expected);
 	run_done(x);
@@ -261,8 +261,8 @@ static void expect_failure_with(const char *path, const char *sql, const struct 
 	assert_non_null(x);
 	sink_open(&x->sink);
 	run_with(x, path, sql, o);
-	if (x->r != r || !strstr(x->err, what))
-		fail_msg("%.200s: expected %d with \"%s\", got %d \"%s\"", sql, r, what, x->r, x->err);
+	if (x->r != r || !strstr(x->err.message, what))
+		fail_msg("%.200s: expected %d with \"%s\", got %d \"%s\"", sql, r, what, x->r, x->err.message);
 	run_done(x);
 }
 
@@ -374,7 +374,7 @@ static void test_store_tables_and_views(void **state)
 		snprintf(sql, sizeof(sql), "SELECT * FROM %.*s", (int)(strlen(line) - 2), line + 1);
 		x = run(t->db, sql);
 		if (x->r < 0)
-			fail_msg("%s: %s", sql, x->err);
+			fail_msg("%s: %s", sql, x->err.message);
 		run_done(x);
 	}
 	run_done(views);
@@ -532,7 +532,7 @@ static void test_time_limit(void **state)
 	run_with(&x, t->db, "WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r) SELECT count(*) FROM r",
 		 &o);
 	assert_int_equal(x.r, -ETIME);
-	assert_non_null(strstr(x.err, "ran out of time"));
+	assert_non_null(strstr(x.err.message, "ran out of time"));
 	assert_true(now_ms() - start < 3000);
 	sink_close(&x.sink);
 
@@ -798,9 +798,9 @@ static void test_reading_while_writing(void **state)
 	struct tmp *t = *state;
 	struct store_options o = { .path = t->db };
 	struct store *s = NULL;
-	char err[512];
+	struct error err;
 
-	assert_int_equal(store_open(&o, &s, err, sizeof(err)), 0);
+	assert_int_equal(store_open(&o, &s, &err), 0);
 	assert_int_equal(store_begin(s), 0);
 	struct store_system sys = { .time = T0 + 90000, .mem_total = 64 * GiB, .mem_available = 1 * GiB };
 	assert_int_equal(store_put_system(s, &sys), 0);

@@ -81,7 +81,7 @@ static void test_snapshot_of_census(void **state)
 	(void)state;
 	struct scan_options o = { .keep_regions = true };
 	struct census *a = NULL, *b = NULL;
-	struct scan_error err;
+	struct error err;
 	char path[4096];
 	snprintf(path, sizeof(path), "%s", fixture("smaps/java17-g1.smaps"));
 	assert_int_equal(scan_smaps_file(path, NULL, &o, &a, &err), 0);

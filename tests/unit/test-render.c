@@ -55,7 +55,7 @@ static struct census *load(const char *name)
 {
 	struct scan_options o = { .keep_regions = true };
 	struct census *c = NULL;
-	struct scan_error err;
+	struct error err;
 	char path[4096];
 	snprintf(path, sizeof(path), "%s", fixture(name));
 	if (scan_smaps_file(path, NULL, &o, &c, &err) < 0)

@@ -103,7 +103,7 @@ static void test_live_child(void **state)
 	(void)state;
 	pid_t pid = spawn_mappings(500);
 	struct census *c = NULL;
-	struct scan_error err;
+	struct error err;
 	struct scan_options o = { .keep_regions = true };
 
 	assert_int_equal(scan_process(pid, &o, &c, &err), 0);
@@ -149,7 +149,7 @@ static void test_repeatable(void **state)
 	(void)state;
 	pid_t pid = spawn_mappings(5000);
 	struct census *a = NULL, *b = NULL;
-	struct scan_error err;
+	struct error err;
 	struct scan_options o = { .keep_regions = true };
 	assert_int_equal(scan_process(pid, &o, &a, &err), 0);
 	assert_int_equal(scan_process(pid, &o, &b, &err), 0);
@@ -196,7 +196,7 @@ static void test_killed_mid_read(void **state)
 		struct killer k = { .pid = pid, .reap = reap_it };
 		struct scan_options o = { .progress = kill_on_first_chunk, .userdata = &k };
 		struct census *c = NULL;
-		struct scan_error err;
+		struct error err;
 		int r = scan_process(pid, &o, &c, &err);
 		if (r != -ESRCH)
 			fail_msg("reap %d: %d %s (%lld regions)", reap_it, r, err.message,
@@ -222,7 +222,7 @@ static void test_progress_abort(void **state)
 	pid_t pid = spawn_mappings(10);
 	struct scan_options o = { .progress = abort_scan };
 	struct census *c = NULL;
-	struct scan_error err;
+	struct error err;
 	assert_int_equal(scan_process(pid, &o, &c, &err), -ECANCELED);
 	assert_null(c);
 	reap(pid);
@@ -232,7 +232,7 @@ static void test_gone_and_kernel_threads(void **state)
 {
 	(void)state;
 	struct census *c = NULL;
-	struct scan_error err;
+	struct error err;
 	pid_t pid = fork();
 	if (pid == 0)
 		_exit(0);
@@ -310,7 +310,7 @@ static void test_fixture_proc_root(void **state)
 
 	struct scan_options o = { .proc_root = root, .keep_regions = true };
 	struct census *c = NULL;
-	struct scan_error err;
+	struct error err;
 	int r = scan_process(4242, &o, &c, &err);
 	if (r < 0)
 		fail_msg("%s", err.message);
@@ -339,7 +339,7 @@ static void test_self(void **state)
 {
 	(void)state;
 	struct census *c = NULL;
-	struct scan_error err;
+	struct error err;
 	assert_int_equal(scan_process(getpid(), NULL, &c, &err), 0);
 	assert_true(c->totals.count > 10);
 	assert_true(c->classes[CLASS_IMAGES].count > 0);

@@ -12,10 +12,10 @@
 static struct selector parse_ok(const char *s)
 {
 	struct selector sel;
-	char err[256] = "";
-	int r = selector_parse(s, &sel, err, sizeof(err));
+	struct error err = { 0 };
+	int r = selector_parse(s, &sel, &err);
 	if (r < 0)
-		fail_msg("selector_parse(\"%s\"): %d %s", s, r, err);
+		fail_msg("selector_parse(\"%s\"): %d %s", s, r, err.message);
 	return sel;
 }
 
@@ -23,10 +23,10 @@ static struct selector parse_ok(const char *s)
 static void parse_fails(const char *s, int r, const char *part)
 {
 	struct selector sel = { .arg = NULL };
-	char err[256] = "";
-	int got = selector_parse(s, &sel, err, sizeof(err));
-	if (got != r || !strstr(err, part))
-		fail_msg("selector_parse(\"%s\"): %d \"%s\", expected %d with \"%s\"", s, got, err, r, part);
+	struct error err = { 0 };
+	int got = selector_parse(s, &sel, &err);
+	if (got != r || !strstr(err.message, part))
+		fail_msg("selector_parse(\"%s\"): %d \"%s\", expected %d with \"%s\"", s, got, err.message, r, part);
 	assert_null(sel.arg);
 }
 

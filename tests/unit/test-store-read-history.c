@@ -16,9 +16,9 @@ static struct store_history_query query(int pid, int64_t since, int64_t until)
 static json_t *history(struct tmp *t, const struct store_history_query *q)
 {
 	json_t *o = NULL;
-	char err[512];
-	if (store_read_history(reader_of(t), q, &o, err, sizeof(err)) < 0)
-		fail_msg("history: %s", err);
+	struct error err;
+	if (store_read_history(reader_of(t), q, &o, &err) < 0)
+		fail_msg("history: %s", err.message);
 	return o;
 }
 
@@ -501,7 +501,7 @@ static void test_limits(void **state)
 	const int n = RW_ANSWER_ROWS_DEFAULT + 5;
 	struct store_history_query q = query(4242, H0, H0 + DAY);
 	json_t *o = NULL;
-	char err[512];
+	struct error err;
 	int64_t id;
 
 	begin(t);
@@ -530,43 +530,43 @@ static void test_limits(void **state)
 	struct store_reader *r = reader_of(t);
 	q.since = H0 + 1;
 	q.until = H0;
-	assert_int_equal(store_read_history(r, &q, &o, err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "since"));
+	assert_int_equal(store_read_history(r, &q, &o, &err), -EINVAL);
+	assert_non_null(strstr(err.message, "since"));
 	q = query(4242, H0, H0 + DAY);
 	q.step_ms = -1;
-	assert_int_equal(store_read_history(r, &q, &o, err, sizeof(err)), -EINVAL);
+	assert_int_equal(store_read_history(r, &q, &o, &err), -EINVAL);
 	q.step_ms = 0;
 	const char *bad[] = { "nonsense" };
 	q.classes = bad;
 	q.n_classes = 1;
-	assert_int_equal(store_read_history(r, &q, &o, err, sizeof(err)), -EINVAL);
-	assert_string_equal(err, "classes: \"nonsense\" is not a class");
+	assert_int_equal(store_read_history(r, &q, &o, &err), -EINVAL);
+	assert_string_equal(err.message, "classes: \"nonsense\" is not a class");
 	q.classes = NULL;
 	q.n_classes = 0;
 	static const char *const cursors[] = { "", "h", "h:1:2:3", "h:1:2:3:4:5", "h:x:2:3:4", "s:1:2:60000",
 					       "e:1:2", "h:1:2:3:4 ", "h:1:2:3:+4", "h:99999999999999999999:1:1:1" };
 	for (size_t i = 0; i < ELEMENTSOF(cursors); i++) {
 		q.cursor = cursors[i];
-		assert_int_equal(store_read_history(r, &q, &o, err, sizeof(err)), -EINVAL);
-		assert_non_null(strstr(err, "cursor"));
+		assert_int_equal(store_read_history(r, &q, &o, &err), -EINVAL);
+		assert_non_null(strstr(err.message, "cursor"));
 	}
 	/* a cursor of buckets of another step */
 	q.cursor = "s:1:2:60000";
 	q.step_ms = 1000;
-	assert_int_equal(store_read_history(r, &q, &o, err, sizeof(err)), -EINVAL);
+	assert_int_equal(store_read_history(r, &q, &o, &err), -EINVAL);
 	q.step_ms = 60000;
-	assert_int_equal(store_read_history(r, &q, &o, err, sizeof(err)), 0);
+	assert_int_equal(store_read_history(r, &q, &o, &err), 0);
 	json_decref(o);
 	/* nobody's process and others' */
 	q = query(4243, H0, H0 + DAY);
-	assert_int_equal(store_read_history(r, &q, &o, err, sizeof(err)), -ENOENT);
+	assert_int_equal(store_read_history(r, &q, &o, &err), -ENOENT);
 	q = query(4242, H0, H0 + DAY);
 	q.sel.only_uid = 1001;
-	assert_int_equal(store_read_history(r, &q, &o, err, sizeof(err)), -EACCES);
+	assert_int_equal(store_read_history(r, &q, &o, &err), -EACCES);
 	q.sel = (struct store_select){ .name = "java", .only_uid = 1001 };
-	assert_int_equal(store_read_history(r, &q, &o, err, sizeof(err)), -ENOENT);
+	assert_int_equal(store_read_history(r, &q, &o, &err), -ENOENT);
 	q.sel.only_uid = 1000;
-	assert_int_equal(store_read_history(r, &q, &o, err, sizeof(err)), 0);
+	assert_int_equal(store_read_history(r, &q, &o, &err), 0);
 	assert_int_equal(jint(o, "filtered_to_uid"), 1000);
 	json_decref(o);
 }

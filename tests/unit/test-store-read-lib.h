@@ -59,9 +59,9 @@ static inline struct store *writer_of(struct tmp *t)
 {
 	if (!t->s) {
 		struct store_options o = { .path = t->db };
-		char err[512];
-		if (store_open(&o, &t->s, err, sizeof(err)) < 0)
-			fail_msg("store_open: %s", err);
+		struct error err;
+		if (store_open(&o, &t->s, &err) < 0)
+			fail_msg("store_open: %s", err.message);
 	}
 	return t->s;
 }
@@ -69,10 +69,10 @@ static inline struct store *writer_of(struct tmp *t)
 static inline struct store_reader *reader_of(struct tmp *t)
 {
 	if (!t->r) {
-		char err[512];
+		struct error err;
 		writer_of(t);
-		if (store_reader_open(t->db, &t->r, err, sizeof(err)) < 0)
-			fail_msg("store_reader_open: %s", err);
+		if (store_reader_open(t->db, &t->r, &err) < 0)
+			fail_msg("store_reader_open: %s", err.message);
 	}
 	return t->r;
 }

@@ -49,13 +49,13 @@ static json_t *all_pages(struct tmp *t, struct store_history_query q, size_t *re
 {
 	json_t *all = NULL, *page = NULL;
 	_cleanup_free_ char *cursor = NULL;
-	char err[512];
+	struct error err;
 	size_t pages = 0;
 
 	for (;;) {
 		q.cursor = cursor;
-		if (store_read_history(reader_of(t), &q, &page, err, sizeof(err)) < 0)
-			fail_msg("history, page %zu: %s", pages + 1, err);
+		if (store_read_history(reader_of(t), &q, &page, &err) < 0)
+			fail_msg("history, page %zu: %s", pages + 1, err.message);
 		pages++;
 		if (!all)
 			all = json_incref(page);
@@ -88,11 +88,11 @@ static void test_history_pages(void **state)
 					 .until = H0 + 10 * SECOND, .limit = RW_ANSWER_ROWS_MAX };
 	int64_t id[3];
 	json_t *whole, *merged;
-	char err[512];
+	struct error err;
 	size_t pages;
 
 	fill(t, id);
-	assert_int_equal(store_read_history(reader_of(t), &q, &whole, err, sizeof(err)), 0);
+	assert_int_equal(store_read_history(reader_of(t), &q, &whole, &err), 0);
 	assert_int_equal(json_array_size(jget(whole, "instances")), 3);
 	assert_int_equal(json_array_size(jget(whole, "samples")), 24);
 	assert_int_equal(json_array_size(jget(whole, "censuses")), 6);
@@ -112,7 +112,7 @@ static void test_history_pages(void **state)
 	/* buckets of two seconds, a bucket or two a page */
 	q.step_ms = 2 * SECOND;
 	q.limit = RW_ANSWER_ROWS_MAX;
-	assert_int_equal(store_read_history(reader_of(t), &q, &whole, err, sizeof(err)), 0);
+	assert_int_equal(store_read_history(reader_of(t), &q, &whole, &err), 0);
 	assert_int_equal(json_array_size(jget(whole, "samples")), 2 * 5 + 2);
 	for (unsigned limit = 1; limit <= 3; limit++) {
 		q.limit = limit;

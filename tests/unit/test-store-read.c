@@ -37,11 +37,12 @@ static void test_open_refused(void **state)
 {
 	struct tmp *t = *state;
 	struct store_reader *r = NULL;
-	char err[512], path[400];
+	struct error err;
+	char path[400];
 
 	/* no database yet */
 	snprintf(path, sizeof(path), "%s/none.db", t->dir);
-	assert_int_equal(store_reader_open(path, &r, err, sizeof(err)), -ENOENT);
+	assert_int_equal(store_reader_open(path, &r, &err), -ENOENT);
 	assert_null(r);
 
 	/* a newer schema: upgrade ramwatch */
@@ -54,9 +55,9 @@ static void test_open_refused(void **state)
 				      NULL, NULL, NULL),
 			 SQLITE_OK);
 	sqlite3_close(db);
-	assert_int_equal(store_reader_open(path, &r, err, sizeof(err)), -EPROTO);
-	assert_non_null(strstr(err, "newer than this ramwatch knows"));
-	assert_non_null(strstr(err, "upgrade ramwatch"));
+	assert_int_equal(store_reader_open(path, &r, &err), -EPROTO);
+	assert_non_null(strstr(err.message, "newer than this ramwatch knows"));
+	assert_non_null(strstr(err.message, "upgrade ramwatch"));
 
 	/* an older one: the daemon migrates it first */
 	snprintf(path, sizeof(path), "%s/older.db", t->dir);
@@ -64,21 +65,21 @@ static void test_open_refused(void **state)
 	assert_int_equal(sqlite3_exec(db, store_migrations[0].sql, NULL, NULL, NULL), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 1", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
-	assert_int_equal(store_reader_open(path, &r, err, sizeof(err)), -EPROTO);
-	assert_non_null(strstr(err, "older than this ramwatch's"));
-	assert_non_null(strstr(err, "ramwatchd must migrate it"));
+	assert_int_equal(store_reader_open(path, &r, &err), -EPROTO);
+	assert_non_null(strstr(err.message, "older than this ramwatch's"));
+	assert_non_null(strstr(err.message, "ramwatchd must migrate it"));
 
 	/* another program's SQLite file */
 	snprintf(path, sizeof(path), "%s/other.db", t->dir);
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db, "CREATE TABLE notes (x TEXT)", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
-	assert_int_equal(store_reader_open(path, &r, err, sizeof(err)), -EBADMSG);
+	assert_int_equal(store_reader_open(path, &r, &err), -EBADMSG);
 	assert_null(r);
 
 	/* this build's: opens, and cannot write even by accident */
 	writer_of(t);
-	assert_int_equal(store_reader_open(t->db, &r, err, sizeof(err)), 0);
+	assert_int_equal(store_reader_open(t->db, &r, &err), 0);
 	assert_int_equal(sqlite3_exec(r->db, "INSERT INTO marks (process_id, time, name) VALUES (1, 1, 'x')", NULL,
 				      NULL, NULL),
 			 SQLITE_READONLY);
@@ -124,11 +125,12 @@ static void test_instances_and_access(void **state)
 	struct store_reader *r = reader_of(t);
 	struct store_select sel;
 	json_t *a = NULL;
-	char err[512], owner[128], expected[256];
+	struct error err;
+	char owner[128], expected[256];
 
 	/* the newest instance of a pid, by default */
 	sel = by_pid(100, -1);
-	assert_int_equal(store_read_instances(r, &sel, &a, err, sizeof(err)), 0);
+	assert_int_equal(store_read_instances(r, &sel, &a, &err), 0);
 	assert_int_equal(json_array_size(a), 1);
 	assert_int_equal(jint(jat(a, 0), "process_id"), p.bash);
 	assert_string_equal(jstr(jat(a, 0), "label"), "bash [100]");
@@ -137,7 +139,7 @@ static void test_instances_and_access(void **state)
 
 	/* every instance, newest first */
 	sel.all_instances = true;
-	assert_int_equal(store_read_instances(r, &sel, &a, err, sizeof(err)), 0);
+	assert_int_equal(store_read_instances(r, &sel, &a, &err), 0);
 	assert_int_equal(json_array_size(a), 2);
 	assert_int_equal(jint(jat(a, 0), "process_id"), p.bash);
 	assert_int_equal(jint(jat(a, 1), "process_id"), p.python);
@@ -150,79 +152,79 @@ static void test_instances_and_access(void **state)
 
 	/* ana asks for pid 100: it is root's now, and she is told whose */
 	sel = by_pid(100, 1000);
-	assert_int_equal(store_read_instances(r, &sel, &a, err, sizeof(err)), -EACCES);
+	assert_int_equal(store_read_instances(r, &sel, &a, &err), -EACCES);
 	owner_text(owner, sizeof(owner), 0);
 	snprintf(expected, sizeof(expected), "process 100 (bash) belongs to %s", owner);
-	assert_string_equal(err, expected);
+	assert_string_equal(err.message, expected);
 	/* of all its instances she sees her own */
 	sel.all_instances = true;
-	assert_int_equal(store_read_instances(r, &sel, &a, err, sizeof(err)), 0);
+	assert_int_equal(store_read_instances(r, &sel, &a, &err), 0);
 	assert_int_equal(json_array_size(a), 1);
 	assert_int_equal(jint(jat(a, 0), "process_id"), p.python);
 	json_decref(a);
 
 	/* another user's process, by pid and by row id */
 	sel = by_pid(200, 1000);
-	assert_int_equal(store_read_instances(r, &sel, &a, err, sizeof(err)), -EACCES);
+	assert_int_equal(store_read_instances(r, &sel, &a, &err), -EACCES);
 	owner_text(owner, sizeof(owner), 1001);
 	snprintf(expected, sizeof(expected), "process 200 (java) belongs to %s", owner);
-	assert_string_equal(err, expected);
+	assert_string_equal(err.message, expected);
 	sel = (struct store_select){ .process_id = p.java, .only_uid = 1000 };
-	assert_int_equal(store_read_instances(r, &sel, &a, err, sizeof(err)), -EACCES);
-	assert_string_equal(err, expected);
+	assert_int_equal(store_read_instances(r, &sel, &a, &err), -EACCES);
+	assert_string_equal(err.message, expected);
 	/* and its own user sees it */
 	sel.only_uid = 1001;
-	assert_int_equal(store_read_instances(r, &sel, &a, err, sizeof(err)), 0);
+	assert_int_equal(store_read_instances(r, &sel, &a, &err), 0);
 	json_decref(a);
 	/* an owner nobody knows is nobody's */
 	sel = by_pid(300, 1000);
-	assert_int_equal(store_read_instances(r, &sel, &a, err, sizeof(err)), -EACCES);
-	assert_string_equal(err, "process 300 (mystery): its owner is not known");
+	assert_int_equal(store_read_instances(r, &sel, &a, &err), -EACCES);
+	assert_string_equal(err.message, "process 300 (mystery): its owner is not known");
 
 	/* globs on comm or command line, others' left out silently */
 	sel = (struct store_select){ .name = "py*", .only_uid = -1 };
-	assert_int_equal(store_read_instances(r, &sel, &a, err, sizeof(err)), 0);
+	assert_int_equal(store_read_instances(r, &sel, &a, &err), 0);
 	assert_int_equal(json_array_size(a), 1);
 	assert_int_equal(jint(jat(a, 0), "process_id"), p.python);
 	json_decref(a);
 	sel.name = "*app.jar";
-	assert_int_equal(store_read_instances(r, &sel, &a, err, sizeof(err)), 0);
+	assert_int_equal(store_read_instances(r, &sel, &a, &err), 0);
 	assert_int_equal(json_array_size(a), 1);
 	assert_int_equal(jint(jat(a, 0), "process_id"), p.java);
 	json_decref(a);
 	sel.name = "*";
-	assert_int_equal(store_read_instances(r, &sel, &a, err, sizeof(err)), 0);
+	assert_int_equal(store_read_instances(r, &sel, &a, &err), 0);
 	assert_int_equal(json_array_size(a), 4);
 	json_decref(a);
 	sel.only_uid = 1000;
-	assert_int_equal(store_read_instances(r, &sel, &a, err, sizeof(err)), 0);
+	assert_int_equal(store_read_instances(r, &sel, &a, &err), 0);
 	assert_int_equal(json_array_size(a), 1);
 	assert_int_equal(jint(jat(a, 0), "process_id"), p.python);
 	json_decref(a);
 	sel.name = "java";
-	assert_int_equal(store_read_instances(r, &sel, &a, err, sizeof(err)), -ENOENT);
-	assert_string_equal(err, "no process of uid 1000 matches \"java\"");
+	assert_int_equal(store_read_instances(r, &sel, &a, &err), -ENOENT);
+	assert_string_equal(err.message, "no process of uid 1000 matches \"java\"");
 	/* fnmatch, not SQL's GLOB or LIKE: case matters, [!...] negates */
 	sel = (struct store_select){ .name = "JAVA", .only_uid = -1 };
-	assert_int_equal(store_read_instances(r, &sel, &a, err, sizeof(err)), -ENOENT);
+	assert_int_equal(store_read_instances(r, &sel, &a, &err), -ENOENT);
 	sel.name = "[!b]ash";
-	assert_int_equal(store_read_instances(r, &sel, &a, err, sizeof(err)), -ENOENT);
+	assert_int_equal(store_read_instances(r, &sel, &a, &err), -ENOENT);
 	sel.name = "[b]ash";
-	assert_int_equal(store_read_instances(r, &sel, &a, err, sizeof(err)), 0);
+	assert_int_equal(store_read_instances(r, &sel, &a, &err), 0);
 	json_decref(a);
 
 	/* nothing there, and requests that name no process */
 	sel = by_pid(999, -1);
-	assert_int_equal(store_read_instances(r, &sel, &a, err, sizeof(err)), -ENOENT);
-	assert_string_equal(err, "no process with pid 999 in the store");
+	assert_int_equal(store_read_instances(r, &sel, &a, &err), -ENOENT);
+	assert_string_equal(err.message, "no process with pid 999 in the store");
 	sel = (struct store_select){ .process_id = 12345, .only_uid = -1 };
-	assert_int_equal(store_read_instances(r, &sel, &a, err, sizeof(err)), -ENOENT);
+	assert_int_equal(store_read_instances(r, &sel, &a, &err), -ENOENT);
 	sel = (struct store_select){ .only_uid = -1 };
-	assert_int_equal(store_read_instances(r, &sel, &a, err, sizeof(err)), -EINVAL);
+	assert_int_equal(store_read_instances(r, &sel, &a, &err), -EINVAL);
 	sel = (struct store_select){ .pid = 100, .name = "x", .only_uid = -1 };
-	assert_int_equal(store_read_instances(r, &sel, &a, err, sizeof(err)), -EINVAL);
+	assert_int_equal(store_read_instances(r, &sel, &a, &err), -EINVAL);
 	sel = (struct store_select){ .name = "", .only_uid = -1 };
-	assert_int_equal(store_read_instances(r, &sel, &a, err, sizeof(err)), -EINVAL);
+	assert_int_equal(store_read_instances(r, &sel, &a, &err), -EINVAL);
 }
 
 /* ------------------------------------------------------------ processes */
@@ -235,7 +237,7 @@ static void test_processes(void **state)
 	struct census *c = java_census();
 	json_t *o = NULL;
 	const json_t *list, *x;
-	char err[512];
+	struct error err;
 
 	begin(t);
 	/* java's last row is a raw one; python3's rows were rolled up */
@@ -249,7 +251,7 @@ static void test_processes(void **state)
 			" 0, 6)");
 
 	/* alive only, largest private first */
-	assert_int_equal(store_read_processes(r, -1, false, "private", 0, &o, err, sizeof(err)), 0);
+	assert_int_equal(store_read_processes(r, -1, false, "private", 0, &o, &err), 0);
 	list = jget(o, "processes");
 	assert_int_equal(json_array_size(list), 3);
 	x = jat(list, 0);
@@ -284,7 +286,7 @@ static void test_processes(void **state)
 	json_decref(o);
 
 	/* with the exited, after the living; by peak; at most 2 */
-	assert_int_equal(store_read_processes(r, -1, true, "peak", 0, &o, err, sizeof(err)), 0);
+	assert_int_equal(store_read_processes(r, -1, true, "peak", 0, &o, &err), 0);
 	list = jget(o, "processes");
 	assert_int_equal(json_array_size(list), 4);
 	assert_int_equal(jint(jat(list, 0), "process_id"), p.java);
@@ -294,22 +296,22 @@ static void test_processes(void **state)
 	assert_int_equal(jint(jat(list, 3), "private"), 870);
 	assert_int_equal(jint(jat(list, 3), "resident"), 1700);
 	json_decref(o);
-	assert_int_equal(store_read_processes(r, -1, true, "resident", 2, &o, err, sizeof(err)), 0);
+	assert_int_equal(store_read_processes(r, -1, true, "resident", 2, &o, &err), 0);
 	list = jget(o, "processes");
 	assert_int_equal(json_array_size(list), 2);
 	assert_int_equal(jint(jat(list, 0), "process_id"), p.java);
 	json_decref(o);
 
 	/* ana's own */
-	assert_int_equal(store_read_processes(r, 1000, true, NULL, RW_ANSWER_ROWS_MAX + 1, &o, err, sizeof(err)), 0);
+	assert_int_equal(store_read_processes(r, 1000, true, NULL, RW_ANSWER_ROWS_MAX + 1, &o, &err), 0);
 	list = jget(o, "processes");
 	assert_int_equal(json_array_size(list), 1);
 	assert_int_equal(jint(jat(list, 0), "process_id"), p.python);
 	assert_int_equal(jint(o, "filtered_to_uid"), 1000);
 	json_decref(o);
 
-	assert_int_equal(store_read_processes(r, -1, true, "size", 0, &o, err, sizeof(err)), -EINVAL);
-	assert_string_equal(err, "sort: \"size\" is not private, resident, peak or vram");
+	assert_int_equal(store_read_processes(r, -1, true, "size", 0, &o, &err), -EINVAL);
+	assert_string_equal(err.message, "sort: \"size\" is not private, resident, peak or vram");
 	census_free(c);
 }
 
@@ -360,7 +362,7 @@ static void test_census(void **state)
 	struct store_reader *r;
 	struct store_select sel = by_pid(4242, -1);
 	json_t *o = NULL;
-	char err[512];
+	struct error err;
 	int64_t id, first, light;
 
 	begin(t);
@@ -376,7 +378,7 @@ static void test_census(void **state)
 	r = reader_of(t);
 
 	/* the census of a moment: the ok one at or before it */
-	assert_int_equal(store_read_census(r, &sel, H0 + 2 * MINUTE + 30 * SECOND, &o, err, sizeof(err)), 0);
+	assert_int_equal(store_read_census(r, &sel, H0 + 2 * MINUTE + 30 * SECOND, &o, &err), 0);
 	assert_int_equal(jint(o, "census_id"), first);
 	assert_string_equal(jstr(o, "trigger"), "first");
 	assert_string_equal(jstr(o, "status"), "ok");
@@ -397,7 +399,7 @@ static void test_census(void **state)
 	assert_true(jnull(jat(jget(o, "largest"), 0), "inode"));
 	assert_null(json_object_get(o, "light"));
 	/* and census_from_json reads it: the same census as was stored */
-	assert_int_equal(census_from_json(o, &back, err, sizeof(err)), 0);
+	assert_int_equal(census_from_json(o, &back, &err), 0);
 	assert_same_census(c, back);
 	assert_int_equal(back->taken_at_ms, H0 + MINUTE);
 	assert_int_equal(census_resident(back), census_resident(c));
@@ -405,10 +407,10 @@ static void test_census(void **state)
 	json_decref(o);
 
 	/* the last one is light: sizes only, and it says so */
-	assert_int_equal(store_read_census(r, &sel, INT64_MAX, &o, err, sizeof(err)), 0);
+	assert_int_equal(store_read_census(r, &sel, INT64_MAX, &o, &err), 0);
 	assert_int_equal(jint(o, "census_id"), light);
 	assert_true(json_is_true(jget(o, "light")));
-	assert_int_equal(census_from_json(o, &back, err, sizeof(err)), 0);
+	assert_int_equal(census_from_json(o, &back, &err), 0);
 	assert_true(back->light);
 	for (int k = 0; k < _CLASS_MAX; k++) {
 		assert_int_equal(back->classes[k].size, c->classes[k].size);
@@ -418,10 +420,10 @@ static void test_census(void **state)
 	json_decref(o);
 
 	/* before the first: none */
-	assert_int_equal(store_read_census(r, &sel, H0, &o, err, sizeof(err)), -ENOENT);
-	assert_string_equal(err, "no census of process 4242 (java) at or before 1700002800000");
+	assert_int_equal(store_read_census(r, &sel, H0, &o, &err), -ENOENT);
+	assert_string_equal(err.message, "no census of process 4242 (java) at or before 1700002800000");
 	sel.only_uid = 1001;
-	assert_int_equal(store_read_census(r, &sel, INT64_MAX, &o, err, sizeof(err)), -EACCES);
+	assert_int_equal(store_read_census(r, &sel, INT64_MAX, &o, &err), -EACCES);
 	census_free(c);
 }
 
@@ -434,7 +436,7 @@ static void test_not_utf8(void **state)
 	struct store_reader *r;
 	struct store_select sel = by_pid(4242, -1);
 	json_t *o = NULL;
-	char err[512];
+	struct error err;
 	int64_t id;
 
 	assert_true(c->n_files > 0);
@@ -449,12 +451,12 @@ static void test_not_utf8(void **state)
 
 	/* each byte that is not UTF-8 is U+FFFD, as in a live census; valid
 	 * characters around it stay */
-	assert_int_equal(store_read_instances(r, &sel, &o, err, sizeof(err)), 0);
+	assert_int_equal(store_read_instances(r, &sel, &o, &err), 0);
 	assert_string_equal(jstr(jat(o, 0), "comm"), "\xef\xbf\xbd\xef\xbf\xbdjava");
 	assert_string_equal(jstr(jat(o, 0), "label"), "\xef\xbf\xbd\xef\xbf\xbdjava [4242]");
 	assert_string_equal(jstr(jat(o, 0), "cmdline"), "java -Dname=\xc3\xa9t\xef\xbf\xbd");
 	json_decref(o);
-	assert_int_equal(store_read_census(r, &sel, INT64_MAX, &o, err, sizeof(err)), 0);
+	assert_int_equal(store_read_census(r, &sel, INT64_MAX, &o, &err), 0);
 	assert_string_equal(jstr(jget(o, "process"), "comm"), "\xef\xbf\xbd\xef\xbf\xbdjava");
 	/* the stored census's path reads as the live census showed it */
 	json_t *live = census_to_json(c, false);
@@ -488,7 +490,7 @@ static void test_report(void **state)
 	struct store_select sel = { .process_id = 0, .only_uid = -1 };
 	json_t *o = NULL;
 	const json_t *x, *phases, *since, *classes;
-	char err[512];
+	struct error err;
 	int64_t id, c1, c2, failed;
 
 	begin(t);
@@ -524,7 +526,7 @@ static void test_report(void **state)
 	r = reader_of(t);
 
 	sel.process_id = id;
-	assert_int_equal(store_read_report(r, &sel, &o, err, sizeof(err)), 0);
+	assert_int_equal(store_read_report(r, &sel, &o, &err), 0);
 	x = jget(o, "process");
 	assert_int_equal(jint(x, "process_id"), id);
 	assert_int_equal(jint(x, "private"), 59);
@@ -612,7 +614,7 @@ static void test_report(void **state)
 							 .last_seen = H0 + MINUTE, .exited_at = H0 + MINUTE });
 	commit(t);
 	sel.process_id = bare;
-	assert_int_equal(store_read_report(r, &sel, &o, err, sizeof(err)), 0);
+	assert_int_equal(store_read_report(r, &sel, &o, &err), 0);
 	assert_true(jnull(jget(o, "peak"), "private"));
 	assert_int_equal(json_array_size(jget(o, "phases")), 1);
 	assert_int_equal(jint(jat(jget(o, "phases"), 0), "end"), H0 + MINUTE);
@@ -623,9 +625,9 @@ static void test_report(void **state)
 	json_decref(o);
 
 	sel = by_pid(4242, 0);
-	assert_int_equal(store_read_report(r, &sel, &o, err, sizeof(err)), -EACCES);
+	assert_int_equal(store_read_report(r, &sel, &o, &err), -EACCES);
 	sel = by_pid(4243, -1);
-	assert_int_equal(store_read_report(r, &sel, &o, err, sizeof(err)), -ENOENT);
+	assert_int_equal(store_read_report(r, &sel, &o, &err), -ENOENT);
 	census_free(c);
 }
 
@@ -639,7 +641,7 @@ static void test_events(void **state)
 	struct store_select sel = by_pid(4242, -1);
 	json_t *o = NULL;
 	const json_t *x;
-	char err[512];
+	struct error err;
 	int64_t id, census_id[5];
 	int64_t seen[64];
 	size_t n_seen = 0;
@@ -668,7 +670,7 @@ static void test_events(void **state)
 	r = reader_of(t);
 
 	/* everything at once */
-	assert_int_equal(store_read_events(r, &sel, H0, H0 + HOUR, 0, NULL, &o, err, sizeof(err)), 0);
+	assert_int_equal(store_read_events(r, &sel, H0, H0 + HOUR, 0, NULL, &o, &err), 0);
 	assert_int_equal(jint(jget(o, "instance"), "process_id"), id);
 	assert_true(jnull(o, "next"));
 	x = jget(o, "events");
@@ -697,8 +699,7 @@ static void test_events(void **state)
 	char cursor[128] = "";
 	int pages = 0;
 	do {
-		assert_int_equal(store_read_events(r, &sel, H0, H0 + HOUR, 7, pages ? cursor : NULL, &o, err,
-						   sizeof(err)),
+		assert_int_equal(store_read_events(r, &sel, H0, H0 + HOUR, 7, pages ? cursor : NULL, &o, &err),
 				 0);
 		x = jget(o, "events");
 		assert_true(json_array_size(x) <= 7);
@@ -719,18 +720,18 @@ static void test_events(void **state)
 		assert_int_equal(seen[i], (int64_t)(10 * (i / 5) + i % 5));
 
 	/* a window */
-	assert_int_equal(store_read_events(r, &sel, H0 + MINUTE, H0 + 2 * MINUTE, 0, NULL, &o, err, sizeof(err)), 0);
+	assert_int_equal(store_read_events(r, &sel, H0 + MINUTE, H0 + 2 * MINUTE, 0, NULL, &o, &err), 0);
 	assert_int_equal(json_array_size(jget(o, "events")), 10);
 	json_decref(o);
 
 	/* what is refused */
-	assert_int_equal(store_read_events(r, &sel, H0, H0 + HOUR, 7, "x:1:2", &o, err, sizeof(err)), -EINVAL);
-	assert_int_equal(store_read_events(r, &sel, H0, H0 + HOUR, 7, "e:1", &o, err, sizeof(err)), -EINVAL);
-	assert_int_equal(store_read_events(r, &sel, H0, H0 + HOUR, 7, "e:1:2:3", &o, err, sizeof(err)), -EINVAL);
-	assert_int_equal(store_read_events(r, &sel, H0, H0 + HOUR, 7, "e: 1:2", &o, err, sizeof(err)), -EINVAL);
-	assert_int_equal(store_read_events(r, &sel, H0 + 1, H0, 7, NULL, &o, err, sizeof(err)), -EINVAL);
+	assert_int_equal(store_read_events(r, &sel, H0, H0 + HOUR, 7, "x:1:2", &o, &err), -EINVAL);
+	assert_int_equal(store_read_events(r, &sel, H0, H0 + HOUR, 7, "e:1", &o, &err), -EINVAL);
+	assert_int_equal(store_read_events(r, &sel, H0, H0 + HOUR, 7, "e:1:2:3", &o, &err), -EINVAL);
+	assert_int_equal(store_read_events(r, &sel, H0, H0 + HOUR, 7, "e: 1:2", &o, &err), -EINVAL);
+	assert_int_equal(store_read_events(r, &sel, H0 + 1, H0, 7, NULL, &o, &err), -EINVAL);
 	sel.only_uid = 0;
-	assert_int_equal(store_read_events(r, &sel, H0, H0 + HOUR, 7, NULL, &o, err, sizeof(err)), -EACCES);
+	assert_int_equal(store_read_events(r, &sel, H0, H0 + HOUR, 7, NULL, &o, &err), -EACCES);
 	census_free(c);
 }
 
@@ -756,30 +757,30 @@ static void test_deadline(void **state)
 	struct store_history_query q = { .sel = by_pid(4242, -1), .since = H0, .until = H0 + DAY,
 					  .limit = RW_ANSWER_ROWS_MAX };
 	json_t *o = NULL;
-	char err[512];
+	struct error err;
 
 	put_many(t, 50000);
 	r = reader_of(t);
 
 	/* a deadline already passed: nothing runs */
 	store_reader_set_deadline(r, now_monotonic_us() - 1);
-	assert_int_equal(store_read_history(r, &q, &o, err, sizeof(err)), -ETIME);
-	assert_non_null(strstr(err, "the query took longer than its time limit"));
+	assert_int_equal(store_read_history(r, &q, &o, &err), -ETIME);
+	assert_non_null(strstr(err.message, "the query took longer than its time limit"));
 	assert_null(o);
 
 	/* one that passes while the query runs (it takes tens of ms) */
 	uint64_t start = now_monotonic_us();
 	store_reader_set_deadline(r, start + 2000);
-	assert_int_equal(store_read_history(r, &q, &o, err, sizeof(err)), -ETIME);
+	assert_int_equal(store_read_history(r, &q, &o, &err), -ETIME);
 	assert_true(now_monotonic_us() - start < 1000000);
 
 	/* and the reader goes on working */
 	store_reader_set_deadline(r, 0);
-	assert_int_equal(store_read_history(r, &q, &o, err, sizeof(err)), 0);
+	assert_int_equal(store_read_history(r, &q, &o, &err), 0);
 	assert_int_equal(json_array_size(jget(o, "samples")), 50000);
 	json_decref(o);
 	store_reader_set_deadline(r, now_monotonic_us() + 60 * 1000000ull);
-	assert_int_equal(store_read_history(r, &q, &o, err, sizeof(err)), 0);
+	assert_int_equal(store_read_history(r, &q, &o, &err), 0);
 	json_decref(o);
 }
 
@@ -808,7 +809,7 @@ static void test_interrupt(void **state)
 	struct store_history_query q = { .sel = by_pid(4242, -1), .since = H0, .until = H0 + DAY,
 					  .limit = RW_ANSWER_ROWS_MAX };
 	json_t *o = NULL;
-	char err[512];
+	struct error err;
 	pthread_t thread;
 
 	put_many(t, 50000);
@@ -816,7 +817,7 @@ static void test_interrupt(void **state)
 
 	/* an interrupt before the query is not this query's */
 	store_reader_interrupt(r);
-	assert_int_equal(store_read_history(r, &q, &o, err, sizeof(err)), 0);
+	assert_int_equal(store_read_history(r, &q, &o, &err), 0);
 	json_decref(o);
 	o = NULL;
 
@@ -826,17 +827,17 @@ static void test_interrupt(void **state)
 	assert_int_equal(pthread_create(&thread, NULL, interrupt_loop, &x), 0);
 	int e = 0;
 	for (int i = 0; i < 100 && e == 0; i++) {
-		e = store_read_history(r, &q, &o, err, sizeof(err));
+		e = store_read_history(r, &q, &o, &err);
 		if (e == 0)
 			json_decref(o);
 	}
 	atomic_store(&x.done, true);
 	pthread_join(thread, NULL);
 	assert_int_equal(e, -EINTR);
-	assert_non_null(strstr(err, "interrupted"));
+	assert_non_null(strstr(err.message, "interrupted"));
 
 	/* and the next query is not */
-	assert_int_equal(store_read_history(r, &q, &o, err, sizeof(err)), 0);
+	assert_int_equal(store_read_history(r, &q, &o, &err), 0);
 	json_decref(o);
 }
 
@@ -854,7 +855,7 @@ static void test_vram(void **state)
 	struct store_reader *r;
 	const json_t *s, *list;
 	json_t *o = NULL;
-	char err[512];
+	struct error err;
 	int64_t gpu, mig;
 
 	begin(t);
@@ -888,7 +889,7 @@ static void test_vram(void **state)
 
 	/* history: rows as stored */
 	struct store_history_query q = { .sel = sel, .since = H0, .until = H0 + HOUR };
-	assert_int_equal(store_read_history(r, &q, &o, err, sizeof(err)), 0);
+	assert_int_equal(store_read_history(r, &q, &o, &err), 0);
 	s = jget(o, "samples");
 	assert_int_equal(json_array_size(s), 6);
 	assert_true(jnull(jat(s, 0), "vram") && jnull(jat(s, 0), "vram_max"));
@@ -901,7 +902,7 @@ static void test_vram(void **state)
 	 * stays, the last is the last row's */
 	q.since = H0 + 1;
 	q.step_ms = 30 * SECOND;
-	assert_int_equal(store_read_history(r, &q, &o, err, sizeof(err)), 0);
+	assert_int_equal(store_read_history(r, &q, &o, &err), 0);
 	s = jget(o, "samples");
 	assert_int_equal(json_array_size(s), 2);
 	assert_int_equal(jint(jat(s, 0), "vram"), 900);
@@ -911,13 +912,13 @@ static void test_vram(void **state)
 	json_decref(o);
 	/* a process on no GPU: null everywhere */
 	q = (struct store_history_query){ .sel = other, .since = H0, .until = H0 + HOUR };
-	assert_int_equal(store_read_history(r, &q, &o, err, sizeof(err)), 0);
+	assert_int_equal(store_read_history(r, &q, &o, &err), 0);
 	assert_true(jnull(jat(jget(o, "samples"), 3), "vram"));
 	assert_true(jnull(jat(jget(o, "censuses"), 0), "vram"));
 	json_decref(o);
 	/* both together (one statement for several instances) */
 	q = (struct store_history_query){ .sel = { .name = "*", .only_uid = -1 }, .since = H0, .until = H0 + HOUR };
-	assert_int_equal(store_read_history(r, &q, &o, err, sizeof(err)), 0);
+	assert_int_equal(store_read_history(r, &q, &o, &err), 0);
 	s = jget(o, "samples");
 	assert_int_equal(json_array_size(s), 12);
 	for (size_t i = 0; i < 12; i++) {
@@ -930,7 +931,7 @@ static void test_vram(void **state)
 	json_decref(o);
 
 	/* report: the peak and when, by phase, by census, the census's section */
-	assert_int_equal(store_read_report(r, &sel, &o, err, sizeof(err)), 0);
+	assert_int_equal(store_read_report(r, &sel, &o, &err), 0);
 	assert_int_equal(jint(jget(o, "peak"), "vram"), 900);
 	assert_int_equal(jint(jget(o, "peak"), "vram_time"), H0 + 30 * SECOND);
 	list = jget(o, "phases");
@@ -940,7 +941,7 @@ static void test_vram(void **state)
 	assert_int_equal(jint(jat(jget(o, "trend"), 0), "vram"), 300);
 	assert_int_equal(jint(jget(o, "process"), "peak_vram"), 900);
 	assert_int_equal(jint(jget(o, "process"), "vram"), 400);
-	assert_int_equal(census_from_json(jget(o, "last_census"), &back, err, sizeof(err)), 0);
+	assert_int_equal(census_from_json(jget(o, "last_census"), &back, &err), 0);
 	assert_true(back->gpu.taken);
 	assert_int_equal(back->gpu.state, GPU_OK);
 	assert_int_equal(back->gpu.driver_version, 12040);
@@ -954,7 +955,7 @@ static void test_vram(void **state)
 	assert_false(back->gpu.uses[0].graphics);
 	back = census_free(back);
 	json_decref(o);
-	assert_int_equal(store_read_report(r, &other, &o, err, sizeof(err)), 0);
+	assert_int_equal(store_read_report(r, &other, &o, &err), 0);
 	assert_true(jnull(jget(o, "peak"), "vram") && jnull(jget(o, "peak"), "vram_time"));
 	assert_true(jnull(jat(jget(o, "phases"), 0), "peak_vram"));
 	assert_true(jnull(jget(o, "last_census"), "gpu"));
@@ -963,7 +964,7 @@ static void test_vram(void **state)
 	json_decref(o);
 
 	/* processes: sorted by GPU memory, the one on a GPU first */
-	assert_int_equal(store_read_processes(r, -1, true, "vram", 0, &o, err, sizeof(err)), 0);
+	assert_int_equal(store_read_processes(r, -1, true, "vram", 0, &o, &err), 0);
 	list = jget(o, "processes");
 	assert_int_equal(jint(jat(list, 0), "pid"), 4242);
 	assert_int_equal(jint(jat(list, 0), "vram"), 400);
@@ -1024,7 +1025,7 @@ static void test_query_plans(void **state)
 	struct store_reader *r;
 	struct store_select sel = by_pid(4242, -1);
 	json_t *o = NULL;
-	char err[512];
+	struct error err;
 	int64_t id = 0;
 
 	begin(t);
@@ -1050,27 +1051,27 @@ static void test_query_plans(void **state)
 	}
 	commit(t);
 	r = reader_of(t);
-	assert_int_equal(store_read_instances(r, &sel, &o, err, sizeof(err)), 0);
+	assert_int_equal(store_read_instances(r, &sel, &o, &err), 0);
 	assert_int_equal(jint(jat(o, 0), "process_id"), id);
 	json_decref(o);
 	struct store_select by_row = { .process_id = id, .only_uid = -1 };
-	assert_int_equal(store_read_instances(r, &by_row, &o, err, sizeof(err)), 0);
+	assert_int_equal(store_read_instances(r, &by_row, &o, &err), 0);
 	json_decref(o);
 
 	struct store_history_query q = { .sel = sel, .since = H0, .until = H0 + HOUR, .limit = 100 };
-	assert_int_equal(store_read_history(r, &q, &o, err, sizeof(err)), 0);
+	assert_int_equal(store_read_history(r, &q, &o, &err), 0);
 	json_decref(o);
 	q.sel = (struct store_select){ .name = "jav?", .only_uid = -1 };
 	q.step_ms = MINUTE;
-	assert_int_equal(store_read_history(r, &q, &o, err, sizeof(err)), 0);
+	assert_int_equal(store_read_history(r, &q, &o, &err), 0);
 	json_decref(o);
-	assert_int_equal(store_read_report(r, &sel, &o, err, sizeof(err)), 0);
+	assert_int_equal(store_read_report(r, &sel, &o, &err), 0);
 	json_decref(o);
-	assert_int_equal(store_read_census(r, &sel, INT64_MAX, &o, err, sizeof(err)), 0);
+	assert_int_equal(store_read_census(r, &sel, INT64_MAX, &o, &err), 0);
 	json_decref(o);
-	assert_int_equal(store_read_events(r, &sel, H0, H0 + HOUR, 10, NULL, &o, err, sizeof(err)), 0);
+	assert_int_equal(store_read_events(r, &sel, H0, H0 + HOUR, 10, NULL, &o, &err), 0);
 	json_decref(o);
-	assert_int_equal(store_read_processes(r, -1, true, "private", 10, &o, err, sizeof(err)), 0);
+	assert_int_equal(store_read_processes(r, -1, true, "private", 10, &o, &err), 0);
 	json_decref(o);
 
 	/* as the daemon leaves a database (no statistics), then with them;
@@ -1108,7 +1109,7 @@ static void test_column_tables(void **state)
 	struct store_select sel = by_pid(4242, -1);
 	sqlite3_stmt *st = NULL;
 	json_t *o = NULL, *a;
-	char err[512];
+	struct error err;
 	int64_t id;
 
 	begin(t);
@@ -1124,12 +1125,12 @@ static void test_column_tables(void **state)
 					.n_columns = wrong[i].n };
 		assert_int_equal(read_query_prepare(r, &q, &st), -EPROTO);
 		assert_null(r->stmt[RS_MARKS_WINDOW]);
-		if (!strstr(r->error, wrong[i].why))
-			fail_msg("%s: \"%s\" does not say %s", wrong[i].sql, r->error, wrong[i].why);
+		if (!strstr(r->error.message, wrong[i].why))
+			fail_msg("%s: \"%s\" does not say %s", wrong[i].sql, r->error.message, wrong[i].why);
 	}
 	/* history prepares the statement of its own table, and reads it */
 	struct store_history_query hq = { .sel = sel, .since = H0, .until = H0 + HOUR };
-	assert_int_equal(store_read_history(r, &hq, &o, err, sizeof(err)), 0);
+	assert_int_equal(store_read_history(r, &hq, &o, &err), 0);
 	assert_int_equal(json_array_size(jget(o, "marks")), 2);
 	assert_string_equal(jstr(jat(jget(o, "marks"), 1), "name"), "train");
 	assert_int_equal(jint(jat(jget(o, "marks"), 1), "by_uid"), 1000);

@@ -24,9 +24,9 @@ static struct store *open_store(const char *path, uint64_t max_size)
 {
 	struct store_options o = { .path = path, .max_size = max_size };
 	struct store *s = NULL;
-	char err[512];
-	if (store_open(&o, &s, err, sizeof(err)) < 0)
-		fail_msg("store_open: %s", err);
+	struct error err;
+	if (store_open(&o, &s, &err) < 0)
+		fail_msg("store_open: %s", err.message);
 	return s;
 }
 
@@ -84,7 +84,7 @@ static struct census *java_census(void)
 {
 	struct scan_options o = { .top = 20 };
 	struct census *c = NULL;
-	struct scan_error err;
+	struct error err;
 	char smaps[4096], status[4096];
 	snprintf(smaps, sizeof(smaps), "%s", fixture("smaps/java17-g1.smaps"));
 	snprintf(status, sizeof(status), "%s", fixture("smaps/java17-g1.status"));
@@ -461,8 +461,8 @@ static void test_nothing_to_do(void **state)
 	store_close(s);
 
 	struct store_options o = { .path = t->db, .read_only = true };
-	char err[256];
-	assert_int_equal(store_open(&o, &s, err, sizeof(err)), 0);
+	struct error err;
+	assert_int_equal(store_open(&o, &s, &err), 0);
 	assert_int_equal(store_retention_step(s, &rt, &more), -EROFS);
 	store_close(s);
 }

@@ -33,18 +33,18 @@ static struct store *open_store(const char *path, uint64_t max_size, int busy_ms
 {
 	struct store_options o = { .path = path, .max_size = max_size, .busy_timeout_ms = busy_ms };
 	struct store *s = NULL;
-	char err[512];
-	int r = store_open(&o, &s, err, sizeof(err));
+	struct error err;
+	int r = store_open(&o, &s, &err);
 	if (r < 0)
-		fail_msg("store_open %s: %s (%d)", path, err, r);
+		fail_msg("store_open %s: %s (%d)", path, err.message, r);
 	return s;
 }
 
-static int try_open(const char *path, bool read_only, char *err, size_t size)
+static int try_open(const char *path, bool read_only, struct error *err)
 {
 	struct store_options o = { .path = path, .read_only = read_only };
 	struct store *s = NULL;
-	int r = store_open(&o, &s, err, size);
+	int r = store_open(&o, &s, err);
 	if (r >= 0)
 		store_close(s);
 	return r;
@@ -191,7 +191,7 @@ static void test_migrate_from_v1(void **state)
 	sqlite3_close(db);
 
 	/* a reader must wait for the daemon to migrate it */
-	assert_int_equal(try_open(t->db, true, buf, sizeof(buf)), -EPROTO);
+	assert_int_equal(try_open(t->db, true, NULL), -EPROTO);
 
 	struct store *s = open_store(t->db, 0, 0);
 	assert_int_equal(store_schema_version(s), STORE_SCHEMA_VERSION);
@@ -214,7 +214,7 @@ static void test_migrate_from_v1(void **state)
 static void test_newer_refused(void **state)
 {
 	struct test_db *t = *state;
-	char err[512];
+	struct error err;
 	size_t len_before, len_after;
 
 	sqlite3 *db = raw_open(t->db, false);
@@ -223,13 +223,13 @@ static void test_newer_refused(void **state)
 	sqlite3_close(db);
 	char *before = file_bytes(t->db, &len_before);
 
-	assert_int_equal(try_open(t->db, false, err, sizeof(err)), -EPROTO);
+	assert_int_equal(try_open(t->db, false, &err), -EPROTO);
 	char expected[128];
 	snprintf(expected, sizeof(expected),
 		 "database schema version 99 is newer than this ramwatch knows (%d); upgrade ramwatch",
 		 STORE_SCHEMA_VERSION);
-	assert_non_null(strstr(err, expected));
-	assert_int_equal(try_open(t->db, true, err, sizeof(err)), -EPROTO);
+	assert_non_null(strstr(err.message, expected));
+	assert_int_equal(try_open(t->db, true, &err), -EPROTO);
 
 	/* untouched: same bytes, no WAL beside it */
 	char *after = file_bytes(t->db, &len_after);
@@ -243,7 +243,8 @@ static void test_newer_refused(void **state)
 static void test_not_ours(void **state)
 {
 	struct test_db *t = *state;
-	char err[512], other[400];
+	struct error err;
+	char other[400];
 	size_t len_before, len_after;
 
 	/* not SQLite at all */
@@ -253,9 +254,9 @@ static void test_not_ours(void **state)
 		fputs("this is a text file, not a database\n", f);
 	fclose(f);
 	char *before = file_bytes(t->db, &len_before);
-	assert_int_equal(try_open(t->db, false, err, sizeof(err)), -EBADMSG);
-	assert_non_null(strstr(err, "not a SQLite database"));
-	assert_int_equal(try_open(t->db, true, err, sizeof(err)), -EBADMSG);
+	assert_int_equal(try_open(t->db, false, &err), -EBADMSG);
+	assert_non_null(strstr(err.message, "not a SQLite database"));
+	assert_int_equal(try_open(t->db, true, &err), -EBADMSG);
 	char *after = file_bytes(t->db, &len_after);
 	assert_int_equal(len_before, len_after);
 	assert_memory_equal(before, after, len_before);
@@ -267,12 +268,12 @@ static void test_not_ours(void **state)
 	sqlite3 *db = raw_open(other, false);
 	raw_exec(db, "CREATE TABLE notes (text TEXT)");
 	sqlite3_close(db);
-	assert_int_equal(try_open(other, false, err, sizeof(err)), -EBADMSG);
-	assert_non_null(strstr(err, "not a ramwatch database"));
+	assert_int_equal(try_open(other, false, &err), -EBADMSG);
+	assert_non_null(strstr(err.message, "not a ramwatch database"));
 
 	/* and no database at all, for a reader */
 	snprintf(other, sizeof(other), "%s/none.db", t->dir);
-	assert_int_equal(try_open(other, true, err, sizeof(err)), -ENOENT);
+	assert_int_equal(try_open(other, true, &err), -ENOENT);
 	assert_false(exists(other, ""));
 }
 
@@ -627,13 +628,13 @@ static void test_read_only(void **state)
 	struct store *s = open_store(t->db, 0, 0);
 	struct store_options o = { .path = t->db, .read_only = true };
 	struct store *reader = NULL;
-	char err[512];
+	struct error err;
 	uint64_t size;
 	int64_t id;
 
 	put_proc(s, "boot", 1, 1, T0, 0);
 	/* a reader beside the daemon */
-	assert_int_equal(store_open(&o, &reader, err, sizeof(err)), 0);
+	assert_int_equal(store_open(&o, &reader, &err), 0);
 	reader = store_close(reader);
 	store_close(s);
 
@@ -641,7 +642,7 @@ static void test_read_only(void **state)
 	 * may not create them */
 	assert_true(exists(t->db, "-wal"));
 	assert_true(exists(t->db, "-shm"));
-	assert_int_equal(store_open(&o, &reader, err, sizeof(err)), 0);
+	assert_int_equal(store_open(&o, &reader, &err), 0);
 	assert_int_equal(store_schema_version(reader), STORE_SCHEMA_VERSION);
 	assert_int_equal(store_size(reader, &size), 0);
 	assert_true(size > 0);

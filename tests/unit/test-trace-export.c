@@ -33,7 +33,7 @@ static struct run *replay_physical(const char *text)
 	trace_parser_init(&run->p);
 	run->r = trace_replay_buffer(&run->a, &run->p, text, strlen(text), &run->err);
 	if (run->r != 0)
-		fail_msg("replay failed at line %llu: %s", (unsigned long long)run->err.line, run->err.reason);
+		fail_msg("replay failed at line %llu: %s", (unsigned long long)run->err.line, run->err.error.message);
 	return run;
 }
 
@@ -42,9 +42,9 @@ static void ranked(const struct run *run, enum trace_sort sort, const char **wan
 {
 	struct trace_report_options o = { .sort = sort, .top = 24 };
 	struct trace_report report;
-	char reason[TRACE_REASON_MAX];
+	struct error reason;
 
-	assert_int_equal(trace_report_build(&run->a, &o, &report, reason), 0);
+	assert_int_equal(trace_report_build(&run->a, &o, &report, &reason), 0);
 	assert_string_equal(report.integrity.status, "complete");
 	assert_true(report.scopes.n >= n);
 	for (size_t i = 0; i < n; i++) {

@@ -24,11 +24,11 @@
 static bool both(struct trace_general *g, const char *line, struct trace_event *ret)
 {
 	struct trace_event fast;
-	char reason[TRACE_REASON_MAX] = "";
+	struct error reason = { 0 };
 	size_t len = strlen(line);
-	int r = trace_general_parse(g, line, len, ret, reason);
+	int r = trace_general_parse(g, line, len, ret, &reason);
 	if (r != 0)
-		fail_msg("general parser refused %s: %s", line, reason);
+		fail_msg("general parser refused %s: %s", line, reason.message);
 	/* without predictions, then twice with (learning, then using them) */
 	struct trace_fast s;
 	trace_fast_init(&s);
@@ -51,8 +51,8 @@ static bool both(struct trace_general *g, const char *line, struct trace_event *
 static bool both_refused(struct trace_general *g, const char *line)
 {
 	struct trace_event e;
-	char reason[TRACE_REASON_MAX];
-	assert_int_equal(trace_general_parse(g, line, strlen(line), &e, reason), -EINVAL);
+	struct error reason;
+	assert_int_equal(trace_general_parse(g, line, strlen(line), &e, &reason), -EINVAL);
 	return trace_fast_parse(NULL, line, strlen(line), &e) == 0;
 }
 
@@ -252,12 +252,12 @@ static void test_numbers(void **state)
 static void refused(struct trace_parser *p, const char *line, const char *reason)
 {
 	struct trace_event e, fast;
-	char got[TRACE_REASON_MAX] = "";
-	int r = trace_parser_line(p, line, strlen(line), &e, got);
+	struct error got = { 0 };
+	int r = trace_parser_line(p, line, strlen(line), &e, &got);
 	if (r != -EINVAL)
 		fail_msg("%s: accepted (%d)", line, r);
-	if (strcmp(got, reason) != 0)
-		fail_msg("%s: reason \"%s\", expected \"%s\"", line, got, reason);
+	if (strcmp(got.message, reason) != 0)
+		fail_msg("%s: reason \"%s\", expected \"%s\"", line, got.message, reason);
 	assert_int_equal(trace_fast_parse(NULL, line, strlen(line), &fast), -EAGAIN);
 }
 
@@ -314,11 +314,11 @@ static void test_blank_and_trimmed(void **state)
 	(void)state;
 	struct trace_parser p;
 	struct trace_event e;
-	char reason[TRACE_REASON_MAX];
+	struct error reason;
 	trace_parser_init(&p);
-	assert_int_equal(trace_parser_line(&p, "", 0, &e, reason), 0);
-	assert_int_equal(trace_parser_line(&p, " \t\r ", 4, &e, reason), 0);
-	assert_int_equal(trace_parser_line(&p, "\t{\"kind\":\"free\"}\r", 17, &e, reason), 1);
+	assert_int_equal(trace_parser_line(&p, "", 0, &e, &reason), 0);
+	assert_int_equal(trace_parser_line(&p, " \t\r ", 4, &e, &reason), 0);
+	assert_int_equal(trace_parser_line(&p, "\t{\"kind\":\"free\"}\r", 17, &e, &reason), 1);
 	assert_int_equal(e.kind, TRACE_KIND_FREE);
 	assert_int_equal(p.fast_lines, 1);
 	assert_int_equal(p.general_lines, 0);
@@ -333,7 +333,7 @@ static void test_nesting_past_the_limit(void **state)
 	enum { DEPTH = 3000 };
 	struct trace_parser p;
 	struct trace_event e;
-	char reason[TRACE_REASON_MAX];
+	struct error reason;
 	char *line = malloc(2 * DEPTH + 64);
 	size_t n = (size_t)sprintf(line, "{\"kind\":\"free\",\"x\":");
 	memset(line + n, '[', DEPTH);
@@ -342,11 +342,11 @@ static void test_nesting_past_the_limit(void **state)
 	n += DEPTH;
 	line[n++] = '}';
 	trace_parser_init(&p);
-	assert_int_equal(trace_parser_line(&p, line, n, &e, reason), -EINVAL);
-	assert_string_equal(reason, "not valid JSON: maximum parsing depth reached near '['");
+	assert_int_equal(trace_parser_line(&p, line, n, &e, &reason), -EINVAL);
+	assert_string_equal(reason.message, "not valid JSON: maximum parsing depth reached near '['");
 	/* within the limit it is read */
 	n = (size_t)sprintf(line, "{\"kind\":\"free\",\"x\":[[[[[[[[[[]]]]]]]]]]}");
-	assert_int_equal(trace_parser_line(&p, line, n, &e, reason), 1);
+	assert_int_equal(trace_parser_line(&p, line, n, &e, &reason), 1);
 	trace_parser_done(&p);
 	free(line);
 }
@@ -367,10 +367,10 @@ static void test_prefixes(void **state)
 		for (size_t n = 0; n <= len; n++) {
 			char *copy = malloc(n ? n : 1);
 			struct trace_event fast, general;
-			char reason[TRACE_REASON_MAX];
+			struct error reason;
 			memcpy(copy, lines[i], n);
 			int rf = trace_fast_parse(NULL, copy, n, &fast);
-			int rg = trace_general_parse(&g, copy, n, &general, reason);
+			int rg = trace_general_parse(&g, copy, n, &general, &reason);
 			if (rf == 0) {
 				assert_int_equal(rg, 0);
 				assert_true(trace_event_equal(&fast, &general));
@@ -405,11 +405,11 @@ static void test_predicted_keys(void **state)
 	trace_general_init(&g);
 	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
 		struct trace_event fast, plain, general;
-		char reason[TRACE_REASON_MAX];
+		struct error reason;
 		size_t len = strlen(lines[i]);
 		int rp = trace_fast_parse(NULL, lines[i], len, &plain);
 		assert_int_equal(trace_fast_parse(&s, lines[i], len, &fast), rp);
-		int rg = trace_general_parse(&g, lines[i], len, &general, reason);
+		int rg = trace_general_parse(&g, lines[i], len, &general, &reason);
 		if (rp == 0) {
 			assert_int_equal(rg, 0);
 			assert_true(trace_event_equal(&fast, &plain));

@@ -62,7 +62,7 @@ static void both_ways(const char *text, int r, uint64_t line, const char *reason
 		assert_int_equal(res.r, r);
 		if (r) {
 			assert_int_equal(res.err.line, line);
-			assert_string_equal(res.err.reason, reason);
+			assert_string_equal(res.err.error.message, reason);
 		}
 		assert_int_equal(res.events, events);
 	}

@@ -37,7 +37,7 @@ static char *report(const char *text, const struct trace_replay_options *ro, con
 	struct trace_parser p;
 	struct trace_replay_error err;
 	struct trace_report r;
-	char reason[TRACE_REASON_MAX] = "";
+	struct error reason = { 0 };
 	char *json_text = strdup(text), *out = NULL;
 	size_t len = 0;
 
@@ -47,9 +47,9 @@ static char *report(const char *text, const struct trace_replay_options *ro, con
 	trace_analyzer_init(&a, ro);
 	trace_parser_init(&p);
 	if (trace_replay_buffer(&a, &p, json_text, strlen(json_text), &err) != 0)
-		fail_msg("line %llu: %s", (unsigned long long)err.line, err.reason);
-	if (trace_report_build(&a, o, &r, reason) != 0)
-		fail_msg("report: %s", reason);
+		fail_msg("line %llu: %s", (unsigned long long)err.line, err.error.message);
+	if (trace_report_build(&a, o, &r, &reason) != 0)
+		fail_msg("report: %s", reason.message);
 	FILE *f = open_memstream(&out, &len);
 	assert_int_equal(json ? trace_report_jsonl(&a, o, &r, f) : trace_report_text(&a, o, &r, f), 0);
 	fclose(f);

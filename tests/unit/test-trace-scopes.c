@@ -40,7 +40,7 @@ static void test_scope_ids(void **state)
 	run = replay_with("{'kind':'alloc','address':16,'len':10}\n{'kind':'alloc','scope_id':9}\n", &o);
 	assert_int_equal(run->r, -EINVAL);
 	assert_int_equal(run->err.line, 2);
-	assert_string_equal(run->err.reason, "scope_id 9 is used before a scope.enter gives it a path");
+	assert_string_equal(run->err.error.message, "scope_id 9 is used before a scope.enter gives it a path");
 	done(run);
 
 	/* even a scope.exit or an event of another layer needs it defined */
@@ -55,7 +55,7 @@ static void test_scope_ids(void **state)
 			  &o);
 	assert_int_equal(run->r, -EINVAL);
 	assert_int_equal(run->err.line, 2);
-	assert_string_equal(run->err.reason, "scope_id 2 is redefined as \"b\" (it was \"a\")");
+	assert_string_equal(run->err.error.message, "scope_id 2 is redefined as \"b\" (it was \"a\")");
 	done(run);
 
 	/* scope_id 0 without a path is root, so binding 0 elsewhere conflicts
@@ -310,7 +310,7 @@ static void test_physical(void **state)
 			  &o);
 	assert_int_equal(run->r, -EINVAL);
 	assert_int_equal(run->err.line, 2);
-	assert_string_equal(run->err.reason,
+	assert_string_equal(run->err.error.message,
 			    "map of 8192 bytes at 0xfffffffffffff000 runs past the end of the address space");
 	done(run);
 

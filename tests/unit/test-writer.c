@@ -27,12 +27,12 @@ static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
 	struct store_options o = { .busy_timeout_ms = 100 };
-	char err[256];
+	struct error err;
 	snprintf(f->dir, sizeof(f->dir), "/tmp/ramwatch-writer-XXXXXX");
 	assert_non_null(mkdtemp(f->dir));
 	snprintf(f->db, sizeof(f->db), "%s/ramwatch.db", f->dir);
 	o.path = f->db;
-	assert_int_equal(store_open(&o, &f->store, err, sizeof(err)), 0);
+	assert_int_equal(store_open(&o, &f->store, &err), 0);
 	f->w = writer_new(f->store);
 	assert_non_null(f->w);
 	log_set_max_level(LOG_ERR); /* the failures below are expected */
@@ -106,7 +106,7 @@ static void test_one_transaction(void **state)
 
 	/* a census of a saved file, with its regions dropped as the daemon does */
 	struct scan_options o = { .keep_regions = false };
-	struct scan_error err;
+	struct error err;
 	struct census *c = NULL;
 	assert_int_equal(scan_smaps_file(fixture("smaps/java17-g1.smaps"), NULL, &o, &c, &err), 0);
 	struct store_census meta = { .time = 1800, .trigger = TRIGGER_FIRST, .status = CENSUS_OK, .wall_us = 5,

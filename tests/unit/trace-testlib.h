@@ -43,7 +43,7 @@ static inline struct run *replay(const char *text)
 	struct trace_replay_options o = { .layer = TRACE_LAYER_BACKING, .track_sites = true };
 	struct run *run = replay_with(text, &o);
 	if (run->r != 0)
-		fail_msg("replay failed at line %llu: %s", (unsigned long long)run->err.line, run->err.reason);
+		fail_msg("replay failed at line %llu: %s", (unsigned long long)run->err.line, run->err.error.message);
 	return run;
 }
 

@@ -251,179 +251,261 @@ static int take_gpu(struct census *c, const struct region *regions, size_t n, co
 	return r;
 }
 
+/* One process being read: where it is and what its stat said at first,
+ * to tell at the end whether it is still the same instance. */
+struct scan_target {
+	const char *root; /* the proc root's path, for messages */
+	int pid;
+	int root_fd, pid_fd;
+	struct proc_stat st;
+};
+
+static void scan_target_done(struct scan_target *t)
+{
+	if (t->pid_fd >= 0)
+		close(t->pid_fd);
+	if (t->root_fd >= 0)
+		close(t->root_fd);
+}
+
+static int exited_during(struct error *err, int pid)
+{
+	return error_set(err, -ESRCH, "process %d exited during the scan", pid);
+}
+
+/* Opens /proc/PID once and reads its stat: a process with user memory, not
+ * a kernel thread, not a zombie. */
+static int open_target(struct scan_target *t, const char *root, int pid, struct error *err)
+{
+	int r;
+
+	t->root = root;
+	t->pid = pid;
+	t->root_fd = procfs_open_root(root);
+	if (t->root_fd < 0)
+		return error_set(err, t->root_fd, "cannot open %s: %s", root, strerror(-t->root_fd));
+	t->pid_fd = procfs_open_pid(t->root_fd, pid);
+	if (t->pid_fd == -ENOENT || t->pid_fd == -ESRCH)
+		return error_set(err, -ENOENT, "no process %d", pid);
+	if (t->pid_fd < 0)
+		return error_set(err, t->pid_fd, "cannot open %s/%d: %s", root, pid, strerror(-t->pid_fd));
+
+	r = procfs_read_stat(t->pid_fd, &t->st);
+	if (r == -ENOENT || r == -ESRCH)
+		return error_set(err, -ENOENT, "no process %d", pid);
+	if (r < 0)
+		return error_set(err, r, "cannot read %s/%d/stat: %s", root, pid, strerror(-r));
+	if (t->st.flags & PROC_PF_KTHREAD)
+		return error_set(err, -EOPNOTSUPP, "process %d (%s) is a kernel thread: it has no user memory", pid,
+				 t->st.comm);
+	/* said apart from an exit mid-read: the user asked about a process
+	 * that was gone already, and may wonder why it is still listed */
+	if (t->st.state == 'Z' || t->st.state == 'X')
+		return error_set(err, -ESRCH,
+				 "process %d (%s) has exited: a zombie, not yet reaped by its parent, holds no memory", pid,
+				 t->st.comm);
+	return 0;
+}
+
+/* Who the process is: pid, start time, name, command line, executable. */
+static int read_identity(struct census *c, const struct scan_target *t, struct error *err)
+{
+	int r;
+
+	c->pid = t->pid;
+	c->start_time = (int64_t)t->st.start_time;
+	c->taken_at_ms = now_realtime_ms();
+	if (strdup_to(&c->comm, t->st.comm) < 0)
+		return error_set(err, -ENOMEM, "out of memory");
+	(void)procfs_read_boot_id(t->root_fd, &c->boot_id);
+	r = procfs_read_cmdline(t->pid_fd, &c->cmdline);
+	if (r == -ENOMEM)
+		return error_set(err, r, "out of memory");
+	r = procfs_read_exe(t->pid_fd, &c->exe); /* EACCES without ptrace rights: exe stays unknown */
+	if (r == -ENOMEM)
+		return error_set(err, r, "out of memory");
+	if (asprintf(&c->source, "%s/%d/smaps", t->root, t->pid) < 0) {
+		c->source = NULL;
+		return error_set(err, -ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+/* The regions, from smaps (maps for a light census). */
+static int read_regions(struct census *c, const struct scan_target *t, const struct scan_options *o,
+			struct region **ret, size_t *ret_n, uint64_t *bytes, struct error *err)
+{
+	const char *what = o && o->light ? "maps" : "smaps";
+	_cleanup_close_ int fd = openat(t->pid_fd, what, O_RDONLY | O_CLOEXEC);
+	struct smaps_parser parser;
+	int r;
+
+	if (fd < 0) {
+		r = negative_errno();
+		if (r == -EACCES || r == -EPERM)
+			return denied(err, t->root, t->pid_fd, t->pid, t->st.comm, what);
+		if (r == -ENOENT || r == -ESRCH)
+			return exited_during(err, t->pid);
+		return error_set(err, r, "cannot open %s/%d/%s: %s", t->root, t->pid, what, strerror(-r));
+	}
+	smaps_parser_init(&parser, o ? o->max_regions : 0, c->strings);
+	r = read_smaps(fd, &parser, o, bytes);
+	*ret = smaps_parser_take(&parser, ret_n);
+	if (r == -ESRCH || r == -ENOENT)
+		r = exited_during(err, t->pid);
+	else if (r < 0 && parser.message[0])
+		error_set(err, r, "%s/%d/%s: %s", t->root, t->pid, what, parser.message);
+	else if (r < 0)
+		error_set(err, r, "reading %s/%d/%s: %s", t->root, t->pid, what, strerror(-r));
+	smaps_parser_done(&parser);
+	return r < 0 ? r : 0;
+}
+
+/* Reads status, then makes sure the regions read are those of the same
+ * instance, whole.  The kernel ends smaps early, cleanly, once the address
+ * space is gone (mm_users reached zero: m_start's mmget_not_zero fails).
+ * An exiting task drops its mm (exit_mm) before it is a zombie, so "alive
+ * with the same start time" is not enough: status shows no Vm* lines once
+ * the task has no mm.  And a live process always maps something. */
+static int confirm_instance(struct census *c, const struct scan_target *t, size_t n, struct error *err)
+{
+	int r = procfs_read_status(t->pid_fd, &c->status);
+
+	if (r == -ENOENT || r == -ESRCH)
+		return exited_during(err, t->pid);
+	if (r < 0)
+		return error_set(err, r, "cannot read %s/%d/status: %s", t->root, t->pid, strerror(-r));
+	c->have_status = true;
+	c->uid = c->status.uid;
+
+	if (!status_has(&c->status, STATUS_VM_RSS) || n == 0)
+		return exited_during(err, t->pid);
+	r = procfs_still_alive(t->pid_fd, t->st.start_time);
+	if (r < 0)
+		return error_set(err, r, "cannot read %s/%d/stat: %s", t->root, t->pid, strerror(-r));
+	if (r == 0)
+		return exited_during(err, t->pid);
+	/* execve replaces the address space too (the old one's smaps ends
+	 * early), keeping pid and start time: the executable tells */
+	if (c->exe) {
+		_cleanup_free_ char *exe_after = NULL;
+		r = procfs_read_exe(t->pid_fd, &exe_after);
+		if (r == -ENOENT || r == -ESRCH || (r == 0 && !streq(exe_after, c->exe)))
+			return error_set(err, -ESRCH, "process %d exited or executed another program during the scan",
+					 t->pid);
+	}
+	return 0;
+}
+
+/* Evidence read from the process's memory, where it may be read; else the
+ * census says why not. */
+static int take_evidence(struct census *c, const struct scan_target *t, const struct scan_options *o,
+			 struct region **regions, size_t *n, struct error *err)
+{
+	struct memsource src;
+	char why[256] = "";
+	int r;
+
+	if (o && o->no_evidence) {
+		evidence_not_taken(c, "turned off (--no-evidence, or Evidence=no)");
+		return 0;
+	}
+	if (o && o->light) {
+		evidence_not_taken(c, "a light census reads no page counts to split regions by");
+		return 0;
+	}
+	if (!streq(t->root, "/proc")) {
+		/* a tree standing for /proc: the pid is not the process whose memory process_vm_readv would read */
+		evidence_not_taken(c, "processes read from %s, not /proc: their memory is not this system's to read",
+				   t->root);
+		return 0;
+	}
+	r = memsource_open_live(&src, t->pid, t->pid_fd, why, sizeof(why));
+	if (r == -ESRCH)
+		return exited_during(err, t->pid);
+	if (r == -ENOMEM)
+		return error_set(err, r, "out of memory");
+	if (r < 0) {
+		evidence_not_taken(c, "%s", why);
+		return 0;
+	}
+	r = read_evidence(c, &src, regions, n, o);
+	if (r == -ESRCH || r == -ENOENT)
+		return exited_during(err, t->pid);
+	if (r < 0)
+		return error_set(err, r, "reading evidence from process %d: %s", t->pid, strerror(-r));
+	return 0;
+}
+
+/* A light census's totals, from smaps_rollup: read last, since the rollup
+ * and the maps are a moment apart, and a process that exits meanwhile
+ * leaves an empty rollup. */
+static int read_light_totals(struct census *c, const struct scan_target *t, uint64_t *bytes, struct error *err)
+{
+	struct census_totals totals = c->totals;
+	int r = read_rollup(t->pid_fd, &totals, bytes);
+
+	if (r == -ENOENT || r == -ESRCH)
+		return exited_during(err, t->pid);
+	if (r == -EACCES || r == -EPERM)
+		return denied(err, t->root, t->pid_fd, t->pid, t->st.comm, "smaps_rollup");
+	if (r < 0)
+		return error_set(err, r, "reading %s/%d/smaps_rollup: %s", t->root, t->pid, strerror(-r));
+	c->totals = totals;
+	c->light = true;
+	return 0;
+}
+
 int scan_process(int pid, const struct scan_options *o, struct census **ret, struct error *err)
 {
 	_cleanup_(census_freep) struct census *c = NULL;
-	_cleanup_close_ int root_fd = -1, pid_fd = -1, smaps_fd = -1;
 	_cleanup_free_ uint64_t *sps = NULL;
 	_cleanup_(regions_freep) struct region *regions = NULL;
-	struct smaps_parser parser;
-	struct proc_stat st;
+	_cleanup_(scan_target_done) struct scan_target t = { .root_fd = -1, .pid_fd = -1 };
 	uint64_t bytes = 0, t0 = now_monotonic_us(), cpu0 = now_thread_cpu_us();
 	size_t n = 0, n_sps = 0, threads = 0;
-	const char *root = o && o->proc_root ? o->proc_root : "/proc";
+	bool have_sps = false;
 	int r;
 
 	c = census_new();
 	if (!c)
 		return error_set(err, -ENOMEM, "out of memory");
-	root_fd = procfs_open_root(root);
-	if (root_fd < 0)
-		return error_set(err, root_fd, "cannot open %s: %s", root, strerror(-root_fd));
-	pid_fd = procfs_open_pid(root_fd, pid);
-	if (pid_fd == -ENOENT || pid_fd == -ESRCH)
-		return error_set(err, -ENOENT, "no process %d", pid);
-	if (pid_fd < 0)
-		return error_set(err, pid_fd, "cannot open %s/%d: %s", root, pid, strerror(-pid_fd));
-
-	r = procfs_read_stat(pid_fd, &st);
-	if (r == -ENOENT || r == -ESRCH)
-		return error_set(err, -ENOENT, "no process %d", pid);
-	if (r < 0)
-		return error_set(err, r, "cannot read %s/%d/stat: %s", root, pid, strerror(-r));
-	if (st.flags & PROC_PF_KTHREAD)
-		return error_set(err, -EOPNOTSUPP, "process %d (%s) is a kernel thread: it has no user memory", pid,
-				 st.comm);
-	/* said apart from an exit mid-read: the user asked about a process
-	 * that was gone already, and may wonder why it is still listed */
-	if (st.state == 'Z' || st.state == 'X')
-		return error_set(err, -ESRCH,
-				 "process %d (%s) has exited: a zombie, not yet reaped by its parent, holds no memory", pid,
-				 st.comm);
-
-	c->pid = pid;
-	c->start_time = (int64_t)st.start_time;
-	c->taken_at_ms = now_realtime_ms();
-	if (strdup_to(&c->comm, st.comm) < 0)
-		return error_set(err, -ENOMEM, "out of memory");
-	(void)procfs_read_boot_id(root_fd, &c->boot_id);
-	r = procfs_read_cmdline(pid_fd, &c->cmdline);
-	if (r == -ENOMEM)
-		return error_set(err, r, "out of memory");
-	r = procfs_read_exe(pid_fd, &c->exe); /* EACCES without ptrace rights: exe stays unknown */
-	if (r == -ENOMEM)
-		return error_set(err, r, "out of memory");
-	if (asprintf(&c->source, "%s/%d/smaps", root, pid) < 0) {
-		c->source = NULL;
-		return error_set(err, -ENOMEM, "out of memory");
-	}
-
-	const char *what = o && o->light ? "maps" : "smaps";
-	smaps_fd = openat(pid_fd, what, O_RDONLY | O_CLOEXEC);
-	if (smaps_fd < 0) {
-		r = negative_errno();
-		if (r == -EACCES || r == -EPERM)
-			return denied(err, root, pid_fd, pid, st.comm, what);
-		if (r == -ENOENT || r == -ESRCH)
-			return error_set(err, -ESRCH, "process %d exited during the scan", pid);
-		return error_set(err, r, "cannot open %s/%d/%s: %s", root, pid, what, strerror(-r));
-	}
-
-	smaps_parser_init(&parser, o ? o->max_regions : 0, c->strings);
-	r = read_smaps(smaps_fd, &parser, o, &bytes);
-	regions = smaps_parser_take(&parser, &n);
-	if (r == -ESRCH || r == -ENOENT) {
-		smaps_parser_done(&parser);
-		return error_set(err, -ESRCH, "process %d exited during the scan", pid);
-	}
-	if (r < 0) {
-		if (parser.message[0])
-			error_set(err, r, "%s/%d/%s: %s", root, pid, what, parser.message);
-		else
-			error_set(err, r, "reading %s/%d/%s: %s", root, pid, what, strerror(-r));
-		smaps_parser_done(&parser);
-		return r;
-	}
-	smaps_parser_done(&parser);
-
-	r = procfs_read_status(pid_fd, &c->status);
-	if (r == -ENOENT || r == -ESRCH)
-		return error_set(err, -ESRCH, "process %d exited during the scan", pid);
-	if (r < 0)
-		return error_set(err, r, "cannot read %s/%d/status: %s", root, pid, strerror(-r));
-	c->have_status = true;
-	c->uid = c->status.uid;
-
-	/* The kernel ends smaps early, cleanly, once the address space is gone
-	 * (mm_users reached zero: m_start's mmget_not_zero fails).  An exiting
-	 * task drops its mm (exit_mm) before it is a zombie, so "alive with the
-	 * same start time" is not enough: status shows no Vm* lines once the
-	 * task has no mm.  And a live process always maps something. */
-	if (!status_has(&c->status, STATUS_VM_RSS) || n == 0)
-		return error_set(err, -ESRCH, "process %d exited during the scan", pid);
-	r = procfs_still_alive(pid_fd, st.start_time);
-	if (r < 0)
-		return error_set(err, r, "cannot read %s/%d/stat: %s", root, pid, strerror(-r));
-	if (r == 0)
-		return error_set(err, -ESRCH, "process %d exited during the scan", pid);
-	/* execve replaces the address space too (the old one's smaps ends
-	 * early), keeping pid and start time: the executable tells */
-	if (c->exe) {
-		_cleanup_free_ char *exe_after = NULL;
-		r = procfs_read_exe(pid_fd, &exe_after);
-		if (r == -ENOENT || r == -ESRCH || (r == 0 && !streq(exe_after, c->exe)))
-			return error_set(err, -ESRCH, "process %d exited or executed another program during the scan",
-					 pid);
-	}
-
-	if (!(o && o->skip_stack_pointers)) {
-		r = procfs_read_stack_pointers(pid_fd, &sps, &n_sps, &threads);
+	r = open_target(&t, o && o->proc_root ? o->proc_root : "/proc", pid, err);
+	if (r >= 0)
+		r = read_identity(c, &t, err);
+	if (r >= 0)
+		r = read_regions(c, &t, o, &regions, &n, &bytes, err);
+	if (r >= 0)
+		r = confirm_instance(c, &t, n, err);
+	if (r >= 0 && !(o && o->skip_stack_pointers)) {
+		r = procfs_read_stack_pointers(t.pid_fd, &sps, &n_sps, &threads);
 		if (r == 0) {
 			c->threads_seen = (int64_t)threads;
 			c->stack_pointers = (int64_t)n_sps;
+			have_sps = true;
 		} else if (r == -ENOMEM)
-			return error_set(err, r, "out of memory");
+			error_set(err, r, "out of memory");
+		else
+			r = 0; /* not readable: stacks are known by their shape only */
 	}
-
-	struct classify_evidence e = {
-		.stack_pointers = r == 0 ? sps : NULL,
-		.n_stack_pointers = n_sps,
-		.exe = c->exe,
-		.cmdline = c->cmdline,
-	};
-	r = classify_regions(regions, n, &e);
+	if (r >= 0) {
+		struct classify_evidence e = {
+			.stack_pointers = have_sps ? sps : NULL,
+			.n_stack_pointers = n_sps,
+			.exe = c->exe,
+			.cmdline = c->cmdline,
+		};
+		if ((r = classify_regions(regions, n, &e)) < 0)
+			error_set(err, r, "out of memory");
+	}
+	if (r >= 0)
+		r = take_evidence(c, &t, o, &regions, &n, err);
+	if (r >= 0 && (r = summarise(c, regions, n, o)) < 0)
+		error_set(err, r, "out of memory");
+	if (r >= 0 && o && o->light)
+		r = read_light_totals(c, &t, &bytes, err);
 	if (r < 0)
-		return error_set(err, r, "out of memory");
-	if (o && o->no_evidence)
-		evidence_not_taken(c, "turned off (--no-evidence, or Evidence=no)");
-	else if (o && o->light)
-		evidence_not_taken(c, "a light census reads no page counts to split regions by");
-	else if (!streq(root, "/proc"))
-		/* a tree standing for /proc: the pid is not the process whose memory process_vm_readv would read */
-		evidence_not_taken(c, "processes read from %s, not /proc: their memory is not this system's to read", root);
-	else {
-		struct memsource src;
-		char why[256] = "";
-		r = memsource_open_live(&src, pid, pid_fd, why, sizeof(why));
-		if (r == -ESRCH)
-			return error_set(err, -ESRCH, "process %d exited during the scan", pid);
-		if (r == -ENOMEM)
-			return error_set(err, r, "out of memory");
-		if (r < 0)
-			evidence_not_taken(c, "%s", why);
-		else if ((r = read_evidence(c, &src, &regions, &n, o)) < 0) {
-			if (r == -ESRCH || r == -ENOENT)
-				return error_set(err, -ESRCH, "process %d exited during the scan", pid);
-			return error_set(err, r, "reading evidence from process %d: %s", pid, strerror(-r));
-		}
-	}
-	r = summarise(c, regions, n, o);
-	if (r < 0)
-		return error_set(err, r, "out of memory");
-	if (o && o->light) {
-		/* read last: the rollup and the maps are a moment apart, and a
-		 * process that exits meanwhile leaves an empty rollup */
-		struct census_totals t = c->totals;
-		r = read_rollup(pid_fd, &t, &bytes);
-		if (r == -ENOENT || r == -ESRCH)
-			return error_set(err, -ESRCH, "process %d exited during the scan", pid);
-		if (r == -EACCES || r == -EPERM)
-			return denied(err, root, pid_fd, pid, st.comm, "smaps_rollup");
-		if (r < 0)
-			return error_set(err, r, "reading %s/%d/smaps_rollup: %s", root, pid, strerror(-r));
-		c->totals = t;
-		c->light = true;
-	}
+		return r;
 
 	c->wall_us = (int64_t)(now_monotonic_us() - t0);
 	c->cpu_us = (int64_t)(now_thread_cpu_us() - cpu0);

@@ -231,7 +231,18 @@ static void scan_help(void)
 	       RW_TOP_DEFAULT);
 }
 
-int cmd_scan(int argc, char **argv)
+/* What the command line asked for. */
+struct scan_args {
+	const char *name, *smaps, *status, *out_path, *proc, *socket, *memory, *save_memory;
+	enum output out;
+	size_t top;
+	bool regions, light, daemon, gpu_asked, no_gpu, no_evidence;
+	int pid;
+};
+
+/* Reads the options and the PID into a.  Returns -1 to go on, else the
+ * exit status (0 after --help). */
+static int scan_parse_args(int argc, char **argv, struct scan_args *a)
 {
 	static const struct option options[] = {
 		{ "name", required_argument, NULL, 'n' },   { "smaps", required_argument, NULL, 's' },
@@ -245,127 +256,153 @@ int cmd_scan(int argc, char **argv)
 		{ "daemon", no_argument, NULL, 'd' },	    ASK_SOCKET_OPTION,
 		{ 0 },
 	};
-	_cleanup_(census_freep) struct census *c = NULL;
-	_cleanup_(gpu_closep) struct gpu *gpu = NULL;
-	const char *name = NULL, *smaps = NULL, *status = NULL, *out_path = NULL, *proc = NULL, *socket = NULL;
-	const char *memory = NULL, *save_memory = NULL;
-	_cleanup_fclose_ FILE *memory_out = NULL;
-	enum output out = OUT_TABLE;
-	size_t top = RW_TOP_DEFAULT;
-	bool regions = false, light = false, daemon = false, gpu_asked = false, no_gpu = false, no_evidence = false;
-	int opt, pid = 0, r;
+	int opt, r;
 
+	*a = (struct scan_args){ .out = OUT_TABLE, .top = RW_TOP_DEFAULT };
 	optind = 0;
 	while ((opt = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
 		switch (opt) {
-		case 'n': name = optarg; break;
-		case 's': smaps = optarg; break;
-		case 'S': status = optarg; break;
-		case 'j': out = OUT_JSON; break;
-		case 'm': out = OUT_MARKDOWN; break;
-		case 'r': regions = true; break;
+		case 'n': a->name = optarg; break;
+		case 's': a->smaps = optarg; break;
+		case 'S': a->status = optarg; break;
+		case 'j': a->out = OUT_JSON; break;
+		case 'm': a->out = OUT_MARKDOWN; break;
+		case 'r': a->regions = true; break;
 		case 't':
-			if ((r = parse_top("scan", optarg, &top)) != 0)
+			if ((r = parse_top("scan", optarg, &a->top)) != 0)
 				return r;
 			break;
-		case 'o': out_path = optarg; break;
-		case 'p': proc = optarg; break;
-		case 'l': light = true; break;
-		case 'g': gpu_asked = true; break;
-		case 'G': no_gpu = true; break;
-		case 'E': no_evidence = true; break;
-		case 'M': memory = optarg; break;
-		case 'W': save_memory = optarg; break;
-		case 'd': daemon = true; break;
-		case OPT_SOCKET: socket = optarg; break;
+		case 'o': a->out_path = optarg; break;
+		case 'p': a->proc = optarg; break;
+		case 'l': a->light = true; break;
+		case 'g': a->gpu_asked = true; break;
+		case 'G': a->no_gpu = true; break;
+		case 'E': a->no_evidence = true; break;
+		case 'M': a->memory = optarg; break;
+		case 'W': a->save_memory = optarg; break;
+		case 'd': a->daemon = true; break;
+		case OPT_SOCKET: a->socket = optarg; break;
 		case 'h': scan_help(); return 0;
 		default: return usage_error("scan", "bad option");
 		}
 	}
 	if (optind < argc) {
-		if (parse_pid(argv[optind], &pid) < 0)
+		if (parse_pid(argv[optind], &a->pid) < 0)
 			return usage_error("scan", "'%s' is not a process id", argv[optind]);
 		optind++;
 	}
 	if (optind < argc)
 		return usage_error("scan", "unexpected argument '%s'", argv[optind]);
-	if ((pid > 0) + (name != NULL) + (smaps != NULL) > 1)
+	return -1;
+}
+
+/* The options that do not go together.  Returns -1 when they do, else the
+ * exit status. */
+static int scan_check_args(const struct scan_args *a)
+{
+	if ((a->pid > 0) + (a->name != NULL) + (a->smaps != NULL) > 1)
 		return usage_error("scan", "give one of PID, --name and --smaps");
-	if (status && !smaps)
+	if (a->status && !a->smaps)
 		return usage_error("scan", "--status goes with --smaps");
-
-	if (light && smaps)
+	if (a->light && a->smaps)
 		return usage_error("scan", "--light reads a live process; a saved smaps file is read whole");
-	if (daemon && (pid == 0 || proc))
+	if (a->daemon && (a->pid == 0 || a->proc))
 		return usage_error("scan", "--daemon takes a PID (and no --proc)");
-	if (gpu_asked && no_gpu)
+	if (a->gpu_asked && a->no_gpu)
 		return usage_error("scan", "give one of --gpu and --no-gpu");
-	if (memory && !smaps)
+	if (a->memory && !a->smaps)
 		return usage_error("scan", "--memory goes with --smaps (a live process is read as it is)");
-	if (save_memory && (smaps || daemon || pid == 0))
+	if (a->save_memory && (a->smaps || a->daemon || a->pid == 0))
 		return usage_error("scan", "--save-memory takes a PID: it saves what was read of a live process");
-	if (save_memory && no_evidence)
+	if (a->save_memory && a->no_evidence)
 		return usage_error("scan", "give one of --save-memory and --no-evidence");
-	if (save_memory && !(memory_out = fopen(save_memory, "we")))
-		return fail("%s: %m", save_memory);
-	if (gpu_asked && smaps)
+	if (a->gpu_asked && a->smaps)
 		return usage_error("scan", "--gpu reads a live process's GPU memory; a saved smaps file has none");
-	/* NVML is opened once per run; a host without it costs a failed dlopen */
-	if (!no_gpu && !smaps && gpu_open(NULL, &gpu) < 0)
-		return fail("out of memory");
-	struct scan_options so = { .proc_root = proc, .top = top, .keep_regions = regions || out_path, .light = light,
-				   .gpu = gpu, .no_evidence = no_evidence, .memory_image = memory,
-				   .record_memory = memory_out };
-	struct error err = { 0 };
+	return -1;
+}
 
-	if (smaps) {
-		r = scan_smaps_file(smaps, status, &so, &c, &err);
-		if (r < 0)
-			return fail("%s", err.message);
-	} else if (pid > 0 && daemon) {
-		struct control_error derr = { 0 };
-		if (scan_by_daemon(socket, pid, light, &c, &derr) < 0)
+/* A live process's census, from ramwatchd when this user may not read it
+ * (the daemon has CAP_SYS_PTRACE, and answers for the processes this user
+ * may see).  Returns 0 with *ret, else the exit status. */
+static int scan_pid(const struct scan_args *a, const struct scan_options *so, struct census **ret)
+{
+	struct error err = { 0 };
+	struct control_error derr = { 0 };
+	int r = scan_process(a->pid, so, ret, &err);
+
+	if (r == -EACCES && !a->proc) {
+		fprintf(stderr, "ramwatch: permission denied reading /proc/%d/smaps; asking ramwatchd\n", a->pid);
+		r = scan_by_daemon(a->socket, a->pid, a->light, ret, &derr);
+		if (r == -EREMOTEIO)
 			return fail("%s", derr.error.message);
-	} else if (pid > 0) {
-		r = scan_process(pid, &so, &c, &err);
-		if (r == -EACCES && !proc) {
-			/* the daemon may read it: it has CAP_SYS_PTRACE, and answers
-			 * for the processes this user may see */
-			struct control_error derr = { 0 };
-			fprintf(stderr, "ramwatch: permission denied reading /proc/%d/smaps; asking ramwatchd\n", pid);
-			r = scan_by_daemon(socket, pid, light, &c, &derr);
-			if (r == -EREMOTEIO)
-				return fail("%s", derr.error.message);
-			if (r < 0)
-				return fail("%s\nramwatch: ramwatchd could not help: %s", err.message, derr.error.message);
-		} else if (r < 0) {
-			return scan_failed(&err);
-		}
-	} else {
-		_cleanup_close_ int root_fd = procfs_open_root(proc);
-		struct candidates cands = { 0 };
-		char what[256];
-		if (root_fd < 0)
-			return fail("cannot open %s: %s", proc ? proc : "/proc", strerror(-root_fd));
-		r = collect_candidates(root_fd, name, &cands);
 		if (r < 0)
-			return fail("cannot list processes: %s", strerror(-r));
-		snprintf(what, sizeof(what), name ? "matching '%s'" : "%s", name ? name : "");
-		r = scan_candidates(&cands, &so, name ? what : "with private memory", &c);
-		free(cands.all);
-		if (r != 0)
-			return r;
+			return fail("%s\nramwatch: ramwatchd could not help: %s", err.message, derr.error.message);
+	} else if (r < 0) {
+		return scan_failed(&err);
+	}
+	return 0;
+}
+
+/* Without a PID: the process with the most private memory (matching
+ * --name).  Returns 0 with *ret, else the exit status. */
+static int scan_largest(const struct scan_args *a, const struct scan_options *so, struct census **ret)
+{
+	_cleanup_close_ int root_fd = procfs_open_root(a->proc);
+	struct candidates cands = { 0 };
+	char what[256];
+	int r;
+
+	if (root_fd < 0)
+		return fail("cannot open %s: %s", a->proc ? a->proc : "/proc", strerror(-root_fd));
+	r = collect_candidates(root_fd, a->name, &cands);
+	if (r < 0)
+		return fail("cannot list processes: %s", strerror(-r));
+	snprintf(what, sizeof(what), a->name ? "matching '%s'" : "%s", a->name ? a->name : "");
+	r = scan_candidates(&cands, so, a->name ? what : "with private memory", ret);
+	free(cands.all);
+	return r;
+}
+
+int cmd_scan(int argc, char **argv)
+{
+	_cleanup_(census_freep) struct census *c = NULL;
+	_cleanup_(gpu_closep) struct gpu *gpu = NULL;
+	_cleanup_fclose_ FILE *memory_out = NULL;
+	struct scan_args a;
+	int r;
+
+	if ((r = scan_parse_args(argc, argv, &a)) >= 0 || (r = scan_check_args(&a)) >= 0)
+		return r;
+	if (a.save_memory && !(memory_out = fopen(a.save_memory, "we")))
+		return fail("%s: %m", a.save_memory);
+	/* NVML is opened once per run; a host without it costs a failed dlopen */
+	if (!a.no_gpu && !a.smaps && gpu_open(NULL, &gpu) < 0)
+		return fail("out of memory");
+	struct scan_options so = { .proc_root = a.proc, .top = a.top, .keep_regions = a.regions || a.out_path,
+				   .light = a.light, .gpu = gpu, .no_evidence = a.no_evidence,
+				   .memory_image = a.memory, .record_memory = memory_out };
+
+	if (a.smaps) {
+		struct error err = { 0 };
+		if (scan_smaps_file(a.smaps, a.status, &so, &c, &err) < 0)
+			return fail("%s", err.message);
+	} else if (a.pid > 0 && a.daemon) {
+		struct control_error derr = { 0 };
+		if (scan_by_daemon(a.socket, a.pid, a.light, &c, &derr) < 0)
+			return fail("%s", derr.error.message);
+	} else if ((r = a.pid > 0 ? scan_pid(&a, &so, &c) : scan_largest(&a, &so, &c)) != 0) {
+		return r;
 	}
 
 	if (add_gpu(c, gpu) < 0)
 		return fail("out of memory");
-	if (regions && !c->regions)
+	if (a.regions && !c->regions)
 		fprintf(stderr, "ramwatch: the census of ramwatchd holds no region list; the largest regions follow\n");
 	if (memory_out && (fflush(memory_out) != 0 || ferror(memory_out)))
-		return fail("writing %s: %m", save_memory);
-	if (out_path && (r = save_census(c, out_path)) != 0)
+		return fail("writing %s: %m", a.save_memory);
+	if (a.out_path && (r = save_census(c, a.out_path)) != 0)
 		return r;
-	return print_census(c, out, top, regions, gpu_asked);
+	return print_census(c, a.out, a.top, a.regions, a.gpu_asked);
 }
 
 static int load(const char *path, struct census **ret)

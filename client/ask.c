@@ -42,6 +42,30 @@ int ask_all_pages(const char *socket, json_t *request, json_t **ret_result)
 	return 0;
 }
 
+bool ask_take_option(struct ask_args *a, int opt, const char *arg)
+{
+	switch (opt) {
+	case OPT_SOCKET: a->socket = arg; return true;
+	case OPT_PID: a->pid = arg; return true;
+	case OPT_NAME: a->name = arg; return true;
+	case OPT_SINCE: a->since = arg; return true;
+	case OPT_UNTIL: a->until = arg; return true;
+	default: return false;
+	}
+}
+
+int ask_put_selection(const char *command, json_t *request, const struct ask_args *a, bool name_allowed,
+		      int64_t now_ms)
+{
+	int r;
+
+	if ((r = ask_select(command, request, a->pid, a->name, name_allowed)) != 0 ||
+	    (a->since && (r = ask_time(command, "--since", a->since, now_ms, request, "since")) != 0) ||
+	    (a->until && (r = ask_time(command, "--until", a->until, now_ms, request, "until")) != 0))
+		return r;
+	return 0;
+}
+
 int ask_select(const char *command, json_t *request, const char *pid, const char *name, bool name_allowed)
 {
 	int v;

@@ -26,6 +26,20 @@ enum {
 #define ASK_SOCKET_OPTION { "socket", required_argument, NULL, OPT_SOCKET }
 #define ASK_SOCKET_HELP "  --socket PATH      ramwatchd's socket (default $RAMWATCH_SOCKET, else " RW_SOCKET_DEFAULT ")\n"
 
+/* The options the commands that ask ramwatchd share, as given. */
+struct ask_args {
+	const char *socket, *pid, *name, *since, *until;
+};
+
+/* Keeps arg in a when opt is --socket, --pid, --name, --since or --until;
+ * false for any other option. */
+bool ask_take_option(struct ask_args *a, int opt, const char *arg);
+
+/* Puts a's process (--pid or --name, as ask_select) and its window (--since
+ * and --until where given, as ask_time) into request. */
+int ask_put_selection(const char *command, json_t *request, const struct ask_args *a, bool name_allowed,
+		      int64_t now_ms);
+
 /* Asks once: 0 with *ret_result (json_decref), or 1 after printing the
  * daemon's error or why it could not be asked. */
 int ask(const char *socket, json_t *request, uint64_t wait_us, json_t **ret_result);

@@ -20,7 +20,7 @@
 
 DEFINE_CLEANUP(struct census *, census_free)
 
-static int load(const char *path, struct census **ret)
+int load_census_file(const char *path, struct census **ret)
 {
 	struct error err = { 0 };
 	int r = census_load_file(path, ret, &err);
@@ -109,7 +109,7 @@ int cmd_diff(int argc, char **argv)
 			return usage_error("diff", "--from and --socket go with --pid");
 		if (argc - optind != 2)
 			return usage_error("diff", "give two census files, or --pid PID --from TIME");
-		if ((r = load(argv[optind], &a)) != 0 || (r = load(argv[optind + 1], &b)) != 0)
+		if ((r = load_census_file(argv[optind], &a)) != 0 || (r = load_census_file(argv[optind + 1], &b)) != 0)
 			return r;
 	} else {
 		if (optind < argc)

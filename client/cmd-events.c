@@ -44,7 +44,7 @@ int cmd_events(int argc, char **argv)
 	};
 	_cleanup_(json_decrefp) json_t *request = json_pack("{s:s}", "op", "events"), *result = NULL;
 	_cleanup_free_ struct trace_region_event *events = NULL;
-	const char *socket = NULL, *pid = NULL, *since = NULL, *until = NULL;
+	struct ask_args a = { 0 };
 	enum answer_format format = ANSWER_JSON;
 	int64_t now = now_realtime_ms();
 	struct error err = { 0 };
@@ -56,10 +56,6 @@ int cmd_events(int argc, char **argv)
 	optind = 0;
 	while ((opt = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
 		switch (opt) {
-		case OPT_SOCKET: socket = optarg; break;
-		case OPT_PID: pid = optarg; break;
-		case OPT_SINCE: since = optarg; break;
-		case OPT_UNTIL: until = optarg; break;
 		case OPT_FORMAT:
 			r = answer_format_from_name(optarg);
 			if (r != ANSWER_JSON && r != ANSWER_MEMTRACE)
@@ -78,16 +74,17 @@ int cmd_events(int argc, char **argv)
 			       "                     of the physical layer, one scope per class, for\n"
 			       "                     'ramwatch trace summary --layer physical -'\n" ASK_SOCKET_HELP);
 			return 0;
-		default: return usage_error("events", "bad option");
+		default:
+			if (ask_take_option(&a, opt, optarg))
+				break;
+			return usage_error("events", "bad option");
 		}
 	}
 	if (optind < argc)
 		return usage_error("events", "unexpected argument '%s'", argv[optind]);
-	if ((r = ask_select("events", request, pid, NULL, false)) != 0 ||
-	    (since && (r = ask_time("events", "--since", since, now, request, "since")) != 0) ||
-	    (until && (r = ask_time("events", "--until", until, now, request, "until")) != 0))
+	if ((r = ask_put_selection("events", request, &a, false, now)) != 0)
 		return r;
-	if ((r = ask_all_pages(socket, request, &result)) != 0)
+	if ((r = ask_all_pages(a.socket, request, &result)) != 0)
 		return r;
 	if (format == ANSWER_JSON)
 		return ask_output(NULL, write_json, result);

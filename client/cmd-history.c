@@ -88,7 +88,7 @@ int cmd_history(int argc, char **argv)
 		{ 0 },
 	};
 	_cleanup_(json_decrefp) json_t *request = json_pack("{s:s}", "op", "history"), *result = NULL;
-	const char *socket = NULL, *pid = NULL, *name = NULL, *since = NULL, *until = NULL;
+	struct ask_args a = { 0 };
 	const char *classes[_CLASS_MAX];
 	char storage[1024];
 	size_t n_classes = 0, used = 0;
@@ -102,11 +102,6 @@ int cmd_history(int argc, char **argv)
 	optind = 0;
 	while ((opt = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
 		switch (opt) {
-		case OPT_SOCKET: socket = optarg; break;
-		case OPT_PID: pid = optarg; break;
-		case OPT_NAME: name = optarg; break;
-		case OPT_SINCE: since = optarg; break;
-		case OPT_UNTIL: until = optarg; break;
 		case 'c':
 			if ((r = add_classes(optarg, classes, &n_classes, storage, sizeof(storage), &used)) != 0)
 				return r;
@@ -125,17 +120,18 @@ int cmd_history(int argc, char **argv)
 			format = (enum answer_format)r;
 			break;
 		case 'h': history_help(); return 0;
-		default: return usage_error("history", "bad option");
+		default:
+			if (ask_take_option(&a, opt, optarg))
+				break;
+			return usage_error("history", "bad option");
 		}
 	}
 	if (optind < argc)
 		return usage_error("history", "unexpected argument '%s'", argv[optind]);
-	if ((r = ask_select("history", request, pid, name, true)) != 0 ||
-	    (since && (r = ask_time("history", "--since", since, now, request, "since")) != 0) ||
-	    (until && (r = ask_time("history", "--until", until, now, request, "until")) != 0))
+	if ((r = ask_put_selection("history", request, &a, true, now)) != 0)
 		return r;
-	int64_t a, b;
-	if (answer_int(request, "since", &a) && answer_int(request, "until", &b) && a > b)
+	int64_t since, until;
+	if (answer_int(request, "since", &since) && answer_int(request, "until", &until) && since > until)
 		return usage_error("history", "--since is after --until");
 	if (step > 0 && json_object_set_new(request, "step_ms", json_integer((json_int_t)step)) < 0)
 		return fail("%s", strerror(ENOMEM));
@@ -149,7 +145,7 @@ int cmd_history(int argc, char **argv)
 		if (!list || json_object_set_new(request, "classes", list) < 0)
 			return fail("%s", strerror(ENOMEM));
 	}
-	if ((r = ask_all_pages(socket, request, &result)) != 0)
+	if ((r = ask_all_pages(a.socket, request, &result)) != 0)
 		return r;
 	const json_t *uid = json_object_get(result, "filtered_to_uid");
 	if (json_is_integer(uid) && format == ANSWER_TABLE)

@@ -22,7 +22,8 @@ int cmd_mark(int argc, char **argv)
 		{ 0 },
 	};
 	_cleanup_(json_decrefp) json_t *request = json_pack("{s:s}", "op", "mark"), *result = NULL;
-	const char *socket = NULL, *pid = NULL, *name;
+	struct ask_args a = { 0 };
+	const char *name;
 	char when[TIMEPARSE_FORMAT_MAX];
 	int64_t time;
 	int opt, r;
@@ -32,15 +33,16 @@ int cmd_mark(int argc, char **argv)
 	optind = 0;
 	while ((opt = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
 		switch (opt) {
-		case OPT_SOCKET: socket = optarg; break;
-		case OPT_PID: pid = optarg; break;
 		case 'h':
 			printf("Usage: ramwatch mark --pid PID NAME [--socket PATH]\n\n"
 			       "Starts a named phase of a watched process now (\"load\", \"training\"): reports\n"
 			       "give each phase its peak, and ramwatchd takes a census at once.\n\n"
 			       "  --pid PID          the process\n" ASK_SOCKET_HELP);
 			return 0;
-		default: return usage_error("mark", "bad option");
+		default:
+			if (ask_take_option(&a, opt, optarg))
+				break;
+			return usage_error("mark", "bad option");
 		}
 	}
 	if (argc - optind != 1)
@@ -48,18 +50,18 @@ int cmd_mark(int argc, char **argv)
 	name = argv[optind];
 	if (name[0] == '\0' || strlen(name) > RW_MARK_NAME_MAX)
 		return usage_error("mark", "a mark's name has 1 to %u bytes", RW_MARK_NAME_MAX);
-	if ((r = ask_select("mark", request, pid, NULL, false)) != 0)
+	if ((r = ask_put_selection("mark", request, &a, false, 0)) != 0)
 		return r;
 	json_t *text = json_string(name);
 	if (!text)
 		return usage_error("mark", "a mark's name is UTF-8 text");
 	if (json_object_set_new(request, "name", text) < 0)
 		return fail("%s", strerror(ENOMEM));
-	if ((r = ask(socket, request, CONTROL_WAIT_US, &result)) != 0)
+	if ((r = ask(a.socket, request, CONTROL_WAIT_US, &result)) != 0)
 		return r;
 	if (answer_int(result, "time", &time))
-		printf("mark '%s' set on pid %s at %s\n", name, pid, timeparse_format_local(when, time));
+		printf("mark '%s' set on pid %s at %s\n", name, a.pid, timeparse_format_local(when, time));
 	else
-		printf("mark '%s' set on pid %s\n", name, pid);
+		printf("mark '%s' set on pid %s\n", name, a.pid);
 	return fflush(stdout) == 0 ? 0 : fail("cannot write the output: %s", strerror(errno));
 }

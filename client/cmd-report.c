@@ -34,7 +34,8 @@ int cmd_report(int argc, char **argv)
 		{ 0 },
 	};
 	_cleanup_(json_decrefp) json_t *request = json_pack("{s:s}", "op", "report"), *result = NULL;
-	const char *socket = NULL, *pid = NULL, *out = NULL;
+	struct ask_args a = { 0 };
+	const char *out = NULL;
 	bool json = false;
 	int opt, r;
 
@@ -43,8 +44,6 @@ int cmd_report(int argc, char **argv)
 	optind = 0;
 	while ((opt = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
 		switch (opt) {
-		case OPT_SOCKET: socket = optarg; break;
-		case OPT_PID: pid = optarg; break;
 		case OPT_OUT: out = optarg; break;
 		case OPT_FORMAT:
 			if (!streq(optarg, "markdown") && !streq(optarg, "json"))
@@ -61,14 +60,17 @@ int cmd_report(int argc, char **argv)
 			       "  --format FORMAT    markdown (default) or json (times in unix seconds)\n"
 			       "  --out FILE         write to FILE (atomically) instead of standard output\n" ASK_SOCKET_HELP);
 			return 0;
-		default: return usage_error("report", "bad option");
+		default:
+			if (ask_take_option(&a, opt, optarg))
+				break;
+			return usage_error("report", "bad option");
 		}
 	}
 	if (optind < argc)
 		return usage_error("report", "unexpected argument '%s'", argv[optind]);
-	if ((r = ask_select("report", request, pid, NULL, false)) != 0)
+	if ((r = ask_put_selection("report", request, &a, false, 0)) != 0)
 		return r;
-	if ((r = ask(socket, request, CONTROL_WAIT_US, &result)) != 0)
+	if ((r = ask(a.socket, request, CONTROL_WAIT_US, &result)) != 0)
 		return r;
 	return ask_output(out, json ? write_json : write_markdown, result);
 }

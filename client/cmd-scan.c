@@ -405,14 +405,6 @@ int cmd_scan(int argc, char **argv)
 	return print_census(c, a.out, a.top, a.regions, a.gpu_asked);
 }
 
-static int load(const char *path, struct census **ret)
-{
-	struct error err = { 0 };
-	int r = census_load_file(path, ret, &err);
-	if (r < 0)
-		return fail("%s: %s", path, err.message);
-	return 0;
-}
 
 int cmd_summary(int argc, char **argv)
 {
@@ -446,7 +438,7 @@ int cmd_summary(int argc, char **argv)
 	}
 	if (argc - optind != 1)
 		return usage_error("summary", "give one census file");
-	if ((r = load(argv[optind], &c)) != 0)
+	if ((r = load_census_file(argv[optind], &c)) != 0)
 		return r;
 	if (regions && !c->regions)
 		return fail("%s holds no region list: save it with 'ramwatch scan --out' or '--json --regions'",

@@ -4,6 +4,8 @@
 
 #define EXIT_USAGE 2
 
+struct census;
+
 int cmd_scan(int argc, char **argv);
 int cmd_summary(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
@@ -21,3 +23,7 @@ int cmd_metrics(int argc, char **argv);
 int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints "ramwatch: <message>" and a hint to run --help; returns 2 (usage). */
 int usage_error(const char *command, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Reads a saved census (JSON, '-': standard input) for summary and diff,
+ * printing why it cannot be read.  Returns 0 with *ret (census_free), or
+ * the exit status 1. */
+int load_census_file(const char *path, struct census **ret);

@@ -335,7 +335,7 @@ $(BUILD)/fuzz/fuzz-trace: tests/fuzz/fuzz-trace.c $(FUZZ_TRACE_SRCS) common/text
 # The targets of the other inputs (tests/data/fuzz/<target>/ holds their
 # seeds, tests/fuzz/<target>.dict their words): each is built from the
 # sources it needs, with the include paths of its highest layer.
-FUZZ_FLAGS := -std=gnu11 -D_GNU_SOURCE -DRAMWATCH_VERSION='"$(VERSION)"' -g -O1 -fsanitize=fuzzer,address,undefined
+FUZZ_FLAGS := -std=gnu11 -D_GNU_SOURCE -DRAMWATCH_VERSION='"$(VERSION)"' -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_LIBS := -ljansson -lsqlite3 -lsystemd -lpthread -ldl
 FUZZ_UNITS_SRCS := common/units.c common/timeparse.c common/util.c
 FUZZ_PROC_SRCS := scanner/proc-parse.c common/util.c

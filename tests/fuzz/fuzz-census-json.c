@@ -5,8 +5,8 @@
  * read with census_load_file, as the commands read them, and what is
  * read is rendered (text, Markdown, every region) and compared, as diff
  * does, into /dev/null.  A census read back must also survive its own
- * round trip: census_to_json's output must read again.  Nothing may
- * crash, leak or read out of bounds. */
+ * round trip: census_to_json's output must read again, to the same JSON.
+ * Nothing may crash, leak or read out of bounds. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,9 +51,11 @@ static struct census *load(const uint8_t *data, size_t size)
 	return c;
 }
 
+/* What was read writes out as JSON that reads again to the same census:
+ * summary and diff of a file and of its copy say the same. */
 static void round_trip(const struct census *c)
 {
-	json_t *j = census_to_json(c, true);
+	json_t *j = census_to_json(c, true), *again = NULL;
 	struct census *back = NULL;
 	char err[256];
 	if (!j)
@@ -62,6 +64,13 @@ static void round_trip(const struct census *c)
 		fprintf(stderr, "a census read back does not read again: %s\n", err);
 		abort();
 	}
+	again = census_to_json(back, true);
+	if (again && !json_equal(j, again)) {
+		char *a = json_dumps(j, JSON_SORT_KEYS), *b = json_dumps(again, JSON_SORT_KEYS);
+		fprintf(stderr, "a census read back reads again otherwise:\n%s\n%s\n", a ? a : "?", b ? b : "?");
+		abort();
+	}
+	json_decref(again);
 	census_free(back);
 	json_decref(j);
 }

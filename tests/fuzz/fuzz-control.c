@@ -78,7 +78,7 @@ static struct census *java_census(void)
 	snprintf(smaps, sizeof(smaps), "%s/smaps/java17-g1.smaps", data);
 	snprintf(status, sizeof(status), "%s/smaps/java17-g1.status", data);
 	if (scan_smaps_file(smaps, status, &o, &c, &err) < 0) {
-		fprintf(stderr, "fuzz-control: %s: %s (run from the source tree, or set RAMWATCH_TEST_DATA)\n", smaps,
+		fprintf(stderr, "fuzz-control: %s (run from the source tree, or set RAMWATCH_TEST_DATA)\n",
 			err.message);
 		abort();
 	}

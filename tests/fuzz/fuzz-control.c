@@ -5,11 +5,12 @@
  * message, and what it accepts is run as the worker runs it
  * (control_query_run) against a real database, made once at start in a
  * temporary directory and written through the store's API: two boots,
- * processes of two users, an hour of samples, censuses of a Java
- * process and marks.  So history, report, census, events and processes
+ * processes of three users, two hours of samples, censuses of a Java
+ * process, the region events between them and marks.  So history, report, census, events and processes
  * answer with fuzzed selections, windows, classes, steps, limits and
  * cursors, both for root and for a user who may see only their own
- * processes.
+ * processes; an answer's "next" is followed for a few pages, each merged
+ * into the first as the client does.
  *
  * The other ops answer from the daemon's memory on the event loop, not
  * from the store: only their parsing is fuzzed here.
@@ -27,7 +28,9 @@
 #include "census.h"
 #include "control-internal.h"
 #include "limits.h"
+#include "region-events.h"
 #include "scan.h"
+#include "store-read-page.h"
 #include "store-read.h"
 #include "store.h"
 #include "util.h"
@@ -100,6 +103,24 @@ static int64_t put_process(struct store *s, const char *boot, int pid, int64_t u
 	return id;
 }
 
+/* Region events between two censuses: one of each kind, a file's among
+ * them, so that events pages and the history's event counts have rows. */
+static void put_events(struct store *s, int64_t id, int64_t census_id, int64_t time)
+{
+	const struct region_event events[] = {
+		{ .kind = REGION_APPEARED, .start = 0x7f0000000000, .cls = 1, .size = 64 << 20, .private = 64 << 20,
+		  .resident = 60 << 20 },
+		{ .kind = REGION_DISAPPEARED, .start = 0x7f1000000000, .inode = 42, .path = "/usr/lib/libtest.so",
+		  .cls = 2, .size_before = 1 << 20, .resident_before = 1 << 20 },
+		{ .kind = REGION_GREW, .start = 0x7f2000000000, .cls = 1, .size = 8 << 20, .size_before = 4 << 20,
+		  .private = 8 << 20, .private_before = 4 << 20, .resident = 8 << 20, .resident_before = 4 << 20 },
+		{ .kind = REGION_SHRANK, .start = 0x7f3000000000, .cls = 3, .size = 1 << 20, .size_before = 1 << 20,
+		  .private = 1 << 19, .private_before = 1 << 20, .resident = 1 << 19, .resident_before = 1 << 20 },
+	};
+	must(store_put_region_events(s, id, census_id, time, events, sizeof(events) / sizeof(events[0])), s,
+	     "put region events");
+}
+
 static void fill(struct store *s)
 {
 	struct census *c = java_census();
@@ -128,6 +149,8 @@ static void fill(struct store *s)
 			m.message = m.status == CENSUS_OK ? NULL : "the process exited during the census";
 			must(store_put_census(s, ids[i], &m, m.status == CENSUS_OK ? c : NULL, &census_id), s,
 			     "put census");
+			if (k > 0 && m.status == CENSUS_OK)
+				put_events(s, ids[i], census_id, m.time);
 		}
 	must(store_put_mark(s, ids[0], T0 + 10 * MINUTE, "load", USER), s, "put mark");
 	must(store_put_mark(s, ids[0], T0 + 40 * MINUTE, "train", USER), s, "put mark");
@@ -184,8 +207,9 @@ static bool only_of(const json_t *v, int64_t uid)
 }
 
 /* Runs the request as the worker does, for an asker who sees everything
- * (only_uid -1) or only USER's processes. */
-static void answer(struct control_request *req, int64_t only_uid)
+ * (only_uid -1) or only USER's processes.  Returns what control_query_run
+ * does, with the answer in *ret. */
+static int run(struct control_request *req, int64_t only_uid, json_t **ret)
 {
 	static char boot[] = "boot-a", comm[] = "java";
 	struct control_live live[] = { {
@@ -213,7 +237,39 @@ static void answer(struct control_request *req, int64_t only_uid)
 		fprintf(stderr, "op %s failed with %d and no message\n", control_op_name(req->op), r);
 		abort();
 	}
-	json_decref(j.result);
+	*ret = j.result;
+	return r;
+}
+
+/* Answers the request and follows its "next" for a few pages, as
+ * `ramwatch history` does: the cursor an answer gives must be taken by
+ * the same query, and the pages must merge into one answer. */
+#define PAGES_MAX 4
+static void answer(struct control_request *req, int64_t only_uid)
+{
+	const char *cursor = req->cursor;
+	json_t *first = NULL, *page = NULL;
+
+	int r = run(req, only_uid, &first);
+	for (int n = 1; r >= 0 && n < PAGES_MAX; n++) {
+		const json_t *next = json_object_get(page ? page : first, "next");
+		if (!json_is_string(next))
+			break;
+		req->cursor = json_string_value(next);
+		json_t *later = NULL;
+		r = run(req, only_uid, &later);
+		if (r == -EINVAL) {
+			fprintf(stderr, "op %s refuses its own cursor \"%s\"\n", control_op_name(req->op), req->cursor);
+			abort();
+		}
+		if (r >= 0)
+			(void)store_read_merge_page(first, later); /* fails only out of memory */
+		json_decref(page);
+		page = later;
+	}
+	req->cursor = cursor;
+	json_decref(page);
+	json_decref(first);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

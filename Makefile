@@ -333,7 +333,7 @@ $(BUILD)/fuzz/fuzz-trace: tests/fuzz/fuzz-trace.c $(FUZZ_TRACE_SRCS) common/text
 		-o $@ $^ -ljansson -ldl
 
 # The targets of the other inputs (tests/data/fuzz/<target>/ holds their
-# seeds, tests/fuzz/<target>.dict their words): each is built from the
+# seeds, tests/fuzz/fuzz-<target>.dict their words): each is built from the
 # sources it needs, with the include paths of its highest layer.
 FUZZ_FLAGS := -std=gnu11 -D_GNU_SOURCE -DRAMWATCH_VERSION='"$(VERSION)"' -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_LIBS := -ljansson -lsqlite3 -lsystemd -lpthread -ldl

@@ -7,6 +7,9 @@
 #   make check      install what is missing, build (warnings are errors), run unit and
 #                   integration tests, then all of them again under ASan+UBSan,
 #                   then the fuzz targets for a bounded time, the layer check and the man-page lint
+#   make fuzz       every libFuzzer target for FUZZ_SECONDS each (default 20: about 3 min in all);
+#                   make fuzz FUZZ_SECONDS=600 runs each longer.  Targets (tests/fuzz/): smaps,
+#                   evidence, trace, control, config, census-json, units, proc
 #   make bench      measure the scanner against cat and pmap, what evidence costs a
 #                   census, the daemon, history reads and the trace analyzer (BENCHMARKS.md)
 #   make install    PREFIX, DESTDIR, BINDIR, SBINDIR, MANDIR, SYSCONFDIR, UNITDIR honoured
@@ -42,7 +45,7 @@ CC ?= cc
 BUILD ?= build
 PKG_CONFIG ?= pkg-config
 PYTHON ?= /usr/bin/python3
-FUZZ_SECONDS ?= 30
+FUZZ_SECONDS ?= 20
 
 # Warnings are errors in every build, the packages' included.
 CFLAGS ?= -O2 -g
@@ -330,7 +333,41 @@ $(BUILD)/fuzz/fuzz-trace: tests/fuzz/fuzz-trace.c $(FUZZ_TRACE_SRCS) common/text
 	clang -std=gnu11 -D_GNU_SOURCE $(INC_trace) -g -O1 -fsanitize=fuzzer,address,undefined \
 		-o $@ $^ -ljansson -ldl
 
-fuzz: $(BUILD)/fuzz/fuzz-smaps $(BUILD)/fuzz/fuzz-evidence $(BUILD)/fuzz/fuzz-trace
+# The targets of the other inputs (tests/data/fuzz/<target>/ holds their
+# seeds, tests/fuzz/fuzz-<target>.dict their words): each is built from the
+# sources it needs, with the include paths of its highest layer.
+FUZZ_FLAGS := -std=gnu11 -D_GNU_SOURCE -DRAMWATCH_VERSION='"$(VERSION)"' -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+FUZZ_LIBS := -ljansson -lsqlite3 -lsystemd -lpthread -ldl
+FUZZ_UNITS_SRCS := common/units.c common/timeparse.c common/util.c
+FUZZ_PROC_SRCS := scanner/proc-parse.c common/util.c
+FUZZ_CONFIG_SRCS := daemon/config.c daemon/config-parse.c daemon/config-table.c daemon/config-values.c \
+	daemon/selector.c $(COMMON_SRCS)
+FUZZ_CENSUS_JSON_SRCS := client/render-census.c client/table.c $(SCANNER_SRCS) $(COMMON_SRCS)
+FUZZ_CONTROL_SRCS := $(DAEMON_SRCS) $(SCHEMA_SRCS) $(SCHEMA_GENERATED) $(SCANNER_SRCS) $(COMMON_SRCS)
+FUZZ_NEW := units proc config census-json control
+
+$(BUILD)/fuzz/fuzz-units: tests/fuzz/fuzz-units.c $(FUZZ_UNITS_SRCS)
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_FLAGS) $(INC_common) -o $@ $^
+
+$(BUILD)/fuzz/fuzz-proc: tests/fuzz/fuzz-proc.c $(FUZZ_PROC_SRCS)
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_FLAGS) $(INC_scanner) -o $@ $^
+
+$(BUILD)/fuzz/fuzz-config: tests/fuzz/fuzz-config.c $(FUZZ_CONFIG_SRCS)
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_FLAGS) $(INC_daemon) -o $@ $^ $(FUZZ_LIBS)
+
+$(BUILD)/fuzz/fuzz-census-json: tests/fuzz/fuzz-census-json.c $(FUZZ_CENSUS_JSON_SRCS)
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_FLAGS) $(INC_client) -o $@ $^ $(FUZZ_LIBS)
+
+$(BUILD)/fuzz/fuzz-control: tests/fuzz/fuzz-control.c $(FUZZ_CONTROL_SRCS)
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_FLAGS) $(INC_daemon) -o $@ $^ $(FUZZ_LIBS)
+
+fuzz: $(BUILD)/fuzz/fuzz-smaps $(BUILD)/fuzz/fuzz-evidence $(BUILD)/fuzz/fuzz-trace \
+	$(addprefix $(BUILD)/fuzz/fuzz-,$(FUZZ_NEW))
 	@mkdir -p $(BUILD)/fuzz/corpus $(BUILD)/fuzz/evidence-corpus $(BUILD)/fuzz/fuzz-trace.corpus
 	$(BUILD)/fuzz/fuzz-smaps -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -rss_limit_mb=1024 \
 		$(BUILD)/fuzz/corpus tests/data/smaps
@@ -338,6 +375,12 @@ fuzz: $(BUILD)/fuzz/fuzz-smaps $(BUILD)/fuzz/fuzz-evidence $(BUILD)/fuzz/fuzz-tr
 		-dict=tests/fuzz/memimage.dict $(BUILD)/fuzz/evidence-corpus tests/data/memimage
 	$(BUILD)/fuzz/fuzz-trace -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=1024 \
 		$(BUILD)/fuzz/fuzz-trace.corpus $(FUZZ_TRACE_SEEDS)
+	@set -e; for t in $(FUZZ_NEW); do \
+		mkdir -p $(BUILD)/fuzz/fuzz-$$t.corpus; \
+		dict=; if [ -f tests/fuzz/fuzz-$$t.dict ]; then dict=-dict=tests/fuzz/fuzz-$$t.dict; fi; \
+		echo "$(BUILD)/fuzz/fuzz-$$t -max_total_time=$(FUZZ_SECONDS) $$dict"; \
+		RAMWATCH_TEST_DATA=tests/data $(BUILD)/fuzz/fuzz-$$t -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
+			-rss_limit_mb=1024 -timeout=30 $$dict $(BUILD)/fuzz/fuzz-$$t.corpus tests/data/fuzz/$$t; done
 
 lint-man:
 	mandoc -T lint -W warning man/*.[0-9]

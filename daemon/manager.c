@@ -508,47 +508,39 @@ static int reload(struct manager *m)
 	return 0;
 }
 
-int manager_new(const struct manager_options *o, struct manager **ret)
+/* The paths, and the configuration: a bad one is refused at start. */
+static int manager_load_config(struct manager *m, const struct manager_options *o)
 {
-	struct manager *m = calloc(1, sizeof(*m));
 	struct error err = { 0 };
+	struct daemon_config c;
 	int r;
 
-	if (!m)
-		return log_error_errno(ENOMEM, "out of memory");
-	m->root_fd = -1;
-	m->lock_fd = -1;
 	config_defaults(&m->config);
 	m->config_path = strdup(o->config_path);
 	m->state_dir = strdup(o->state_dir);
 	if (!m->config_path || !m->state_dir || asprintf(&m->db_path, "%s/" RW_DATABASE_NAME, o->state_dir) < 0) {
 		m->db_path = NULL;
-		manager_free(m);
 		return log_error_errno(ENOMEM, "out of memory");
 	}
-
-	struct daemon_config c;
 	r = config_load(m->config_path, &c, &err);
-	if (r < 0) {
-		log_error_errno(r, "bad configuration: %s", err.message);
-		manager_free(m);
-		return r;
-	}
+	if (r < 0)
+		return log_error_errno(r, "bad configuration: %s", err.message);
 	config_done(&m->config);
 	m->config = c;
+	return 0;
+}
+
+/* The proc root, the boot, and discovery over them. */
+static int manager_open_proc(struct manager *m, const struct manager_options *o)
+{
+	int r;
 
 	m->root_fd = procfs_open_root(o->proc_root);
-	if (m->root_fd < 0) {
-		r = log_error_errno(m->root_fd, "cannot open %s: %m", o->proc_root ? o->proc_root : "/proc");
-		manager_free(m);
-		return r;
-	}
+	if (m->root_fd < 0)
+		return log_error_errno(m->root_fd, "cannot open %s: %m", o->proc_root ? o->proc_root : "/proc");
 	r = procfs_read_boot_id(m->root_fd, &m->boot_id);
-	if (r < 0) {
-		r = log_error_errno(r, "cannot read the boot id: %m");
-		manager_free(m);
-		return r;
-	}
+	if (r < 0)
+		return log_error_errno(r, "cannot read the boot id: %m");
 	m->discover = (struct discover){
 		.root_fd = m->root_fd,
 		.config = &m->config,
@@ -559,28 +551,24 @@ int manager_new(const struct manager_options *o, struct manager **ret)
 	};
 	if (read_boot_ms(m->root_fd, &m->discover.id.boot_ms) < 0)
 		m->discover.id.boot_ms = -1;
+	return 0;
+}
 
-	if (mkdir(m->state_dir, 0750) < 0 && errno != EEXIST) {
-		r = log_error_errno(errno, "cannot create the state directory %s: %m", m->state_dir);
-		manager_free(m);
-		return r;
-	}
-	if ((r = state_lock_take(m->state_dir, &m->lock_fd)) < 0 ||
-	    (r = store_cycle_open(m->db_path, &m->config, m->root_fd, &m->store)) < 0 || (r = setup_loop(m)) < 0) {
-		manager_free(m);
-		return r;
-	}
-	gpu_watch_open(&m->gpu);
-	uint64_t now = now_monotonic_us();
-	m->watched = watched_new();
-	m->census = census_tier_new(&m->config, now);
-	if (!m->watched || !m->census) {
-		manager_free(m);
-		return log_error_errno(ENOMEM, "out of memory");
-	}
-	m->started_us = now;
-	m->status_since = (struct view_rate_point){ .at_us = now };
+/* The state directory, held by its lock, and the store in it. */
+static int manager_open_state(struct manager *m)
+{
+	int r;
 
+	if (mkdir(m->state_dir, 0750) < 0 && errno != EEXIST)
+		return log_error_errno(errno, "cannot create the state directory %s: %m", m->state_dir);
+	if ((r = state_lock_take(m->state_dir, &m->lock_fd)) < 0)
+		return r;
+	return store_cycle_open(m->db_path, &m->config, m->root_fd, &m->store);
+}
+
+/* The control socket, which sees the daemon through its view. */
+static int manager_open_control(struct manager *m, const struct manager_options *o)
+{
 	struct view view = {
 		.userdata = m,
 		.status = view_status,
@@ -597,11 +585,35 @@ int manager_new(const struct manager_options *o, struct manager **ret)
 		.root_fd = m->root_fd,
 		.db_path = m->db_path,
 	};
-	if ((r = control_new(m->event, &view, &co, &m->control)) < 0) {
-		manager_free(m);
+	return control_new(m->event, &view, &co, &m->control);
+}
+
+DEFINE_CLEANUP(struct manager *, manager_free)
+
+int manager_new(const struct manager_options *o, struct manager **ret)
+{
+	_cleanup_(manager_freep) struct manager *m = calloc(1, sizeof(*m));
+	uint64_t now;
+	int r;
+
+	if (!m)
+		return log_error_errno(ENOMEM, "out of memory");
+	m->root_fd = -1;
+	m->lock_fd = -1;
+	if ((r = manager_load_config(m, o)) < 0 || (r = manager_open_proc(m, o)) < 0 ||
+	    (r = manager_open_state(m)) < 0 || (r = setup_loop(m)) < 0)
 		return r;
-	}
-	*ret = m;
+	gpu_watch_open(&m->gpu);
+	now = now_monotonic_us();
+	m->watched = watched_new();
+	m->census = census_tier_new(&m->config, now);
+	if (!m->watched || !m->census)
+		return log_error_errno(ENOMEM, "out of memory");
+	m->started_us = now;
+	m->status_since = (struct view_rate_point){ .at_us = now };
+	if ((r = manager_open_control(m, o)) < 0)
+		return r;
+	*ret = TAKE_PTR(m);
 	return 0;
 }
 

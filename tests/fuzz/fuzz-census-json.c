@@ -37,7 +37,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
  * the reader opens and reads it as it reads a user's file. */
 static struct census *load(const uint8_t *data, size_t size)
 {
-	char path[64], err[256];
+	struct error err = { 0 };
+	char path[64];
 	struct census *c = NULL;
 	int fd = memfd_create("census", MFD_CLOEXEC);
 	if (fd < 0)
@@ -45,7 +46,7 @@ static struct census *load(const uint8_t *data, size_t size)
 	if (size > 0 && write(fd, data, size) != (ssize_t)size)
 		abort();
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	if (census_load_file(path, &c, err, sizeof(err)) < 0)
+	if (census_load_file(path, &c, &err) < 0)
 		c = NULL;
 	close(fd);
 	return c;
@@ -57,11 +58,11 @@ static void round_trip(const struct census *c)
 {
 	json_t *j = census_to_json(c, true), *again = NULL;
 	struct census *back = NULL;
-	char err[256];
+	struct error err = { 0 };
 	if (!j)
 		return;
-	if (census_from_json(j, &back, err, sizeof(err)) < 0) {
-		fprintf(stderr, "a census read back does not read again: %s\n", err);
+	if (census_from_json(j, &back, &err) < 0) {
+		fprintf(stderr, "a census read back does not read again: %s\n", err.message);
 		abort();
 	}
 	again = census_to_json(back, true);

@@ -69,14 +69,15 @@ static void write_file(const char *path, const uint8_t *data, size_t size)
 static void dump_round_trip(const struct daemon_config *c)
 {
 	struct daemon_config back;
-	char err[512], changes[1024];
+	struct error err = { 0 };
+	char changes[1024];
 	size_t n = config_format(c, NULL, 0);
 	char *text = malloc(n + 1);
 	if (!text)
 		return;
 	config_format(c, text, n + 1);
-	if (config_parse_text("dump", text, n, &back, err, sizeof(err)) < 0) {
-		fprintf(stderr, "--dump-config does not read back: %s\n%s", err, text);
+	if (config_parse_text("dump", text, n, &back, &err) < 0) {
+		fprintf(stderr, "--dump-config does not read back: %s\n%s", err.message, text);
 		abort();
 	}
 	if (config_describe_changes(c, &back, changes, sizeof(changes)) != 0) {
@@ -90,13 +91,14 @@ static void dump_round_trip(const struct daemon_config *c)
 static void check_selector(const char *s)
 {
 	struct selector sel, back;
-	char err[256], text[512];
-	if (selector_parse(s, &sel, err, sizeof(err)) < 0)
+	struct error err = { 0 };
+	char text[512];
+	if (selector_parse(s, &sel, &err) < 0)
 		return;
 	size_t n = selector_format(&sel, text, sizeof(text));
 	if (n < sizeof(text)) {
-		if (selector_parse(text, &back, err, sizeof(err)) < 0) {
-			fprintf(stderr, "selector '%s' formats as '%s', which does not parse: %s\n", s, text, err);
+		if (selector_parse(text, &back, &err) < 0) {
+			fprintf(stderr, "selector '%s' formats as '%s', which does not parse: %s\n", s, text, err.message);
 			abort();
 		}
 		struct selector_list la = { .v = &sel, .n = 1 }, lb = { .v = &back, .n = 1 };
@@ -110,11 +112,12 @@ static void check_selector(const char *s)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct daemon_config c;
-	char err[512], path[128];
+	struct error err = { 0 };
+	char path[128];
 	const uint8_t *p = data, *end = data + size;
 	unsigned piece = 0;
 
-	if (config_parse_text("text", (const char *)data, size, &c, err, sizeof(err)) == 0)
+	if (config_parse_text("text", (const char *)data, size, &c, &err) == 0)
 		config_done(&c);
 
 	for (unsigned i = 0; i < MAX_DROPINS; i++) {
@@ -142,7 +145,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		p = cut + 1;
 	}
 
-	if (config_load(conf, &c, err, sizeof(err)) == 0) {
+	if (config_load(conf, &c, &err) == 0) {
 		dump_round_trip(&c);
 		config_done(&c);
 	}

@@ -73,7 +73,7 @@ static struct census *java_census(void)
 	const char *data = getenv("RAMWATCH_TEST_DATA");
 	char smaps[512], status[512];
 	struct scan_options o = { .top = 20 };
-	struct scan_error err;
+	struct error err = { 0 };
 	struct census *c = NULL;
 
 	if (!data)
@@ -161,7 +161,7 @@ static void fill(struct store *s)
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	struct store *s = NULL;
-	char err[512];
+	struct error err = { 0 };
 	(void)argc;
 	(void)argv;
 
@@ -171,14 +171,14 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	snprintf(db, sizeof(db), "%s/ramwatch.db", dir);
 	atexit(cleanup);
 	struct store_options o = { .path = db };
-	if (store_open(&o, &s, err, sizeof(err)) < 0) {
-		fprintf(stderr, "fuzz-control: store_open: %s\n", err);
+	if (store_open(&o, &s, &err) < 0) {
+		fprintf(stderr, "fuzz-control: store_open: %s\n", err.message);
 		abort();
 	}
 	fill(s);
 	store_close(s);
-	if (store_reader_open(db, &reader, err, sizeof(err)) < 0) {
-		fprintf(stderr, "fuzz-control: store_reader_open: %s\n", err);
+	if (store_reader_open(db, &reader, &err) < 0) {
+		fprintf(stderr, "fuzz-control: store_reader_open: %s\n", err.message);
 		abort();
 	}
 	return 0;
@@ -233,7 +233,7 @@ static int run(struct control_request *req, int64_t only_uid, json_t **ret)
 			(long long)only_uid);
 		abort();
 	}
-	if (r < 0 && (j.result || j.message[0] == '\0')) {
+	if (r < 0 && (j.result || j.error.message[0] == '\0')) {
 		fprintf(stderr, "op %s failed with %d and no message\n", control_op_name(req->op), r);
 		abort();
 	}
@@ -276,14 +276,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct control_request *req = NULL;
 	json_t *id = NULL;
-	char err[512] = "";
+	struct error err = { 0 };
 
 	/* the connection refuses a longer line before it is parsed */
 	if (size > RW_REQUEST_MAX)
 		return 0;
-	int r = control_request_parse((const char *)data, size, NOW, &req, &id, err, sizeof(err));
+	int r = control_request_parse((const char *)data, size, NOW, &req, &id, &err);
 	if (r < 0) {
-		if (req || err[0] == '\0')
+		if (req || err.message[0] == '\0')
 			abort();
 		json_decref(id);
 		return 0;

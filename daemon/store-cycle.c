@@ -62,6 +62,10 @@ static int replace_damaged(struct store_cycle *sc, const char *what)
 	int64_t now = now_realtime_ms();
 	int r;
 
+	/* the store's message starts with the path, which the log names */
+	size_t n = strlen(sc->db_path);
+	if (what && strncmp(what, sc->db_path, n) == 0 && what[n] == ':' && what[n + 1] == ' ')
+		what += n + 2;
 	snprintf(found, sizeof(found), "%s", what && *what ? what : "damaged");
 	sc->store = store_close(sc->store);
 	r = store_aside_move(sc->db_path, now, k->moved_to, sizeof(k->moved_to));

@@ -444,6 +444,29 @@ int store_size(struct store *s, uint64_t *ret_bytes)
 	return 0;
 }
 
+/* The first problem quick_check tells, on one line for the log: its
+ * "*** in database main ***" heading left out, lines joined by "; ". */
+static void first_problem(const char *text, char *buf, size_t size)
+{
+	static const char heading[] = "*** in database main ***";
+	size_t n = 0;
+
+	if (!text)
+		text = "?";
+	if (strncmp(text, heading, sizeof(heading) - 1) == 0)
+		text += sizeof(heading) - 1;
+	while (*text == '\n')
+		text++;
+	for (; *text && n + 3 < size; text++)
+		if (*text != '\n')
+			buf[n++] = *text;
+		else if (text[1]) {
+			buf[n++] = ';';
+			buf[n++] = ' ';
+		}
+	buf[n] = '\0';
+}
+
 /* The progress handler of a bounded check: a non-zero answer interrupts
  * the statement (SQLITE_INTERRUPT). */
 static int check_past_deadline(void *userdata)
@@ -471,7 +494,7 @@ int store_check(struct store *s, unsigned max_ms)
 		if (line && strcmp(line, "ok") == 0)
 			continue;
 		if (problems++ == 0)
-			snprintf(first, sizeof(first), "%s", line ? line : "?");
+			first_problem(line, first, sizeof(first));
 	}
 	sqlite3_progress_handler(s->db, 0, NULL, NULL);
 	s->check_us = now_monotonic_us() - start;

@@ -202,7 +202,7 @@ UNIT_TESTS := test-util test-strpool test-text test-hashtab test-timeparse test-
 	test-trace-replay test-trace-export \
 	test-store test-store-salvage test-store-retention test-store-read test-store-read-history test-store-read-page test-query \
 	test-config test-config-values test-config-files test-selector \
-	test-sysmem test-schedule test-pidmap test-writer test-export test-watched test-census-tier test-discover test-view \
+	test-sysmem test-schedule test-pidmap test-store-aside test-writer test-export test-watched test-census-tier test-discover test-view \
 	test-control-request test-control-buffer test-control-access test-control-processes test-control-worker \
 	test-render test-control-client
 UNIT_BINS := $(addprefix $(BUILD)/tests/,$(UNIT_TESTS))

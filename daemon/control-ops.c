@@ -308,7 +308,9 @@ void control_ops_job_done(struct control_job *j, void *userdata)
 			snprintf(message, sizeof(message), "%s", reason);
 		if (code == CONTROL_INTERNAL)
 			log_warning("control: %s request failed: %s", control_op_name(c->op), message);
-		else if (code == CONTROL_UNAVAILABLE && strcmp(c->server->unavailable, message) != 0) {
+		else if (code == CONTROL_UNAVAILABLE && !j->store_damaged &&
+			 strcmp(c->server->unavailable, message) != 0) {
+			/* (a damaged file: the daemon's replacing it says so) */
 			/* what a client is told, the operator hears once */
 			log_warning("control: %s", message);
 			snprintf(c->server->unavailable, sizeof(c->server->unavailable), "%s", message);

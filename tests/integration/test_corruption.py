@@ -191,3 +191,35 @@ def test_garbage_while_running(tmp_path, daemons, target):
     assert "result" in h and h["result"]["samples"], h
     assert d.stop() == 0
     assert aside(d) == [moved]
+
+
+def test_garbage_only_a_read_finds(tmp_path, daemons, target):
+    """Damage in pages no store cycle writes (a census's classes): the
+    control socket's read finds it, and the daemon replaces the file all
+    the same; the census that cannot be read is not kept."""
+    d = daemons(tmp_path, fast_config(f"Watch=pid:{target.pid}")).start()
+    d.wait_rows("SELECT * FROM census_classes")
+    d.wait_rows("SELECT * FROM samples", n=2)
+    checkpoint_while_stopped(d)
+    try:
+        con = sqlite3.connect(f"file:{d.db_path}?mode=ro", uri=True)
+        root = con.execute("SELECT rootpage FROM sqlite_master WHERE name = 'census_classes'").fetchone()[0]
+        page = con.execute("PRAGMA page_size").fetchone()[0]
+        con.close()
+        with open(d.db_path, "r+b") as f:
+            f.seek((root - 1) * page)
+            f.write(GARBAGE[:page])
+    finally:
+        d.kill(signal.SIGCONT)
+    a = d.ask({"op": "history", "pid": target.pid})
+    assert a.get("code") == "unavailable", a
+    d.wait_for(lambda: aside(d), what="the damaged file moved aside", timeout=10)
+    (moved,) = aside(d)
+    k = assert_swapped(d, target, moved)
+    assert k["kept"] == {"processes": 1, "censuses": 0}
+    assert "skipped what could not be read" in d.logs()
+    # one warning less: the failed answer is not logged again as unavailable
+    assert not [l for l in d.logs().splitlines() if l.startswith("<4>control:") and "malformed" in l]
+    h = d.ask({"op": "history", "pid": target.pid})
+    assert "result" in h, h
+    assert d.stop() == 0

@@ -245,7 +245,6 @@ static void store_replaced(struct manager *m)
 static int store_cycle(struct manager *m)
 {
 	int64_t now = now_realtime_ms();
-
 	int r;
 
 	store_cycle_gather(m->store, m->watched, now);

@@ -139,7 +139,8 @@
 /* PRAGMA quick_check of the database at start stops after this long: the
  * daemon must be up within systemd's start timeout (90 s by default)
  * whatever the size, and a 1 GiB database (MaxDatabaseSize's default)
- * took 28 s from a cold page cache, 8 s from a warm one (BENCHMARKS.md).
+ * took up to 28 s from a cold page cache, 8 s from a warm one
+ * (BENCHMARKS.md).
  * What the bound left unchecked is found as it is read and written. */
 #define RW_STORE_CHECK_MS 45000u
 

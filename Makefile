@@ -87,7 +87,7 @@ TRACE_SRCS := trace/trace-event.c trace/trace-fast.c trace/trace-general.c trace
 # (history, report, census, events) and ramwatch sql's safe queries; the
 # migrations travel inside the binary as C strings
 SCHEMA_SRCS := schema/store.c schema/store-stmt.c schema/store-put.c schema/store-census.c \
-	schema/store-retention.c schema/store-gpu.c \
+	schema/store-retention.c schema/store-gpu.c schema/store-salvage.c \
 	schema/store-read.c schema/store-read-json.c schema/store-read-select.c \
 	schema/store-read-processes.c schema/store-read-samples.c schema/store-read-history.c \
 	schema/store-read-window.c schema/store-read-census.c schema/store-read-compare.c \
@@ -106,7 +106,7 @@ DAEMON_SRCS := daemon/config.c daemon/config-parse.c daemon/config-table.c daemo
 	daemon/control-processes.c daemon/control-buffer.c \
 	daemon/sysmem.c daemon/sample.c daemon/schedule.c daemon/pidmap.c \
 	daemon/writer.c daemon/target.c daemon/manager.c daemon/discover.c daemon/watched.c \
-	daemon/fast-tier.c daemon/census-tier.c daemon/store-cycle.c daemon/state-lock.c daemon/timer.c daemon/view.c \
+	daemon/fast-tier.c daemon/census-tier.c daemon/store-cycle.c daemon/store-aside.c daemon/state-lock.c daemon/timer.c daemon/view.c \
 	daemon/export.c daemon/export-text.c daemon/gpu-watch.c
 DAEMON_MAIN := daemon/ramwatchd.c
 
@@ -203,9 +203,9 @@ UNIT_TESTS := test-util test-strpool test-text test-hashtab test-timeparse test-
 	test-scan-live test-region-events test-gpu \
 	test-trace-parse test-trace-analyzer test-trace-scopes test-trace-ledger test-trace-report \
 	test-trace-replay test-trace-export \
-	test-store test-store-retention test-store-read test-store-read-history test-store-read-page test-query \
+	test-store test-store-salvage test-store-retention test-store-read test-store-read-history test-store-read-page test-query \
 	test-config test-config-values test-config-files test-selector \
-	test-sysmem test-schedule test-pidmap test-writer test-export test-watched test-census-tier test-discover test-view \
+	test-sysmem test-schedule test-pidmap test-store-aside test-writer test-export test-watched test-census-tier test-discover test-view \
 	test-control-request test-control-buffer test-control-access test-control-processes test-control-worker \
 	test-render test-control-client
 UNIT_BINS := $(addprefix $(BUILD)/tests/,$(UNIT_TESTS))

@@ -24,6 +24,27 @@ static void row(FILE *f, const char *name, const char *fmt, ...)
 	fputc('\n', f);
 }
 
+/* A damaged database the daemon replaced: where the old file is, and
+ * what of it the new one holds. */
+static void corruption_row(FILE *f, const json_t *k)
+{
+	const char *moved_to = answer_str(k, "moved_to"), *what = answer_str(k, "what");
+	const json_t *kept = json_object_get(k, "kept");
+	int64_t found_at = 0, processes = 0, censuses = 0, count = 0;
+	char when[TIMEPARSE_FORMAT_MAX] = "-";
+
+	if (!json_is_object(k))
+		return;
+	answer_int(k, "count", &count);
+	if (answer_int(k, "found_at", &found_at))
+		timeparse_format_local(when, found_at);
+	answer_int(kept, "processes", &processes);
+	answer_int(kept, "censuses", &censuses);
+	row(f, "", "found damaged at %s (%s): moved to %s; the new one kept %" PRId64 " processes, %" PRId64
+		" censuses%s", when, what ? what : "-", moved_to ? moved_to : "-", processes, censuses,
+	    count > 1 ? " (not the first time)" : "");
+}
+
 static void database_row(FILE *f, const json_t *db)
 {
 	char size[FORMAT_BYTES_MAX];
@@ -43,6 +64,7 @@ static void database_row(FILE *f, const json_t *db)
 	fputc('\n', f);
 	if (error)
 		row(f, "", "store error: %s", error);
+	corruption_row(f, json_object_get(db, "corruption"));
 }
 
 static void censuses_row(FILE *f, const json_t *status)

@@ -136,6 +136,14 @@
 #define RW_RETENTION_BATCH 2000u
 #define RW_RETENTION_STEPS 50u
 
+/* PRAGMA quick_check of the database at start stops after this long: the
+ * daemon must be up within systemd's start timeout (90 s by default)
+ * whatever the size, and a 1 GiB database (MaxDatabaseSize's default)
+ * took up to 28 s from a cold page cache, 8 s from a warm one
+ * (BENCHMARKS.md).
+ * What the bound left unchecked is found as it is read and written. */
+#define RW_STORE_CHECK_MS 45000u
+
 /* the control socket (doc/protocol.md, "Limits") */
 
 /* One request line, newline included. */

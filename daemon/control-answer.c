@@ -42,6 +42,7 @@ enum control_code control_code_from_errno(int error)
 	case EBUSY:
 	case EIO:
 	case EBADMSG:
+	case EUCLEAN:
 	case EPROTO:
 	case ENODATA:
 	case EROFS:

@@ -27,7 +27,7 @@ const char *control_code_name(enum control_code c);
 
 /* The code for a negative errno of the store, a scan or the worker:
  * -ENOENT/-ESRCH not_found, -EACCES/-EPERM denied, -ETIME timeout, -EINVAL
- * bad_request, -E2BIG too_large, -EBUSY, -EIO, -EBADMSG, -EPROTO,
+ * bad_request, -E2BIG too_large, -EBUSY, -EIO, -EBADMSG, -EUCLEAN, -EPROTO,
  * -ENODATA unavailable; anything else internal. */
 enum control_code control_code_from_errno(int error);
 

@@ -91,6 +91,18 @@ static json_t *last_errors(const struct control_peer *peer)
 	return a;
 }
 
+/* The last damaged database the daemon found and replaced, or null. */
+static json_t *corruption_json(const struct view_status *st)
+{
+	if (st->corruptions == 0 || !st->corruption_moved_to)
+		return json_null();
+	return json_pack("{s:I, s:I, s:o, s:o, s:{s:I, s:I}}", "count", (json_int_t)st->corruptions, "found_at",
+			 (json_int_t)st->corruption_found_at, "moved_to", control_json_string(st->corruption_moved_to),
+			 "what", control_json_string(st->corruption_what ? st->corruption_what : ""), "kept",
+			 "processes", (json_int_t)st->corruption_kept_processes, "censuses",
+			 (json_int_t)st->corruption_kept_censuses);
+}
+
 static void op_status(struct control_conn *c)
 {
 	struct control *s = c->server;
@@ -131,6 +143,8 @@ static void op_status(struct control_conn *c)
 		(json_int_t)st.watched, "censuses_per_minute", per_minute, "budget", "share",
 		st.scan_budget, "used", used, "deferred", (json_int_t)st.census.deferred, "censuses", counts,
 		"last_errors", last_errors(&c->peer));
+	if (result)
+		json_object_set_new(json_object_get(result, "database"), "corruption", corruption_json(&st));
 	control_conn_result(c, result);
 }
 
@@ -276,6 +290,9 @@ void control_ops_job_done(struct control_job *j, void *userdata)
 	(void)userdata;
 
 	c->job = NULL;
+	/* the daemon replaces a damaged file; this answer still fails */
+	if (j->store_damaged && c->server->view.store_damaged)
+		c->server->view.store_damaged(c->server->view.userdata, j->error.message);
 	if (j->error.code >= 0 && c->op == CONTROL_OP_REPORT && report_live(&c->server->view, j->result) < 0)
 		j->result = unref_json(j->result);
 	if (j->error.code >= 0) {
@@ -291,7 +308,9 @@ void control_ops_job_done(struct control_job *j, void *userdata)
 			snprintf(message, sizeof(message), "%s", reason);
 		if (code == CONTROL_INTERNAL)
 			log_warning("control: %s request failed: %s", control_op_name(c->op), message);
-		else if (code == CONTROL_UNAVAILABLE && strcmp(c->server->unavailable, message) != 0) {
+		else if (code == CONTROL_UNAVAILABLE && !j->store_damaged &&
+			 strcmp(c->server->unavailable, message) != 0) {
+			/* (a damaged file: the daemon's replacing it says so) */
 			/* what a client is told, the operator hears once */
 			log_warning("control: %s", message);
 			snprintf(c->server->unavailable, sizeof(c->server->unavailable), "%s", message);

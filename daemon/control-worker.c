@@ -34,6 +34,9 @@ struct control_worker {
 
 	char *db_path;
 	struct store_reader *reader; /* the worker's; the pointer under lock */
+	/* the database file's: control_worker_reopen counts one more; the
+	 * reader's is the one it was opened at (both under lock) */
+	unsigned generation, reader_generation;
 };
 
 bool control_job_cancelled(const struct control_job *j)
@@ -82,13 +85,28 @@ static void append(struct control_job **head, struct control_job **tail, struct 
  * file may have been replaced, migrated or repaired meanwhile. */
 static bool reopen_after(int error)
 {
-	return error == -EIO || error == -EBADMSG || error == -EPROTO;
+	return error == -EIO || error == -EBADMSG || error == -EUCLEAN || error == -EPROTO;
+}
+
+/* A reader of a file that is no longer the database's is closed. */
+static void drop_stale_reader(struct control_worker *w)
+{
+	struct store_reader *stale = NULL;
+
+	pthread_mutex_lock(&w->lock);
+	if (w->reader && w->reader_generation != w->generation) {
+		stale = w->reader;
+		w->reader = NULL;
+	}
+	pthread_mutex_unlock(&w->lock);
+	store_reader_close(stale);
 }
 
 static void run_job(struct control_worker *w, struct control_job *j)
 {
 	int r;
 
+	drop_stale_reader(w);
 	if (control_job_cancelled(j))
 		return; /* nobody waits for it: freed unanswered */
 	if (now_monotonic_us() >= j->deadline_us) {
@@ -98,6 +116,7 @@ static void run_job(struct control_worker *w, struct control_job *j)
 	if (j->needs_store && !w->reader) {
 		struct store_reader *reader = NULL;
 		struct error err = { 0 };
+		unsigned generation = __atomic_load_n(&w->generation, __ATOMIC_RELAXED);
 		r = store_reader_open(w->db_path, &reader, &err);
 		if (r < 0) {
 			/* the database cannot be read now, whatever the request */
@@ -108,6 +127,7 @@ static void run_job(struct control_worker *w, struct control_job *j)
 		} else {
 			pthread_mutex_lock(&w->lock);
 			w->reader = reader;
+			w->reader_generation = generation;
 			pthread_mutex_unlock(&w->lock);
 		}
 	}
@@ -121,6 +141,12 @@ static void run_job(struct control_worker *w, struct control_job *j)
 		r = j->run(j, reader);
 	}
 	j->error.code = r < 0 ? r : 0;
+	if (reader && j->error.code == -EUCLEAN) {
+		pthread_mutex_lock(&w->lock);
+		j->store_damaged = true;
+		j->store_generation = w->reader_generation;
+		pthread_mutex_unlock(&w->lock);
+	}
 	if (reader) {
 		store_reader_set_deadline(reader, 0);
 		if (reopen_after(j->error.code)) {
@@ -182,6 +208,10 @@ static int on_finished(sd_event_source *s, int fd, uint32_t revents, void *userd
 		j->next = NULL;
 		/* cancelled is set from the loop only (and at the end): it
 		 * cannot change under us */
+		/* the loop is what replaces the file: compared here, a damage
+		 * found in a file already replaced is told as no damage */
+		if (j->store_damaged && j->store_generation != w->generation)
+			j->store_damaged = false;
 		if (control_job_cancelled(j))
 			control_job_free(j);
 		else
@@ -267,6 +297,13 @@ struct control_worker *control_worker_free(struct control_worker *w)
 	free(w->db_path);
 	free(w);
 	return NULL;
+}
+
+void control_worker_reopen(struct control_worker *w)
+{
+	pthread_mutex_lock(&w->lock);
+	__atomic_store_n(&w->generation, w->generation + 1, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&w->lock);
 }
 
 int control_worker_submit(struct control_worker *w, struct control_job *j)

@@ -42,6 +42,8 @@ struct control_job {
 
 	/* set by the worker */
 	struct error error; /* code 0 when the job succeeded */
+	bool store_damaged;   /* -EUCLEAN from the database file in use now (as of done) */
+	unsigned store_generation; /* the file it read (control_worker_reopen) */
 	json_t *result;
 
 	/* set by the loop, read by run (a scan checks it between reads) */
@@ -69,6 +71,11 @@ int control_worker_new(sd_event *e, const char *db_path, control_job_done_t done
 /* Stops the thread (interrupting the job it runs), frees what is queued.
  * Accepts NULL, returns NULL. */
 struct control_worker *control_worker_free(struct control_worker *w);
+
+/* The database at the path was replaced by a new file: the connection to
+ * the old one is closed before the next job, and a job that found the old
+ * one damaged does not say store_damaged. */
+void control_worker_reopen(struct control_worker *w);
 
 /* Queues a job; it is the worker's until done.  Returns 0. */
 int control_worker_submit(struct control_worker *w, struct control_job *j);

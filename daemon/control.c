@@ -289,3 +289,9 @@ struct control *control_free(struct control *c)
 	free(c);
 	return NULL;
 }
+
+void control_store_replaced(struct control *c)
+{
+	if (c && c->worker)
+		control_worker_reopen(c->worker);
+}

@@ -55,6 +55,11 @@ struct control_options {
  * explicitly, or a bad socket from systemd, is an error. */
 int control_new(sd_event *event, const struct view *view, const struct control_options *o, struct control **ret);
 
+/* The database at db_path is a new file (the old one was found damaged
+ * and moved aside): the worker reads the new one from its next request.
+ * Accepts NULL. */
+void control_store_replaced(struct control *c);
+
 /* Closes every connection (cancelling what they wait for), stops the
  * worker, removes the socket file it created.  Accepts NULL, returns
  * NULL. */

@@ -373,6 +373,17 @@ static void put_daemon(FILE *f, const struct export_daemon *d)
 	family(f, "ramwatch_store_writing", "gauge", "1 while the store is written, 0 while writing it fails.");
 	fprintf(f, "ramwatch_store_writing %d\n", d->store_writing ? 1 : 0);
 
+	family(f, "ramwatch_database_corruptions_total", "counter",
+	       "Damaged database files found, moved aside and replaced by a new one.");
+	fprintf(f, "ramwatch_database_corruptions_total %" PRIu64 "\n", d->database_corruptions);
+	if (d->database_corruptions > 0 && d->corruption_moved_to) {
+		family(f, "ramwatch_database_corruption_info", "gauge",
+		       "Where the last damaged database file was moved to; always 1.");
+		fputs("ramwatch_database_corruption_info{moved_to=\"", f);
+		put_text(f, d->corruption_moved_to);
+		fputs("\"} 1\n", f);
+	}
+
 	family(f, "ramwatch_export_errors_total", "counter", "Writes of the metrics textfile that failed.");
 	fprintf(f, "ramwatch_export_errors_total %" PRIu64 "\n", d->export_errors);
 

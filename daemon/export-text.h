@@ -54,6 +54,8 @@ struct export_daemon {
 	uint64_t watched;
 	uint64_t store_dropped_rows;
 	bool store_writing;
+	uint64_t database_corruptions;   /* damaged files moved aside */
+	const char *corruption_moved_to; /* the last one's new name; NULL: none */
 	uint64_t export_errors; /* textfile writes that failed */
 	/* the last GPU snapshot (NVML's state ok); NULL: no GPU families at
 	 * all, as on a host without NVIDIA GPUs */

@@ -150,6 +150,8 @@ int export_metrics_text(const struct watched *w, const struct view_status *st, e
 		.watched = st->watched,
 		.store_dropped_rows = st->dropped_rows,
 		.store_writing = st->writer.error == 0,
+		.database_corruptions = st->corruptions,
+		.corruption_moved_to = st->corruption_moved_to,
 		.export_errors = st->export_errors,
 		.gpu = gpu,
 	};

@@ -232,15 +232,26 @@ static void census_soon(struct manager *m)
 	(void)sd_event_source_set_enabled(m->census_soon, SD_EVENT_ONESHOT);
 }
 
+/* After a damaged database was replaced: the control socket's reader
+ * opens the new file. */
+static void store_replaced(struct manager *m)
+{
+	if (store_cycle_take_replaced(m->store))
+		control_store_replaced(m->control);
+}
+
 /* One store cycle: the rows of each process and of the system, the GPU
  * snapshot's, everything queued written together. */
 static int store_cycle(struct manager *m)
 {
 	int64_t now = now_realtime_ms();
+	int r;
 
 	store_cycle_gather(m->store, m->watched, now);
 	gpu_watch_cycle(&m->gpu, m->watched, m->census, store_cycle_writer(m->store), now);
-	return store_cycle_flush(m->store);
+	r = store_cycle_flush(m->store);
+	store_replaced(m);
+	return r;
 }
 
 static void snapshot(struct manager *m, bool with_size, struct view_status *ret);
@@ -267,12 +278,16 @@ static int on_store(sd_event_source *s, uint64_t usec, void *userdata)
 	struct manager *m = userdata;
 	(void)usec;
 
-	(void)store_cycle(m);
+	if (store_cycle(m) == -ENOTRECOVERABLE)
+		/* a damaged database that could not be replaced (logged) */
+		return sd_event_exit(m->event, -ENOTRECOVERABLE);
 	/* after the store cycle: the metrics say whether it wrote */
 	export_textfile(&m->export, m->config.export_path, textfile_text, m);
 	update_status(m);
-	if (store_cycle_take_retention_due(m->store))
+	if (store_cycle_take_retention_due(m->store)) {
 		store_cycle_retention(m->store);
+		store_replaced(m);
+	}
 	timer_rearm(s, m->config.store_interval);
 	return 0;
 }
@@ -291,6 +306,9 @@ static int on_retention(sd_event_source *s, uint64_t usec, void *userdata)
 	struct manager *m = userdata;
 	(void)usec;
 	store_cycle_retention(m->store);
+	store_replaced(m);
+	if (!store_cycle_store(m->store))
+		return sd_event_exit(m->event, -ENOTRECOVERABLE);
 	timer_rearm(s, RETENTION_PERIOD_US);
 	return 0;
 }
@@ -356,6 +374,7 @@ static void snapshot(struct manager *m, bool with_size, struct view_status *ret)
 {
 	struct store *store = store_cycle_store(m->store);
 	struct writer *writer = store_cycle_writer(m->store);
+	const struct store_corruption *k = store_cycle_corruption(m->store);
 	struct watched_counts wc;
 
 	watched_get_counts(m->watched, &wc);
@@ -372,18 +391,37 @@ static void snapshot(struct manager *m, bool with_size, struct view_status *ret)
 		.census = *census_tier_get_stats(m->census),
 		.scan_budget = m->config.scan_budget,
 		.dropped_rows = writer_dropped(writer),
-		.schema_version = store_schema_version(store),
+		.schema_version = store ? store_schema_version(store) : 0,
 		.export_errors = m->export.errors,
 		.evidence = m->config.evidence,
 		.huge_process = m->config.huge_process,
 	};
+	if (k) {
+		ret->corruptions = k->count;
+		ret->corruption_found_at = k->found_at;
+		ret->corruption_moved_to = k->moved_to;
+		ret->corruption_what = k->what;
+		ret->corruption_kept_processes = k->kept.processes;
+		ret->corruption_kept_censuses = k->kept.censuses;
+	}
 	writer_get_stats(writer, &ret->writer);
-	ret->have_size = with_size && store_size(store, &ret->size) >= 0;
+	ret->have_size = with_size && store && store_size(store, &ret->size) >= 0;
 }
 
 static void view_status(void *userdata, struct view_status *ret)
 {
 	snapshot(userdata, true, ret);
+}
+
+static void view_store_damaged(void *userdata, const char *what)
+{
+	struct manager *m = userdata;
+
+	if (store_cycle_damaged(m->store, what) < 0) {
+		(void)sd_event_exit(m->event, -ENOTRECOVERABLE);
+		return;
+	}
+	store_replaced(m);
 }
 
 static int view_describe(void *userdata, int pid, struct view_process *ret)
@@ -578,6 +616,7 @@ static int manager_open_control(struct manager *m, const struct manager_options 
 		.request_census = view_request_census,
 		.cancel_census = view_cancel_census,
 		.metrics_text = metrics_text,
+		.store_damaged = view_store_damaged,
 	};
 	struct control_options co = {
 		.socket_path = o->socket_path,

@@ -35,6 +35,12 @@ struct view_status {
 	int schema_version;
 	bool have_size;
 	uint64_t size;                      /* bytes in use, when have_size */
+	/* damaged database files found, moved aside and replaced; the last */
+	uint64_t corruptions;
+	int64_t corruption_found_at;        /* unix ms */
+	const char *corruption_moved_to;    /* NULL while corruptions is 0 */
+	const char *corruption_what;        /* what was found */
+	uint64_t corruption_kept_processes, corruption_kept_censuses;
 
 	uint64_t export_errors;             /* Export='s writes that failed */
 
@@ -78,6 +84,9 @@ struct view {
 	int (*request_census)(void *userdata, int pid, bool full, bool light, census_done_t done, void *data,
 			      struct census_waiter **ret_waiter);
 	void (*cancel_census)(void *userdata, struct census_waiter *w);
+	/* A read of the database found it damaged (what, in words): the
+	 * daemon replaces it (store_cycle_damaged). */
+	void (*store_damaged)(void *userdata, const char *what);
 	/* The metrics exposition; the per-group families hold only the
 	 * processes of only_uid (-1: all).  Returns 0 with *ret (the caller's
 	 * to free) and its length, or -ENOMEM. */

@@ -127,6 +127,14 @@ struct writer *writer_new(struct store *store)
 	return w;
 }
 
+void writer_set_store(struct writer *w, struct store *store)
+{
+	w->store = store;
+	/* ids of the old file mean nothing in the new one: put_process
+	 * writes each process once per flush, so a new flush number is enough */
+	w->flush++;
+}
+
 static void row_free(struct row *x)
 {
 	proc_ref_unref(x->proc);
@@ -369,7 +377,8 @@ static void note_failure(struct writer *w, int r)
 	bool news = w->stats.error != r || !streq(w->stats.message, why ? why : "");
 
 	w->stats.failed_flushes++;
-	if (news)
+	/* a damaged file is the store cycle's to tell (it replaces it) */
+	if (news && r != -EUCLEAN)
 		log_warning_errno(r,
 				  "cannot write to the store (%s): keeping %" PRIu64 " rows in memory and retrying "
 				  "(at most %u MiB; beyond that the oldest are dropped)",

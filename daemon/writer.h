@@ -62,6 +62,10 @@ struct writer;
 
 /* A writer over an open store (not owned).  Returns NULL when out of memory. */
 struct writer *writer_new(struct store *store);
+/* The store the next flush writes to, when the old one was replaced (a
+ * damaged file moved aside): the rows stay queued, and each process's row
+ * is written again before the rows about it. */
+void writer_set_store(struct writer *w, struct store *store);
 /* Frees the writer and whatever is still queued; accepts NULL, returns NULL. */
 struct writer *writer_free(struct writer *w);
 

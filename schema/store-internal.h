@@ -61,6 +61,8 @@ struct store {
 	int64_t ceiling_pages; /* PRAGMA max_page_count while writing; 0: none */
 	int64_t sqlite_max_pages; /* max_page_count as SQLite opened it: no ceiling */
 	bool incremental_vacuum; /* PRAGMA auto_vacuum is INCREMENTAL */
+	bool checked_whole;    /* the check at open went through the whole file */
+	uint64_t check_us;     /* how long it took */
 	/* The sweep for paths nothing refers to: it goes round the table a
 	 * window at a time; a lap is due after deletions (and once after
 	 * opening, for what an earlier run left). */
@@ -74,15 +76,18 @@ struct store {
 };
 
 /* The negative errno for a SQLite result code (primary or extended):
- * -ENOSPC, -EBUSY, -EIO, -EROFS, -EBADMSG, -ENOMEM, -EACCES, -EINVAL, or the
- * system's errno where SQLite could not open a file. */
+ * -ENOSPC, -EBUSY, -EIO, -EROFS, -EUCLEAN (SQLITE_CORRUPT, SQLITE_NOTADB),
+ * -ENOMEM, -EACCES, -EINVAL, or the system's errno where SQLite could not
+ * open a file. */
 int store_errno(sqlite3 *db, int rc);
 
 /* Records what failed (what, then SQLite's own message) for store_error and
- * returns store_errno(rc). */
+ * returns store_errno(rc).  After -EUCLEAN, closing no longer checkpoints
+ * into the damaged file. */
 int store_fail(struct store *s, int rc, const char *what);
 
-/* Records a message of the store's own and returns r (a negative errno). */
+/* Records a message of the store's own and returns r (a negative errno;
+ * -EUCLEAN as in store_fail). */
 int store_failf(struct store *s, int r, const char *fmt, ...) _printf_(3, 4);
 
 /* The statement id, prepared with sql on first use.  Returns 0 with *ret

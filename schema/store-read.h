@@ -16,7 +16,7 @@
  *   -ETIME     the deadline passed
  *   -EINTR     interrupted
  *   -EINVAL    a bad argument (err names it)
- *   -EBUSY, -EIO, -EBADMSG, -ENOMEM  the database could not be read
+ *   -EBUSY, -EIO, -EUCLEAN (damaged), -ENOMEM  the database could not be read
  *   -EPROTO    a query's SELECT list and the table of its columns differ
  *              (a defect of this build, found when the query is prepared) */
 #pragma once

@@ -29,7 +29,9 @@ int store_errno(sqlite3 *db, int rc)
 		return -EROFS;
 	case SQLITE_CORRUPT:
 	case SQLITE_NOTADB:
-		return -EBADMSG;
+		/* the file is damaged: a failure of its own, told apart from a
+		 * full disk or a lock, since only moving the file aside helps */
+		return -EUCLEAN;
 	case SQLITE_NOMEM:
 		return -ENOMEM;
 	case SQLITE_PERM:
@@ -54,9 +56,19 @@ int store_errno(sqlite3 *db, int rc)
 	}
 }
 
+/* A damaged file is not written into again, not even by the checkpoint
+ * that closing the connection would run: it stays as it was found, for a
+ * person to look at. */
+static int note_damage(struct store *s, int r)
+{
+	if (r == -EUCLEAN && s->db)
+		sqlite3_db_config(s->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
+	return r;
+}
+
 int store_fail(struct store *s, int rc, const char *what)
 {
-	int r = store_errno(s->db, rc);
+	int r = note_damage(s, store_errno(s->db, rc));
 
 	return error_set(&s->error, r < 0 ? r : -EIO, "%s: %s: %s", s->path, what,
 			 s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
@@ -69,7 +81,7 @@ int store_failf(struct store *s, int r, const char *fmt, ...)
 	va_start(ap, fmt);
 	error_setv(&s->error, r, fmt, ap);
 	va_end(ap);
-	return error_prefix(&s->error, "%s: ", s->path);
+	return note_damage(s, error_prefix(&s->error, "%s: ", s->path));
 }
 
 int store_stmt(struct store *s, enum store_stmt id, const char *sql, sqlite3_stmt **ret)
@@ -167,7 +179,7 @@ int store_exec(struct store *s, const char *sql, const char *what)
 	int rc = sqlite3_exec(s->db, sql, NULL, NULL, &msg);
 
 	if (rc != SQLITE_OK) {
-		int r = store_errno(s->db, rc);
+		int r = note_damage(s, store_errno(s->db, rc));
 		error_set(&s->error, r < 0 ? r : -EIO, "%s: %s: %s", s->path, what, msg ? msg : sqlite3_errstr(rc));
 		sqlite3_free(msg);
 		return s->error.code;

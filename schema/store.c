@@ -16,6 +16,7 @@
 
 #include "store-internal.h"
 #include "store-migrations.h"
+#include "util.h"
 
 #define BUSY_TIMEOUT_DEFAULT_MS 2000
 
@@ -32,6 +33,10 @@
  * and a runaway write fails with -ENOSPC instead of growing the file. */
 #define STORE_CEILING_SLACK_MIN_PAGES 64
 #define STORE_CEILING_SLACK_DIVISOR 16
+
+/* A bounded check looks at the clock this often (virtual machine steps):
+ * about a millisecond of quick_check on a page-cached file. */
+#define STORE_CHECK_PROGRESS_OPS 10000
 
 static const char *const trigger_names[_TRIGGER_MAX] = {
 	[TRIGGER_FIRST] = "first",       [TRIGGER_INTERVAL] = "interval", [TRIGGER_GROWTH] = "growth",
@@ -144,7 +149,7 @@ static int check_version(struct store *s, bool *ret_empty)
 	/* The first read of the file: a file that is not SQLite fails here,
 	 * before anything was written to it. */
 	r = query_int(s, "PRAGMA user_version", "reading the schema version", &version);
-	if (r == -EBADMSG)
+	if (r == -EUCLEAN)
 		return store_failf(s, r, "not a SQLite database, or a damaged one (%s)", sqlite3_errmsg(s->db));
 	if (r < 0)
 		return r;
@@ -245,6 +250,12 @@ static int open_writer(struct store *s, const struct store_options *o)
 	r = check_version(s, &empty);
 	if (r < 0)
 		return r;
+	/* before anything is written into it, migrations included */
+	if (!empty && o->check_ms > 0) {
+		r = store_check(s, o->check_ms);
+		if (r < 0)
+			return r;
+	}
 	/* Only possible before the first table exists. */
 	if (empty) {
 		r = store_exec(s, "PRAGMA auto_vacuum = INCREMENTAL", "setting auto_vacuum");
@@ -430,25 +441,76 @@ int store_size(struct store *s, uint64_t *ret_bytes)
 	return 0;
 }
 
-int store_check(struct store *s)
+/* The first problem quick_check tells, on one line for the log: its
+ * "*** in database main ***" heading left out, lines joined by "; ". */
+static void first_problem(const char *text, char *buf, size_t size)
+{
+	static const char heading[] = "*** in database main ***";
+	size_t n = 0;
+
+	if (!text)
+		text = "?";
+	if (strncmp(text, heading, sizeof(heading) - 1) == 0)
+		text += sizeof(heading) - 1;
+	while (*text == '\n')
+		text++;
+	for (; *text && n + 3 < size; text++)
+		if (*text != '\n')
+			buf[n++] = *text;
+		else if (text[1]) {
+			buf[n++] = ';';
+			buf[n++] = ' ';
+		}
+	buf[n] = '\0';
+}
+
+/* The progress handler of a bounded check: a non-zero answer interrupts
+ * the statement (SQLITE_INTERRUPT). */
+static int check_past_deadline(void *userdata)
+{
+	return now_monotonic_us() >= *(const uint64_t *)userdata;
+}
+
+int store_check(struct store *s, unsigned max_ms)
 {
 	sqlite3_stmt *st = NULL;
-	int rc = sqlite3_prepare_v2(s->db, "PRAGMA quick_check", -1, &st, NULL), r = 0, problems = 0;
+	uint64_t start = now_monotonic_us(), deadline = start + (uint64_t)max_ms * 1000;
+	int rc, r = 0, problems = 0;
 	char first[256] = "";
 
+	s->checked_whole = false;
+	rc = sqlite3_prepare_v2(s->db, "PRAGMA quick_check", -1, &st, NULL);
 	if (rc != SQLITE_OK)
 		return store_fail(s, rc, "checking");
+	/* quick_check reads every page; the handler looks at the clock every
+	 * STORE_CHECK_PROGRESS_OPS virtual machine steps */
+	if (max_ms > 0)
+		sqlite3_progress_handler(s->db, STORE_CHECK_PROGRESS_OPS, check_past_deadline, &deadline);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *line = (const char *)sqlite3_column_text(st, 0);
 		if (line && strcmp(line, "ok") == 0)
 			continue;
 		if (problems++ == 0)
-			snprintf(first, sizeof(first), "%s", line ? line : "?");
+			first_problem(line, first, sizeof(first));
 	}
-	if (rc != SQLITE_DONE)
+	sqlite3_progress_handler(s->db, 0, NULL, NULL);
+	s->check_us = now_monotonic_us() - start;
+	if (problems > 0)
+		/* what was found counts even when the bound stopped the rest */
+		r = store_failf(s, -EUCLEAN, "damaged: %s%s", first, problems > 1 ? " (and more)" : "");
+	else if (rc == SQLITE_INTERRUPT && max_ms > 0)
+		r = 1;
+	else if (rc != SQLITE_DONE)
 		r = store_fail(s, rc, "checking");
-	else if (problems > 0)
-		r = store_failf(s, -EBADMSG, "damaged: %s%s", first, problems > 1 ? " (and more)" : "");
+	else
+		s->checked_whole = true;
 	sqlite3_finalize(st);
 	return r;
+}
+
+bool store_checked_whole(const struct store *s, uint64_t *ret_us)
+{
+	if (ret_us)
+		*ret_us = s->check_us;
+	return s->checked_whole;
 }

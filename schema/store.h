@@ -11,8 +11,11 @@
  * Times are unix milliseconds; sizes are bytes.  Functions return 0 or a
  * negative errno: -ENOSPC (disk or database full), -EBUSY (locked),
  * -EIO (I/O error), -EROFS (read-only), -EPROTO (a newer schema than this
- * program knows), -EBADMSG (not a ramwatch database, or corrupt), -ENOMEM;
- * store_error() then says what happened in words. */
+ * program knows), -EBADMSG (a SQLite database of another program),
+ * -EUCLEAN (the file is damaged: SQLITE_CORRUPT or SQLITE_NOTADB, from any
+ * read or write), -ENOMEM; store_error() then says what happened in
+ * words.  After -EUCLEAN nothing more is written into the file, not even
+ * the checkpoint of closing: the caller moves it aside. */
 #pragma once
 
 #include <stdbool.h>
@@ -33,13 +36,16 @@ struct store_options {
 	bool read_only;          /* readers: no migration, no writes */
 	int busy_timeout_ms;     /* 0: 2000 */
 	uint64_t max_size;       /* bytes, 0: no limit (MaxDatabaseSize); see store_set_max_size */
+	unsigned check_ms;       /* writers: > 0, store_check (so bounded) before the first write */
 };
 
 /* Opens (creating it unless read_only) and migrates the database.  A
  * database of a newer schema is refused (-EPROTO) and left untouched; so is
  * a database older than this program's schema when read_only (the daemon
- * migrates it).  A file that is not a ramwatch database is -EBADMSG; one
- * that cannot be opened, the system's errno (-ENOENT, -EACCES).
+ * migrates it).  A SQLite file of another program is -EBADMSG; a damaged
+ * file (a header that is not SQLite's, or damage check_ms found) is
+ * -EUCLEAN; one that cannot be opened, the system's errno (-ENOENT,
+ * -EACCES).
  * Returns 0 with *ret, or a negative errno with the reason in err. */
 int store_open(const struct store_options *o, struct store **ret, struct error *err);
 /* Closes; accepts NULL, returns NULL. */
@@ -219,5 +225,31 @@ int store_retention_step(struct store *s, const struct store_retention *r, bool 
  * with *ret_bytes or a negative errno. */
 int store_size(struct store *s, uint64_t *ret_bytes);
 
-/* Runs PRAGMA quick_check; 0 when ok, -EBADMSG with the reason otherwise. */
-int store_check(struct store *s);
+/* Runs PRAGMA quick_check for at most max_ms (0: no bound).  Returns 0
+ * when the whole file is ok, 1 when the bound stopped it with nothing
+ * found so far, -EUCLEAN with what it found (the first problem) in
+ * store_error, or another negative errno. */
+int store_check(struct store *s, unsigned max_ms);
+/* Whether the last store_check (the one at open, with check_ms) went
+ * through the whole file, and in *ret_us (may be NULL) how long it took. */
+bool store_checked_whole(const struct store *s, uint64_t *ret_us);
+
+/* ------------------------------------------------------------ salvage */
+
+/* What store_salvage copied from a damaged file, and what it could not. */
+struct store_salvage {
+	uint64_t processes, censuses;             /* rows kept */
+	uint64_t skipped_processes, skipped_censuses; /* rows that could not be read */
+	bool unreadable;                          /* the list of processes ended early */
+	char why[160];                            /* why nothing (or not more) was kept; else "" */
+};
+
+/* Copies into the writer s, which is new and empty, what can still be
+ * read of the damaged ramwatch database at damaged_path (opened read-only,
+ * never written): every process row, and the last census of each with its
+ * classes, regions, files and GPU rows, with their ids.  A row that cannot
+ * be read is skipped and counted; a census is copied whole or not at all.
+ * A file of another schema version gives nothing (why says so).  Returns
+ * 0 with *ret, or a negative errno when s itself could not be written
+ * (what was copied until then stays; why says so). */
+int store_salvage(struct store *s, const char *damaged_path, struct store_salvage *ret);

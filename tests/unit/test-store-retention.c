@@ -354,7 +354,7 @@ static void test_expire(void **state)
 	/* a week of retention, 5 rows a statement */
 	struct store_retention rt = { .now = recent + HOUR, .keep = 7 * DAY, .batch = 5 };
 	run_retention(s, &rt);
-	assert_int_equal(store_check(s), 0);
+	assert_int_equal(store_check(s, 0), 0);
 	store_close(s);
 
 	db = raw_open(t->db);
@@ -420,7 +420,7 @@ static void test_max_size(void **state)
 	run_retention(s, &rt);
 	assert_int_equal(store_size(s, &size), 0);
 	assert_true(size <= max_size);
-	assert_int_equal(store_check(s), 0);
+	assert_int_equal(store_check(s, 0), 0);
 	store_close(s);
 
 	/* The file itself is back under the limit (free pages returned), and

@@ -357,6 +357,16 @@ int smaps_parser_feed(struct smaps_parser *p, const char *data, size_t len)
 		return p->error;
 	p->bytes += len;
 
+	/* Text holds no NUL byte: refuse one where it is, before a line of
+	 * them (a sparse file, a device) is carried to RW_SMAPS_LINE_MAX. */
+	const char *nul = memchr(s, '\0', len);
+	if (nul) {
+		for (const char *q = s; (q = memchr(q, '\n', (size_t)(nul - q))); q++)
+			p->line++;
+		p->line++;
+		return fail(p, -EBADMSG, "binary data (NUL byte)");
+	}
+
 	if (p->carry_len > 0) {
 		const char *nl = memchr(s, '\n', len);
 		if (!nl)

@@ -675,6 +675,33 @@ static size_t count_values(const char *text, size_t len, size_t max)
 	return n;
 }
 
+/* The key of the member whose value jansson refused (a number past 64
+ * bits), found backwards from where it stopped, just past the value:
+ * "private": 18446744073709551616.  Returns false, buf untouched, when the
+ * value is not a member's (an array's element) or the key is long. */
+static bool key_before(const char *text, size_t pos, char *buf, size_t size)
+{
+	size_t i = pos, end;
+
+	while (i > 0 && strchr("0123456789+-.eE", text[i - 1]))
+		i--;
+	while (i > 0 && strchr(" \t\r\n", text[i - 1]))
+		i--;
+	if (i == 0 || text[--i] != ':')
+		return false;
+	while (i > 0 && strchr(" \t\r\n", text[i - 1]))
+		i--;
+	if (i == 0 || text[--i] != '"')
+		return false;
+	end = i;
+	while (i > 0 && text[i - 1] != '"' && text[i - 1] != '\\' && end - i < size - 1)
+		i--;
+	if (i == 0 || text[i - 1] != '"')
+		return false;
+	snprintf(buf, size, "%.*s", (int)(end - i), text + i);
+	return true;
+}
+
 int census_load_file(const char *path, struct census **ret, struct error *err)
 {
 	_cleanup_free_ char *text = NULL;
@@ -696,8 +723,14 @@ int census_load_file(const char *path, struct census **ret, struct error *err)
 	if (count_values(text, len, RW_CENSUS_VALUES_MAX) > RW_CENSUS_VALUES_MAX)
 		return error_set(err, -E2BIG, "more than %u JSON values: not a census file", RW_CENSUS_VALUES_MAX);
 	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
-	if (!root)
-		return error_set(err, -EBADMSG, "not valid JSON (line %d, column %d: %s)", jerr.line, jerr.column,
-				 jerr.text);
+	if (!root) {
+		char key[64];
+		size_t pos = jerr.position > 0 && (size_t)jerr.position <= len ? (size_t)jerr.position : 0;
+		if (strstr(jerr.text, "too big") && key_before(text, pos, key, sizeof(key)))
+			return error_set(err, -EBADMSG, "\"%s\": a number out of range (line %d, column %d, byte %d: %s)",
+					 key, jerr.line, jerr.column, jerr.position, jerr.text);
+		return error_set(err, -EBADMSG, "not valid JSON (line %d, column %d, byte %d: %s)", jerr.line,
+				 jerr.column, jerr.position, jerr.text);
+	}
 	return census_from_json(root, ret, err);
 }

@@ -331,6 +331,13 @@ static int carry_append(struct smaps_parser *p, const char *data, size_t len)
 {
 	if (len == 0)
 		return 0;
+	/* Text holds no NUL byte: a line cut by the chunk's end that has one
+	 * (a sparse file, a device: NULs without a newline) is refused now,
+	 * rather than carried to RW_SMAPS_LINE_MAX. */
+	if (memchr(data, '\0', len)) {
+		p->line++;
+		return fail(p, -EBADMSG, "binary data (NUL byte)");
+	}
 	if (p->carry_len + len > RW_SMAPS_LINE_MAX + 1) {
 		p->line++;
 		return fail(p, -EBADMSG, "longer than %u bytes", RW_SMAPS_LINE_MAX);
@@ -356,16 +363,6 @@ int smaps_parser_feed(struct smaps_parser *p, const char *data, size_t len)
 	if (p->error)
 		return p->error;
 	p->bytes += len;
-
-	/* Text holds no NUL byte: refuse one where it is, before a line of
-	 * them (a sparse file, a device) is carried to RW_SMAPS_LINE_MAX. */
-	const char *nul = memchr(s, '\0', len);
-	if (nul) {
-		for (const char *q = s; (q = memchr(q, '\n', (size_t)(nul - q))); q++)
-			p->line++;
-		p->line++;
-		return fail(p, -EBADMSG, "binary data (NUL byte)");
-	}
 
 	if (p->carry_len > 0) {
 		const char *nl = memchr(s, '\n', len);

@@ -22,7 +22,7 @@ REGIONS_MAX = 4 * 1024 * 1024    # RW_REGIONS_MAX
 TIME = "/usr/bin/time"
 
 
-def measured(*args, stdin=None, timeout=60, tmp=None):
+def measured(*args, stdin=None, timeout=60):
     """Runs ramwatch; returns (exit status, stderr, seconds, peak RSS in
     bytes).  The peak is GNU time's: wait4 from this process would count
     the pages of the forked test process too."""

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "macro.h"
+#include "util.h"
 
 int read_full_fd(int fd, size_t max, char **ret_buf, size_t *ret_size)
 {
@@ -62,6 +63,24 @@ int read_full_fileat(int dirfd, const char *name, size_t max, char **ret_buf, si
 	if (fd < 0)
 		return negative_errno();
 	return read_full_fd(fd, max, ret_buf, ret_size);
+}
+
+/* See fileio.h.  A FIFO is opened without
+ * waiting for a writer (open(2) would block until one comes, fifo(7)) and
+ * then read as a stream, so one no process writes to reads as empty. */
+int open_input(const char *path)
+{
+	if (streq(path, "-")) {
+		int fd = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3);
+		return fd < 0 ? negative_errno() : fd;
+	}
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return negative_errno();
+	int flags = fcntl(fd, F_GETFL);
+	if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0)
+		return negative_errno();
+	return TAKE_FD(fd);
 }
 
 int write_all(int fd, const void *buf, size_t len)

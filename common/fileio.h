@@ -14,6 +14,11 @@ int read_full_fileat(int dirfd, const char *name, size_t max, char **ret_buf, si
 /* The same from an open fd, which is not closed. */
 int read_full_fd(int fd, size_t max, char **ret_buf, size_t *ret_size);
 
+/* Opens a file a user names to read it, "-" for standard input (a
+ * duplicate, to be closed as any other).  A FIFO without a writer does not
+ * block: it reads as empty.  Returns the fd (close-on-exec) or -errno. */
+int open_input(const char *path);
+
 /* Writes len bytes to fd, retrying short writes and EINTR.  Returns 0 or -errno. */
 int write_all(int fd, const void *buf, size_t len);
 

@@ -29,6 +29,13 @@
 
 /* Saved census files (ramwatch summary / diff) are read whole, at most. */
 #define RW_CENSUS_FILE_MAX (256u * 1024u * 1024u)
+/* And the JSON values in one (arrays, objects and their members), at most,
+ * counted before the file is parsed: jansson spends up to 150 bytes on a
+ * value of two or three bytes of text ("[],"), so the size limit alone lets
+ * a file take gigabytes.  A region is 15 values; this is 280,000 regions,
+ * four times what the kernel's default vm.max_map_count allows, and about
+ * 1 GiB of memory while the file is read. */
+#define RW_CENSUS_VALUES_MAX (4u * 1024u * 1024u)
 
 /* Largest regions and files a census keeps, by default and at most. */
 #define RW_TOP_DEFAULT 20u

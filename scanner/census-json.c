@@ -651,6 +651,57 @@ int census_from_json(const json_t *root, struct census **ret, struct error *err)
 	return 0;
 }
 
+/* Counts the values of JSON text, as arrays and objects opened and commas
+ * outside strings (each value past a container's first follows a comma),
+ * stopping past max.  Returns the count, or max + 1 for more; the text is
+ * not checked (jansson does that next). */
+static size_t count_values(const char *text, size_t len, size_t max)
+{
+	size_t n = 0;
+	bool in_string = false;
+
+	for (size_t i = 0; i < len && n <= max; i++) {
+		char ch = text[i];
+		if (in_string) {
+			if (ch == '\\')
+				i++;
+			else if (ch == '"')
+				in_string = false;
+		} else if (ch == '"')
+			in_string = true;
+		else if (ch == '[' || ch == '{' || ch == ',')
+			n++;
+	}
+	return n;
+}
+
+/* The key of the member whose value jansson refused (a number past 64
+ * bits), found backwards from where it stopped, just past the value:
+ * "private": 18446744073709551616.  Returns false, buf untouched, when the
+ * value is not a member's (an array's element) or the key is long. */
+static bool key_before(const char *text, size_t pos, char *buf, size_t size)
+{
+	size_t i = pos, end;
+
+	while (i > 0 && strchr("0123456789+-.eE", text[i - 1]))
+		i--;
+	while (i > 0 && strchr(" \t\r\n", text[i - 1]))
+		i--;
+	if (i == 0 || text[--i] != ':')
+		return false;
+	while (i > 0 && strchr(" \t\r\n", text[i - 1]))
+		i--;
+	if (i == 0 || text[--i] != '"')
+		return false;
+	end = i;
+	while (i > 0 && text[i - 1] != '"' && text[i - 1] != '\\' && end - i < size - 1)
+		i--;
+	if (i == 0 || text[i - 1] != '"')
+		return false;
+	snprintf(buf, size, "%.*s", (int)(end - i), text + i);
+	return true;
+}
+
 int census_load_file(const char *path, struct census **ret, struct error *err)
 {
 	_cleanup_free_ char *text = NULL;
@@ -659,17 +710,27 @@ int census_load_file(const char *path, struct census **ret, struct error *err)
 	size_t len;
 	int r;
 
-	if (streq(path, "-"))
-		r = read_full_fd(STDIN_FILENO, RW_CENSUS_FILE_MAX, &text, &len);
-	else
-		r = read_full_fileat(AT_FDCWD, path, RW_CENSUS_FILE_MAX, &text, &len);
+	_cleanup_close_ int fd = open_input(path);
+	if (fd < 0)
+		return error_set(err, fd, "%s", strerror(-fd));
+	r = read_full_fd(fd, RW_CENSUS_FILE_MAX, &text, &len);
 	if (r == -EFBIG)
 		return error_set(err, r, "larger than %u MiB: not a census file", RW_CENSUS_FILE_MAX >> 20);
 	if (r < 0)
 		return error_set(err, r, "%s", strerror(-r));
+	if (len == 0)
+		return error_set(err, -EBADMSG, "empty: not a census file");
+	if (count_values(text, len, RW_CENSUS_VALUES_MAX) > RW_CENSUS_VALUES_MAX)
+		return error_set(err, -E2BIG, "more than %u JSON values: not a census file", RW_CENSUS_VALUES_MAX);
 	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
-	if (!root)
-		return error_set(err, -EBADMSG, "not valid JSON (line %d, column %d: %s)", jerr.line, jerr.column,
-				 jerr.text);
+	if (!root) {
+		char key[64];
+		size_t pos = jerr.position > 0 && (size_t)jerr.position <= len ? (size_t)jerr.position : 0;
+		if (strstr(jerr.text, "too big") && key_before(text, pos, key, sizeof(key)))
+			return error_set(err, -EBADMSG, "\"%s\": a number out of range (line %d, column %d, byte %d: %s)",
+					 key, jerr.line, jerr.column, jerr.position, jerr.text);
+		return error_set(err, -EBADMSG, "not valid JSON (line %d, column %d, byte %d: %s)", jerr.line,
+				 jerr.column, jerr.position, jerr.text);
+	}
 	return census_from_json(root, ret, err);
 }

@@ -26,5 +26,8 @@ json_t *census_to_json(const struct census *c, bool with_regions);
 int census_from_json(const json_t *root, struct census **ret, struct error *err);
 
 /* Reads a census file (JSON) whole, at most RW_CENSUS_FILE_MAX bytes; "-"
- * is standard input.  Returns as census_from_json, or -errno of reading. */
+ * is standard input.  Returns as census_from_json, -EFBIG for a larger
+ * file, -E2BIG for one of more than RW_CENSUS_VALUES_MAX JSON values, or
+ * -errno of reading.  Duplicate keys, numbers past 64 bits and text that
+ * is not UTF-8 are -EBADMSG, as jansson finds them. */
 int census_load_file(const char *path, struct census **ret, struct error *err);

@@ -517,13 +517,6 @@ int scan_process(int pid, const struct scan_options *o, struct census **ret, str
 	return 0;
 }
 
-static int open_input(const char *path)
-{
-	int fd = streq(path, "-") ? fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3)
-				  : open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	return fd < 0 ? negative_errno() : fd;
-}
-
 /* A saved file has no exe link: the first file-backed region is, for almost
  * every process, the program itself (mapped lowest), good enough to tell a
  * Python or node process apart.  Used as evidence only, never reported. */

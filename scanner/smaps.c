@@ -331,6 +331,13 @@ static int carry_append(struct smaps_parser *p, const char *data, size_t len)
 {
 	if (len == 0)
 		return 0;
+	/* Text holds no NUL byte: a line cut by the chunk's end that has one
+	 * (a sparse file, a device: NULs without a newline) is refused now,
+	 * rather than carried to RW_SMAPS_LINE_MAX. */
+	if (memchr(data, '\0', len)) {
+		p->line++;
+		return fail(p, -EBADMSG, "binary data (NUL byte)");
+	}
 	if (p->carry_len + len > RW_SMAPS_LINE_MAX + 1) {
 		p->line++;
 		return fail(p, -EBADMSG, "longer than %u bytes", RW_SMAPS_LINE_MAX);

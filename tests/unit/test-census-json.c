@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "census-json.h"
@@ -239,6 +240,143 @@ static void test_load_file(void **state)
 	rmdir(dir);
 }
 
+/* Writes len bytes of data to path, replacing it. */
+static void write_text(const char *path, const char *data, size_t len)
+{
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(fwrite(data, 1, len, f), len);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* Loads path; returns the error (0 for a census, which is freed). */
+static int load_path(const char *path, struct error *err)
+{
+	struct census *c = NULL;
+	int r = census_load_file(path, &c, err);
+	census_free(c);
+	return r;
+}
+
+/* A valid census with text put where `"private": 1224704` (totals) was. */
+static char *valid_replacing_private(const char *replacement)
+{
+	char *text = valid_with("totals.private", "1224704");
+	const char *at = strstr(text, "\"private\": 1224704");
+	assert_non_null(at);
+	size_t head = (size_t)(at - text), tail_at = head + strlen("\"private\": 1224704");
+	char *out = malloc(strlen(text) + strlen(replacement) + 1);
+	assert_non_null(out);
+	sprintf(out, "%.*s%s%s", (int)head, text, replacement, text + tail_at);
+	free(text);
+	return out;
+}
+
+/* What jansson refuses as it parses, said with where, and the key when
+ * a number is past 64 bits. */
+static void test_refused_text(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *replacement, *words;
+	} cases[] = {
+		{ "\"private\": 9223372036854775808", "\"private\": a number out of range (line 1" },
+		{ "\"private\": 18446744073709551616", "\"private\": a number out of range" },
+		{ "\"private\": -9223372036854775809", "\"private\": a number out of range" },
+		{ "\"private\": 1, \"private\": 2", "duplicate object key near '\"private\"'" },
+		{ "\"private\": 1, \"pr\xff\xfe\": 2", "unable to decode byte 0xff" },
+		{ "\"private\": 1, \"pss\": \"a\xc3\"", "unable to decode byte 0xc3" },
+	};
+	char dir[256], path[300];
+	struct error err;
+	assert_int_equal(test_dir_make(dir, sizeof(dir), "census-text"), 0);
+	snprintf(path, sizeof(path), "%s/census.json", dir);
+	for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+		char *text = valid_replacing_private(cases[i].replacement);
+		write_text(path, text, strlen(text));
+		free(text);
+		int r = load_path(path, &err);
+		if (r != -EBADMSG || !strstr(err.message, cases[i].words) || !strstr(err.message, "byte "))
+			fail_msg("case %zu: %d \"%s\"", i, r, err.message);
+	}
+	/* the largest number a census holds is read back exactly */
+	char *text = valid_replacing_private("\"private\": 9223372036854775807");
+	write_text(path, text, strlen(text));
+	free(text);
+	struct census *c = NULL;
+	assert_int_equal(census_load_file(path, &c, &err), 0);
+	assert_int_equal(c->totals.private, (uint64_t)INT64_MAX);
+	census_free(c);
+	/* a number past 64 bits in an array has no key to name */
+	write_text(path, "[1, 99999999999999999999]", 25);
+	assert_int_equal(load_path(path, &err), -EBADMSG);
+	assert_non_null(strstr(err.message, "not valid JSON (line 1, column 24, byte 24: too big integer"));
+	/* nesting deeper than jansson's own limit (2048) is refused there */
+	size_t depth = 100000;
+	char *deep = malloc(2 * depth);
+	assert_non_null(deep);
+	memset(deep, '[', depth);
+	memset(deep + depth, ']', depth);
+	write_text(path, deep, 2 * depth);
+	free(deep);
+	assert_int_equal(load_path(path, &err), -EBADMSG);
+	assert_non_null(strstr(err.message, "maximum parsing depth reached"));
+	write_text(path, "", 0);
+	assert_int_equal(load_path(path, &err), -EBADMSG);
+	assert_string_equal(err.message, "empty: not a census file");
+	unlink(path);
+	rmdir(dir);
+}
+
+/* Limit: RW_CENSUS_VALUES_MAX JSON values are parsed, one more is refused
+ * before jansson builds anything.  "[]," is one array and one comma. */
+static void test_values_limit(void **state)
+{
+	(void)state;
+	char dir[256], path[300];
+	struct error err;
+	assert_int_equal(test_dir_make(dir, sizeof(dir), "census-values"), 0);
+	snprintf(path, sizeof(path), "%s/census.json", dir);
+	/* {"x": [[],[], ... []], "y": ...}: 2 + n + (n - 1) + 1 values */
+	size_t n = (RW_CENSUS_VALUES_MAX - 1) / 2, len = 0;
+	char *text = malloc(3 * n + 64);
+	assert_non_null(text);
+	len += (size_t)sprintf(text, "{\"x\": [");
+	for (size_t i = 0; i < n; i++) {
+		memcpy(text + len, i ? ",[]" : "[]", i ? 3 : 2);
+		len += i ? 3 : 2;
+	}
+	/* commas and brackets in strings are not values */
+	len += (size_t)sprintf(text + len, "], \"y\": \"[,{\\\"[\"}");
+	write_text(path, text, len);
+	assert_int_equal(load_path(path, &err), -EBADMSG);
+	assert_non_null(strstr(err.message, "not a ramwatch census"));
+	/* one more value: {"x": [...], "y": ..., "z": 1} */
+	len--;
+	len += (size_t)sprintf(text + len, ", \"z\": 1}");
+	write_text(path, text, len);
+	free(text);
+	assert_int_equal(load_path(path, &err), -E2BIG);
+	assert_non_null(strstr(err.message, "more than 4194304 JSON values"));
+	unlink(path);
+	rmdir(dir);
+}
+
+/* A FIFO no process writes to reads as empty, at once. */
+static void test_fifo_without_writer(void **state)
+{
+	(void)state;
+	char dir[256], path[300];
+	struct error err;
+	assert_int_equal(test_dir_make(dir, sizeof(dir), "census-fifo"), 0);
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	assert_int_equal(load_path(path, &err), -EBADMSG);
+	assert_string_equal(err.message, "empty: not a census file");
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -247,6 +385,9 @@ int main(void)
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_load_file),
 		cmocka_unit_test(test_file_name_not_utf8),
+		cmocka_unit_test(test_refused_text),
+		cmocka_unit_test(test_values_limit),
+		cmocka_unit_test(test_fifo_without_writer),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -312,6 +312,26 @@ static void test_nul_bytes(void **state)
 	assert_int_equal(p.error, -EBADMSG);
 	assert_non_null(strstr(p.message, "line 2: binary data"));
 	parsed_free(&p);
+	/* a run of NULs (a sparse file, /dev/zero) is refused in the chunk it
+	 * starts in, with its line, not read to the line limit */
+	size_t len = 2 * RW_SMAPS_LINE_MAX;
+	char *zeros = calloc(1, len);
+	assert_non_null(zeros);
+	struct smaps_parser sp;
+	struct strpool *paths = strpool_new();
+	assert_int_equal(smaps_parser_init(&sp, 0, paths), 0);
+	static const char head[] = "1000-2000 rw-p 00000000 00:00 0\nRss: 4 kB\n";
+	assert_int_equal(smaps_parser_feed(&sp, head, sizeof(head) - 1), 0);
+	assert_int_equal(smaps_parser_feed(&sp, zeros, 100), -EBADMSG);
+	assert_string_equal(sp.message, "line 3: binary data (NUL byte)");
+	assert_int_equal(smaps_parser_feed(&sp, zeros, len), -EBADMSG);
+	smaps_parser_done(&sp);
+	strpool_free(paths);
+	p = parse_text_ex(zeros, len, false, NULL);
+	assert_int_equal(p.error, -EBADMSG);
+	assert_string_equal(p.message, "line 1: binary data (NUL byte)");
+	parsed_free(&p);
+	free(zeros);
 }
 
 /* Limits: the longest line, the most regions, the largest field value. */

@@ -16,6 +16,22 @@ DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data")
 MiB = 1024 * 1024
 
 
+def sanitized():
+    """Whether the binaries under test are built with ASan (make
+    check-sanitizers): their memory and time are then several times a
+    plain build's (shadow memory, the quarantine of freed blocks, checked
+    accesses), and bounds on them are scaled by the factors below."""
+    try:
+        out = subprocess.run(["ldd", RAMWATCH], capture_output=True, text=True, timeout=10).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return "libasan" in out
+
+
+SANITIZED_MEMORY_FACTOR = 4
+SANITIZED_TIME_FACTOR = 4
+
+
 def run(*args, check=None, user=None, stdin=None, timeout=60):
     """Runs ramwatch with args; returns the CompletedProcess (text)."""
     cmd = [RAMWATCH, *map(str, args)]

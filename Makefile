@@ -198,7 +198,7 @@ $(BUILD)/ramwatchd: $(call objects,$(DAEMON_MAIN)) $(DAEMON_LIBS)
 # ================================================================== tests
 
 # Unit tests (cmocka), one per module: tests/README.md says which tests which.
-UNIT_TESTS := test-util test-strpool test-text test-hashtab test-timeparse test-units test-error \
+UNIT_TESTS := test-util test-log test-strpool test-text test-hashtab test-timeparse test-units test-error \
 	test-smaps test-proc-parse test-classify test-census test-evidence test-memimage test-census-json \
 	test-scan-live test-region-events test-gpu \
 	test-trace-parse test-trace-analyzer test-trace-scopes test-trace-ledger test-trace-report \

@@ -10,6 +10,8 @@
 #include <unistd.h>
 #include <systemd/sd-journal.h>
 
+#include "macro.h"
+#include "text.h"
 #include "util.h"
 
 static int max_level = LOG_INFO;
@@ -132,27 +134,35 @@ int log_internal(int level, int error, int pid, const char *file, int line, cons
 	va_start(ap, fmt);
 	vsnprintf(message, sizeof(message), fmt, ap);
 	va_end(ap);
+	/* A process's name is any bytes but NUL and '/' (the kernel escapes
+	 * only '\\' and newlines in status): a line that is not UTF-8 is written
+	 * with those bytes as \xNN, so the journal and anything reading the
+	 * log as text (and the status answer's recent messages, JSON) can. */
+	_cleanup_free_ char *visible = NULL;
+	const char *m = message;
+	if (!text_utf8_valid(message, strlen(message), NULL) && (visible = text_visible(message, strlen(message))))
+		m = visible;
 	if (level <= LOG_WARNING)
-		remember(level, pid, message);
+		remember(level, pid, m);
 
 	if (journal) {
 		char code_line[16];
 		snprintf(code_line, sizeof(code_line), "%d", line);
 		if (pid > 0 && error > 0)
-			sd_journal_send("MESSAGE=%s", message, "PRIORITY=%d", level, "OBJECT_PID=%d", pid, "ERRNO=%d",
+			sd_journal_send("MESSAGE=%s", m, "PRIORITY=%d", level, "OBJECT_PID=%d", pid, "ERRNO=%d",
 					error, "CODE_FILE=%s", file, "CODE_LINE=%s", code_line, "CODE_FUNC=%s", func,
 					NULL);
 		else if (pid > 0)
-			sd_journal_send("MESSAGE=%s", message, "PRIORITY=%d", level, "OBJECT_PID=%d", pid,
+			sd_journal_send("MESSAGE=%s", m, "PRIORITY=%d", level, "OBJECT_PID=%d", pid,
 					"CODE_FILE=%s", file, "CODE_LINE=%s", code_line, "CODE_FUNC=%s", func, NULL);
 		else if (error > 0)
-			sd_journal_send("MESSAGE=%s", message, "PRIORITY=%d", level, "ERRNO=%d", error, "CODE_FILE=%s",
+			sd_journal_send("MESSAGE=%s", m, "PRIORITY=%d", level, "ERRNO=%d", error, "CODE_FILE=%s",
 					file, "CODE_LINE=%s", code_line, "CODE_FUNC=%s", func, NULL);
 		else
-			sd_journal_send("MESSAGE=%s", message, "PRIORITY=%d", level, "CODE_FILE=%s", file,
+			sd_journal_send("MESSAGE=%s", m, "PRIORITY=%d", level, "CODE_FILE=%s", file,
 					"CODE_LINE=%s", code_line, "CODE_FUNC=%s", func, NULL);
 	} else
-		fprintf(stderr, "<%d>%s\n", level, message);
+		fprintf(stderr, "<%d>%s\n", level, m);
 	errno = saved;
 	return -error;
 }

@@ -178,7 +178,9 @@ class Daemon:
         return self.proc.poll() is None
 
     def logs(self):
-        with open(self.log_path) as f:
+        # the log is the daemon's text; a byte that is not UTF-8 must not
+        # stop a test from reading the rest
+        with open(self.log_path, errors="backslashreplace") as f:
             return f.read()
 
     def status(self):

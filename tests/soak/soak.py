@@ -32,6 +32,7 @@ them."""
 import json
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -90,10 +91,9 @@ class Stop:
 
 # ---------------------------------------------------------------- the population
 
-def churn(stop, counts):
+def churn(stop, counts, binary):
     while not stop.set:
-        r = subprocess.run([os.path.join(HELPERS, "churn"), "200", "4", "4", "500"],
-                           capture_output=True, text=True)
+        r = subprocess.run([binary, "200", "4", "4", "500"], capture_output=True, text=True)
         counts["churn"] += 200 if r.returncode == 0 else 0
 
 
@@ -263,7 +263,12 @@ def main():
     try:
         daemon.start()
         instance_started = elapsed()
-        threads = [threading.Thread(target=f, args=(stop, counts), daemon=True) for f in (churn, growers, mappers)]
+        # churn under a name of its own: a test watching "churn" beside a
+        # soak must not see the soak's children
+        churn_bin = os.path.join(tmp, "soak-churn")
+        shutil.copy(os.path.join(HELPERS, "churn"), churn_bin)
+        threads = [threading.Thread(target=churn, args=(stop, counts, churn_bin), daemon=True)]
+        threads += [threading.Thread(target=f, args=(stop, counts), daemon=True) for f in (growers, mappers)]
         threads += [threading.Thread(target=client, args=(stop, daemon, counts, stats, i), daemon=True) for i in range(3)]
         for t in threads:
             t.start()

@@ -224,6 +224,12 @@ $(BUILD)/helpers/%: tests/helpers/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(HELPER_CFLAGS) -o $@ $< -lpthread
 
+# preloaded before libfaketime by test_clock.py (tests/helpers/real-timerfd.c says why)
+HELPER_BINS += $(BUILD)/helpers/real-timerfd.so
+$(BUILD)/helpers/real-timerfd.so: tests/helpers/real-timerfd.c
+	@mkdir -p $(dir $@)
+	$(CC) $(HELPER_CFLAGS) -shared -fPIC -o $@ $<
+
 # the allocator helper linked with each allocator Debian ships: malloc is then theirs
 ALLOCATOR_LIB_jemalloc := -ljemalloc
 ALLOCATOR_LIB_mimalloc := -lmimalloc

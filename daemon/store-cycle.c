@@ -243,6 +243,8 @@ void store_cycle_retention(struct store_cycle *sc)
 	};
 	bool more = true;
 
+	/* the two differ once the wall clock was set forward (daemon-clock.h) */
+	log_debug("retention from %" PRId64 " (unix ms; the wall clock says %" PRId64 ")", rp.now, now_realtime_ms());
 	for (unsigned i = 0; sc->store && more && i < RW_RETENTION_STEPS; i++) {
 		int r = store_retention_step(sc->store, &rp, &more);
 		if (r == -EUCLEAN) {

@@ -98,9 +98,12 @@ def test_clock_set_back_an_hour(tmp_path, shapes, daemons):
     assert d.stop() == 0
 
 
-def test_clock_set_forward_a_day_keeps_recent_rows(tmp_path, shapes, daemons):
+# Retention=1h: expiry would take the rows; the default (30 days): the
+# rollup of raw rows older than a day would
+@pytest.mark.parametrize("store", ["[Store]\nRetention=1h\n", ""], ids=["retention-1h", "retention-default"])
+def test_clock_set_forward_a_day_keeps_recent_rows(tmp_path, shapes, daemons, store):
     clock = FakeClock(tmp_path)
-    cfg = fast_config(f"Watch=pid:{shapes.pid}", "[Store]\nRetention=1h\n")
+    cfg = fast_config(f"Watch=pid:{shapes.pid}", store)
     d = daemons(tmp_path, cfg, env=clock.env()).start()
     pid_row = d.process_id(shapes.pid)
     d.wait_rows("SELECT * FROM samples WHERE process_id = ?", pid_row, n=2)

@@ -106,7 +106,7 @@ DAEMON_SRCS := daemon/config.c daemon/config-parse.c daemon/config-table.c daemo
 	daemon/control-processes.c daemon/control-buffer.c \
 	daemon/sysmem.c daemon/sample.c daemon/schedule.c daemon/pidmap.c \
 	daemon/writer.c daemon/target.c daemon/manager.c daemon/discover.c daemon/watched.c \
-	daemon/fast-tier.c daemon/census-tier.c daemon/store-cycle.c daemon/store-aside.c daemon/state-lock.c daemon/timer.c daemon/view.c \
+	daemon/fast-tier.c daemon/census-tier.c daemon/store-cycle.c daemon/store-aside.c daemon/state-lock.c daemon/timer.c daemon/daemon-clock.c daemon/view.c \
 	daemon/export.c daemon/export-text.c daemon/gpu-watch.c
 DAEMON_MAIN := daemon/ramwatchd.c
 
@@ -205,7 +205,7 @@ UNIT_TESTS := test-util test-log test-strpool test-text test-hashtab test-timepa
 	test-trace-replay test-trace-export \
 	test-store test-store-salvage test-store-retention test-store-read test-store-read-history test-store-read-page test-query \
 	test-config test-config-values test-config-files test-selector \
-	test-sysmem test-schedule test-pidmap test-store-aside test-writer test-export test-watched test-census-tier test-discover test-view \
+	test-sysmem test-schedule test-pidmap test-store-aside test-writer test-export test-watched test-census-tier test-discover test-view test-daemon-clock \
 	test-control-request test-control-buffer test-control-access test-control-processes test-control-worker \
 	test-render test-control-client
 UNIT_BINS := $(addprefix $(BUILD)/tests/,$(UNIT_TESTS))
@@ -223,6 +223,12 @@ HELPER_CFLAGS := -std=gnu11 -D_GNU_SOURCE -O2 -g $(WARNINGS)
 $(BUILD)/helpers/%: tests/helpers/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(HELPER_CFLAGS) -o $@ $< -lpthread
+
+# preloaded before libfaketime by test_clock.py (tests/helpers/real-timerfd.c says why)
+HELPER_BINS += $(BUILD)/helpers/real-timerfd.so
+$(BUILD)/helpers/real-timerfd.so: tests/helpers/real-timerfd.c
+	@mkdir -p $(dir $@)
+	$(CC) $(HELPER_CFLAGS) -shared -fPIC -o $@ $<
 
 # the allocator helper linked with each allocator Debian ships: malloc is then theirs
 ALLOCATOR_LIB_jemalloc := -ljemalloc
@@ -607,7 +613,7 @@ clean:
 DEB_PACKAGES := gcc make pkg-config libjansson-dev libcmocka-dev python3 python3-pytest \
 	clang libclang-rt-dev procps mandoc libdw-dev libelf-dev jq nodejs openjdk-17-jre-headless \
 	libsqlite3-dev sqlite3 libsystemd-dev python3-numpy redis-server libjemalloc-dev libmimalloc-dev \
-	libgoogle-perftools-dev
+	libgoogle-perftools-dev faketime
 # for make deb, rpm, check-units and check-install (make deps-packaging)
 # (the build's own packages too: debian/control's Build-Depends)
 PACKAGING_DEB_PACKAGES := dpkg-dev debhelper lintian rpm systemd gcc make pkgconf libjansson-dev libsqlite3-dev \

@@ -143,6 +143,11 @@
 #define RW_RETENTION_BATCH 2000u
 #define RW_RETENTION_STEPS 50u
 
+/* The wall clock moving against the monotonic clock by more than this
+ * between two readings is a jump, logged (daemon/daemon-clock.h); less is
+ * the slewing of NTP or the time between the two readings. */
+#define RW_CLOCK_JUMP_MS 5000
+
 /* PRAGMA quick_check of the database at start stops after this long: the
  * daemon must be up within systemd's start timeout (90 s by default)
  * whatever the size, and a 1 GiB database (MaxDatabaseSize's default)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "census.h"
+#include "daemon-clock.h"
 #include "export-text.h"
 #include "log.h"
 #include "schedule.h"
@@ -164,7 +165,7 @@ enum census_status census_tier_take(struct census_tier *ct, struct target *t, co
 		(void)target_gpu(t, gpu, &n);
 		census_tier_gpu_told(ct, t, now_monotonic_us());
 	}
-	r = target_census(t, trigger, census_tier_light(ct, t), ct->config->evidence, now_realtime_ms(), gpu, &res);
+	r = target_census(t, trigger, census_tier_light(ct, t), ct->config->evidence, daemon_clock_now_ms(), gpu, &res);
 	if (r < 0) {
 		log_pid_warning_errno(t->pid, r, "census of process %d failed: %m", t->pid);
 		schedule_done(&t->plan, now_monotonic_us(), CENSUS_ERROR, 0);

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "control-internal.h"
+#include "daemon-clock.h"
 #include "limits.h"
 #include "log.h"
 #include "util.h"
@@ -169,7 +170,7 @@ static void start_request(struct control_conn *c, const char *line, size_t len)
 	json_t *id = NULL;
 	struct control_request *req = NULL;
 
-	int r = control_request_parse(line, len, now_realtime_ms(), &req, &id, &err);
+	int r = control_request_parse(line, len, daemon_clock_now_ms(), &req, &id, &err);
 	control_inbuf_consume(&c->in);
 	c->busy = true;
 	c->started_us = now_monotonic_us();

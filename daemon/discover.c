@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "daemon-clock.h"
 #include "limits.h"
 #include "log.h"
 #include "macro.h"
@@ -140,7 +141,7 @@ static int consider(int pid, void *userdata)
 		return 0;
 	}
 
-	d->id.now_ms = now_realtime_ms();
+	d->id.now_ms = daemon_clock_now_ms();
 	r = target_new(d->root_fd, pid, &st, &d->id, &t);
 	if (r == -ESRCH || r == -ENOENT)
 		return 0;

@@ -23,6 +23,7 @@
 #include "census-tier.h"
 #include "config.h"
 #include "control.h"
+#include "daemon-clock.h"
 #include "discover.h"
 #include "export.h"
 #include "fast-tier.h"
@@ -146,7 +147,7 @@ static int follow(void *userdata, struct target *t)
 static void let_go(struct manager *m, struct target *t, bool exited)
 {
 	struct writer *writer = store_cycle_writer(m->store);
-	int64_t now = now_realtime_ms();
+	int64_t now = daemon_clock_now_ms();
 
 	if (exited) {
 		t->ref->info.exited_at = now;
@@ -187,7 +188,7 @@ static void census_pass(struct manager *m)
 static int on_sample(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct manager *m = userdata;
-	int64_t now_ms = now_realtime_ms();
+	int64_t now_ms = daemon_clock_now_ms();
 	uint64_t now = now_monotonic_us();
 	(void)usec;
 
@@ -244,7 +245,7 @@ static void store_replaced(struct manager *m)
  * snapshot's, everything queued written together. */
 static int store_cycle(struct manager *m)
 {
-	int64_t now = now_realtime_ms();
+	int64_t now = daemon_clock_now_ms();
 	int r;
 
 	store_cycle_gather(m->store, m->watched, now);
@@ -453,7 +454,7 @@ static int view_mark(void *userdata, int pid, const char *name, int64_t by_uid, 
 {
 	struct manager *m = userdata;
 	struct target *t = watched_find(m->watched, pid);
-	int64_t now = now_realtime_ms();
+	int64_t now = daemon_clock_now_ms();
 
 	if (!t)
 		return -ESRCH;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "daemon-clock.h"
 #include "fast-tier.h"
 #include "limits.h"
 #include "log.h"
@@ -233,7 +234,7 @@ bool store_cycle_take_retention_due(struct store_cycle *sc)
 void store_cycle_retention(struct store_cycle *sc)
 {
 	struct store_retention rp = {
-		.now = now_realtime_ms(),
+		.now = daemon_clock_retention_now_ms(),
 		.keep = (int64_t)(sc->config->retention / 1000),
 		.raw_for = RAW_ROWS_FOR_MS,
 		.minutes_for = MINUTE_ROWS_FOR_MS,
@@ -242,6 +243,8 @@ void store_cycle_retention(struct store_cycle *sc)
 	};
 	bool more = true;
 
+	/* the two differ once the wall clock was set forward (daemon-clock.h) */
+	log_debug("retention from %" PRId64 " (unix ms; the wall clock says %" PRId64 ")", rp.now, now_realtime_ms());
 	for (unsigned i = 0; sc->store && more && i < RW_RETENTION_STEPS; i++) {
 		int r = store_retention_step(sc->store, &rp, &more);
 		if (r == -EUCLEAN) {

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "census.h"
+#include "daemon-clock.h"
 #include "limits.h"
 #include "macro.h"
 #include "procfs.h"
@@ -203,9 +204,11 @@ int target_census(struct target *t, enum store_trigger trigger, bool light, bool
 	ret->meta.light = c->light;
 	/* the row is at the time the census says it was taken (its JSON's
 	 * taken_at), a moment after it was asked for: a client that has the
-	 * census finds its row by that time */
-	if (c->taken_at_ms >= 0)
-		ret->meta.time = c->taken_at_ms;
+	 * census finds its row by that time.  The time is the daemon clock's,
+	 * as every row's, so a wall clock set back never puts it before an
+	 * earlier row (daemon-clock.h) */
+	c->taken_at_ms = daemon_clock_now_ms();
+	ret->meta.time = c->taken_at_ms;
 	r = census_events(t, c, ret);
 	if (r < 0) {
 		census_free(c);

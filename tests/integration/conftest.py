@@ -16,16 +16,27 @@ DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data")
 MiB = 1024 * 1024
 
 
-def sanitized():
-    """Whether the binaries under test are built with ASan (make
-    check-sanitizers): their memory and time are then several times a
-    plain build's (shadow memory, the quarantine of freed blocks, checked
-    accesses), and bounds on them are scaled by the factors below."""
+def asan_runtime(binary=RAMWATCH):
+    """The path of the ASan runtime a binary built with ASan (make
+    check-sanitizers) loads, or None for a plain build.  A test that
+    preloads a library into such a binary preloads this one first, as ASan
+    requires."""
     try:
-        out = subprocess.run(["ldd", RAMWATCH], capture_output=True, text=True, timeout=10).stdout
+        out = subprocess.run(["ldd", binary], capture_output=True, text=True, timeout=10).stdout
     except (OSError, subprocess.TimeoutExpired):
-        return False
-    return "libasan" in out
+        return None
+    for line in out.splitlines():
+        if "libasan" in line and "=>" in line:
+            return line.split("=>", 1)[1].split()[0]
+    return None
+
+
+def sanitized():
+    """Whether the binaries under test are built with ASan: their memory and
+    time are then several times a plain build's (shadow memory, the
+    quarantine of freed blocks, checked accesses), and bounds on them are
+    scaled by the factors below."""
+    return asan_runtime() is not None
 
 
 SANITIZED_MEMORY_FACTOR = 4

@@ -10,8 +10,8 @@ import time
 
 import pytest
 
-from conftest import HELPERS, run
-from rwdaemon import fast_config
+from conftest import HELPERS, asan_runtime, run
+from rwdaemon import RAMWATCHD, fast_config
 
 LIBFAKETIME = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1"
 # before it: the timers' own timerfd calls (tests/helpers/real-timerfd.c)
@@ -38,7 +38,9 @@ class FakeClock:
         os.rename(self.path + ".new", self.path)
 
     def env(self):
-        return {"LD_PRELOAD": f"{REAL_TIMERFD} {LIBFAKETIME}", "FAKETIME_TIMESTAMP_FILE": self.path, "FAKETIME_NO_CACHE": "1",
+        # an ASan build's runtime must come first of all
+        preload = [p for p in (asan_runtime(RAMWATCHD), REAL_TIMERFD, LIBFAKETIME) if p]
+        return {"LD_PRELOAD": " ".join(preload), "FAKETIME_TIMESTAMP_FILE": self.path, "FAKETIME_NO_CACHE": "1",
                 "FAKETIME_DONT_FAKE_MONOTONIC": "1"}
 
 

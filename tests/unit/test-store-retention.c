@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "census.h"
+#include "fixtures-census.h"
 #include "region-events.h"
 #include "scan.h"
 #include "store.h"
@@ -78,19 +79,6 @@ static int run_retention(struct store *s, const struct store_retention *rt)
 			fail_msg("retention step %d: %s", steps, store_error(s));
 	}
 	return steps;
-}
-
-static struct census *java_census(void)
-{
-	struct scan_options o = { .top = 20 };
-	struct census *c = NULL;
-	struct error err;
-	char smaps[4096], status[4096];
-	snprintf(smaps, sizeof(smaps), "%s", fixture("smaps/java17-g1.smaps"));
-	snprintf(status, sizeof(status), "%s", fixture("smaps/java17-g1.status"));
-	if (scan_smaps_file(smaps, status, &o, &c, &err) < 0)
-		fail_msg("java17-g1: %s", err.message);
-	return c;
 }
 
 /* ------------------------------------------------------------ rollups */

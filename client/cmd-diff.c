@@ -29,21 +29,71 @@ int load_census_file(const char *path, struct census **ret)
 	return 0;
 }
 
-/* The stored census of pid at or before at; *ret_what names it for people
+/* --from and --to: "first", "last", or a time (ask_parse_time). */
+#define AT_FIRST INT64_C(-1)
+#define AT_LAST INT64_MAX
+
+static int parse_at(const char *option, const char *arg, int64_t now_ms, int64_t *ret)
+{
+	if (streq(arg, "first"))
+		*ret = AT_FIRST;
+	else if (streq(arg, "last"))
+		*ret = AT_LAST;
+	else
+		return ask_parse_time("diff", option, arg, now_ms, ret);
+	return 0;
+}
+
+/* The census request's "at": the daemon knows "first" and "last" too. */
+static json_t *at_json(int64_t at)
+{
+	return at == AT_FIRST ? json_string("first") : at == AT_LAST ? json_string("last") : json_integer(at);
+}
+
+static int ask_census(const char *socket, const json_t *pid, int64_t at, json_t **ret, struct control_error *err)
+{
+	_cleanup_(json_decrefp) json_t *request = json_pack("{s:s, s:O, s:o}", "op", "census", "pid", pid, "at",
+							    at_json(at));
+	if (!request)
+		return error_set(&err->error, -ENOMEM, "%s", strerror(ENOMEM));
+	return control_client_ask(control_client_socket_path(socket), request, CONTROL_WAIT_US, ret, err);
+}
+
+/* No census at or before a time: say so in the time format of this
+ * client, and what there is instead. */
+static int no_census_before(const char *socket, const json_t *pid, int64_t at, const struct control_error *first_err)
+{
+	_cleanup_(json_decrefp) json_t *result = NULL;
+	_cleanup_(census_freep) struct census *c = NULL;
+	struct control_error err = { 0 };
+	struct error parse = { 0 };
+	char when[TIMEPARSE_FORMAT_MAX], first[TIMEPARSE_FORMAT_MAX];
+	int64_t id;
+
+	if (ask_census(socket, pid, AT_FIRST, &result, &err) < 0 || census_from_json(result, &c, &parse) < 0)
+		return fail("%s", first_err->error.message);
+	if (!answer_int(result, "census_id", &id))
+		id = -1;
+	return fail("no census of process %d (%s) at or before %s: the first is census #%" PRId64
+		    " at %s (--from first)",
+		    c->pid, c->comm ? c->comm : "?", timeparse_format_local(when, at), id,
+		    timeparse_format_local(first, c->taken_at_ms));
+}
+
+/* The stored census of pid at at; *ret_what names it for people
  * ("census #98 (first) at 2026-11-29 14:00:01"). */
 static int stored(const char *socket, const json_t *pid, int64_t at, struct census **ret, int64_t *ret_id,
 		  char *ret_what, size_t what_size)
 {
-	_cleanup_(json_decrefp) json_t *request = json_pack("{s:s, s:O, s:I}", "op", "census", "pid", pid, "at",
-							    (json_int_t)at);
 	_cleanup_(json_decrefp) json_t *result = NULL;
+	struct control_error cerr = { 0 };
 	struct error err = { 0 };
-	int r;
 
-	if (!request)
-		return fail("%s", strerror(ENOMEM));
-	if ((r = ask(socket, request, CONTROL_WAIT_US, &result)) != 0)
-		return r;
+	if (ask_census(socket, pid, at, &result, &cerr) < 0) {
+		if (streq(cerr.code, "not_found") && at != AT_FIRST && at != AT_LAST)
+			return no_census_before(socket, pid, at, &cerr);
+		return fail("%s", cerr.error.message);
+	}
 	if (census_from_json(result, ret, &err) < 0)
 		return fail("ramwatchd sent a census this client cannot read: %s", err.message);
 	if (!answer_int(result, "census_id", ret_id))
@@ -65,8 +115,8 @@ static void diff_help(void)
 	       "--from and --to (default: now, the last census).\n\n"
 	       "  --markdown         print Markdown tables\n"
 	       "  --pid PID          the process (its latest instance)\n"
-	       "  --from TIME        the census taken at or before TIME\n"
-	       "  --to TIME          the census taken at or before TIME (default now)\n" ASK_SOCKET_HELP
+	       "  --from TIME        the census taken at or before TIME; first: the first\n"
+	       "  --to TIME          the census taken at or before TIME (default now); last\n" ASK_SOCKET_HELP
 	       "\nTIME is 30s, 5min, 2h, 7d or 1h30min ago, now, 2026-11-29T14:00 (local time;\n"
 	       "or with Z or +01:00), or @UNIXSECONDS.\n");
 }
@@ -117,8 +167,7 @@ int cmd_diff(int argc, char **argv)
 		if (!from)
 			return usage_error("diff", "--pid needs --from TIME");
 		if ((r = ask_select("diff", select, pid, NULL, false)) != 0 ||
-		    (r = ask_parse_time("diff", "--from", from, now, &t_from)) != 0 ||
-		    (r = ask_parse_time("diff", "--to", to, now, &t_to)) != 0)
+		    (r = parse_at("--from", from, now, &t_from)) != 0 || (r = parse_at("--to", to, now, &t_to)) != 0)
 			return r;
 		if (t_from > t_to)
 			return usage_error("diff", "--from is after --to");

@@ -87,6 +87,23 @@ static int get_int(const json_t *o, const char *key, int64_t min, int64_t max, i
 	return 1;
 }
 
+/* A census's "at": unix ms, or "first" or "last" (the default). */
+static int parse_census_at(struct control_request *q, struct error *err)
+{
+	const json_t *v = json_object_get(q->root, "at");
+
+	q->at = INT64_MAX;
+	if (json_is_string(v)) {
+		if (streq(json_string_value(v), "first"))
+			q->at = STORE_CENSUS_FIRST;
+		else if (!streq(json_string_value(v), "last"))
+			return bad(err, "at: unix milliseconds, \"first\" or \"last\" is needed");
+		return 0;
+	}
+	int r = get_int(q->root, "at", 0, INT64_MAX, &q->at, err);
+	return r < 0 ? r : 0;
+}
+
 static int get_bool(const json_t *o, const char *key, bool *ret, struct error *err)
 {
 	const json_t *v = json_object_get(o, key);
@@ -257,9 +274,7 @@ static int parse_args(struct control_request *q, int64_t now_ms, struct error *e
 	case CONTROL_OP_CENSUS:
 		if ((r = parse_select(q, err)) < 0)
 			return r;
-		q->at = INT64_MAX;
-		r = get_int(q->root, "at", 0, INT64_MAX, &q->at, err);
-		return r < 0 ? r : 0;
+		return parse_census_at(q, err);
 	case CONTROL_OP_EVENTS:
 		/* events are few: by default all of them, from the first census */
 		if ((r = parse_select(q, err)) < 0 || (r = parse_window(q, now_ms, 0, err)) < 0 ||

@@ -44,7 +44,7 @@ struct control_request {
 	/* the process(es) an op is about; sel.only_uid is the caller's to set */
 	struct store_select sel;
 	int64_t since, until; /* history, events: unix ms, defaults filled */
-	int64_t at;           /* census: INT64_MAX for the last */
+	int64_t at;           /* census: INT64_MAX for the last, STORE_CENSUS_FIRST the first */
 	const char **classes; /* history: class keys (own array, strings in root) */
 	size_t n_classes;
 	int64_t step_ms;

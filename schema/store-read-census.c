@@ -77,24 +77,31 @@ int read_census_json(struct store_reader *r, const struct read_process *p, int64
 	return 0;
 }
 
-/* The newest ok census of process id taken at or before at.  Returns 1
- * with *ret_id and *ret_time, 0 when there is none, or a negative errno. */
+/* The newest ok census of process id taken at or before at, or with at
+ * STORE_CENSUS_FIRST the oldest.  Returns 1 with *ret_id and *ret_time, 0
+ * when there is none, or a negative errno. */
 static int census_at(struct store_reader *r, int64_t id, int64_t at, int64_t *ret_id, int64_t *ret_time)
 {
 	static const struct read_column columns[] = { { "id", READ_KEY }, { "time", READ_KEY } };
-	static const struct read_query q = READ_QUERY(
+	static const struct read_query at_or_before = READ_QUERY(
 		RS_CENSUS_AT,
 		"SELECT id, time FROM censuses WHERE process_id = ?1 AND time <= ?2 AND status = 'ok'"
 		" ORDER BY time DESC, id DESC LIMIT 1",
 		columns);
+	static const struct read_query first = READ_QUERY(
+		RS_CENSUS_FIRST,
+		"SELECT id, time FROM censuses WHERE process_id = ?1 AND status = 'ok'"
+		" ORDER BY time, id LIMIT 1",
+		columns);
 	sqlite3_stmt *st = NULL;
 	int e, rc;
 
-	e = read_query_prepare(r, &q, &st);
+	e = read_query_prepare(r, at == STORE_CENSUS_FIRST ? &first : &at_or_before, &st);
 	if (e < 0)
 		return e;
 	rc = sqlite3_bind_int64(st, 1, id);
-	rc |= sqlite3_bind_int64(st, 2, at);
+	if (at != STORE_CENSUS_FIRST)
+		rc |= sqlite3_bind_int64(st, 2, at);
 	e = read_bound(r, st, rc, "finding a census");
 	if (e < 0)
 		return e;
@@ -124,7 +131,7 @@ static int census(struct store_reader *r, const struct store_select *sel, int64_
 		return e;
 	e = census_at(r, p->id, at, &id, &time);
 	if (e == 0) {
-		if (at == INT64_MAX)
+		if (at == INT64_MAX || at == STORE_CENSUS_FIRST)
 			e = read_failf(r, -ENOENT, "no census of process %d (%s) in the store", p->pid,
 				       p->comm ? p->comm : "?");
 		else

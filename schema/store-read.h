@@ -86,8 +86,11 @@ int store_read_history(struct store_reader *r, const struct store_history_query 
 /* The "report" answer for one instance (the latest that sel names). */
 int store_read_report(struct store_reader *r, const struct store_select *sel, json_t **ret, struct error *err);
 
+/* at of store_read_census: the first census of the instance. */
+#define STORE_CENSUS_FIRST INT64_C(-1)
+
 /* The stored ok census of one instance taken at or before at (unix ms;
- * INT64_MAX: the last), in the JSON form of census_to_json (census-json.h)
+ * INT64_MAX: the last; STORE_CENSUS_FIRST: the first), in the JSON form of census_to_json (census-json.h)
  * plus "census_id", "trigger" and "status": census_from_json reads it. */
 int store_read_census(struct store_reader *r, const struct store_select *sel, int64_t at, json_t **ret, struct error *err);
 

@@ -301,6 +301,16 @@ def test_diff_between_stored_censuses(grown, tmp_path):
     # the same census twice is said so
     r = rw(sock, "diff", "--pid", shapes.pid, "--from", f"@{first['time']}", "--to", f"@{first['time']}", check=1)
     assert "fall on the same census" in r.stderr
+    # first and last name the ends
+    ok_ids = [c["census_id"] for c in h["censuses"] if c["status"] == "ok"]
+    out = rw(sock, "diff", "--pid", shapes.pid, "--from", "first", "--to", "last", check=0).stdout.splitlines()
+    assert out[0].startswith(f"census #{first['census_id']} (first) at {local(first['time'])} -> census #")
+    assert int(out[0].split(" -> census #")[1].split()[0]) >= max(ok_ids)
+    # before the first census: the time as this client writes times, and what there is
+    before = first["time"] - 60
+    r = rw(sock, "diff", "--pid", shapes.pid, "--from", f"@{before}", check=1)
+    assert r.stderr.strip() == (f"ramwatch: no census of process {shapes.pid} (shapes) at or before {local(before)}: "
+                                f"the first is census #{first['census_id']} at {local(first['time'])} (--from first)")
     # the saved-file form still works
     a, b = tmp_path / "a.json", tmp_path / "b.json"
     run("scan", shapes.pid, "--out", a, check=0)

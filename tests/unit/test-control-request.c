@@ -219,7 +219,16 @@ static void test_events_processes_census(void **state)
 	assert_refused("{\"op\": \"processes\", \"all\": 1}", "all: true or false");
 	assert_refused("{\"op\": \"processes\", \"sort\": \"size\"}", "sort:");
 	assert_refused("{\"op\": \"processes\", \"pid\": 4}", "unknown argument 'pid'");
-	assert_refused("{\"op\": \"census\", \"pid\": 4, \"at\": \"now\"}", "at: an integer");
+	assert_refused("{\"op\": \"census\", \"pid\": 4, \"at\": \"now\"}", "at: unix milliseconds, \"first\"");
+	assert_refused("{\"op\": \"census\", \"pid\": 4, \"at\": -5}", "at: -5 is out of range");
+	p = parse("{\"op\": \"census\", \"pid\": 4, \"at\": \"first\"}");
+	assert_int_equal(p.r, 0);
+	assert_int_equal(p.req->at, STORE_CENSUS_FIRST);
+	done(&p);
+	p = parse("{\"op\": \"census\", \"pid\": 4, \"at\": \"last\"}");
+	assert_int_equal(p.r, 0);
+	assert_int_equal(p.req->at, INT64_MAX);
+	done(&p);
 }
 
 static void test_scan_and_mark(void **state)

@@ -422,6 +422,11 @@ static void test_census(void **state)
 	/* before the first: none */
 	assert_int_equal(store_read_census(r, &sel, H0, &o, &err), -ENOENT);
 	assert_string_equal(err.message, "no census of process 4242 (java) at or before 1700002800000");
+	/* the first ok one, asked for by name */
+	assert_int_equal(store_read_census(r, &sel, STORE_CENSUS_FIRST, &o, &err), 0);
+	assert_int_equal(jint(o, "census_id"), first);
+	assert_int_equal(jint(o, "taken_at"), H0 + MINUTE);
+	json_decref(o);
 	sel.only_uid = 1001;
 	assert_int_equal(store_read_census(r, &sel, INT64_MAX, &o, &err), -EACCES);
 	census_free(c);
@@ -1068,6 +1073,8 @@ static void test_query_plans(void **state)
 	assert_int_equal(store_read_report(r, &sel, &o, &err), 0);
 	json_decref(o);
 	assert_int_equal(store_read_census(r, &sel, INT64_MAX, &o, &err), 0);
+	json_decref(o);
+	assert_int_equal(store_read_census(r, &sel, STORE_CENSUS_FIRST, &o, &err), 0);
 	json_decref(o);
 	assert_int_equal(store_read_events(r, &sel, H0, H0 + HOUR, 10, NULL, &o, &err), 0);
 	json_decref(o);

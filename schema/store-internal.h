@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "hashtab.h"
 #include "macro.h"
 #include "store.h"
 
@@ -20,6 +21,7 @@ enum store_stmt {
 	STMT_FREELIST_COUNT,
 	STMT_PROCESS_PUT,
 	STMT_SAMPLE_PUT,
+	STMT_SAMPLE_EXTEND,
 	STMT_CENSUS_PUT,
 	STMT_CLASS_PUT,
 	STMT_REGION_PUT,
@@ -51,10 +53,20 @@ enum store_stmt {
 	_STMT_MAX
 };
 
+/* A process's last raw row as written: which row (process_id, time) and
+ * the values an identical row repeats. */
+struct store_run {
+	int64_t process_id; /* the key */
+	int64_t time, until;
+	uint64_t private_last, resident_last, swap_last;
+	bool steady;
+};
+
 struct store {
 	sqlite3 *db;
 	char *path;
 	bool read_only;
+	bool coalesce;         /* store_options.coalesce */
 	bool in_transaction;   /* store_begin succeeded, no commit or rollback yet */
 	int version;           /* PRAGMA user_version */
 	int64_t page_size;     /* bytes */
@@ -71,6 +83,10 @@ struct store {
 		bool active;    /* a lap is under way */
 		bool due;       /* rows were deleted: another lap is wanted */
 	} sweep;
+	/* The last raw row written of each process (struct store_run, keyed by
+	 * process id), so that an identical next row extends it without a
+	 * read; empty after opening, so a restart starts new rows. */
+	struct hashtab runs;
 	sqlite3_stmt *stmt[_STMT_MAX];
 	struct error error; /* the last failure, for store_error */
 };

@@ -185,9 +185,9 @@ static int rollup_gpu(struct step *x, int64_t from, int64_t to, int64_t upto)
 static int rollup(struct step *x, int64_t from, int64_t to, int64_t cutoff)
 {
 	static const char sql[] =
-		"INSERT INTO samples (process_id, resolution, time, private_min, private_max, private_last,"
+		"INSERT INTO samples (process_id, resolution, time, until, private_min, private_max, private_last,"
 		"                     resident_min, resident_max, resident_last, swap_last, samples)"
-		" SELECT g.process_id, ?2, g.bucket, g.private_min, g.private_max, l.private_last,"
+		" SELECT g.process_id, ?2, g.bucket, g.bucket, g.private_min, g.private_max, l.private_last,"
 		"        g.resident_min, g.resident_max, l.resident_last, l.swap_last, g.samples"
 		" FROM (SELECT process_id, (time + ?2 - 1) / ?2 * ?2 AS bucket, max(time) AS last_time,"
 		"              min(private_min) AS private_min, max(private_max) AS private_max,"

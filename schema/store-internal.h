@@ -22,6 +22,10 @@ enum store_stmt {
 	STMT_PROCESS_PUT,
 	STMT_SAMPLE_PUT,
 	STMT_SAMPLE_EXTEND,
+	STMT_SAMPLE_UNEXTEND,
+	STMT_SPAN_FIND,
+	STMT_SPAN_PART,
+	STMT_SPAN_DROP,
 	STMT_CENSUS_PUT,
 	STMT_CLASS_PUT,
 	STMT_REGION_PUT,
@@ -58,9 +62,30 @@ enum store_stmt {
 struct store_run {
 	int64_t process_id; /* the key */
 	int64_t time, until;
+	int64_t until_before; /* until before the last row joined, to undo it */
+	uint32_t samples;     /* of the last row that joined */
 	uint64_t private_last, resident_last, swap_last;
 	bool steady;
+	bool apart; /* the process has GPU memory rows: its rows stay apart */
 };
+
+/* A GPU memory row of process_id at time: GPU rows are read with the
+ * sample row of the same time, so that row must stand alone; it is split
+ * out of its run, and the process's rows are not coalesced from now on.
+ * Returns 0 or a negative errno. */
+int store_sample_apart(struct store *s, int64_t process_id, int64_t time);
+
+/* Cuts the coalesced raw rows with a time at or before upto into one row
+ * per bucket of res (the bucket's part of the span), the part after
+ * upto's bucket left as one row, so that a rollup of the rows up to upto
+ * by their time puts every part in its bucket.  Returns 0 or a negative
+ * errno. */
+int store_spans_cut(struct store *s, int64_t upto, int64_t res);
+
+/* Trims the coalesced raw rows that began before cutoff and reach it to
+ * their part from cutoff on, so that expiry by time leaves what is still
+ * kept.  Returns 0 or a negative errno. */
+int store_spans_trim(struct store *s, int64_t cutoff);
 
 struct store {
 	sqlite3 *db;

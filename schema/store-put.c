@@ -154,13 +154,15 @@ int store_put_sample(struct store *s, int64_t process_id, const struct store_sam
 	 * stepped back) is never folded into it. */
 	steady = sample_steady(x);
 	u = hashtab_get(&s->runs, (uint64_t)process_id);
-	if (u && steady && u->steady && x->time > u->until && x->private_last == u->private_last &&
+	if (u && !u->apart && steady && u->steady && x->time > u->until && x->private_last == u->private_last &&
 	    x->resident_last == u->resident_last && x->swap_last == u->swap_last) {
 		r = extend_run(s, u, x);
 		if (r < 0)
 			return r;
 		if (r > 0) {
+			u->until_before = u->until;
 			u->until = x->time;
+			u->samples = x->samples;
 			return 0;
 		}
 	}
@@ -174,11 +176,50 @@ int store_put_sample(struct store *s, int64_t process_id, const struct store_sam
 		.process_id = process_id,
 		.time = x->time,
 		.until = x->time,
+		.until_before = x->time,
+		.samples = x->samples,
+		.apart = !is_new && u->apart,
 		.private_last = x->private_last,
 		.resident_last = x->resident_last,
 		.swap_last = x->swap_last,
 		.steady = steady,
 	};
+	return 0;
+}
+
+int store_sample_apart(struct store *s, int64_t process_id, int64_t time)
+{
+	struct store_run *u = hashtab_get(&s->runs, (uint64_t)process_id);
+	struct store_sample x;
+	sqlite3_stmt *st;
+	int r, rc;
+
+	if (!u)
+		return 0;
+	u->apart = true;
+	if (u->until != time || u->time == time)
+		return 0; /* the row of that time is a row of its own */
+	r = store_stmt(s, STMT_SAMPLE_UNEXTEND,
+		       "UPDATE samples SET until = ?3, samples = samples - ?4"
+		       " WHERE process_id = ?1 AND resolution = 0 AND time = ?2",
+		       &st);
+	if (r < 0)
+		return r;
+	rc = sqlite3_bind_int64(st, 1, process_id);
+	rc |= sqlite3_bind_int64(st, 2, u->time);
+	rc |= sqlite3_bind_int64(st, 3, u->until_before);
+	rc |= sqlite3_bind_int64(st, 4, u->samples);
+	r = store_bound_run(s, st, rc, "sample");
+	if (r < 0)
+		return r;
+	x = (struct store_sample){ .time = time, .private_min = u->private_last, .private_max = u->private_last,
+				   .private_last = u->private_last, .resident_min = u->resident_last,
+				   .resident_max = u->resident_last, .resident_last = u->resident_last,
+				   .swap_last = u->swap_last, .samples = u->samples };
+	r = insert_sample(s, process_id, &x);
+	if (r < 0)
+		return r;
+	u->time = u->until = u->until_before = time;
 	return 0;
 }
 

@@ -168,6 +168,10 @@ struct read_sample {
 	int64_t swap_last, samples;
 	int64_t vram_last, vram_max;
 	int64_t stored; /* the row's time in the table */
+	/* the time of the last row a coalesced raw row stands for (its values
+	 * held over [time, until]); time for every other row.  It may begin
+	 * before the window asked for, and it is given when it reaches in. */
+	int64_t until;
 };
 
 /* A row's place in the order of read_samples_start, which a cursor

@@ -242,7 +242,8 @@ static int page_buckets(struct page *pg, const struct read_process *p, size_t n)
 		lo = pg->cursor.time - step + 1;
 	e = read_samples_start(pg->r, p, n, lo, pg->q->until, NULL, 0, &w);
 	while (e >= 0 && !pg->more && (e = read_samples_next(&w, &x)) > 0) {
-		/* a coalesced row may begin before the window */
+		/* a coalesced row may begin before the window: its values held
+		 * at the window's start */
 		int64_t end = bucket_end(x.time > lo ? x.time : lo, step);
 		struct bucket key = { .process_id = x.process_id }, *b;
 

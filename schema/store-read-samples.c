@@ -222,9 +222,11 @@ static int next_one(struct read_samples *w, struct read_sample *x)
 		};
 		/* a coalesced row that began before the window still stands for
 		 * the rows of its span inside it */
-		if ((key.resolution == RESOLUTION_RAW ? sqlite3_column_int64(w->st, TIER_FIRST_VALUE + V_UNTIL)
-						      : key.time) < w->lo ||
-		    key.time > w->hi)
+		/* a coalesced row that began before the window stands for its
+		 * rows inside it from the window's start */
+		if (key.resolution == RESOLUTION_RAW && key.time < w->since)
+			key.time = w->since;
+		if (key.time < w->lo || key.time > w->hi)
 			continue;
 		if (w->have_after && read_sample_key_compare(&key, &w->after) <= 0)
 			continue;
@@ -253,7 +255,7 @@ static const char merged_sql[] =
 	"  FROM sel),"
 	" edge (id, raw, fine) AS MATERIALIZED (SELECT id, raw, min(raw, minute) FROM tiers),"
 	" merged AS ("
-	"  SELECT s.process_id, s.time AS t, s.resolution, s.time AS stored, " VALUES ", " VRAM_VALUES("?10")
+	"  SELECT s.process_id, max(s.time, ?11) AS t, s.resolution, s.time AS stored, " VALUES ", " VRAM_VALUES("?10")
 	"  FROM edge CROSS JOIN samples s ON s.process_id = edge.id AND s.resolution = 0"
 	"   AND s.time >= coalesce((SELECT max(p.time) FROM samples p WHERE p.process_id = edge.id"
 	"    AND p.resolution = 0 AND p.time < ?2), ?2)"
@@ -267,7 +269,7 @@ static const char merged_sql[] =
 	"  FROM edge CROSS JOIN samples s ON s.process_id = edge.id AND s.resolution = 3600000"
 	"   AND s.time >= ?2 AND s.time <= ?3 + 3600000 AND s.time < edge.fine + 3600000)"
 	" SELECT * FROM merged"
-	" WHERE (t >= ?2 OR (resolution = 0 AND until >= ?2)) AND t <= ?3 AND (t, process_id, -resolution, stored) > (?4, ?5, ?6, ?7)"
+	" WHERE t >= ?2 AND t <= ?3 AND (t, process_id, -resolution, stored) > (?4, ?5, ?6, ?7)"
 	" ORDER BY t, process_id, resolution DESC, stored"
 	" LIMIT ?8";
 
@@ -312,6 +314,7 @@ static int start_merged(struct read_samples *w, const struct read_process *p, si
 	/* no tier: its first row is after anything a request can ask */
 	rc |= sqlite3_bind_int64(st, 9, READ_TIME_MAX);
 	rc |= sqlite3_bind_int(st, 10, w->vram);
+	rc |= sqlite3_bind_int64(st, 11, w->since);
 	e = read_bound(w->r, st, rc, "reading samples");
 	if (e < 0)
 		return e;
@@ -343,6 +346,7 @@ int read_samples_start(struct store_reader *r, const struct read_process *p, siz
 	int e;
 
 	*w = (struct read_samples){ .r = r, .one = n == 1, .lo = read_time_clamp(lo), .hi = read_time_clamp(hi) };
+	w->since = w->lo;
 	if (after) {
 		w->have_after = true;
 		w->after = *after;

@@ -220,6 +220,19 @@ class Daemon:
         return self.wait_for(lambda: (lambda rows: rows if len(rows) >= n else None)(self.query(sql, *params)),
                              what=what or sql, timeout=timeout)
 
+    def ticks_stored(self, pid_row):
+        """How many store ticks the fast-tier rows of a process stand for:
+        a steady process's rows are coalesced into one row over their span,
+        so the rows are counted by the system rows (one every tick, never
+        coalesced) from the first row's time to the last one's until."""
+        return self.query("SELECT count(*) AS n FROM system WHERE time >= (SELECT min(time) FROM samples"
+                          " WHERE process_id = ?1) AND time <= (SELECT max(until) FROM samples WHERE process_id = ?1)",
+                          pid_row)[0]["n"]
+
+    def wait_ticks(self, pid_row, n, what=None):
+        """Waits until the rows of a process stand for n store ticks."""
+        return self.wait_for(lambda: self.ticks_stored(pid_row) >= n, what=what or f"{n} store ticks")
+
     def process_id(self, pid):
         rows = self.wait_rows("SELECT * FROM processes WHERE pid = ? ORDER BY id", pid, what=f"process {pid}")
         return rows[-1]["id"]

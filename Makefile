@@ -184,7 +184,7 @@ BENCH_LIBS := $(SCHEMA_LIB) $(SCANNER_LIB) $(COMMON_LIB)
 # ================================================================== programs
 
 .PHONY: all run check check-build check-unit check-integration check-sanitizers check-layers fuzz lint-man soak soak-asan \
-	bench bench-scan bench-evidence bench-daemon bench-history bench-trace \
+	bench bench-scan bench-evidence bench-daemon bench-history bench-store-size bench-trace \
 	install uninstall clean deps deps-packaging check-units deb rpm check-install check-metrics check-gpu-script
 
 all: $(BUILD)/ramwatch $(BUILD)/ramwatchd
@@ -463,7 +463,7 @@ bench-daemon: deps $(BUILD)/ramwatchd $(BUILD)/bench/idle-target $(BUILD)/bench/
 	RAMWATCH_BUILD=$(abspath $(BUILD)) $(PYTHON) bench/daemon-bench.py
 
 # The benchmarks that call the libraries, linked with them.
-$(BUILD)/bench/scan-parts $(BUILD)/bench/evidence-loop $(BUILD)/bench/history-bench: $(BUILD)/bench/%: \
+$(BUILD)/bench/scan-parts $(BUILD)/bench/evidence-loop $(BUILD)/bench/history-bench $(BUILD)/bench/store-size: $(BUILD)/bench/%: \
 		$(BUILD)/bench/%.o $(BENCH_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $< $(BENCH_LIBS) $(LIBS)
 
@@ -478,6 +478,10 @@ bench-evidence: deps $(BUILD)/ramwatch $(BUILD)/bench/evidence-loop $(HELPER_BIN
 # read back by history and report beside a plain count of the same rows
 # (BENCHMARKS.md).
 BENCH_HISTORY_RUNS ?= 21
+
+# Database bytes per process-day, coalesced and not (BENCHMARKS.md).
+bench-store-size: $(BUILD)/bench/store-size
+	$(BUILD)/bench/store-size --processes 100 --dir $(BUILD)/bench-store-size
 
 bench-history: $(BUILD)/bench/history-bench
 	$(BUILD)/bench/history-bench --runs $(BENCH_HISTORY_RUNS) --dir $(BUILD)/bench-history

@@ -232,6 +232,73 @@ static void test_off_by_default(void **state)
 	assert_int_equal(q_int(t->db, "SELECT count(*) FROM samples WHERE until = time"), 5);
 }
 
+static void test_gpu_rows_keep_rows_apart(void **state)
+{
+	struct tmp *t = *state;
+	struct gpu_device d = { .index = 0, .name = "NVIDIA A100", .uuid = "GPU-1111", .total = 80ull << 30,
+				.used = 4ull << 30, .free = 76ull << 30, .present = true, .parent = -1 };
+	int64_t id, gpu;
+
+	coalescing_writer(t);
+	begin(t);
+	id = proc(t);
+	for (int i = 1; i <= 3; i++) {
+		struct store_sample x = row(H0 + i * SECOND, 1000, 0);
+		put(t, id, &x);
+	}
+	/* the process's first GPU memory row comes after the row of its time,
+	 * which had joined the run: that row is taken out of it */
+	assert_int_equal(store_put_gpu_device(t->s, H0 + 3 * SECOND, &d, &gpu), 0);
+	assert_int_equal(store_put_gpu_sample(t->s, id, gpu, H0 + 3 * SECOND, 1ull << 30), 0);
+	for (int i = 4; i <= 6; i++) {
+		struct store_sample x = row(H0 + i * SECOND, 1000, 0);
+		put(t, id, &x);
+		assert_int_equal(store_put_gpu_sample(t->s, id, gpu, H0 + i * SECOND, 1ull << 30), 0);
+	}
+	commit(t);
+	assert_int_equal(q_int(t->db, "SELECT until FROM samples WHERE time = %lld", H0 + SECOND), H0 + 2 * SECOND);
+	assert_int_equal(q_int(t->db, "SELECT samples FROM samples WHERE time = %lld", H0 + SECOND), 20);
+	/* and every row from then on is its own, beside its GPU rows */
+	assert_int_equal(q_int(t->db, "SELECT count(*) FROM samples WHERE time >= %lld AND until = time",
+			       H0 + 3 * SECOND),
+			 4);
+	assert_int_equal(q_int(t->db, "SELECT count(*) FROM samples s JOIN gpu_samples g USING (process_id, time)"),
+			 4);
+	assert_int_equal(q_int(t->db, "SELECT sum(samples) FROM samples"), 60);
+}
+
+static void test_views_give_both_ends(void **state)
+{
+	struct tmp *t = *state;
+	int64_t id;
+
+	coalescing_writer(t);
+	begin(t);
+	id = proc(t);
+	for (int i = 1; i <= 50; i++) {
+		struct store_sample x = row(H0 + i * SECOND, 1000, i == 30 ? 5000 : 0);
+		put(t, id, &x);
+	}
+	commit(t);
+	/* two runs and the spike between: the runs at both ends */
+	assert_int_equal(q_int(t->db, "SELECT count(*) FROM samples"), 3);
+	assert_int_equal(q_int(t->db, "SELECT count(*) FROM memory_timeline"), 5);
+	assert_int_equal(q_int(t->db, "SELECT max(time) FROM memory_timeline") , (H0 + 50 * SECOND) / 1000);
+	assert_int_equal(q_int(t->db, "SELECT count(*) FROM memory_timeline WHERE time = %lld", (H0 + 29 * SECOND) / 1000),
+			 1);
+	assert_int_equal(q_int(t->db, "SELECT max(private_max) FROM memory_timeline"), 5000);
+	/* Grafana's panel: its time filter finds the ends of a span */
+	assert_int_equal(q_int(t->db, "SELECT count(*) FROM grafana_process_memory WHERE kind = 'private'"), 5);
+	assert_int_equal(q_int(t->db, "SELECT max(value) FROM grafana_process_memory WHERE kind = 'private'"
+				      " AND time_ms >= %lld AND time_ms <= %lld",
+			       H0 + 29 * SECOND, H0 + 31 * SECOND),
+			 5000);
+	assert_int_equal(q_int(t->db, "SELECT count(*) FROM grafana_process_memory WHERE kind = 'resident'"
+				      " AND time_ms = %lld",
+			       H0 + 50 * SECOND),
+			 1);
+}
+
 /* ------------------------------------------------------------ migrating */
 
 static void test_migrate_from_v5(void **state)
@@ -266,6 +333,17 @@ static void test_migrate_from_v5(void **state)
 	assert_int_equal(q_int(t->db, "SELECT sum(samples) FROM samples"), 386);
 	assert_int_equal(q_int(t->db, "SELECT private_max FROM samples WHERE resolution = 3600000"), 9);
 	assert_int_equal(q_int(t->db, "SELECT count(*) FROM memory_timeline"), 4);
+	/* the answers read them as before */
+	struct store_history_query hq = { .sel = { .pid = 42, .only_uid = -1 }, .since = 0, .until = 4000000,
+					  .limit = RW_ANSWER_ROWS_MAX };
+	json_t *o = NULL;
+	struct error err;
+	if (store_read_history(reader_of(t), &hq, &o, &err) < 0)
+		fail_msg("history: %s", err.message);
+	assert_int_equal(json_array_size(jget(o, "samples")), 4);
+	assert_int_equal(jint(jat(jget(o, "samples"), 0), "private_max"), 9);
+	assert_int_equal(jint(jat(jget(o, "samples"), 3), "until"), 3662000);
+	json_decref(o);
 
 	/* and a new identical row after them starts a row of its own */
 	begin(t);
@@ -575,6 +653,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rolled_back_run, tmp_setup, tmp_teardown),
 		cmocka_unit_test_setup_teardown(test_clock_back, tmp_setup, tmp_teardown),
 		cmocka_unit_test_setup_teardown(test_off_by_default, tmp_setup, tmp_teardown),
+		cmocka_unit_test_setup_teardown(test_gpu_rows_keep_rows_apart, tmp_setup, tmp_teardown),
+		cmocka_unit_test_setup_teardown(test_views_give_both_ends, tmp_setup, tmp_teardown),
 		cmocka_unit_test_setup_teardown(test_migrate_from_v5, tmp_setup, tmp_teardown),
 		cmocka_unit_test(test_history_and_report_as_before),
 		cmocka_unit_test(test_random_sequences),

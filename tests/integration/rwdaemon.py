@@ -225,9 +225,15 @@ class Daemon:
         a steady process's rows are coalesced into one row over their span,
         so the rows are counted by the system rows (one every tick, never
         coalesced) from the first row's time to the last one's until."""
-        return self.query("SELECT count(*) AS n FROM system WHERE time >= (SELECT min(time) FROM samples"
-                          " WHERE process_id = ?1) AND time <= (SELECT max(until) FROM samples WHERE process_id = ?1)",
-                          pid_row)[0]["n"]
+        return len(self.tick_times(pid_row))
+
+    def tick_times(self, pid_row=None):
+        """The times of the store ticks that the raw rows of a process (None:
+        of any process) stand for, oldest first."""
+        return [r["time"] for r in self.query(
+            "SELECT y.time FROM system y WHERE EXISTS (SELECT 1 FROM samples s WHERE s.resolution = 0"
+            " AND (?1 IS NULL OR s.process_id = ?1) AND y.time BETWEEN s.time AND s.until) ORDER BY y.time",
+            pid_row)]
 
     def wait_ticks(self, pid_row, n, what=None):
         """Waits until the rows of a process stand for n store ticks."""

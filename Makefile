@@ -87,7 +87,7 @@ TRACE_SRCS := trace/trace-event.c trace/trace-fast.c trace/trace-general.c trace
 # (history, report, census, events) and ramwatch sql's safe queries; the
 # migrations travel inside the binary as C strings
 SCHEMA_SRCS := schema/store.c schema/store-stmt.c schema/store-put.c schema/store-census.c \
-	schema/store-retention.c schema/store-gpu.c schema/store-salvage.c \
+	schema/store-retention.c schema/store-spans.c schema/store-gpu.c schema/store-salvage.c \
 	schema/store-read.c schema/store-read-json.c schema/store-read-select.c \
 	schema/store-read-processes.c schema/store-read-samples.c schema/store-read-history.c \
 	schema/store-read-window.c schema/store-read-census.c schema/store-read-compare.c \
@@ -184,7 +184,7 @@ BENCH_LIBS := $(SCHEMA_LIB) $(SCANNER_LIB) $(COMMON_LIB)
 # ================================================================== programs
 
 .PHONY: all run check check-build check-unit check-integration check-sanitizers check-layers fuzz lint-man soak soak-asan \
-	bench bench-scan bench-evidence bench-daemon bench-history bench-trace \
+	bench bench-scan bench-evidence bench-daemon bench-history bench-store-size bench-trace \
 	install uninstall clean deps deps-packaging check-units deb rpm check-install check-metrics check-gpu-script
 
 all: $(BUILD)/ramwatch $(BUILD)/ramwatchd
@@ -203,7 +203,7 @@ UNIT_TESTS := test-util test-log test-strpool test-text test-hashtab test-timepa
 	test-scan-live test-region-events test-gpu \
 	test-trace-parse test-trace-analyzer test-trace-scopes test-trace-ledger test-trace-report \
 	test-trace-replay test-trace-export \
-	test-store test-store-salvage test-store-retention test-store-read test-store-read-history test-store-read-page test-query \
+	test-store test-store-salvage test-store-retention test-store-read test-store-read-history test-store-read-page test-store-coalesce test-query \
 	test-config test-config-values test-config-files test-selector \
 	test-sysmem test-schedule test-pidmap test-store-aside test-writer test-export test-watched test-census-tier test-discover test-view test-daemon-clock \
 	test-control-request test-control-buffer test-control-access test-control-processes test-control-worker \
@@ -463,7 +463,7 @@ bench-daemon: deps $(BUILD)/ramwatchd $(BUILD)/bench/idle-target $(BUILD)/bench/
 	RAMWATCH_BUILD=$(abspath $(BUILD)) $(PYTHON) bench/daemon-bench.py
 
 # The benchmarks that call the libraries, linked with them.
-$(BUILD)/bench/scan-parts $(BUILD)/bench/evidence-loop $(BUILD)/bench/history-bench: $(BUILD)/bench/%: \
+$(BUILD)/bench/scan-parts $(BUILD)/bench/evidence-loop $(BUILD)/bench/history-bench $(BUILD)/bench/store-size: $(BUILD)/bench/%: \
 		$(BUILD)/bench/%.o $(BENCH_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $< $(BENCH_LIBS) $(LIBS)
 
@@ -478,6 +478,10 @@ bench-evidence: deps $(BUILD)/ramwatch $(BUILD)/bench/evidence-loop $(HELPER_BIN
 # read back by history and report beside a plain count of the same rows
 # (BENCHMARKS.md).
 BENCH_HISTORY_RUNS ?= 21
+
+# Database bytes per process-day, coalesced and not (BENCHMARKS.md).
+bench-store-size: $(BUILD)/bench/store-size
+	$(BUILD)/bench/store-size --processes 100 --dir $(BUILD)/bench-store-size
 
 bench-history: $(BUILD)/bench/history-bench
 	$(BUILD)/bench/history-bench --runs $(BENCH_HISTORY_RUNS) --dir $(BUILD)/bench-history

@@ -44,8 +44,8 @@ def build(path, size):
     t, rnd = 0, random.Random(1)
     while os.path.getsize(path) + os.path.getsize(path + "-wal") < size:
         t += 1000
-        rows = [(p, 0, t, *(rnd.randrange(1 << 34) for _ in range(7)), 10) for p in range(1, procs + 1)]
-        con.executemany("INSERT INTO samples VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        rows = [(p, 0, t, *(rnd.randrange(1 << 34) for _ in range(7)), 10, t) for p in range(1, procs + 1)]
+        con.executemany("INSERT INTO samples VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
         if t % 100000 == 0:
             con.commit()
             con.execute("PRAGMA wal_checkpoint(TRUNCATE)")

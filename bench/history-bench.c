@@ -138,9 +138,9 @@ static void check(struct store *s, int r, const char *what)
 static void put_minutes(sqlite3 *db, int64_t process_id, int p)
 {
 	sqlite3_stmt *st = NULL;
-	const char *sql = "INSERT INTO samples (process_id, resolution, time, private_min, private_max, private_last,"
-			  " resident_min, resident_max, resident_last, swap_last, samples)"
-			  " VALUES (?1, 60000, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 0, 60)";
+	const char *sql = "INSERT INTO samples (process_id, resolution, time, until, private_min, private_max,"
+			  " private_last, resident_min, resident_max, resident_last, swap_last, samples)"
+			  " VALUES (?1, 60000, ?2, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 0, 60)";
 
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
 		die("minute rows", sqlite3_errmsg(db));

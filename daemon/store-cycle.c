@@ -46,6 +46,9 @@ static int open_store(struct store_cycle *sc, unsigned check_ms, struct error *e
 		 * wait is short and the writer's queue does the rest. */
 		.busy_timeout_ms = 100,
 		.check_ms = check_ms,
+		/* a steady process's identical rows are stored once over their
+		 * span (ramwatch-schema(7), COALESCED ROWS) */
+		.coalesce = true,
 	};
 
 	return store_open(&so, &sc->store, err);

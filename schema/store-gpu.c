@@ -107,6 +107,9 @@ int store_put_gpu_sample(struct store *s, int64_t process_id, int64_t gpu_id, in
 		return r;
 	if (used == GPU_BYTES_UNKNOWN)
 		return store_failf(s, -EINVAL, "gpu sample: an unknown figure is not stored");
+	r = store_sample_apart(s, process_id, time);
+	if (r < 0)
+		return r;
 	r = store_stmt(s, STMT_GPU_SAMPLE_PUT, sql, &st);
 	if (r < 0)
 		return r;

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "hashtab.h"
 #include "macro.h"
 #include "store.h"
 
@@ -20,6 +21,11 @@ enum store_stmt {
 	STMT_FREELIST_COUNT,
 	STMT_PROCESS_PUT,
 	STMT_SAMPLE_PUT,
+	STMT_SAMPLE_EXTEND,
+	STMT_SAMPLE_UNEXTEND,
+	STMT_SPAN_FIND,
+	STMT_SPAN_PART,
+	STMT_SPAN_DROP,
 	STMT_CENSUS_PUT,
 	STMT_CLASS_PUT,
 	STMT_REGION_PUT,
@@ -51,10 +57,41 @@ enum store_stmt {
 	_STMT_MAX
 };
 
+/* A process's last raw row as written: which row (process_id, time) and
+ * the values an identical row repeats. */
+struct store_run {
+	int64_t process_id; /* the key */
+	int64_t time, until;
+	int64_t until_before; /* until before the last row joined, to undo it */
+	uint32_t samples;     /* of the last row that joined */
+	uint64_t private_last, resident_last, swap_last;
+	bool steady;
+	bool apart; /* the process has GPU memory rows: its rows stay apart */
+};
+
+/* A GPU memory row of process_id at time: GPU rows are read with the
+ * sample row of the same time, so that row must stand alone; it is split
+ * out of its run, and the process's rows are not coalesced from now on.
+ * Returns 0 or a negative errno. */
+int store_sample_apart(struct store *s, int64_t process_id, int64_t time);
+
+/* Cuts the coalesced raw rows with a time at or before upto into one row
+ * per bucket of res (the bucket's part of the span), the part after
+ * upto's bucket left as one row, so that a rollup of the rows up to upto
+ * by their time puts every part in its bucket.  Returns 0 or a negative
+ * errno. */
+int store_spans_cut(struct store *s, int64_t upto, int64_t res);
+
+/* Trims the coalesced raw rows that began before cutoff and reach it to
+ * their part from cutoff on, so that expiry by time leaves what is still
+ * kept.  Returns 0 or a negative errno. */
+int store_spans_trim(struct store *s, int64_t cutoff);
+
 struct store {
 	sqlite3 *db;
 	char *path;
 	bool read_only;
+	bool coalesce;         /* store_options.coalesce */
 	bool in_transaction;   /* store_begin succeeded, no commit or rollback yet */
 	int version;           /* PRAGMA user_version */
 	int64_t page_size;     /* bytes */
@@ -71,6 +108,10 @@ struct store {
 		bool active;    /* a lap is under way */
 		bool due;       /* rows were deleted: another lap is wanted */
 	} sweep;
+	/* The last raw row written of each process (struct store_run, keyed by
+	 * process id), so that an identical next row extends it without a
+	 * read; empty after opening, so a restart starts new rows. */
+	struct hashtab runs;
 	sqlite3_stmt *stmt[_STMT_MAX];
 	struct error error; /* the last failure, for store_error */
 };

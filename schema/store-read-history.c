@@ -50,6 +50,7 @@ static json_t *sample_json(const struct read_sample *x)
 	e |= read_set(o, "resident_max", json_integer(x->resident_max));
 	e |= read_set(o, "swap", json_integer(x->swap_last));
 	e |= read_set(o, "samples", json_integer(x->samples));
+	e |= read_set(o, "until", json_integer(x->until));
 	e |= read_set(o, "vram", read_int_or_null(x->vram_last));
 	e |= read_set(o, "vram_max", read_int_or_null(x->vram_max));
 	if (e < 0) {
@@ -100,6 +101,10 @@ struct bucket {
 	int64_t process_id;
 	bool used;
 	struct read_sample acc;
+	/* a coalesced row whose span goes on past the bucket: it stands for
+	 * rows in the buckets after, up to span.until */
+	bool spanning;
+	struct read_sample span;
 };
 
 /* The end of the step-wide bucket holding t: buckets end at multiples of
@@ -166,6 +171,55 @@ static int flush(struct page *pg, struct bucket *slots, size_t n)
 	return 0;
 }
 
+/* The samples of coalesced row x at or before t: its rows spread evenly
+ * over [stored, until], all of them by until. */
+static int64_t span_through(const struct read_sample *x, int64_t t)
+{
+	if (t < x->stored)
+		return 0;
+	if (t >= x->until)
+		return x->samples;
+	return (int64_t)((__int128)x->samples * (t - x->stored + 1) / (x->until - x->stored + 1));
+}
+
+/* The part of coalesced row x in the bucket that ends at end: the same
+ * values (they held over the whole span), its share of the samples. */
+static struct read_sample span_piece(const struct read_sample *x, int64_t end, int64_t step)
+{
+	struct read_sample y = *x;
+
+	y.samples = span_through(x, end) - span_through(x, end - step);
+	return y;
+}
+
+/* Gives the buckets up to the one that ends at to (left open, for the
+ * row that reaches it): each one at *current, and those after it that
+ * only coalesced rows reach into. */
+static int advance(struct page *pg, struct bucket *slots, size_t n, int64_t *current, int64_t to, int64_t step)
+{
+	while (*current < to) {
+		int64_t next = *current + step;
+		bool any = false;
+		int e = flush(pg, slots, n);
+
+		if (e < 0 || pg->more)
+			return e;
+		for (size_t i = 0; i < n; i++) {
+			struct bucket *b = &slots[i];
+			if (!b->spanning)
+				continue;
+			if (b->span.until > *current) {
+				struct read_sample y = span_piece(&b->span, next, step);
+				merge(b, &y, next, step);
+				any = true;
+			}
+			b->spanning = b->span.until > next;
+		}
+		*current = any ? next : to;
+	}
+	return 0;
+}
+
 static int page_buckets(struct page *pg, const struct read_process *p, size_t n)
 {
 	const int64_t step = pg->q->step_ms;
@@ -188,20 +242,32 @@ static int page_buckets(struct page *pg, const struct read_process *p, size_t n)
 		lo = pg->cursor.time - step + 1;
 	e = read_samples_start(pg->r, p, n, lo, pg->q->until, NULL, 0, &w);
 	while (e >= 0 && !pg->more && (e = read_samples_next(&w, &x)) > 0) {
-		int64_t end = bucket_end(x.time, step);
+		/* a coalesced row may begin before the window: its values held
+		 * at the window's start */
+		int64_t end = bucket_end(x.time > lo ? x.time : lo, step);
 		struct bucket key = { .process_id = x.process_id }, *b;
 
 		if (have_current && end != current) {
-			e = flush(pg, slots, n);
+			e = advance(pg, slots, n, &current, end, step);
 			if (e < 0 || pg->more)
 				break;
 		}
 		current = end;
 		have_current = true;
 		b = bsearch(&key, slots, n, sizeof(*slots), compare_bucket);
-		if (b)
-			merge(b, &x, end, step);
+		if (!b)
+			continue;
+		if (x.until > x.time) {
+			if (x.until > pg->q->until)
+				x.until = pg->q->until;
+			b->span = x;
+			b->spanning = x.until > end;
+			x = span_piece(&b->span, end, step);
+		}
+		merge(b, &x, end, step);
 	}
+	if (e >= 0 && !pg->more && have_current)
+		e = advance(pg, slots, n, &current, READ_TIME_MAX, step);
 	if (e >= 0 && !pg->more)
 		e = flush(pg, slots, n);
 	read_samples_done(&w);

@@ -169,6 +169,11 @@ struct read_sample {
 	int64_t swap_last, samples;
 	int64_t vram_last, vram_max;
 	int64_t stored; /* the row's time in the table */
+	/* the time of the last row a coalesced raw row stands for (its values
+	 * held over [stored, until]); time for every other row.  One that
+	 * began before the window and reaches into it is given at the
+	 * window's start. */
+	int64_t until;
 };
 
 /* A row's place in the order of read_samples_start, which a cursor
@@ -186,6 +191,7 @@ struct read_samples {
 	bool one;
 	int tier; /* the tier being read; 3 when done */
 	int64_t process_id, lo, hi;
+	int64_t since;   /* lo as asked, before a cursor moved it */
 	int64_t edge[3]; /* each tier's rows are given before this time */
 	bool vram;       /* some instance has GPU memory rows: read them */
 	bool have_after;

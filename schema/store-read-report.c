@@ -125,10 +125,18 @@ static int walk(struct store_reader *r, const struct read_process *p, struct pha
 	if (e < 0)
 		return e;
 	while ((e = read_samples_next(&w, &x)) > 0) {
-		/* a row belongs to the phase its interval ends in */
+		/* a row belongs to the phase its interval ends in; a coalesced
+		 * row's values held over its whole span, so it belongs to every
+		 * phase the span reaches, from the phase's start on */
 		while (k + 1 < n && x.time >= ph[k + 1].start)
 			k++;
 		account(&ph[k], &x);
+		while (k + 1 < n && x.until >= ph[k + 1].start) {
+			struct read_sample y = x;
+			k++;
+			y.time = ph[k].start;
+			account(&ph[k], &y);
+		}
 		if (!peaks->any || x.private_max > peaks->private) {
 			peaks->private = x.private_max;
 			peaks->time = x.time;
@@ -142,7 +150,7 @@ static int walk(struct store_reader *r, const struct read_process *p, struct pha
 			peaks->vram_time = x.time;
 		}
 		peaks->any = true;
-		*ret_last = x.time;
+		*ret_last = x.until;
 	}
 	read_samples_done(&w);
 	return e < 0 ? e : 0;

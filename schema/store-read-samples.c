@@ -47,7 +47,7 @@ static int64_t column_opt(sqlite3_stmt *st, int i)
 
 #define VALUES                                                                                            \
 	"s.private_min, s.private_max, s.private_last, s.resident_min, s.resident_max, s.resident_last,"   \
-	" s.swap_last, s.samples"
+	" s.swap_last, s.samples, s.until"
 
 /* The GPU memory rows of sample row s, summed over devices, when the flag
  * parameter F says there are any for these instances: SQLite evaluates a
@@ -68,13 +68,14 @@ enum value_column {
 	V_RESIDENT_LAST,
 	V_SWAP_LAST,
 	V_SAMPLES,
+	V_UNTIL,
 	V_VRAM_LAST,
 	V_VRAM_MAX,
 };
 #define VALUE_COLUMNS                                                                                   \
 	{ "private_min", READ_KEY }, { "private_max", READ_KEY }, { "private_last", READ_KEY },         \
 	{ "resident_min", READ_KEY }, { "resident_max", READ_KEY }, { "resident_last", READ_KEY },      \
-	{ "swap_last", READ_KEY }, { "samples", READ_KEY }, { "vram_last", READ_KEY }, { "vram_max", READ_KEY }
+	{ "swap_last", READ_KEY }, { "samples", READ_KEY }, { "until", READ_KEY }, { "vram_last", READ_KEY }, { "vram_max", READ_KEY }
 
 /* VALUES, then VRAM_VALUES, from column first. */
 static void load(sqlite3_stmt *st, int first, struct read_sample *x)
@@ -87,6 +88,7 @@ static void load(sqlite3_stmt *st, int first, struct read_sample *x)
 	x->resident_last = sqlite3_column_int64(st, first + V_RESIDENT_LAST);
 	x->swap_last = sqlite3_column_int64(st, first + V_SWAP_LAST);
 	x->samples = sqlite3_column_int64(st, first + V_SAMPLES);
+	x->until = sqlite3_column_int64(st, first + V_UNTIL);
 	x->vram_last = column_opt(st, first + V_VRAM_LAST);
 	x->vram_max = column_opt(st, first + V_VRAM_MAX);
 }
@@ -160,7 +162,10 @@ static const struct read_column tier_columns[] = { { "time", READ_KEY }, VALUE_C
 static const struct read_query tier_query =
 	READ_QUERY(RS_SAMPLES_TIER,
 		   "SELECT s.time, " VALUES ", " VRAM_VALUES("?5") " FROM samples s"
-		   " WHERE s.process_id = ?1 AND s.resolution = ?2 AND s.time >= ?3 AND s.time <= ?4 ORDER BY s.time",
+		   " WHERE s.process_id = ?1 AND s.resolution = ?2 AND s.time <= ?4 AND s.until >= ?3"
+		   "  AND s.time >= coalesce((SELECT max(p.time) FROM samples p WHERE p.process_id = ?1"
+		   "   AND p.resolution = ?2 AND p.time < ?3), ?3)"
+		   " ORDER BY s.time",
 		   tier_columns);
 
 /* Starts the walk of tier w->tier. */
@@ -215,6 +220,12 @@ static int next_one(struct read_samples *w, struct read_sample *x)
 			.resolution = tier_resolution[w->tier],
 			.stored = stored,
 		};
+		/* a coalesced row that began before the window still stands for
+		 * the rows of its span inside it */
+		/* a coalesced row that began before the window stands for its
+		 * rows inside it from the window's start */
+		if (key.resolution == RESOLUTION_RAW && key.time < w->since)
+			key.time = w->since;
 		if (key.time < w->lo || key.time > w->hi)
 			continue;
 		if (w->have_after && read_sample_key_compare(&key, &w->after) <= 0)
@@ -224,6 +235,8 @@ static int next_one(struct read_samples *w, struct read_sample *x)
 		x->resolution = key.resolution;
 		x->stored = stored;
 		load(w->st, TIER_FIRST_VALUE, x);
+		if (x->resolution != RESOLUTION_RAW)
+			x->until = x->time;
 		return 1;
 	}
 	return 0;
@@ -242,9 +255,11 @@ static const char merged_sql[] =
 	"  FROM sel),"
 	" edge (id, raw, fine) AS MATERIALIZED (SELECT id, raw, min(raw, minute) FROM tiers),"
 	" merged AS ("
-	"  SELECT s.process_id, s.time AS t, s.resolution, s.time AS stored, " VALUES ", " VRAM_VALUES("?10")
+	"  SELECT s.process_id, max(s.time, ?11) AS t, s.resolution, s.time AS stored, " VALUES ", " VRAM_VALUES("?10")
 	"  FROM edge CROSS JOIN samples s ON s.process_id = edge.id AND s.resolution = 0"
-	"   AND s.time >= ?2 AND s.time <= ?3"
+	"   AND s.time >= coalesce((SELECT max(p.time) FROM samples p WHERE p.process_id = edge.id"
+	"    AND p.resolution = 0 AND p.time < ?2), ?2)"
+	"   AND s.time <= ?3 AND s.until >= ?2"
 	"  UNION ALL"
 	"  SELECT s.process_id, min(s.time, edge.raw - 1), s.resolution, s.time, " VALUES ", " VRAM_VALUES("?10")
 	"  FROM edge CROSS JOIN samples s ON s.process_id = edge.id AND s.resolution = 60000"
@@ -299,6 +314,7 @@ static int start_merged(struct read_samples *w, const struct read_process *p, si
 	/* no tier: its first row is after anything a request can ask */
 	rc |= sqlite3_bind_int64(st, 9, READ_TIME_MAX);
 	rc |= sqlite3_bind_int(st, 10, w->vram);
+	rc |= sqlite3_bind_int64(st, 11, w->since);
 	e = read_bound(w->r, st, rc, "reading samples");
 	if (e < 0)
 		return e;
@@ -317,6 +333,8 @@ static int next_merged(struct read_samples *w, struct read_sample *x)
 	x->resolution = sqlite3_column_int64(w->st, M_RESOLUTION);
 	x->stored = sqlite3_column_int64(w->st, M_STORED);
 	load(w->st, M_FIRST_VALUE, x);
+	if (x->resolution != RESOLUTION_RAW)
+		x->until = x->time;
 	return 1;
 }
 
@@ -328,6 +346,7 @@ int read_samples_start(struct store_reader *r, const struct read_process *p, siz
 	int e;
 
 	*w = (struct read_samples){ .r = r, .one = n == 1, .lo = read_time_clamp(lo), .hi = read_time_clamp(hi) };
+	w->since = w->lo;
 	if (after) {
 		w->have_after = true;
 		w->after = *after;

@@ -118,13 +118,17 @@ static const struct expiry {
 static int expire(struct step *x, int64_t cutoff)
 {
 	static const int64_t resolutions[] = { RESOLUTION_RAW, RESOLUTION_MINUTE, RESOLUTION_HOUR };
+	/* a coalesced row that reaches the cutoff keeps its part after it */
+	int r = store_spans_trim(x->s, cutoff);
 
+	if (r < 0)
+		return r;
 	for (size_t i = 0; i < ELEMENTSOF(expiries); i++) {
 		const struct expiry *e = &expiries[i];
 		size_t runs = e->per_resolution ? ELEMENTSOF(resolutions) : 1;
 
 		for (size_t k = 0; k < runs; k++) {
-			int r = delete_batch(x, e->id, e->sql, cutoff, e->per_resolution ? resolutions[k] : 0, e->what);
+			r = delete_batch(x, e->id, e->sql, cutoff, e->per_resolution ? resolutions[k] : 0, e->what);
 			if (r < 0)
 				return r;
 		}
@@ -185,9 +189,9 @@ static int rollup_gpu(struct step *x, int64_t from, int64_t to, int64_t upto)
 static int rollup(struct step *x, int64_t from, int64_t to, int64_t cutoff)
 {
 	static const char sql[] =
-		"INSERT INTO samples (process_id, resolution, time, private_min, private_max, private_last,"
+		"INSERT INTO samples (process_id, resolution, time, until, private_min, private_max, private_last,"
 		"                     resident_min, resident_max, resident_last, swap_last, samples)"
-		" SELECT g.process_id, ?2, g.bucket, g.private_min, g.private_max, l.private_last,"
+		" SELECT g.process_id, ?2, g.bucket, g.bucket, g.private_min, g.private_max, l.private_last,"
 		"        g.resident_min, g.resident_max, l.resident_last, l.swap_last, g.samples"
 		" FROM (SELECT process_id, (time + ?2 - 1) / ?2 * ?2 AS bucket, max(time) AS last_time,"
 		"              min(private_min) AS private_min, max(private_max) AS private_max,"
@@ -231,6 +235,11 @@ static int rollup(struct step *x, int64_t from, int64_t to, int64_t cutoff)
 		x->more = true;
 	else
 		upto = cutoff - 1;
+	if (from == RESOLUTION_RAW) {
+		r = store_spans_cut(x->s, upto, to);
+		if (r < 0)
+			return r;
+	}
 
 	r = store_stmt(x->s, STMT_ROLLUP, sql, &st);
 	if (r < 0)

@@ -71,6 +71,7 @@ struct store *store_close(struct store *s)
 		/* every statement is finalized, so this closes for good */
 		sqlite3_close(s->db);
 	}
+	hashtab_done(&s->runs);
 	free(s->path);
 	free(s);
 	return NULL;
@@ -343,6 +344,8 @@ int store_open(const struct store_options *o, struct store **ret, struct error *
 	if (!s || !s->path)
 		return error_set(err, -ENOMEM, "%s: out of memory", o->path);
 	s->read_only = o->read_only;
+	s->coalesce = o->coalesce && !o->read_only;
+	hashtab_init(&s->runs, sizeof(struct store_run));
 
 	r = connect(s, o);
 	if (r >= 0)

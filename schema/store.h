@@ -29,7 +29,7 @@
 struct store;
 
 /* The schema version this program writes (PRAGMA user_version). */
-#define STORE_SCHEMA_VERSION 5
+#define STORE_SCHEMA_VERSION 6
 
 struct store_options {
 	const char *path;
@@ -37,6 +37,7 @@ struct store_options {
 	int busy_timeout_ms;     /* 0: 2000 */
 	uint64_t max_size;       /* bytes, 0: no limit (MaxDatabaseSize); see store_set_max_size */
 	unsigned check_ms;       /* writers: > 0, store_check (so bounded) before the first write */
+	bool coalesce;           /* writers: an identical steady raw row extends the last one (store_put_sample) */
 };
 
 /* Opens (creating it unless read_only) and migrates the database.  A
@@ -116,7 +117,11 @@ struct store_sample {
 };
 
 /* A raw row (samples >= 1).  A second row of the same process and time
- * merges into the first. */
+ * merges into the first.  With store_options.coalesce, a row that is
+ * steady (min = max = last, private and resident) and the same as the
+ * process's last row written since opening, itself steady, extends that
+ * row instead (until = x->time, samples added): ramwatch-schema(7),
+ * COALESCED ROWS. */
 int store_put_sample(struct store *s, int64_t process_id, const struct store_sample *x);
 
 enum store_trigger {

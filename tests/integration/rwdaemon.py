@@ -220,6 +220,25 @@ class Daemon:
         return self.wait_for(lambda: (lambda rows: rows if len(rows) >= n else None)(self.query(sql, *params)),
                              what=what or sql, timeout=timeout)
 
+    def ticks_stored(self, pid_row):
+        """How many store ticks the fast-tier rows of a process stand for:
+        a steady process's rows are coalesced into one row over their span,
+        so the rows are counted by the system rows (one every tick, never
+        coalesced) from the first row's time to the last one's until."""
+        return len(self.tick_times(pid_row))
+
+    def tick_times(self, pid_row=None):
+        """The times of the store ticks that the raw rows of a process (None:
+        of any process) stand for, oldest first."""
+        return [r["time"] for r in self.query(
+            "SELECT y.time FROM system y WHERE EXISTS (SELECT 1 FROM samples s WHERE s.resolution = 0"
+            " AND (?1 IS NULL OR s.process_id = ?1) AND y.time BETWEEN s.time AND s.until) ORDER BY y.time",
+            pid_row)]
+
+    def wait_ticks(self, pid_row, n, what=None):
+        """Waits until the rows of a process stand for n store ticks."""
+        return self.wait_for(lambda: self.ticks_stored(pid_row) >= n, what=what or f"{n} store ticks")
+
     def process_id(self, pid):
         rows = self.wait_rows("SELECT * FROM processes WHERE pid = ? ORDER BY id", pid, what=f"process {pid}")
         return rows[-1]["id"]

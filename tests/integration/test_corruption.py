@@ -59,8 +59,8 @@ def make_history(tmp_path, daemons, target, rows=40000):
     con = sqlite3.connect(d.db_path)
     pid_id = con.execute("SELECT id FROM processes WHERE pid = ?", (target.pid,)).fetchone()[0]
     t0 = con.execute("SELECT min(time) FROM samples").fetchone()[0] - rows * 1000
-    con.executemany("INSERT INTO samples VALUES (?, 0, ?, 1, 2, 3, 4, 5, 6, 0, 10)",
-                    ((pid_id, t0 + 1000 * i) for i in range(rows)))
+    con.executemany("INSERT INTO samples VALUES (?, 0, ?, 1, 2, 3, 4, 5, 6, 0, 10, ?)",
+                    ((pid_id, t0 + 1000 * i, t0 + 1000 * i) for i in range(rows)))
     con.commit()
     con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     con.close()
@@ -156,7 +156,7 @@ def checkpoint_while_stopped(d):
 def test_garbage_while_running(tmp_path, daemons, target):
     d = daemons(tmp_path, fast_config(f"Watch=pid:{target.pid}")).start()
     d.wait_rows("SELECT * FROM censuses c JOIN processes p ON p.id = c.process_id WHERE p.pid = ?", target.pid)
-    d.wait_rows("SELECT * FROM samples", n=3)
+    d.wait_ticks(d.process_id(target.pid), 3)
 
     stopped = time.monotonic()
     checkpoint_while_stopped(d)
@@ -164,7 +164,7 @@ def test_garbage_while_running(tmp_path, daemons, target):
         con = sqlite3.connect(f"file:{d.db_path}?mode=ro", uri=True)
         root = con.execute("SELECT rootpage FROM sqlite_master WHERE name = 'samples'").fetchone()[0]
         page = con.execute("PRAGMA page_size").fetchone()[0]
-        last = con.execute("SELECT max(time) FROM samples").fetchone()[0]
+        last = con.execute("SELECT max(until) FROM samples").fetchone()[0]
         con.close()
         # the samples' b-tree, which every store cycle writes into
         with open(d.db_path, "r+b") as f:
@@ -199,7 +199,7 @@ def test_garbage_only_a_read_finds(tmp_path, daemons, target):
     the same; the census that cannot be read is not kept."""
     d = daemons(tmp_path, fast_config(f"Watch=pid:{target.pid}")).start()
     d.wait_rows("SELECT * FROM census_classes")
-    d.wait_rows("SELECT * FROM samples", n=2)
+    d.wait_ticks(d.process_id(target.pid), 2)
     checkpoint_while_stopped(d)
     try:
         con = sqlite3.connect(f"file:{d.db_path}?mode=ro", uri=True)

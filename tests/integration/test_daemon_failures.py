@@ -19,7 +19,15 @@ SCHEMA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "s
 
 
 def samples(d, pid_row):
-    return d.query("SELECT count(*) AS n FROM samples WHERE process_id = ?", pid_row)[0]["n"]
+    """The store ticks the process's rows stand for (identical rows are
+    coalesced into one over their span)."""
+    return d.ticks_stored(pid_row)
+
+
+def gaps(d, pid_row):
+    """The time from each row's end (until) to the next row."""
+    rows = d.query("SELECT time, until FROM samples WHERE process_id = ? ORDER BY time", pid_row)
+    return [b["time"] - a["until"] for a, b in zip(rows, rows[1:])] or [0]
 
 
 def test_full_disk_is_survived(tmp_path, shapes, daemons):
@@ -48,9 +56,7 @@ def test_full_disk_is_survived(tmp_path, shapes, daemons):
         d.wait_for(lambda: "writing to the store again" in d.logs(), what="the recovery", timeout=30)
         # the rows gathered while the disk was full were written after all
         d.wait_for(lambda: samples(d, pid_row) >= full_at + 4, what="the kept rows")
-        rows = d.query("SELECT time FROM samples WHERE process_id = ? ORDER BY time", pid_row)
-        gaps = [b["time"] - a["time"] for a, b in zip(rows, rows[1:])]
-        assert max(gaps) < 2500, gaps  # no hole where the disk was full
+        assert max(gaps(d, pid_row)) < 2500, gaps(d, pid_row)  # no hole where the disk was full
         assert d.stop() == 0
         con = sqlite3.connect(d.db_path)
         assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
@@ -74,9 +80,7 @@ def test_locked_database_is_survived(tmp_path, shapes, daemons):
         con.execute("ROLLBACK")
         con.close()
     d.wait_for(lambda: "writing to the store again" in d.logs(), what="the recovery", timeout=20)
-    rows = d.query("SELECT time FROM samples WHERE process_id = ? ORDER BY time", pid_row)
-    gaps = [b["time"] - a["time"] for a, b in zip(rows, rows[1:])]
-    assert max(gaps) < 2500, gaps
+    assert max(gaps(d, pid_row)) < 2500, gaps(d, pid_row)
 
 
 def test_processes_it_may_not_read(unprivileged_user, daemons):

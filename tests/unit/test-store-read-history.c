@@ -235,9 +235,9 @@ static void test_rollup_merge(void **state)
 	/* Rows that repeat finer ones (a hand-made database, a minute row
 	 * over raw rows, an hour row over minute rows) are left out. */
 	raw_exec(t->db, "INSERT INTO samples VALUES (1, 60000, 472223 * 3600000 + 9000000, 0, 99999, 0, 0, 99999, 0, 0,"
-			" 999);"
+			" 999, 472223 * 3600000 + 9000000);"
 			"INSERT INTO samples VALUES (1, 3600000, 472223 * 3600000 + 7200000, 0, 99999, 0, 0, 99999, 0,"
-			" 0, 999)");
+			" 0, 999, 472223 * 3600000 + 7200000)");
 	o = history(t, &q);
 	a = jget(o, "samples");
 	sum = 0;
@@ -338,7 +338,7 @@ static void test_step(void **state)
 	assert_int_equal(jint(jat(jget(o, "samples"), 0), "samples"), 120);
 	assert_int_equal(jint(jat(jget(o, "samples"), 0), "time"), H0 + HOUR);
 	json_decref(o);
-	raw_exec(t->db, "INSERT INTO samples VALUES (1, 3600000, 472223 * 3600000, 5, 6, 7, 8, 9, 10, 0, 360)");
+	raw_exec(t->db, "INSERT INTO samples VALUES (1, 3600000, 472223 * 3600000, 5, 6, 7, 8, 9, 10, 0, 360, 472223 * 3600000)");
 	q = query(4242, H0 - HOUR, H0);
 	q.step_ms = MINUTE;
 	o = history(t, &q);
@@ -431,9 +431,10 @@ static void test_paging(void **state)
 	 * it, at H0 + 1 min, the first's own time */
 	char sql[512];
 	snprintf(sql, sizeof(sql),
-		 "INSERT INTO samples VALUES (%lld, 60000, %lld, 1, 1, 1, 1, 1, 1, 0, 6);"
-		 "INSERT INTO samples VALUES (%lld, 60000, %lld, 2, 2, 2, 2, 2, 2, 0, 5)",
-		 (long long)id[2], (long long)(H0 + MINUTE), (long long)id[2], (long long)(H0 + 2 * MINUTE));
+		 "INSERT INTO samples VALUES (%lld, 60000, %lld, 1, 1, 1, 1, 1, 1, 0, 6, %lld);"
+		 "INSERT INTO samples VALUES (%lld, 60000, %lld, 2, 2, 2, 2, 2, 2, 0, 5, %lld)",
+		 (long long)id[2], (long long)(H0 + MINUTE), (long long)(H0 + MINUTE), (long long)id[2],
+		 (long long)(H0 + 2 * MINUTE), (long long)(H0 + 2 * MINUTE));
 	raw_exec(t->db, sql);
 
 	struct store_history_query q = { .sel = { .name = "worker", .only_uid = -1 }, .since = H0,

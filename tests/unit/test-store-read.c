@@ -248,7 +248,7 @@ static void test_processes(void **state)
 	put_census(t, p.java, H0 + 2 * HOUR + MINUTE, TRIGGER_GROWTH, CENSUS_EXITED, NULL);
 	commit(t);
 	raw_exec(t->db, "INSERT INTO samples VALUES (1, 60000, 472223 * 3600000 + 3540000, 1, 880, 870, 1, 1800, 1700,"
-			" 0, 6)");
+			" 0, 6, 472223 * 3600000 + 3540000)");
 
 	/* alive only, largest private first */
 	assert_int_equal(store_read_processes(r, -1, false, "private", 0, &o, &err), 0);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/pidfd.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "census.h"
@@ -19,6 +20,17 @@
 #include "util.h"
 
 DEFINE_CLEANUP(struct target *, target_free)
+
+/* Whether fd leaves RW_FD_RESERVE descriptors free below the soft limit:
+ * open() gives the lowest free number, so fd is about how many are open. */
+static bool fd_below_reserve(int fd)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
+		return true;
+	return (rlim_t)fd + RW_FD_RESERVE < rl.rlim_cur;
+}
 
 int target_new(int root_fd, int pid, const struct proc_status *status, const struct target_identity *id,
 	       struct target **ret)
@@ -65,9 +77,13 @@ int target_new(int root_fd, int pid, const struct proc_status *status, const str
 	t->statm_fd = procfs_open_statm(t->pid_fd);
 	if (t->statm_fd == -ENOENT || t->statm_fd == -ESRCH)
 		return -ESRCH;
+	if (t->statm_fd >= 0 && !fd_below_reserve(t->statm_fd)) {
+		close(t->statm_fd);
+		t->statm_fd = -EMFILE;
+	}
 	if (t->statm_fd < 0) {
 		log_full_errno(LOG_DEBUG, t->statm_fd, pid, "cannot keep statm of process %d open, reading status only: %m",
-				    pid);
+			       pid);
 		t->statm_fd = -1;
 	} else
 		t->fds++;

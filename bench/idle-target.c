@@ -2,7 +2,10 @@
  * still, so a benchmark can watch hundreds of them: SIZE_MIB of touched
  * heap, a mapped copy of its own executable, a couple of threads.
  *
- *   idle-target SIZE_MIB      (exits when its standard input closes) */
+ *   idle-target SIZE_MIB [THREADS]   (exits when its standard input closes)
+ *
+ * THREADS (2 unless given) sleeping threads beside the main one; 0 lets a
+ * bench start thousands without running out of pids. */
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -27,7 +30,8 @@ int main(int argc, char **argv)
 	if (!heap)
 		return 1;
 	memset(heap, 1, mib << 20);
-	for (int i = 0; i < 2; i++)
+	int threads = argc > 2 ? atoi(argv[2]) : 2;
+	for (int i = 0; i < threads; i++)
 		pthread_create(&t, NULL, sleeper, NULL);
 	printf("ready\n");
 	fflush(stdout);

@@ -23,6 +23,13 @@
 /* The command line kept in a census, in bytes (argv joined by spaces). */
 #define RW_CMDLINE_MAX (4096u)
 
+/* Descriptors below the RLIMIT_NOFILE soft limit the daemon keeps free of
+ * watched processes' statm files, for the store, its clients and the
+ * files a census or discovery opens for a moment: past it, a newly
+ * watched process is sampled from status alone (two descriptors, not
+ * three), so a low limit still lets as many processes be watched. */
+#define RW_FD_RESERVE (32u)
+
 /* Threads whose stack pointers are read to confirm stack regions. Above
  * this, stacks are recognised by their shape alone. */
 #define RW_THREADS_MAX (16384u)

@@ -1,5 +1,6 @@
-/* The fast tier (fast-tier.h): one status read per watched process per
- * SampleInterval, and the row it comes to per StoreInterval. */
+/* The fast tier (fast-tier.h): one statm read per watched process per
+ * SampleInterval (status when statm changed), and the row it comes to per
+ * StoreInterval. */
 #include "fast-tier.h"
 
 #include <errno.h>
@@ -8,9 +9,9 @@
 #include "target.h"
 #include "writer.h"
 
-int fast_tier_sample(struct fast_tier *f, struct target *t, int64_t now_ms)
+int fast_tier_sample(struct fast_tier *f, struct target *t, int64_t now_ms, int64_t status_every_ms)
 {
-	int r = target_sample(t, now_ms);
+	int r = target_sample(t, now_ms, status_every_ms);
 	if (r == -ESRCH)
 		return r;
 	if (r < 0) {

@@ -192,11 +192,11 @@ static int on_sample(sd_event_source *s, uint64_t usec, void *userdata)
 	uint64_t now = now_monotonic_us();
 	(void)usec;
 
-	/* the fast tier: each watched process's status; the interval and
+	/* the fast tier: each watched process's statm or status; the interval and
 	 * growth triggers from it; an exit lets the process go */
 	for (struct target *t = watched_first(m->watched), *next; t; t = next) {
 		next = watched_next(t);
-		int r = fast_tier_sample(&m->fast, t, now_ms);
+		int r = fast_tier_sample(&m->fast, t, now_ms, (int64_t)(m->config.store_interval / 1000));
 		if (r == -ESRCH)
 			let_go(m, t, true);
 		else if (r >= 0)

@@ -4,7 +4,7 @@
  *   discovery   every DiscoverInterval: list /proc (status files only),
  *               start following the processes the selectors pick
  *               (discover.c; the set they join: watched.c)
- *   fast tier   every SampleInterval: status of each watched process
+ *   fast tier   every SampleInterval: statm of each watched process (status when it moved)
  *               (fast-tier.c); then the census tier runs what is due,
  *               within ScanBudget (census-tier.c)
  *   store       every StoreInterval: one row per process (min/max/last),

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -113,6 +114,27 @@ static void tell_terminal(int terminal)
 		dprintf(terminal, "ramwatchd: %s\n", recent[n - 1].message);
 }
 
+/* Each watched process holds up to three descriptors (its proc directory,
+ * its pidfd, its statm), so a thousand of them pass the usual soft limit of
+ * 1024; the hard limit is what the administrator allows.  The daemon uses
+ * epoll only, never select(), so descriptors above 1024 are safe. */
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return (void)log_debug_errno(errno, "cannot read the descriptor limit: %m");
+	if (rl.rlim_cur >= rl.rlim_max)
+		return (void)log_debug("descriptor limit %llu, the hard limit", (unsigned long long)rl.rlim_cur);
+	rlim_t was = rl.rlim_cur;
+	rl.rlim_cur = rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return (void)log_debug_errno(errno, "cannot raise the descriptor limit, kept at %llu: %m",
+					     (unsigned long long)was);
+	log_debug("descriptor limit raised from %llu to %llu", (unsigned long long)was,
+		  (unsigned long long)rl.rlim_cur);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -180,6 +202,7 @@ int main(int argc, char **argv)
 	}
 	/* the database holds every watched process's history: not for all */
 	umask(0027);
+	raise_nofile();
 
 	struct manager *m = NULL;
 	struct manager_options o = { .config_path = config_path, .state_dir = state, .proc_root = proc,

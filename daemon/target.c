@@ -7,17 +7,30 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/pidfd.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "census.h"
 #include "daemon-clock.h"
 #include "limits.h"
+#include "log.h"
 #include "macro.h"
 #include "procfs.h"
 #include "scan.h"
 #include "util.h"
 
 DEFINE_CLEANUP(struct target *, target_free)
+
+/* Whether fd leaves RW_FD_RESERVE descriptors free below the soft limit:
+ * open() gives the lowest free number, so fd is about how many are open. */
+static bool fd_below_reserve(int fd)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
+		return true;
+	return (rlim_t)fd + RW_FD_RESERVE < rl.rlim_cur;
+}
 
 int target_new(int root_fd, int pid, const struct proc_status *status, const struct target_identity *id,
 	       struct target **ret)
@@ -31,9 +44,11 @@ int target_new(int root_fd, int pid, const struct proc_status *status, const str
 		return -ENOMEM;
 	t->pid = pid;
 	t->pidfd = -1;
+	t->statm_fd = -1;
 	t->pid_fd = procfs_open_pid(root_fd, pid);
 	if (t->pid_fd < 0)
 		return t->pid_fd == -ENOENT ? -ESRCH : t->pid_fd;
+	t->fds = 1;
 	r = procfs_read_stat(t->pid_fd, &st);
 	if (r < 0)
 		return r == -ENOENT ? -ESRCH : r;
@@ -54,6 +69,24 @@ int target_new(int root_fd, int pid, const struct proc_status *status, const str
 	t->pidfd = pidfd_open(pid, 0);
 	if (t->pidfd >= 0 && procfs_still_alive(t->pid_fd, t->start_time) != 1)
 		return -ESRCH;
+	if (t->pidfd >= 0)
+		t->fds++;
+
+	/* statm costs a tenth of status to read (BENCHMARKS.md); without a
+	 * descriptor for it, status alone still gives every figure */
+	t->statm_fd = procfs_open_statm(t->pid_fd);
+	if (t->statm_fd == -ENOENT || t->statm_fd == -ESRCH)
+		return -ESRCH;
+	if (t->statm_fd >= 0 && !fd_below_reserve(t->statm_fd)) {
+		close(t->statm_fd);
+		t->statm_fd = -EMFILE;
+	}
+	if (t->statm_fd < 0) {
+		log_full_errno(LOG_DEBUG, t->statm_fd, pid, "cannot keep statm of process %d open, reading status only: %m",
+			       pid);
+		t->statm_fd = -1;
+	} else
+		t->fds++;
 
 	uint64_t private = 0;
 	(void)status_private(status, &private);
@@ -88,6 +121,8 @@ struct target *target_free(struct target *t)
 		close(t->pid_fd);
 	if (t->pidfd >= 0)
 		close(t->pidfd);
+	if (t->statm_fd >= 0)
+		close(t->statm_fd);
 	proc_ref_unref(t->ref);
 	free(t->cgroup);
 	free(t->snap);
@@ -95,7 +130,8 @@ struct target *target_free(struct target *t)
 	return NULL;
 }
 
-int target_sample(struct target *t, int64_t now_ms)
+/* Reads status into the last sample's figures. */
+static int sample_status(struct target *t)
 {
 	struct proc_status st;
 	uint64_t private;
@@ -114,6 +150,30 @@ int target_sample(struct target *t, int64_t now_ms)
 	t->private = private;
 	t->resident = st.counter[STATUS_VM_RSS];
 	t->swap = st.counter[STATUS_VM_SWAP];
+	return 0;
+}
+
+int target_sample(struct target *t, int64_t now_ms, int64_t status_every_ms)
+{
+	struct proc_statm statm;
+	int r;
+
+	if (t->statm_fd >= 0) {
+		r = procfs_pread_statm(t->statm_fd, &statm);
+		if (r < 0)
+			return r;
+	}
+	if (t->statm_fd < 0 || !t->status_read || !statm_equal(&statm, &t->status_statm) ||
+	    now_ms - t->status_at_ms >= status_every_ms) {
+		r = sample_status(t);
+		if (r < 0)
+			return r;
+		t->status_read = true;
+		t->status_at_ms = now_ms;
+		if (t->statm_fd >= 0)
+			t->status_statm = statm;
+	}
+	/* else statm is what it was at the last status: so are its figures */
 	sample_acc_add(&t->acc, t->private, t->resident, t->swap);
 
 	struct store_process *info = &t->ref->info;

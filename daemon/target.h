@@ -30,12 +30,17 @@ struct target {
 	uint64_t start_time;
 	int pid_fd;             /* /proc/PID */
 	int pidfd;              /* -1 without pidfd_open */
+	int statm_fd;           /* /proc/PID/statm kept open; -1: status only */
+	unsigned fds;           /* the descriptors it holds open */
 	sd_event_source *exit_source;
 	struct proc_ref *ref;   /* what the store holds about it */
 	char *cgroup;           /* the cgroup v2 path when following began; NULL unknown */
 
 	/* the fast tier (fast-tier.c) */
 	uint64_t private, resident, swap; /* the last sample */
+	bool status_read;                 /* status was read since following began */
+	struct proc_statm status_statm;   /* statm as it was when status was last read */
+	int64_t status_at_ms;             /* ... and when */
 	struct sample_acc acc;
 
 	/* GPU memory, from the last GPU snapshot (every StoreInterval) */
@@ -60,7 +65,8 @@ struct target_identity {
 };
 
 /* Starts following pid, whose status discovery just read: opens its proc
- * directory, reads stat, cmdline and exe.  Returns 0 with *ret, -ESRCH when
+ * directory, reads stat, cmdline and exe, keeps statm open (out of
+ * descriptors, EMFILE or ENFILE, it samples from status alone).  Returns 0 with *ret, -ESRCH when
  * it exited meanwhile, or another negative errno. */
 int target_new(int root_fd, int pid, const struct proc_status *status, const struct target_identity *id,
 	       struct target **ret);
@@ -68,10 +74,15 @@ int target_new(int root_fd, int pid, const struct proc_status *status, const str
  * NULL, returns NULL. */
 struct target *target_free(struct target *t);
 
-/* Reads status: private, resident and swap into the sample and the peaks.
- * Returns 0, or -ESRCH when the process has exited (or is a zombie), or
- * another negative errno. */
-int target_sample(struct target *t, int64_t now_ms);
+/* Takes a sample: private, resident and swap into the accumulator and the
+ * peaks.  It reads statm, and status only when statm changed since status
+ * was last read, at the first sample, and when status_every_ms have passed
+ * since (a page swapped in or out changes statm's resident, so swap stays
+ * exact); otherwise the figures of that status are the sample's.  Without
+ * statm (no descriptor for it) it reads status every time.  Returns 0, or
+ * -ESRCH when the process has exited (or is a zombie), or another negative
+ * errno. */
+int target_sample(struct target *t, int64_t now_ms, int64_t status_every_ms);
 
 /* Takes a census now (light: maps and smaps_rollup only; evidence: read
  * allocators' headers), records its cost and status, and the region events

@@ -1,4 +1,4 @@
-/* Pure parsers for /proc/PID/status, stat, cmdline and task/TID/syscall. */
+/* Pure parsers for /proc/PID/status, statm, stat, cmdline and task/TID/syscall. */
 #include "proc-parse.h"
 
 #include <errno.h>
@@ -107,6 +107,32 @@ int status_parse(const char *text, size_t len, struct proc_status *ret)
 	if (!st.name[0] && st.uid < 0)
 		return -EBADMSG; /* not a status file at all */
 	*ret = st;
+	return 0;
+}
+
+int statm_parse(const char *text, size_t len, struct proc_statm *ret)
+{
+	uint64_t v[7];
+	const char *s = text, *end = text + len;
+
+	if (len > 0 && end[-1] == '\n')
+		end--;
+	for (size_t i = 0; i < ELEMENTSOF(v); i++) {
+		const char *e = s;
+		while (e < end && *e >= '0' && *e <= '9')
+			e++;
+		if (parse_u64_n(s, (size_t)(e - s), 10, &v[i]) < 0)
+			return -EBADMSG;
+		if (i + 1 < ELEMENTSOF(v)) {
+			if (e >= end || *e != ' ')
+				return -EBADMSG;
+			e++;
+		}
+		s = e;
+	}
+	if (s != end || v[2] > v[1])
+		return -EBADMSG;
+	*ret = (struct proc_statm){ .size = v[0], .resident = v[1], .shared = v[2] };
 	return 0;
 }
 

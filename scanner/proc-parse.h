@@ -53,6 +53,27 @@ bool status_private(const struct proc_status *s, uint64_t *ret);
  * counter that is not "<number> kB" is an error.  Returns 0 or -EBADMSG. */
 int status_parse(const char *text, size_t len, struct proc_status *ret);
 
+/* The first three fields of /proc/PID/statm, in pages: the address space,
+ * what is resident, and the resident pages that are file-backed or shared
+ * memory (RssFile + RssShmem).  Resident anonymous memory is resident -
+ * shared. */
+struct proc_statm {
+	uint64_t size;
+	uint64_t resident;
+	uint64_t shared;
+};
+
+/* Parses /proc/PID/statm: seven decimal numbers separated by single spaces
+ * and a final newline (fs/proc/array.c); only the first three are kept.
+ * Returns 0 or -EBADMSG (too few fields, a non-number, shared above
+ * resident). */
+int statm_parse(const char *text, size_t len, struct proc_statm *ret);
+
+static inline bool statm_equal(const struct proc_statm *a, const struct proc_statm *b)
+{
+	return a->size == b->size && a->resident == b->resident && a->shared == b->shared;
+}
+
 struct proc_stat {
 	char comm[64];
 	char state;

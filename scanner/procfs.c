@@ -49,6 +49,26 @@ int procfs_read_status(int pid_fd, struct proc_status *ret)
 	return status_parse(buf, len, ret);
 }
 
+int procfs_open_statm(int pid_fd)
+{
+	int fd = openat(pid_fd, "statm", O_RDONLY | O_CLOEXEC);
+	return fd < 0 ? negative_errno() : fd;
+}
+
+int procfs_pread_statm(int fd, struct proc_statm *ret)
+{
+	char buf[256]; /* seven 20-digit numbers fit: 7 * 21 bytes */
+	ssize_t n = pread(fd, buf, sizeof(buf), 0);
+	if (n < 0)
+		return errno == ENOENT ? -ESRCH : negative_errno();
+	/* a task past exit_mm reads as empty on some kernels */
+	if (n == 0)
+		return -ESRCH;
+	if ((size_t)n == sizeof(buf))
+		return -EBADMSG;
+	return statm_parse(buf, (size_t)n, ret);
+}
+
 int procfs_read_cmdline(int pid_fd, char **ret)
 {
 	_cleanup_free_ char *raw = NULL;

@@ -20,6 +20,16 @@ int procfs_open_pid(int root_fd, int pid);
 int procfs_read_stat(int pid_fd, struct proc_stat *ret);
 int procfs_read_status(int pid_fd, struct proc_status *ret);
 
+/* Opens pid_fd's statm to be read again and again with procfs_pread_statm
+ * (a file of /proc/PID answers each read afresh from offset 0).  Returns
+ * an fd or -errno (-EMFILE, -ENFILE: out of descriptors). */
+int procfs_open_statm(int pid_fd);
+
+/* Reads the statm behind fd from offset 0.  Returns 0, -ESRCH when the
+ * process has exited (the kernel answers ESRCH, or nothing at all), or
+ * another negative errno. */
+int procfs_pread_statm(int fd, struct proc_statm *ret);
+
 /* The arguments joined by spaces (at most RW_CMDLINE_MAX bytes), newly
  * allocated; "" for a process without arguments. */
 int procfs_read_cmdline(int pid_fd, char **ret);

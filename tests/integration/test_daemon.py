@@ -184,3 +184,39 @@ def test_huge_processes_get_light_censuses(tmp_path, shapes, daemons):
     classes = d.query("SELECT * FROM census_classes WHERE census_id = ?", c["id"])
     assert classes and all(k["private"] is None and k["size"] > 0 for k in classes)
     assert sum(k["count"] for k in classes) == c["regions"]
+
+
+def test_a_low_descriptor_limit_still_samples_every_process(tmp_path, daemons):
+    """With a descriptor limit too low for statm kept open for every
+    watched process (three descriptors each), the later ones are sampled
+    from status alone (two): every process is followed and has rows."""
+    import shutil
+    binary = tmp_path / "rw-fdlimit"
+    shutil.copy("/bin/sleep", binary)
+    d = daemons(tmp_path, fast_config("Watch=name:rw-fdlimit")).start()
+    in_use = len(os.listdir(f"/proc/{d.pid}/fd"))
+    count = 100
+    # six short of three each: statm is given up RW_FD_RESERVE (32) below
+    # the limit, and the dozen processes after that fit in two each
+    limit = in_use + 3 * count - 6
+    subprocess.run(["prlimit", f"--pid={d.pid}", f"--nofile={limit}:{limit}"], check=True)
+    procs = [subprocess.Popen([str(binary), "300"]) for _ in range(count)]
+    try:
+        for p in procs:
+            pid_row = d.process_id(p.pid)
+            rows = d.wait_rows("SELECT * FROM samples WHERE process_id = ? AND samples >= 5", pid_row,
+                               what=f"rows of process {p.pid}")
+            assert rows[0]["resident_last"] > 0
+        status_only = [p.pid for p in procs if f"statm of process {p.pid} open, reading status only" in d.logs()]
+        assert 0 < len(status_only) < count, status_only
+        # the process sampled from status alone has the figures of one from statm
+        kept = [p.pid for p in procs if p.pid not in status_only][0]
+        last = lambda pid: d.query("SELECT resident_last FROM samples WHERE process_id = ? ORDER BY time DESC"
+                                   " LIMIT 1", d.process_id(pid))[0]["resident_last"]
+        assert abs(last(status_only[0]) - last(kept)) < 1 * MiB
+        assert len(os.listdir(f"/proc/{d.pid}/fd")) < limit
+        assert d.alive()
+    finally:
+        for p in procs:
+            p.kill()
+            p.wait()

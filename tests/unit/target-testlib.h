@@ -29,6 +29,7 @@ static inline struct target *test_target(int pid, uint64_t start, int64_t uid, c
 	t->start_time = start;
 	t->pid_fd = -1;
 	t->pidfd = -1;
+	t->statm_fd = -1;
 	t->ref = proc_ref_new(&info);
 	if (!t->ref) {
 		free(t);

@@ -1,4 +1,4 @@
-/* Discovery against a fixture proc root (a directory with PID/status,
+/* Discovery against a fixture proc root (a directory with PID/status, PID/statm,
  * PID/stat and PID/cmdline files): the processes the selectors pick and
  * only them, none twice, MaxProcesses gone past, and processes that vanish
  * between two reads of the listing passed over. */
@@ -33,7 +33,7 @@ static void put(const char *pid_dir, const char *name, const char *text, size_t 
 enum { HAS_STATUS = 1, HAS_STAT = 2, HAS_CMDLINE = 4, ALL = 7 };
 
 /* A process in the fixture: its status (name, state, uid, private memory
- * in kB), its stat, its cmdline (NUL-separated as the kernel gives it). */
+ * in kB) and statm, its stat, its cmdline (NUL-separated as the kernel gives it). */
 static void process(int pid, const char *name, char state, int uid, unsigned anon_kb, bool kthread,
 		    const char *cmdline, size_t cmdline_len, unsigned files)
 {
@@ -53,6 +53,11 @@ static void process(int pid, const char *name, char state, int uid, unsigned ano
 				     "VmSwap:\t0 kB\nKthread:\t0\n",
 				     name, state, uid, uid, uid, uid, anon_kb + 100, anon_kb);
 		put(dir, "status", text, (size_t)n);
+		/* the statm that goes with it, in 4 KiB pages: anonymous = resident - shared */
+		n = kthread ? snprintf(text, sizeof(text), "0 0 0 0 0 0 0\n")
+			    : snprintf(text, sizeof(text), "%u %u 25 1 0 %u 0\n", (anon_kb + 100) / 4 + 1000,
+				       (anon_kb + 100) / 4, anon_kb / 4);
+		put(dir, "statm", text, (size_t)n);
 	}
 	if (files & HAS_STAT) {
 		int n = snprintf(text, sizeof(text), "%d (%s) %c 1 %d %d 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 %d 0 0\n",
@@ -291,6 +296,79 @@ static void test_follow_fails(void **state)
 	close(root_fd);
 }
 
+/* The fast tier reads statm each sample and status only when statm moved,
+ * at the first sample and once per status interval: a status that changed
+ * under an unchanged statm is seen at that interval, not before. */
+static void test_sample_reads(void **state)
+{
+	(void)state;
+	char dir[32];
+	struct proc_status st;
+	struct target *t;
+	int root_fd = procfs_open_root(root);
+	const struct target_identity id = { .boot_id = "b", .boot_ms = -1, .ticks_per_second = 100, .now_ms = 0 };
+
+	assert_true(root_fd >= 0);
+	snprintf(dir, sizeof(dir), "%d", PID(11));
+	process(PID(11), "sampled", 'S', 1000, 1024, false, CMD("sampled\0"), ALL);
+	int pid_fd = procfs_open_pid(root_fd, PID(11));
+	assert_true(pid_fd >= 0);
+	assert_int_equal(procfs_read_status(pid_fd, &st), 0);
+	close(pid_fd);
+	assert_int_equal(target_new(root_fd, PID(11), &st, &id, &t), 0);
+	assert_true(t->statm_fd >= 0);
+	assert_int_equal(t->fds, 2); /* no pidfd for a pid without a process */
+
+	assert_int_equal(target_sample(t, 1000, 10000), 0);
+	assert_int_equal(t->private, 1024 * KiB);
+	assert_int_equal(t->resident, 1124 * KiB);
+	/* status changes, statm does not: the last status's figures stay */
+	const char grown[] = "Name:\tsampled\nState:\tS (x)\nUid:\t1000\t1000\t1000\t1000\nVmRSS:\t2124 kB\n"
+			     "RssAnon:\t2024 kB\nVmSwap:\t8 kB\n";
+	put(dir, "status", grown, sizeof(grown) - 1);
+	assert_int_equal(target_sample(t, 2000, 10000), 0);
+	assert_int_equal(t->private, 1024 * KiB);
+	assert_int_equal(t->acc.n, 2);
+	/* a status interval after the last status read: read again */
+	assert_int_equal(target_sample(t, 11000, 10000), 0);
+	assert_int_equal(t->private, 2032 * KiB);
+	assert_int_equal(t->swap, 8 * KiB);
+	assert_int_equal(t->resident, 2124 * KiB);
+	/* statm moves: status is read at once */
+	const char back[] = "Name:\tsampled\nState:\tS (x)\nUid:\t1000\t1000\t1000\t1000\nVmRSS:\t524 kB\n"
+			    "RssAnon:\t424 kB\nVmSwap:\t0 kB\n";
+	put(dir, "status", back, sizeof(back) - 1);
+	put(dir, "statm", "9999 131 25 1 0 106 0\n", 22);
+	assert_int_equal(target_sample(t, 12000, 10000), 0);
+	assert_int_equal(t->private, 424 * KiB);
+	assert_int_equal(t->acc.private_min, 424 * KiB);
+	assert_int_equal(t->acc.private_max, 2032 * KiB);
+	/* statm unreadable as statm: an error, not a sample */
+	put(dir, "statm", "garbage\n", 8);
+	assert_int_equal(target_sample(t, 13000, 10000), -EBADMSG);
+	/* the process is gone: statm reads as nothing */
+	put(dir, "statm", "", 0);
+	assert_int_equal(target_sample(t, 14000, 10000), -ESRCH);
+	target_free(t);
+
+	/* without statm (as out of descriptors), status every time */
+	process(PID(12), "sampled", 'S', 1000, 1024, false, CMD("sampled\0"), ALL);
+	snprintf(dir, sizeof(dir), "%d", PID(12));
+	assert_int_equal(target_new(root_fd, PID(12), &st, &id, &t), 0);
+	close(t->statm_fd);
+	t->statm_fd = -1;
+	assert_int_equal(target_sample(t, 1000, 10000), 0);
+	put(dir, "status", grown, sizeof(grown) - 1);
+	assert_int_equal(target_sample(t, 2000, 10000), 0);
+	assert_int_equal(t->private, 2032 * KiB);
+	/* a zombie: gone */
+	const char zombie[] = "Name:\tsampled\nState:\tZ (zombie)\nUid:\t1000\t1000\t1000\t1000\n";
+	put(dir, "status", zombie, sizeof(zombie) - 1);
+	assert_int_equal(target_sample(t, 3000, 10000), -ESRCH);
+	target_free(t);
+	close(root_fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -298,6 +376,7 @@ int main(void)
 		cmocka_unit_test(test_all_but),
 		cmocka_unit_test(test_max_processes),
 		cmocka_unit_test(test_follow_fails),
+		cmocka_unit_test(test_sample_reads),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,4 +1,4 @@
-/* The small /proc parsers: status, stat, cmdline, task syscall. */
+/* The small /proc parsers: status, statm, stat, cmdline, task syscall. */
 #include "testlib.h"
 
 #include <errno.h>
@@ -52,6 +52,51 @@ static void test_status_variants(void **state)
 	assert_int_equal(status_parse(nounit, strlen(nounit), &st), -EBADMSG);
 	assert_int_equal(status_parse("hello", 5, &st), -EBADMSG);
 	assert_int_equal(status_parse("", 0, &st), -EBADMSG);
+}
+
+static void test_statm(void **state)
+{
+	(void)state;
+	struct proc_statm m = { 1, 2, 3 }, kept = m;
+	const char live[] = "6275 1543 1184 1 0 3442 0\n";
+	assert_int_equal(statm_parse(live, strlen(live), &m), 0);
+	assert_int_equal(m.size, 6275);
+	assert_int_equal(m.resident, 1543);
+	assert_int_equal(m.shared, 1184);
+	assert_false(statm_equal(&m, &kept));
+	kept = m;
+	assert_true(statm_equal(&m, &kept));
+	/* a zombie's: its memory is gone */
+	assert_int_equal(statm_parse("0 0 0 0 0 0 0\n", 14, &m), 0);
+	assert_int_equal(m.resident, 0);
+	/* the largest figures a 64-bit kernel prints; without a newline */
+	const char big[] = "18446744073709551615 18446744073709551615 0 0 0 0 0";
+	assert_int_equal(statm_parse(big, strlen(big), &m), 0);
+	assert_true(m.resident == UINT64_MAX);
+
+	/* malformed: each refused, and the result untouched */
+	m = kept;
+	static const char *const bad[] = {
+		"",
+		"\n",
+		"6275 1543 1184 1 0 3442\n",        /* six fields */
+		"6275 1543 1184 1 0 3442 0 9\n",    /* eight */
+		"6275 1543 1184 1 0 3442 0\n\n",   /* two newlines */
+		"6275  1543 1184 1 0 3442 0\n",     /* two spaces */
+		" 6275 1543 1184 1 0 3442 0\n",     /* a leading space */
+		"6275 -1543 1184 1 0 3442 0\n",     /* a sign */
+		"6275 15x3 1184 1 0 3442 0\n",      /* not a number */
+		"6275 1543 1184 1 0 3442 0 \n",     /* a trailing space */
+		"6275 1184 1543 1 0 3442 0\n",      /* shared above resident */
+		"18446744073709551616 1 0 0 0 0 0\n", /* past 64 bits */
+	};
+	for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+		assert_int_equal(statm_parse(bad[i], strlen(bad[i]), &m), -EBADMSG);
+		assert_true(statm_equal(&m, &kept));
+	}
+	/* a NUL inside is not a separator */
+	const char nul[] = "6275 1543\0001184 1 0 3442 0\n";
+	assert_int_equal(statm_parse(nul, sizeof(nul) - 1, &m), -EBADMSG);
 }
 
 static void test_stat(void **state)
@@ -132,7 +177,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_status_fixture), cmocka_unit_test(test_status_variants),
-		cmocka_unit_test(test_stat),           cmocka_unit_test(test_cmdline),
+		cmocka_unit_test(test_statm),          cmocka_unit_test(test_stat),
+		cmocka_unit_test(test_cmdline),
 		cmocka_unit_test(test_syscall),        cmocka_unit_test(test_cgroup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,5 +1,5 @@
 /* libFuzzer target: the parsers of the small /proc/PID files (status,
- * stat, cmdline, cgroup, task syscall; proc-parse.h).  The kernel writes
+ * stat, statm, cmdline, cgroup, task syscall; proc-parse.h).  The kernel writes
  * them, but a comm is the process's own choice (prctl PR_SET_NAME), so
  * "(" ")" and newlines in it are input.  Each parser gets the whole
  * input as the file's text, with no terminating NUL to lean on.  Nothing
@@ -44,6 +44,17 @@ static void check_stat(const char *text, size_t len)
 		abort();
 }
 
+static void check_statm(const char *text, size_t len)
+{
+	struct proc_statm m = { 0 };
+	int r = statm_parse(text, len, &m);
+	if (r != 0 && r != -EBADMSG)
+		abort();
+	/* what it accepts holds together: shared pages are resident pages */
+	if (r == 0 && m.shared > m.resident)
+		abort();
+}
+
 static void check_cmdline(const char *text, size_t len)
 {
 	char buf[64];
@@ -82,6 +93,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(text, data, size);
 	check_status(text, size);
 	check_stat(text, size);
+	check_statm(text, size);
 	check_cmdline(text, size);
 	check_cgroup(text, size);
 	check_syscall(text, size);

@@ -74,7 +74,7 @@ SCANNER_SRCS := scanner/region.c scanner/smaps.c scanner/smaps-fast.c scanner/pr
 	scanner/proclist.c scanner/classes.c scanner/classify.c scanner/classify-shapes.c scanner/census.c \
 	scanner/census-json.c scanner/region-events.c scanner/scan.c scanner/gpu.c scanner/gpu-nvml.c scanner/gpu-cuda.c \
 	scanner/memsource.c scanner/memsource-live.c scanner/memimage.c scanner/evidence.c scanner/evidence-checks.c \
-	scanner/evidence-split.c
+	scanner/evidence-split.c scanner/win-census.c scanner/win-capture.c
 
 # trace/: the memtrace analyzer (ramwatch trace summary) and export
 TRACE_SRCS := trace/trace-event.c trace/trace-fast.c trace/trace-general.c trace/trace-parse.c \
@@ -111,7 +111,7 @@ DAEMON_SRCS := daemon/config.c daemon/config-parse.c daemon/config-table.c daemo
 DAEMON_MAIN := daemon/ramwatchd.c
 
 # client/: ramwatch (scan, summary, diff, the daemon's commands, sql, trace)
-CLIENT_SRCS := client/cmd-scan.c client/render-census.c client/table.c client/cmd-trace.c \
+CLIENT_SRCS := client/cmd-scan.c client/census-print.c client/render-census.c client/table.c client/cmd-trace.c \
 	client/control-client.c client/answer.c client/render-status.c client/render-processes.c client/render-history.c \
 	client/render-report.c client/ask.c client/cmd-status.c client/cmd-processes.c \
 	client/cmd-history.c client/cmd-report.c client/cmd-diff.c client/cmd-mark.c client/cmd-events.c \
@@ -610,6 +610,86 @@ check-install: check-units deb rpm
 	bash tests/install/test-install.sh $(BUILD)/deb/ramwatch_$(VERSION)_*.deb $(BUILD)/rpm/RPMS/*/ramwatch-$(VERSION)-*.rpm
 # ---- end of packaging
 
+# ================================================================== Windows
+#
+#   make windows        build/windows/ramwatch.exe: the one-shot commands (scan, summary,
+#                       diff, trace summary), cross-built with mingw-w64, statically linked
+#   make check-windows  build it and its test programs, run the Windows tests under Wine
+#
+# jansson for Windows is built here from Debian's own source package
+# (apt-get source, from a deb-src entry of the same suite, added as root when
+# none exists) with the mingw toolchain, into build/windows/sysroot.
+
+WIN_BUILD := $(BUILD)/windows
+WIN_CC := x86_64-w64-mingw32-gcc
+WIN_AR := x86_64-w64-mingw32-ar
+WIN_SYSROOT := $(abspath $(WIN_BUILD))/sysroot
+WIN_JANSSON := $(WIN_SYSROOT)/lib/libjansson.a
+WIN_DEB_SRC := /etc/apt/sources.list.d/ramwatch-deb-src.sources
+WIN_SUITE := $(shell . /etc/os-release 2>/dev/null && echo $$VERSION_CODENAME)
+WIN_CFLAGS := -std=gnu11 -D_GNU_SOURCE -D__USE_MINGW_ANSI_STDIO=1 -DRAMWATCH_VERSION='"$(VERSION)"' \
+	$(WARNINGS) -MMD -MP -O2 -I$(WIN_SYSROOT)/include -Icommon/windows/include -DJANSSON_STATIC
+WIN_LDFLAGS := -static
+WIN_LIBS := -L$(WIN_SYSROOT)/lib -ljansson -lpsapi -ladvapi32 -lpthread
+
+$(WIN_JANSSON):
+	@mkdir -p $(WIN_BUILD)/src
+	@if ! apt-get source --print-uris jansson >/dev/null 2>&1; then \
+		if [ "$$(id -u)" != 0 ]; then echo "no deb-src entry for apt-get source jansson (run as root: make windows)"; exit 1; fi; \
+		printf 'Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: %s\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
+			"$(WIN_SUITE)" > $(WIN_DEB_SRC); \
+		apt-get update -qq; \
+	fi
+	rm -rf $(WIN_BUILD)/src/jansson-* $(WIN_BUILD)/src/jansson_*
+	cd $(WIN_BUILD)/src && apt-get source -qq jansson 2>&1 | grep -v '^W: Download is performed unsandboxed' || true
+	cmake -S $$(ls -d $(WIN_BUILD)/src/jansson-*/ | head -1) -B $(WIN_BUILD)/src/jansson-build \
+		-DCMAKE_SYSTEM_NAME=Windows -DCMAKE_C_COMPILER=$(WIN_CC) -DCMAKE_BUILD_TYPE=Release \
+		-DCMAKE_INSTALL_PREFIX=$(WIN_SYSROOT) -DJANSSON_BUILD_SHARED_LIBS=OFF -DJANSSON_BUILD_DOCS=OFF \
+		-DJANSSON_WITHOUT_TESTS=ON -DJANSSON_EXAMPLES=OFF -DJANSSON_INSTALL=ON >/dev/null
+	cmake --build $(WIN_BUILD)/src/jansson-build -j2 >/dev/null
+	cmake --install $(WIN_BUILD)/src/jansson-build >/dev/null
+
+# The shared code compiles unchanged: what POSIX gives and mingw-w64 lacks
+# is in common/windows/ (posix.h, given to every file); what only Linux has
+# (the daemon's socket, the stored census's commands, DWARF symbols) is
+# replaced by files under client/windows/ and trace/windows/ that say so.
+WIN_COMMON_SRCS := $(COMMON_SRCS) common/windows/posix.c
+WIN_SCANNER_SRCS := scanner/region.c scanner/proc-parse.c scanner/classes.c scanner/classify.c \
+	scanner/classify-shapes.c scanner/census.c scanner/census-json.c scanner/gpu.c scanner/windows/gpu-none.c \
+	scanner/win-census.c scanner/win-capture.c \
+	scanner/windows/winscan.c scanner/windows/winscan-evidence.c scanner/windows/win-text.c
+WIN_TRACE_SRCS := $(filter-out trace/trace-symbols.c,$(TRACE_SRCS)) trace/windows/trace-symbols.c
+WIN_CLIENT_SRCS := client/census-print.c client/render-census.c client/table.c client/cmd-trace.c \
+	client/cmd-diff.c client/ask.c client/answer.c \
+	client/windows/cmd-scan.c client/windows/control-client.c client/windows/daemon-commands.c
+WIN_SRCS := $(WIN_COMMON_SRCS) $(WIN_SCANNER_SRCS) $(WIN_TRACE_SRCS) $(WIN_CLIENT_SRCS) $(CLIENT_MAIN)
+WIN_OBJS := $(patsubst %.c,$(WIN_BUILD)/obj/%.o,$(WIN_SRCS))
+
+# the formats are checked by the Linux build of the same files: mingw's
+# printf attribute is Microsoft's, which knows neither %zu nor %m
+WIN_CFLAGS += -Wno-format -Wno-use-after-free -include common/windows/posix.h
+INC_win_common := $(INC_common) -Icommon/windows/include
+INC_win_scanner := $(INC_win_common) -Iscanner -Iscanner/windows
+INC_win_trace := $(INC_win_common) -Itrace
+INC_win_client := $(INC_win_scanner) -Itrace -Iclient -Ischema
+
+define win_objects
+$(WIN_BUILD)/obj/$(1)/%.o: $(1)/%.c $(WIN_JANSSON)
+	@mkdir -p $$(dir $$@)
+	$$(WIN_CC) $$(WIN_CFLAGS) $$(INC_win_$(2)) -c -o $$@ $$<
+endef
+$(eval $(call win_objects,common,common))
+$(eval $(call win_objects,scanner,scanner))
+$(eval $(call win_objects,trace,trace))
+$(eval $(call win_objects,client,client))
+
+$(WIN_BUILD)/ramwatch.exe: $(WIN_OBJS)
+	$(WIN_CC) $(WIN_LDFLAGS) -o $@ $^ $(WIN_LIBS)
+
+.PHONY: windows windows-jansson check-windows
+windows-jansson: $(WIN_JANSSON)
+windows: $(WIN_BUILD)/ramwatch.exe
+
 clean:
 	rm -rf build
 
@@ -618,7 +698,7 @@ clean:
 DEB_PACKAGES := gcc make pkg-config libjansson-dev libcmocka-dev python3 python3-pytest \
 	clang libclang-rt-dev procps mandoc libdw-dev libelf-dev jq nodejs openjdk-17-jre-headless \
 	libsqlite3-dev sqlite3 libsystemd-dev python3-numpy redis-server libjemalloc-dev libmimalloc-dev \
-	libgoogle-perftools-dev faketime
+	libgoogle-perftools-dev faketime gcc-mingw-w64-x86-64 wine64 cmake dpkg-dev
 # for make deb, rpm, check-units and check-install (make deps-packaging)
 # (the build's own packages too: debian/control's Build-Depends)
 PACKAGING_DEB_PACKAGES := dpkg-dev debhelper lintian rpm systemd gcc make pkgconf libjansson-dev libsqlite3-dev \

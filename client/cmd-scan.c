@@ -11,6 +11,7 @@
 #include "ask.h"
 #include "census-json.h"
 #include "census.h"
+#include "census-print.h"
 #include "commands.h"
 #include "control-client.h"
 #include "fileio.h"
@@ -25,53 +26,6 @@
 
 DEFINE_CLEANUP(struct census *, census_free)
 DEFINE_CLEANUP(struct gpu *, gpu_close)
-
-enum output { OUT_TABLE, OUT_MARKDOWN, OUT_JSON };
-
-static int parse_top(const char *command, const char *arg, size_t *ret)
-{
-	uint64_t v;
-	if (parse_u64(arg, 10, &v) < 0 || v == 0 || v > RW_TOP_MAX)
-		return usage_error(command, "--top takes a number from 1 to %u, not '%s'", RW_TOP_MAX, arg);
-	*ret = (size_t)v;
-	return 0;
-}
-
-static int print_census(const struct census *c, enum output out, size_t top, bool regions, bool gpu_asked)
-{
-	if (out == OUT_JSON) {
-		_cleanup_(json_decrefp) json_t *j = census_to_json(c, regions);
-		if (!j || json_dumpf(j, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER) < 0)
-			return fail("cannot write JSON: %s", strerror(ENOMEM));
-		fputc('\n', stdout);
-	} else {
-		struct render_options o = {
-			.format = out == OUT_MARKDOWN ? RENDER_MARKDOWN : RENDER_TEXT,
-			.top = top,
-			.regions = regions,
-			.gpu_asked = gpu_asked,
-		};
-		render_census(c, &o, stdout);
-	}
-	if (fflush(stdout) != 0 || ferror(stdout))
-		return fail("cannot write the output: %s", strerror(errno));
-	return 0;
-}
-
-static int save_census(const struct census *c, const char *path)
-{
-	_cleanup_(json_decrefp) json_t *j = census_to_json(c, true);
-	_cleanup_free_ char *text = j ? json_dumps(j, JSON_INDENT(1) | JSON_PRESERVE_ORDER) : NULL;
-	if (!text)
-		return fail("out of memory");
-	size_t len = strlen(text);
-	text[len] = '\n';
-	int r = write_file_atomic(path, text, len + 1);
-	text[len] = '\0';
-	if (r < 0)
-		return fail("cannot save the census to %s: %s", path, strerror(-r));
-	return 0;
-}
 
 /* The processes to try, most private memory first: one pid, those whose
  * name or command line matches a pattern, or all. */
@@ -403,45 +357,4 @@ int cmd_scan(int argc, char **argv)
 	if (a.out_path && (r = save_census(c, a.out_path)) != 0)
 		return r;
 	return print_census(c, a.out, a.top, a.regions, a.gpu_asked);
-}
-
-
-int cmd_summary(int argc, char **argv)
-{
-	static const struct option options[] = {
-		{ "json", no_argument, NULL, 'j' }, { "markdown", no_argument, NULL, 'm' },
-		{ "regions", no_argument, NULL, 'r' }, { "top", required_argument, NULL, 't' },
-		{ "help", no_argument, NULL, 'h' }, { 0 },
-	};
-	_cleanup_(census_freep) struct census *c = NULL;
-	enum output out = OUT_TABLE;
-	size_t top = RW_TOP_DEFAULT;
-	bool regions = false;
-	int opt, r;
-
-	optind = 0;
-	while ((opt = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
-		switch (opt) {
-		case 'j': out = OUT_JSON; break;
-		case 'm': out = OUT_MARKDOWN; break;
-		case 'r': regions = true; break;
-		case 't':
-			if ((r = parse_top("summary", optarg, &top)) != 0)
-				return r;
-			break;
-		case 'h':
-			printf("Usage: ramwatch summary FILE.json [--markdown|--json] [--regions] [--top N]\n\n"
-			       "Prints a census saved by 'ramwatch scan --out' or '--json' ('-': standard input).\n");
-			return 0;
-		default: return usage_error("summary", "bad option");
-		}
-	}
-	if (argc - optind != 1)
-		return usage_error("summary", "give one census file");
-	if ((r = load_census_file(argv[optind], &c)) != 0)
-		return r;
-	if (regions && !c->regions)
-		return fail("%s holds no region list: save it with 'ramwatch scan --out' or '--json --regions'",
-			    argv[optind]);
-	return print_census(c, out, top, regions, false);
 }

@@ -50,6 +50,34 @@ static void identity(const struct census *c, char *buf, size_t size)
 		snprintf(buf, size, "%s (saved: %s)", c->comm ? c->comm : "process", c->source ? c->source : "?");
 }
 
+/* What a Windows census adds: its reservations, the process's counters,
+ * and whether resident figures are exact, estimated or unknown. */
+static void print_windows(const struct census *c, bool md, FILE *f)
+{
+	const struct census_windows *w = &c->windows;
+	char a[FORMAT_BYTES_MAX], b[FORMAT_BYTES_MAX];
+	const char *lead = md ? "\n" : "  ";
+
+	fprintf(f, "%sWindows: reserved %s, committed %s in %" PRIu64 " reservations", lead, sz(a, w->reserved),
+		sz(b, w->committed), w->reservations);
+	if (w->owner[0])
+		fprintf(f, ", owner %s", w->owner);
+	fputs("\n", f);
+	if (w->private_usage >= 0 && w->working_set >= 0) {
+		fprintf(f, "%sCounters (GetProcessMemoryInfo): private %s, working set %s", lead,
+			sz(a, (uint64_t)w->private_usage), sz(b, (uint64_t)w->working_set));
+		if (w->peak_working_set >= 0)
+			fprintf(f, ", peak working set %s", sz(a, (uint64_t)w->peak_working_set));
+		fputs("\n", f);
+	}
+	if (w->residency == RESIDENCY_UNKNOWN)
+		fprintf(f, "%sResident: unknown%s%s (resident figures are 0)\n", lead, w->residency_why[0] ? ": " : "",
+			w->residency_why);
+	else if (w->residency == RESIDENCY_ESTIMATED)
+		fprintf(f, "%sResident: %s of it estimated from a sample of pages%s%s\n", lead, sz(a, w->estimated),
+			w->residency_why[0] ? "; " : "", w->residency_why);
+}
+
 static void print_header(const struct census *c, const struct render_options *o, FILE *f)
 {
 	char id[512], a[FORMAT_BYTES_MAX], b[FORMAT_BYTES_MAX], s[FORMAT_BYTES_MAX], d[FORMAT_DURATION_MAX],
@@ -79,6 +107,8 @@ static void print_header(const struct census *c, const struct render_options *o,
 			fprintf(f, ", peak resident %s", sz(s, c->status.counter[STATUS_VM_HWM]));
 		fputs("\n", f);
 	}
+	if (c->platform == PLATFORM_WINDOWS)
+		print_windows(c, md, f);
 }
 
 static int cmp_class(const struct census *c, int x, int y)

@@ -143,6 +143,20 @@ static json_t *gpu_json(const struct census_gpu *g)
 			 g->nvidia_mapped, "devices", devices);
 }
 
+/* A Windows census's own figures: null where unknown. */
+static json_t *windows_json(const struct census *c)
+{
+	const struct census_windows *w = &c->windows;
+	return json_pack("{s:I, s:I, s:I, s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:o}", "reserved", (json_int_t)w->reserved,
+			 "committed", (json_int_t)w->committed, "reservations", (json_int_t)w->reservations,
+			 "residency", census_residency_name(w->residency), "estimated", (json_int_t)w->estimated,
+			 "residency_why", str_or_null(w->residency_why[0] ? w->residency_why : NULL),
+			 "private_usage", int_or_null(w->private_usage), "working_set", int_or_null(w->working_set),
+			 "peak_working_set", int_or_null(w->peak_working_set),
+			 "pagefile_usage", int_or_null(w->pagefile_usage),
+			 "owner", str_or_null(w->owner[0] ? w->owner : NULL));
+}
+
 static json_t *regions_array(const struct census_region *r, size_t n)
 {
 	json_t *a = json_array();
@@ -201,6 +215,12 @@ json_t *census_to_json(const struct census *c, bool with_regions)
 		"stack_pointers", int_or_null(c->stack_pointers), "evidence_reads", int_or_null(c->evidence.reads),
 		"evidence_bytes", int_or_null(c->evidence.bytes), "evidence_batches", int_or_null(c->evidence.calls),
 		"pages_looked_up", int_or_null(c->evidence.pages));
+	if (root && (json_object_set_new(json_object_get(root, "process"), "platform",
+					 json_string(census_platform_name(c->platform))) < 0 ||
+		     (c->platform == PLATFORM_WINDOWS && json_object_set_new(root, "windows", windows_json(c)) < 0))) {
+		json_decref(root);
+		return NULL;
+	}
 	if (root && c->light && json_object_set_new(root, "light", json_true()) < 0) {
 		json_decref(root);
 		return NULL;
@@ -311,6 +331,14 @@ static int read_process(struct reader *rd, const json_t *root)
 		return r;
 	if (pid > INT32_MAX)
 		return bad(rd, "process.pid: out of range");
+	/* a census of a version without platform was taken on Linux */
+	const char *platform = NULL;
+	if ((r = get_str(rd, p, "process", "platform", true, &platform)) < 0)
+		return r;
+	int k = platform ? census_platform_from_name(platform) : PLATFORM_LINUX;
+	if (k < 0)
+		return bad(rd, "process.platform: \"%s\" is neither \"linux\" nor \"windows\"", platform);
+	rd->c->platform = (enum census_platform)k;
 	rd->c->pid = (int)pid;
 	return 0;
 }
@@ -584,6 +612,40 @@ static int read_gpu(struct reader *rd, const json_t *root)
 	return 0;
 }
 
+static int read_windows(struct reader *rd, const json_t *root)
+{
+	const json_t *w = json_object_get(root, "windows");
+	struct census_windows *cw = &rd->c->windows;
+	const char *residency = NULL;
+	int r, k;
+
+	if (rd->c->platform != PLATFORM_WINDOWS) {
+		if (w && !json_is_null(w))
+			return bad(rd, "windows: present in a census of %s", census_platform_name(rd->c->platform));
+		return 0;
+	}
+	if (!json_is_object(w))
+		return bad(rd, "windows: expected an object in a census of Windows");
+	if ((r = get_u64(rd, w, "windows", "reserved", &cw->reserved)) < 0 ||
+	    (r = get_u64(rd, w, "windows", "committed", &cw->committed)) < 0 ||
+	    (r = get_u64(rd, w, "windows", "reservations", &cw->reservations)) < 0 ||
+	    (r = get_u64(rd, w, "windows", "estimated", &cw->estimated)) < 0 ||
+	    (r = get_str(rd, w, "windows", "residency", false, &residency)) < 0 ||
+	    (r = get_fixed(rd, w, "windows", "residency_why", cw->residency_why, sizeof(cw->residency_why))) < 0 ||
+	    (r = get_fixed(rd, w, "windows", "owner", cw->owner, sizeof(cw->owner))) < 0 ||
+	    (r = get_int(rd, w, "windows", "private_usage", true, &cw->private_usage)) < 0 ||
+	    (r = get_int(rd, w, "windows", "working_set", true, &cw->working_set)) < 0 ||
+	    (r = get_int(rd, w, "windows", "peak_working_set", true, &cw->peak_working_set)) < 0 ||
+	    (r = get_int(rd, w, "windows", "pagefile_usage", true, &cw->pagefile_usage)) < 0)
+		return r;
+	if ((k = census_residency_from_name(residency)) < 0)
+		return bad(rd, "windows.residency: \"%s\" is not exact, estimated or unknown", residency);
+	cw->residency = (enum census_residency)k;
+	if (cw->committed > cw->reserved)
+		return bad(rd, "windows: committed is more than reserved");
+	return 0;
+}
+
 int census_from_json(const json_t *root, struct census **ret, struct error *err)
 {
 	_cleanup_(census_freep) struct census *c = census_new();
@@ -615,7 +677,7 @@ int census_from_json(const json_t *root, struct census **ret, struct error *err)
 	    (r = read_classes(&rd, root)) < 0 ||
 	    (r = read_region_array(&rd, root, "largest", false, &c->largest, &c->n_largest)) < 0 ||
 	    (r = read_region_array(&rd, root, "regions", true, &c->regions, &c->n_regions)) < 0 ||
-	    (r = read_files(&rd, root)) < 0 || (r = read_gpu(&rd, root)) < 0)
+	    (r = read_files(&rd, root)) < 0 || (r = read_gpu(&rd, root)) < 0 || (r = read_windows(&rd, root)) < 0)
 		return r;
 	c->totals.count = (uint64_t)regions;
 	const json_t *light = json_object_get(root, "light");

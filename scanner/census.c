@@ -30,6 +30,43 @@ int file_kind_from_name(const char *name)
 	return -1;
 }
 
+static const char *const platforms[_PLATFORM_MAX] = {
+	[PLATFORM_LINUX] = "linux",
+	[PLATFORM_WINDOWS] = "windows",
+};
+
+const char *census_platform_name(enum census_platform p)
+{
+	return (unsigned)p < _PLATFORM_MAX ? platforms[p] : "?";
+}
+
+int census_platform_from_name(const char *name)
+{
+	for (int p = 0; p < _PLATFORM_MAX; p++)
+		if (streq(platforms[p], name))
+			return p;
+	return -1;
+}
+
+static const char *const residencies[_RESIDENCY_MAX] = {
+	[RESIDENCY_EXACT] = "exact",
+	[RESIDENCY_ESTIMATED] = "estimated",
+	[RESIDENCY_UNKNOWN] = "unknown",
+};
+
+const char *census_residency_name(enum census_residency r)
+{
+	return (unsigned)r < _RESIDENCY_MAX ? residencies[r] : "?";
+}
+
+int census_residency_from_name(const char *name)
+{
+	for (int r = 0; r < _RESIDENCY_MAX; r++)
+		if (streq(residencies[r], name))
+			return r;
+	return -1;
+}
+
 struct census *census_new(void)
 {
 	struct census *c = calloc(1, sizeof(*c));
@@ -46,6 +83,8 @@ struct census *census_new(void)
 	c->taken_at_ms = -1;
 	c->wall_us = c->cpu_us = c->bytes_read = -1;
 	c->threads_seen = c->stack_pointers = -1;
+	c->windows.private_usage = c->windows.working_set = c->windows.peak_working_set = -1;
+	c->windows.pagefile_usage = -1;
 	c->evidence.regions = c->evidence.confirmed = c->evidence.split = -1;
 	c->evidence.reads = c->evidence.bytes = c->evidence.calls = c->evidence.pages = -1;
 	return c;
@@ -158,9 +197,20 @@ static int cmp_file(const void *a, const void *b)
 	return strcmp(x->path, y->path);
 }
 
+/* A file's path: absolute on Linux, or a Windows drive path ("C:\\...")
+ * or UNC path ("\\\\server\\...") from a Windows census. */
+static bool is_file_path(const char *path)
+{
+	if (!path)
+		return false;
+	if (path[0] == '/')
+		return true;
+	return (path[0] && path[1] == ':' && path[2] == '\\') || (path[0] == '\\' && path[1] == '\\');
+}
+
 static int file_kind_of(const struct region *r)
 {
-	if (!r->path || r->path[0] != '/')
+	if (!is_file_path(r->path))
 		return -1;
 	switch (r->cls) {
 	case CLASS_IMAGES:

@@ -80,8 +80,48 @@ struct census_gpu {
 	size_t n_uses;
 };
 
+/* Where a census was taken (JSON process.platform). */
+enum census_platform {
+	PLATFORM_LINUX,
+	PLATFORM_WINDOWS,
+	_PLATFORM_MAX
+};
+
+const char *census_platform_name(enum census_platform p);
+int census_platform_from_name(const char *name);
+
+/* How the resident figures of a Windows census were known. */
+enum census_residency {
+	RESIDENCY_EXACT,     /* every committed page was looked up (QueryWorkingSetEx) */
+	RESIDENCY_ESTIMATED, /* some reservations were sampled: their figures are estimates */
+	RESIDENCY_UNKNOWN,   /* the working set could not be read: resident figures are 0 */
+	_RESIDENCY_MAX
+};
+
+const char *census_residency_name(enum census_residency r);
+int census_residency_from_name(const char *name);
+
+/* What a Windows census adds: the sums over its reservations (VirtualQueryEx)
+ * and the process's counters (GetProcessMemoryInfo). */
+struct census_windows {
+	uint64_t reserved;     /* address space reserved, committed or not */
+	uint64_t committed;    /* of it, committed (private, views and images) */
+	uint64_t reservations; /* AllocationBase groups */
+	enum census_residency residency;
+	uint64_t estimated;    /* resident bytes that come from a sample */
+	char residency_why[160]; /* why residency is unknown or estimated; "" */
+	/* GetProcessMemoryInfo (PROCESS_MEMORY_COUNTERS_EX); -1 when unknown */
+	int64_t private_usage, working_set, peak_working_set, pagefile_usage;
+	char owner[128]; /* DOMAIN\user owning the process; "" when unknown */
+};
+
 struct census {
-	/* identity; unknown strings are NULL, unknown numbers -1 */
+	enum census_platform platform;
+	struct census_windows windows; /* platform == PLATFORM_WINDOWS only */
+
+	/* identity; unknown strings are NULL, unknown numbers -1.  On Windows,
+	 * start_time is the creation time (FILETIME: 100 ns since 1601), the
+	 * instance key as the start time is on Linux. */
 	int pid;
 	int64_t start_time; /* clock ticks after boot (stat field 22) */
 	char *boot_id;

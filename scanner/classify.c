@@ -457,6 +457,8 @@ struct rule {
 #define ANY(k, c, w, m) { { k, w, c, BASIS_SHAPE }, m, SCOPE_ANY, NEED_NOTHING, PERMS_ANY }
 /* decided by evidence, after the lists ran (evidence.c) */
 #define EV(k, c, w) { { k, w, c, BASIS_EVIDENCE }, NULL, SCOPE_ANON, NEED_NOTHING, PERMS_RW }
+/* a Windows reservation's rule (win-census.c): never asked about a Linux region */
+#define W(k, c, b, w) { { k, w, c, b }, NULL, SCOPE_ANY, NEED_NOTHING, PERMS_ANY }
 
 static const struct rule rules[] = {
 	/* the second pass's rules come first so their indexes are fixed */
@@ -484,6 +486,49 @@ static const struct rule rules[] = {
 		"mimalloc segments: their headers were read at the 32 MiB-aligned starts (alignment, slice counts, kind agree)"),
 	[RULE_TCMALLOC] = { { "tcmalloc_page_heap", "[heap] holding tcmalloc's page heap: its span records were read at the start",
 		CLASS_MALLOC, BASIS_EVIDENCE }, NULL, SCOPE_PATH, NEED_NOTHING, PERMS_ANY },
+
+	/* Windows: one region is one reservation (its AllocationBase group);
+	 * win-census.c decides which of these it is, in this order */
+	[RULE_WIN_IMAGE] = W("win_image", CLASS_IMAGES, BASIS_NAME,
+		"MEM_IMAGE: a program or DLL the loader mapped"),
+	[RULE_WIN_MAPPED_FILE] = W("win_mapped_file", CLASS_MAPPED_FILES, BASIS_NAME,
+		"MEM_MAPPED view of a file (GetMappedFileName names it)"),
+	[RULE_WIN_SECTION] = W("win_section", CLASS_SHARED, BASIS_NAME,
+		"MEM_MAPPED view of no file: a section backed by the paging file (CreateFileMapping)"),
+	[RULE_WIN_PINNED_CUDA] = W("win_cuda_host", CLASS_PINNED_CUDA, BASIS_EVIDENCE,
+		"host memory CUDA knows as its own (pinned by cudaHostAlloc or registered)"),
+	[RULE_WIN_WRITE_COMBINE] = W("win_write_combine", CLASS_CUDA_DRIVER, BASIS_SHAPE,
+		"write-combined private memory (PAGE_WRITECOMBINE): a GPU driver's staging buffers"),
+	[RULE_WIN_NT_HEAP] = W("win_nt_heap", CLASS_MALLOC, BASIS_EVIDENCE,
+		"NT heap: its segment's SegmentSignature 0xffeeffee was read at the reservation's start + 0x10"),
+	[RULE_WIN_SEGMENT_HEAP] = W("win_segment_heap", CLASS_MALLOC, BASIS_EVIDENCE,
+		"segment heap: its signature 0xddeeddee was read at the reservation's start + 0x10"),
+	[RULE_WIN_HEAP_LIST] = W("win_heap_list", CLASS_MALLOC, BASIS_EVIDENCE,
+		"a heap of the process's heap list (Toolhelp32 Heap32ListFirst/Next)"),
+	[RULE_WIN_THREAD_STACK] = W("win_thread_stack", CLASS_STACKS, BASIS_EVIDENCE,
+		"a thread's stack: its TEB's StackBase and StackLimit are in it"),
+	[RULE_WIN_GUARD_STACK] = W("win_guard_stack", CLASS_STACKS, BASIS_SHAPE,
+		"thread stack shape: committed read-write top, a PAGE_GUARD page below it, reserved below that"),
+	[RULE_WIN_MMGP] = W("win_reserving_allocator", CLASS_MMGP_RAM, BASIS_SHAPE,
+		"a private reservation of a multiple of 64 GiB (MMGP's RAM allocator reserves by 64 GiB)"),
+	[RULE_WIN_MIMALLOC] = W("win_mimalloc_arena", CLASS_MALLOC, BASIS_SHAPE,
+		"mimalloc arena shape (PyTorch's CPU allocator on Windows): 512 MiB or more, 32 MiB-aligned start and size"),
+	[RULE_WIN_JVM_HEAP] = W("win_jvm_heap", CLASS_RUNTIME_HEAP, BASIS_SHAPE,
+		"Java heap: a private reservation the size of -Xmx in a process that maps jvm.dll"),
+	[RULE_WIN_CLR_HEAP] = W("win_clr_heap", CLASS_RUNTIME_HEAP, BASIS_SHAPE,
+		".NET GC heap: a private reservation of a multiple of 256 MiB in a process that maps coreclr.dll or clr.dll"),
+	[RULE_WIN_V8_PAGE] = W("win_v8_page", CLASS_RUNTIME_HEAP, BASIS_SHAPE,
+		"V8 heap page: a 256 KiB reservation, 256 KiB-aligned, in node, chrome, msedge or electron"),
+	[RULE_WIN_JIT] = W("win_jit", CLASS_JIT, BASIS_SHAPE,
+		"executable private memory (PAGE_EXECUTE_*): generated code"),
+	[RULE_WIN_OPENBLAS] = W("win_openblas_buffer", CLASS_OPENBLAS, BASIS_SHAPE,
+		"OpenBLAS buffer shape: 32 MiB reserved and committed, under 1 MiB resident, in a process that maps OpenBLAS"),
+	[RULE_WIN_PYTHON] = W("win_pymalloc_arena", CLASS_PYTHON, BASIS_SHAPE,
+		"pymalloc arena shape: 1 MiB reserved and committed in a process that maps python3*.dll"),
+	[RULE_WIN_RESERVED] = W("win_reserved", CLASS_OTHER, BASIS_SHAPE,
+		"a private reservation with nothing committed: address space only, no memory"),
+	[RULE_WIN_PRIVATE] = W("win_private", CLASS_OTHER, BASIS_SHAPE,
+		"private committed memory of no known shape (large heap blocks served by VirtualAlloc look like this)"),
 
 	R("kernel_image", CLASS_IMAGES,
 		"code and data the kernel maps into every process ([vdso], [vvar], [vsyscall])", m_kernel_image),
@@ -571,6 +616,7 @@ static const struct rule rules[] = {
 #undef AN
 #undef ANY
 #undef EV
+#undef W
 
 static const size_t first_pass_rule = _RULE_FIXED_MAX;
 

@@ -1,0 +1,178 @@
+/* The POSIX calls posix.h declares, over the Windows API and its C runtime.
+ * Each does only what the shared code asks of it; anything else fails
+ * with ENOSYS rather than pretending. */
+#include <errno.h>
+#include <fcntl.h>
+#include <io.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <windows.h>
+
+#include "fnmatch.h"
+
+int fcntl(int fd, int cmd, ...)
+{
+	switch (cmd) {
+	case F_DUPFD_CLOEXEC:
+		return _dup(fd);
+	case F_GETFL: /* there is no O_NONBLOCK to clear */
+		return 0;
+	case F_SETFL:
+		return 0;
+	default:
+		errno = ENOSYS;
+		return -1;
+	}
+}
+
+int openat(int dirfd, const char *path, int flags, ...)
+{
+	if (dirfd != AT_FDCWD && !(path[0] && (path[1] == ':' || path[0] == '\\' || path[0] == '/'))) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return _open(path, flags | _O_BINARY, S_IREAD | S_IWRITE);
+}
+
+struct tm *localtime_r(const time_t *t, struct tm *ret)
+{
+	return localtime_s(ret, t) == 0 ? ret : NULL;
+}
+
+struct qsort_context {
+	int (*cmp)(const void *, const void *, void *);
+	void *arg;
+};
+
+static int qsort_trampoline(void *context, const void *a, const void *b)
+{
+	const struct qsort_context *q = context;
+	return q->cmp(a, b, q->arg);
+}
+
+void qsort_r(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *, void *), void *arg)
+{
+	struct qsort_context q = { cmp, arg };
+	qsort_s(base, n, size, qsort_trampoline, &q);
+}
+
+FILE *open_memstream(char **ret_buf, size_t *ret_size)
+{
+	(void)ret_buf;
+	(void)ret_size;
+	errno = ENOSYS;
+	return NULL;
+}
+
+int fsync(int fd)
+{
+	return _commit(fd);
+}
+
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t offset)
+{
+	(void)addr;
+	(void)offset;
+	if (fd != -1 || !(flags & MAP_ANONYMOUS) || prot != (PROT_READ | PROT_WRITE)) {
+		errno = ENOSYS;
+		return MAP_FAILED;
+	}
+	void *p = VirtualAlloc(NULL, len, MEM_RESERVE | MEM_COMMIT, PAGE_READWRITE);
+	if (!p) {
+		errno = ENOMEM;
+		return MAP_FAILED;
+	}
+	return p;
+}
+
+int munmap(void *addr, size_t len)
+{
+	(void)len;
+	if (!VirtualFree(addr, 0, MEM_RELEASE)) {
+		errno = EINVAL;
+		return -1;
+	}
+	return 0;
+}
+
+int madvise(void *addr, size_t len, int advice)
+{
+	(void)addr;
+	(void)len;
+	(void)advice;
+	return 0; /* advice only: large pages need a privilege, and are not asked for */
+}
+
+/* One bracket expression at *p (after the '['): whether c is in it; *p
+ * is left after the ']'.  An unterminated bracket matches a '[' itself. */
+static bool bracket_match(const char **p, char c, bool *ret_valid)
+{
+	const char *s = *p;
+	bool negate = false, found = false;
+	if (*s == '!' || *s == '^') {
+		negate = true;
+		s++;
+	}
+	const char *first = s;
+	while (*s && (*s != ']' || s == first)) {
+		if (s[1] == '-' && s[2] && s[2] != ']') {
+			if ((unsigned char)c >= (unsigned char)s[0] && (unsigned char)c <= (unsigned char)s[2])
+				found = true;
+			s += 3;
+		} else {
+			if (*s == c)
+				found = true;
+			s++;
+		}
+	}
+	*ret_valid = *s == ']';
+	if (*ret_valid)
+		*p = s + 1;
+	return found != negate;
+}
+
+int fnmatch(const char *pattern, const char *string, int flags)
+{
+	const char *p = pattern, *s = string, *star = NULL, *star_s = NULL;
+	(void)flags;
+	while (*s) {
+		bool valid = true;
+		const char *q = p;
+		if (*p == '*') {
+			star = ++p;
+			star_s = s;
+			continue;
+		}
+		if (*p == '?' || (*p == '\\' && p[1] && p[1] == *s) || (*p != '[' && *p != '\\' && *p == *s)) {
+			p += *p == '\\' ? 2 : 1;
+			s++;
+			continue;
+		}
+		if (*p == '[') {
+			q = p + 1;
+			if (bracket_match(&q, *s, &valid) && valid) {
+				p = q;
+				s++;
+				continue;
+			}
+			if (!valid && *s == '[') {
+				p++;
+				s++;
+				continue;
+			}
+		}
+		if (!star)
+			return FNM_NOMATCH;
+		p = star;
+		s = ++star_s;
+	}
+	while (*p == '*')
+		p++;
+	return *p ? FNM_NOMATCH : 0;
+}

@@ -1,0 +1,49 @@
+/* What the shared code takes from POSIX and the Windows C runtime (mingw-w64)
+ * lacks: given to every file of the Windows build (-include), so that the
+ * shared files compile unchanged and no #ifdef is needed in them.  The
+ * functions are in posix.c. */
+#pragma once
+
+#include <errno.h>
+#include <fcntl.h>
+#include <io.h>
+#include <limits.h>
+
+/* Handles opened by _open are not inherited unless asked (_O_NOINHERIT is
+ * the default for CreateProcess without bInheritHandles), and Windows has
+ * neither controlling terminals nor FIFOs that block an open. */
+#ifndef O_CLOEXEC
+#define O_CLOEXEC _O_NOINHERIT
+#endif
+#define O_NOCTTY 0
+#define O_NONBLOCK 0
+#define O_DIRECTORY 0
+#define O_NOFOLLOW 0
+
+#define F_GETFL 3
+#define F_SETFL 4
+#define F_DUPFD_CLOEXEC 1030
+#define AT_FDCWD (-100)
+
+#ifndef PATH_MAX
+#define PATH_MAX 4096
+#endif
+
+#ifndef EREMOTEIO
+#define EREMOTEIO 121
+#endif
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+int fcntl(int fd, int cmd, ...);
+/* localtime_s with POSIX's argument order and result */
+struct tm *localtime_r(const time_t *t, struct tm *ret);
+/* glibc's qsort_r (the context last), over the runtime's qsort_s */
+void qsort_r(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *, void *), void *arg);
+/* Not available: returns NULL with ENOSYS.  Only the commands that write
+ * ramwatchd's answers to a file use it, and they do not run on Windows. */
+FILE *open_memstream(char **ret_buf, size_t *ret_size);
+int openat(int dirfd, const char *path, int flags, ...);
+int fsync(int fd);

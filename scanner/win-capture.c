@@ -100,7 +100,8 @@ static int parse_region(const json_t *v, size_t i, struct strpool *pool, struct 
 		return bad(err, "regions[%zu].base: expected an address \"0x...\"", i);
 	if (get_u64(v, "size", false, &r->size) < 0)
 		return bad(err, "regions[%zu].size: expected a number of bytes", i);
-	if (get_u32(v, "state", false, &r->state) < 0)
+	if (get_u32(v, "state", false, &r->state) < 0 ||
+	    (r->state != WIN_MEM_COMMIT && r->state != WIN_MEM_RESERVE && r->state != WIN_MEM_FREE))
 		return bad(err, "regions[%zu].state: expected MEM_COMMIT, MEM_RESERVE or MEM_FREE as a number", i);
 	if (r->state == WIN_MEM_FREE)
 		return 0;

@@ -149,7 +149,8 @@ static bool protect_writable(uint32_t protect)
 }
 
 /* Adds region r to reservation g (a region at its start opens it). */
-static void add_region(struct reservation *g, const struct win_region *r, const struct win_region *prev)
+static void add_region(struct reservation *g, const struct win_region *r, const struct win_region *prev,
+		       bool residency_known)
 {
 	g->reserved += r->size;
 	if (!g->path && r->path)
@@ -161,8 +162,8 @@ static void add_region(struct reservation *g, const struct win_region *r, const 
 	if (r->state != WIN_MEM_COMMIT)
 		return;
 	g->committed += r->size;
-	g->resident += r->resident;
-	g->estimated |= r->resident_estimated;
+	g->resident += residency_known ? r->resident : 0;
+	g->estimated |= residency_known && r->resident_estimated;
 	g->protect_bytes[protect_index(r->protect)] += r->size;
 	g->guard |= (r->protect & WIN_PAGE_GUARD) != 0;
 	g->write_combine |= (r->protect & WIN_PAGE_WRITECOMBINE) != 0;
@@ -329,7 +330,7 @@ int win_census_build(const struct win_region *regions, size_t n, const struct wi
 			if (x->allocation_base != x->base && !prev)
 				rs[m - 1].base = x->base;
 		}
-		add_region(&rs[m - 1], x, prev);
+		add_region(&rs[m - 1], x, prev, c->windows.residency != RESIDENCY_UNKNOWN);
 		prev = x;
 	}
 

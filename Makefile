@@ -17,6 +17,7 @@
 #   make check-install  check the units, build both packages, install and run the .deb, purge it
 #   make soak       a real daemon under churn, clients, reloads, kill -9 and a full disk (SOAK_SECONDS)
 #   make deps       install the Debian packages the build and tests need
+#   make windows    build/windows/ramwatch.exe (mingw-w64); make check-windows tests it under Wine
 #
 # The layers, lowest first; a folder is compiled with the include paths of
 # its own layer and those below it only, so an include that reaches up (a
@@ -406,6 +407,7 @@ soak-asan: deps
 
 check: deps
 	$(MAKE) check-unit check-integration
+	$(MAKE) check-windows
 	$(MAKE) check-sanitizers
 	$(MAKE) fuzz
 	$(MAKE) check-layers
@@ -686,9 +688,29 @@ $(eval $(call win_objects,client,client))
 $(WIN_BUILD)/ramwatch.exe: $(WIN_OBJS)
 	$(WIN_CC) $(WIN_LDFLAGS) -o $@ $^ $(WIN_LIBS)
 
+# the test programs (tests/windows/): the ground truth and the scanner
+# reading itself, for residency
+WIN_TEST_BINS := $(WIN_BUILD)/tests/holder.exe $(WIN_BUILD)/tests/selfscan.exe
+WIN_SCANNER_OBJS := $(patsubst %.c,$(WIN_BUILD)/obj/%.o,$(WIN_COMMON_SRCS) $(WIN_SCANNER_SRCS))
+
+$(WIN_BUILD)/tests/holder.exe: tests/windows/holder.c
+	@mkdir -p $(dir $@)
+	$(WIN_CC) -std=gnu11 -O1 $(WARNINGS) -static -o $@ $<
+
+$(WIN_BUILD)/tests/selfscan.exe: tests/windows/selfscan.c $(WIN_SCANNER_OBJS)
+	@mkdir -p $(dir $@)
+	$(WIN_CC) $(WIN_CFLAGS) $(INC_win_scanner) $(WIN_LDFLAGS) -o $@ $(filter %.c %.o,$^) $(WIN_LIBS)
+
+# Wine runs with a prefix of its own under build/ (made on first use, in
+# about 10 s); the tests start one wineserver for the module.
+WIN_PREFIX := $(abspath $(WIN_BUILD))/wineprefix
+
 .PHONY: windows windows-jansson check-windows
 windows-jansson: $(WIN_JANSSON)
 windows: $(WIN_BUILD)/ramwatch.exe
+
+check-windows: $(WIN_BUILD)/ramwatch.exe $(WIN_TEST_BINS) $(BUILD)/ramwatch
+	RAMWATCH_BUILD=$(abspath $(BUILD)) WINEPREFIX=$(WIN_PREFIX) $(PYTHON) -m pytest -q tests/windows
 
 clean:
 	rm -rf build

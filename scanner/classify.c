@@ -505,6 +505,8 @@ static const struct rule rules[] = {
 		"segment heap: its signature 0xddeeddee was read at the reservation's start + 0x10"),
 	[RULE_WIN_HEAP_LIST] = W("win_heap_list", CLASS_MALLOC, BASIS_EVIDENCE,
 		"a heap of the process's heap list (Toolhelp32 Heap32ListFirst/Next)"),
+	[RULE_WIN_HEAP_BLOCK] = W("win_heap_large_block", CLASS_MALLOC, BASIS_EVIDENCE,
+		"a heap's large block, allocated apart from its segments: the list entry it starts with was read, and links it to a heap"),
 	[RULE_WIN_THREAD_STACK] = W("win_thread_stack", CLASS_STACKS, BASIS_EVIDENCE,
 		"a thread's stack: its TEB's StackBase and StackLimit are in it"),
 	[RULE_WIN_GUARD_STACK] = W("win_guard_stack", CLASS_STACKS, BASIS_SHAPE,

@@ -29,6 +29,7 @@ static const char *const marks[_WIN_MARK_MAX] = {
 	[WIN_MARK_NT_HEAP] = "nt_heap",
 	[WIN_MARK_SEGMENT_HEAP] = "segment_heap",
 	[WIN_MARK_HEAP_LIST] = "heap_list",
+	[WIN_MARK_HEAP_BLOCK] = "heap_block",
 	[WIN_MARK_STACK] = "stack",
 	[WIN_MARK_CUDA_HOST] = "cuda_host",
 };
@@ -201,6 +202,7 @@ static int rule_of(const struct reservation *g, const struct runtimes *rt)
 	case WIN_MARK_NT_HEAP: return RULE_WIN_NT_HEAP;
 	case WIN_MARK_SEGMENT_HEAP: return RULE_WIN_SEGMENT_HEAP;
 	case WIN_MARK_HEAP_LIST: return RULE_WIN_HEAP_LIST;
+	case WIN_MARK_HEAP_BLOCK: return RULE_WIN_HEAP_BLOCK;
 	case WIN_MARK_STACK: return RULE_WIN_THREAD_STACK;
 	default: break;
 	}

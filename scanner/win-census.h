@@ -42,6 +42,7 @@ enum win_mark {
 	WIN_MARK_NT_HEAP,      /* SegmentSignature 0xffeeffee read at base + 0x10 */
 	WIN_MARK_SEGMENT_HEAP, /* 0xddeeddee read at base + 0x10 */
 	WIN_MARK_HEAP_LIST,    /* a heap id of the Toolhelp32 heap list */
+	WIN_MARK_HEAP_BLOCK,   /* a heap's large block: its list entry links to a heap */
 	WIN_MARK_STACK,        /* a thread's TEB StackLimit/StackBase falls in it */
 	WIN_MARK_CUDA_HOST,    /* CUDA knows it as host memory (a capture from inside) */
 	_WIN_MARK_MAX

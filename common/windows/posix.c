@@ -16,6 +16,56 @@
 
 #include "fnmatch.h"
 
+#undef open
+#undef rename
+
+static int errno_of(DWORD e)
+{
+	switch (e) {
+	case ERROR_FILE_NOT_FOUND: case ERROR_PATH_NOT_FOUND: case ERROR_INVALID_NAME: return ENOENT;
+	case ERROR_ACCESS_DENIED: case ERROR_SHARING_VIOLATION: return EACCES;
+	case ERROR_FILE_EXISTS: case ERROR_ALREADY_EXISTS: return EEXIST;
+	case ERROR_NOT_ENOUGH_MEMORY: case ERROR_OUTOFMEMORY: return ENOMEM;
+	case ERROR_DISK_FULL: return ENOSPC;
+	default: return EIO;
+	}
+}
+
+int posix_open(const char *path, int flags, ...)
+{
+	DWORD access, disposition;
+	switch (flags & (O_RDONLY | O_WRONLY | O_RDWR)) {
+	case O_WRONLY: access = GENERIC_WRITE; break;
+	case O_RDWR: access = GENERIC_READ | GENERIC_WRITE; break;
+	default: access = GENERIC_READ; break;
+	}
+	if (flags & O_CREAT)
+		disposition = (flags & O_EXCL) ? CREATE_NEW : (flags & O_TRUNC) ? CREATE_ALWAYS : OPEN_ALWAYS;
+	else
+		disposition = (flags & O_TRUNC) ? TRUNCATE_EXISTING : OPEN_EXISTING;
+	HANDLE h = CreateFileA(path, access, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL, disposition,
+			       FILE_ATTRIBUTE_NORMAL, NULL);
+	if (h == INVALID_HANDLE_VALUE) {
+		errno = errno_of(GetLastError());
+		return -1;
+	}
+	int fd = _open_osfhandle((intptr_t)h, (flags & (O_RDONLY | O_WRONLY | O_RDWR | O_APPEND)) | _O_BINARY);
+	if (fd < 0) {
+		CloseHandle(h);
+		errno = EMFILE;
+	}
+	return fd;
+}
+
+int posix_rename(const char *from, const char *to)
+{
+	if (!MoveFileExA(from, to, MOVEFILE_REPLACE_EXISTING)) {
+		errno = errno_of(GetLastError());
+		return -1;
+	}
+	return 0;
+}
+
 int fcntl(int fd, int cmd, ...)
 {
 	switch (cmd) {
@@ -37,7 +87,7 @@ int openat(int dirfd, const char *path, int flags, ...)
 		errno = ENOSYS;
 		return -1;
 	}
-	return _open(path, flags | _O_BINARY, S_IREAD | S_IWRITE);
+	return posix_open(path, flags);
 }
 
 struct tm *localtime_r(const time_t *t, struct tm *ret)

@@ -37,6 +37,15 @@
 #include <stdlib.h>
 #include <time.h>
 
+/* open(2) in binary mode (the C runtime's default is text: CR LF, and
+ * Ctrl-Z as the end), sharing delete so that a file still open can be
+ * renamed over its target, as write_file_atomic does; rename(2) replacing
+ * the target, as POSIX's does. */
+int posix_open(const char *path, int flags, ...);
+int posix_rename(const char *from, const char *to);
+#define open(...) posix_open(__VA_ARGS__)
+#define rename(from, to) posix_rename(from, to)
+
 int fcntl(int fd, int cmd, ...);
 /* localtime_s with POSIX's argument order and result */
 struct tm *localtime_r(const time_t *t, struct tm *ret);

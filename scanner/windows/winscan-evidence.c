@@ -20,6 +20,7 @@
 #include <tlhelp32.h>
 #include <winternl.h>
 
+#include "limits.h"
 #include "macro.h"
 #include "win-text.h"
 #include "winscan.h"
@@ -110,6 +111,77 @@ static void mark_heaps_by_signature(HANDLE h, struct win_capture *c)
 	}
 }
 
+static bool is_heap_mark(enum win_mark m)
+{
+	return m == WIN_MARK_NT_HEAP || m == WIN_MARK_SEGMENT_HEAP || m == WIN_MARK_HEAP_LIST || m == WIN_MARK_HEAP_BLOCK;
+}
+
+/* The first region of the reservation holding address, or -1. */
+static ssize_t reservation_of(const struct win_capture *c, uint64_t address)
+{
+	ssize_t i = region_of(c, address);
+	while (i > 0 && c->regions[i - 1].state != MEM_FREE &&
+	       c->regions[i - 1].allocation_base == c->regions[i].allocation_base)
+		i--;
+	return i;
+}
+
+/* A block larger than the heap's VirtualAlloc threshold (512 KiB on 64-bit
+ * Windows) is a reservation of its own that
+ * starts with a list entry in the heap's list of such blocks (at 0:
+ * HEAP_VIRTUAL_ALLOC_ENTRY on Windows; at 0x10: Wine's ARENA_LARGE, seen
+ * under Wine 8.0): its Flink and Blink point into the heap or to the
+ * other blocks.  Found from the heaps out, a pass per link of the chain,
+ * over what was read once (at most RW_EVIDENCE_READS_MAX reads). */
+static int mark_heap_blocks(HANDLE h, struct win_capture *c)
+{
+	struct candidate {
+		size_t region;
+		uint64_t links[4];
+	};
+	_cleanup_free_ struct candidate *cands = NULL;
+	size_t n = 0, allocated = 0;
+	char text[128];
+
+	/* each candidate is read once; the passes follow the chain in memory */
+	for (size_t i = 0; i < c->n && n < RW_EVIDENCE_READS_MAX; i++) {
+		const struct win_region *r = &c->regions[i];
+		if (r->mark != WIN_MARK_NONE || r->state != MEM_COMMIT || r->type != MEM_PRIVATE ||
+		    r->base != r->allocation_base || (r->protect & 0xff) != PAGE_READWRITE)
+			continue;
+		if (n == allocated) {
+			size_t k = allocated ? allocated * 2 : 64;
+			struct candidate *m = realloc(cands, k * sizeof(*m));
+			if (!m)
+				return -ENOMEM;
+			cands = m;
+			allocated = k;
+		}
+		if (read_at(h, r->base, cands[n].links, sizeof(cands[n].links)))
+			cands[n++].region = i;
+	}
+	for (bool changed = true; changed;) {
+		changed = false;
+		for (size_t i = 0; i < n; i++) {
+			struct win_region *r = &c->regions[cands[i].region];
+			if (r->mark != WIN_MARK_NONE)
+				continue;
+			for (int k = 0; k < 4; k++) {
+				ssize_t j = reservation_of(c, cands[i].links[k]);
+				if (j < 0 || (size_t)j == cands[i].region || !is_heap_mark(c->regions[j].mark))
+					continue;
+				r->mark = WIN_MARK_HEAP_BLOCK;
+				snprintf(text, sizeof(text), "list entry at 0x%" PRIx64 " links to the heap's 0x%" PRIx64,
+					 r->base + (uint64_t)(k / 2) * 0x10, cands[i].links[k]);
+				r->evidence = winscan_intern(c, text);
+				changed = true;
+				break;
+			}
+		}
+	}
+	return 0;
+}
+
 /* The heap list of another process is what Windows gives and Wine does
  * not (DESIGN.md): a heap found there and not by its signature is marked. */
 static void mark_heap_list(int pid, struct win_capture *c)
@@ -173,9 +245,10 @@ static void mark_stacks(HANDLE h, int pid, struct win_capture *c)
 
 int winscan_mark(HANDLE h, int pid, struct win_capture *c, struct error *err)
 {
-	(void)err;
 	mark_heaps_by_signature(h, c);
 	mark_heap_list(pid, c);
+	if (mark_heap_blocks(h, c) < 0)
+		return error_set(err, -ENOMEM, "out of memory");
 	mark_stacks(h, pid, c);
 	return 0;
 }

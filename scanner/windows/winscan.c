@@ -221,7 +221,9 @@ int winscan_process(int pid, const struct winscan_options *o, struct win_capture
 	if (o->no_residency) {
 		p->residency = RESIDENCY_UNKNOWN;
 		p->residency_why = winscan_intern(c, "not asked for (--no-residency)");
-	} else if ((r = winscan_residency(h, c, err)) < 0) {
+	} else if ((r = winscan_residency((DWORD)pid == GetCurrentProcessId() ? GetCurrentProcess() : h, c, err)) < 0) {
+		/* Wine answers QueryWorkingSetEx for the pseudo handle of the
+		 * process itself only, not for a handle OpenProcess gave */
 		goto out;
 	}
 	counters(h, p);

@@ -145,6 +145,7 @@ int cmd_scan(int argc, char **argv)
 	if ((r = parse_args(argc, argv, &a)) >= 0)
 		return r;
 	struct winscan_options so = { .no_residency = a.no_residency, .no_evidence = a.no_evidence };
+	uint64_t start_us = now_monotonic_us(), start_cpu_us = now_thread_cpu_us();
 	if (a.capture) {
 		if (win_capture_load_file(a.capture, &cap, &err) < 0)
 			return fail("%s", err.message);
@@ -159,6 +160,8 @@ int cmd_scan(int argc, char **argv)
 	if (win_census_build(cap->regions, cap->n, &cap->process, a.top, a.regions || a.out_path, &c, &err) < 0)
 		return fail("%s", err.message);
 	if (!a.capture) {
+		c->wall_us = (int64_t)(now_monotonic_us() - start_us);
+		c->cpu_us = (int64_t)(now_thread_cpu_us() - start_cpu_us);
 		c->taken_at_ms = now_realtime_ms();
 		char source[64];
 		snprintf(source, sizeof(source), "VirtualQueryEx of process %d", a.pid > 0 ? a.pid : c->pid);

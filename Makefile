@@ -705,7 +705,15 @@ $(WIN_BUILD)/tests/selfscan.exe: tests/windows/selfscan.c $(WIN_SCANNER_OBJS)
 # about 10 s); the tests start one wineserver for the module.
 WIN_PREFIX := $(abspath $(WIN_BUILD))/wineprefix
 
-.PHONY: windows windows-jansson check-windows
+$(WIN_BUILD)/bench/walk.exe: bench/windows/walk.c
+	@mkdir -p $(dir $@)
+	$(WIN_CC) -std=gnu11 -O2 $(WARNINGS) -static -o $@ $<
+
+# a census under Wine beside the bare VirtualQueryEx walk (BENCHMARKS.md)
+bench-windows: $(WIN_BUILD)/ramwatch.exe $(WIN_BUILD)/tests/holder.exe $(WIN_BUILD)/bench/walk.exe
+	RAMWATCH_BUILD=$(abspath $(BUILD)) WINEPREFIX=$(WIN_PREFIX) $(PYTHON) bench/windows/census-bench.py
+
+.PHONY: windows windows-jansson check-windows bench-windows
 windows-jansson: $(WIN_JANSSON)
 windows: $(WIN_BUILD)/ramwatch.exe
 

@@ -44,7 +44,8 @@ def wine_env():
     env = dict(os.environ, WINEDEBUG="-all", WINEPREFIX=os.environ.get("WINEPREFIX", os.path.join(WIN, "wineprefix")))
     env.pop("DISPLAY", None)
     # one wineserver for the module: each program then starts in ~50 ms
-    subprocess.run([WINESERVER, "-p"], env=env, timeout=60)  # 2: one runs already
+    # (2: one runs already); its output not tied to the test run's
+    subprocess.run([WINESERVER, "-p"], env=env, timeout=60, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     subprocess.run([WINE, EXE, "--help"], env=env, capture_output=True, timeout=120)
     yield env
     subprocess.run([WINESERVER, "-k"], env=env, timeout=60)

@@ -9,7 +9,7 @@
 #                   then the fuzz targets for a bounded time, the layer check and the man-page lint
 #   make fuzz       every libFuzzer target for FUZZ_SECONDS each (default 20: about 3 min in all);
 #                   make fuzz FUZZ_SECONDS=600 runs each longer.  Targets (tests/fuzz/): smaps,
-#                   evidence, trace, control, config, census-json, units, proc
+#                   evidence, trace, control, config, census-json, units, proc, win-capture
 #   make bench      measure the scanner against cat and pmap, what evidence costs a
 #                   census, the daemon, history reads and the trace analyzer (BENCHMARKS.md)
 #   make install    PREFIX, DESTDIR, BINDIR, SBINDIR, MANDIR, SYSCONFDIR, UNITDIR honoured
@@ -351,7 +351,7 @@ FUZZ_CONFIG_SRCS := daemon/config.c daemon/config-parse.c daemon/config-table.c 
 	daemon/selector.c $(COMMON_SRCS)
 FUZZ_CENSUS_JSON_SRCS := client/render-census.c client/table.c $(SCANNER_SRCS) $(COMMON_SRCS)
 FUZZ_CONTROL_SRCS := $(DAEMON_SRCS) $(SCHEMA_SRCS) $(SCHEMA_GENERATED) $(SCANNER_SRCS) $(COMMON_SRCS)
-FUZZ_NEW := units proc config census-json control
+FUZZ_NEW := units proc config census-json control win-capture
 
 $(BUILD)/fuzz/fuzz-units: tests/fuzz/fuzz-units.c $(FUZZ_UNITS_SRCS)
 	@mkdir -p $(dir $@)
@@ -364,6 +364,10 @@ $(BUILD)/fuzz/fuzz-proc: tests/fuzz/fuzz-proc.c $(FUZZ_PROC_SRCS)
 $(BUILD)/fuzz/fuzz-config: tests/fuzz/fuzz-config.c $(FUZZ_CONFIG_SRCS)
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_FLAGS) $(INC_daemon) -o $@ $^ $(FUZZ_LIBS)
+
+$(BUILD)/fuzz/fuzz-win-capture: tests/fuzz/fuzz-win-capture.c $(SCANNER_SRCS) $(COMMON_SRCS)
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_FLAGS) $(INC_scanner) -o $@ $^ $(FUZZ_LIBS)
 
 $(BUILD)/fuzz/fuzz-census-json: tests/fuzz/fuzz-census-json.c $(FUZZ_CENSUS_JSON_SRCS)
 	@mkdir -p $(dir $@)
@@ -715,7 +719,11 @@ bench-windows: $(WIN_BUILD)/ramwatch.exe $(WIN_BUILD)/tests/holder.exe $(WIN_BUI
 
 .PHONY: windows windows-jansson check-windows bench-windows
 windows-jansson: $(WIN_JANSSON)
-windows: $(WIN_BUILD)/ramwatch.exe
+# what make windows needs, and only that (make deps installs them too)
+WINDOWS_DEB_PACKAGES := gcc-mingw-w64-x86-64 cmake dpkg-dev make
+windows:
+	$(MAKE) deps DEB_PACKAGES="$(WINDOWS_DEB_PACKAGES)"
+	$(MAKE) $(WIN_BUILD)/ramwatch.exe
 
 check-windows: $(WIN_BUILD)/ramwatch.exe $(WIN_TEST_BINS) $(BUILD)/ramwatch
 	RAMWATCH_BUILD=$(abspath $(BUILD)) WINEPREFIX=$(WIN_PREFIX) $(PYTHON) -m pytest -q tests/windows

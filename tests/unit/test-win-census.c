@@ -336,12 +336,75 @@ static void test_edges(void **state)
 	assert_null(c);
 }
 
+/* A region list Wine 8.0 gave for the holder (tests/windows/holder.c),
+ * saved with --save-regions, beside what the holder said it made
+ * (wine-holder.made.json): each kind in its class, as under Wine live. */
+static const struct census_region *holding(const struct census *c, uint64_t address)
+{
+	for (size_t i = 0; i < c->n_regions; i++)
+		if (c->regions[i].start <= address && address < c->regions[i].end)
+			return &c->regions[i];
+	fail_msg("no region holds 0x%" PRIx64, address);
+	return NULL;
+}
+
+static uint64_t made(const json_t *m, const char *key, size_t index)
+{
+	const json_t *v = json_object_get(m, key);
+	return (uint64_t)json_integer_value(json_is_array(v) ? json_array_get(v, index) : v);
+}
+
+static void test_wine_capture(void **state)
+{
+	(void)state;
+	struct win_capture *cap = load("windows/wine-holder.json");
+	struct census *c = build(cap);
+	json_error_t jerr;
+	json_t *m = json_load_file(fixture("windows/wine-holder.made.json"), 0, &jerr);
+	static const struct {
+		const char *key;
+		const char *rule;
+	} kinds[] = {
+		{ "private", "win_private" },	     { "heap", "win_nt_heap" },
+		{ "heap_blocks", "win_heap_large_block" }, { "malloc", "win_heap_large_block" },
+		{ "file", "win_mapped_file" },	     { "section", "win_section" },
+		{ "big", "win_reserving_allocator" }, { "wc", "win_private" }, /* Wine shows no write-combine */
+		{ "jit", "win_jit" },
+	};
+
+	assert_non_null(m);
+	assert_int_equal(c->windows.residency, RESIDENCY_UNKNOWN);
+	for (size_t i = 0; i < ELEMENTSOF(kinds); i++)
+		if (!streq(holding(c, made(m, kinds[i].key, 0))->rule, kinds[i].rule))
+			fail_msg("%s: %s", kinds[i].key, holding(c, made(m, kinds[i].key, 0))->rule);
+	assert_string_equal(holding(c, made(m, "heap_blocks", 1))->rule, "win_heap_large_block");
+	assert_int_equal(holding(c, made(m, "private", 0))->private, 24 * MiB);
+	assert_int_equal(holding(c, made(m, "big", 0))->size, 64 * GiB);
+	assert_int_equal(holding(c, made(m, "big", 0))->private, 16 * MiB);
+	assert_int_equal(holding(c, made(m, "file", 0))->size, 8 * MiB);
+	for (size_t i = 0; i < 3; i++) {
+		bool found = false;
+		for (size_t k = 0; k < c->n_regions; k++)
+			found |= c->regions[k].cls == CLASS_STACKS && c->regions[k].size == made(m, "stacks", i) &&
+				 streq(c->regions[k].rule, "win_thread_stack");
+		assert_true(found);
+	}
+	struct census_totals sum;
+	census_class_sum(c, &sum);
+	assert_int_equal(sum.private, c->totals.private);
+	assert_int_equal(c->totals.private, commit_charge(cap));
+	json_decref(m);
+	census_free(c);
+	win_capture_free(cap);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_shape),	  cmocka_unit_test(test_json_round_trip),
 		cmocka_unit_test(test_residency),	  cmocka_unit_test(test_bad_captures),
 		cmocka_unit_test(test_capture_round_trip), cmocka_unit_test(test_edges),
+		cmocka_unit_test(test_wine_capture),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,7 +3,10 @@
 mixed.json holds one reservation of every shape the Windows rules know, laid
 out as VirtualQueryEx reports them (one record per run of pages of the same
 state and protection, AllocationBase naming the reservation); bad/ holds
-captures each broken in one way.  Run from the repository's root:
+captures each broken in one way.  (wine-holder.json is not written here: it
+is what `ramwatch.exe scan PID --save-regions` saved of tests/windows/holder.c
+under Wine 8.0, its image path shortened, beside the holder's own line,
+wine-holder.made.json.)  Run from the repository's root:
 python3 tests/data/windows/make-fixtures.py"""
 import json
 import os

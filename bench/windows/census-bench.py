@@ -22,7 +22,10 @@ def main():
     env = dict(os.environ, WINEDEBUG="-all",
                WINEPREFIX=os.environ.get("WINEPREFIX", os.path.abspath(os.path.join(WIN, "wineprefix"))))
     # one wineserver for the runs, not holding this script's output open
-    subprocess.run([WINESERVER, "-p"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    quiet = dict(stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run([WINESERVER, "-k"], env=env, **quiet)
+    subprocess.run([WINESERVER, "-w"], env=env, **quiet)
+    subprocess.run([WINESERVER, "-p"], env=env, **quiet)
     print("| holder | regions | bare walk | census (default) | ratio | census --no-evidence | ratio |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     for extra in (0, 20000):

@@ -43,12 +43,18 @@ def wine_env():
         pytest.skip("needs wine64 and build/windows/ramwatch.exe (make windows)")
     env = dict(os.environ, WINEDEBUG="-all", WINEPREFIX=os.environ.get("WINEPREFIX", os.path.join(WIN, "wineprefix")))
     env.pop("DISPLAY", None)
-    # one wineserver for the module: each program then starts in ~50 ms
-    # (2: one runs already); its output not tied to the test run's
-    subprocess.run([WINESERVER, "-p"], env=env, timeout=60, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    subprocess.run([WINE, EXE, "--help"], env=env, capture_output=True, timeout=120)
+    # One wineserver for the module, so that each program starts in ~50 ms.
+    # Any server of this prefix is stopped first, and waited for: a server
+    # still going away would make the next program start one of its own,
+    # holding that program's output open (and its reader waiting).  The
+    # first program starts Wine's services; their output is not ours either.
+    quiet = dict(stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run([WINESERVER, "-k"], env=env, timeout=60, **quiet)
+    subprocess.run([WINESERVER, "-w"], env=env, timeout=60, **quiet)
+    subprocess.run([WINESERVER, "-p"], env=env, timeout=60, **quiet)
+    subprocess.run([WINE, EXE, "--help"], env=env, timeout=300, **quiet)
     yield env
-    subprocess.run([WINESERVER, "-k"], env=env, timeout=60)
+    subprocess.run([WINESERVER, "-k"], env=env, timeout=60, **quiet)
 
 
 def run(env, *args, timeout=60):
@@ -248,9 +254,9 @@ def test_exit_during_scan_gives_no_census(wine_env):
     run one after another: each gives a whole census (every reservation)
     or says the process exited; never a part of one."""
     n = 20000
-    p, made = start_holder(wine_env, "--regions", str(n), "--exit-after", "3000")
+    p, made = start_holder(wine_env, "--regions", str(n), "--exit-after", "6000")
     outcomes = set()
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         r = run(wine_env, "scan", str(made["pid"]), "--json", "--no-residency", "--no-evidence")
         if r.returncode == 0:

@@ -95,6 +95,13 @@ static void fetch_history(struct top *t, struct top_row *r, int64_t now)
 		return;
 	top_row_take_history(r, h, since, step);
 	json_decref(h);
+	/* the window's first row: the buckets give each its last value */
+	if (call(t, json_pack("{s:s, s:I, s:I, s:I, s:I}", "op", "history", "process_id", (json_int_t)r->process_id,
+			      "since", (json_int_t)since, "until", (json_int_t)now, "limit", 1),
+		 CONTROL_WAIT_US, &h) >= 0) {
+		top_row_take_start(r, h);
+		json_decref(h);
+	}
 	/* the classes of a new ok census: the history of its instant holds it */
 	if (r->census_id && r->census_id != r->classes_census_id && streq(r->census_status, "ok") &&
 	    call(t, json_pack("{s:s, s:I, s:I, s:I, s:I}", "op", "history", "process_id", (json_int_t)r->process_id,

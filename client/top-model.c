@@ -147,9 +147,13 @@ void top_rows_carry(struct top_row *rows, size_t n, const struct top_row *old, s
 		memcpy(r->classes, (*found)->classes, sizeof(r->classes));
 		memcpy(r->spark, (*found)->spark, sizeof(r->spark));
 		memcpy(r->spark_known, (*found)->spark_known, sizeof(r->spark_known));
+		r->have_start = (*found)->have_start;
+		r->start_private = (*found)->start_private;
 		r->have_growth = (*found)->have_growth;
 		r->growth = (*found)->growth;
-		if (r->have_growth) {
+		if (r->have_start)
+			r->growth = (int64_t)r->private - (int64_t)r->start_private;
+		else if (r->have_growth) {
 			/* the window's start is as read; now is this refresh's */
 			for (size_t j = 0; j < TOP_SPARK_POINTS; j++)
 				if (r->spark_known[j]) {
@@ -188,6 +192,30 @@ void top_row_take_history(struct top_row *row, const json_t *history, int64_t si
 			row->growth = (int64_t)row->private - (int64_t)row->spark[i];
 			break;
 		}
+	if (row->have_start) {
+		row->have_growth = true;
+		row->growth = (int64_t)row->private - (int64_t)row->start_private;
+	}
+}
+
+void top_row_take_start(struct top_row *row, const json_t *history)
+{
+	const json_t *samples = json_object_get(history, "samples"), *s;
+	size_t i;
+
+	row->have_start = false;
+	json_array_foreach(samples, i, s) {
+		int64_t private, id;
+		if (row->process_id && answer_int(s, "process_id", &id) && id != row->process_id)
+			continue;
+		if (!answer_int(s, "private", &private) || private < 0)
+			continue;
+		row->have_start = true;
+		row->start_private = (uint64_t)private;
+		row->have_growth = true;
+		row->growth = (int64_t)row->private - private;
+		return;
+	}
 }
 
 static int cmp_share(const void *x, const void *y)

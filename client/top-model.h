@@ -84,8 +84,11 @@ struct top_row {
 	 * (spark_known false where the bucket has no sample) */
 	uint64_t spark[TOP_SPARK_POINTS];
 	bool spark_known[TOP_SPARK_POINTS];
+	/* private at the window's start (its first sample in the window) */
+	bool have_start;
+	uint64_t start_private;
 	bool have_growth;
-	int64_t growth; /* private now less the window's first known point */
+	int64_t growth; /* private now less start_private, else less the first known point */
 };
 
 /* The rows of a processes answer (its watched processes, in its order).
@@ -102,6 +105,12 @@ void top_rows_carry(struct top_row *rows, size_t n, const struct top_row *old, s
  * step_ms.  A sample belongs to the bucket its time falls in; a bucket
  * without one stays unknown. */
 void top_row_take_history(struct top_row *row, const json_t *history, int64_t since, int64_t step_ms);
+
+/* The window's first sample from a history answer of its instance over
+ * the window asked without step_ms and with a limit of 1 (rows come
+ * oldest first; a coalesced row that began before the window is given at
+ * its start): private at the start, and the growth since. */
+void top_row_take_start(struct top_row *row, const json_t *history);
 
 /* The classes of the newest ok census of a history answer into row.
  * Returns 0, or -ENOENT when the answer holds no ok census (row

@@ -110,6 +110,17 @@ static void test_history_and_census(void **state)
 	assert_string_equal(rows[0].classes[1].key, "python");
 	assert_string_equal(rows[0].classes[2].key, "stacks");
 
+	/* the window's first row, when asked for, is the start */
+	json_t *first = load("{\"samples\": [{\"process_id\": 1, \"time\": 10, \"private\": 10485760},"
+			     " {\"process_id\": 1, \"time\": 20, \"private\": 1}]}");
+	top_row_take_start(&rows[0], first);
+	assert_true(rows[0].have_start);
+	assert_int_equal(rows[0].start_private, 10 * MiB);
+	assert_int_equal(rows[0].growth, (int64_t)(90 * MiB));
+	top_row_take_history(&rows[0], h, 0, 10000); /* the start stays the start */
+	assert_int_equal(rows[0].growth, (int64_t)(90 * MiB));
+	json_decref(first);
+
 	json_t *none = load("{\"samples\": [], \"censuses\": [{\"status\": \"denied\", \"classes\": {}}]}");
 	assert_int_equal(top_row_take_census(&rows[1], none), -ENOENT);
 	assert_int_equal(rows[1].n_classes, 0);
@@ -125,7 +136,7 @@ static void test_history_and_census(void **state)
 	top_rows_carry(again, m, rows, n);
 	assert_int_equal(again[0].classes_census_id, 7);
 	assert_int_equal(again[0].n_classes, 3);
-	assert_int_equal(again[0].growth, (int64_t)(40 * MiB));
+	assert_int_equal(again[0].growth, (int64_t)(100 * MiB)); /* 110 now, 10 at the start */
 	assert_int_equal(again[1].n_classes, 0);
 	free(again);
 	free(rows);

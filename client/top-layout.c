@@ -76,11 +76,12 @@ unsigned top_frame_put(struct top_frame *f, unsigned y, unsigned x, const char *
 	return x;
 }
 
-/* Fills line y from column x to the edge with attr (the title's bar). */
+/* Adds attr to line y from column x to the edge (the title's bar, the
+ * picked row), keeping the bars' own. */
 static void fill_attr(struct top_frame *f, unsigned y, unsigned x, uint8_t attr)
 {
 	for (; y < f->lines && x < f->cols; x++)
-		f->cells[(size_t)y * f->cols + x].attr = attr;
+		f->cells[(size_t)y * f->cols + x].attr |= attr;
 }
 
 static unsigned putf(struct top_frame *f, unsigned y, unsigned x, uint8_t attr, const char *fmt, ...) _printf_(5, 6);

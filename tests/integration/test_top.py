@@ -106,17 +106,17 @@ class Holder:
 class Pane:
     """ramwatch top (or a shell) in a tmux session of its own server."""
 
-    def __init__(self, command, width=160, height=40):
+    def __init__(self, command, width=160, height=40, env=("TERM=screen",)):
         self.server = f"rwtop-{os.getpid()}-{time.monotonic_ns()}"
         subprocess.run([TMUX, "-L", self.server, "-f", "/dev/null", "new-session", "-d", "-x", str(width), "-y",
-                        str(height), "-s", "top", "env", "LANG=C.UTF-8", "TERM=screen", *command], check=True)
+                        str(height), "-s", "top", "env", "LANG=C.UTF-8", *env, *command], check=True)
 
     def keys(self, *keys):
         subprocess.run([TMUX, "-L", self.server, "send-keys", "-t", "top", *keys], check=True)
 
-    def text(self):
-        r = subprocess.run([TMUX, "-L", self.server, "capture-pane", "-p", "-t", "top"], capture_output=True,
-                           text=True)
+    def text(self, escapes=False):
+        r = subprocess.run([TMUX, "-L", self.server, "capture-pane", "-p", *(["-e"] if escapes else []), "-t", "top"],
+                           capture_output=True, text=True)
         return r.stdout
 
     def wait(self, predicate, what, timeout=20):
@@ -401,5 +401,25 @@ def test_unprivileged_user_sees_own_processes(env):
         env.d.wait_for(lambda: [(m["name"], m["by_uid"]) for m in
                                 env.d.ask({"op": "history", "pid": env.theirs.pid})["result"]["marks"]] == [("mine", uid)],
                        what="the user's mark stored")
+    finally:
+        p.close()
+
+
+# A background colour (41 red .. 47 white), as capture-pane -e writes it.
+BACKGROUND = re.compile(r"\x1b\[(?:[0-9;]*;)?4[1-7]m")
+
+
+@pytest.mark.parametrize("env_vars,coloured", [(("TERM=screen",), True), (("TERM=screen", "NO_COLOR=1"), False),
+                                               (("TERM=vt100",), False)])
+def test_colours(env, env_vars, coloured):
+    """Classes in colour where the terminal has colours, unless NO_COLOR
+    is set; their letters tell them apart either way."""
+    p = Pane([RAMWATCH, "top", "--socket", env.d.socket, "-d", "300ms"], env=env_vars)
+    try:
+        screen = p.wait(lambda t: "m malloc" in t and order_of(t, {env.big.pid}), "the legend")
+        big = next(r for r in rows(screen) if int(r[0]) == env.big.pid)
+        assert re.search(r"^m{12,}", big[6]), big
+        legend = next(line for line in p.text(escapes=True).splitlines() if line.startswith("classes:"))
+        assert bool(BACKGROUND.search(legend)) == coloured, repr(legend)
     finally:
         p.close()

@@ -327,6 +327,7 @@ static void test_layout(void **state)
 	assert_non_null(strstr(text, "    200 ana        50.0 MiB    200 MiB   60.0 MiB          -   1.00 GiB ----------"));
 	assert_non_null(strstr(text, "    300 1000"));
 	assert_int_equal(f->cells[5 * f->cols].attr, TOP_ATTR_REVERSE); /* the picked row */
+	assert_int_equal(f->cells[5 * f->cols + 75].attr, TOP_ATTR_REVERSE); /* its bar, without a census */
 	assert_int_equal(f->cells[4 * f->cols].attr, TOP_ATTR_NONE);
 	free(text);
 	top_frame_free(f);

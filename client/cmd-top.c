@@ -56,6 +56,7 @@ struct top {
 	char system_line[256], message[1200], prompt[1400];
 	enum input input;
 	char typed[RW_MARK_NAME_MAX + 1];
+	bool refresh_failed; /* the message says why: cleared when a refresh works again */
 };
 
 /* One request on the connection, connecting first when there is none.
@@ -149,10 +150,14 @@ static int refresh_data(struct top *t)
 	struct top_row *rows = NULL;
 	size_t n = 0, m;
 	int64_t now = now_realtime_ms(), uid;
+	bool was_failing = t->refresh_failed;
 	int r;
 
+	t->refresh_failed = true;
 	if ((r = call(t, json_pack("{s:s}", "op", "status"), CONTROL_WAIT_US, &status)) < 0)
 		return r;
+	if (was_failing)
+		t->message[0] = '\0';
 	(void)top_system_line(status, t->system_line, sizeof(t->system_line));
 	if ((r = call(t, json_pack("{s:s, s:s}", "op", "processes", "sort", "private"), CONTROL_WAIT_US, &procs)) < 0)
 		return r;
@@ -181,6 +186,7 @@ static int refresh_data(struct top *t)
 		fetch_history(t, &t->rows[pick[i]], now);
 	reorder(t);
 	fetch_detail(t, now);
+	t->refresh_failed = false;
 	return 0;
 }
 

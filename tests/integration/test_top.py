@@ -70,7 +70,11 @@ class Holder:
         exe = os.path.join(dir, name)
         if not os.path.exists(exe):
             os.symlink(sys.executable, exe)  # its name is the process's name
-        cmd = [exe, "-c", HOLDER, name]
+        script = os.path.join(dir, "holder.py")
+        if not os.path.exists(script):
+            with open(script, "w") as f:
+                f.write(HOLDER)
+        cmd = [exe, script]
         if user:
             cmd = ["runuser", "-u", user, "--", *cmd]
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
@@ -240,8 +244,14 @@ def test_rows_and_order_by_each_key(env):
         big = next(r for r in rows(screen) if int(r[0]) == env.big.pid)
         assert 96 * MiB <= answer[env.big.pid]["private"] <= 120 * MiB
         # the largest has the whole bar, mostly its malloc class; its command last
+        if os.environ.get("RAMWATCH_TOP_SCREENSHOT"):  # for the README (doc/top.txt)
+            lines = [line.rstrip() for line in screen.rstrip("\n").split("\n")]
+            while len(lines) > 2 and lines[-2] == "":  # the empty rows, not the keys
+                del lines[-2]
+            with open(os.environ["RAMWATCH_TOP_SCREENSHOT"], "w") as f:
+                f.write("\n".join(lines) + "\n")
         assert re.search(r"^m{12,}[a-z?]{0,8} ", big[6]), big
-        assert f"{env.dir}/rwhold-big -c" in big[6]
+        assert f" {env.dir}/rwhold-big {env.dir}/hold" in big[6], big
 
         p.keys("R")
         screen = p.wait(lambda t: "by resident" in t, "the resident order")
@@ -303,7 +313,7 @@ def test_detail_census_and_mark(env):
         # the first row is picked; Enter shows it alone
         p.keys("Home", "Enter")
         screen = p.wait_text(f"ramwatch top: pid {pid} (rwhold-big) of user root")
-        assert f"command: {env.dir}/rwhold-big -c" in screen
+        assert f"command: {env.dir}/rwhold-big {env.dir}/holder.py\n" in screen
         assert re.search(r"^classes at the census of \d{4}-\d\d-\d\d \d\d:\d\d:\d\d \(private\):", screen, re.M), screen
         m = re.search(r"^  m malloc\s+([\d.]+) MiB\s+([\d.]+)%", screen, re.M)
         assert m and 90 <= float(m.group(1)) <= 110 and float(m.group(2)) > 80, screen

@@ -433,3 +433,23 @@ def test_colours(env, env_vars, coloured):
         assert bool(BACKGROUND.search(legend)) == coloured, repr(legend)
     finally:
         p.close()
+
+
+def test_daemon_goes_away_and_comes_back(tmp_path, daemons):
+    """The last line says why a refresh failed; the next that works clears it."""
+    sock_dir = tempfile.mkdtemp(prefix="rwtop-", dir="/tmp")
+    h = Holder(sock_dir, "rwhold-again")
+    d = daemons(tmp_path, fast_config("Watch=name:rwhold-again"), socket=os.path.join(sock_dir, "ctl.sock"))
+    d.start()
+    p = Pane([RAMWATCH, "top", "--socket", d.socket, "-d", "200ms"])
+    try:
+        p.wait(lambda t: order_of(t, {h.pid}) == [h.pid], "the holder")
+        assert d.stop() == 0
+        screen = p.wait_text("is ramwatchd running?")
+        assert order_of(screen, {h.pid}) == [h.pid]  # the last rows stay
+        d.start()
+        p.wait(lambda t: "is ramwatchd running?" not in t and "q quit" in t, "the message gone")
+    finally:
+        p.close()
+        h.stop()
+        shutil.rmtree(sock_dir, ignore_errors=True)

@@ -453,3 +453,36 @@ def test_daemon_goes_away_and_comes_back(tmp_path, daemons):
         p.close()
         h.stop()
         shutil.rmtree(sock_dir, ignore_errors=True)
+
+
+def test_sparkline_follows_the_stored_rows(tmp_path, daemons):
+    """A process growing in three steps over a window of 20 s (a glyph a
+    second): its sparkline rises from the lowest glyph to the highest, as
+    the daemon's stored rows do."""
+    sock_dir = tempfile.mkdtemp(prefix="rwtop-", dir="/tmp")
+    h = Holder(sock_dir, "rwhold-grow")
+    d = daemons(tmp_path, fast_config("Watch=name:rwhold-grow"), socket=os.path.join(sock_dir, "ctl.sock"))
+    d.start()
+    try:
+        pid_row = d.process_id(h.pid)
+        for step in range(3):
+            d.wait_ticks(pid_row, d.ticks_stored(pid_row) + 2, what="two more store ticks")
+            h.do("hold 32")
+        d.wait_ticks(pid_row, d.ticks_stored(pid_row) + 2, what="the last step stored")
+        p = Pane([RAMWATCH, "top", "--socket", d.socket, "-d", "200ms", "--window", "20s"])
+        try:
+            screen = p.wait(lambda t: order_of(t, {h.pid}) == [h.pid] and "LAST 20s" in t, "the holder")
+            row = next(r for r in rows(screen) if int(r[0]) == h.pid)
+            spark = row[6][21:41]  # after the bar and its blank
+            glyphs = [g for g in spark if g != " "]
+            assert glyphs[0] == "\u2581" and glyphs[-1] == "\u2588", repr(spark)
+            # it never falls: each glyph at least the one before
+            levels = ["\u2581\u2582\u2583\u2584\u2585\u2586\u2587\u2588".index(g) for g in glyphs]
+            assert levels == sorted(levels) and len(set(levels)) >= 3, repr(spark)
+            # growth over the window: the three steps
+            assert re.match(r"\+9\d\.\d MiB", row[5]), row
+        finally:
+            p.close()
+    finally:
+        h.stop()
+        shutil.rmtree(sock_dir, ignore_errors=True)

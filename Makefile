@@ -116,7 +116,7 @@ CLIENT_SRCS := client/cmd-scan.c client/render-census.c client/table.c client/cm
 	client/render-report.c client/ask.c client/cmd-status.c client/cmd-processes.c \
 	client/cmd-history.c client/cmd-report.c client/cmd-diff.c client/cmd-mark.c client/cmd-events.c \
 	client/cmd-metrics.c client/cmd-sql.c \
-	client/cmd-top.c client/top-model.c client/top-layout.c client/top-screen.c
+	client/cmd-top.c client/top-ask.c client/top-model.c client/top-layout.c client/top-screen.c
 CLIENT_MAIN := client/ramwatch.c
 
 # ================================================================== include paths, per layer

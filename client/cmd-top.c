@@ -1,10 +1,7 @@
 /* ramwatch top: a live view of the watched processes over ramwatchd's
- * socket.  Each refresh asks for the status (the machine's line), the
- * processes, and for at most TOP_HISTORY_MAX of them their sparkline's
- * window of history and, when their last census changed, its classes; in
- * the detail view, the picked process's marks over its life.  All on one
- * connection, opened again when it breaks.  The model (top-model.c) and
- * the layout (top-layout.c) are pure; curses is in top-screen.c. */
+ * socket: the options, the keys, the loop of refreshes.  What it asks is
+ * in top-ask.c; the model (top-model.c) and the layout (top-layout.c) are
+ * pure; curses is in top-screen.c. */
 #include <errno.h>
 #include <getopt.h>
 #include <langinfo.h>
@@ -24,6 +21,7 @@
 #include "render-answer.h"
 #include "text.h"
 #include "timeparse.h"
+#include "top-ask.h"
 #include "top-layout.h"
 #include "top-model.h"
 #include "top-screen.h"
@@ -38,206 +36,6 @@
 #define WINDOW_MAX_MS (7 * 24 * 3600 * 1000ll)
 /* Columns of --once's screen when standard output is not a terminal. */
 #define ONCE_COLS 160u
-
-enum input { INPUT_NONE, INPUT_NAME, INPUT_USER, INPUT_MARK };
-
-struct top {
-	const char *socket;
-	struct control_client *c;
-	int64_t interval_ms, window_ms;
-
-	struct top_row *rows;
-	size_t n, *order, n_order;
-	int selected_pid; /* kept across refreshes: the order changes */
-	json_t *detail;   /* history of the picked process (detail view) */
-
-	struct top_view v;
-	char name_filter[RW_MARK_NAME_MAX + 1], user_filter[RW_MARK_NAME_MAX + 1];
-	char system_line[256], message[1200], prompt[1400];
-	enum input input;
-	char typed[RW_MARK_NAME_MAX + 1];
-	bool refresh_failed; /* the message says why: cleared when a refresh works again */
-};
-
-/* One request on the connection, connecting first when there is none.
- * Returns 0 with *ret, or a negative errno with the reason in the
- * message line (and the connection dropped when it broke). */
-static int call(struct top *t, json_t *request, uint64_t wait_us, json_t **ret)
-{
-	struct control_error err = { 0 };
-	int r;
-
-	if (!request)
-		return -ENOMEM;
-	if (!t->c && (r = control_client_connect(control_client_socket_path(t->socket), &t->c, &err)) < 0)
-		goto fail;
-	r = control_client_call(t->c, request, wait_us, ret, &err);
-	if (r >= 0)
-		return json_decref(request), 0;
-	if (r != -EREMOTEIO) /* the daemon's own refusal keeps the connection */
-		t->c = control_client_close(t->c);
-fail:
-	json_decref(request);
-	snprintf(t->message, sizeof(t->message), "%s", err.error.message);
-	return r;
-}
-
-static void fetch_history(struct top *t, struct top_row *r, int64_t now)
-{
-	int64_t step = t->window_ms / TOP_SPARK_POINTS, since = now - step * TOP_SPARK_POINTS;
-	json_t *h = NULL;
-
-	if (r->process_id <= 0)
-		return;
-	if (call(t, json_pack("{s:s, s:I, s:I, s:I, s:I, s:I}", "op", "history", "process_id", (json_int_t)r->process_id,
-			      "since", (json_int_t)since, "until", (json_int_t)now, "step_ms", (json_int_t)step, "limit",
-			      (json_int_t)(TOP_SPARK_POINTS + 2)),
-		 CONTROL_WAIT_US, &h) < 0)
-		return;
-	top_row_take_history(r, h, since, step);
-	json_decref(h);
-	/* the window's first row: the buckets give each its last value */
-	if (call(t, json_pack("{s:s, s:I, s:I, s:I, s:I}", "op", "history", "process_id", (json_int_t)r->process_id,
-			      "since", (json_int_t)since, "until", (json_int_t)now, "limit", 1),
-		 CONTROL_WAIT_US, &h) >= 0) {
-		top_row_take_start(r, h);
-		json_decref(h);
-	}
-	/* the classes of a new ok census: the history of its instant holds it */
-	if (r->census_id && r->census_id != r->classes_census_id && streq(r->census_status, "ok") &&
-	    call(t, json_pack("{s:s, s:I, s:I, s:I, s:I}", "op", "history", "process_id", (json_int_t)r->process_id,
-			      "since", (json_int_t)r->census_time, "until", (json_int_t)r->census_time, "limit", 1),
-		 CONTROL_WAIT_US, &h) >= 0) {
-		(void)top_row_take_census(r, h);
-		json_decref(h);
-	}
-}
-
-static void reorder(struct top *t)
-{
-	t->n_order = top_order(t->rows, t->n, t->v.sort, t->name_filter, t->user_filter, t->order);
-	t->v.selected = 0;
-	for (size_t i = 0; i < t->n_order; i++)
-		if (t->rows[t->order[i]].pid == t->selected_pid)
-			t->v.selected = i;
-	if (t->n_order)
-		t->selected_pid = t->rows[t->order[t->v.selected]].pid;
-}
-
-static void fetch_detail(struct top *t, int64_t now)
-{
-	json_t *h = NULL;
-
-	json_decref(t->detail);
-	t->detail = NULL;
-	if (!t->v.detail || t->v.selected >= t->n_order)
-		return;
-	const struct top_row *r = &t->rows[t->order[t->v.selected]];
-	int64_t since = r->first_seen >= 0 && r->first_seen <= now ? r->first_seen : now - 3600 * 1000;
-	/* one bucket for the samples: the marks are what is wanted */
-	if (call(t, json_pack("{s:s, s:I, s:I, s:I, s:I, s:I}", "op", "history", "process_id", (json_int_t)r->process_id,
-			      "since", (json_int_t)since, "until", (json_int_t)now, "step_ms",
-			      (json_int_t)(now - since + 1), "limit", 2),
-		 CONTROL_WAIT_US, &h) >= 0)
-		t->detail = h;
-}
-
-/* Asks the daemon for everything the screen shows. */
-static int refresh_data(struct top *t)
-{
-	_cleanup_(json_decrefp) json_t *status = NULL, *procs = NULL;
-	_cleanup_free_ size_t *pick = NULL;
-	struct top_row *rows = NULL;
-	size_t n = 0, m;
-	int64_t now = now_realtime_ms(), uid;
-	bool was_failing = t->refresh_failed;
-	int r;
-
-	t->refresh_failed = true;
-	if ((r = call(t, json_pack("{s:s}", "op", "status"), CONTROL_WAIT_US, &status)) < 0)
-		return r;
-	if (was_failing)
-		t->message[0] = '\0';
-	(void)top_system_line(status, t->system_line, sizeof(t->system_line));
-	if ((r = call(t, json_pack("{s:s, s:s}", "op", "processes", "sort", "private"), CONTROL_WAIT_US, &procs)) < 0)
-		return r;
-	t->v.only_uid = answer_int(procs, "filtered_to_uid", &uid) ? uid : -1;
-	if ((r = top_rows_parse(procs, &rows, &n)) < 0) {
-		snprintf(t->message, sizeof(t->message), "ramwatchd sent a processes answer this client cannot read");
-		return r;
-	}
-	size_t *order = calloc(n + 1, sizeof(*order));
-	if (!order || !(pick = calloc(n + 1, sizeof(*pick)))) {
-		free(rows);
-		free(order);
-		return -ENOMEM;
-	}
-	top_rows_carry(rows, n, t->rows, t->n);
-	free(t->rows);
-	free(t->order);
-	t->rows = rows;
-	t->n = n;
-	t->order = order;
-	reorder(t);
-	/* those on screen first, from the first shown */
-	size_t first = t->v.first < t->n_order ? t->v.first : 0;
-	m = top_history_pick(t->rows, t->n, t->order + first, t->n_order - first, pick, TOP_HISTORY_MAX);
-	for (size_t i = 0; i < m; i++)
-		fetch_history(t, &t->rows[pick[i]], now);
-	reorder(t);
-	fetch_detail(t, now);
-	t->refresh_failed = false;
-	return 0;
-}
-
-/* ---------------------------------------------------------------- actions */
-
-static const struct top_row *picked(const struct top *t)
-{
-	return t->v.selected < t->n_order ? &t->rows[t->order[t->v.selected]] : NULL;
-}
-
-static void take_census(struct top *t)
-{
-	const struct top_row *r = picked(t);
-	json_t *res = NULL;
-	char size[FORMAT_BYTES_MAX];
-	int pid;
-
-	if (!r)
-		return;
-	pid = r->pid;
-	snprintf(t->message, sizeof(t->message), "taking a census of pid %d ...", pid);
-	if (call(t, json_pack("{s:s, s:i}", "op", "scan", "pid", pid), CONTROL_SCAN_WAIT_US, &res) < 0)
-		return;
-	const json_t *totals = json_object_get(res, "totals");
-	snprintf(t->message, sizeof(t->message), "census of pid %d taken: %s private in %zu classes", pid,
-		 answer_bytes(size, totals, "private"), json_array_size(json_object_get(res, "classes")));
-	json_decref(res);
-}
-
-static void set_mark(struct top *t, const char *name)
-{
-	const struct top_row *r = picked(t);
-	char when[TIMEPARSE_FORMAT_MAX];
-	json_t *res = NULL, *text;
-	int64_t time;
-
-	if (!r)
-		return;
-	if (!name[0] || !(text = json_string(name))) {
-		snprintf(t->message, sizeof(t->message), "a mark's name is 1 to %u bytes of UTF-8 text", RW_MARK_NAME_MAX);
-		return;
-	}
-	json_t *req = json_pack("{s:s, s:i, s:o}", "op", "mark", "pid", r->pid, "name", text);
-	int pid = r->pid;
-	if (call(t, req, CONTROL_WAIT_US, &res) < 0)
-		return;
-	_cleanup_free_ char *shown = text_visible(name, strlen(name));
-	snprintf(t->message, sizeof(t->message), "mark '%s' set on pid %d at %s", shown ? shown : "?", pid,
-		 answer_int(res, "time", &time) ? timeparse_format_local(when, time) : "?");
-	json_decref(res);
-}
 
 /* ---------------------------------------------------------------- keys */
 
@@ -276,11 +74,11 @@ static bool input_key(struct top *t, int k)
 		else if (kind == INPUT_USER)
 			snprintf(t->user_filter, sizeof(t->user_filter), "%s", t->typed);
 		else if (kind == INPUT_MARK) {
-			set_mark(t, t->typed);
+			top_set_mark(t, t->typed);
 			return true;
 		}
 		t->v.first = 0;
-		reorder(t);
+		top_reorder(t);
 		return false;
 	}
 	size_t max = t->input == INPUT_MARK ? sizeof(t->typed) - 1 : sizeof(t->name_filter) - 1;
@@ -319,12 +117,12 @@ static enum action key(struct top *t, int k, unsigned page)
 	for (size_t i = 0; i < ELEMENTSOF(sorts); i++)
 		if (k == sorts[i].key) {
 			t->v.sort = sorts[i].sort;
-			reorder(t);
+			top_reorder(t);
 			return ACT_NONE;
 		}
 	switch (k) {
 	case 'q': return ACT_QUIT;
-	case 's': t->v.sort = (t->v.sort + 1) % _TOP_SORT_MAX; reorder(t); break;
+	case 's': t->v.sort = (t->v.sort + 1) % _TOP_SORT_MAX; top_reorder(t); break;
 	case TOP_KEY_UP: case 'k': move_to(t, (long)t->v.selected - 1); break;
 	case TOP_KEY_DOWN: case 'j': move_to(t, (long)t->v.selected + 1); break;
 	case TOP_KEY_PAGE_UP: move_to(t, (long)t->v.selected - (long)page); break;
@@ -332,7 +130,7 @@ static enum action key(struct top *t, int k, unsigned page)
 	case TOP_KEY_HOME: move_to(t, 0); break;
 	case TOP_KEY_END: move_to(t, (long)t->n_order - 1); break;
 	case TOP_KEY_ENTER:
-		if (!t->v.detail && picked(t)) {
+		if (!t->v.detail && top_picked(t)) {
 			t->v.detail = true;
 			return ACT_REFRESH;
 		}
@@ -340,8 +138,8 @@ static enum action key(struct top *t, int k, unsigned page)
 	case TOP_KEY_ESCAPE: case TOP_KEY_BACKSPACE: t->v.detail = false; break;
 	case '/': start_input(t, INPUT_NAME); break;
 	case 'u': start_input(t, INPUT_USER); break;
-	case 'm': if (picked(t)) start_input(t, INPUT_MARK); break;
-	case 'c': return picked(t) ? (take_census(t), ACT_REFRESH) : ACT_NONE;
+	case 'm': if (top_picked(t)) start_input(t, INPUT_MARK); break;
+	case 'c': return top_picked(t) ? (top_take_census(t), ACT_REFRESH) : ACT_NONE;
 	case TOP_KEY_RESIZE: break;
 	default: break;
 	}
@@ -352,7 +150,7 @@ static enum action key(struct top *t, int k, unsigned page)
 
 static void prompt_line(struct top *t)
 {
-	const struct top_row *r = picked(t);
+	const struct top_row *r = top_picked(t);
 	_cleanup_free_ char *typed = text_visible(t->typed, strlen(t->typed));
 	const char *what = t->input == INPUT_NAME   ? "filter by name (a part of the command; empty: all)"
 			   : t->input == INPUT_USER ? "filter by user (a name or uid; empty: all)"
@@ -417,7 +215,7 @@ static int run_live(struct top *t)
 		int64_t now = now_realtime_ms();
 
 		if (now >= next) {
-			(void)refresh_data(t);
+			(void)top_refresh(t);
 			next = now_realtime_ms() + t->interval_ms;
 		}
 		top_screen_size(&lines, &cols);
@@ -447,7 +245,7 @@ static int run_once(struct top *t)
 
 	if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
 		cols = ws.ws_col;
-	if ((r = refresh_data(t)) < 0)
+	if ((r = top_refresh(t)) < 0)
 		return fail("%s", t->message[0] ? t->message : strerror(-r));
 	/* every row: a screen as tall as the list */
 	unsigned lines = (unsigned)(t->n_order + 5 < TOP_LINES_MAX ? t->n_order + 5 : TOP_LINES_MAX);

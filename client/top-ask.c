@@ -79,11 +79,19 @@ static void fetch_detail(struct top *t, int64_t now)
 {
 	json_t *h = NULL;
 
+	if (!t->v.detail || t->v.selected >= t->n_order) {
+		json_decref(t->detail);
+		t->detail = NULL;
+		return;
+	}
+	const struct top_row *r = &t->rows[t->order[t->v.selected]];
+	/* the marks of a whole life are not read again at every refresh */
+	if (t->detail && t->detail_process_id == r->process_id && t->detail_census_id == r->census_id)
+		return;
 	json_decref(t->detail);
 	t->detail = NULL;
-	if (!t->v.detail || t->v.selected >= t->n_order)
-		return;
-	const struct top_row *r = &t->rows[t->order[t->v.selected]];
+	t->detail_process_id = r->process_id;
+	t->detail_census_id = r->census_id;
 	int64_t since = r->first_seen >= 0 && r->first_seen <= now ? r->first_seen : now - 3600 * 1000;
 	/* one bucket for the samples: the marks are what is wanted */
 	if (call(t, json_pack("{s:s, s:I, s:I, s:I, s:I, s:I}", "op", "history", "process_id", (json_int_t)r->process_id,

@@ -27,6 +27,9 @@ struct top {
 	size_t n, *order, n_order;
 	int selected_pid; /* kept across refreshes: the order changes */
 	json_t *detail;   /* history of the picked process (detail view) */
+	/* what detail was read for: it is read again for another process, or
+	 * when the process has a new census (every mark brings one) */
+	int64_t detail_process_id, detail_census_id;
 
 	struct top_view v;
 	char name_filter[RW_MARK_NAME_MAX + 1], user_filter[RW_MARK_NAME_MAX + 1];

@@ -111,15 +111,17 @@ class Pane:
     """ramwatch top (or a shell) in a tmux session of its own server."""
 
     def __init__(self, command, width=160, height=40, env=("TERM=screen",)):
-        self.server = f"rwtop-{os.getpid()}-{time.monotonic_ns()}"
-        subprocess.run([TMUX, "-L", self.server, "-f", "/dev/null", "new-session", "-d", "-x", str(width), "-y",
+        # a server of its own, its socket in a directory removed after
+        self.dir = tempfile.mkdtemp(prefix="rwtmux-")
+        self.server = os.path.join(self.dir, "tmux.sock")
+        subprocess.run([TMUX, "-S", self.server, "-f", "/dev/null", "new-session", "-d", "-x", str(width), "-y",
                         str(height), "-s", "top", "env", "LANG=C.UTF-8", *env, *command], check=True)
 
     def keys(self, *keys):
-        subprocess.run([TMUX, "-L", self.server, "send-keys", "-t", "top", *keys], check=True)
+        subprocess.run([TMUX, "-S", self.server, "send-keys", "-t", "top", *keys], check=True)
 
     def text(self, escapes=False):
-        r = subprocess.run([TMUX, "-L", self.server, "capture-pane", "-p", *(["-e"] if escapes else []), "-t", "top"],
+        r = subprocess.run([TMUX, "-S", self.server, "capture-pane", "-p", *(["-e"] if escapes else []), "-t", "top"],
                            capture_output=True, text=True)
         return r.stdout
 
@@ -136,7 +138,8 @@ class Pane:
         return self.wait(lambda t: needle in t, repr(needle), timeout)
 
     def close(self):
-        subprocess.run([TMUX, "-L", self.server, "kill-server"], capture_output=True)
+        subprocess.run([TMUX, "-S", self.server, "kill-server"], capture_output=True)
+        shutil.rmtree(self.dir, ignore_errors=True)
 
 
 def rows(screen):

@@ -489,3 +489,23 @@ def test_sparkline_follows_the_stored_rows(tmp_path, daemons):
     finally:
         h.stop()
         shutil.rmtree(sock_dir, ignore_errors=True)
+
+
+def test_scrolling_and_resizing(env):
+    """Two rows fit a terminal of 7 lines: End picks the last process and
+    scrolls to it; a larger terminal shows every row again."""
+    pids = {env.big.pid, env.mid.pid, env.small.pid, env.theirs.pid}
+    p = Pane([RAMWATCH, "top", "--socket", env.d.socket, "-d", "300ms"], height=7)
+    try:
+        screen = p.wait(lambda t: len(order_of(t, pids)) == 2, "two rows")
+        assert order_of(screen, pids) == [env.big.pid, env.mid.pid]
+        assert screen.splitlines()[-1].startswith("q quit")
+        p.keys("End")
+        screen = p.wait(lambda t: order_of(t, pids) == [env.small.pid, env.theirs.pid], "the last two rows")
+        p.keys("Home")
+        p.wait(lambda t: order_of(t, pids) == [env.big.pid, env.mid.pid], "the first two again")
+        subprocess.run([TMUX, "-S", p.server, "resize-window", "-t", "top", "-y", "20"], check=True)
+        screen = p.wait(lambda t: len(order_of(t, pids)) == 4, "all four rows")
+        assert screen.splitlines()[19].startswith("q quit"), screen
+    finally:
+        p.close()

@@ -6,6 +6,7 @@
 #include <jansson.h>
 
 #include "top-layout.h"
+#include "text.h"
 #include "top-model.h"
 #include "util.h"
 
@@ -300,6 +301,43 @@ static char *frame_text(const struct top_frame *f)
 	return buf;
 }
 
+/* Past the limits: more classes than a row keeps, a command line longer
+ * than it keeps (cut at a character, not inside one). */
+static void test_limits(void **state)
+{
+	(void)state;
+	struct top_row row = { .process_id = 1 };
+	json_t *classes = json_object();
+	char key[24];
+
+	for (unsigned i = 0; i < TOP_CLASSES_MAX + 8; i++) {
+		snprintf(key, sizeof(key), "class%02u", i);
+		json_object_set_new(classes, key, json_pack("{s:I}", "private", (json_int_t)(i + 1) * 1024));
+	}
+	json_t *h = json_pack("{s:[{s:I, s:I, s:I, s:s, s:o}]}", "censuses", "process_id", 1, "census_id", 3, "time", 9,
+			      "status", "ok", "classes", classes);
+	assert_int_equal(top_row_take_census(&row, h), 0);
+	assert_int_equal(row.n_classes, TOP_CLASSES_MAX);
+	assert_int_equal(row.classes[0].private >= row.classes[TOP_CLASSES_MAX - 1].private, true);
+	json_decref(h);
+
+	/* a command line of 300 two-byte characters */
+	char cmdline[601];
+	for (int i = 0; i < 300; i++)
+		memcpy(cmdline + 2 * i, "\u00e9", 2);
+	cmdline[600] = '\0';
+	json_t *a = json_pack("{s:[{s:i, s:I, s:b, s:s, s:s}]}", "processes", "pid", 5, "private", (json_int_t)1, "watched",
+			      1, "comm", "e", "cmdline", cmdline);
+	struct top_row *rows;
+	size_t n;
+	assert_int_equal(top_rows_parse(a, &rows, &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(strlen(rows[0].command), TOP_COMMAND_MAX);
+	assert_true(text_utf8_valid(rows[0].command, strlen(rows[0].command), NULL));
+	free(rows);
+	json_decref(a);
+}
+
 static void test_layout(void **state)
 {
 	(void)state;
@@ -402,6 +440,7 @@ int main(void)
 		cmocka_unit_test(test_bar),
 		cmocka_unit_test(test_sparkline),
 		cmocka_unit_test(test_system_line),
+		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_layout),
 		cmocka_unit_test(test_frame),
 	};

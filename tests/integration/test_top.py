@@ -361,6 +361,16 @@ def test_quit_restores_the_terminal(env):
         screen = p.wait(lambda t: re.search(r"^(-?icanon|-?echo) (-?icanon|-?echo) ?$", t, re.M), "stty's answer")
         assert re.search(r"^icanon echo ?$", screen, re.M), screen
         assert "PID USER" not in screen  # the full screen is gone
+        # Ctrl-C quits the same way
+        p.keys("-l", f"clear; {RAMWATCH} top --socket {env.d.socket} -d 300ms; echo top-exit=$?")
+        p.keys("Enter")
+        p.wait_text("PID USER")
+        p.keys("C-c")
+        p.wait_text("top-exit=0")
+        p.keys("-l", "stty -a | tr ' ' '\\n' | grep -x -e icanon -e -icanon -e echo -e -echo | tr '\\n' ' '; echo")
+        p.keys("Enter")
+        screen = p.wait(lambda t: re.search(r"^(-?icanon|-?echo) (-?icanon|-?echo) ?$", t, re.M), "stty's answer")
+        assert re.search(r"^icanon echo ?$", screen, re.M), screen
     finally:
         p.close()
 

@@ -101,7 +101,7 @@ static void move_to(struct top *t, long to)
 	t->selected_pid = t->rows[t->order[to]].pid;
 }
 
-enum action { ACT_NONE, ACT_REFRESH, ACT_QUIT };
+enum action { ACT_NONE, ACT_REFRESH, ACT_CENSUS, ACT_QUIT };
 
 static enum action key(struct top *t, int k, unsigned page)
 {
@@ -139,7 +139,7 @@ static enum action key(struct top *t, int k, unsigned page)
 	case '/': start_input(t, INPUT_NAME); break;
 	case 'u': start_input(t, INPUT_USER); break;
 	case 'm': if (top_picked(t)) start_input(t, INPUT_MARK); break;
-	case 'c': return top_picked(t) ? (top_take_census(t), ACT_REFRESH) : ACT_NONE;
+	case 'c': return top_picked(t) ? ACT_CENSUS : ACT_NONE;
 	case TOP_KEY_RESIZE: break;
 	default: break;
 	}
@@ -227,6 +227,13 @@ static int run_live(struct top *t)
 		enum action a = key(t, k, top_layout_rows(lines));
 		if (a == ACT_QUIT)
 			break;
+		if (a == ACT_CENSUS) {
+			/* a census may take seconds: say so on the screen first */
+			snprintf(t->message, sizeof(t->message), "taking a census of pid %d ...", top_picked(t)->pid);
+			draw(t, lines, cols, NULL);
+			top_take_census(t);
+			a = ACT_REFRESH;
+		}
 		if (a == ACT_REFRESH) {
 			if (t->message[0]) /* say what happened while reading */
 				draw(t, lines, cols, NULL);

@@ -163,7 +163,6 @@ void top_take_census(struct top *t)
 	if (!r)
 		return;
 	pid = r->pid;
-	snprintf(t->message, sizeof(t->message), "taking a census of pid %d ...", pid);
 	if (call(t, json_pack("{s:s, s:i}", "op", "scan", "pid", pid), CONTROL_SCAN_WAIT_US, &res) < 0)
 		return;
 	const json_t *totals = json_object_get(res, "totals");

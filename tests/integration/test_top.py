@@ -341,6 +341,19 @@ def test_detail_census_and_mark(env):
         assert [m["name"] for m in marks] == ["phase one"] and marks[0]["by_uid"] == 0
         report = run("report", "--pid", pid, "--socket", env.d.socket, check=0).stdout
         assert "phase one" in report
+        # an empty name is refused, and nothing is set
+        p.keys("m")
+        p.wait_text("name of the phase to mark:")
+        p.keys("Enter")
+        p.wait_text("a mark's name is 1 to 200 bytes of UTF-8 text")
+        # Esc while typing sets nothing either
+        p.keys("m")
+        p.keys("-l", "never")
+        p.keys("Escape")
+        p.wait(lambda t: "name of the phase to mark" not in t, "the prompt gone")
+        time.sleep(1.5)  # a store tick: a mark set would be stored by now
+        marks = env.d.ask({"op": "history", "pid": pid})["result"]["marks"]
+        assert [m["name"] for m in marks] == ["phase one"]
 
         p.keys("Escape")
         p.wait(lambda t: "ramwatch top: " in t and "PID USER" in t, "the list again")

@@ -116,7 +116,8 @@ CLIENT_SRCS := client/cmd-scan.c client/census-print.c client/render-census.c cl
 	client/control-client.c client/answer.c client/render-status.c client/render-processes.c client/render-history.c \
 	client/render-report.c client/ask.c client/cmd-status.c client/cmd-processes.c \
 	client/cmd-history.c client/cmd-report.c client/cmd-diff.c client/cmd-mark.c client/cmd-events.c \
-	client/cmd-metrics.c client/cmd-sql.c
+	client/cmd-metrics.c client/cmd-sql.c \
+	client/cmd-top.c client/top-ask.c client/top-model.c client/top-layout.c client/top-screen.c
 CLIENT_MAIN := client/ramwatch.c
 
 # ================================================================== include paths, per layer
@@ -190,8 +191,11 @@ BENCH_LIBS := $(SCHEMA_LIB) $(SCANNER_LIB) $(COMMON_LIB)
 
 all: $(BUILD)/ramwatch $(BUILD)/ramwatchd
 
+# ramwatch top's screen (client/top-screen.c): the client alone links curses
+CURSES_LIBS = $(shell $(PKG_CONFIG) --libs ncursesw 2>/dev/null || echo -lncursesw -ltinfo)
+
 $(BUILD)/ramwatch: $(call objects,$(CLIENT_MAIN)) $(CLIENT_LIBS)
-	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(CLIENT_LIBS) $(LIBS)
+	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(CLIENT_LIBS) $(LIBS) $(CURSES_LIBS)
 
 $(BUILD)/ramwatchd: $(call objects,$(DAEMON_MAIN)) $(DAEMON_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(DAEMON_LIBS) $(LIBS)
@@ -208,7 +212,7 @@ UNIT_TESTS := test-util test-log test-strpool test-text test-hashtab test-timepa
 	test-config test-config-values test-config-files test-selector \
 	test-sysmem test-schedule test-pidmap test-store-aside test-writer test-export test-watched test-census-tier test-discover test-view test-daemon-clock \
 	test-control-request test-control-buffer test-control-access test-control-processes test-control-worker \
-	test-render test-control-client
+	test-render test-control-client test-top
 UNIT_BINS := $(addprefix $(BUILD)/tests/,$(UNIT_TESTS))
 
 $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(ALL_LIBS)
@@ -736,11 +740,13 @@ clean:
 DEB_PACKAGES := gcc make pkg-config libjansson-dev libcmocka-dev python3 python3-pytest \
 	clang libclang-rt-dev procps mandoc libdw-dev libelf-dev jq nodejs openjdk-17-jre-headless \
 	libsqlite3-dev sqlite3 libsystemd-dev python3-numpy redis-server libjemalloc-dev libmimalloc-dev \
-	libgoogle-perftools-dev faketime gcc-mingw-w64-x86-64 wine64 cmake dpkg-dev
+	libgoogle-perftools-dev faketime \
+	gcc-mingw-w64-x86-64 wine64 cmake dpkg-dev \
+	libncurses-dev tmux
 # for make deb, rpm, check-units and check-install (make deps-packaging)
 # (the build's own packages too: debian/control's Build-Depends)
 PACKAGING_DEB_PACKAGES := dpkg-dev debhelper lintian rpm systemd gcc make pkgconf libjansson-dev libsqlite3-dev \
-	libsystemd-dev libdw-dev python3 sqlite3 procps
+	libsystemd-dev libdw-dev python3 sqlite3 procps libncurses-dev
 
 deps:
 	@missing=$$(for p in $(DEB_PACKAGES); do \

@@ -18,6 +18,7 @@ int cmd_report(int argc, char **argv);
 int cmd_mark(int argc, char **argv);
 int cmd_events(int argc, char **argv);
 int cmd_metrics(int argc, char **argv);
+int cmd_top(int argc, char **argv);
 
 /* Prints "ramwatch: <message>" to stderr; returns 1 (failure). */
 int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -28,6 +28,7 @@ static const struct {
 	{ "mark", cmd_mark, "start a named phase of a process" },
 	{ "events", cmd_events, "a process's region events (JSON, or memtrace for trace summary)" },
 	{ "metrics", cmd_metrics, "ramwatchd's metrics in Prometheus's text format" },
+	{ "top", cmd_top, "a live view of the watched processes: memory, classes, history" },
 };
 
 int fail(const char *fmt, ...)

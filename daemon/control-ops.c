@@ -103,6 +103,22 @@ static json_t *corruption_json(const struct view_status *st)
 			 (json_int_t)st->corruption_kept_censuses);
 }
 
+/* The machine's memory as the daemon read it for this answer, or null. */
+static json_t *system_json(const struct view_status *st)
+{
+	const struct store_system *x = &st->system;
+
+	if (!st->have_system)
+		return json_null();
+	json_t *pressure = x->have_pressure ? json_pack("{s:f, s:f, s:f, s:f}", "some_avg10", x->some_avg10, "some_avg60",
+							x->some_avg60, "full_avg10", x->full_avg10, "full_avg60",
+							x->full_avg60)
+					    : json_null();
+	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:o}", "time", (json_int_t)x->time, "mem_total",
+			 (json_int_t)x->mem_total, "mem_available", (json_int_t)x->mem_available, "swap_total",
+			 (json_int_t)x->swap_total, "swap_free", (json_int_t)x->swap_free, "pressure", pressure);
+}
+
 static void op_status(struct control_conn *c)
 {
 	struct control *s = c->server;
@@ -143,8 +159,10 @@ static void op_status(struct control_conn *c)
 		(json_int_t)st.watched, "censuses_per_minute", per_minute, "budget", "share",
 		st.scan_budget, "used", used, "deferred", (json_int_t)st.census.deferred, "censuses", counts,
 		"last_errors", last_errors(&c->peer));
-	if (result)
+	if (result) {
 		json_object_set_new(json_object_get(result, "database"), "corruption", corruption_json(&st));
+		json_object_set_new(result, "system", system_json(&st));
+	}
 	control_conn_result(c, result);
 }
 

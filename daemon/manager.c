@@ -37,6 +37,7 @@
 #include "state-lock.h"
 #include "store-cycle.h"
 #include "store.h"
+#include "sysmem.h"
 #include "target.h"
 #include "timer.h"
 #include "util.h"
@@ -411,7 +412,10 @@ static void snapshot(struct manager *m, bool with_size, struct view_status *ret)
 
 static void view_status(void *userdata, struct view_status *ret)
 {
-	snapshot(userdata, true, ret);
+	struct manager *m = userdata;
+
+	snapshot(m, true, ret);
+	ret->have_system = sysmem_read(m->root_fd, daemon_clock_now_ms(), &ret->system) == 0;
 }
 
 static void view_store_damaged(void *userdata, const char *what)

@@ -47,6 +47,12 @@ struct view_status {
 	/* the rules for a census of a process the daemon does not watch */
 	bool evidence;                      /* Evidence= */
 	uint64_t huge_process;              /* HugeProcess=, bytes; 0: none */
+
+	/* the machine's memory, read when the status was asked for (only
+	 * then: the STATUS= line does not need it); have_system false when
+	 * the proc root's meminfo could not be read */
+	bool have_system;
+	struct store_system system;
 };
 
 /* A watched process as the daemon knows it now.  The strings are the

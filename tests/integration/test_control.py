@@ -179,6 +179,17 @@ def test_status(env):
     assert r["censuses"]["ok"] >= 2 and set(r["censuses"]) >= {"ok", "exited", "denied", "error", "light"}
     assert r["censuses_per_minute"] > 0
     assert isinstance(r["last_errors"], list)
+    meminfo = {k: int(v.split()[0]) * 1024 for k, v in
+               (line.split(":", 1) for line in open("/proc/meminfo"))}
+    sysm = r["system"]
+    assert sysm["mem_total"] == meminfo["MemTotal"] and sysm["swap_total"] == meminfo["SwapTotal"]
+    assert 0 < sysm["mem_available"] <= sysm["mem_total"]
+    assert abs(sysm["time"] / 1000 - time.time()) < 60
+    try:
+        open("/proc/pressure/memory").read()
+        assert 0 <= sysm["pressure"]["some_avg10"] <= 100 and 0 <= sysm["pressure"]["full_avg60"] <= 100
+    except OSError:
+        assert sysm["pressure"] is None
 
 
 def test_last_errors_only_for_the_privileged(env):

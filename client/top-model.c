@@ -1,0 +1,457 @@
+/* ramwatch top's rows: read from the daemon's answers, ordered, filtered,
+ * and their bars and sparklines.  Pure (top-model.h). */
+#include "top-model.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "classes.h"
+#include "macro.h"
+#include "render-answer.h"
+#include "text.h"
+#include "util.h"
+
+static const char *const sort_names[_TOP_SORT_MAX] = {
+	[TOP_SORT_PRIVATE] = "private", [TOP_SORT_RESIDENT] = "resident", [TOP_SORT_PEAK] = "peak",
+	[TOP_SORT_GROWTH] = "growth",   [TOP_SORT_VRAM] = "vram",
+};
+
+int top_sort_from_name(const char *name)
+{
+	for (int i = 0; i < _TOP_SORT_MAX; i++)
+		if (name && streq(name, sort_names[i]))
+			return i;
+	return -1;
+}
+
+const char *top_sort_name(enum top_sort s)
+{
+	return (unsigned)s < _TOP_SORT_MAX ? sort_names[s] : "?";
+}
+
+/* A letter per class: its initial where that is free, else a letter of
+ * its name; colours repeat, letters do not. */
+static const struct top_class_look looks[_CLASS_MAX] = {
+	[CLASS_IMAGES] = { 'i', 7 },       [CLASS_MAPPED_FILES] = { 'f', 6 }, [CLASS_SHARED] = { 's', 5 },
+	[CLASS_MALLOC] = { 'm', 1 },       [CLASS_STACKS] = { 't', 3 },       [CLASS_PYTHON] = { 'p', 2 },
+	[CLASS_OPENBLAS] = { 'b', 4 },     [CLASS_MMGP_RAM] = { 'r', 5 },     [CLASS_JIT] = { 'j', 3 },
+	[CLASS_RUNTIME_HEAP] = { 'h', 2 }, [CLASS_PINNED_CUDA] = { 'c', 6 }, [CLASS_CUDA_DRIVER] = { 'd', 4 },
+	[CLASS_CUDA_UVM] = { 'u', 1 },     [CLASS_NAMED] = { 'n', 6 },       [CLASS_OTHER] = { 'o', 4 },
+};
+
+struct top_class_look top_class_look(const char *key)
+{
+	int c = class_from_key(key);
+	if (c < 0 || c >= _CLASS_MAX || !looks[c].glyph)
+		return (struct top_class_look){ '?', 7 };
+	return looks[c];
+}
+
+/* ---------------------------------------------------------------- reading answers */
+
+/* A text of the daemon's as the terminal may show it (control characters
+ * escaped), cut to max bytes at a character boundary. */
+static void visible_into(char *buf, size_t max, const char *s)
+{
+	_cleanup_free_ char *v = s ? text_visible(s, strlen(s)) : NULL;
+	buf[0] = '\0';
+	if (v)
+		(void)text_clean_into(buf, max, v, strlen(v));
+}
+
+static void census_of(struct top_row *r, const json_t *c)
+{
+	int64_t v;
+	if (!json_is_object(c) || !answer_int(c, "census_id", &r->census_id))
+		return;
+	r->census_time = answer_int(c, "time", &v) ? v : -1;
+	snprintf(r->census_trigger, sizeof(r->census_trigger), "%s", answer_str(c, "trigger") ?: "?");
+	snprintf(r->census_status, sizeof(r->census_status), "%s", answer_str(c, "status") ?: "?");
+}
+
+int top_rows_parse(const json_t *answer, struct top_row **ret, size_t *ret_n)
+{
+	const json_t *list = json_object_get(answer, "processes"), *p;
+	_cleanup_free_ struct top_row *rows = NULL;
+	size_t i, n = 0;
+	int64_t v;
+
+	if (!json_is_array(list))
+		return -EBADMSG;
+	if (!(rows = calloc(json_array_size(list) + 1, sizeof(*rows))))
+		return -ENOMEM;
+	json_array_foreach(list, i, p) {
+		struct top_row *r = &rows[n];
+		int64_t pid, private;
+
+		if (!json_is_true(json_object_get(p, "watched")))
+			continue;
+		if (!answer_int(p, "pid", &pid) || pid <= 0 || pid > INT32_MAX || !answer_int(p, "private", &private) ||
+		    private < 0)
+			return -EBADMSG;
+		*r = (struct top_row){ .pid = (int)pid, .private = (uint64_t)private, .uid = -1, .first_seen = -1 };
+		(void)answer_int(p, "process_id", &r->process_id);
+		(void)answer_int(p, "uid", &r->uid);
+		(void)answer_int(p, "first_seen", &r->first_seen);
+		if (answer_int(p, "resident", &v) && v >= 0)
+			r->resident = (uint64_t)v;
+		if (answer_int(p, "peak_private", &v) && v >= 0)
+			r->peak_private = (uint64_t)v;
+		if (answer_int(p, "vram", &v) && v >= 0) {
+			r->have_vram = true;
+			r->vram = (uint64_t)v;
+		}
+		visible_into(r->user, TOP_NAME_MAX, answer_str(p, "user"));
+		visible_into(r->comm, TOP_NAME_MAX, answer_str(p, "comm") ?: "?");
+		const char *cmdline = answer_str(p, "cmdline");
+		visible_into(r->command, TOP_COMMAND_MAX, cmdline && cmdline[0] ? cmdline : r->comm);
+		census_of(r, json_object_get(p, "last_census"));
+		n++;
+	}
+	*ret = TAKE_PTR(rows);
+	*ret_n = n;
+	return 0;
+}
+
+static int cmp_old(const void *x, const void *y)
+{
+	const struct top_row *const *a = x, *const *b = y;
+	return (*a)->process_id < (*b)->process_id ? -1 : (*a)->process_id > (*b)->process_id;
+}
+
+void top_rows_carry(struct top_row *rows, size_t n, const struct top_row *old, size_t n_old)
+{
+	_cleanup_free_ const struct top_row **sorted = n_old ? calloc(n_old, sizeof(*sorted)) : NULL;
+
+	if (!sorted)
+		return; /* nothing to carry, or no memory: the next reads fill them */
+	for (size_t i = 0; i < n_old; i++)
+		sorted[i] = &old[i];
+	qsort(sorted, n_old, sizeof(*sorted), cmp_old);
+	for (size_t i = 0; i < n; i++) {
+		struct top_row *r = &rows[i], key = { .process_id = r->process_id };
+		const struct top_row *k = &key, **found;
+
+		if (r->process_id == 0)
+			continue;
+		found = bsearch(&k, sorted, n_old, sizeof(*sorted), cmp_old);
+		if (!found)
+			continue;
+		r->classes_census_id = (*found)->classes_census_id;
+		r->classes_time = (*found)->classes_time;
+		r->n_classes = (*found)->n_classes;
+		memcpy(r->classes, (*found)->classes, sizeof(r->classes));
+		memcpy(r->spark, (*found)->spark, sizeof(r->spark));
+		memcpy(r->spark_known, (*found)->spark_known, sizeof(r->spark_known));
+		r->have_start = (*found)->have_start;
+		r->start_private = (*found)->start_private;
+		r->have_growth = (*found)->have_growth;
+		r->growth = (*found)->growth;
+		if (r->have_start)
+			r->growth = (int64_t)r->private - (int64_t)r->start_private;
+		else if (r->have_growth) {
+			/* the window's start is as read; now is this refresh's */
+			for (size_t j = 0; j < TOP_SPARK_POINTS; j++)
+				if (r->spark_known[j]) {
+					r->growth = (int64_t)r->private - (int64_t)r->spark[j];
+					break;
+				}
+		}
+	}
+}
+
+void top_row_take_history(struct top_row *row, const json_t *history, int64_t since, int64_t step_ms)
+{
+	const json_t *samples = json_object_get(history, "samples"), *s;
+	size_t i;
+
+	memset(row->spark_known, 0, sizeof(row->spark_known));
+	row->have_growth = false;
+	if (step_ms <= 0)
+		return;
+	json_array_foreach(samples, i, s) {
+		int64_t t, private, id;
+		if (row->process_id && answer_int(s, "process_id", &id) && id != row->process_id)
+			continue;
+		if (!answer_int(s, "time", &t) || !answer_int(s, "private", &private) || private < 0 || t <= since)
+			continue;
+		int64_t b = (t - since - 1) / step_ms;
+		if (b >= (int64_t)TOP_SPARK_POINTS)
+			b = TOP_SPARK_POINTS - 1; /* a row of now, past the last bucket's end */
+		/* rows come in time order: the last of a bucket is its value */
+		row->spark[b] = (uint64_t)private;
+		row->spark_known[b] = true;
+	}
+	for (i = 0; i < TOP_SPARK_POINTS; i++)
+		if (row->spark_known[i]) {
+			row->have_growth = true;
+			row->growth = (int64_t)row->private - (int64_t)row->spark[i];
+			break;
+		}
+	if (row->have_start) {
+		row->have_growth = true;
+		row->growth = (int64_t)row->private - (int64_t)row->start_private;
+	}
+}
+
+void top_row_take_start(struct top_row *row, const json_t *history)
+{
+	const json_t *samples = json_object_get(history, "samples"), *s;
+	size_t i;
+
+	row->have_start = false;
+	json_array_foreach(samples, i, s) {
+		int64_t private, id;
+		if (row->process_id && answer_int(s, "process_id", &id) && id != row->process_id)
+			continue;
+		if (!answer_int(s, "private", &private) || private < 0)
+			continue;
+		row->have_start = true;
+		row->start_private = (uint64_t)private;
+		row->have_growth = true;
+		row->growth = (int64_t)row->private - private;
+		return;
+	}
+}
+
+static int cmp_share(const void *x, const void *y)
+{
+	const struct top_class_share *a = x, *b = y;
+	if (a->private != b->private)
+		return a->private > b->private ? -1 : 1;
+	return strcmp(a->key, b->key);
+}
+
+int top_row_take_census(struct top_row *row, const json_t *history)
+{
+	const json_t *censuses = json_object_get(history, "censuses"), *c, *last = NULL;
+	size_t i;
+
+	json_array_foreach(censuses, i, c) {
+		int64_t id;
+		if (row->process_id && answer_int(c, "process_id", &id) && id != row->process_id)
+			continue;
+		if (streq_ptr(answer_str(c, "status"), "ok") && json_is_object(json_object_get(c, "classes")))
+			last = c;
+	}
+	if (!last)
+		return -ENOENT;
+
+	const char *key;
+	const json_t *v;
+	size_t n = 0;
+	json_object_foreach((json_t *)json_object_get(last, "classes"), key, v) {
+		int64_t private;
+		if (n >= TOP_CLASSES_MAX)
+			break;
+		if (!answer_int(v, "private", &private) || private < 0)
+			private = 0; /* a light census: the class is there, its memory not known */
+		snprintf(row->classes[n].key, sizeof(row->classes[n].key), "%s", key);
+		row->classes[n++].private = (uint64_t)private;
+	}
+	qsort(row->classes, n, sizeof(row->classes[0]), cmp_share);
+	row->n_classes = n;
+	(void)answer_int(last, "census_id", &row->classes_census_id);
+	if (!answer_int(last, "time", &row->classes_time))
+		row->classes_time = -1;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- order */
+
+bool top_row_matches(const struct top_row *row, const char *name, const char *user)
+{
+	if (name && name[0] && !strcasestr(row->comm, name) && !strcasestr(row->command, name))
+		return false;
+	if (user && user[0]) {
+		char uid[24];
+		snprintf(uid, sizeof(uid), "%" PRId64, row->uid);
+		if (!streq(user, row->user) && !streq(user, uid))
+			return false;
+	}
+	return true;
+}
+
+/* The row's value for key, and whether it has one. */
+static bool sort_value(const struct top_row *r, enum top_sort key, int64_t *ret)
+{
+	switch (key) {
+	case TOP_SORT_PRIVATE: *ret = (int64_t)r->private; return true;
+	case TOP_SORT_RESIDENT: *ret = (int64_t)r->resident; return true;
+	case TOP_SORT_PEAK: *ret = (int64_t)r->peak_private; return true;
+	case TOP_SORT_GROWTH: *ret = r->growth; return r->have_growth;
+	case TOP_SORT_VRAM: *ret = (int64_t)r->vram; return r->have_vram;
+	default: *ret = 0; return false;
+	}
+}
+
+struct order_ctx {
+	const struct top_row *rows;
+	enum top_sort key;
+};
+
+static int cmp_order(const void *x, const void *y, void *data)
+{
+	const struct order_ctx *o = data;
+	const struct top_row *a = &o->rows[*(const size_t *)x], *b = &o->rows[*(const size_t *)y];
+	int64_t va, vb;
+	bool ka = sort_value(a, o->key, &va), kb = sort_value(b, o->key, &vb);
+
+	if (ka != kb)
+		return ka ? -1 : 1;
+	if (ka && va != vb)
+		return va > vb ? -1 : 1;
+	return a->pid < b->pid ? -1 : a->pid > b->pid;
+}
+
+size_t top_order(const struct top_row *rows, size_t n, enum top_sort key, const char *name, const char *user,
+		 size_t *ret_order)
+{
+	struct order_ctx o = { rows, key };
+	size_t m = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (top_row_matches(&rows[i], name, user))
+			ret_order[m++] = i;
+	qsort_r(ret_order, m, sizeof(*ret_order), cmp_order, &o);
+	return m;
+}
+
+size_t top_history_pick(const struct top_row *rows, size_t n, const size_t *order, size_t n_order, size_t *ret,
+			size_t max)
+{
+	_cleanup_free_ size_t *by_private = n ? calloc(n, sizeof(*by_private)) : NULL;
+	_cleanup_free_ bool *picked = n ? calloc(n, sizeof(*picked)) : NULL;
+	size_t m = 0, k;
+
+	if (!by_private || !picked)
+		return 0;
+	if (max > TOP_HISTORY_MAX)
+		max = TOP_HISTORY_MAX;
+	k = top_order(rows, n, TOP_SORT_PRIVATE, NULL, NULL, by_private);
+	if (k > max)
+		k = max;
+	/* the largest are the candidates; those on screen among them first */
+	for (size_t i = 0; i < k; i++)
+		picked[by_private[i]] = true;
+	for (size_t i = 0; i < n_order && m < max; i++)
+		if (order[i] < n && picked[order[i]]) {
+			ret[m++] = order[i];
+			picked[order[i]] = false;
+		}
+	for (size_t i = 0; i < k && m < max; i++)
+		if (picked[by_private[i]])
+			ret[m++] = by_private[i];
+	return m;
+}
+
+/* ---------------------------------------------------------------- drawing, as values */
+
+unsigned top_bar_length(uint64_t private, uint64_t biggest, unsigned width)
+{
+	if (private == 0 || biggest == 0 || width == 0)
+		return 0;
+	if (private >= biggest)
+		return width;
+	/* in long double: sizes near 2^64 times a width would overflow */
+	unsigned cells = (unsigned)((long double)private * width / (long double)biggest + 0.5L);
+	return cells ? cells : 1;
+}
+
+unsigned top_bar_split(const struct top_class_share *classes, size_t n, unsigned length, unsigned *ret_cells)
+{
+	long double total = 0;
+	unsigned given = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		total += (long double)classes[i].private;
+		ret_cells[i] = 0;
+	}
+	if (total <= 0 || length == 0)
+		return 0;
+	/* whole cells first, then one more to the largest remainders; ties go
+	 * to the earlier (larger) class */
+	long double rest[TOP_CLASSES_MAX] = { 0 };
+	for (size_t i = 0; i < n && i < TOP_CLASSES_MAX; i++) {
+		long double exact = (long double)classes[i].private * length / total;
+		ret_cells[i] = (unsigned)exact;
+		rest[i] = exact - ret_cells[i];
+		given += ret_cells[i];
+	}
+	while (given < length) {
+		size_t best = SIZE_MAX;
+		for (size_t i = 0; i < n && i < TOP_CLASSES_MAX; i++)
+			if (rest[i] > 0 && (best == SIZE_MAX || rest[i] > rest[best]))
+				best = i;
+		if (best == SIZE_MAX)
+			break;
+		ret_cells[best]++;
+		rest[best] = 0;
+		given++;
+	}
+	return given;
+}
+
+size_t top_sparkline(const uint64_t *points, const bool *known, size_t n, bool ascii, char *buf, size_t size)
+{
+	static const char *const blocks[8] = { "\u2581", "\u2582", "\u2583", "\u2584",
+					       "\u2585", "\u2586", "\u2587", "\u2588" };
+	static const char plain[] = "_.-~=+*#";
+	uint64_t lo = UINT64_MAX, hi = 0;
+	size_t len = 0;
+
+	if (size == 0)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (known[i]) {
+			lo = points[i] < lo ? points[i] : lo;
+			hi = points[i] > hi ? points[i] : hi;
+		}
+	for (size_t i = 0; i < n; i++) {
+		unsigned level = 0;
+		if (known[i] && hi > lo)
+			level = (unsigned)((long double)(points[i] - lo) * 7 / (long double)(hi - lo) + 0.5L);
+		const char *g = !known[i] ? " " : ascii ? (char[2]){ plain[level], 0 } : blocks[level];
+		size_t gl = strlen(g);
+		if (len + gl + 1 > size)
+			break;
+		memcpy(buf + len, g, gl);
+		len += gl;
+	}
+	buf[len] = '\0';
+	return len;
+}
+
+bool top_system_line(const json_t *status, char *buf, size_t size)
+{
+	const json_t *s = json_object_get(status, "system"), *p;
+	char total[FORMAT_BYTES_MAX], avail[FORMAT_BYTES_MAX], swap[FORMAT_BYTES_MAX], swap_total[FORMAT_BYTES_MAX];
+	int64_t t, a, st, sf;
+
+	if (!json_is_object(s) || !answer_int(s, "mem_total", &t) || !answer_int(s, "mem_available", &a) || t <= 0 ||
+	    a < 0) {
+		snprintf(buf, size, "machine: ramwatchd does not tell the machine's memory");
+		return false;
+	}
+	int n = snprintf(buf, size, "machine: %s total, %s available (%.0f%%)", format_bytes(total, (uint64_t)t),
+			 format_bytes(avail, (uint64_t)a), 100.0 * (double)a / (double)t);
+	if (n < 0 || (size_t)n >= size)
+		return true;
+	if (answer_int(s, "swap_total", &st) && answer_int(s, "swap_free", &sf) && st > 0)
+		n += snprintf(buf + n, size - (size_t)n, ", swap %s free of %s", format_bytes(swap, (uint64_t)sf),
+			      format_bytes(swap_total, (uint64_t)st));
+	if (n < 0 || (size_t)n >= size)
+		return true;
+	p = json_object_get(s, "pressure");
+	if (json_is_object(p))
+		snprintf(buf + n, size - (size_t)n, ", pressure some %.2f%% full %.2f%% (10 s)",
+			 json_number_value(json_object_get(p, "some_avg10")),
+			 json_number_value(json_object_get(p, "full_avg10")));
+	else
+		snprintf(buf + n, size - (size_t)n, ", pressure unknown (no PSI)");
+	return true;
+}

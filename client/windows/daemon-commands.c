@@ -11,50 +11,20 @@ static int needs_daemon(const char *command)
 		    command);
 }
 
-int cmd_sql(int argc, char **argv)
-{
-	(void)argc, (void)argv;
-	return needs_daemon("sql");
-}
+/* Each command only says where it runs. */
+#define DAEMON_COMMAND(name)                         \
+	int cmd_##name(int argc, char **argv)        \
+	{                                            \
+		(void)argc, (void)argv;              \
+		return needs_daemon(#name);          \
+	}
 
-int cmd_status(int argc, char **argv)
-{
-	(void)argc, (void)argv;
-	return needs_daemon("status");
-}
-
-int cmd_processes(int argc, char **argv)
-{
-	(void)argc, (void)argv;
-	return needs_daemon("processes");
-}
-
-int cmd_history(int argc, char **argv)
-{
-	(void)argc, (void)argv;
-	return needs_daemon("history");
-}
-
-int cmd_report(int argc, char **argv)
-{
-	(void)argc, (void)argv;
-	return needs_daemon("report");
-}
-
-int cmd_mark(int argc, char **argv)
-{
-	(void)argc, (void)argv;
-	return needs_daemon("mark");
-}
-
-int cmd_events(int argc, char **argv)
-{
-	(void)argc, (void)argv;
-	return needs_daemon("events");
-}
-
-int cmd_metrics(int argc, char **argv)
-{
-	(void)argc, (void)argv;
-	return needs_daemon("metrics");
-}
+DAEMON_COMMAND(sql)
+DAEMON_COMMAND(status)
+DAEMON_COMMAND(processes)
+DAEMON_COMMAND(history)
+DAEMON_COMMAND(report)
+DAEMON_COMMAND(mark)
+DAEMON_COMMAND(events)
+DAEMON_COMMAND(metrics)
+DAEMON_COMMAND(top)

@@ -233,7 +233,7 @@ def test_errors(wine_env):
     assert r.returncode == 1 and "no process matching 'no-such-program*.exe'" in r.stderr
     r = run(wine_env, "scan", "--smaps", "x")
     assert r.returncode == 2 and "the Linux build's" in r.stderr
-    for command in (["status"], ["history", "--pid", "1"], ["sql", "select 1"]):
+    for command in (["status"], ["history", "--pid", "1"], ["sql", "select 1"], ["top"]):
         r = run(wine_env, *command)
         assert r.returncode == 1 and "ramwatchd runs on Linux" in r.stderr, r.stderr
     r = run(wine_env, "diff", "--pid", "1", "--from", "1h")

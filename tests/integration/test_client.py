@@ -281,6 +281,20 @@ def test_report_markdown(grown, tmp_path):
     assert j["peak"]["private"] >= 64 * MiB and isinstance(j["peak"]["time"], float)
     assert [p["name"] for p in j["phases"]] == ["(start)", "training"]
     assert j["last_census"]["trigger"] == "growth"
+    # the stored census has every counter the census read from status, as
+    # the kernel gives them now (the process holds still after its growth)
+    counters = j["last_census"]["counters"]
+    now = kernel_status(shapes.pid)
+    for key, field in (("rss_anon", "RssAnon"), ("rss_file", "RssFile"), ("rss_shmem", "RssShmem"),
+                       ("swap", "VmSwap"), ("locked", "VmLck"), ("hugetlb", "HugetlbPages")):
+        assert isinstance(counters[key], int), (key, counters)
+        assert abs(counters[key] - now[field]) <= MiB, (key, counters[key], now[field])
+    assert counters["rss_anon"] >= 64 * MiB
+    assert counters["private"] == counters["rss_anon"] + counters["swap"]
+    # and the Markdown says the private figure, not unknown
+    m = re.search(r"^Kernel counters \(status\): private ([\d.]+) (MiB|GiB), resident ", md, re.M)
+    assert m, md
+    assert abs(size(m.group(1), m.group(2)) - counters["private"]) <= 0.1 * MiB
 
 
 def test_diff_between_stored_censuses(grown, tmp_path):
@@ -316,6 +330,12 @@ def test_diff_between_stored_censuses(grown, tmp_path):
     run("scan", shapes.pid, "--out", a, check=0)
     run("scan", shapes.pid, "--out", b, check=0)
     assert run("diff", a, b, check=0).stdout.startswith("before: shapes")
+
+
+def kernel_status(pid):
+    """The memory counters of /proc/PID/status, in bytes."""
+    with open(f"/proc/{pid}/status") as f:
+        return {k: int(v.split()[0]) * 1024 for k, v in (line.split(":", 1) for line in f) if v.strip().endswith("kB")}
 
 
 def size(number, unit):

@@ -332,6 +332,93 @@ def test_diff_between_stored_censuses(grown, tmp_path):
     assert run("diff", a, b, check=0).stdout.startswith("before: shapes")
 
 
+# A process whose regions change in known ways between two commands:
+# "before" maps A (20 MiB, touched), B (32 MiB, 8 touched) and C (16 MiB,
+# touched); "after" unmaps A, touches the rest of B (+24 MiB private),
+# gives 12 MiB of C back (MADV_DONTNEED) and maps D (40 MiB, touched).  Each
+# region ends in 64 KiB of PROT_NONE, so that the kernel does not merge
+# neighbours into one mapping.  It prints each region's address.
+REGIONS = r"""
+import ctypes, json, sys
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mmap.restype = ctypes.c_void_p
+libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+for f in (libc.munmap, libc.mprotect, libc.madvise):
+    f.argtypes = [ctypes.c_void_p, ctypes.c_size_t] + ([ctypes.c_int] if f is not libc.munmap else [])
+MiB, GUARD = 1 << 20, 64 << 10
+def region(mib, touched_mib):
+    p = libc.mmap(None, mib * MiB + GUARD, 0, 0x22, -1, 0)  # PROT_NONE, MAP_PRIVATE|MAP_ANONYMOUS
+    assert p not in (None, ctypes.c_void_p(-1).value)
+    assert libc.mprotect(p, mib * MiB, 3) == 0  # PROT_READ|PROT_WRITE
+    touch(p, touched_mib)
+    return p
+def touch(p, mib):
+    for off in range(0, mib * MiB, 4096):
+        ctypes.c_char.from_address(p + off).value = b"x"
+r = {}
+for line in sys.stdin:
+    if line.strip() == "before":
+        r["a"], r["b"], r["c"] = region(20, 20), region(32, 8), region(16, 16)
+    elif line.strip() == "after":
+        assert libc.munmap(r["a"], 20 * MiB + GUARD) == 0
+        touch(r["b"], 32)
+        assert libc.madvise(r["c"], 12 * MiB, 4) == 0  # MADV_DONTNEED
+        r["d"] = region(40, 40)
+    print(json.dumps({k: hex(v) for k, v in r.items()}), flush=True)
+"""
+
+
+def test_diff_lists_region_changes(tmp_path, sockdir, daemons):
+    sock = os.path.join(sockdir, "ramwatch.sock")
+    proc = subprocess.Popen(["/usr/bin/python3", "-c", REGIONS], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            text=True)
+    try:
+        proc.stdin.write("before\n")
+        proc.stdin.flush()
+        before = json.loads(proc.stdout.readline())
+        daemons(tmp_path, fast_config(f"Watch=pid:{proc.pid}"), sock)
+        wait_census(sock, proc.pid, "first")
+        time.sleep(1.2)  # CensusMinSpacing
+        proc.stdin.write("after\n")
+        proc.stdin.flush()
+        after = json.loads(proc.stdout.readline())
+        assert after["a"] == before["a"]
+        rw(sock, "mark", "--pid", proc.pid, "after", check=0)
+        wait_census(sock, proc.pid, "mark")
+
+        j = json.loads(rw(sock, "diff", "--pid", proc.pid, "--from", "first", "--to", "last", "--format", "json",
+                          check=0).stdout)
+        assert j["from"]["census_id"] < j["to"]["census_id"]
+        by_start = {x["start"]: x for x in j["regions"]}
+        a, b, c, d = (by_start[after[k]] for k in "abcd")
+        assert (a["kind"], a["size_before"], a["private_before"], a["size"], a["private"]) == \
+            ("disappeared", 20 * MiB, 20 * MiB, 0, 0)
+        assert (b["kind"], b["size_before"], b["size"], b["private_before"], b["private"]) == \
+            ("grew", 32 * MiB, 32 * MiB, 8 * MiB, 32 * MiB)
+        assert (c["kind"], c["size"], c["private_before"], c["private"]) == ("shrank", 16 * MiB, 16 * MiB, 4 * MiB)
+        assert (d["kind"], d["size_before"], d["size"], d["private"]) == ("appeared", 0, 40 * MiB, 40 * MiB)
+        # the class the census gave each (the classifier's word; a guarded
+        # mapping reads as a stack), and no path: anonymous memory
+        assert all(x["class"] and x["path"] is None for x in (a, b, c, d)), (a, b, c, d)
+        # largest first: 40, 24, 20 and 12 MiB
+        order = [x["start"] for x in j["regions"]]
+        assert [order.index(after[k]) for k in "dbac"] == sorted(order.index(after[k]) for k in "dbac")
+
+        # the text gives the same after the classes, with addresses as the kernel writes them
+        out = rw(sock, "diff", "--pid", proc.pid, "--from", "first", check=0).stdout
+        assert out.index("Change by class") < out.index("Regions that appeared, grew, shrank or disappeared")
+        rows = {line.split()[10]: line.split() for line in out.splitlines()
+                if re.match(r"^(appeared|disappeared|grew|shrank) ", line)}
+        assert rows[after["d"][2:]][:5] == ["appeared", "40.0", "MiB", "+40.0", "MiB"]
+        assert rows[after["a"][2:]][0] == "disappeared" and rows[after["b"][2:]][0] == "grew"
+        md = rw(sock, "diff", "--pid", proc.pid, "--from", "first", "--markdown", check=0).stdout
+        assert "### Regions that appeared, grew, shrank or disappeared, largest first" in md
+        assert re.search(rf"^\| grew \| 32\.0 MiB \| 0 B \| 32\.0 MiB \| \+24\.0 MiB \| {b['class']} \| {after['b'][2:]} \|",
+                         md, re.M), md
+    finally:
+        stop(proc)
+
+
 def kernel_status(pid):
     """The memory counters of /proc/PID/status, in bytes."""
     with open(f"/proc/{pid}/status") as f:

@@ -126,6 +126,16 @@ def test_status_and_processes(tmp_path, sockdir, shapes, daemons):
     assert csv[0].startswith("process_id,pid,uid,user,comm,watched,")
     assert any(line.split(",")[1] == str(shapes.pid) for line in csv[1:])
 
+    # --socket before the command, as git -C: the same answer, in either
+    # form; after the command it wins, as a later option does
+    for before in (["--socket", sock], [f"--socket={sock}"]):
+        r = run(*before, "history", "--pid", shapes.pid, "--format", "json", check=0)
+        assert json.loads(r.stdout)["instances"][0]["pid"] == shapes.pid
+    assert run("--socket", os.path.join(sockdir, "none.sock"), "status", "--socket", sock,
+               check=0).stdout.startswith("ramwatchd ")
+    r = run("--socket", sock, "status", "--socket", os.path.join(sockdir, "none.sock"), check=1)
+    assert "none.sock" in r.stderr
+
     # the environment names the socket when --socket does not
     r = subprocess.run([RAMWATCH, "status"], capture_output=True, text=True,
                        env=dict(os.environ, RAMWATCH_SOCKET=sock))
@@ -160,6 +170,26 @@ def test_no_daemon_and_bad_requests(tmp_path, sockdir, shapes, daemons):
         r = rw(sock, *args)
         assert r.returncode == 2, (args, r)
         assert "ramwatch: " in r.stderr
+
+
+def test_global_options_a_command_cannot_use(tmp_path):
+    """Global options before the command: each error names the option and
+    the command, exit status 2, nothing run."""
+    cases = {
+        ("--socket", "/run/x.sock", "trace", "summary", "-"): "ramwatch: 'trace' has no --socket option\n",
+        ("--db", "/x.db", "status"): "ramwatch: 'status' has no --db option\n",
+        ("--socket",): "ramwatch: --socket needs a value\n",
+        ("--socket", "/a", "--socket", "/b", "status"): "ramwatch: --socket is given twice\n",
+        ("--sockets", "/a", "status"): "ramwatch: unknown option '--sockets' before the command\n",
+        ("--socket", "/a", "nosuch"): "ramwatch: unknown command 'nosuch'\n",
+    }
+    for args, message in cases.items():
+        r = run(*args)
+        assert r.returncode == 2 and r.stderr.startswith(message) and r.stdout == "", (args, r)
+    # --db before sql opens that database (a missing one is said so)
+    r = run("--db", tmp_path / "none.db", "sql", "SELECT 1", check=1)
+    assert f"cannot open {tmp_path / 'none.db'}" in r.stderr
+    assert "Global options" in run("--help", check=0).stdout
 
 
 # ---------------------------------------------------------------- history

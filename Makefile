@@ -116,7 +116,7 @@ CLIENT_SRCS := client/cmd-scan.c client/render-census.c client/table.c client/cm
 	client/render-report.c client/ask.c client/cmd-status.c client/cmd-processes.c \
 	client/cmd-history.c client/cmd-report.c client/cmd-diff.c client/cmd-mark.c client/cmd-events.c \
 	client/cmd-metrics.c client/cmd-sql.c
-CLIENT_SRCS += client/render-region-changes.c
+CLIENT_SRCS += client/render-region-changes.c client/style.c
 CLIENT_MAIN := client/ramwatch.c
 
 # ================================================================== include paths, per layer

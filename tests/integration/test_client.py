@@ -201,7 +201,8 @@ def test_history_shows_growth_census_and_mark(grown):
     assert lines[0].startswith(f"shapes [{shapes.pid}] ")
     assert lines[1].split() == ["TIME", "PRIVATE", "PRIVATE", "MAX", "RESIDENT", "RESIDENT", "MAX"]
     time_re = r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d"
-    mark = next(i for i, line in enumerate(lines) if re.fullmatch(rf"{time_re}  ── mark: training ──", line))
+    # through a pipe, plain ASCII around the data
+    mark = next(i for i, line in enumerate(lines) if re.fullmatch(rf"{time_re}  -- mark: training --", line))
     growth = next(i for i, line in enumerate(lines) if re.match(rf"{time_re}  census #\d+ \(growth\): ", line))
     first = next(i for i, line in enumerate(lines) if re.match(rf"{time_re}  census #\d+ \(first\): ", line))
     assert first < mark < growth
@@ -216,6 +217,12 @@ def test_history_shows_growth_census_and_mark(grown):
     assert times == sorted(times)
     after = [line for line in lines[growth + 1:] if line in samples]
     assert after and size(*after[-1].split()[2:4]) >= size(*samples[0].split()[2:4]) + 60 * MiB
+
+    # on a terminal the mark's line is drawn, unless NO_COLOR or TERM=dumb says not to
+    assert "── mark: training ──" in on_terminal(sock, "history", "--pid", shapes.pid, "--since", "10min")
+    for env in ({"NO_COLOR": "1"}, {"TERM": "dumb"}):
+        out = on_terminal(sock, "history", "--pid", shapes.pid, "--since", "10min", env=env)
+        assert "-- mark: training --" in out and "──" not in out, env
 
     # --class: the census lines name those classes
     out = rw(sock, "history", "--pid", shapes.pid, "--class", "other,malloc", check=0).stdout
@@ -447,6 +454,30 @@ def test_diff_lists_region_changes(tmp_path, sockdir, daemons):
                          md, re.M), md
     finally:
         stop(proc)
+
+
+def on_terminal(sock, *args, env=None):
+    """The standard output of ramwatch args run on a pseudo-terminal."""
+    import pty
+    main, secondary = pty.openpty()
+    environment = dict(os.environ, TERM="xterm")
+    environment.pop("NO_COLOR", None)
+    environment.update(env or {})
+    p = subprocess.Popen([RAMWATCH, *map(str, args), "--socket", sock], stdout=secondary, stderr=subprocess.PIPE,
+                         env=environment)
+    os.close(secondary)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(main, 65536)
+        except OSError:  # EIO: the other end closed
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.close(main)
+    assert p.wait(timeout=30) == 0, p.stderr.read()
+    return out.decode().replace("\r\n", "\n")
 
 
 def kernel_status(pid):

@@ -5,6 +5,7 @@
 #include "render-census.h"
 #include "render-region-changes.h"
 #include "scan.h"
+#include "style.h"
 #include "table.h"
 #include "util.h"
 
@@ -190,6 +191,19 @@ static void test_region_changes(void **state)
 	json_decref(events);
 }
 
+/* Decoration only on a terminal, not with NO_COLOR set (to anything but
+ * the empty string) nor with TERM=dumb. */
+static void test_style(void **state)
+{
+	(void)state;
+	assert_true(style_decorate(true, NULL, "xterm-256color"));
+	assert_true(style_decorate(true, "", NULL));
+	assert_false(style_decorate(false, NULL, "xterm"));
+	assert_false(style_decorate(true, "1", "xterm"));
+	assert_false(style_decorate(true, "0", "xterm"));
+	assert_false(style_decorate(true, NULL, "dumb"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -197,6 +211,7 @@ int main(void)
 		cmocka_unit_test(test_census_table),
 		cmocka_unit_test(test_diff),
 		cmocka_unit_test(test_region_changes),
+		cmocka_unit_test(test_style),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

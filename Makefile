@@ -38,6 +38,9 @@ PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 SBINDIR ?= $(PREFIX)/sbin
 MANDIR ?= $(PREFIX)/share/man
+# shell completions: where bash-completion and zsh look under PREFIX
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
 SYSCONFDIR ?= /etc
 DESTDIR ?=
 
@@ -523,6 +526,8 @@ install: $(BUILD)/ramwatch $(BUILD)/ramwatchd
 	install -D -m 0644 man/ramwatchd.conf.5 $(DESTDIR)$(MANDIR)/man5/ramwatchd.conf.5
 	install -D -m 0644 man/ramwatch-schema.7 $(DESTDIR)$(MANDIR)/man7/ramwatch-schema.7
 	install -D -m 0644 packaging/grafana/ramwatch.json $(DESTDIR)$(PREFIX)/share/ramwatch/grafana/ramwatch.json
+	install -D -m 0644 completions/ramwatch.bash $(DESTDIR)$(BASHCOMPDIR)/ramwatch
+	install -D -m 0644 completions/_ramwatch $(DESTDIR)$(ZSHCOMPDIR)/_ramwatch
 	@# an existing ramwatchd.conf is the administrator's: never overwritten
 	test -e $(DESTDIR)$(SYSCONFDIR)/ramwatch/ramwatchd.conf || \
 		install -D -m 0644 packaging/ramwatchd.conf $(DESTDIR)$(SYSCONFDIR)/ramwatch/ramwatchd.conf
@@ -546,6 +551,7 @@ uninstall:
 	rm -f $(DESTDIR)$(MANDIR)/man5/ramwatchd.conf.5 $(DESTDIR)$(SYSCONFDIR)/ramwatch/ramwatchd.conf
 	rm -f $(DESTDIR)$(MANDIR)/man7/ramwatch-schema.7
 	rm -f $(DESTDIR)$(PREFIX)/share/ramwatch/grafana/ramwatch.json
+	rm -f $(DESTDIR)$(BASHCOMPDIR)/ramwatch $(DESTDIR)$(ZSHCOMPDIR)/_ramwatch
 	rm -f $(DESTDIR)$(UNITDIR)/ramwatchd.service $(DESTDIR)$(UNITDIR)/ramwatchd.socket
 	rm -f $(DESTDIR)$(SYSUSERSDIR)/ramwatch.conf $(DESTDIR)$(TMPFILESDIR)/ramwatch.conf
 	rmdir $(DESTDIR)$(SYSCONFDIR)/ramwatch 2>/dev/null || true
@@ -620,6 +626,8 @@ DEB_PACKAGES := gcc make pkg-config libjansson-dev libcmocka-dev python3 python3
 	clang libclang-rt-dev procps mandoc libdw-dev libelf-dev jq nodejs openjdk-17-jre-headless \
 	libsqlite3-dev sqlite3 libsystemd-dev python3-numpy redis-server libjemalloc-dev libmimalloc-dev \
 	libgoogle-perftools-dev faketime
+# the completion tests drive a real zsh (tests/integration/test_completion.py)
+DEB_PACKAGES += zsh
 # for make deb, rpm, check-units and check-install (make deps-packaging)
 # (the build's own packages too: debian/control's Build-Depends)
 PACKAGING_DEB_PACKAGES := dpkg-dev debhelper lintian rpm systemd gcc make pkgconf libjansson-dev libsqlite3-dev \

@@ -1,30 +1,48 @@
-# bash completion for ramwatch(1): its commands, each command's options and
-# their values, and the pids and names of the processes ramwatchd knows
+# bash completion for ramwatch(1): its commands and each command's options
+# (as its --help lists them), their values, and the pids and names of the processes ramwatchd knows
 # (asked of the daemon with `ramwatch processes`; nothing when it does not
 # run or does not answer within a second).
 
-# The commands, and the options of each (those taking a value end in =).
-_ramwatch_commands="scan summary diff trace sql status processes history report mark events metrics"
+# The commands and the options of each, as the ramwatch being completed
+# says in --help, so that they never drift from it (an option that takes a
+# value ends in =).  `ramwatch trace` has one command, summary.
 _ramwatch_global="--socket= --db= --help --version"
+
+_ramwatch_commands()
+{
+	"$1" --help 2>/dev/null | awk '/^Commands:/ { on = 1; next } on && /^$/ { exit } on { print $1 }'
+}
 
 _ramwatch_options()
 {
-	case $1 in
-	scan) echo "--name= --smaps= --status= --json --markdown --regions --top= --light --gpu --no-gpu
-		--no-evidence --save-memory= --memory= --out= --proc= --daemon --socket= --help" ;;
-	summary) echo "--json --markdown --regions --top= --help" ;;
-	diff) echo "--pid= --from= --to= --markdown --format= --socket= --help" ;;
-	trace) echo "--layer= --sort= --top= --min-bytes= --include-zero-live --sites --site= --symbols= --json
-		--help" ;;
-	sql) echo "--db= --format= --timeout= --max-rows= --max-bytes= --help" ;;
-	status) echo "--format= --socket= --help" ;;
-	processes) echo "--all --sort= --format= --socket= --help" ;;
-	history) echo "--pid= --name= --since= --until= --class= --step= --format= --socket= --help" ;;
-	report) echo "--pid= --format= --out= --socket= --help" ;;
-	mark) echo "--pid= --socket= --help" ;;
-	events) echo "--pid= --since= --until= --format= --socket= --help" ;;
-	metrics) echo "--socket= --help" ;;
-	esac
+	local program=$1 command=$2
+	[[ -n $command ]] || return
+	if [[ $command == trace ]]; then
+		"$program" trace summary --help 2>/dev/null
+	else
+		"$program" "$command" --help 2>/dev/null
+	fi | awk '
+		# the usage lines and the option lines, not the prose, nor another
+		# command quoted in them; "--opt WORD" or "--opt a|b" takes a value
+		/^Usage:/ || /^ / {
+			gsub(/\047ramwatch [^\047]*\047/, "")
+			s = $0
+			while (match(s, /--[a-z][a-z-]*[a-z]( [A-Z][A-Z]*| [a-z]+\|)?/)) {
+				o = substr(s, RSTART, RLENGTH)
+				s = substr(s, RSTART + RLENGTH)
+				name = o
+				if (index(o, " "))
+					name = substr(o, 1, index(o, " ") - 1)
+				if (!(name in value))
+					order[n++] = name
+				value[name] = value[name] || index(o, " ")
+			}
+		}
+		END {
+			for (i = 0; i < n; i++)
+				print order[i] (value[order[i]] ? "=" : "")
+			print "--help"
+		}'
 }
 
 # The values an option takes, where they are a short list.
@@ -47,12 +65,12 @@ _ramwatch_values()
 	esac
 }
 
-# Column n (1: process_id, 2: pid, 5: comm) of the daemon's processes, the
-# socket as the command line gives it.
+# Column n (2: pid, 5: comm) of the daemon's processes, asked by program
+# through the socket the command line names.
 _ramwatch_processes()
 {
-	local column=$1 socket=$2
-	timeout 1 ramwatch processes --all --format csv ${socket:+--socket "$socket"} 2>/dev/null |
+	local program=$1 column=$2 socket=$3
+	timeout 1 "$program" processes --all --format csv ${socket:+--socket "$socket"} 2>/dev/null |
 		awk -F, -v c="$column" 'NR > 1 && $c != "" { print $c }' | sort -u
 }
 
@@ -67,7 +85,9 @@ _ramwatch()
 	fi
 
 	# the command: the first word that is not a global option or its value
-	local i command='' socket='' options value
+	local i command='' socket='' options value program=${words[0]}
+	# the ramwatch of the command line: a path as it is, else from PATH
+	[[ $program == */* ]] || program=ramwatch
 	# (without bash-completion's _init_completion, "--socket=PATH" comes as
 	# three words: "--socket", "=", "PATH")
 	for ((i = 1; i < cword; i++)); do
@@ -87,7 +107,7 @@ _ramwatch()
 
 	# an option's value: after "--opt" or in "--opt=..."
 	local option=$prev known
-	known=" $(_ramwatch_options "$command") $_ramwatch_global "
+	known=" $(_ramwatch_options "$program" "$command") $_ramwatch_global "
 	known=${known//[$'\t\n']/ }
 	if [[ $cur == --*=* ]]; then
 		option=${cur%%=*} value=${cur#*=}
@@ -103,8 +123,8 @@ _ramwatch()
 	if [[ -n $option ]]; then
 		local list
 		case $option in
-		--pid) list=$(_ramwatch_processes 2 "$socket") ;;
-		--name) list=$(_ramwatch_processes 5 "$socket") ;;
+		--pid) list=$(_ramwatch_processes "$program" 2 "$socket") ;;
+		--name) list=$(_ramwatch_processes "$program" 5 "$socket") ;;
 		--socket | --db | --out | --smaps | --status | --memory | --save-memory | --symbols | --proc)
 			COMPREPLY=($(compgen -f -- "$value")) ;;
 		*) list=$(_ramwatch_values "$command" "$option") ;;
@@ -117,13 +137,13 @@ _ramwatch()
 		if [[ $cur == -* ]]; then
 			COMPREPLY=($(compgen -W "$_ramwatch_global" -- "$cur"))
 		else
-			COMPREPLY=($(compgen -W "$_ramwatch_commands help" -- "$cur"))
+			COMPREPLY=($(compgen -W "$(_ramwatch_commands "$program") help" -- "$cur"))
 		fi
 	elif [[ $cur == -* ]]; then
-		COMPREPLY=($(compgen -W "$(_ramwatch_options "$command")" -- "$cur"))
+		COMPREPLY=($(compgen -W "$(_ramwatch_options "$program" "$command")" -- "$cur"))
 	else
 		case $command in
-		scan) COMPREPLY=($(compgen -W "$(_ramwatch_processes 2 "$socket")" -- "$cur")) ;;
+		scan) COMPREPLY=($(compgen -W "$(_ramwatch_processes "$program" 2 "$socket")" -- "$cur")) ;;
 		summary | diff | trace) COMPREPLY=($(compgen -f -- "$cur")) ;;
 		esac
 	fi

@@ -20,13 +20,14 @@ BASH_COMPLETION = os.path.join(ROOT, "completions", "ramwatch.bash")
 ZSH_COMPLETION_DIR = os.path.join(ROOT, "completions")
 
 
-def complete(*words, env=None):
+def complete(*words, env=None, program="ramwatch"):
     """What the bash completion offers for the command line words (the
-    last one is the word being completed)."""
+    last one is the word being completed) after program."""
     script = ('source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); '
               'COMP_LINE="$*"; COMPREPLY=(); _ramwatch; printf "%s\\n" "${COMPREPLY[@]}"')
-    environment = dict(os.environ, PATH=f"{os.path.abspath(BUILD)}:{os.environ['PATH']}", **(env or {}))
-    r = subprocess.run(["bash", "--norc", "--noprofile", "-c", script, "bash", BASH_COMPLETION, "ramwatch", *words],
+    environment = dict(os.environ, PATH=f"{os.path.abspath(BUILD)}:{os.environ['PATH']}")
+    environment.update(env or {})
+    r = subprocess.run(["bash", "--norc", "--noprofile", "-c", script, "bash", BASH_COMPLETION, program, *words],
                        capture_output=True, text=True, env=environment, timeout=30)
     assert r.returncode == 0 and r.stderr == "", r
     return [line for line in r.stdout.splitlines() if line]
@@ -68,6 +69,12 @@ def test_bash_commands_and_options():
         if documented:
             assert documented <= offered, (name, documented - offered)
             assert offered - documented <= {"--help"}, (name, offered - documented)
+    # an option that takes a value is offered with "=", one that does not without
+    assert "--pid=" in complete("history", "--") and "--all" in complete("processes", "--")
+    assert complete("summary", "--t") == ["--top="] and complete("scan", "--no-g") == ["--no-gpu"]
+    # the ramwatch of the command line is the one asked, when PATH has none
+    assert complete("hi", program=os.path.abspath(RAMWATCH), env={"PATH": "/usr/bin:/bin"}) == ["history"]
+    assert complete("hi", env={"PATH": "/usr/bin:/bin"}) == []
     # values of options
     assert complete("history", "--format", "") == ["table", "csv", "json"]
     assert complete("history", "--format=c") == ["csv"]

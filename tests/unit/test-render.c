@@ -183,6 +183,19 @@ static void test_region_changes(void **state)
 	assert_int_equal(v[1].private_before, 10);
 	assert_int_equal(v[1].private, 45);
 	assert_string_equal(v[1].cls, "malloc");
+
+	/* as a table: one row each, then how many more past top */
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	assert_non_null(f);
+	assert_int_equal(render_region_changes(v, n, 1, &(struct render_options){ .format = RENDER_TEXT }, f), 0);
+	fclose(f);
+	assert_string_equal(text, "\nRegions that appeared, grew, shrank or disappeared, largest first\n"
+				  "CHANGE        SIZE  CHANGE  PRIVATE  CHANGE  CLASS  ADDRESS  PATH\n"
+				  "disappeared  100 B  -100 B      0 B     0 B  other  7000     \n"
+				  "1 more\n");
+	free(text);
 	free(v);
 
 	json_object_set_new(json_array_get(events, 3), "start", json_string("7000"));

@@ -367,6 +367,10 @@ def test_diff_between_stored_censuses(grown, tmp_path):
     run("scan", shapes.pid, "--out", a, check=0)
     run("scan", shapes.pid, "--out", b, check=0)
     assert run("diff", a, b, check=0).stdout.startswith("before: shapes")
+    j = json.loads(run("diff", a, b, "--format", "json", check=0).stdout)
+    assert j["from"]["census_id"] is None and "regions" not in j  # saved files have no region events
+    other = next(c for c in j["classes"] if c["class"] == "other")
+    assert other["private"] == other["private_before"] >= 64 * MiB  # the process held still
 
 
 # A process whose regions change in known ways between two commands:

@@ -97,6 +97,10 @@ def test_bash_pids_and_names_from_the_daemon(tmp_path, shapes):
         assert str(shapes.pid) in complete("history", "--pid", "", env={"RAMWATCH_SOCKET": sock})
         assert "shapes" in complete("history", "--socket", sock, "--name", "sha")
         assert str(shapes.pid) in complete("--socket", sock, "scan", str(shapes.pid)[:-1])
+        if shutil.which("zsh"):
+            # the one process there is: zsh puts its pid on the line
+            out = zsh_complete(tmp_path, f"ramwatch history --socket {sock} --pid ").stdout
+            assert f"--pid {shapes.pid} " in re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", out), out
     finally:
         d.stop()
         shutil.rmtree(sockdir, ignore_errors=True)
@@ -107,7 +111,7 @@ def test_bash_pids_and_names_from_the_daemon(tmp_path, shapes):
 
 
 # An interactive zsh on a pseudo-terminal (zsh/zpty) with compinit and
-# completions/ on fpath; types "ramwatch " and TAB, prints what came back.
+# completions/ on fpath; types the line given and TAB, prints what came back.
 ZSH_DRIVER = r"""
 zmodload zsh/zpty
 zpty z zsh -f -i
@@ -117,7 +121,7 @@ zpty -r z line '*READY*'
 out=$line
 zpty -r z line '*READY*'
 out+=$line
-zpty -w -n z "ramwatch "$'\t'
+zpty -w -n z "$3"$'\t'
 sleep 2
 while zpty -r -t z chunk; do out+=$chunk; done
 print -r -- "$out"
@@ -125,14 +129,19 @@ zpty -d z
 """
 
 
+def zsh_complete(tmp_path, line):
+    r = subprocess.run(["zsh", "-f", "-c", ZSH_DRIVER, "zsh", ZSH_COMPLETION_DIR, str(tmp_path), line],
+                       capture_output=True, text=True, timeout=60,
+                       env=dict(os.environ, PATH=f"{os.path.abspath(BUILD)}:{os.environ['PATH']}"))
+    assert r.returncode == 0, r
+    return r
+
+
 @pytest.mark.skipif(not shutil.which("zsh"), reason="zsh is not installed")
 def test_zsh_lists_the_commands(tmp_path):
     """compinit binds _ramwatch to ramwatch, and TAB after "ramwatch " lists
     every command of `ramwatch --help` with its summary."""
-    r = subprocess.run(["zsh", "-f", "-c", ZSH_DRIVER, "zsh", ZSH_COMPLETION_DIR, str(tmp_path)],
-                       capture_output=True, text=True, timeout=60,
-                       env=dict(os.environ, PATH=f"{os.path.abspath(BUILD)}:{os.environ['PATH']}"))
-    assert r.returncode == 0, r
+    r = zsh_complete(tmp_path, "ramwatch ")
     assert re.search(r"(^|\n|\r)_ramwatch\r?\n", r.stdout), r.stdout
     listing = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", r.stdout)
     for name in commands():

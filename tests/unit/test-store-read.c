@@ -481,7 +481,7 @@ static void test_census_from_schema6(void **state)
 		fail_msg("schema 6: %s", msg);
 	sqlite3_close(db);
 
-	assert_int_equal(store_schema_version(writer_of(t)), 7);
+	assert_int_equal(store_schema_version(writer_of(t)), STORE_SCHEMA_VERSION);
 	assert_int_equal(store_read_census(reader_of(t), &sel, INT64_MAX, &o, &err), 0);
 	counters = jget(o, "counters");
 	assert_int_equal(jint(counters, "private"), 8192);

@@ -39,6 +39,9 @@ PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 SBINDIR ?= $(PREFIX)/sbin
 MANDIR ?= $(PREFIX)/share/man
+# shell completions: where bash-completion and zsh look under PREFIX
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
 SYSCONFDIR ?= /etc
 DESTDIR ?=
 
@@ -118,6 +121,7 @@ CLIENT_SRCS := client/cmd-scan.c client/census-print.c client/render-census.c cl
 	client/cmd-history.c client/cmd-report.c client/cmd-diff.c client/cmd-mark.c client/cmd-events.c \
 	client/cmd-metrics.c client/cmd-sql.c \
 	client/cmd-top.c client/top-ask.c client/top-model.c client/top-layout.c client/top-screen.c
+CLIENT_SRCS += client/render-region-changes.c client/style.c
 CLIENT_MAIN := client/ramwatch.c
 
 # ================================================================== include paths, per layer
@@ -532,6 +536,8 @@ install: $(BUILD)/ramwatch $(BUILD)/ramwatchd
 	install -D -m 0644 man/ramwatchd.conf.5 $(DESTDIR)$(MANDIR)/man5/ramwatchd.conf.5
 	install -D -m 0644 man/ramwatch-schema.7 $(DESTDIR)$(MANDIR)/man7/ramwatch-schema.7
 	install -D -m 0644 packaging/grafana/ramwatch.json $(DESTDIR)$(PREFIX)/share/ramwatch/grafana/ramwatch.json
+	install -D -m 0644 completions/ramwatch.bash $(DESTDIR)$(BASHCOMPDIR)/ramwatch
+	install -D -m 0644 completions/_ramwatch $(DESTDIR)$(ZSHCOMPDIR)/_ramwatch
 	@# an existing ramwatchd.conf is the administrator's: never overwritten
 	test -e $(DESTDIR)$(SYSCONFDIR)/ramwatch/ramwatchd.conf || \
 		install -D -m 0644 packaging/ramwatchd.conf $(DESTDIR)$(SYSCONFDIR)/ramwatch/ramwatchd.conf
@@ -555,6 +561,7 @@ uninstall:
 	rm -f $(DESTDIR)$(MANDIR)/man5/ramwatchd.conf.5 $(DESTDIR)$(SYSCONFDIR)/ramwatch/ramwatchd.conf
 	rm -f $(DESTDIR)$(MANDIR)/man7/ramwatch-schema.7
 	rm -f $(DESTDIR)$(PREFIX)/share/ramwatch/grafana/ramwatch.json
+	rm -f $(DESTDIR)$(BASHCOMPDIR)/ramwatch $(DESTDIR)$(ZSHCOMPDIR)/_ramwatch
 	rm -f $(DESTDIR)$(UNITDIR)/ramwatchd.service $(DESTDIR)$(UNITDIR)/ramwatchd.socket
 	rm -f $(DESTDIR)$(SYSUSERSDIR)/ramwatch.conf $(DESTDIR)$(TMPFILESDIR)/ramwatch.conf
 	rmdir $(DESTDIR)$(SYSCONFDIR)/ramwatch 2>/dev/null || true
@@ -743,6 +750,8 @@ DEB_PACKAGES := gcc make pkg-config libjansson-dev libcmocka-dev python3 python3
 	libgoogle-perftools-dev faketime \
 	gcc-mingw-w64-x86-64 wine64 cmake dpkg-dev \
 	libncurses-dev tmux
+# the completion tests drive a real zsh (tests/integration/test_completion.py)
+DEB_PACKAGES += zsh
 # for make deb, rpm, check-units and check-install (make deps-packaging)
 # (the build's own packages too: debian/control's Build-Depends)
 PACKAGING_DEB_PACKAGES := dpkg-dev debhelper lintian rpm systemd gcc make pkgconf libjansson-dev libsqlite3-dev \

@@ -9,12 +9,14 @@
 #include "ask.h"
 #include "census-json.h"
 #include "census.h"
+#include "classes.h"
 #include "commands.h"
 #include "control-client.h"
 #include "limits.h"
 #include "macro.h"
 #include "render-answer.h"
 #include "render-census.h"
+#include "render-region-changes.h"
 #include "timeparse.h"
 #include "util.h"
 
@@ -105,15 +107,83 @@ static int stored(const char *socket, const json_t *pid, int64_t at, struct cens
 	return 0;
 }
 
+/* The region events stored after census a up to census b (the events of
+ * a census carry its time), folded into changes.  Returns 0 with *ret and
+ * *ret_n, or 1 after saying why. */
+static int region_changes(const char *socket, const json_t *pid, const struct census *a, const struct census *b,
+			  struct region_change **ret, size_t *ret_n, json_t **ret_answer)
+{
+	_cleanup_(json_decrefp) json_t *request = json_pack("{s:s, s:O, s:I, s:I}", "op", "events", "pid", pid,
+							    "since", (json_int_t)(a->taken_at_ms + 1), "until",
+							    (json_int_t)b->taken_at_ms);
+	json_t *answer = NULL;
+	struct error err = { 0 };
+	int r;
+
+	if (!request)
+		return fail("%s", strerror(ENOMEM));
+	if ((r = ask_all_pages(socket, request, &answer)) != 0)
+		return r;
+	r = region_changes_from_events(json_object_get(answer, "events"), ret, ret_n, &err);
+	if (r < 0) {
+		json_decref(answer);
+		return r == -ENOMEM ? fail("%s", strerror(ENOMEM)) : fail("ramwatchd sent a malformed answer (%s)", err.message);
+	}
+	*ret_answer = answer;
+	return 0;
+}
+
+/* One side of the JSON form: the census's id (stored ones), time and totals. */
+static json_t *side_json(const struct census *c, int64_t id)
+{
+	return json_pack("{s:o, s:o, s:I, s:I}", "census_id", id >= 0 ? json_integer(id) : json_null(), "time",
+			 c->taken_at_ms >= 0 ? json_integer(c->taken_at_ms) : json_null(), "private",
+			 (json_int_t)c->totals.private, "resident", (json_int_t)c->totals.resident);
+}
+
+/* The comparison for programs: the two sides, the classes (those in
+ * either census, largest change of private first) and, for stored
+ * censuses, the region changes between them. */
+static int print_diff_json(const struct census *a, const struct census *b, int64_t id_a, int64_t id_b,
+			   const struct region_change *v, size_t n, bool stored_pair)
+{
+	_cleanup_(json_decrefp) json_t *o = json_pack("{s:o, s:o, s:[]}", "from", side_json(a, id_a), "to",
+						      side_json(b, id_b), "classes");
+	json_t *classes = json_object_get(o, "classes");
+
+	if (!o)
+		return fail("%s", strerror(ENOMEM));
+	for (int k = 0; k < _CLASS_MAX; k++) {
+		const struct census_totals *x = &a->classes[k], *y = &b->classes[k];
+		if (x->count == 0 && y->count == 0)
+			continue;
+		if (json_array_append_new(classes, json_pack("{s:s, s:I, s:I, s:I, s:I}", "class",
+							     class_key((enum class_id)k), "private_before",
+							     (json_int_t)x->private, "private", (json_int_t)y->private,
+							     "resident_before", (json_int_t)x->resident, "resident",
+							     (json_int_t)y->resident)) < 0)
+			return fail("%s", strerror(ENOMEM));
+	}
+	if (stored_pair && json_object_set_new(o, "regions", region_changes_json(v, n)) < 0)
+		return fail("%s", strerror(ENOMEM));
+	if (answer_print_json(o, stdout) < 0)
+		return fail("cannot write the output: %s", strerror(errno));
+	return 0;
+}
+
 static void diff_help(void)
 {
-	printf("Usage: ramwatch diff BEFORE.json AFTER.json [--markdown]\n"
-	       "       ramwatch diff --pid PID --from TIME [--to TIME] [--markdown] [--socket PATH]\n\n"
+	printf("Usage: ramwatch diff BEFORE.json AFTER.json [--markdown|--format FORMAT]\n"
+	       "       ramwatch diff --pid PID --from TIME [--to TIME] [--markdown|--format FORMAT]\n"
+	       "                     [--socket PATH]\n\n"
 	       "Compares two censuses class by class (private and resident before, after and\n"
 	       "change), largest changes first, then the files that came or went: two saved\n"
 	       "census files, or the censuses ramwatchd stored for a process at or before\n"
-	       "--from and --to (default: now, the last census).\n\n"
-	       "  --markdown         print Markdown tables\n"
+	       "--from and --to (default: now, the last census).  For stored censuses, the\n"
+	       "regions that appeared, grew, shrank or disappeared between them follow,\n"
+	       "largest first.\n\n"
+	       "  --markdown         print Markdown tables (--format markdown)\n"
+	       "  --format FORMAT    text (default), markdown or json (times in unix seconds)\n"
 	       "  --pid PID          the process (its latest instance)\n"
 	       "  --from TIME        the census taken at or before TIME; first: the first\n"
 	       "  --to TIME          the census taken at or before TIME (default now); last\n" ASK_SOCKET_HELP
@@ -126,6 +196,7 @@ int cmd_diff(int argc, char **argv)
 	static const struct option options[] = {
 		ASK_SOCKET_OPTION,
 		{ "markdown", no_argument, NULL, 'm' },
+		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "pid", required_argument, NULL, OPT_PID },
 		{ "from", required_argument, NULL, 'f' },
 		{ "to", required_argument, NULL, 't' },
@@ -136,7 +207,11 @@ int cmd_diff(int argc, char **argv)
 	_cleanup_(json_decrefp) json_t *select = json_object();
 	struct render_options o = { .format = RENDER_TEXT, .top = RW_TOP_DEFAULT };
 	const char *socket = NULL, *pid = NULL, *from = NULL, *to = "now";
-	int64_t now = now_realtime_ms(), t_from, t_to, id_a, id_b;
+	_cleanup_(json_decrefp) json_t *events = NULL;
+	_cleanup_free_ struct region_change *changes = NULL;
+	size_t n_changes = 0;
+	bool json = false;
+	int64_t now = now_realtime_ms(), t_from, t_to, id_a = -1, id_b = -1;
 	char what_a[128] = "", what_b[128] = "";
 	int opt, r;
 
@@ -147,6 +222,14 @@ int cmd_diff(int argc, char **argv)
 		switch (opt) {
 		case OPT_SOCKET: socket = optarg; break;
 		case 'm': o.format = RENDER_MARKDOWN; break;
+		case OPT_FORMAT:
+			if (streq(optarg, "text") || streq(optarg, "markdown"))
+				o.format = streq(optarg, "text") ? RENDER_TEXT : RENDER_MARKDOWN;
+			else if (streq(optarg, "json"))
+				json = true;
+			else
+				return usage_error("diff", "--format takes text, markdown or json, not '%s'", optarg);
+			break;
 		case OPT_PID: pid = optarg; break;
 		case 'f': from = optarg; break;
 		case 't': to = optarg; break;
@@ -181,10 +264,18 @@ int cmd_diff(int argc, char **argv)
 				    "between them",
 				    id_a, timeparse_format_local(when, a->taken_at_ms));
 		}
+		if ((r = region_changes(socket, p, a, b, &changes, &n_changes, &events)) != 0)
+			return r;
 	}
+	if (json)
+		return print_diff_json(a, b, id_a, id_b, changes, n_changes, pid != NULL);
 	if (what_a[0])
 		printf("%s -> %s\n%s", what_a, what_b, o.format == RENDER_MARKDOWN ? "\n" : "");
-	render_diff(a, b, &o, stdout);
+	r = render_diff(a, b, &o, stdout);
+	if (r >= 0)
+		r = render_region_changes(changes, n_changes, o.top, &o, stdout);
+	if (r == -ENOMEM)
+		return fail("%s", strerror(ENOMEM));
 	if (fflush(stdout) != 0 || ferror(stdout))
 		return fail("cannot write the output: %s", strerror(errno));
 	return 0;

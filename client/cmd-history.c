@@ -12,6 +12,7 @@
 #include "control-client.h"
 #include "macro.h"
 #include "render-answer.h"
+#include "style.h"
 #include "units.h"
 #include "util.h"
 
@@ -155,7 +156,8 @@ int cmd_history(int argc, char **argv)
 			json_integer_value(uid));
 	struct output o = {
 		.answer = result,
-		.options = { .format = format, .classes = classes, .n_classes = n_classes },
+		.options = { .format = format, .classes = classes, .n_classes = n_classes,
+			     .decorated = style_decorate_stdout() },
 	};
 	return ask_output(NULL, write_history, &o);
 }

@@ -70,6 +70,7 @@ struct history_options {
 	enum answer_format format; /* table or CSV */
 	const char *const *classes; /* --class keys shown on census lines; NULL: the largest */
 	size_t n_classes;
+	bool decorated; /* style.h: a mark's line drawn with box-drawing lines, else with "--" */
 };
 
 /* The history answer (all pages merged): per instance, a line per sample

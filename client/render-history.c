@@ -262,7 +262,8 @@ static int instance_table(FILE *f, const struct line *lines, size_t n, const str
 			census_line(f, lines[i].v, o);
 		} else {
 			const char *name = answer_str(lines[i].v, "name");
-			fprintf(f, "── mark: %s ──\n", name ? name : "?");
+			const char *line = o->decorated ? "──" : "--";
+			fprintf(f, "%s mark: %s %s\n", line, name ? name : "?", line);
 		}
 	}
 	if (n == 0)

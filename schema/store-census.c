@@ -171,6 +171,23 @@ static int put_files(struct store *s, int64_t census_id, const struct census *c)
 	return 0;
 }
 
+const enum status_counter store_status_columns[STORE_N_STATUS_COLUMNS] = {
+	STATUS_VM_SWAP, STATUS_RSS_ANON, STATUS_RSS_FILE, STATUS_RSS_SHMEM, STATUS_VM_LCK, STATUS_HUGETLB_PAGES,
+};
+
+/* store_status_columns bound from parameter first on; a counter the kernel
+ * did not give (RssAnon before Linux 4.5, HugetlbPages before 4.4) stays
+ * NULL, as it is unknown. */
+static int bind_status_counters(sqlite3_stmt *st, int first, const struct census *c)
+{
+	int rc = 0;
+
+	for (int i = 0; i < STORE_N_STATUS_COLUMNS; i++)
+		if (c->have_status && status_has(&c->status, store_status_columns[i]))
+			rc |= store_bind_u64(st, first + i, c->status.counter[store_status_columns[i]]);
+	return rc;
+}
+
 /* The cost as the caller measured it, else as the census did. */
 static int64_t cost(int64_t given, const struct census *c, int64_t measured)
 {
@@ -184,9 +201,10 @@ int store_put_census(struct store *s, int64_t process_id, const struct store_cen
 		"INSERT INTO censuses (process_id, time, trigger, status, light, message, private, resident, pss,"
 		"  swap, size, regions, counter_private, counter_resident, peak_resident, wall_us, cpu_us, bytes_read,"
 		"  gpu_state, gpu_driver_version, nvidia_mapped, evidence_taken, evidence_why_not, evidence_regions,"
-		"  evidence_confirmed, evidence_split, evidence_reads, evidence_bytes)"
+		"  evidence_confirmed, evidence_split, evidence_reads, evidence_bytes, counter_swap, counter_rss_anon,"
+		"  counter_rss_file, counter_rss_shmem, counter_locked, counter_hugetlb)"
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21,"
-		"  ?22, ?23, ?24, ?25, ?26, ?27, ?28)";
+		"  ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34)";
 	const char *trigger = store_trigger_name(m->trigger), *status = store_census_status_name(m->status);
 	bool ok = m->status == CENSUS_OK;
 	sqlite3_stmt *st;
@@ -227,6 +245,7 @@ int store_put_census(struct store *s, int64_t process_id, const struct store_cen
 			rc |= store_bind_u64(st, 14, c->status.counter[STATUS_VM_RSS]);
 		if (c->have_status && status_has(&c->status, STATUS_VM_HWM))
 			rc |= store_bind_u64(st, 15, c->status.counter[STATUS_VM_HWM]);
+		rc |= bind_status_counters(st, 29, c);
 		/* the GPU section, when one was taken (NULL: not looked at) */
 		if (c->gpu.taken) {
 			rc |= store_bind_text(st, 19, gpu_state_name(c->gpu.state));

@@ -186,3 +186,9 @@ int store_put_census_gpu(struct store *s, int64_t census_id, int64_t time, const
 /* Sets PRAGMA max_page_count (for this connection only) to pages, > 0.
  * SQLite never sets it below the database's current page count. */
 int store_set_max_pages(struct store *s, int64_t pages);
+
+/* The status counters a census row keeps in columns of their own since
+ * schema 7 (counter_swap ... counter_hugetlb), in the columns' order:
+ * written by store-census.c, read back by store-read-census-load.c. */
+#define STORE_N_STATUS_COLUMNS 6
+extern const enum status_counter store_status_columns[STORE_N_STATUS_COLUMNS];

@@ -79,7 +79,8 @@ enum census_row {
 	ROW_EVIDENCE_SPLIT,
 	ROW_EVIDENCE_READS,
 	ROW_EVIDENCE_BYTES,
-	_ROW_MAX
+	ROW_STATUS_COLUMNS, /* store_status_columns, from here on */
+	_ROW_MAX = ROW_STATUS_COLUMNS + STORE_N_STATUS_COLUMNS
 };
 static const struct read_column census_row_columns[] = {
 	[ROW_TIME] = { "time", READ_KEY },
@@ -108,6 +109,12 @@ static const struct read_column census_row_columns[] = {
 	[ROW_EVIDENCE_SPLIT] = { "evidence_split", READ_KEY },
 	[ROW_EVIDENCE_READS] = { "evidence_reads", READ_KEY },
 	[ROW_EVIDENCE_BYTES] = { "evidence_bytes", READ_KEY },
+	[ROW_STATUS_COLUMNS + 0] = { "counter_swap", READ_KEY },
+	[ROW_STATUS_COLUMNS + 1] = { "counter_rss_anon", READ_KEY },
+	[ROW_STATUS_COLUMNS + 2] = { "counter_rss_file", READ_KEY },
+	[ROW_STATUS_COLUMNS + 3] = { "counter_rss_shmem", READ_KEY },
+	[ROW_STATUS_COLUMNS + 4] = { "counter_locked", READ_KEY },
+	[ROW_STATUS_COLUMNS + 5] = { "counter_hugetlb", READ_KEY },
 };
 _Static_assert(ELEMENTSOF(census_row_columns) == _ROW_MAX, "a column for every field");
 static const struct read_query census_row_query = READ_QUERY(
@@ -115,7 +122,8 @@ static const struct read_query census_row_query = READ_QUERY(
 	"SELECT time, trigger, status, light, private, resident, pss, swap, size, regions, counter_private,"
 	"       counter_resident, peak_resident, wall_us, cpu_us, bytes_read, gpu_state, gpu_driver_version,"
 	"       nvidia_mapped, evidence_taken, evidence_why_not, evidence_regions, evidence_confirmed,"
-	"       evidence_split, evidence_reads, evidence_bytes"
+	"       evidence_split, evidence_reads, evidence_bytes, counter_swap, counter_rss_anon, counter_rss_file,"
+	"       counter_rss_shmem, counter_locked, counter_hugetlb"
 	" FROM censuses WHERE id = ?1",
 	census_row_columns);
 
@@ -154,6 +162,15 @@ static int load_row(struct store_reader *r, int64_t census_id, struct census *c,
 		if (sqlite3_column_type(st, ROW_PEAK_RESIDENT) != SQLITE_NULL) {
 			c->status.counter[STATUS_VM_HWM] = column_u64(st, ROW_PEAK_RESIDENT);
 			c->status.present |= 1u << STATUS_VM_HWM;
+			c->have_status = true;
+		}
+		/* NULL before schema 7, or not given by the kernel: unknown */
+		for (int i = 0; i < STORE_N_STATUS_COLUMNS; i++) {
+			enum status_counter k = store_status_columns[i];
+			if (sqlite3_column_type(st, ROW_STATUS_COLUMNS + i) == SQLITE_NULL)
+				continue;
+			c->status.counter[k] = column_u64(st, ROW_STATUS_COLUMNS + i);
+			c->status.present |= 1u << k;
 			c->have_status = true;
 		}
 		c->wall_us = column_opt(st, ROW_WALL_US);

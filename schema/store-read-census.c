@@ -3,8 +3,8 @@
  * compares it as it does a census it took itself; and the "census" answer.
  *
  * What the store does not keep is given as unknown (null), not as zero:
- * the status counters other than private, resident and peak resident, the
- * locked and hugetlb totals, the largest regions' inodes, the census's
+ * the status counters of a census stored before schema 7 other than
+ * private, resident and peak resident, the locked and hugetlb totals, the largest regions' inodes, the census's
  * source.  A light census's counters per class, region and file are not
  * known either; the census JSON form says so with "light": true. */
 #include <errno.h>

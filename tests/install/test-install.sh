@@ -128,7 +128,8 @@ for f in /usr/bin/ramwatch /usr/sbin/ramwatchd /etc/ramwatch/ramwatchd.conf \
 	$UNITDIR/ramwatchd.service $UNITDIR/ramwatchd.socket \
 	/usr/lib/sysusers.d/ramwatch.conf /usr/lib/tmpfiles.d/ramwatch.conf \
 	/usr/share/man/man1/ramwatch.1.gz /usr/share/man/man5/ramwatchd.conf.5.gz \
-	/usr/share/man/man7/ramwatch-schema.7.gz /usr/share/man/man8/ramwatchd.8.gz; do
+	/usr/share/man/man7/ramwatch-schema.7.gz /usr/share/man/man8/ramwatchd.8.gz \
+	/usr/share/bash-completion/completions/ramwatch /usr/share/zsh/vendor-completions/_ramwatch; do
 	check "the package holds $f" grep -qx "$f" <<<"$contents"
 done
 check "ramwatchd.conf is a conffile" bash -c "dpkg-deb -I '$DEB' conffiles | grep -qx /etc/ramwatch/ramwatchd.conf"
@@ -430,7 +431,8 @@ if [ -n "$RPM" ]; then
 		rpm_files=$(rpm -qlp "$RPM" 2>/dev/null)
 		for f in /usr/bin/ramwatch /usr/sbin/ramwatchd /etc/ramwatch/ramwatchd.conf \
 			/usr/lib/systemd/system/ramwatchd.service /usr/lib/systemd/system/ramwatchd.socket \
-			/usr/lib/sysusers.d/ramwatch.conf /usr/lib/tmpfiles.d/ramwatch.conf /var/lib/ramwatch; do
+			/usr/lib/sysusers.d/ramwatch.conf /usr/lib/tmpfiles.d/ramwatch.conf /var/lib/ramwatch \
+			/usr/share/bash-completion/completions/ramwatch /usr/share/zsh/site-functions/_ramwatch; do
 			check "the rpm holds $f" grep -qx "$f" <<<"$rpm_files"
 		done
 		check "the rpm's /var/lib/ramwatch is 0750 ramwatch:ramwatch" \

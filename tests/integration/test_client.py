@@ -126,6 +126,16 @@ def test_status_and_processes(tmp_path, sockdir, shapes, daemons):
     assert csv[0].startswith("process_id,pid,uid,user,comm,watched,")
     assert any(line.split(",")[1] == str(shapes.pid) for line in csv[1:])
 
+    # --socket before the command, as git -C: the same answer, in either
+    # form; after the command it wins, as a later option does
+    for before in (["--socket", sock], [f"--socket={sock}"]):
+        r = run(*before, "history", "--pid", shapes.pid, "--format", "json", check=0)
+        assert json.loads(r.stdout)["instances"][0]["pid"] == shapes.pid
+    assert run("--socket", os.path.join(sockdir, "none.sock"), "status", "--socket", sock,
+               check=0).stdout.startswith("ramwatchd ")
+    r = run("--socket", sock, "status", "--socket", os.path.join(sockdir, "none.sock"), check=1)
+    assert "none.sock" in r.stderr
+
     # the environment names the socket when --socket does not
     r = subprocess.run([RAMWATCH, "status"], capture_output=True, text=True,
                        env=dict(os.environ, RAMWATCH_SOCKET=sock))
@@ -162,6 +172,26 @@ def test_no_daemon_and_bad_requests(tmp_path, sockdir, shapes, daemons):
         assert "ramwatch: " in r.stderr
 
 
+def test_global_options_a_command_cannot_use(tmp_path):
+    """Global options before the command: each error names the option and
+    the command, exit status 2, nothing run."""
+    cases = {
+        ("--socket", "/run/x.sock", "trace", "summary", "-"): "ramwatch: 'trace' has no --socket option\n",
+        ("--db", "/x.db", "status"): "ramwatch: 'status' has no --db option\n",
+        ("--socket",): "ramwatch: --socket needs a value\n",
+        ("--socket", "/a", "--socket", "/b", "status"): "ramwatch: --socket is given twice\n",
+        ("--sockets", "/a", "status"): "ramwatch: unknown option '--sockets' before the command\n",
+        ("--socket", "/a", "nosuch"): "ramwatch: unknown command 'nosuch'\n",
+    }
+    for args, message in cases.items():
+        r = run(*args)
+        assert r.returncode == 2 and r.stderr.startswith(message) and r.stdout == "", (args, r)
+    # --db before sql opens that database (a missing one is said so)
+    r = run("--db", tmp_path / "none.db", "sql", "SELECT 1", check=1)
+    assert f"cannot open {tmp_path / 'none.db'}" in r.stderr
+    assert "Global options" in run("--help", check=0).stdout
+
+
 # ---------------------------------------------------------------- history
 
 
@@ -171,7 +201,8 @@ def test_history_shows_growth_census_and_mark(grown):
     assert lines[0].startswith(f"shapes [{shapes.pid}] ")
     assert lines[1].split() == ["TIME", "PRIVATE", "PRIVATE", "MAX", "RESIDENT", "RESIDENT", "MAX"]
     time_re = r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d"
-    mark = next(i for i, line in enumerate(lines) if re.fullmatch(rf"{time_re}  ── mark: training ──", line))
+    # through a pipe, plain ASCII around the data
+    mark = next(i for i, line in enumerate(lines) if re.fullmatch(rf"{time_re}  -- mark: training --", line))
     growth = next(i for i, line in enumerate(lines) if re.match(rf"{time_re}  census #\d+ \(growth\): ", line))
     first = next(i for i, line in enumerate(lines) if re.match(rf"{time_re}  census #\d+ \(first\): ", line))
     assert first < mark < growth
@@ -186,6 +217,12 @@ def test_history_shows_growth_census_and_mark(grown):
     assert times == sorted(times)
     after = [line for line in lines[growth + 1:] if line in samples]
     assert after and size(*after[-1].split()[2:4]) >= size(*samples[0].split()[2:4]) + 60 * MiB
+
+    # on a terminal the mark's line is drawn, unless NO_COLOR or TERM=dumb says not to
+    assert "── mark: training ──" in on_terminal(sock, "history", "--pid", shapes.pid, "--since", "10min")
+    for env in ({"NO_COLOR": "1"}, {"TERM": "dumb"}):
+        out = on_terminal(sock, "history", "--pid", shapes.pid, "--since", "10min", env=env)
+        assert "-- mark: training --" in out and "──" not in out, env
 
     # --class: the census lines name those classes
     out = rw(sock, "history", "--pid", shapes.pid, "--class", "other,malloc", check=0).stdout
@@ -281,6 +318,20 @@ def test_report_markdown(grown, tmp_path):
     assert j["peak"]["private"] >= 64 * MiB and isinstance(j["peak"]["time"], float)
     assert [p["name"] for p in j["phases"]] == ["(start)", "training"]
     assert j["last_census"]["trigger"] == "growth"
+    # the stored census has every counter the census read from status, as
+    # the kernel gives them now (the process holds still after its growth)
+    counters = j["last_census"]["counters"]
+    now = kernel_status(shapes.pid)
+    for key, field in (("rss_anon", "RssAnon"), ("rss_file", "RssFile"), ("rss_shmem", "RssShmem"),
+                       ("swap", "VmSwap"), ("locked", "VmLck"), ("hugetlb", "HugetlbPages")):
+        assert isinstance(counters[key], int), (key, counters)
+        assert abs(counters[key] - now[field]) <= MiB, (key, counters[key], now[field])
+    assert counters["rss_anon"] >= 64 * MiB
+    assert counters["private"] == counters["rss_anon"] + counters["swap"]
+    # and the Markdown says the private figure, not unknown
+    m = re.search(r"^Kernel counters \(status\): private ([\d.]+) (MiB|GiB), resident ", md, re.M)
+    assert m, md
+    assert abs(size(m.group(1), m.group(2)) - counters["private"]) <= 0.1 * MiB
 
 
 def test_diff_between_stored_censuses(grown, tmp_path):
@@ -316,6 +367,127 @@ def test_diff_between_stored_censuses(grown, tmp_path):
     run("scan", shapes.pid, "--out", a, check=0)
     run("scan", shapes.pid, "--out", b, check=0)
     assert run("diff", a, b, check=0).stdout.startswith("before: shapes")
+    j = json.loads(run("diff", a, b, "--format", "json", check=0).stdout)
+    assert j["from"]["census_id"] is None and "regions" not in j  # saved files have no region events
+    other = next(c for c in j["classes"] if c["class"] == "other")
+    assert other["private"] == other["private_before"] >= 64 * MiB  # the process held still
+
+
+# A process whose regions change in known ways between two commands:
+# "before" maps A (20 MiB, touched), B (32 MiB, 8 touched) and C (16 MiB,
+# touched); "after" unmaps A, touches the rest of B (+24 MiB private),
+# gives 12 MiB of C back (MADV_DONTNEED) and maps D (40 MiB, touched).  Each
+# region ends in 64 KiB of PROT_NONE, so that the kernel does not merge
+# neighbours into one mapping.  It prints each region's address.
+REGIONS = r"""
+import ctypes, json, sys
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mmap.restype = ctypes.c_void_p
+libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+for f in (libc.munmap, libc.mprotect, libc.madvise):
+    f.argtypes = [ctypes.c_void_p, ctypes.c_size_t] + ([ctypes.c_int] if f is not libc.munmap else [])
+MiB, GUARD = 1 << 20, 64 << 10
+def region(mib, touched_mib):
+    p = libc.mmap(None, mib * MiB + GUARD, 0, 0x22, -1, 0)  # PROT_NONE, MAP_PRIVATE|MAP_ANONYMOUS
+    assert p not in (None, ctypes.c_void_p(-1).value)
+    assert libc.mprotect(p, mib * MiB, 3) == 0  # PROT_READ|PROT_WRITE
+    touch(p, touched_mib)
+    return p
+def touch(p, mib):
+    for off in range(0, mib * MiB, 4096):
+        ctypes.c_char.from_address(p + off).value = b"x"
+r = {}
+for line in sys.stdin:
+    if line.strip() == "before":
+        r["a"], r["b"], r["c"] = region(20, 20), region(32, 8), region(16, 16)
+    elif line.strip() == "after":
+        assert libc.munmap(r["a"], 20 * MiB + GUARD) == 0
+        touch(r["b"], 32)
+        assert libc.madvise(r["c"], 12 * MiB, 4) == 0  # MADV_DONTNEED
+        r["d"] = region(40, 40)
+    print(json.dumps({k: hex(v) for k, v in r.items()}), flush=True)
+"""
+
+
+def test_diff_lists_region_changes(tmp_path, sockdir, daemons):
+    sock = os.path.join(sockdir, "ramwatch.sock")
+    proc = subprocess.Popen(["/usr/bin/python3", "-c", REGIONS], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            text=True)
+    try:
+        proc.stdin.write("before\n")
+        proc.stdin.flush()
+        before = json.loads(proc.stdout.readline())
+        daemons(tmp_path, fast_config(f"Watch=pid:{proc.pid}"), sock)
+        wait_census(sock, proc.pid, "first")
+        time.sleep(1.2)  # CensusMinSpacing
+        proc.stdin.write("after\n")
+        proc.stdin.flush()
+        after = json.loads(proc.stdout.readline())
+        assert after["a"] == before["a"]
+        rw(sock, "mark", "--pid", proc.pid, "after", check=0)
+        wait_census(sock, proc.pid, "mark")
+
+        j = json.loads(rw(sock, "diff", "--pid", proc.pid, "--from", "first", "--to", "last", "--format", "json",
+                          check=0).stdout)
+        assert j["from"]["census_id"] < j["to"]["census_id"]
+        by_start = {x["start"]: x for x in j["regions"]}
+        a, b, c, d = (by_start[after[k]] for k in "abcd")
+        assert (a["kind"], a["size_before"], a["private_before"], a["size"], a["private"]) == \
+            ("disappeared", 20 * MiB, 20 * MiB, 0, 0)
+        assert (b["kind"], b["size_before"], b["size"], b["private_before"], b["private"]) == \
+            ("grew", 32 * MiB, 32 * MiB, 8 * MiB, 32 * MiB)
+        assert (c["kind"], c["size"], c["private_before"], c["private"]) == ("shrank", 16 * MiB, 16 * MiB, 4 * MiB)
+        assert (d["kind"], d["size_before"], d["size"], d["private"]) == ("appeared", 0, 40 * MiB, 40 * MiB)
+        # the class the census gave each (the classifier's word; a guarded
+        # mapping reads as a stack), and no path: anonymous memory
+        assert all(x["class"] and x["path"] is None for x in (a, b, c, d)), (a, b, c, d)
+        # largest first: 40, 24, 20 and 12 MiB
+        order = [x["start"] for x in j["regions"]]
+        assert [order.index(after[k]) for k in "dbac"] == sorted(order.index(after[k]) for k in "dbac")
+
+        # the text gives the same after the classes, with addresses as the kernel writes them
+        out = rw(sock, "diff", "--pid", proc.pid, "--from", "first", check=0).stdout
+        assert out.index("Change by class") < out.index("Regions that appeared, grew, shrank or disappeared")
+        rows = {line.split()[10]: line.split() for line in out.splitlines()
+                if re.match(r"^(appeared|disappeared|grew|shrank) ", line)}
+        assert rows[after["d"][2:]][:5] == ["appeared", "40.0", "MiB", "+40.0", "MiB"]
+        assert rows[after["a"][2:]][0] == "disappeared" and rows[after["b"][2:]][0] == "grew"
+        md = rw(sock, "diff", "--pid", proc.pid, "--from", "first", "--markdown", check=0).stdout
+        assert "### Regions that appeared, grew, shrank or disappeared, largest first" in md
+        assert re.search(rf"^\| grew \| 32\.0 MiB \| 0 B \| 32\.0 MiB \| \+24\.0 MiB \| {b['class']} \| {after['b'][2:]} \|",
+                         md, re.M), md
+    finally:
+        stop(proc)
+
+
+def on_terminal(sock, *args, env=None):
+    """The standard output of ramwatch args run on a pseudo-terminal."""
+    import pty
+    main, secondary = pty.openpty()
+    environment = dict(os.environ, TERM="xterm")
+    environment.pop("NO_COLOR", None)
+    environment.update(env or {})
+    p = subprocess.Popen([RAMWATCH, *map(str, args), "--socket", sock], stdout=secondary, stderr=subprocess.PIPE,
+                         env=environment)
+    os.close(secondary)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(main, 65536)
+        except OSError:  # EIO: the other end closed
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.close(main)
+    assert p.wait(timeout=30) == 0, p.stderr.read()
+    return out.decode().replace("\r\n", "\n")
+
+
+def kernel_status(pid):
+    """The memory counters of /proc/PID/status, in bytes."""
+    with open(f"/proc/{pid}/status") as f:
+        return {k: int(v.split()[0]) * 1024 for k, v in (line.split(":", 1) for line in f) if v.strip().endswith("kB")}
 
 
 def size(number, unit):

@@ -581,11 +581,16 @@ static void test_history(void **state)
 			    "2026-11-29 14:00:01  census #98 (first): private 1.00 MiB, resident 3.00 MiB; malloc "
 			    "512 KiB, other 320 KiB, images 128 KiB, stacks 64.0 KiB, +1 more\n"
 			    "2026-11-29 14:00:10  1.00 MiB     2.00 MiB  3.00 MiB      4.00 MiB\n"
-			    "2026-11-29 14:00:12  ── mark: training ──\n"
+			    "2026-11-29 14:00:12  -- mark: training --\n"
 			    "2026-11-29 14:00:15  census #99 (growth): private 65.0 MiB, resident 67.0 MiB; other "
 			    "64.3 MiB, malloc 512 KiB\n"
 			    "2026-11-29 14:00:20  66.0 MiB     66.0 MiB  68.0 MiB      68.0 MiB\n"
 			    "2026-11-29 14:00:21  census #100 (interval): exited: process 4242 exited\n");
+	free(text);
+	/* on a terminal that allows it, the mark's line is drawn */
+	history_options.decorated = true;
+	text = capture_json(history_render, j);
+	assert_non_null(strstr(text, "\n2026-11-29 14:00:12  ── mark: training ──\n"));
 	free(text);
 
 	/* the census lines name the classes asked for */

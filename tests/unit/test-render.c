@@ -3,7 +3,9 @@
 
 #include "census.h"
 #include "render-census.h"
+#include "render-region-changes.h"
 #include "scan.h"
+#include "style.h"
 #include "table.h"
 #include "util.h"
 
@@ -138,12 +140,91 @@ static void test_diff(void **state)
 	census_free(b);
 }
 
+/* Events of three censuses folded per region: one that grew twice grew
+ * once by the sum, one that came and went is not there, one that grew and
+ * shrank back is not either, one that grew and went went from where it
+ * was; largest first.  A bad event is refused naming it. */
+static void test_region_changes(void **state)
+{
+	(void)state;
+	json_t *events = json_loads(
+		"[{\"kind\": \"grew\", \"start\": \"0x1000\", \"class\": \"malloc\", \"path\": null,"
+		"  \"size\": 20, \"size_before\": 10, \"private\": 20, \"private_before\": 10},"
+		" {\"kind\": \"appeared\", \"start\": \"0x9000\", \"class\": \"other\", \"path\": null,"
+		"  \"size\": 500, \"size_before\": 0, \"private\": 500, \"private_before\": 0},"
+		" {\"kind\": \"grew\", \"start\": \"0x5000\", \"class\": \"other\", \"path\": \"/f\","
+		"  \"size\": 8, \"size_before\": 4, \"private\": 0, \"private_before\": 0},"
+		" {\"kind\": \"grew\", \"start\": \"0x7000\", \"class\": \"other\", \"path\": null,"
+		"  \"size\": 300, \"size_before\": 100, \"private\": 0, \"private_before\": 0},"
+		" {\"kind\": \"grew\", \"start\": \"0x1000\", \"class\": \"malloc\", \"path\": null,"
+		"  \"size\": 50, \"size_before\": 20, \"private\": 45, \"private_before\": 20},"
+		" {\"kind\": \"disappeared\", \"start\": \"0x9000\", \"class\": \"other\", \"path\": null,"
+		"  \"size\": 0, \"size_before\": 500, \"private\": 0, \"private_before\": 500},"
+		" {\"kind\": \"shrank\", \"start\": \"0x5000\", \"class\": \"other\", \"path\": \"/f\","
+		"  \"size\": 4, \"size_before\": 8, \"private\": 0, \"private_before\": 0},"
+		" {\"kind\": \"disappeared\", \"start\": \"0x7000\", \"class\": \"other\", \"path\": null,"
+		"  \"size\": 0, \"size_before\": 300, \"private\": 0, \"private_before\": 0}]",
+		0, NULL);
+	struct region_change *v = NULL;
+	struct error err = { 0 };
+	size_t n = 0;
+
+	assert_non_null(events);
+	assert_int_equal(region_changes_from_events(events, &v, &n, &err), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(v[0].kind, REGION_DISAPPEARED);
+	assert_int_equal(v[0].start, 0x7000);
+	assert_int_equal(v[0].size_before, 100);
+	assert_int_equal(v[0].size, 0);
+	assert_int_equal(v[1].kind, REGION_GREW);
+	assert_int_equal(v[1].start, 0x1000);
+	assert_int_equal(v[1].size_before, 10);
+	assert_int_equal(v[1].size, 50);
+	assert_int_equal(v[1].private_before, 10);
+	assert_int_equal(v[1].private, 45);
+	assert_string_equal(v[1].cls, "malloc");
+
+	/* as a table: one row each, then how many more past top */
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	assert_non_null(f);
+	assert_int_equal(render_region_changes(v, n, 1, &(struct render_options){ .format = RENDER_TEXT }, f), 0);
+	fclose(f);
+	assert_string_equal(text, "\nRegions that appeared, grew, shrank or disappeared, largest first\n"
+				  "CHANGE        SIZE  CHANGE  PRIVATE  CHANGE  CLASS  ADDRESS  PATH\n"
+				  "disappeared  100 B  -100 B      0 B     0 B  other  7000     \n"
+				  "1 more\n");
+	free(text);
+	free(v);
+
+	json_object_set_new(json_array_get(events, 3), "start", json_string("7000"));
+	assert_int_equal(region_changes_from_events(events, &v, &n, &err), -EBADMSG);
+	assert_string_equal(err.message, "region event 3: no valid \"start\"");
+	json_decref(events);
+}
+
+/* Decoration only on a terminal, not with NO_COLOR set (to anything but
+ * the empty string) nor with TERM=dumb. */
+static void test_style(void **state)
+{
+	(void)state;
+	assert_true(style_decorate(true, NULL, "xterm-256color"));
+	assert_true(style_decorate(true, "", NULL));
+	assert_false(style_decorate(false, NULL, "xterm"));
+	assert_false(style_decorate(true, "1", "xterm"));
+	assert_false(style_decorate(true, "0", "xterm"));
+	assert_false(style_decorate(true, NULL, "dumb"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_census_table),
 		cmocka_unit_test(test_diff),
+		cmocka_unit_test(test_region_changes),
+		cmocka_unit_test(test_style),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

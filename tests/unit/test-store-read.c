@@ -365,6 +365,16 @@ static void test_census(void **state)
 	struct error err;
 	int64_t id, first, light;
 
+	/* counters of the fixture made distinct, so that none stands in for
+	 * another (the Java process read had no swap, shmem or locked pages) */
+	static const struct { enum status_counter k; uint64_t v; } given[] = {
+		{ STATUS_VM_SWAP, 3 << 20 },   { STATUS_RSS_SHMEM, 5 << 20 },	  { STATUS_VM_LCK, 64 << 10 },
+		{ STATUS_HUGETLB_PAGES, 2 << 20 }, { STATUS_RSS_ANON, 84188 << 10 }, { STATUS_RSS_FILE, 20876 << 10 },
+	};
+	for (size_t i = 0; i < ELEMENTSOF(given); i++) {
+		assert_true(status_has(&c->status, given[i].k));
+		c->status.counter[given[i].k] = given[i].v;
+	}
 	begin(t);
 	id = put_proc(t, &(struct proc_spec){ .pid = 4242, .start_time = 77, .uid = 1000, .comm = "java",
 					       .cmdline = "java -jar app.jar", .first_seen = H0, .last_seen = H0 + HOUR,
@@ -388,19 +398,28 @@ static void test_census(void **state)
 	assert_string_equal(jstr(jget(o, "process"), "boot_id"), "boot-a");
 	assert_string_equal(jstr(jget(o, "process"), "cmdline"), "java -jar app.jar");
 	assert_int_equal(jint(jget(o, "cost"), "wall_us"), 1500);
-	/* the counters the store keeps, and none it does not */
-	uint64_t private = 0;
-	assert_true(status_private(&c->status, &private));
-	assert_int_equal(jint(jget(o, "counters"), "private"), private);
-	assert_int_equal(jint(jget(o, "counters"), "resident"), c->status.counter[STATUS_VM_RSS]);
-	assert_int_equal(jint(jget(o, "counters"), "peak_resident"), c->status.counter[STATUS_VM_HWM]);
-	assert_true(jnull(jget(o, "counters"), "rss_anon"));
+	/* every counter of the census as it was read, and none the store
+	 * does not keep */
+	const json_t *counters = jget(o, "counters");
+	assert_int_equal(jint(counters, "private"), (84188 << 10) + (3 << 20));
+	assert_int_equal(jint(counters, "resident"), c->status.counter[STATUS_VM_RSS]);
+	assert_int_equal(jint(counters, "peak_resident"), c->status.counter[STATUS_VM_HWM]);
+	assert_int_equal(jint(counters, "swap"), 3 << 20);
+	assert_int_equal(jint(counters, "rss_anon"), 84188 << 10);
+	assert_int_equal(jint(counters, "rss_file"), 20876 << 10);
+	assert_int_equal(jint(counters, "rss_shmem"), 5 << 20);
+	assert_int_equal(jint(counters, "locked"), 64 << 10);
+	assert_int_equal(jint(counters, "hugetlb"), 2 << 20);
 	assert_true(jnull(jget(o, "totals"), "locked"));
 	assert_true(jnull(jat(jget(o, "largest"), 0), "inode"));
 	assert_null(json_object_get(o, "light"));
 	/* and census_from_json reads it: the same census as was stored */
 	assert_int_equal(census_from_json(o, &back, &err), 0);
 	assert_same_census(c, back);
+	for (size_t i = 0; i < ELEMENTSOF(given); i++) {
+		assert_true(status_has(&back->status, given[i].k));
+		assert_int_equal(back->status.counter[given[i].k], given[i].v);
+	}
 	assert_int_equal(back->taken_at_ms, H0 + MINUTE);
 	assert_int_equal(census_resident(back), census_resident(c));
 	back = census_free(back);
@@ -429,6 +448,63 @@ static void test_census(void **state)
 	json_decref(o);
 	sel.only_uid = 1001;
 	assert_int_equal(store_read_census(r, &sel, INT64_MAX, &o, &err), -EACCES);
+	census_free(c);
+}
+
+/* A census stored before schema 7 kept three of the status counters: once
+ * migrated it reads as before, the others unknown (null), not 0; a census
+ * stored after the migration has them all. */
+static void test_census_from_schema6(void **state)
+{
+	struct tmp *t = *state;
+	struct census *c = java_census();
+	struct store_select sel = by_pid(42, -1);
+	json_t *o = NULL;
+	const json_t *counters;
+	struct error err;
+	sqlite3 *db = NULL;
+	char *msg = NULL;
+
+	assert_int_equal(sqlite3_open(t->db, &db), SQLITE_OK);
+	assert_true(store_n_migrations >= 7);
+	for (size_t i = 0; i < 6; i++)
+		if (sqlite3_exec(db, store_migrations[i].sql, NULL, NULL, &msg) != SQLITE_OK)
+			fail_msg("migration %zu: %s", i + 1, msg);
+	if (sqlite3_exec(db,
+			 "PRAGMA user_version = 6;"
+			 "INSERT INTO processes (boot_id, pid, start_time, comm, first_seen, last_seen)"
+			 " VALUES ('boot-a', 42, 7, 'old', 1000, 2000);"
+			 "INSERT INTO censuses (process_id, time, trigger, status, private, resident, pss, swap, size,"
+			 "  regions, counter_private, counter_resident, peak_resident)"
+			 " VALUES (1, 1500, 'first', 'ok', 100, 200, 150, 0, 4096, 1, 8192, 12288, 16384);",
+			 NULL, NULL, &msg) != SQLITE_OK)
+		fail_msg("schema 6: %s", msg);
+	sqlite3_close(db);
+
+	assert_int_equal(store_schema_version(writer_of(t)), STORE_SCHEMA_VERSION);
+	assert_int_equal(store_read_census(reader_of(t), &sel, INT64_MAX, &o, &err), 0);
+	counters = jget(o, "counters");
+	assert_int_equal(jint(counters, "private"), 8192);
+	assert_int_equal(jint(counters, "resident"), 12288);
+	assert_int_equal(jint(counters, "peak_resident"), 16384);
+	static const char *const unknown[] = { "swap", "rss_anon", "rss_file", "rss_shmem", "locked", "hugetlb" };
+	for (size_t i = 0; i < ELEMENTSOF(unknown); i++)
+		if (!jnull(counters, unknown[i]))
+			fail_msg("%s of a census of schema 6 is not null", unknown[i]);
+	assert_int_equal(jint(jget(o, "totals"), "private"), 100);
+	json_decref(o);
+
+	/* a census stored now has them */
+	begin(t);
+	put_census(t, 1, 2500, TRIGGER_INTERVAL, CENSUS_OK, c);
+	commit(t);
+	assert_int_equal(store_read_census(reader_of(t), &sel, INT64_MAX, &o, &err), 0);
+	counters = jget(o, "counters");
+	assert_int_equal(jint(counters, "rss_anon"), 84188 << 10);
+	assert_int_equal(jint(counters, "rss_file"), 20876 << 10);
+	assert_int_equal(jint(counters, "swap"), 0);
+	assert_int_equal(jint(counters, "private"), 84188 << 10);
+	json_decref(o);
 	census_free(c);
 }
 
@@ -1171,6 +1247,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_instances_and_access, tmp_setup, tmp_teardown),
 		cmocka_unit_test_setup_teardown(test_processes, tmp_setup, tmp_teardown),
 		cmocka_unit_test_setup_teardown(test_census, tmp_setup, tmp_teardown),
+		cmocka_unit_test_setup_teardown(test_census_from_schema6, tmp_setup, tmp_teardown),
 		cmocka_unit_test_setup_teardown(test_not_utf8, tmp_setup, tmp_teardown),
 		cmocka_unit_test_setup_teardown(test_report, tmp_setup, tmp_teardown),
 		cmocka_unit_test_setup_teardown(test_events, tmp_setup, tmp_teardown),

@@ -677,7 +677,7 @@ WIN_SCANNER_SRCS := scanner/region.c scanner/proc-parse.c scanner/classes.c scan
 	scanner/windows/winscan.c scanner/windows/winscan-evidence.c scanner/windows/win-text.c
 WIN_TRACE_SRCS := $(filter-out trace/trace-symbols.c,$(TRACE_SRCS)) trace/windows/trace-symbols.c
 WIN_CLIENT_SRCS := client/census-print.c client/render-census.c client/table.c client/cmd-trace.c \
-	client/cmd-diff.c client/ask.c client/answer.c \
+	client/cmd-diff.c client/render-region-changes.c client/ask.c client/answer.c \
 	client/windows/cmd-scan.c client/windows/control-client.c client/windows/daemon-commands.c
 WIN_SRCS := $(WIN_COMMON_SRCS) $(WIN_SCANNER_SRCS) $(WIN_TRACE_SRCS) $(WIN_CLIENT_SRCS) $(CLIENT_MAIN)
 WIN_OBJS := $(patsubst %.c,$(WIN_BUILD)/obj/%.o,$(WIN_SRCS))

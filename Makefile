@@ -115,7 +115,8 @@ CLIENT_SRCS := client/cmd-scan.c client/render-census.c client/table.c client/cm
 	client/control-client.c client/answer.c client/render-status.c client/render-processes.c client/render-history.c \
 	client/render-report.c client/ask.c client/cmd-status.c client/cmd-processes.c \
 	client/cmd-history.c client/cmd-report.c client/cmd-diff.c client/cmd-mark.c client/cmd-events.c \
-	client/cmd-metrics.c client/cmd-sql.c client/chart.c
+	client/cmd-metrics.c client/cmd-sql.c client/chart.c \
+	client/render-html.c client/render-html-charts.c
 CLIENT_MAIN := client/ramwatch.c
 
 # ================================================================== include paths, per layer

@@ -21,6 +21,16 @@ double chart_scale_map(const struct chart_scale *s, double v)
 	return s->r0 + (v - s->d0) * (s->r1 - s->r0) / (s->d1 - s->d0);
 }
 
+int64_t chart_bucket_ms(int64_t t0, int64_t t1, size_t points)
+{
+	int64_t span = t1 > t0 ? t1 - t0 : 0;
+
+	if (points < 1)
+		points = 1;
+	/* rounded up, so that the buckets are no more than points */
+	return span / (int64_t)points + 1;
+}
+
 static size_t clamp_most(size_t most)
 {
 	return most < 1 ? 1 : most > CHART_TICKS_MAX ? CHART_TICKS_MAX : most;

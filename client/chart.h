@@ -18,6 +18,14 @@
 /* Ticks an axis has at most, whatever a caller asks for. */
 #define CHART_TICKS_MAX 12u
 
+/* Points a chart's time axis holds at most: the client asks for the fast
+ * tier in buckets of chart_bucket_ms, a few pixels each. */
+#define CHART_POINTS 600u
+
+/* The bucket (ms, at least 1) that cuts [t0, t1] into at most points
+ * buckets (points at least 1). */
+int64_t chart_bucket_ms(int64_t t0, int64_t t1, size_t points);
+
 /* A linear map of the domain [d0, d1] onto the range [r0, r1] (pixels;
  * r1 < r0 for a y axis, which grows upwards). */
 struct chart_scale {

@@ -131,6 +131,22 @@ static void test_time_ticks(void **state)
 	assert_true(t.n <= CHART_TICKS_MAX + 1);
 }
 
+static void test_bucket(void **state)
+{
+	(void)state;
+	/* ten minutes in at most 600 buckets: a bucket just over a second,
+	 * as buckets start at multiples of it */
+	assert_int_equal(chart_bucket_ms(0, 600000, 600), 1001);
+	assert_true(600000 / chart_bucket_ms(0, 600000, 600) + 1 <= 600);
+	assert_true(600000 / (chart_bucket_ms(0, 600000, 600) - 1) + 1 > 600);
+	/* a year, seven days */
+	assert_int_equal(chart_bucket_ms(0, 31557600000, CHART_POINTS), 52596001);
+	/* an empty or reversed window, and no points asked for */
+	assert_int_equal(chart_bucket_ms(5000, 5000, 600), 1);
+	assert_int_equal(chart_bucket_ms(5000, 1000, 600), 1);
+	assert_int_equal(chart_bucket_ms(0, 10, 0), 11);
+}
+
 static void test_stack(void **state)
 {
 	/* two series of three values: the second sits on the first */
@@ -173,7 +189,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_scale),	   cmocka_unit_test(test_size_ticks), cmocka_unit_test(test_time_ticks),
-		cmocka_unit_test(test_stack),	   cmocka_unit_test(test_paths),
+		cmocka_unit_test(test_bucket),	   cmocka_unit_test(test_stack),	   cmocka_unit_test(test_paths),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

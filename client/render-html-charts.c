@@ -116,6 +116,27 @@ static void marks(FILE *f, const json_t *history, const struct plot *p, const st
 	fputs("</g>\n", f);
 }
 
+/* The peak private memory of each phase of the report: a dot on the
+ * private line and its size above it. */
+static void peaks(FILE *f, const json_t *phases, const struct plot *p, const struct html_window *w)
+{
+	char size[FORMAT_BYTES_MAX];
+	const json_t *ph;
+	size_t i;
+
+	fputs("<g class=\"peaks\">\n", f);
+	json_array_foreach(phases, i, ph) {
+		int64_t t, v;
+		if (!answer_int(ph, "peak_time", &t) || !answer_int(ph, "peak_private", &v) || t < w->t0 || t > w->t1 ||
+		    v < 0)
+			continue;
+		double x = chart_scale_map(&p->x, (double)t), y = chart_scale_map(&p->y, (double)v);
+		fprintf(f, "<g class=\"peak\"><circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\"/>", x, y);
+		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">%s</text></g>\n", x, y - 7, format_bytes(size, (uint64_t)v));
+	}
+	fputs("</g>\n", f);
+}
+
 /* One sample row's figures; false when any is unknown. */
 struct sample {
 	int64_t time, until;
@@ -170,7 +191,7 @@ static void memory_path(FILE *f, const char *cls, const struct sample *s, size_t
 	fputs("\"/>\n", f);
 }
 
-int html_chart_memory(FILE *f, const json_t *history, const struct html_window *w)
+int html_chart_memory(FILE *f, const json_t *history, const json_t *phases, const struct html_window *w)
 {
 	const json_t *rows = json_object_get(history, "samples"), *o;
 	struct sample *s = calloc(json_array_size(rows) + 1, sizeof(*s));
@@ -205,9 +226,11 @@ int html_chart_memory(FILE *f, const json_t *history, const struct html_window *
 	memory_path(f, "line resident", s, n, 3, false, &p, a, b);
 	memory_path(f, "line private", s, n, 0, false, &p, a, b);
 	marks(f, history, &p, w);
+	peaks(f, phases, &p, w);
 	fputs("</svg>\n", f);
 	fputs("<ul class=\"legend\"><li><span class=\"key private\"></span>private (anonymous and swapped out)</li>"
 	      "<li><span class=\"key resident\"></span>resident</li>"
+	      "<li><span class=\"key peak\"></span>the peak of each phase</li>"
 	      "<li><span class=\"key band\"></span>lowest to highest between two stored rows</li></ul>\n",
 	      f);
 out:

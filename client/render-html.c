@@ -33,9 +33,10 @@ static const char style[] =
 	".chart path.line{fill:none;stroke-width:1.6}.chart path.band{stroke:none;fill-opacity:.2}"
 	".chart .area{stroke:#fff;stroke-width:.5}"
 	".chart .mark line{stroke:#333;stroke-dasharray:4 3}.chart .mark text{fill:#111;font-weight:600}"
+	".chart .peak circle{fill:#fff;stroke:#d62728;stroke-width:2}.chart .peak text{fill:#a11;text-anchor:middle}"
 	"ul.legend{list-style:none;padding:0;margin:4px 0 0 64px;display:flex;flex-wrap:wrap;gap:4px 16px;font-size:12px}"
 	".key{display:inline-block;width:12px;height:12px;margin-right:5px;vertical-align:-1px;border-radius:2px}"
-	".key.private{background:#d62728}.key.resident{background:#1f77b4}.key.band{background:#d6272838}"
+	".key.peak{background:#fff;border:2px solid #d62728;width:8px;height:8px;border-radius:50%}.key.private{background:#d62728}.key.resident{background:#1f77b4}.key.band{background:#d6272838}"
 	"p.caption{color:#666;font-size:12px;margin:2px 0 0 64px}p.none{color:#666;font-style:italic}"
 	"footer{margin-top:32px;color:#888;font-size:12px}";
 
@@ -401,7 +402,7 @@ int render_report_html(const json_t *report, const json_t *history, FILE *f)
 	facts(f, p);
 	peak(f, report);
 	fputs("<h2>Private and resident memory</h2>\n", f);
-	if ((r = html_chart_memory(f, history, &w)) < 0)
+	if ((r = html_chart_memory(f, history, json_object_get(report, "phases"), &w)) < 0)
 		return r;
 	fprintf(f, "<p class=\"caption\">Time since %s; marks as dashed lines.</p>\n",
 		timeparse_format_local(when, w.t0));

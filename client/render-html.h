@@ -20,9 +20,10 @@ const char *html_class_colour(enum class_id c);
 
 /* The chart of private and resident memory over the window: the last of
  * each sample row as a line, its min-max as a band, the marks as labelled
- * vertical lines; a sentence instead when history holds no samples.
- * Returns 0, or -ENOMEM. */
-int html_chart_memory(FILE *f, const json_t *history, const struct html_window *w);
+ * vertical lines, the peak of each of the report's phases as a labelled
+ * dot; a sentence instead when history holds no samples.  Returns 0, or
+ * -ENOMEM. */
+int html_chart_memory(FILE *f, const json_t *history, const json_t *phases, const struct html_window *w);
 
 /* The chart of the classes' private memory over the window, as stacked
  * areas: each ok census's classes held until the next census (or the

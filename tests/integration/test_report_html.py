@@ -49,7 +49,7 @@ def censuses(d, pid, trigger):
     r = rw(d, "history", "--pid", pid, "--format", "json", check=None)
     if r.returncode != 0:
         return []
-    return [c for c in json.loads(r.stdout)["censuses"] if c["trigger"] == trigger]
+    return [c for c in json.loads(r.stdout)["censuses"] if trigger in (None, c["trigger"])]
 
 
 def wait_census(d, pid, trigger, n=1):
@@ -66,8 +66,8 @@ def size(text):
 @pytest.fixture
 def phased(tmp_path, shapes, daemons):
     """A watched shapes process: its first census, a mark "load", 64 MiB
-    more, a mark with a hostile name, 128 MiB more; every growth seen by a
-    census."""
+    more, a mark with a hostile name, 128 MiB more, and a census that saw
+    it all."""
     d = daemons(tmp_path, fast_config(f"Watch=pid:{shapes.pid}")).start()
     wait_census(d, shapes.pid, "first")
     rw(d, "mark", "--pid", shapes.pid, "load")
@@ -83,10 +83,11 @@ def phased(tmp_path, shapes, daemons):
     for _ in range(2):
         shapes.proc.send_signal(signal.SIGUSR1)
         shapes.read_until("growth")
-    # a census may catch a growth half made: wait for one that saw all
-    # three blocks whole
+    # a growth census may catch a block half made, and what is left be
+    # too little for another: ask for one that sees all three whole
+    rw(d, "scan", shapes.pid, "--daemon")
     wait_for(lambda: any(c["classes"].get("other", {}).get("private", 0) >= 192 * MiB
-                         for c in censuses(d, shapes.pid, "growth")),
+                         for c in censuses(d, shapes.pid, None)),
              what="a census after the last growth")
     time.sleep(1.5)  # a sample row after it
     return d, shapes
@@ -149,6 +150,12 @@ def test_report_html(phased, tmp_path):
     first = points(found["line private"])[0]
     assert value_at(first[1], top) < 64 * MiB
 
+    # the peak of each phase as a labelled dot, the report's figures
+    dots = re.findall(r'<g class="peak"><circle [^>]*/><text [^>]*>([\d.]+) MiB</text></g>', svg)
+    assert len(dots) == 3
+    for dot, phase in zip(dots, report["phases"]):
+        assert abs(float(dot) * MiB - phase["peak_private"]) <= 0.005 * phase["peak_private"], (dot, phase)
+
     # marks labelled on both charts, the hostile name escaped
     escaped = "train &lt;b&gt;&amp;&lt;/b&gt; &#39;x&#39;"
     assert HOSTILE not in page and "<b>" not in page
@@ -175,7 +182,7 @@ def test_report_html(phased, tmp_path):
         assert section in page, section
     phases = re.findall(r'<tr><td>([^<]*)</td><td class="t">\d{4}-', page)
     assert phases == ["(start)", "load", escaped]
-    assert f"<p>Census #{last['census_id']} (growth) at " in page
+    assert f"<p>Census #{last['census_id']} ({last['trigger']}) at " in page
 
     # the browser: the page rendered with no network, and not blank
     png = render(out, tmp_path)

@@ -198,9 +198,12 @@ def test_report_html(phased, tmp_path):
     if os.environ.get("RAMWATCH_REPORT_PNG"):
         shutil.copy(png, os.environ["RAMWATCH_REPORT_PNG"])
 
+    # errors, on the same daemon (its setup is most of the test's time)
+    errors(d, shapes, tmp_path / "errors")
 
-def test_report_html_errors(phased, tmp_path):
-    d, shapes = phased
+
+def errors(d, shapes, tmp_path):
+    tmp_path.mkdir()
     # a directory where the file should go: a clear error, nothing left
     target = tmp_path / "taken.html"
     target.mkdir()

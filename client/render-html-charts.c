@@ -240,8 +240,8 @@ out:
 	return r;
 }
 
-/* The ok censuses with classes: their times, and each class's private
- * memory (values[c * n + i] for census i). */
+/* The ok censuses with classes drawn: their times, and each class's
+ * private memory (values[c * n + i] for census i). */
 struct census_classes {
 	size_t n;
 	int64_t *time;
@@ -249,42 +249,51 @@ struct census_classes {
 	double last[_CLASS_MAX]; /* at the last census, for the order */
 };
 
-static int census_classes_read(const json_t *history, struct census_classes *ret)
+/* Whether census c can be drawn (ok, not light, with classes), with its
+ * time in *ret_time. */
+static bool drawable(const json_t *c, int64_t *ret_time)
+{
+	const json_t *classes = json_object_get(c, "classes");
+	const char *status = answer_str(c, "status");
+
+	return status && streq(status, "ok") && !json_is_true(json_object_get(c, "light")) &&
+	       json_is_object(classes) && json_object_size(classes) > 0 && answer_int(c, "time", ret_time);
+}
+
+/* The censuses of history that can be drawn, at most CHART_POINTS: past
+ * that, the last of each of CHART_POINTS buckets of the window, so that
+ * a month of censuses is a path of a few thousand points, not of a
+ * hundred thousand. */
+static int census_classes_read(const json_t *history, const struct html_window *w, struct census_classes *ret)
 {
 	const json_t *list = json_object_get(history, "censuses"), *c;
-	size_t cap = json_array_size(list) + 1, i;
+	_cleanup_free_ const json_t **drawn = calloc(json_array_size(list) + 1, sizeof(*drawn));
+	_cleanup_free_ int64_t *times = calloc(json_array_size(list) + 1, sizeof(*times));
+	int64_t step = chart_bucket_ms(w->t0, w->t1, CHART_POINTS);
+	size_t n = 0, i;
 
 	*ret = (struct census_classes){ 0 };
-	ret->time = calloc(cap, sizeof(*ret->time));
-	ret->values = calloc(cap * _CLASS_MAX, sizeof(*ret->values));
+	if (!drawn || !times)
+		return -ENOMEM;
+	json_array_foreach(list, i, c)
+		if (drawable(c, &times[n]))
+			drawn[n++] = c;
+	ret->time = calloc(n + 1, sizeof(*ret->time));
+	ret->values = calloc((n + 1) * _CLASS_MAX, sizeof(*ret->values));
 	if (!ret->time || !ret->values)
 		return -ENOMEM;
-	/* first pass: which censuses count */
-	json_array_foreach(list, i, c) {
-		const json_t *classes = json_object_get(c, "classes");
-		const char *status = answer_str(c, "status");
-		int64_t t;
-		if (!status || !streq(status, "ok") || json_is_true(json_object_get(c, "light")) ||
-		    !json_is_object(classes) || json_object_size(classes) == 0 || !answer_int(c, "time", &t))
-			continue;
-		ret->time[ret->n++] = t;
-	}
-	/* second: their figures, class by class (the layout chart_stack takes) */
-	size_t k = 0;
-	json_array_foreach(list, i, c) {
-		const json_t *classes = json_object_get(c, "classes");
-		const char *status = answer_str(c, "status");
-		int64_t t;
-		if (!status || !streq(status, "ok") || json_is_true(json_object_get(c, "light")) ||
-		    !json_is_object(classes) || json_object_size(classes) == 0 || !answer_int(c, "time", &t))
-			continue;
+	for (i = 0; i < n; i++)
+		if (n <= CHART_POINTS || i + 1 == n || (times[i] - w->t0) / step != (times[i + 1] - w->t0) / step)
+			drawn[ret->n++] = drawn[i], ret->time[ret->n - 1] = times[i];
+	/* their figures, class by class (the layout chart_stack takes) */
+	for (size_t k = 0; k < ret->n; k++) {
+		const json_t *classes = json_object_get(drawn[k], "classes");
 		for (int cls = 0; cls < _CLASS_MAX; cls++) {
 			int64_t v;
 			if (answer_int(json_object_get(classes, class_key((enum class_id)cls)), "private", &v) && v > 0)
 				ret->values[(size_t)cls * ret->n + k] = (double)v;
 			ret->last[cls] = ret->values[(size_t)cls * ret->n + k];
 		}
-		k++;
 	}
 	return 0;
 }
@@ -329,7 +338,7 @@ int html_chart_classes(FILE *f, const json_t *history, const struct html_window 
 	double max = 0;
 	int r;
 
-	if ((r = census_classes_read(history, &c)) < 0)
+	if ((r = census_classes_read(history, w, &c)) < 0)
 		goto out;
 	if (c.n == 0) {
 		fputs("<p class=\"none\">No census with classes of this process is stored.</p>\n", f);

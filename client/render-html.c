@@ -15,9 +15,6 @@
 #include "timeparse.h"
 #include "util.h"
 
-/* Largest regions of the last census listed, at most. */
-#define HTML_REGIONS_MAX 20u
-
 static const char style[] =
 	"body{font:14px/1.45 system-ui,sans-serif;color:#222;background:#fff;margin:24px auto;max-width:1000px;padding:0 16px}"
 	"h1{font-size:22px;margin:0 0 8px}h2{font-size:17px;margin:28px 0 8px;border-bottom:1px solid #ddd}"

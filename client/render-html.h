@@ -9,6 +9,10 @@
 
 #include "classes.h"
 
+/* Largest regions of the last census the page lists, at most (a census
+ * keeps RW_TOP_DEFAULT, but may keep up to RW_TOP_MAX). */
+#define HTML_REGIONS_MAX 20u
+
 /* The time both charts span (unix ms, t0 < t1). */
 struct html_window {
 	int64_t t0, t1;

@@ -6,7 +6,9 @@
 
 #include <jansson.h>
 
+#include "chart.h"
 #include "render-answer.h"
+#include "render-html.h"
 #include "util.h"
 
 #define T "17644400"
@@ -183,12 +185,80 @@ static void test_nothing_stored(void **state)
 	free(page_of("{\"process\": {}}", "[]", -EBADMSG));
 }
 
+static size_t count(const char *s, const char *what)
+{
+	size_t n = 0;
+	for (const char *p = s; (p = strstr(p, what)); p += strlen(what))
+		n++;
+	return n;
+}
+
+/* n censuses a second apart from T000000, "other" (i + 1) MiB at the
+ * i-th, and as many regions in the last census's largest. */
+static void write_many(size_t censuses, size_t regions, char **ret_report, char **ret_history)
+{
+	json_t *list = json_array(), *largest = json_array(), *report, *history;
+
+	for (size_t i = 0; i < censuses; i++)
+		json_array_append_new(list, json_pack("{s:I, s:s, s:b, s:{s:{s:I}}}", "time",
+						      (json_int_t)(1764440000000 + 1000 * (int64_t)i), "status", "ok",
+						      "light", 0, "classes", "other", "private",
+						      (json_int_t)((i + 1) * MiB)));
+	for (size_t i = 0; i < regions; i++)
+		json_array_append_new(largest, json_pack("{s:s, s:s, s:s, s:s, s:I, s:I, s:I}", "start", "0x1000",
+							 "end", "0x2000", "class", "other", "path", "/r",
+							 "private", (json_int_t)4096, "resident", (json_int_t)4096,
+							 "size", (json_int_t)4096));
+	report = json_pack("{s:{s:i, s:s, s:I}, s:[], s:{s:I, s:s, s:I, s:[], s:o}}", "process", "pid", 1, "comm", "x",
+			   "first_seen", (json_int_t)1764440000000, "phases", "last_census", "census_id", (json_int_t)1,
+			   "trigger", "interval", "taken_at", (json_int_t)1764440000000, "classes", "largest", largest);
+	history = json_pack("{s:[], s:o, s:[]}", "samples", "censuses", list, "marks");
+	assert_non_null(report);
+	assert_non_null(history);
+	*ret_report = json_dumps(report, 0);
+	*ret_history = json_dumps(history, 0);
+	json_decref(report);
+	json_decref(history);
+}
+
+static void test_limits(void **state)
+{
+	char *report, *history, *page, *d;
+
+	(void)state;
+	/* CHART_POINTS censuses are drawn each, two points up and two down */
+	write_many(CHART_POINTS, 1, &report, &history);
+	page = page_of(report, history, 0);
+	d = path_d(page, "classes", "area other");
+	assert_int_equal(count(d, "L"), 4 * CHART_POINTS - 1);
+	free(d);
+	free(page);
+	free(report);
+	free(history);
+	/* past it, the last of each of CHART_POINTS buckets: 1000 censuses a
+	 * second apart, buckets of 1666 ms, the last census kept (its top
+	 * is 1000 MiB on an axis to 1024M: 274 - 240 * 1000 / 1024) */
+	write_many(1000, HTML_REGIONS_MAX + 1, &report, &history);
+	page = page_of(report, history, 0);
+	d = path_d(page, "classes", "area other");
+	assert_int_equal(count(d, "L"), 4 * CHART_POINTS - 1);
+	assert_non_null(strstr(d, "L944.0 39.6L944.0 274.0"));
+	free(d);
+	/* the largest regions listed, at most 20 */
+	assert_int_equal(count(page, "<td class=\"path\">/r</td>"), HTML_REGIONS_MAX);
+	assert_non_null(strstr(page, "The 20 largest of 21 kept."));
+	free(page);
+	free(report);
+	free(history);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_charts),
 		cmocka_unit_test(test_page),
 		cmocka_unit_test(test_nothing_stored),
+		cmocka_unit_test(test_limits),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,6 +16,7 @@
 #include "macro.h"
 #include "render-answer.h"
 #include "text.h"
+#include "timeparse.h"
 #include "util.h"
 
 /* The SVG's size and the margins around the plot (pixels): room for the
@@ -120,7 +121,7 @@ static void marks(FILE *f, const json_t *history, const struct plot *p, const st
  * private line and its size above it. */
 static void peaks(FILE *f, const json_t *phases, const struct plot *p, const struct html_window *w)
 {
-	char size[FORMAT_BYTES_MAX];
+	char size[FORMAT_BYTES_MAX], when[TIMEPARSE_FORMAT_MAX];
 	const json_t *ph;
 	size_t i;
 
@@ -131,8 +132,12 @@ static void peaks(FILE *f, const json_t *phases, const struct plot *p, const str
 		    v < 0)
 			continue;
 		double x = chart_scale_map(&p->x, (double)t), y = chart_scale_map(&p->y, (double)v);
+		/* a peak at the window's start keeps its label off the size axis */
 		fprintf(f, "<g class=\"peak\"><circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\"/>", x, y);
-		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">%s</text></g>\n", x, y - 7, format_bytes(size, (uint64_t)v));
+		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\"%s>%s</text><title>", x, y - 7,
+			x < MARGIN_LEFT + 24 ? " class=\"start\"" : "", format_bytes(size, (uint64_t)v));
+		text_html_write_cstr(f, answer_str(ph, "name"));
+		fprintf(f, ": %s at %s</title></g>\n", size, timeparse_format_local(when, t));
 	}
 	fputs("</g>\n", f);
 }

@@ -31,6 +31,7 @@ static const char style[] =
 	".chart .area{stroke:#fff;stroke-width:.5}"
 	".chart .mark line{stroke:#333;stroke-dasharray:4 3}.chart .mark text{fill:#111;font-weight:600}"
 	".chart .peak circle{fill:#fff;stroke:#d62728;stroke-width:2}.chart .peak text{fill:#a11;text-anchor:middle}"
+	".chart .peak text.start{text-anchor:start}"
 	"ul.legend{list-style:none;padding:0;margin:4px 0 0 64px;display:flex;flex-wrap:wrap;gap:4px 16px;font-size:12px}"
 	".key{display:inline-block;width:12px;height:12px;margin-right:5px;vertical-align:-1px;border-radius:2px}"
 	".key.peak{background:#fff;border:2px solid #d62728;width:8px;height:8px;border-radius:50%}.key.private{background:#d62728}.key.resident{background:#1f77b4}.key.band{background:#d6272838}"

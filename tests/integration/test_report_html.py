@@ -151,7 +151,7 @@ def test_report_html(phased, tmp_path):
     assert value_at(first[1], top) < 64 * MiB
 
     # the peak of each phase as a labelled dot, the report's figures
-    dots = re.findall(r'<g class="peak"><circle [^>]*/><text [^>]*>([\d.]+) MiB</text></g>', svg)
+    dots = re.findall(r'<g class="peak"><circle [^>]*/><text [^>]*>([\d.]+) MiB</text><title>', svg)
     assert len(dots) == 3
     for dot, phase in zip(dots, report["phases"]):
         assert abs(float(dot) * MiB - phase["peak_private"]) <= 0.005 * phase["peak_private"], (dot, phase)

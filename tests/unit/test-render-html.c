@@ -111,9 +111,9 @@ static void test_charts(void **state)
 	assert_non_null(strstr(page, "<text class=\"time\" x=\"944.0\" y=\"292\">5s</text>"));
 	/* the peak of each phase on the private line, its size above */
 	assert_non_null(strstr(page, "<g class=\"peak\"><circle cx=\"240.0\" cy=\"214.0\" r=\"3.5\"/>"
-				     "<text x=\"240.0\" y=\"207.0\">12.0 MiB</text></g>"));
+				     "<text x=\"240.0\" y=\"207.0\">12.0 MiB</text><title>(start): 12.0 MiB at "));
 	assert_non_null(strstr(page, "<g class=\"peak\"><circle cx=\"416.0\" cy=\"124.0\" r=\"3.5\"/>"
-				     "<text x=\"416.0\" y=\"117.0\">30.0 MiB</text></g>"));
+				     "<text x=\"416.0\" y=\"117.0\">30.0 MiB</text><title>go &amp; &lt;stop&gt;: 30.0 MiB at "));
 	/* the classes: other (the larger at the last census) at the bottom,
 	 * each census held until the next, the last until the window's end;
 	 * the light and the failed census left out; the axis to 32M, 7.5 px

@@ -23,9 +23,8 @@ from rwdaemon import fast_config
 # top in pixels
 PLOT_BOTTOM, PLOT_TOP = 300 - 26, 34
 
-# the colours the page draws in: the private line, the resident line, and
-# the class "other" (the shapes helper's growth)
-PRIVATE, RESIDENT, OTHER = (0xd6, 0x27, 0x28), (0x1f, 0x77, 0xb4), (0x96, 0x96, 0x96)
+# the colour the page draws the class "other" in (the shapes helper's growth)
+OTHER = (0x96, 0x96, 0x96)
 
 # a mark whose name is markup, to see it escaped
 HOSTILE = "train <b>&</b> 'x'"
@@ -194,7 +193,16 @@ def test_report_html(phased, tmp_path):
     assert len(colours) >= 16, f"{len(colours)} colours: blank?"
     assert colours.get((255, 255, 255), 0) < 0.97 * width * height
     assert colours.get(OTHER, 0) >= 2000, "no area of the class other"
-    assert colours.get(PRIVATE, 0) >= 50 and colours.get(RESIDENT, 0) >= 50, "no lines"
+    # the lines of the memory chart, above the classes chart: rows with a
+    # stretch of a line's colour (or of it half over white, as a line
+    # between two rows of pixels is drawn) far longer than any key of a
+    # legend (12 pixels)
+    classes_top = next(r for r in range(height) if pixels[r * width:(r + 1) * width].count(OTHER) >= 100)
+    red = [p[0] - p[1] > 60 and abs(p[1] - p[2]) < 20 for p in pixels[:classes_top * width]]
+    blue = [p[2] - p[0] > 60 and p[2] > p[1] for p in pixels[:classes_top * width]]
+    for name, hits in (("private", red), ("resident", blue)):
+        longest = max(sum(hits[r * width:(r + 1) * width]) for r in range(classes_top))
+        assert longest >= 100, f"no {name} line: {longest} pixels at most in a row"
     if os.environ.get("RAMWATCH_REPORT_PNG"):
         shutil.copy(png, os.environ["RAMWATCH_REPORT_PNG"])
 

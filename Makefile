@@ -122,6 +122,7 @@ CLIENT_SRCS := client/cmd-scan.c client/census-print.c client/render-census.c cl
 	client/cmd-metrics.c client/cmd-sql.c \
 	client/cmd-top.c client/top-ask.c client/top-model.c client/top-layout.c client/top-screen.c
 CLIENT_SRCS += client/render-region-changes.c client/style.c
+CLIENT_SRCS += client/chart.c client/render-html.c client/render-html-charts.c
 CLIENT_MAIN := client/ramwatch.c
 
 # ================================================================== include paths, per layer
@@ -216,7 +217,7 @@ UNIT_TESTS := test-util test-log test-strpool test-text test-hashtab test-timepa
 	test-config test-config-values test-config-files test-selector \
 	test-sysmem test-schedule test-pidmap test-store-aside test-writer test-export test-watched test-census-tier test-discover test-view test-daemon-clock \
 	test-control-request test-control-buffer test-control-access test-control-processes test-control-worker \
-	test-render test-control-client test-top
+	test-render test-render-html test-control-client test-top test-chart
 UNIT_BINS := $(addprefix $(BUILD)/tests/,$(UNIT_TESTS))
 
 $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(ALL_LIBS)
@@ -752,6 +753,7 @@ DEB_PACKAGES := gcc make pkg-config libjansson-dev libcmocka-dev python3 python3
 	libncurses-dev tmux
 # the completion tests drive a real zsh (tests/integration/test_completion.py)
 DEB_PACKAGES += zsh
+DEB_PACKAGES += chromium
 # for make deb, rpm, check-units and check-install (make deps-packaging)
 # (the build's own packages too: debian/control's Build-Depends)
 PACKAGING_DEB_PACKAGES := dpkg-dev debhelper lintian rpm systemd gcc make pkgconf libjansson-dev libsqlite3-dev \

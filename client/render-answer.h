@@ -82,3 +82,10 @@ int render_history(const json_t *answer, const struct history_options *o, FILE *
  * (classes, largest regions, mapped files), the trend over censuses, and
  * what is new since the previous census. */
 int render_report(const json_t *report, FILE *f);
+
+/* The report answer and the history answer of the same instance (all
+ * pages merged) as one self-contained HTML page: the report's figures and
+ * tables, and charts of private and resident memory (the fast tier's
+ * min-max as a band) and of the classes over time, marks on both.
+ * Returns 0, -EBADMSG for answers that are not objects, -ENOMEM or -EIO. */
+int render_report_html(const json_t *report, const json_t *history, FILE *f);

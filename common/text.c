@@ -1,5 +1,5 @@
-/* The one UTF-8 decoder, and the writers of JSON strings, CSV fields and
- * terminal text built on it.  Inputs are short (names, paths, command
+/* The one UTF-8 decoder, and the writers of JSON strings, CSV fields,
+ * HTML text and terminal text built on it.  Inputs are short (names, paths, command
  * lines, a query's cells), so clarity wins over speed, except that text
  * already valid is passed on without a copy where a caller allows. */
 #include "text.h"
@@ -196,6 +196,38 @@ void text_csv_write_cstr(FILE *f, const char *s)
 	text_csv_write(f, s, s ? strlen(s) : 0);
 }
 
+/* One character of p[0, len) for a person: writes its visible form into
+ * out (at most TEXT_VISIBLE_STEP_MAX bytes, not NUL-terminated), or points
+ * *ret_from at the bytes themselves.  Returns the input bytes it takes,
+ * with the output's length in *ret_out. */
+#define TEXT_VISIBLE_STEP_MAX 6
+static size_t visible_step(const unsigned char *p, size_t len, char *out, const void **ret_from, size_t *ret_out)
+{
+	uint32_t cp;
+	size_t n = text_utf8_next(p, len, &cp);
+	int k = -1;
+
+	*ret_from = out;
+	if (n == 0)
+		k = snprintf(out, TEXT_VISIBLE_STEP_MAX + 1, "\\x%02x", p[0]), n = 1;
+	else if (cp == '\n')
+		k = snprintf(out, TEXT_VISIBLE_STEP_MAX + 1, "\\n");
+	else if (cp == '\t')
+		k = snprintf(out, TEXT_VISIBLE_STEP_MAX + 1, "\\t");
+	else if (cp == '\r')
+		k = snprintf(out, TEXT_VISIBLE_STEP_MAX + 1, "\\r");
+	else if (cp < 0x20 || cp == 0x7f)
+		k = snprintf(out, TEXT_VISIBLE_STEP_MAX + 1, "\\x%02x", (unsigned)cp);
+	else if (cp >= 0x80 && cp < 0xa0)
+		k = snprintf(out, TEXT_VISIBLE_STEP_MAX + 1, "\\u%04x", (unsigned)cp);
+	if (k < 0) {
+		*ret_from = p;
+		*ret_out = n;
+	} else
+		*ret_out = (size_t)k;
+	return n;
+}
+
 char *text_visible(const char *s, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)s;
@@ -207,25 +239,41 @@ char *text_visible(const char *s, size_t len)
 	if (len > (SIZE_MAX - 1) / 4 || !(buf = malloc(len * 4 + 1)))
 		return NULL;
 	for (size_t i = 0; i < len;) {
-		uint32_t cp;
-		size_t n = text_utf8_next(p + i, len - i, &cp);
-
-		if (n == 0)
-			o += (size_t)sprintf(buf + o, "\\x%02x", p[i]), n = 1;
-		else if (cp == '\n')
-			memcpy(buf + o, "\\n", 2), o += 2;
-		else if (cp == '\t')
-			memcpy(buf + o, "\\t", 2), o += 2;
-		else if (cp == '\r')
-			memcpy(buf + o, "\\r", 2), o += 2;
-		else if (cp < 0x20 || cp == 0x7f)
-			o += (size_t)sprintf(buf + o, "\\x%02x", (unsigned)cp);
-		else if (cp >= 0x80 && cp < 0xa0)
-			o += (size_t)sprintf(buf + o, "\\u%04x", (unsigned)cp);
-		else
-			memcpy(buf + o, p + i, n), o += n;
-		i += n;
+		char step[TEXT_VISIBLE_STEP_MAX + 1];
+		const void *from;
+		size_t out;
+		i += visible_step(p + i, len - i, step, &from, &out);
+		memcpy(buf + o, from, out);
+		o += out;
 	}
 	buf[o] = '\0';
 	return buf;
+}
+
+void text_html_write(FILE *f, const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	for (size_t i = 0; i < len;) {
+		char step[TEXT_VISIBLE_STEP_MAX + 1];
+		const void *from;
+		size_t out;
+
+		switch (p[i]) {
+		case '&': fputs("&amp;", f); i++; continue;
+		case '<': fputs("&lt;", f); i++; continue;
+		case '>': fputs("&gt;", f); i++; continue;
+		case '"': fputs("&quot;", f); i++; continue;
+		case '\'': fputs("&#39;", f); i++; continue;
+		default: break;
+		}
+		i += visible_step(p + i, len - i, step, &from, &out);
+		fwrite(from, 1, out, f);
+	}
+}
+
+void text_html_write_cstr(FILE *f, const char *s)
+{
+	if (s)
+		text_html_write(f, s, strlen(s));
 }

@@ -1,12 +1,12 @@
 /* Text that comes from outside (/proc, files, the database, requests) on
- * its way out as JSON, CSV or a terminal's text.  Paths, command lines and
- * process names are bytes to the kernel, not text; this is the one place
- * that decides what a byte that is not UTF-8 becomes.
+ * its way out as JSON, CSV, HTML or a terminal's text.  Paths, command
+ * lines and process names are bytes to the kernel, not text; this is the
+ * one place that decides what a byte that is not UTF-8 becomes.
  *
  * The rule, the same for a live census and a stored one read back: every
  * byte that does not start a well-formed UTF-8 sequence becomes U+FFFD,
- * one U+FFFD per byte.  (A terminal's text shows it escaped, "\xff",
- * since there the point is to show what the bytes are.) */
+ * one U+FFFD per byte.  (A terminal's text and HTML show it escaped,
+ * "\xff", since there the point is to show what the bytes are.) */
 #pragma once
 
 #include <jansson.h>
@@ -64,3 +64,12 @@ void text_csv_write_cstr(FILE *f, const char *s);
  * Returns a new NUL-terminated string the caller frees, or NULL when out
  * of memory. */
 char *text_visible(const char *s, size_t len);
+
+/* Writes s[0, len) to f as the text of an HTML element or a quoted
+ * attribute value (HTML5, also XML, so inline SVG takes it): "&", "<",
+ * ">", '"' and "'" as character references, the rest as text_visible
+ * shows it (control characters and bytes that are not UTF-8 escaped as
+ * "\x1b", "\xff"), since the page is read by a person, as a terminal is. */
+void text_html_write(FILE *f, const char *s, size_t len);
+/* The same for a NUL-terminated s; nothing for NULL. */
+void text_html_write_cstr(FILE *f, const char *s);

@@ -1,6 +1,6 @@
 /* Text on its way out: the UTF-8 decoder, the one rule for bytes that are
- * not UTF-8 (U+FFFD, one per byte), JSON strings, CSV fields and terminal
- * text. */
+ * not UTF-8 (U+FFFD, one per byte), JSON strings, CSV fields, HTML and
+ * terminal text. */
 #include "testlib.h"
 
 #include "text.h"
@@ -248,11 +248,62 @@ static void test_visible(void **state)
 	free(s);
 }
 
+static char *html_of(const char *s, size_t len)
+{
+	struct out o;
+	out_open(&o);
+	text_html_write(o.f, s, len);
+	return out_close(&o);
+}
+
+static void test_html(void **state)
+{
+	struct out o;
+	char *s;
+
+	(void)state;
+	/* markup and both quotes become references, so the text can stand
+	 * in an element or in an attribute quoted either way */
+	s = html_of("<script>alert('x&y')</script>", 29);
+	assert_string_equal(s, "&lt;script&gt;alert(&#39;x&amp;y&#39;)&lt;/script&gt;");
+	free(s);
+	s = html_of("a=\"b\" c>d", 9);
+	assert_string_equal(s, "a=&quot;b&quot; c&gt;d");
+	free(s);
+	/* UTF-8 passes as it is; what a person cannot see is shown escaped,
+	 * as on a terminal */
+	s = html_of("caf\xc3\xa9 \xe2\x86\x92 \xf0\x9f\x90\x8d", 14);
+	assert_string_equal(s, "caf\xc3\xa9 \xe2\x86\x92 \xf0\x9f\x90\x8d");
+	free(s);
+	s = html_of("\x1b[31m\n\x7f\xc2\x9b", 9);
+	assert_string_equal(s, "\\x1b[31m\\n\\x7f\\u009b");
+	free(s);
+	/* bytes that are not UTF-8, a NUL, a sequence cut short by len */
+	s = html_of("/tmp/\xff<\0\xe2\x82", 10);
+	assert_string_equal(s, "/tmp/\\xff&lt;\\x00\\xe2\\x82");
+	free(s);
+	/* only len bytes count; the empty text is empty */
+	s = html_of("ab<c", 2);
+	assert_string_equal(s, "ab");
+	free(s);
+	s = html_of("", 0);
+	assert_string_equal(s, "");
+	free(s);
+	out_open(&o);
+	text_html_write_cstr(o.f, "1 < 2");
+	text_html_write_cstr(o.f, NULL);
+	text_html_write_cstr(o.f, "&");
+	s = out_close(&o);
+	assert_string_equal(s, "1 &lt; 2&amp;");
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_decode),	   cmocka_unit_test(test_clean), cmocka_unit_test(test_json_value),
 		cmocka_unit_test(test_json_write), cmocka_unit_test(test_csv),	 cmocka_unit_test(test_visible),
+		cmocka_unit_test(test_html),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -144,7 +144,8 @@ static int summary(int argc, char **argv)
 	r = replay(argv[optind], &a);
 	if (r == 0 && (r = trace_report_build(&a, &o, &report, &reason)) < 0) {
 		r = r == -ENOMEM ? fail("%s", reason.message)
-				 : fail("cannot read symbols from %s: %s", o.symbols_path, reason.message);
+				 : fail("cannot read symbols from %s: %s", o.symbols_path ? o.symbols_path : "the trace's objects",
+				       reason.message);
 	} else if (r == 0) {
 		r = json ? trace_report_jsonl(&a, &o, &report, stdout) : trace_report_text(&a, &o, &report, stdout);
 		trace_report_done(&report);
@@ -158,7 +159,7 @@ static int summary(int argc, char **argv)
 int cmd_trace(int argc, char **argv)
 {
 	if (argc < 2)
-		return usage_error("trace", "give a sub-command: summary");
+		return usage_error("trace", "give a sub-command: summary or record");
 	if (streq(argv[1], "--help") || streq(argv[1], "-h") || streq(argv[1], "help")) {
 		trace_help();
 		return 0;
@@ -167,5 +168,9 @@ int cmd_trace(int argc, char **argv)
 		argv[1] = (char *)"ramwatch trace summary"; /* for getopt's messages */
 		return summary(argc - 1, argv + 1);
 	}
-	return usage_error("trace", "unknown sub-command '%s' (there is: summary)", argv[1]);
+	if (streq(argv[1], "record")) {
+		argv[1] = (char *)"ramwatch trace record";
+		return cmd_trace_record(argc - 1, argv + 1);
+	}
+	return usage_error("trace", "unknown sub-command '%s' (there are: summary, record)", argv[1]);
 }

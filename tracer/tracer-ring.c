@@ -20,6 +20,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <string.h>
+#include <time.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -137,7 +138,9 @@ void tracer_ring_emit(struct tracer_record *r)
 				atomic_store(&g->pending, IDLE);
 				return;
 			}
-			sched_yield();
+			/* sleep rather than yield: the writer may need this CPU */
+			struct timespec ts = { .tv_nsec = 20000 };
+			nanosleep(&ts, NULL);
 		}
 	}
 	g->rec[h & g->mask] = *r;

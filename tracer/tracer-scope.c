@@ -25,7 +25,7 @@
 #define DEPTH_MAX 32u
 #define PATH_MAX_BYTES 256u
 
-static char paths[SCOPES_MAX + 1][PATH_MAX_BYTES]; /* [0] is "root" */
+static char paths[SCOPES_MAX + 1][PATH_MAX_BYTES] = { "root" };
 static _Atomic uint32_t defined = 1;
 static uint32_t stack[DEPTH_MAX + 1];
 static unsigned depth;

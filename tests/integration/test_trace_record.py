@@ -1,0 +1,230 @@
+"""ramwatch trace record and the tracer it preloads (libramwatch-trace.so),
+run as a user runs them: real programs with known allocation patterns
+(tests/helpers/trace-patterns.c, trace-flood.c, a Python program with
+phases) recorded, then ramwatch trace summary --json on their traces,
+checked to the byte: sites by function and line, scopes, retained bytes,
+lifetimes and the integrity verdict."""
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+BUILD = Path(os.environ.get("RAMWATCH_BUILD", ROOT / "build"))
+RAMWATCH = BUILD / "ramwatch"
+PATTERNS = BUILD / "helpers" / "trace-patterns"
+FLOOD = BUILD / "helpers" / "trace-flood"
+SOURCE = "tests/helpers/trace-patterns.c"
+
+KiB = 1024
+MiB = 1024 * KiB
+
+
+def record(tmp_path, *command, options=(), env=None, name="t.jsonl"):
+    out = tmp_path / name
+    e = dict(os.environ)
+    e.pop("LD_PRELOAD", None)  # a sanitized client's runtime is not the traced program's
+    e.update(env or {})
+    p = subprocess.run([str(RAMWATCH), "trace", "record", *options, "-o", str(out), "--", *map(str, command)],
+                       capture_output=True, text=True, timeout=120, env=e, cwd=tmp_path)
+    return p, out
+
+
+def summary(path, *options):
+    p = subprocess.run([str(RAMWATCH), "trace", "summary", "--json", "--sites", "--include-zero-live",
+                        "--top", "100", *options, str(path)], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    rows = [json.loads(line) for line in p.stdout.splitlines()]
+    return rows[0], {r["scope"]: r for r in rows if r["kind"] == "scope"}, \
+        [r for r in rows if r["kind"] == "site"]
+
+
+def site(sites, function):
+    found = [s for s in sites if s.get("symbol") == function]
+    assert len(found) == 1, [(s.get("symbol"), s.get("location")) for s in sites]
+    return found[0]
+
+
+def line_of(text):
+    for i, line in enumerate((ROOT / SOURCE).read_text().splitlines(), 1):
+        if text in line:
+            return "%s:%d" % (SOURCE, i)
+    raise AssertionError(text)
+
+
+def pattern(tmp_path, name, options=(), env=None):
+    p, out = record(tmp_path, PATTERNS, name, options=options, env=env)
+    assert p.returncode == 0, p.stderr
+    assert p.stderr.startswith("ramwatch trace record: %s: " % out), p.stderr
+    assert " 0 dropped, trace complete\n" in p.stderr, p.stderr
+    return out
+
+
+def test_sizes_sites_and_small_allocations(tmp_path):
+    total, scopes, sites = summary(pattern(tmp_path, "sizes"))
+    assert total["layer"] == "logical"  # chosen for the tracer's traces
+    assert total["capture_integrity"]["status"] == "complete"
+    assert total["unmatched_frees"] == 0
+    kept = site(sites, "retain_one")
+    assert kept["location"] == line_of("void *p = malloc(n);")
+    assert (kept["allocations"], kept["frees"], kept["open_request_bytes"]) == (3, 0, 3 * MiB)
+    churn = site(sites, "churn_one")
+    assert churn["location"] == line_of("char *volatile p = malloc(n);")
+    assert (churn["allocations"], churn["frees"], churn["open_request_bytes"]) == (10, 10, 0)
+    assert churn["explicitly_closed_bytes"] == 10 * 64 * KiB
+    assert churn["completed_lifetimes"] == 10
+    # every block lives one event: its own free follows its alloc
+    assert churn["lifetime_max_events"] == 1
+    assert churn["lifetime_total_byte_events"] == 10 * 64 * KiB
+    # 100-byte blocks are below the default threshold: counted at their site, exactly
+    small = site(sites, "small_one")
+    assert (small["untracked_requests"], small["untracked_request_bytes"]) == (1000, 100000)
+    assert small["allocations"] == 1000 and small["open_requests"] == 0
+    assert scopes["root"]["open_request_bytes"] == 3 * MiB
+
+
+def test_min_bytes_zero_traces_every_block(tmp_path):
+    total, _, sites = summary(pattern(tmp_path, "sizes", options=("--min-bytes", "0")))
+    assert total["capture_integrity"]["status"] == "complete"
+    small = site(sites, "small_one")
+    assert small["untracked_requests"] == 0
+    assert (small["allocations"], small["open_requests"], small["open_request_bytes"]) == (1000, 1000, 100000)
+
+
+def test_threads(tmp_path):
+    total, _, sites = summary(pattern(tmp_path, "threads"))
+    assert total["capture_integrity"]["status"] == "complete"
+    kept = site(sites, "retain_one")
+    assert (kept["allocations"], kept["open_request_bytes"]) == (4, 4 * 256 * KiB)
+    churn = site(sites, "churn_one")
+    assert (churn["allocations"], churn["frees"], churn["explicitly_closed_bytes"]) == (400, 400, 400 * 128 * KiB)
+
+
+def test_realloc_chain_is_one_allocation(tmp_path):
+    total, _, sites = summary(pattern(tmp_path, "realloc"))
+    assert total["capture_integrity"]["status"] == "complete"
+    assert (total["allocations"], total["resizes"] + total["remaps"]) == (1, 2)
+    assert total["open_request_bytes"] == 4 * MiB and total["unmatched_resizes"] == 0
+    assert site(sites, "grow_chain")["open_request_bytes"] == 4 * MiB
+
+
+def test_aligned_allocations(tmp_path):
+    total, _, sites = summary(pattern(tmp_path, "aligned"))
+    assert total["capture_integrity"]["status"] == "complete"
+    # each call is a site of its own, named by its line
+    by_line = {s["location"]: s for s in sites if s.get("symbol") == "aligned_blocks"}
+    assert len(by_line) == 4
+    expect = {"posix_memalign(&p, 4096": (1 * MiB, 0), "aligned_alloc(65536": (512 * KiB, 0),
+              "memalign(256": (256 * KiB, 0), "p = valloc(": (0, 128 * KiB)}
+    for text, (kept, freed) in expect.items():
+        s = by_line[line_of(text)]
+        assert (s["allocations"], s["open_request_bytes"], s["explicitly_closed_bytes"]) == (1, kept, freed)
+
+
+def test_mapped_blocks_on_the_backing_layer(tmp_path):
+    out = pattern(tmp_path, "maps")
+    total, _, _ = summary(out, "--layer", "backing")
+    assert total["capture_integrity"]["status"] == "complete"
+    m = total["physical"]
+    # 8 MiB mapped, its upper half unmapped, the rest remapped to 6 MiB
+    assert (m["maps"], m["unmaps"]) == (2, 2)
+    assert (m["live_mapped_bytes"], m["high_water_mapped_bytes"]) == (6 * MiB, 8 * MiB)
+    assert m["untracked_unmap_bytes"] == 0
+
+
+def test_fork_child_writes_its_own_trace(tmp_path):
+    out = pattern(tmp_path, "fork")
+    children = [p for p in tmp_path.iterdir() if p.name.startswith("t.jsonl.") and p.name[8:].isdigit()]
+    assert len(children) == 1
+    parent, _, psites = summary(out)
+    child, _, csites = summary(children[0])
+    for t in (parent, child):
+        assert t["capture_integrity"]["status"] == "complete"
+    assert site(psites, "retain_one")["open_request_bytes"] == 1 * MiB
+    # the child's trace holds the child's allocations only
+    assert child["allocations"] == 1
+    assert site(csites, "retain_one")["open_request_bytes"] == 2 * MiB
+    assert json.loads(children[0].read_text().splitlines()[0])["pid"] == int(children[0].name[8:])
+
+
+def test_phases_from_the_c_api(tmp_path):
+    total, scopes, _ = summary(pattern(tmp_path, "phases"))
+    assert total["capture_integrity"]["status"] == "complete"
+    assert scopes["root/load"]["open_request_bytes"] == 2 * MiB
+    d = scopes["root/decode"]
+    assert (d["open_request_bytes"], d["explicitly_closed_bytes"], d["frees"]) == (512 * KiB, 1 * MiB, 1)
+    assert scopes["root/decode/inner"]["open_request_bytes"] == 256 * KiB
+
+
+def test_phases_from_a_variable(tmp_path):
+    total, scopes, _ = summary(pattern(tmp_path, "env-phases", options=("--scope-env", "PHASE")))
+    assert total["capture_integrity"]["status"] == "complete"
+    assert scopes["root/first"]["open_request_bytes"] == 1 * MiB
+    assert scopes["root/second"]["open_request_bytes"] == 2 * MiB
+    assert scopes["root"]["open_request_bytes"] == 3 * MiB
+
+
+def test_python_phases(tmp_path):
+    program = tmp_path / "phases.py"
+    program.write_text(
+        "import ramwatch_trace\n"
+        "assert ramwatch_trace.active()\n"
+        "kept = []\n"
+        "with ramwatch_trace.scope('build'):\n"
+        "    kept.append(bytearray(8 << 20))\n"
+        "with ramwatch_trace.scope('scratch'):\n"
+        "    b = bytearray(4 << 20)\n"
+        "    del b\n")
+    p, out = record(tmp_path, "/usr/bin/python3", program)
+    assert p.returncode == 0, p.stderr
+    total, scopes, _ = summary(out)
+    assert total["capture_integrity"]["status"] == "complete"
+    # a bytearray asks for one byte more than it holds, for its NUL
+    b = scopes["root/build"]
+    assert (b["allocations"], b["high_water_open_request_bytes"]) == (1, (8 << 20) + 1)
+    s = scopes["root/scratch"]
+    assert (s["allocations"], s["frees"], s["explicitly_closed_bytes"]) == (1, 1, (4 << 20) + 1)
+
+
+def test_python_module_without_the_tracer():
+    p = subprocess.run(["/usr/bin/python3", "-c",
+                        "import ramwatch_trace as t\nassert not t.active()\n"
+                        "with t.scope('x'):\n    pass\n"],
+                       env={"PYTHONPATH": str(BUILD / "python")}, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+
+
+def test_a_full_buffer_drops_counts_and_the_verdict_says_so(tmp_path):
+    # one page of records per thread and no waiting: four threads outrun the writer
+    p, out = record(tmp_path, FLOOD, 4, 100000, env={"RAMWATCH_TRACE_BUFFER": "4096",
+                                                     "RAMWATCH_TRACE_WAIT_US": "0"})
+    assert p.returncode == 0, p.stderr
+    stop = json.loads(out.read_text().splitlines()[-1])
+    assert stop["kind"] == "trace.stop" and stop["dropped"] > 0
+    assert " %d dropped, trace sequence_gaps\n" % stop["dropped"] in p.stderr
+    total, _, _ = summary(out)
+    c = total["capture_integrity"]
+    assert c["status"] == "sequence_gaps"
+    # every dropped event took its number: the gaps are the drops
+    assert c["missing_sequence_event_count"] == stop["dropped"]
+    assert c["last_sequence"] == stop["seq"]
+    assert c["event_count"] + stop["dropped"] == stop["seq"]
+    # 800,000 mallocs and frees, the 3 opening lines, the objects and the small counts at the end
+    assert 4 * 100000 * 2 + 4 < stop["seq"] < 4 * 100000 * 2 + 40
+
+
+def test_exit_status_and_errors(tmp_path):
+    p, out = record(tmp_path, "/bin/sh", "-c", "exit 7")
+    assert p.returncode == 7
+    p, out = record(tmp_path, "/bin/sh", "-c", "kill -TERM $$")
+    assert p.returncode == 128 + 15
+    p, out = record(tmp_path, tmp_path / "no-such-program")
+    assert p.returncode == 127 and "cannot run" in p.stderr
+    p = subprocess.run([str(RAMWATCH), "trace", "record", "--", "true"], capture_output=True, text=True)
+    assert p.returncode == 2 and "-o FILE" in p.stderr
+    p = subprocess.run([str(RAMWATCH), "trace", "record", "--min-bytes", "lots", "-o", "x", "--", "true"],
+                       capture_output=True, text=True)
+    assert p.returncode == 2 and "--min-bytes" in p.stderr

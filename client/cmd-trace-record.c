@@ -211,6 +211,10 @@ int cmd_trace_record(int argc, char **argv)
 	/* the first process to load the tracer creates the file (O_EXCL) */
 	if (unlink(file) < 0 && errno != ENOENT)
 		return fail("cannot replace %s: %s", file, strerror(errno));
+	/* an old mark (ramwatch mark) is not this run's phase */
+	snprintf(python, sizeof(python), "%s.mark", file);
+	if (unlink(python) < 0 && errno != ENOENT)
+		return fail("cannot remove %s: %s", python, strerror(errno));
 
 	snprintf(python, sizeof(python), "%s", library);
 	*strrchr(python, '/') = 0;

@@ -222,6 +222,15 @@ void tracer_scope_follow_mark(void)
 	set_phase(name, (size_t)n);
 }
 
+void tracer_scope_close_all(void)
+{
+	tracer_scope_lock();
+	while (depth > 0)
+		exit_locked();
+	phase = 0;
+	tracer_scope_unlock();
+}
+
 void tracer_scope_reopen(void)
 {
 	for (unsigned i = 1; i <= depth; i++)

@@ -196,6 +196,11 @@ void tracer_session_stop(void)
 {
 	int on = TRACER_ON;
 
+	if (atomic_load(&tracer_state) != TRACER_ON)
+		return;
+	tracer_busy++;
+	tracer_scope_close_all();
+	tracer_busy--;
 	if (!atomic_compare_exchange_strong(&tracer_state, &on, TRACER_STOPPED))
 		return;
 	tracer_busy++;

@@ -147,6 +147,8 @@ TRACER_HIDDEN void tracer_scope_follow_env(void);
 TRACER_HIDDEN void tracer_scope_follow_mark(void);
 /* Writes scope.enter lines for the scopes open now (a fork's child's trace). */
 TRACER_HIDDEN void tracer_scope_reopen(void);
+/* Leaves every open scope: the end of the trace ends them. */
+TRACER_HIDDEN void tracer_scope_close_all(void);
 TRACER_HIDDEN void tracer_scope_lock(void);
 TRACER_HIDDEN void tracer_scope_unlock(void);
 

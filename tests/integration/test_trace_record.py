@@ -228,3 +228,45 @@ def test_exit_status_and_errors(tmp_path):
     p = subprocess.run([str(RAMWATCH), "trace", "record", "--min-bytes", "lots", "-o", "x", "--", "true"],
                        capture_output=True, text=True)
     assert p.returncode == 2 and "--min-bytes" in p.stderr
+
+
+def test_ramwatch_mark_enters_a_phase_of_the_trace(tmp_path):
+    program = tmp_path / "slow.py"
+    program.write_text(
+        "import sys, time\n"
+        "kept = [bytearray(1 << 20)]\n"
+        "print('ready', flush=True)\n"
+        "sys.stdin.readline()\n"
+        "kept.append(bytearray(2 << 20))\n")
+    (tmp_path / "t.jsonl.mark").write_text("stale\n")  # an old run's: trace record removes it
+    out = tmp_path / "t.jsonl"
+    env = dict(os.environ)
+    env.pop("LD_PRELOAD", None)
+    proc = subprocess.Popen([str(RAMWATCH), "trace", "record", "-o", str(out), "--", "/usr/bin/python3",
+                             str(program)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=env)
+    try:
+        assert proc.stdout.readline() == "ready\n"
+        pid = [int(p) for p in os.listdir("/proc") if p.isdigit() and
+               Path("/proc", p, "cmdline").read_bytes().split(b"\0")[:2] == [b"/usr/bin/python3", bytes(program)]]
+        assert len(pid) == 1
+        # no daemon at this socket: the trace is marked all the same, and mark says both
+        m = subprocess.run([str(RAMWATCH), "mark", "--pid", str(pid[0]), "--socket", str(tmp_path / "none"),
+                            "load"], capture_output=True, text=True, timeout=30)
+        assert m.returncode == 1 and "cannot connect" in m.stderr
+        assert m.stdout == "mark 'load' set in the allocation trace of pid %d (%s.mark)\n" % (pid[0], out)
+        # the writer looks every few milliseconds
+        import time
+        time.sleep(0.2)
+        proc.stdin.write("\n")
+        proc.stdin.flush()
+        assert proc.wait(timeout=60) == 0
+    finally:
+        proc.kill()
+    total, scopes, _ = summary(out)
+    # the phase ends with the trace: balanced
+    assert total["capture_integrity"]["status"] == "complete"
+    assert "root/stale" not in scopes
+    load = scopes["root/load"]
+    assert load["high_water_open_request_bytes"] >= (2 << 20) + 1
+    assert any(line.get("kind") == "scope.exit" for line in map(json.loads, out.read_text().splitlines()))

@@ -299,7 +299,8 @@ TRACER_CFLAGS := -std=gnu11 -D_GNU_SOURCE -DRAMWATCH_VERSION='"$(VERSION)"' -O2 
 
 $(TRACER_LIB): $(TRACER_SRCS) tracer/tracer.h tracer/ramwatch-trace.h $(BUILD)/python/ramwatch_trace.py
 	@mkdir -p $(dir $@)
-	$(CC) $(TRACER_CFLAGS) -shared -Wl,-soname,libramwatch-trace.so -o $@ $(TRACER_SRCS) -ldl -lpthread
+	$(CC) $(TRACER_CFLAGS) $(CFLAGS) -shared -Wl,-soname,libramwatch-trace.so $(filter-out -fsanitize%,$(LDFLAGS)) \
+		-o $@ $(TRACER_SRCS) -ldl -lpthread
 
 # beside the library, where ramwatch trace record puts it on PYTHONPATH
 $(BUILD)/python/ramwatch_trace.py: tracer/ramwatch_trace.py

@@ -292,7 +292,7 @@ check-gpu-script: $(GPU_CHECK_BINS)
 # program under test, whose malloc it replaces.  It sees common/ only
 # through its own header rules (tracer/tracer.h: nothing that allocates).
 TRACER_SRCS := tracer/tracer-hooks.c tracer/tracer-ring.c tracer/tracer-writer.c tracer/tracer-session.c \
-	tracer/tracer-scope.c tracer/tracer-small.c tracer/tracer-objects.c
+	tracer/tracer-scope.c tracer/tracer-small.c tracer/tracer-objects.c tracer/tracer-stack.c
 TRACER_LIB := $(BUILD)/libramwatch-trace.so
 TRACER_CFLAGS := -std=gnu11 -D_GNU_SOURCE -DRAMWATCH_VERSION='"$(VERSION)"' -O2 -g $(WARNINGS) -fPIC \
 	-fvisibility=hidden -ftls-model=initial-exec -fno-builtin -fno-omit-frame-pointer -pthread -Itracer
@@ -660,7 +660,7 @@ clean:
 DEB_PACKAGES := gcc make pkg-config libjansson-dev libcmocka-dev python3 python3-pytest \
 	clang libclang-rt-dev procps mandoc libdw-dev libelf-dev jq nodejs openjdk-17-jre-headless \
 	libsqlite3-dev sqlite3 libsystemd-dev python3-numpy redis-server libjemalloc-dev libmimalloc-dev \
-	libgoogle-perftools-dev faketime
+	libgoogle-perftools-dev faketime libunwind8
 # for make deb, rpm, check-units and check-install (make deps-packaging)
 # (the build's own packages too: debian/control's Build-Depends)
 PACKAGING_DEB_PACKAGES := dpkg-dev debhelper lintian rpm systemd gcc make pkgconf libjansson-dev libsqlite3-dev \

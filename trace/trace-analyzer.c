@@ -321,7 +321,8 @@ int trace_analyzer_ingest(struct trace_analyzer *a, const struct trace_event *e,
 	case TRACE_KIND_SCOPE_ENTER: return scope_enter(a, e, &ref, err);
 	case TRACE_KIND_SCOPE_EXIT: scope_exit(a, e->scope_id); return 0;
 	case TRACE_KIND_SNAPSHOT:
-	case TRACE_KIND_CENSUS: return 0;
+	case TRACE_KIND_CENSUS:
+	case TRACE_KIND_STACK: return 0;
 	case TRACE_KIND_OBJECT: return record_object(a, e, err);
 	default: break;
 	}

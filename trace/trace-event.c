@@ -52,6 +52,7 @@ static const char *const kind_names[_TRACE_KIND_MAX] = {
 	[TRACE_KIND_DISCARD] = "discard",         [TRACE_KIND_DECOMMIT] = "decommit",
 	[TRACE_KIND_ADVISE] = "advise",           [TRACE_KIND_SNAPSHOT] = "snapshot",
 	[TRACE_KIND_CENSUS] = "census",           [TRACE_KIND_OBJECT] = "object",
+	[TRACE_KIND_STACK] = "stack",
 };
 
 /* The layer names events carry, and the names --layer takes. */

@@ -34,6 +34,7 @@ enum trace_kind {
 	TRACE_KIND_SNAPSHOT,
 	TRACE_KIND_CENSUS,
 	TRACE_KIND_OBJECT, /* a loaded object: path, load bias, length (doc/memtrace-recording.md) */
+	TRACE_KIND_STACK,  /* a stack of the tracer's --stack: stack_id, frames; not replayed */
 	_TRACE_KIND_MAX,
 };
 

@@ -110,6 +110,8 @@ static void emit(enum tracer_kind kind, uint64_t address, uint64_t old_address, 
 	};
 	tracer_scope_follow_env();
 	r.scope = tracer_scope_current();
+	if (tracer_config.stack > 1 && site)
+		r.stack = tracer_stack_id(site);
 	tracer_ring_emit(&r);
 }
 

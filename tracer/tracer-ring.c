@@ -114,8 +114,12 @@ void tracer_ring_emit(struct tracer_record *r)
 	struct tracer_ring *g = ring_mine();
 	uint64_t h, s;
 
+	/* After its ring's key destructor a thread runs only the C library's
+	 * and other libraries' last clean-up (the program's thread_local
+	 * destructors ran before): not traced, and not a drop either. */
 	if (!g) {
-		atomic_fetch_add(&dropped, 1);
+		if (!thread_ended)
+			atomic_fetch_add(&dropped, 1);
 		return;
 	}
 	atomic_store(&g->pending, atomic_load(&seq_counter) + 1);

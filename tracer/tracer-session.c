@@ -103,7 +103,9 @@ static void write_start(void)
 	tracer_out_str(",\"kind\":\"allocator\",\"allocator_id\":1,\"layer\":\"logical_allocator\","
 		       "\"producer\":\"malloc\",\"retains_freed_memory\":false,\"min_bytes\":");
 	tracer_out_u64(tracer_config.min_bytes);
-	tracer_out_str(",\"stack\":1,\"sampled\":\"");
+	tracer_out_str(",\"stack\":");
+	tracer_out_u64(tracer_config.stack);
+	tracer_out_str(",\"sampled\":\"");
 	if (tracer_config.min_bytes == 0)
 		tracer_out_str("every call");
 	else
@@ -175,6 +177,8 @@ void tracer_session_start(void)
 	if (!env_copy(TRACER_ENV_FILE, tracer_config.file, sizeof(tracer_config.file)))
 		goto out;
 	configure();
+	if (tracer_stack_init() < 0)
+		tracer_config.stack = 1;
 	if (open_trace(true) < 0)
 		goto out;
 	write_start();
@@ -207,6 +211,7 @@ void tracer_session_stop(void)
 	tracer_ring_quiesce();
 	tracer_writer_join();
 	tracer_ring_each_small(write_small);
+	tracer_stack_write();
 	tracer_objects_write();
 	tracer_out_str("{\"seq\":");
 	tracer_out_u64(tracer_ring_next_seq());

@@ -186,6 +186,8 @@ void tracer_writer_record(const struct tracer_record *r)
 		field(",\"return_address\":", r->site);
 	if (r->scope)
 		field(",\"scope_id\":", r->scope);
+	if (r->stack)
+		field(",\"stack_id\":", r->stack);
 	if (r->flags & TRACER_FAILED)
 		tracer_out_str(",\"succeeded\":false");
 	tracer_out_str("}\n");

@@ -10,7 +10,8 @@
  *   tracer-session.c  start, stop, fork, the configuration from the environment
  *   tracer-scope.c    the program's scopes (the C API, the scope variable, marks)
  *   tracer-small.c    per-site counts of allocations below the threshold
- *   tracer-objects.c  the loaded objects and their load addresses */
+ *   tracer-objects.c  the loaded objects and their load addresses
+ *   tracer-stack.c    stacks of N frames (--stack N), as a table of ids */
 #pragma once
 
 #include <stdatomic.h>
@@ -62,10 +63,13 @@ struct tracer_record {
 	uint64_t old_len;
 	uint64_t site;   /* return address, or a stack's site id with --stack */
 	uint32_t scope;  /* scope id, 0 for root */
+	uint32_t stack;  /* stack id with --stack, 0 for none */
 	uint8_t kind;
 	uint8_t flags;
-	uint8_t pad[10];
+	uint8_t pad[6];
 };
+
+_Static_assert(sizeof(struct tracer_record) == 64, "a record is one cache line");
 
 struct tracer_config {
 	uint64_t min_bytes;
@@ -154,6 +158,14 @@ TRACER_HIDDEN void tracer_scope_unlock(void);
 
 /* tracer-objects.c: one "object" line per loaded object */
 TRACER_HIDDEN void tracer_objects_write(void);
+
+/* tracer-stack.c: --stack N */
+/* Loads libunwind when N > 1.  Returns 0, or -1 when it cannot (then the
+ * trace records callers only and says so in its allocator line). */
+TRACER_HIDDEN int tracer_stack_init(void);
+/* The id of the stack from caller up, 0 when none. */
+TRACER_HIDDEN uint32_t tracer_stack_id(uint64_t caller);
+TRACER_HIDDEN void tracer_stack_write(void);
 
 /* tracer-session.c */
 TRACER_HIDDEN void tracer_session_start(void);

@@ -270,3 +270,26 @@ def test_ramwatch_mark_enters_a_phase_of_the_trace(tmp_path):
     load = scopes["root/load"]
     assert load["high_water_open_request_bytes"] >= (2 << 20) + 1
     assert any(line.get("kind") == "scope.exit" for line in map(json.loads, out.read_text().splitlines()))
+
+
+def test_stacks_as_a_table_of_ids(tmp_path):
+    out = pattern(tmp_path, "sizes", options=("--stack", "4"))
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert lines[1]["kind"] == "allocator" and lines[1]["stack"] == 4
+    stacks = {line["stack_id"]: line["frames"] for line in lines if line["kind"] == "stack"}
+    events = [line for line in lines if line["kind"] in ("alloc", "free") and line.get("tracked", True)]
+    assert len(events) == 3 + 10 + 10
+    # three stacks: retain_one's malloc, churn_one's malloc and its free, each called from sizes()
+    assert sorted(stacks) == [1, 2, 3]
+    for e in events:
+        frames = stacks[e["stack_id"]]
+        assert len(frames) == 4 and frames[0] == e["return_address"]
+    by_site = {}
+    for e in events:
+        by_site.setdefault((e["kind"], e["return_address"]), set()).add(e["stack_id"])
+    assert sorted(len(v) for v in by_site.values()) == [1, 1, 1]
+    # the callers' callers differ: retain_one and churn_one are called from two lines of sizes()
+    assert len({tuple(f[1:2]) for f in stacks.values()}) == 2
+    total, _, sites = summary(out)
+    assert total["capture_integrity"]["status"] == "complete"
+    assert site(sites, "retain_one")["open_request_bytes"] == 3 * MiB

@@ -119,7 +119,7 @@ DAEMON_MAIN := daemon/ramwatchd.c
 CLIENT_SRCS := client/cmd-scan.c client/render-census.c client/table.c client/cmd-trace.c client/cmd-trace-record.c \
 	client/control-client.c client/answer.c client/render-status.c client/render-processes.c client/render-history.c \
 	client/render-report.c client/ask.c client/cmd-status.c client/cmd-processes.c \
-	client/cmd-history.c client/cmd-report.c client/cmd-diff.c client/cmd-mark.c client/mark-trace.c client/cmd-events.c \
+	client/cmd-history.c client/cmd-report.c client/cmd-diff.c client/cmd-mark.c client/mark-trace.c client/report-trace.c client/cmd-events.c \
 	client/cmd-metrics.c client/cmd-sql.c
 CLIENT_MAIN := client/ramwatch.c
 

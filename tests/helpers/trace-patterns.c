@@ -194,6 +194,25 @@ static void env_phases(void)
 	retain_one(3 * MiB);
 }
 
+/* 16 x 1 MiB and 256 x 16 KiB kept, every page touched; "ready" on
+ * standard output, then waits for a line on standard input and exits with
+ * them still held: the census's malloc class and the trace's live bytes. */
+static void hold(void)
+{
+	static char line[16];
+	for (int i = 0; i < 16; i++)
+		retain_one(1 * MiB);
+	for (int i = 0; i < 256; i++) {
+		char *p = malloc(16 * KiB);
+		memset(p, 3, 16 * KiB);
+		kept[40] = p;
+	}
+	printf("ready\n");
+	fflush(stdout);
+	if (!fgets(line, sizeof(line), stdin))
+		exit(1);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -202,6 +221,7 @@ int main(int argc, char **argv)
 	} patterns[] = {
 		{ "sizes", sizes }, { "threads", threads }, { "realloc", realloc_chain }, { "aligned", aligned },
 		{ "maps", maps },   { "fork", forks },      { "phases", phases },         { "env-phases", env_phases },
+		{ "hold", hold },
 	};
 
 	for (size_t i = 0; argc == 2 && i < sizeof(patterns) / sizeof(patterns[0]); i++)
@@ -209,6 +229,6 @@ int main(int argc, char **argv)
 			patterns[i].run();
 			return 0;
 		}
-	fprintf(stderr, "usage: trace-patterns sizes|threads|realloc|aligned|maps|fork|phases|env-phases\n");
+	fprintf(stderr, "usage: trace-patterns sizes|threads|realloc|aligned|maps|fork|phases|env-phases|hold\n");
 	return 2;
 }

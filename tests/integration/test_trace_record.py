@@ -293,3 +293,57 @@ def test_stacks_as_a_table_of_ids(tmp_path):
     total, _, sites = summary(out)
     assert total["capture_integrity"]["status"] == "complete"
     assert site(sites, "retain_one")["open_request_bytes"] == 3 * MiB
+
+
+def test_report_puts_the_census_heap_beside_the_trace(tmp_path):
+    import sys
+    sys.path.insert(0, str(Path(__file__).parent))
+    from rwdaemon import Daemon, fast_config
+    out = tmp_path / "t.jsonl"
+    env = dict(os.environ)
+    env.pop("LD_PRELOAD", None)
+    proc = subprocess.Popen([str(RAMWATCH), "trace", "record", "-o", str(out), "--", str(PATTERNS), "hold"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=env)
+    d = None
+    try:
+        assert proc.stdout.readline() == "ready\n"
+        pid = [int(p) for p in os.listdir("/proc") if p.isdigit() and
+               Path("/proc", p, "cmdline").read_bytes().split(b"\0")[:2] == [bytes(PATTERNS), b"hold"]][0]
+        sock = str(tmp_path / "ctl.sock")
+        d = Daemon(tmp_path, fast_config("Watch=pid:%d" % pid), socket=sock).start()
+
+        def ask(*args):
+            return subprocess.run([str(RAMWATCH), *args, "--socket", sock], capture_output=True, text=True,
+                                  timeout=30)
+        import time
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            h = ask("history", "--pid", str(pid), "--format", "json")
+            if h.returncode == 0 and json.loads(h.stdout)["censuses"]:
+                break
+            time.sleep(0.2)
+        else:
+            raise AssertionError("no census of the traced process")
+        proc.stdin.write("\n")
+        proc.stdin.flush()
+        assert proc.wait(timeout=60) == 0
+        r = ask("report", "--pid", str(pid), "--trace", str(out), "--format", "json")
+        assert r.returncode == 0, r.stderr
+        report = json.loads(r.stdout)
+        md = ask("report", "--pid", str(pid), "--trace", str(out))
+        assert md.returncode == 0, md.stderr
+    finally:
+        proc.kill()
+        if d:
+            d.stop()
+    t = report["trace"]
+    # everything held is live at the end: 16 MiB and 256 x 16 KiB, and the
+    # 4 KiB buffers stdio gave standard output and input (pipes)
+    assert t["live_bytes"] == 16 * MiB + 256 * 16 * KiB + 2 * 4096
+    assert (t["pid"], t["capture_integrity"], t["file"]) == (pid, "complete", str(out))
+    heap = [c for c in report["last_census"]["classes"] if c["key"] == "malloc"]
+    assert len(heap) == 1 and t["malloc_resident"] == heap[0]["resident"]
+    assert t["allocator_overhead_bytes"] == heap[0]["resident"] - t["live_bytes"]
+    assert "## The heap beside its allocation trace\n" in md.stdout
+    assert "| live in the trace at its end | 20.0 MiB |" in md.stdout

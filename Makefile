@@ -189,7 +189,7 @@ BENCH_LIBS := $(SCHEMA_LIB) $(SCANNER_LIB) $(COMMON_LIB)
 # ================================================================== programs
 
 .PHONY: all run check check-build check-unit check-integration check-sanitizers check-layers fuzz lint-man soak soak-asan \
-	bench bench-scan bench-evidence bench-daemon bench-history bench-store-size bench-trace \
+	bench bench-scan bench-evidence bench-daemon bench-history bench-store-size bench-trace bench-tracer \
 	install uninstall clean deps deps-packaging check-units deb rpm check-install check-metrics check-gpu-script
 
 all: $(BUILD)/ramwatch $(BUILD)/ramwatchd $(BUILD)/libramwatch-trace.so
@@ -295,7 +295,7 @@ TRACER_SRCS := tracer/tracer-hooks.c tracer/tracer-ring.c tracer/tracer-writer.c
 	tracer/tracer-scope.c tracer/tracer-small.c tracer/tracer-objects.c tracer/tracer-stack.c
 TRACER_LIB := $(BUILD)/libramwatch-trace.so
 TRACER_CFLAGS := -std=gnu11 -D_GNU_SOURCE -DRAMWATCH_VERSION='"$(VERSION)"' -O2 -g $(WARNINGS) -fPIC \
-	-fvisibility=hidden -ftls-model=initial-exec -fno-builtin -fno-omit-frame-pointer -pthread -Itracer
+	-fvisibility=hidden -ftls-model=initial-exec -fno-builtin -fno-omit-frame-pointer -flto -pthread -Itracer
 
 $(TRACER_LIB): $(TRACER_SRCS) tracer/tracer.h tracer/ramwatch-trace.h $(BUILD)/python/ramwatch_trace.py
 	@mkdir -p $(dir $@)
@@ -535,6 +535,14 @@ $(BUILD)/bench/trace-rss: bench/trace-rss.c
 
 bench-trace: deps $(BUILD)/ramwatch $(BUILD)/bench/trace-gen $(BUILD)/bench/trace-rss
 	RAMWATCH_BUILD=$(abspath $(BUILD)) $(PYTHON) bench/trace-bench.py
+
+# The tracer's overhead on a malloc-heavy program beside heaptrack (BENCHMARKS.md)
+$(BUILD)/bench/malloc-heavy: bench/malloc-heavy.c
+	@mkdir -p $(dir $@)
+	$(CC) $(HELPER_CFLAGS) -o $@ $< -lpthread
+
+bench-tracer: deps $(TRACER_LIB) $(BUILD)/bench/malloc-heavy
+	RAMWATCH_BUILD=$(abspath $(BUILD)) $(PYTHON) bench/tracer-bench.py
 
 # ================================================================== install, packaging
 

@@ -39,7 +39,13 @@ struct tracer_ring {
 	struct tracer_small *small;
 	uint64_t mask;
 	struct tracer_record *rec;
+	/* the writer's own copy of records taken from the ring, not yet
+	 * written: merging from them reads memory no other core writes */
+	struct tracer_record *local;
+	uint32_t lhead, ln;
 };
+
+#define LOCAL_MAX 4096u
 
 static _Atomic(struct tracer_ring *) rings;
 static _Atomic uint64_t seq_counter;
@@ -185,6 +191,7 @@ void tracer_ring_reset_child(void)
 		atomic_store(&g->tail, atomic_load(&g->head));
 		atomic_store(&g->pending, IDLE);
 		atomic_store(&g->owned, g == my_ring);
+		g->lhead = g->ln = 0;
 		tracer_small_reset(g->small);
 	}
 }
@@ -203,22 +210,53 @@ static uint64_t watermark(bool all)
 	return w;
 }
 
-/* The k-way merge: the ring whose next record is the oldest gives records
- * until another ring's next one is older, or the watermark is reached. */
+/* Takes the records below w from g into its local copy, as many as fit.
+ * Returns the number of the first record below w left in the ring (the
+ * copy was full), or w. */
+static uint64_t take(struct tracer_ring *g, uint64_t w)
+{
+	uint64_t t = atomic_load_explicit(&g->tail, memory_order_relaxed);
+	uint64_t h = atomic_load_explicit(&g->head, memory_order_acquire);
+
+	if (g->lhead > 0) {
+		memmove(g->local, g->local + g->lhead, (g->ln - g->lhead) * sizeof(*g->local));
+		g->ln -= g->lhead;
+		g->lhead = 0;
+	}
+	while (t != h && g->ln < LOCAL_MAX && g->rec[t & g->mask].seq < w)
+		g->local[g->ln++] = g->rec[t++ & g->mask];
+	atomic_store_explicit(&g->tail, t, memory_order_release);
+	if (t != h && g->rec[t & g->mask].seq < w)
+		return g->rec[t & g->mask].seq;
+	return w;
+}
+
+/* Every ring's records below the watermark are copied out first (a ring
+ * is read in one sweep, not a record at a time across cores), then merged:
+ * the copy whose next record is the oldest gives records until another's
+ * next one is older, or the limit is reached.  The limit is the watermark,
+ * or lower when a copy was full and records below the watermark wait in
+ * its ring. */
 size_t tracer_ring_drain(void (*out)(const struct tracer_record *r), bool all)
 {
-	uint64_t w = watermark(all);
+	uint64_t w = watermark(all), limit = w;
 	size_t n = 0;
 
+	for (struct tracer_ring *g = atomic_load(&rings); g; g = g->next) {
+		if (!g->local && !(g->local = tracer_pages(LOCAL_MAX * sizeof(*g->local))))
+			continue;
+		uint64_t left = take(g, w);
+		if (left < limit)
+			limit = left;
+	}
 	for (;;) {
 		struct tracer_ring *best = NULL;
 		uint64_t best_seq = UINT64_MAX, second = UINT64_MAX;
 
 		for (struct tracer_ring *g = atomic_load(&rings); g; g = g->next) {
-			uint64_t t = atomic_load_explicit(&g->tail, memory_order_relaxed);
-			if (t == atomic_load_explicit(&g->head, memory_order_acquire))
+			if (!g->local || g->lhead == g->ln)
 				continue;
-			uint64_t s = g->rec[t & g->mask].seq;
+			uint64_t s = g->local[g->lhead].seq;
 			if (s < best_seq) {
 				second = best_seq;
 				best_seq = s;
@@ -227,19 +265,13 @@ size_t tracer_ring_drain(void (*out)(const struct tracer_record *r), bool all)
 				second = s;
 			}
 		}
-		if (!best || best_seq >= w)
+		if (!best || best_seq >= limit)
 			return n;
-		uint64_t limit = second < w ? second : w;
-		uint64_t t = atomic_load_explicit(&best->tail, memory_order_relaxed);
-		uint64_t h = atomic_load_explicit(&best->head, memory_order_acquire);
-		while (t != h && best->rec[t & best->mask].seq < limit) {
-			out(&best->rec[t & best->mask]);
-			t++;
+		uint64_t stop = second < limit ? second : limit;
+		while (best->lhead < best->ln && best->local[best->lhead].seq < stop) {
+			out(&best->local[best->lhead++]);
 			n++;
-			if ((n & 255) == 0)
-				atomic_store_explicit(&best->tail, t, memory_order_release);
 		}
-		atomic_store_explicit(&best->tail, t, memory_order_release);
 	}
 }
 

@@ -109,8 +109,9 @@ TRACER_HIDDEN void tracer_ring_quiesce(void);
 TRACER_HIDDEN void tracer_ring_reset_child(void);
 
 /* tracer-ring.c: the writer's side */
-/* Moves to out, in sequence order, every record whose number is below the
- * watermark no thread can still go under.  Returns how many. */
+/* Moves to out, in sequence order, the records whose numbers are below the
+ * watermark no thread can still go under (all: every record), as many as
+ * the writer's copies hold.  Returns how many; call again until 0. */
 TRACER_HIDDEN size_t tracer_ring_drain(void (*out)(const struct tracer_record *r), bool all);
 TRACER_HIDDEN void tracer_ring_wake_writer(void);
 TRACER_HIDDEN void tracer_ring_wait_writer(uint64_t timeout_ns);
@@ -137,6 +138,7 @@ TRACER_HIDDEN void tracer_writer_join(void);
 TRACER_HIDDEN void tracer_writer_record(const struct tracer_record *r);
 /* Pieces of one JSON line, for the session's own lines. */
 TRACER_HIDDEN void tracer_out_str(const char *s);
+TRACER_HIDDEN void tracer_out_mem(const char *s, size_t n);
 TRACER_HIDDEN void tracer_out_u64(uint64_t v);
 TRACER_HIDDEN void tracer_out_hex(uint64_t v);
 TRACER_HIDDEN void tracer_out_json_string(const char *s);

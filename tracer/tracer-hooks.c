@@ -329,6 +329,7 @@ TRACER_EXPORT void *mremap(void *old, size_t old_len, size_t len, int flags, ...
 
 __attribute__((constructor)) static void tracer_init(void)
 {
+	tracer_scope_init();
 	resolve();
 	tracer_session_start();
 }

@@ -25,7 +25,9 @@
 #define DEPTH_MAX 32u
 #define PATH_MAX_BYTES 256u
 
-static char paths[SCOPES_MAX + 1][PATH_MAX_BYTES] = { "root" };
+/* [0] is "root", set by tracer_scope_init: an initialised table would
+ * put its megabyte in the library's file */
+static char paths[SCOPES_MAX + 1][PATH_MAX_BYTES];
 static _Atomic uint32_t defined = 1;
 static uint32_t stack[DEPTH_MAX + 1];
 static unsigned depth;
@@ -35,6 +37,11 @@ static atomic_flag lock = ATOMIC_FLAG_INIT;
 /* the phase the scope variable or a mark entered, 0 when none */
 static uint32_t phase;
 static const char *env_seen;
+
+void tracer_scope_init(void)
+{
+	memcpy(paths[0], "root", sizeof("root"));
+}
 
 void tracer_scope_lock(void)
 {

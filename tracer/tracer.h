@@ -145,6 +145,7 @@ TRACER_HIDDEN void tracer_out_json_string(const char *s);
 TRACER_HIDDEN void tracer_out_flush(void);
 
 /* tracer-scope.c */
+TRACER_HIDDEN void tracer_scope_init(void);
 TRACER_HIDDEN uint32_t tracer_scope_current(void);
 /* the path of a defined scope id */
 TRACER_HIDDEN const char *tracer_scope_path(uint32_t id);

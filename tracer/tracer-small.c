@@ -24,6 +24,7 @@ struct small_slot {
 struct tracer_small {
 	struct small_slot slot[SMALL_SLOTS];
 	struct small_slot overflow;
+	struct small_slot *last; /* a loop allocates from one site many times */
 	unsigned used;
 };
 
@@ -50,6 +51,12 @@ void tracer_small_count(struct tracer_small *t, uint64_t site, uint32_t scope, u
 
 	if (site == 0)
 		site = 1; /* 0 marks an empty slot; no caller is at address 1 anyway */
+	s = t->last;
+	if (s && s->site == site && s->scope == scope) {
+		s->count++;
+		s->bytes += len;
+		return;
+	}
 	for (uint32_t i = hash(site, scope);; i++) {
 		s = &t->slot[i & (SMALL_SLOTS - 1)];
 		if (s->site == site && s->scope == scope)
@@ -66,6 +73,7 @@ void tracer_small_count(struct tracer_small *t, uint64_t site, uint32_t scope, u
 			break;
 		}
 	}
+	t->last = s;
 	s->count++;
 	s->bytes += len;
 }

@@ -3,6 +3,7 @@
  * functions of its own (the sites the trace must name), touches every page
  * it keeps, and keeps its blocks in volatile globals so nothing is
  * optimised away.  The pattern is the first argument. */
+#include <errno.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -213,6 +214,60 @@ static void hold(void)
 		exit(1);
 }
 
+NOINLINE static void small_in_scope(void)
+{
+	kept[62] = malloc(100);
+}
+
+static void expect(int got, int want, const char *what)
+{
+	if (got != want) {
+		fprintf(stderr, "%s: %d, not %d\n", what, got, want);
+		exit(1);
+	}
+}
+
+/* Past each limit of the scope API and of the small-block table: every
+ * refusal is checked here (the exit status says), the table's overflow by
+ * the trace. */
+static void limits(void)
+{
+	char name[300];
+
+	expect(ramwatch_trace_enter(""), -EINVAL, "an empty name");
+	expect(ramwatch_trace_enter("a/b"), -EINVAL, "a name with /");
+	expect(ramwatch_trace_exit("nothing"), -ENOENT, "an exit with no scope");
+	for (int i = 0; i < 32; i++)
+		expect(ramwatch_trace_enter("d"), 0, "32 deep");
+	expect(ramwatch_trace_enter("d"), -E2BIG, "33 deep");
+	for (int i = 0; i < 32; i++)
+		expect(ramwatch_trace_exit("d"), 0, "leaving 32");
+	memset(name, 'n', 251);
+	name[251] = 0; /* "root/" and 251 bytes: 256 */
+	expect(ramwatch_trace_enter(name), -E2BIG, "a path of 256 bytes");
+	name[250] = 0;
+	expect(ramwatch_trace_enter(name), 0, "a path of 255 bytes");
+	expect(ramwatch_trace_exit("other"), -ENOENT, "an exit of another scope");
+	expect(ramwatch_trace_exit(name), 0, "its exit");
+	/* 3100 scopes with one small block each, from one site: a thread's
+	 * table keeps 3072 (site, scope) pairs, the rest go under site 0 */
+	for (int i = 0; i < 3100; i++) {
+		snprintf(name, sizeof(name), "s%d", i);
+		expect(ramwatch_trace_enter(name), 0, "a scope");
+		small_in_scope();
+		expect(ramwatch_trace_exit(name), 0, "its exit");
+	}
+	/* 4096 distinct scopes in all: 32 ("d" nested) + 1 + 3100 so far */
+	int made = 32 + 1 + 3100, r = 0;
+	for (int i = 0; made < 4096; i++, made++) {
+		snprintf(name, sizeof(name), "t%d", i);
+		expect(ramwatch_trace_enter(name), 0, "up to 4096 scopes");
+		expect(ramwatch_trace_exit(name), 0, "its exit");
+	}
+	r = ramwatch_trace_enter("one-too-many");
+	expect(r, -ENOSPC, "scope 4097");
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -221,7 +276,7 @@ int main(int argc, char **argv)
 	} patterns[] = {
 		{ "sizes", sizes }, { "threads", threads }, { "realloc", realloc_chain }, { "aligned", aligned },
 		{ "maps", maps },   { "fork", forks },      { "phases", phases },         { "env-phases", env_phases },
-		{ "hold", hold },
+		{ "hold", hold },   { "limits", limits },
 	};
 
 	for (size_t i = 0; argc == 2 && i < sizeof(patterns) / sizeof(patterns[0]); i++)
@@ -229,6 +284,6 @@ int main(int argc, char **argv)
 			patterns[i].run();
 			return 0;
 		}
-	fprintf(stderr, "usage: trace-patterns sizes|threads|realloc|aligned|maps|fork|phases|env-phases|hold\n");
+	fprintf(stderr, "usage: trace-patterns sizes|threads|realloc|aligned|maps|fork|phases|env-phases|hold|limits\n");
 	return 2;
 }

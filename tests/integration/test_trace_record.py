@@ -55,6 +55,19 @@ def line_of(text):
     raise AssertionError(text)
 
 
+def find_pid(argv):
+    """The pid of the one process running argv (a list of bytes)."""
+    found = []
+    for p in os.listdir("/proc"):
+        try:
+            if p.isdigit() and Path("/proc", p, "cmdline").read_bytes().split(b"\0")[:len(argv)] == argv:
+                found.append(int(p))
+        except OSError:
+            pass  # it ended while we looked
+    assert len(found) == 1, found
+    return found[0]
+
+
 def pattern(tmp_path, name, options=(), env=None):
     p, out = record(tmp_path, PATTERNS, name, options=options, env=env)
     assert p.returncode == 0, p.stderr
@@ -247,9 +260,7 @@ def test_ramwatch_mark_enters_a_phase_of_the_trace(tmp_path):
                             text=True, env=env)
     try:
         assert proc.stdout.readline() == "ready\n"
-        pid = [int(p) for p in os.listdir("/proc") if p.isdigit() and
-               Path("/proc", p, "cmdline").read_bytes().split(b"\0")[:2] == [b"/usr/bin/python3", bytes(program)]]
-        assert len(pid) == 1
+        pid = [find_pid([b"/usr/bin/python3", bytes(program)])]
         # no daemon at this socket: the trace is marked all the same, and mark says both
         m = subprocess.run([str(RAMWATCH), "mark", "--pid", str(pid[0]), "--socket", str(tmp_path / "none"),
                             "load"], capture_output=True, text=True, timeout=30)
@@ -308,8 +319,7 @@ def test_report_puts_the_census_heap_beside_the_trace(tmp_path):
     d = None
     try:
         assert proc.stdout.readline() == "ready\n"
-        pid = [int(p) for p in os.listdir("/proc") if p.isdigit() and
-               Path("/proc", p, "cmdline").read_bytes().split(b"\0")[:2] == [bytes(PATTERNS), b"hold"]][0]
+        pid = find_pid([bytes(PATTERNS), b"hold"])
         sock = str(tmp_path / "ctl.sock")
         d = Daemon(tmp_path, fast_config("Watch=pid:%d" % pid), socket=sock).start()
 
@@ -347,3 +357,18 @@ def test_report_puts_the_census_heap_beside_the_trace(tmp_path):
     assert t["allocator_overhead_bytes"] == heap[0]["resident"] - t["live_bytes"]
     assert "## The heap beside its allocation trace\n" in md.stdout
     assert "| live in the trace at its end | 20.0 MiB |" in md.stdout
+
+
+def test_past_the_limits(tmp_path):
+    # the helper checks each refusal of the scope API itself (its exit status)
+    total, scopes, sites = summary(pattern(tmp_path, "limits"), "--top", "5000")
+    assert total["capture_integrity"]["status"] == "complete"
+    # 4096 scopes below root, none more
+    assert len(scopes) == 4097 and "root/one-too-many" not in scopes
+    assert "root/" + "d/" * 31 + "d" in scopes and "root/" + "n" * 250 in scopes
+    # 3100 (site, scope) pairs of small blocks: the table keeps 3072, the rest are under site 0
+    small = site(sites, "small_in_scope")
+    assert (small["untracked_requests"], small["untracked_request_bytes"]) == (3072, 307200)
+    rest = [s for s in sites if s["return_address"] == 0]
+    assert len(rest) == 1 and rest[0]["untracked_requests"] == 28
+    assert total["untracked_requests"] == 3100

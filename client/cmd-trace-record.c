@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <glob.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
@@ -159,6 +160,41 @@ static void print_summary(const char *path)
 	close(fd);
 }
 
+/* Removes the traces an earlier recording to path left for its other
+ * processes (path.PID), which this one's would be mixed with. */
+static int remove_other_traces(const char *path)
+{
+	_cleanup_free_ char *pattern = NULL;
+	glob_t g = { 0 };
+	int r = 0;
+
+	if (asprintf(&pattern, "%s.[0-9]*", path) < 0)
+		return -ENOMEM;
+	if (glob(pattern, GLOB_NOSORT, NULL, &g) == 0)
+		for (size_t i = 0; i < g.gl_pathc && r == 0; i++) {
+			const char *pid = g.gl_pathv[i] + strlen(path) + 1;
+			if (strspn(pid, "0123456789") == strlen(pid) && unlink(g.gl_pathv[i]) < 0 && errno != ENOENT)
+				r = fail("cannot remove %s: %s", g.gl_pathv[i], strerror(errno));
+		}
+	globfree(&g);
+	return r;
+}
+
+/* Says how many other processes wrote traces beside the command's
+ * (FILE.PID: children it forked, programs exec'd). */
+static void note_other_traces(const char *path)
+{
+	_cleanup_free_ char *pattern = NULL;
+	glob_t g = { 0 };
+
+	if (asprintf(&pattern, "%s.[0-9]*", path) < 0)
+		return;
+	if (glob(pattern, GLOB_NOSORT, NULL, &g) == 0 && g.gl_pathc > 0)
+		fprintf(stderr, "ramwatch trace record: %zu more trace%s of the processes it forked or exec'd: %s.PID\n",
+			g.gl_pathc, g.gl_pathc == 1 ? "" : "s", path);
+	globfree(&g);
+}
+
 int cmd_trace_record(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -211,6 +247,8 @@ int cmd_trace_record(int argc, char **argv)
 	/* the first process to load the tracer creates the file (O_EXCL) */
 	if (unlink(file) < 0 && errno != ENOENT)
 		return fail("cannot replace %s: %s", file, strerror(errno));
+	if (remove_other_traces(file) != 0)
+		return 1;
 	/* an old mark (ramwatch mark) is not this run's phase */
 	snprintf(python, sizeof(python), "%s.mark", file);
 	if (unlink(python) < 0 && errno != ENOENT)
@@ -246,6 +284,7 @@ int cmd_trace_record(int argc, char **argv)
 		if (errno != EINTR)
 			return fail("cannot wait for %s: %s", argv[optind], strerror(errno));
 	print_summary(file);
+	note_other_traces(file);
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return WEXITSTATUS(status);

@@ -149,7 +149,11 @@ def test_mapped_blocks_on_the_backing_layer(tmp_path):
 
 
 def test_fork_child_writes_its_own_trace(tmp_path):
-    out = pattern(tmp_path, "fork")
+    (tmp_path / "t.jsonl.1").write_text("an earlier recording's\n")  # removed by trace record
+    p, out = record(tmp_path, PATTERNS, "fork")
+    assert p.returncode == 0, p.stderr
+    assert p.stderr.endswith(" 0 dropped, trace complete\nramwatch trace record: 1 more trace of the processes "
+                             "it forked or exec'd: %s.PID\n" % out), p.stderr
     children = [p for p in tmp_path.iterdir() if p.name.startswith("t.jsonl.") and p.name[8:].isdigit()]
     assert len(children) == 1
     parent, _, psites = summary(out)

@@ -42,6 +42,11 @@ MANDIR ?= $(PREFIX)/share/man
 # shell completions: where bash-completion and zsh look under PREFIX
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+# the tracer and its Python module: a private directory, since only
+# ramwatch trace record loads the library (by path, in LD_PRELOAD)
+TRACERDIR := $(LIBDIR)/ramwatch
 SYSCONFDIR ?= /etc
 DESTDIR ?=
 
@@ -115,10 +120,10 @@ DAEMON_SRCS := daemon/config.c daemon/config-parse.c daemon/config-table.c daemo
 DAEMON_MAIN := daemon/ramwatchd.c
 
 # client/: ramwatch (scan, summary, diff, the daemon's commands, sql, trace)
-CLIENT_SRCS := client/cmd-scan.c client/census-print.c client/render-census.c client/table.c client/cmd-trace.c \
+CLIENT_SRCS := client/cmd-scan.c client/census-print.c client/render-census.c client/table.c client/cmd-trace.c client/cmd-trace-record.c \
 	client/control-client.c client/answer.c client/render-status.c client/render-processes.c client/render-history.c \
 	client/render-report.c client/ask.c client/cmd-status.c client/cmd-processes.c \
-	client/cmd-history.c client/cmd-report.c client/cmd-diff.c client/cmd-mark.c client/cmd-events.c \
+	client/cmd-history.c client/cmd-report.c client/cmd-diff.c client/cmd-mark.c client/mark-trace.c client/report-trace.c client/cmd-events.c \
 	client/cmd-metrics.c client/cmd-sql.c \
 	client/cmd-top.c client/top-ask.c client/top-model.c client/top-layout.c client/top-screen.c
 CLIENT_SRCS += client/render-region-changes.c client/style.c
@@ -191,10 +196,10 @@ BENCH_LIBS := $(SCHEMA_LIB) $(SCANNER_LIB) $(COMMON_LIB)
 # ================================================================== programs
 
 .PHONY: all run check check-build check-unit check-integration check-sanitizers check-layers fuzz lint-man soak soak-asan \
-	bench bench-scan bench-evidence bench-daemon bench-history bench-store-size bench-trace \
+	bench bench-scan bench-evidence bench-daemon bench-history bench-store-size bench-trace bench-tracer \
 	install uninstall clean deps deps-packaging check-units deb rpm check-install check-metrics check-gpu-script
 
-all: $(BUILD)/ramwatch $(BUILD)/ramwatchd
+all: $(BUILD)/ramwatch $(BUILD)/ramwatchd $(BUILD)/libramwatch-trace.so
 
 # ramwatch top's screen (client/top-screen.c): the client alone links curses
 CURSES_LIBS = $(shell $(PKG_CONFIG) --libs ncursesw 2>/dev/null || echo -lncursesw -ltinfo)
@@ -292,7 +297,38 @@ check-gpu-script: $(GPU_CHECK_BINS)
 	bash -n tests/gpu/check.sh
 # ---- end of gpu
 
-check-build: $(BUILD)/ramwatch $(BUILD)/ramwatchd $(UNIT_BINS) $(HELPER_BINS) $(GPU_STANDINS) $(GPU_CHECK_BINS)
+# ---- tracer (tracer/): libramwatch-trace.so, the allocation tracer that
+# ramwatch trace record preloads.  Never sanitized: it is loaded into the
+# program under test, whose malloc it replaces.  It sees common/ only
+# through its own header rules (tracer/tracer.h: nothing that allocates).
+TRACER_SRCS := tracer/tracer-hooks.c tracer/tracer-ring.c tracer/tracer-writer.c tracer/tracer-session.c \
+	tracer/tracer-scope.c tracer/tracer-small.c tracer/tracer-objects.c tracer/tracer-stack.c
+TRACER_LIB := $(BUILD)/libramwatch-trace.so
+TRACER_CFLAGS := -std=gnu11 -D_GNU_SOURCE -DRAMWATCH_VERSION='"$(VERSION)"' -O2 -g $(WARNINGS) -fPIC \
+	-fvisibility=hidden -ftls-model=initial-exec -fno-builtin -fno-omit-frame-pointer -flto -pthread -Itracer
+
+$(TRACER_LIB): $(TRACER_SRCS) tracer/tracer.h tracer/ramwatch-trace.h $(BUILD)/python/ramwatch_trace.py
+	@mkdir -p $(dir $@)
+	$(CC) $(TRACER_CFLAGS) $(CFLAGS) -shared -Wl,-soname,libramwatch-trace.so $(filter-out -fsanitize%,$(LDFLAGS)) \
+		-o $@ $(TRACER_SRCS) -ldl -lpthread
+
+# beside the library, where ramwatch trace record puts it on PYTHONPATH
+$(BUILD)/python/ramwatch_trace.py: tracer/ramwatch_trace.py
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+# where trace record looks for the installed library
+$(BUILD)/client/cmd-trace-record.o: ALL_CFLAGS += -DRAMWATCH_LIBDIR='"$(TRACERDIR)"'
+
+# programs with known allocation patterns for tests/integration/test_trace_record.py
+TRACE_HELPERS := trace-patterns trace-flood
+TRACE_HELPER_BINS := $(addprefix $(BUILD)/helpers/,$(TRACE_HELPERS))
+$(BUILD)/helpers/trace-%: tests/helpers/trace-%.c tracer/ramwatch-trace.h
+	@mkdir -p $(dir $@)
+	$(CC) $(HELPER_CFLAGS) -O0 -fno-omit-frame-pointer -fno-builtin -Itracer -o $@ $< -lpthread
+# ---- end of tracer
+
+check-build: $(BUILD)/ramwatch $(BUILD)/ramwatchd $(UNIT_BINS) $(HELPER_BINS) $(GPU_STANDINS) $(GPU_CHECK_BINS) $(TRACER_LIB) $(TRACE_HELPER_BINS)
 
 check-unit: check-build
 	@set -e; for t in $(UNIT_BINS); do \
@@ -515,6 +551,14 @@ $(BUILD)/bench/trace-rss: bench/trace-rss.c
 bench-trace: deps $(BUILD)/ramwatch $(BUILD)/bench/trace-gen $(BUILD)/bench/trace-rss
 	RAMWATCH_BUILD=$(abspath $(BUILD)) $(PYTHON) bench/trace-bench.py
 
+# The tracer's overhead on a malloc-heavy program beside heaptrack (BENCHMARKS.md)
+$(BUILD)/bench/malloc-heavy: bench/malloc-heavy.c
+	@mkdir -p $(dir $@)
+	$(CC) $(HELPER_CFLAGS) -o $@ $< -lpthread
+
+bench-tracer: deps $(TRACER_LIB) $(BUILD)/bench/malloc-heavy
+	RAMWATCH_BUILD=$(abspath $(BUILD)) $(PYTHON) bench/tracer-bench.py
+
 # ================================================================== install, packaging
 
 # Where systemd looks for units, sysusers.d and tmpfiles.d files: its own
@@ -529,7 +573,11 @@ TMPFILESDIR ?= $(or $(shell $(PKG_CONFIG) --variable=tmpfilesdir systemd 2>/dev/
 UNIT_EXEC := $(SBINDIR)/ramwatchd --foreground$(if $(filter-out /etc,$(SYSCONFDIR)), --config \
 	$(SYSCONFDIR)/ramwatch/ramwatchd.conf)
 
-install: $(BUILD)/ramwatch $(BUILD)/ramwatchd
+install: $(BUILD)/ramwatch $(BUILD)/ramwatchd $(TRACER_LIB)
+	install -D -m 0644 $(TRACER_LIB) $(DESTDIR)$(TRACERDIR)/libramwatch-trace.so
+	install -D -m 0644 tracer/ramwatch_trace.py $(DESTDIR)$(TRACERDIR)/python/ramwatch_trace.py
+	install -D -m 0644 tracer/ramwatch-trace.h $(DESTDIR)$(INCLUDEDIR)/ramwatch-trace.h
+	install -D -m 0644 man/ramwatch-trace.3 $(DESTDIR)$(MANDIR)/man3/ramwatch-trace.3
 	install -D -m 0755 $(BUILD)/ramwatch $(DESTDIR)$(BINDIR)/ramwatch
 	install -D -m 0755 $(BUILD)/ramwatchd $(DESTDIR)$(SBINDIR)/ramwatchd
 	install -D -m 0644 man/ramwatch.1 $(DESTDIR)$(MANDIR)/man1/ramwatch.1
@@ -560,7 +608,9 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/ramwatch $(DESTDIR)$(MANDIR)/man1/ramwatch.1
 	rm -f $(DESTDIR)$(SBINDIR)/ramwatchd $(DESTDIR)$(MANDIR)/man8/ramwatchd.8
 	rm -f $(DESTDIR)$(MANDIR)/man5/ramwatchd.conf.5 $(DESTDIR)$(SYSCONFDIR)/ramwatch/ramwatchd.conf
-	rm -f $(DESTDIR)$(MANDIR)/man7/ramwatch-schema.7
+	rm -f $(DESTDIR)$(MANDIR)/man7/ramwatch-schema.7 $(DESTDIR)$(MANDIR)/man3/ramwatch-trace.3
+	rm -f $(DESTDIR)$(TRACERDIR)/libramwatch-trace.so $(DESTDIR)$(TRACERDIR)/python/ramwatch_trace.py
+	rm -f $(DESTDIR)$(INCLUDEDIR)/ramwatch-trace.h
 	rm -f $(DESTDIR)$(PREFIX)/share/ramwatch/grafana/ramwatch.json
 	rm -f $(DESTDIR)$(BASHCOMPDIR)/ramwatch $(DESTDIR)$(ZSHCOMPDIR)/_ramwatch
 	rm -f $(DESTDIR)$(UNITDIR)/ramwatchd.service $(DESTDIR)$(UNITDIR)/ramwatchd.socket
@@ -754,6 +804,7 @@ DEB_PACKAGES := gcc make pkg-config libjansson-dev libcmocka-dev python3 python3
 # the completion tests drive a real zsh (tests/integration/test_completion.py)
 DEB_PACKAGES += zsh
 DEB_PACKAGES += chromium
+DEB_PACKAGES += libunwind8
 # for make deb, rpm, check-units and check-install (make deps-packaging)
 # (the build's own packages too: debian/control's Build-Depends)
 PACKAGING_DEB_PACKAGES := dpkg-dev debhelper lintian rpm systemd gcc make pkgconf libjansson-dev libsqlite3-dev \

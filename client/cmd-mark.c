@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ask.h"
@@ -9,6 +10,7 @@
 #include "control-client.h"
 #include "limits.h"
 #include "macro.h"
+#include "mark-trace.h"
 #include "render-answer.h"
 #include "timeparse.h"
 #include "util.h"
@@ -57,6 +59,14 @@ int cmd_mark(int argc, char **argv)
 		return usage_error("mark", "a mark's name is UTF-8 text");
 	if (json_object_set_new(request, "name", text) < 0)
 		return fail("%s", strerror(ENOMEM));
+	/* the trace's phase first: it holds even when the daemon does not run */
+	char mark_file[4200];
+	int traced = a.pid ? mark_trace(strtol(a.pid, NULL, 10), name, mark_file, sizeof(mark_file)) : 0;
+	if (traced > 0)
+		printf("mark '%s' set in the allocation trace of pid %s (%s)\n", name, a.pid, mark_file);
+	else if (traced < 0)
+		fprintf(stderr, "ramwatch: the mark is not in pid %s's allocation trace: %s\n", a.pid,
+			strerror(-traced));
 	if ((r = ask(a.socket, request, CONTROL_WAIT_US, &result)) != 0)
 		return r;
 	if (answer_int(result, "time", &time))

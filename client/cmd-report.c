@@ -13,11 +13,13 @@
 #include "control-client.h"
 #include "macro.h"
 #include "render-answer.h"
+#include "report-trace.h"
 #include "util.h"
 
 static int write_markdown(FILE *f, void *data)
 {
-	return render_report(data, f);
+	int r = render_report(data, f);
+	return r < 0 ? r : render_report_trace(data, f);
 }
 
 static int write_json(FILE *f, void *data)
@@ -67,12 +69,13 @@ int cmd_report(int argc, char **argv)
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "out", required_argument, NULL, OPT_OUT },
 		{ "html", required_argument, NULL, 'H' },
+		{ "trace", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	_cleanup_(json_decrefp) json_t *request = json_pack("{s:s}", "op", "report"), *result = NULL;
 	struct ask_args a = { 0 };
-	const char *out = NULL, *html = NULL;
+	const char *out = NULL, *html = NULL, *trace = NULL;
 	bool json = false, format = false;
 	int opt, r;
 
@@ -83,6 +86,7 @@ int cmd_report(int argc, char **argv)
 		switch (opt) {
 		case OPT_OUT: out = optarg; break;
 		case 'H': html = optarg; break;
+		case 't': trace = optarg; break;
 		case OPT_FORMAT:
 			format = true;
 			if (!streq(optarg, "markdown") && !streq(optarg, "json"))
@@ -90,7 +94,8 @@ int cmd_report(int argc, char **argv)
 			json = streq(optarg, "json");
 			break;
 		case 'h':
-			printf("Usage: ramwatch report --pid PID [--format markdown|json] [--out FILE] [--socket PATH]\n"
+			printf("Usage: ramwatch report --pid PID [--format markdown|json] [--out FILE] [--trace FILE]\n"
+			       "                       [--socket PATH]\n"
 			       "       ramwatch report --pid PID --html FILE [--socket PATH]\n\n"
 			       "What ramwatchd recorded of a process, as Markdown: the peak and when, the peaks\n"
 			       "of each phase (cut by marks), the classes, largest regions and mapped files of\n"
@@ -101,7 +106,9 @@ int cmd_report(int argc, char **argv)
 			       "  --out FILE         write to FILE (atomically) instead of standard output\n"
 			       "  --html FILE        write one self-contained HTML page to FILE (atomically): the\n"
 			       "                     same with charts of private and resident memory and of the\n"
-			       "                     classes over time, marks drawn on them\n" ASK_SOCKET_HELP);
+			       "                     classes over time, marks drawn on them\n"
+			       "  --trace FILE       the process's allocation trace (ramwatch trace record): its\n"
+			       "                     live bytes beside the census's malloc class\n" ASK_SOCKET_HELP);
 			return 0;
 		default:
 			if (ask_take_option(&a, opt, optarg))
@@ -113,11 +120,15 @@ int cmd_report(int argc, char **argv)
 		return usage_error("report", "unexpected argument '%s'", argv[optind]);
 	if (html && (format || out))
 		return usage_error("report", "--html writes the page to its FILE; it takes neither --format nor --out");
+	if (html && trace)
+		return usage_error("report", "--trace is shown in the Markdown and JSON reports, not in the --html page");
 	if (html && !html[0])
 		return usage_error("report", "--html takes a file name");
 	if ((r = ask_put_selection("report", request, &a, false, 0)) != 0)
 		return r;
 	if ((r = ask(a.socket, request, CONTROL_WAIT_US, &result)) != 0)
+		return r;
+	if (trace && (r = report_trace_attach(result, trace)) != 0)
 		return r;
 	if (html)
 		return report_html(a.socket, result, html);

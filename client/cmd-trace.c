@@ -24,11 +24,13 @@
 
 static void trace_help(void)
 {
-	printf("Usage: ramwatch trace summary [OPTIONS] FILE|-\n\n"
+	printf("Usage: ramwatch trace summary [OPTIONS] FILE|-\n"
+	       "       ramwatch trace record [OPTIONS] -o FILE -- COMMAND [ARGS...]\n\n"
 	       "Replays an allocation event trace (memtrace JSON Lines, format version 3) and\n"
 	       "reports what was kept, churned and how long it lived, by scope and by site,\n"
 	       "with a verdict on how complete the trace is.  '-' reads standard input.\n\n"
-	       "  --layer LAYER       backing (default), logical or physical\n"
+	       "  --layer LAYER       backing, logical or physical (default: logical for a trace\n"
+	       "                      of ramwatch trace record, backing for others)\n"
 	       "  --sort ORDER        retained (default), traffic or lifetime\n"
 	       "  --top N             scopes and sites to show (default %u)\n"
 	       "  --min-bytes SIZE    hide rows whose live, peak live and retained bytes are all\n"
@@ -49,6 +51,28 @@ static int parse_address(const char *s, uint64_t *ret)
 	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
 		return parse_u64(s + 2, 16, ret);
 	return parse_u64(s, 10, ret);
+}
+
+/* The default layer: logical for a trace of the allocation tracer (its
+ * trace.start names it as producer), whose malloc events are there;
+ * backing otherwise, as the reference.  Standard input is not looked at. */
+static enum trace_layer default_layer(const char *path)
+{
+	static const char mark[] = "\"kind\":\"trace.start\",\"producer\":\"ramwatch-trace ";
+	_cleanup_close_ int fd = -1;
+	char head[512];
+	ssize_t n;
+
+	if (streq(path, "-") || (fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)) < 0)
+		return TRACE_LAYER_BACKING;
+	n = read(fd, head, sizeof(head) - 1);
+	if (n <= 0)
+		return TRACE_LAYER_BACKING;
+	head[n] = 0;
+	char *nl = strchr(head, '\n');
+	if (nl)
+		*nl = 0;
+	return strstr(head, mark) ? TRACE_LAYER_LOGICAL : TRACE_LAYER_BACKING;
 }
 
 static int replay(const char *path, struct trace_analyzer *a)
@@ -89,6 +113,7 @@ static int summary(int argc, char **argv)
 		{ 0 },
 	};
 	struct trace_replay_options ro = { .layer = TRACE_LAYER_BACKING };
+	bool has_layer = false;
 	struct trace_report_options o = { .sort = TRACE_SORT_RETAINED, .top = TOP_DEFAULT };
 	struct trace_analyzer a;
 	struct trace_report report;
@@ -105,6 +130,7 @@ static int summary(int argc, char **argv)
 				return usage_error("trace summary", "--layer takes backing, logical or physical, not '%s'",
 						   optarg);
 			ro.layer = (enum trace_layer)r;
+			has_layer = true;
 			break;
 		case 's':
 			if ((r = trace_sort_from_name(optarg)) < 0)
@@ -140,11 +166,14 @@ static int summary(int argc, char **argv)
 	if (argc - optind != 1)
 		return usage_error("trace summary", "give one trace file ('-' for standard input)");
 
+	if (!has_layer)
+		ro.layer = default_layer(argv[optind]);
 	trace_analyzer_init(&a, &ro);
 	r = replay(argv[optind], &a);
 	if (r == 0 && (r = trace_report_build(&a, &o, &report, &reason)) < 0) {
 		r = r == -ENOMEM ? fail("%s", reason.message)
-				 : fail("cannot read symbols from %s: %s", o.symbols_path, reason.message);
+				 : fail("cannot read symbols from %s: %s", o.symbols_path ? o.symbols_path : "the trace's objects",
+				       reason.message);
 	} else if (r == 0) {
 		r = json ? trace_report_jsonl(&a, &o, &report, stdout) : trace_report_text(&a, &o, &report, stdout);
 		trace_report_done(&report);
@@ -158,7 +187,7 @@ static int summary(int argc, char **argv)
 int cmd_trace(int argc, char **argv)
 {
 	if (argc < 2)
-		return usage_error("trace", "give a sub-command: summary");
+		return usage_error("trace", "give a sub-command: summary or record");
 	if (streq(argv[1], "--help") || streq(argv[1], "-h") || streq(argv[1], "help")) {
 		trace_help();
 		return 0;
@@ -167,5 +196,9 @@ int cmd_trace(int argc, char **argv)
 		argv[1] = (char *)"ramwatch trace summary"; /* for getopt's messages */
 		return summary(argc - 1, argv + 1);
 	}
-	return usage_error("trace", "unknown sub-command '%s' (there is: summary)", argv[1]);
+	if (streq(argv[1], "record")) {
+		argv[1] = (char *)"ramwatch trace record";
+		return cmd_trace_record(argc - 1, argv + 1);
+	}
+	return usage_error("trace", "unknown sub-command '%s' (there are: summary, record)", argv[1]);
 }

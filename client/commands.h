@@ -10,6 +10,7 @@ int cmd_scan(int argc, char **argv);
 int cmd_summary(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
+int cmd_trace_record(int argc, char **argv);
 int cmd_sql(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_processes(int argc, char **argv);

@@ -95,6 +95,8 @@
  * A longer line is refused with its number, which bounds the parser's
  * scratch memory whatever the input. */
 #define RW_TRACE_LINE_MAX (64u * 1024u)
+/* "object" events a trace may carry (a program's loaded objects); more is an invalid event */
+#define RW_TRACE_OBJECTS_MAX 4096u
 
 /* sizes and durations (common/units.c), in the configuration and on the
  * command line */

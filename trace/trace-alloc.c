@@ -146,16 +146,17 @@ int trace_alloc_tracked(struct trace_analyzer *a, uint32_t allocator_id, uint64_
 	return 0;
 }
 
-int trace_alloc_untracked(struct trace_analyzer *a, uint32_t scope, uint64_t return_address, uint64_t len)
+int trace_alloc_untracked(struct trace_analyzer *a, uint32_t scope, uint64_t return_address, uint64_t len,
+			  uint64_t count)
 {
 	struct trace_counters *c;
 
-	trace_counters_untracked(&a->totals.c, len);
-	trace_counters_untracked(scope_counters(a, scope), len);
+	trace_counters_untracked(&a->totals.c, len, count);
+	trace_counters_untracked(scope_counters(a, scope), len, count);
 	if (a->options.track_sites) {
 		if (!(c = site_upsert(a, return_address)))
 			return -ENOMEM;
-		trace_counters_untracked(c, len);
+		trace_counters_untracked(c, len, count);
 	}
 	return 0;
 }

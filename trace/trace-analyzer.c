@@ -5,11 +5,13 @@
 #include "trace-analyzer.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "trace-alloc.h"
+#include "limits.h"
 
 void trace_analyzer_init(struct trace_analyzer *a, const struct trace_replay_options *o)
 {
@@ -34,6 +36,9 @@ void trace_analyzer_done(struct trace_analyzer *a)
 	hashtab_done(&a->detail_sizes);
 	hashtab_done(&a->detail_scopes);
 	trace_ledger_done(&a->ledger);
+	for (size_t i = 0; i < a->n_objects; i++)
+		free(a->objects[i].path);
+	free(a->objects);
 }
 
 /* The event's scope: its path; else the path its scope_id was given by a
@@ -140,6 +145,38 @@ static int record_allocator(struct trace_analyzer *a, const struct trace_event *
 	return 0;
 }
 
+/* A loaded object, kept for naming sites (trace-report.c).  The same
+ * object twice (a fork's child's trace appended to its parent's) is one. */
+static int record_object(struct trace_analyzer *a, const struct trace_event *e, struct error *err)
+{
+	struct trace_object *o;
+	char *path;
+
+	if (!e->path)
+		return error_set(err, -EINVAL, "an object event needs a \"path\"");
+	for (size_t i = 0; i < a->n_objects; i++)
+		if (a->objects[i].bias == e->address && strlen(a->objects[i].path) == e->path_len &&
+		    memcmp(a->objects[i].path, e->path, e->path_len) == 0)
+			return 0;
+	if (a->n_objects >= RW_TRACE_OBJECTS_MAX)
+		return error_set(err, -EINVAL, "more than %u object events", RW_TRACE_OBJECTS_MAX);
+	if (memchr(e->path, 0, e->path_len))
+		return error_set(err, -EINVAL, "an object's \"path\" holds a NUL byte");
+	if (a->n_objects == a->objects_alloc) {
+		size_t n = a->objects_alloc ? a->objects_alloc * 2 : 16;
+		struct trace_object *v = realloc(a->objects, n * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		a->objects = v;
+		a->objects_alloc = n;
+	}
+	if (!(path = strndup(e->path, e->path_len)))
+		return -ENOMEM;
+	o = &a->objects[a->n_objects++];
+	*o = (struct trace_object){ .path = path, .bias = e->address, .len = e->len };
+	return 0;
+}
+
 static void update_mapped(struct trace_analyzer *a)
 {
 	a->physical.live_mapped_bytes = trace_ledger_bytes(&a->ledger);
@@ -217,7 +254,7 @@ static int alloc_event(struct trace_analyzer *a, const struct trace_event *e, ui
 		return r;
 	if (e->tracked)
 		return trace_alloc_tracked(a, e->allocator_id, key, scope, e->return_address, e->len);
-	return trace_alloc_untracked(a, scope, e->return_address, e->len);
+	return trace_alloc_untracked(a, scope, e->return_address, e->len, e->count);
 }
 
 static int resize_event(struct trace_analyzer *a, const struct trace_event *e, uint64_t key)
@@ -284,7 +321,9 @@ int trace_analyzer_ingest(struct trace_analyzer *a, const struct trace_event *e,
 	case TRACE_KIND_SCOPE_ENTER: return scope_enter(a, e, &ref, err);
 	case TRACE_KIND_SCOPE_EXIT: scope_exit(a, e->scope_id); return 0;
 	case TRACE_KIND_SNAPSHOT:
-	case TRACE_KIND_CENSUS: return 0;
+	case TRACE_KIND_CENSUS:
+	case TRACE_KIND_STACK: return 0;
+	case TRACE_KIND_OBJECT: return record_object(a, e, err);
 	default: break;
 	}
 	if (!in_layer)

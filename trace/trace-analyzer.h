@@ -101,6 +101,13 @@ struct trace_scope_id {
 	uint64_t active; /* enters not yet exited */
 };
 
+/* A loaded object of the traced program ("object" events). */
+struct trace_object {
+	char *path;
+	uint64_t bias; /* what the loader added to the object's own addresses */
+	uint64_t len;
+};
+
 struct trace_analyzer {
 	struct trace_replay_options options;
 	uint64_t events;
@@ -115,6 +122,8 @@ struct trace_analyzer {
 	struct hashtab detail_sizes; /* struct trace_bucket, by length */
 	struct hashtab detail_scopes; /* struct trace_bucket, by scope */
 	struct trace_ledger ledger;
+	struct trace_object *objects;
+	size_t n_objects, objects_alloc;
 	/* The allocator of the last event: nearly every event asks about one,
 	 * and traces use few.  Reset whenever an allocator event may move the
 	 * table's slots. */

@@ -128,11 +128,11 @@ static inline void trace_counters_lose(struct trace_counters *c, uint64_t len)
 }
 
 /* An allocation the producer could not track: traffic, never live. */
-static inline void trace_counters_untracked(struct trace_counters *c, uint64_t len)
+static inline void trace_counters_untracked(struct trace_counters *c, uint64_t len, uint64_t count)
 {
-	trace_add(&c->allocations, 1);
+	trace_add(&c->allocations, count);
 	trace_add(&c->allocated_bytes, len);
-	trace_add(&c->untracked_requests, 1);
+	trace_add(&c->untracked_requests, count);
 	trace_add(&c->untracked_request_bytes, len);
 }
 

@@ -37,6 +37,8 @@ static const struct {
 	[TRACE_FIELD_OBSERVATION_PREFIX_COMPLETE] = { NAME("observation_prefix_complete"), TRACE_TYPE_BOOL },
 	[TRACE_FIELD_SUCCEEDED] = { NAME("succeeded"), TRACE_TYPE_BOOL },
 	[TRACE_FIELD_TRACKED] = { NAME("tracked"), TRACE_TYPE_BOOL },
+	[TRACE_FIELD_PATH] = { NAME("path"), TRACE_TYPE_STRING },
+	[TRACE_FIELD_COUNT] = { NAME("count"), TRACE_TYPE_U64 },
 };
 
 static const char *const kind_names[_TRACE_KIND_MAX] = {
@@ -49,7 +51,8 @@ static const char *const kind_names[_TRACE_KIND_MAX] = {
 	[TRACE_KIND_UNMAP] = "unmap",             [TRACE_KIND_PROTECT] = "protect",
 	[TRACE_KIND_DISCARD] = "discard",         [TRACE_KIND_DECOMMIT] = "decommit",
 	[TRACE_KIND_ADVISE] = "advise",           [TRACE_KIND_SNAPSHOT] = "snapshot",
-	[TRACE_KIND_CENSUS] = "census",
+	[TRACE_KIND_CENSUS] = "census",           [TRACE_KIND_OBJECT] = "object",
+	[TRACE_KIND_STACK] = "stack",
 };
 
 /* The layer names events carry, and the names --layer takes. */
@@ -77,10 +80,15 @@ int trace_event_field(const char *key, size_t len)
 		if (IS("len"))
 			return TRACE_FIELD_LEN;
 		return IS("seq") ? TRACE_FIELD_SEQ : -1;
-	case 4: return IS("kind") ? TRACE_FIELD_KIND : -1;
+	case 4:
+		if (IS("path"))
+			return TRACE_FIELD_PATH;
+		return IS("kind") ? TRACE_FIELD_KIND : -1;
 	case 5:
 		if (IS("scope"))
 			return TRACE_FIELD_SCOPE;
+		if (IS("count"))
+			return TRACE_FIELD_COUNT;
 		return IS("layer") ? TRACE_FIELD_LAYER : -1;
 	case 7:
 		if (IS("address"))
@@ -284,6 +292,12 @@ int trace_event_set_string(struct trace_event *e, enum trace_field f, const char
 		e->scope = len ? s : NULL;
 		e->scope_len = len;
 		return 0;
+	case TRACE_FIELD_PATH:
+		if ((r = trace_event_mark(e, f, err)) < 0)
+			return r;
+		e->path = len ? s : NULL;
+		e->path_len = len;
+		return 0;
 	default: /* producer: informational */
 		return trace_event_mark(e, f, err);
 	}
@@ -298,6 +312,9 @@ int trace_event_finish(const struct trace_event *e, struct error *err)
 
 bool trace_event_equal(const struct trace_event *a, const struct trace_event *b)
 {
+	if (a->path_len != b->path_len || (!a->path) != (!b->path) ||
+	    (a->path && memcmp(a->path, b->path, a->path_len) != 0) || a->count != b->count)
+		return false;
 	if (a->scope_len != b->scope_len || (!a->scope) != (!b->scope) ||
 	    (a->scope && memcmp(a->scope, b->scope, a->scope_len) != 0))
 		return false;

@@ -33,6 +33,8 @@ enum trace_kind {
 	TRACE_KIND_ADVISE,
 	TRACE_KIND_SNAPSHOT,
 	TRACE_KIND_CENSUS,
+	TRACE_KIND_OBJECT, /* a loaded object: path, load bias, length (doc/memtrace-recording.md) */
+	TRACE_KIND_STACK,  /* a stack of the tracer's --stack: stack_id, frames; not replayed */
 	_TRACE_KIND_MAX,
 };
 
@@ -65,6 +67,8 @@ enum trace_field {
 	TRACE_FIELD_OBSERVATION_PREFIX_COMPLETE,
 	TRACE_FIELD_SUCCEEDED,
 	TRACE_FIELD_TRACKED,
+	TRACE_FIELD_PATH,  /* an object's file */
+	TRACE_FIELD_COUNT, /* the calls an untracked alloc stands for, 1 */
 	_TRACE_FIELD_MAX,
 };
 
@@ -99,6 +103,10 @@ struct trace_event {
 	bool observation_prefix_complete;
 	bool succeeded;
 	bool tracked;
+	/* An object's file, borrowed as scope is; NULL when absent. */
+	const char *path;
+	size_t path_len;
+	uint64_t count;
 	/* Which fields were present: a field given twice is refused. */
 	uint32_t seen;
 };
@@ -127,6 +135,9 @@ static inline void trace_event_init(struct trace_event *e)
 	e->observation_prefix_complete = true;
 	e->succeeded = true;
 	e->tracked = true;
+	e->path = NULL;
+	e->path_len = 0;
+	e->count = 1;
 	e->seen = 0;
 }
 
@@ -183,6 +194,7 @@ static inline int trace_event_set_u64(struct trace_event *e, enum trace_field f,
 	case TRACE_FIELD_LEN: dst = &e->len; break;
 	case TRACE_FIELD_OLD_LEN: dst = &e->old_len; break;
 	case TRACE_FIELD_RETURN_ADDRESS: dst = &e->return_address; break;
+	case TRACE_FIELD_COUNT: dst = &e->count; break;
 	default: return trace_event_set_wrong_type(f, err);
 	}
 	if ((r = trace_event_mark(e, f, err)) < 0)

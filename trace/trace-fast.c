@@ -183,6 +183,7 @@ static inline const char *known_value(const char *p, const char *end, struct tra
 	case TRACE_FIELD_SCOPE:
 	case TRACE_FIELD_LAYER:
 	case TRACE_FIELD_PRODUCER:
+	case TRACE_FIELD_PATH:
 		if (*p != '"' || !(q = plain_string(p, end, &s, &n)))
 			return NULL;
 		return trace_event_set_string(e, f, s, n, NULL) == 0 ? q : NULL;

@@ -160,7 +160,7 @@ static void summary_line(FILE *f, const struct trace_analyzer *a, const struct t
 	trace_jsonw_u64(&w, "unmatched_frees", t->unmatched_frees);
 	trace_jsonw_u64(&w, "unmatched_resizes", t->unmatched_resizes);
 	trace_jsonw_u64(&w, "unmatched_remaps", t->unmatched_remaps);
-	if (a->options.layer == TRACE_LAYER_PHYSICAL)
+	if (trace_report_shows_mapped(a))
 		physical_object(&w, a);
 	integrity_object(&w, &r->integrity);
 	trace_jsonw_end_line(&w);

@@ -22,8 +22,12 @@ int trace_report_build(const struct trace_analyzer *a, const struct trace_report
 	k = -ENOMEM;
 	if (!(r.names = calloc(r.sites.n ? r.sites.n : 1, sizeof(r.names[0]))))
 		goto fail;
-	if (o->symbols_path && r.sites.n > 0) {
-		if ((k = trace_symbols_open(o->symbols_path, &r.symbols, err)) < 0)
+	/* --symbols BINARY names by the binary's link-time addresses; without
+	 * it, the objects the trace recorded name them at their load biases */
+	if ((o->symbols_path || a->n_objects > 0) && r.sites.n > 0) {
+		k = o->symbols_path ? trace_symbols_open(o->symbols_path, &r.symbols, err)
+				    : trace_symbols_open_objects(a->objects, a->n_objects, &r.symbols, err);
+		if (k < 0)
 			goto fail;
 		for (size_t i = 0; i < r.sites.n; i++) {
 			struct trace_site_name *n = &r.names[i];

@@ -42,6 +42,17 @@ struct trace_report {
  * a negative errno with a reason in err. */
 int trace_report_build(const struct trace_analyzer *a, const struct trace_report_options *o,
 		       struct trace_report *ret, struct error *err);
+/* Whether the summary shows the mapped ranges' ledger: for the physical
+ * layer, as the reference does, and for the backing layer when it saw
+ * maps or unmaps (the tracer's mmap events, which the reference's
+ * producers never wrote there). */
+static inline bool trace_report_shows_mapped(const struct trace_analyzer *a)
+{
+	return a->options.layer == TRACE_LAYER_PHYSICAL ||
+	       (a->options.layer == TRACE_LAYER_BACKING && (a->physical.maps || a->physical.unmaps ||
+							     a->physical.failed_maps || a->physical.failed_unmaps));
+}
+
 void trace_report_done(struct trace_report *r);
 
 /* Write the report; return 0 or -EIO when the stream failed. */

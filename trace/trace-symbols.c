@@ -112,6 +112,30 @@ int trace_symbols_open(const char *path, struct trace_symbols **ret, struct erro
 	return 0;
 }
 
+int trace_symbols_open_objects(const struct trace_object *objects, size_t n, struct trace_symbols **ret,
+			       struct error *err)
+{
+	int r = load_libdw(err);
+	if (r < 0)
+		return r;
+	struct trace_symbols *s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->dwfl = dw.begin(&callbacks);
+	if (!s->dwfl) {
+		error_set(err, -ENOMEM, "%s", dw.errmsg(-1));
+		free(s);
+		return -ENOMEM;
+	}
+	/* base: the load bias, which dwfl adds to an ET_DYN object's
+	 * addresses (a fixed-address executable has bias 0) */
+	for (size_t i = 0; i < n; i++)
+		(void)dw.report_elf(s->dwfl, objects[i].path, objects[i].path, -1, objects[i].bias, false);
+	dw.report_end(s->dwfl, NULL, NULL);
+	*ret = s;
+	return 0;
+}
+
 struct trace_symbols *trace_symbols_free(struct trace_symbols *s)
 {
 	if (!s)

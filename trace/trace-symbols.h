@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "trace-analyzer.h"
 #include "trace-event.h"
 
 #include "error.h"
@@ -17,6 +18,12 @@ struct trace_symbols;
 /* Opens the binary at path.  Returns 0 and *ret, or a negative errno with
  * a reason in err. */
 int trace_symbols_open(const char *path, struct trace_symbols **ret, struct error *err);
+/* Opens the objects a trace recorded, each at its load bias, so that
+ * addresses are the traced process's own.  An object that cannot be read
+ * (gone, or not ELF) is left out: its sites stay addresses.  Returns 0 and
+ * *ret, or a negative errno with a reason in err (libdw missing). */
+int trace_symbols_open_objects(const struct trace_object *objects, size_t n, struct trace_symbols **ret,
+			       struct error *err);
 /* Accepts NULL; returns NULL. */
 struct trace_symbols *trace_symbols_free(struct trace_symbols *s);
 

@@ -156,7 +156,7 @@ int trace_report_text(const struct trace_analyzer *a, const struct trace_report_
 	integrity_lines(f, &r->integrity);
 	layer_lines(f, a, o);
 	lifetime_and_anomaly_lines(f, &a->totals);
-	if (a->options.layer == TRACE_LAYER_PHYSICAL)
+	if (trace_report_shows_mapped(a))
 		physical_lines(f, a);
 	for (size_t i = 0; i < r->scopes.n; i++)
 		scope_line(f, a, &r->scopes.v[i]);

@@ -129,7 +129,9 @@ for f in /usr/bin/ramwatch /usr/sbin/ramwatchd /etc/ramwatch/ramwatchd.conf \
 	/usr/lib/sysusers.d/ramwatch.conf /usr/lib/tmpfiles.d/ramwatch.conf \
 	/usr/share/man/man1/ramwatch.1.gz /usr/share/man/man5/ramwatchd.conf.5.gz \
 	/usr/share/man/man7/ramwatch-schema.7.gz /usr/share/man/man8/ramwatchd.8.gz \
-	/usr/share/bash-completion/completions/ramwatch /usr/share/zsh/vendor-completions/_ramwatch; do
+	/usr/share/bash-completion/completions/ramwatch /usr/share/zsh/vendor-completions/_ramwatch \
+	/usr/lib/ramwatch/libramwatch-trace.so /usr/lib/ramwatch/python/ramwatch_trace.py \
+	/usr/include/ramwatch-trace.h /usr/share/man/man3/ramwatch-trace.3.gz; do
 	check "the package holds $f" grep -qx "$f" <<<"$contents"
 done
 check "ramwatchd.conf is a conffile" bash -c "dpkg-deb -I '$DEB' conffiles | grep -qx /etc/ramwatch/ramwatchd.conf"
@@ -142,6 +144,11 @@ if ! apt install "$DEB"; then
 	exit 1
 fi
 check "apt-get install: ramwatch is installed" installed
+# the installed client finds the installed tracer, and a traced shell's trace is whole
+trace_file=$(mktemp)
+check "ramwatch trace record finds the installed tracer" \
+	bash -c "/usr/bin/ramwatch trace record -o '$trace_file' -- /bin/true 2>&1 | grep -q ', trace complete\$'"
+rm -f "$trace_file"
 
 # The system user and group, from the sysusers.d file
 uid_min=$(awk '$1 == "UID_MIN" { print $2 }' /etc/login.defs 2>/dev/null)

@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "limits.h"
 #include "trace-integrity.h"
 #include "trace-testlib.h"
 
@@ -131,6 +132,57 @@ static void test_retention(void **state)
 		     "{'kind':'allocator','allocator_id':1,'retains_freed_memory':false}\n"
 		     "{'kind':'alloc','allocator_id':1,'address':16,'len':100}\n{'kind':'free','address':16}\n");
 	assert_int_equal(run->a.totals.c.retained_bytes, 0);
+	done(run);
+}
+
+/* The tracer's lines: an untracked alloc standing for count calls, and the
+ * loaded objects, each kept once. */
+static void test_counts_and_objects(void **state)
+{
+	(void)state;
+	struct run *run = replay("{'kind':'alloc','tracked':false,'len':100000,'count':1000,'return_address':64}\n"
+				 "{'kind':'alloc','tracked':false,'len':7,'return_address':64}\n"
+				 "{'kind':'object','address':4096,'len':8192,'path':'/usr/bin/prog'}\n"
+				 "{'kind':'object','address':4096,'len':8192,'path':'/usr/bin/prog'}\n"
+				 "{'kind':'object','address':0,'len':4096,'path':'/lib/libc.so.6'}\n");
+	const struct trace_counters *t = &run->a.totals.c;
+	assert_int_equal(t->untracked_requests, 1001);
+	assert_int_equal(t->untracked_request_bytes, 100007);
+	assert_int_equal(t->allocations, 1001);
+	assert_int_equal(t->live_bytes, 0);
+	assert_int_equal(run->a.n_objects, 2);
+	assert_string_equal(run->a.objects[0].path, "/usr/bin/prog");
+	assert_int_equal(run->a.objects[0].bias, 4096);
+	assert_int_equal(run->a.objects[0].len, 8192);
+	assert_string_equal(run->a.objects[1].path, "/lib/libc.so.6");
+	done(run);
+
+	struct trace_replay_options o = { .layer = TRACE_LAYER_BACKING };
+	run = replay_with("{'kind':'object','address':4096}\n", &o);
+	assert_int_equal(run->r, -EINVAL);
+	assert_string_equal(run->err.error.message, "an object event needs a \"path\"");
+	done(run);
+	run = replay_with("{'kind':'object','path':'a\\u0000b'}\n", &o);
+	assert_int_equal(run->r, -EINVAL);
+	assert_string_equal(run->err.error.message, "an object's \"path\" holds a NUL byte");
+	done(run);
+}
+
+/* Past RW_TRACE_OBJECTS_MAX distinct objects the event is invalid. */
+static void test_objects_past_the_limit(void **state)
+{
+	(void)state;
+	size_t size = (RW_TRACE_OBJECTS_MAX + 1) * 64 + 1, n = 0;
+	char *text = malloc(size);
+	assert_non_null(text);
+	for (unsigned i = 0; i <= RW_TRACE_OBJECTS_MAX; i++)
+		n += (size_t)snprintf(text + n, size - n, "{'kind':'object','address':%u,'path':'/o'}\n", i);
+	struct trace_replay_options o = { .layer = TRACE_LAYER_BACKING };
+	struct run *run = replay_with(text, &o);
+	free(text);
+	assert_int_equal(run->r, -EINVAL);
+	assert_int_equal(run->err.line, RW_TRACE_OBJECTS_MAX + 1);
+	assert_int_equal(run->a.n_objects, RW_TRACE_OBJECTS_MAX);
 	done(run);
 }
 
@@ -301,6 +353,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_integrity_statuses),
+		cmocka_unit_test(test_counts_and_objects),
+		cmocka_unit_test(test_objects_past_the_limit),
 		cmocka_unit_test(test_integrity_counts),
 		cmocka_unit_test(test_retention),
 		cmocka_unit_test(test_release),

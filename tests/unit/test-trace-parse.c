@@ -119,7 +119,7 @@ static void test_every_kind(void **state)
 	static const char *const kinds[] = { "trace.start", "trace.stop", "allocator", "alloc", "free",
 					     "release", "resize", "remap", "lifecycle", "scope.enter",
 					     "scope.exit", "map", "unmap", "protect", "discard",
-					     "decommit", "advise", "snapshot", "census" };
+					     "decommit", "advise", "snapshot", "census", "object", "stack" };
 	struct trace_general g;
 	struct trace_event e;
 	char line[128];

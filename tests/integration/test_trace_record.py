@@ -1,0 +1,378 @@
+"""ramwatch trace record and the tracer it preloads (libramwatch-trace.so),
+run as a user runs them: real programs with known allocation patterns
+(tests/helpers/trace-patterns.c, trace-flood.c, a Python program with
+phases) recorded, then ramwatch trace summary --json on their traces,
+checked to the byte: sites by function and line, scopes, retained bytes,
+lifetimes and the integrity verdict."""
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+BUILD = Path(os.environ.get("RAMWATCH_BUILD", ROOT / "build"))
+RAMWATCH = BUILD / "ramwatch"
+PATTERNS = BUILD / "helpers" / "trace-patterns"
+FLOOD = BUILD / "helpers" / "trace-flood"
+SOURCE = "tests/helpers/trace-patterns.c"
+
+KiB = 1024
+MiB = 1024 * KiB
+
+
+def record(tmp_path, *command, options=(), env=None, name="t.jsonl"):
+    out = tmp_path / name
+    e = dict(os.environ)
+    e.pop("LD_PRELOAD", None)  # a sanitized client's runtime is not the traced program's
+    e.update(env or {})
+    p = subprocess.run([str(RAMWATCH), "trace", "record", *options, "-o", str(out), "--", *map(str, command)],
+                       capture_output=True, text=True, timeout=120, env=e, cwd=tmp_path)
+    return p, out
+
+
+def summary(path, *options):
+    p = subprocess.run([str(RAMWATCH), "trace", "summary", "--json", "--sites", "--include-zero-live",
+                        "--top", "100", *options, str(path)], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    rows = [json.loads(line) for line in p.stdout.splitlines()]
+    return rows[0], {r["scope"]: r for r in rows if r["kind"] == "scope"}, \
+        [r for r in rows if r["kind"] == "site"]
+
+
+def site(sites, function):
+    found = [s for s in sites if s.get("symbol") == function]
+    assert len(found) == 1, [(s.get("symbol"), s.get("location")) for s in sites]
+    return found[0]
+
+
+def line_of(text):
+    for i, line in enumerate((ROOT / SOURCE).read_text().splitlines(), 1):
+        if text in line:
+            return "%s:%d" % (SOURCE, i)
+    raise AssertionError(text)
+
+
+def find_pid(argv):
+    """The pid of the one process running argv (a list of bytes)."""
+    found = []
+    for p in os.listdir("/proc"):
+        try:
+            if p.isdigit() and Path("/proc", p, "cmdline").read_bytes().split(b"\0")[:len(argv)] == argv:
+                found.append(int(p))
+        except OSError:
+            pass  # it ended while we looked
+    assert len(found) == 1, found
+    return found[0]
+
+
+def pattern(tmp_path, name, options=(), env=None):
+    p, out = record(tmp_path, PATTERNS, name, options=options, env=env)
+    assert p.returncode == 0, p.stderr
+    assert p.stderr.startswith("ramwatch trace record: %s: " % out), p.stderr
+    assert " 0 dropped, trace complete\n" in p.stderr, p.stderr
+    return out
+
+
+def test_sizes_sites_and_small_allocations(tmp_path):
+    total, scopes, sites = summary(pattern(tmp_path, "sizes"))
+    assert total["layer"] == "logical"  # chosen for the tracer's traces
+    assert total["capture_integrity"]["status"] == "complete"
+    assert total["unmatched_frees"] == 0
+    kept = site(sites, "retain_one")
+    assert kept["location"] == line_of("void *p = malloc(n);")
+    assert (kept["allocations"], kept["frees"], kept["open_request_bytes"]) == (3, 0, 3 * MiB)
+    churn = site(sites, "churn_one")
+    assert churn["location"] == line_of("char *volatile p = malloc(n);")
+    assert (churn["allocations"], churn["frees"], churn["open_request_bytes"]) == (10, 10, 0)
+    assert churn["explicitly_closed_bytes"] == 10 * 64 * KiB
+    assert churn["completed_lifetimes"] == 10
+    # every block lives one event: its own free follows its alloc
+    assert churn["lifetime_max_events"] == 1
+    assert churn["lifetime_total_byte_events"] == 10 * 64 * KiB
+    # 100-byte blocks are below the default threshold: counted at their site, exactly
+    small = site(sites, "small_one")
+    assert (small["untracked_requests"], small["untracked_request_bytes"]) == (1000, 100000)
+    assert small["allocations"] == 1000 and small["open_requests"] == 0
+    assert scopes["root"]["open_request_bytes"] == 3 * MiB
+
+
+def test_min_bytes_zero_traces_every_block(tmp_path):
+    total, _, sites = summary(pattern(tmp_path, "sizes", options=("--min-bytes", "0")))
+    assert total["capture_integrity"]["status"] == "complete"
+    small = site(sites, "small_one")
+    assert small["untracked_requests"] == 0
+    assert (small["allocations"], small["open_requests"], small["open_request_bytes"]) == (1000, 1000, 100000)
+
+
+def test_threads(tmp_path):
+    total, _, sites = summary(pattern(tmp_path, "threads"))
+    assert total["capture_integrity"]["status"] == "complete"
+    kept = site(sites, "retain_one")
+    assert (kept["allocations"], kept["open_request_bytes"]) == (4, 4 * 256 * KiB)
+    churn = site(sites, "churn_one")
+    assert (churn["allocations"], churn["frees"], churn["explicitly_closed_bytes"]) == (400, 400, 400 * 128 * KiB)
+
+
+def test_realloc_chain_is_one_allocation(tmp_path):
+    total, _, sites = summary(pattern(tmp_path, "realloc"))
+    assert total["capture_integrity"]["status"] == "complete"
+    assert (total["allocations"], total["resizes"] + total["remaps"]) == (1, 2)
+    assert total["open_request_bytes"] == 4 * MiB and total["unmatched_resizes"] == 0
+    assert site(sites, "grow_chain")["open_request_bytes"] == 4 * MiB
+
+
+def test_aligned_allocations(tmp_path):
+    total, _, sites = summary(pattern(tmp_path, "aligned"))
+    assert total["capture_integrity"]["status"] == "complete"
+    # each call is a site of its own, named by its line
+    by_line = {s["location"]: s for s in sites if s.get("symbol") == "aligned_blocks"}
+    assert len(by_line) == 4
+    expect = {"posix_memalign(&p, 4096": (1 * MiB, 0), "aligned_alloc(65536": (512 * KiB, 0),
+              "memalign(256": (256 * KiB, 0), "p = valloc(": (0, 128 * KiB)}
+    for text, (kept, freed) in expect.items():
+        s = by_line[line_of(text)]
+        assert (s["allocations"], s["open_request_bytes"], s["explicitly_closed_bytes"]) == (1, kept, freed)
+
+
+def test_mapped_blocks_on_the_backing_layer(tmp_path):
+    out = pattern(tmp_path, "maps")
+    total, _, _ = summary(out, "--layer", "backing")
+    assert total["capture_integrity"]["status"] == "complete"
+    m = total["physical"]
+    # 8 MiB mapped, its upper half unmapped, the rest remapped to 6 MiB
+    assert (m["maps"], m["unmaps"]) == (2, 2)
+    assert (m["live_mapped_bytes"], m["high_water_mapped_bytes"]) == (6 * MiB, 8 * MiB)
+    assert m["untracked_unmap_bytes"] == 0
+
+
+def test_fork_child_writes_its_own_trace(tmp_path):
+    (tmp_path / "t.jsonl.1").write_text("an earlier recording's\n")  # removed by trace record
+    p, out = record(tmp_path, PATTERNS, "fork")
+    assert p.returncode == 0, p.stderr
+    assert p.stderr.endswith(" 0 dropped, trace complete\nramwatch trace record: 1 more trace of the processes "
+                             "it forked or exec'd: %s.PID\n" % out), p.stderr
+    children = [p for p in tmp_path.iterdir() if p.name.startswith("t.jsonl.") and p.name[8:].isdigit()]
+    assert len(children) == 1
+    parent, _, psites = summary(out)
+    child, _, csites = summary(children[0])
+    for t in (parent, child):
+        assert t["capture_integrity"]["status"] == "complete"
+    assert site(psites, "retain_one")["open_request_bytes"] == 1 * MiB
+    # the child's trace holds the child's allocations only
+    assert child["allocations"] == 1
+    assert site(csites, "retain_one")["open_request_bytes"] == 2 * MiB
+    assert json.loads(children[0].read_text().splitlines()[0])["pid"] == int(children[0].name[8:])
+
+
+def test_phases_from_the_c_api(tmp_path):
+    total, scopes, _ = summary(pattern(tmp_path, "phases"))
+    assert total["capture_integrity"]["status"] == "complete"
+    assert scopes["root/load"]["open_request_bytes"] == 2 * MiB
+    d = scopes["root/decode"]
+    assert (d["open_request_bytes"], d["explicitly_closed_bytes"], d["frees"]) == (512 * KiB, 1 * MiB, 1)
+    assert scopes["root/decode/inner"]["open_request_bytes"] == 256 * KiB
+
+
+def test_phases_from_a_variable(tmp_path):
+    total, scopes, _ = summary(pattern(tmp_path, "env-phases", options=("--scope-env", "PHASE")))
+    assert total["capture_integrity"]["status"] == "complete"
+    assert scopes["root/first"]["open_request_bytes"] == 1 * MiB
+    assert scopes["root/second"]["open_request_bytes"] == 2 * MiB
+    assert scopes["root"]["open_request_bytes"] == 3 * MiB
+
+
+def test_python_phases(tmp_path):
+    program = tmp_path / "phases.py"
+    program.write_text(
+        "import ramwatch_trace\n"
+        "assert ramwatch_trace.active()\n"
+        "kept = []\n"
+        "with ramwatch_trace.scope('build'):\n"
+        "    kept.append(bytearray(8 << 20))\n"
+        "with ramwatch_trace.scope('scratch'):\n"
+        "    b = bytearray(4 << 20)\n"
+        "    del b\n")
+    p, out = record(tmp_path, "/usr/bin/python3", program)
+    assert p.returncode == 0, p.stderr
+    total, scopes, _ = summary(out)
+    assert total["capture_integrity"]["status"] == "complete"
+    # a bytearray asks for one byte more than it holds, for its NUL
+    b = scopes["root/build"]
+    assert (b["allocations"], b["high_water_open_request_bytes"]) == (1, (8 << 20) + 1)
+    s = scopes["root/scratch"]
+    assert (s["allocations"], s["frees"], s["explicitly_closed_bytes"]) == (1, 1, (4 << 20) + 1)
+
+
+def test_python_module_without_the_tracer():
+    p = subprocess.run(["/usr/bin/python3", "-c",
+                        "import ramwatch_trace as t\nassert not t.active()\n"
+                        "with t.scope('x'):\n    pass\n"],
+                       env={"PYTHONPATH": str(BUILD / "python")}, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+
+
+def test_a_full_buffer_drops_counts_and_the_verdict_says_so(tmp_path):
+    # one page of records per thread and no waiting: four threads outrun the writer
+    p, out = record(tmp_path, FLOOD, 4, 100000, env={"RAMWATCH_TRACE_BUFFER": "4096",
+                                                     "RAMWATCH_TRACE_WAIT_US": "0"})
+    assert p.returncode == 0, p.stderr
+    stop = json.loads(out.read_text().splitlines()[-1])
+    assert stop["kind"] == "trace.stop" and stop["dropped"] > 0
+    assert " %d dropped, trace sequence_gaps\n" % stop["dropped"] in p.stderr
+    total, _, _ = summary(out)
+    c = total["capture_integrity"]
+    assert c["status"] == "sequence_gaps"
+    # every dropped event took its number: the gaps are the drops
+    assert c["missing_sequence_event_count"] == stop["dropped"]
+    assert c["last_sequence"] == stop["seq"]
+    assert c["event_count"] + stop["dropped"] == stop["seq"]
+    # 800,000 mallocs and frees, the 3 opening lines, the objects and the small counts at the end
+    assert 4 * 100000 * 2 + 4 < stop["seq"] < 4 * 100000 * 2 + 40
+
+
+def test_exit_status_and_errors(tmp_path):
+    p, out = record(tmp_path, "/bin/sh", "-c", "exit 7")
+    assert p.returncode == 7
+    p, out = record(tmp_path, "/bin/sh", "-c", "kill -TERM $$")
+    assert p.returncode == 128 + 15
+    p, out = record(tmp_path, tmp_path / "no-such-program")
+    assert p.returncode == 127 and "cannot run" in p.stderr
+    p = subprocess.run([str(RAMWATCH), "trace", "record", "--", "true"], capture_output=True, text=True)
+    assert p.returncode == 2 and "-o FILE" in p.stderr
+    p = subprocess.run([str(RAMWATCH), "trace", "record", "--min-bytes", "lots", "-o", "x", "--", "true"],
+                       capture_output=True, text=True)
+    assert p.returncode == 2 and "--min-bytes" in p.stderr
+
+
+def test_ramwatch_mark_enters_a_phase_of_the_trace(tmp_path):
+    program = tmp_path / "slow.py"
+    program.write_text(
+        "import sys, time\n"
+        "kept = [bytearray(1 << 20)]\n"
+        "print('ready', flush=True)\n"
+        "sys.stdin.readline()\n"
+        "kept.append(bytearray(2 << 20))\n")
+    (tmp_path / "t.jsonl.mark").write_text("stale\n")  # an old run's: trace record removes it
+    out = tmp_path / "t.jsonl"
+    env = dict(os.environ)
+    env.pop("LD_PRELOAD", None)
+    proc = subprocess.Popen([str(RAMWATCH), "trace", "record", "-o", str(out), "--", "/usr/bin/python3",
+                             str(program)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=env)
+    try:
+        assert proc.stdout.readline() == "ready\n"
+        pid = [find_pid([b"/usr/bin/python3", bytes(program)])]
+        # no daemon at this socket: the trace is marked all the same, and mark says both
+        m = subprocess.run([str(RAMWATCH), "mark", "--pid", str(pid[0]), "--socket", str(tmp_path / "none"),
+                            "load"], capture_output=True, text=True, timeout=30)
+        assert m.returncode == 1 and "cannot connect" in m.stderr
+        assert m.stdout == "mark 'load' set in the allocation trace of pid %d (%s.mark)\n" % (pid[0], out)
+        # the writer looks every few milliseconds
+        import time
+        time.sleep(0.2)
+        proc.stdin.write("\n")
+        proc.stdin.flush()
+        assert proc.wait(timeout=60) == 0
+    finally:
+        proc.kill()
+    total, scopes, _ = summary(out)
+    # the phase ends with the trace: balanced
+    assert total["capture_integrity"]["status"] == "complete"
+    assert "root/stale" not in scopes
+    load = scopes["root/load"]
+    assert load["high_water_open_request_bytes"] >= (2 << 20) + 1
+    assert any(line.get("kind") == "scope.exit" for line in map(json.loads, out.read_text().splitlines()))
+
+
+def test_stacks_as_a_table_of_ids(tmp_path):
+    out = pattern(tmp_path, "sizes", options=("--stack", "4"))
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert lines[1]["kind"] == "allocator" and lines[1]["stack"] == 4
+    stacks = {line["stack_id"]: line["frames"] for line in lines if line["kind"] == "stack"}
+    events = [line for line in lines if line["kind"] in ("alloc", "free") and line.get("tracked", True)]
+    assert len(events) == 3 + 10 + 10
+    # three stacks: retain_one's malloc, churn_one's malloc and its free, each called from sizes()
+    assert sorted(stacks) == [1, 2, 3]
+    for e in events:
+        frames = stacks[e["stack_id"]]
+        assert len(frames) == 4 and frames[0] == e["return_address"]
+    by_site = {}
+    for e in events:
+        by_site.setdefault((e["kind"], e["return_address"]), set()).add(e["stack_id"])
+    assert sorted(len(v) for v in by_site.values()) == [1, 1, 1]
+    # the callers' callers differ: retain_one and churn_one are called from two lines of sizes()
+    assert len({tuple(f[1:2]) for f in stacks.values()}) == 2
+    total, _, sites = summary(out)
+    assert total["capture_integrity"]["status"] == "complete"
+    assert site(sites, "retain_one")["open_request_bytes"] == 3 * MiB
+
+
+def test_report_puts_the_census_heap_beside_the_trace(tmp_path):
+    import sys
+    sys.path.insert(0, str(Path(__file__).parent))
+    from rwdaemon import Daemon, fast_config
+    out = tmp_path / "t.jsonl"
+    env = dict(os.environ)
+    env.pop("LD_PRELOAD", None)
+    proc = subprocess.Popen([str(RAMWATCH), "trace", "record", "-o", str(out), "--", str(PATTERNS), "hold"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=env)
+    d = None
+    try:
+        assert proc.stdout.readline() == "ready\n"
+        pid = find_pid([bytes(PATTERNS), b"hold"])
+        sock = str(tmp_path / "ctl.sock")
+        d = Daemon(tmp_path, fast_config("Watch=pid:%d" % pid), socket=sock).start()
+
+        def ask(*args):
+            return subprocess.run([str(RAMWATCH), *args, "--socket", sock], capture_output=True, text=True,
+                                  timeout=30)
+        import time
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            h = ask("history", "--pid", str(pid), "--format", "json")
+            if h.returncode == 0 and json.loads(h.stdout)["censuses"]:
+                break
+            time.sleep(0.2)
+        else:
+            raise AssertionError("no census of the traced process")
+        proc.stdin.write("\n")
+        proc.stdin.flush()
+        assert proc.wait(timeout=60) == 0
+        r = ask("report", "--pid", str(pid), "--trace", str(out), "--format", "json")
+        assert r.returncode == 0, r.stderr
+        report = json.loads(r.stdout)
+        md = ask("report", "--pid", str(pid), "--trace", str(out))
+        assert md.returncode == 0, md.stderr
+    finally:
+        proc.kill()
+        if d:
+            d.stop()
+    t = report["trace"]
+    # everything held is live at the end: 16 MiB and 256 x 16 KiB, and the
+    # 4 KiB buffers stdio gave standard output and input (pipes)
+    assert t["live_bytes"] == 16 * MiB + 256 * 16 * KiB + 2 * 4096
+    assert (t["pid"], t["capture_integrity"], t["file"]) == (pid, "complete", str(out))
+    heap = [c for c in report["last_census"]["classes"] if c["key"] == "malloc"]
+    assert len(heap) == 1 and t["malloc_resident"] == heap[0]["resident"]
+    assert t["allocator_overhead_bytes"] == heap[0]["resident"] - t["live_bytes"]
+    assert "## The heap beside its allocation trace\n" in md.stdout
+    assert "| live in the trace at its end | 20.0 MiB |" in md.stdout
+
+
+def test_past_the_limits(tmp_path):
+    # the helper checks each refusal of the scope API itself (its exit status)
+    total, scopes, sites = summary(pattern(tmp_path, "limits"), "--top", "5000")
+    assert total["capture_integrity"]["status"] == "complete"
+    # 4096 scopes below root, none more
+    assert len(scopes) == 4097 and "root/one-too-many" not in scopes
+    assert "root/" + "d/" * 31 + "d" in scopes and "root/" + "n" * 250 in scopes
+    # 3100 (site, scope) pairs of small blocks: the table keeps 3072, the rest are under site 0
+    small = site(sites, "small_in_scope")
+    assert (small["untracked_requests"], small["untracked_request_bytes"]) == (3072, 307200)
+    rest = [s for s in sites if s["return_address"] == 0]
+    assert len(rest) == 1 and rest[0]["untracked_requests"] == 28
+    assert total["untracked_requests"] == 3100

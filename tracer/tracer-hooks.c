@@ -1,0 +1,340 @@
+/* The interposed functions: malloc and its family on the logical layer,
+ * mmap, munmap and mremap on the backing layer.
+ *
+ * The real functions are found with dlsym(RTLD_NEXT), so the tracer sits
+ * in front of whichever malloc the program uses (glibc's, or jemalloc's
+ * linked in).  dlsym itself may call calloc or malloc before they are
+ * known: those calls are served from a static arena, never freed.
+ *
+ * Which allocations are traced one by one is decided by the block's usable
+ * size (malloc_usable_size) against --min-bytes, at the allocation and
+ * again at the free, so both ends of a block agree without a table of
+ * blocks.  A free is written before the real free and an unmap before the
+ * real munmap: after them another thread may get the same address, and
+ * its event must come later in the sequence.
+ *
+ * The C library's malloc calls its own mmap internally, not this one: the
+ * backing layer shows the program's own mappings (and those of libraries
+ * that call mmap, such as other allocators). */
+#include <dlfcn.h>
+#include <errno.h>
+#include <malloc.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "tracer.h"
+
+#define ARENA_BYTES (64u * 1024u)
+
+static void *(*real_malloc)(size_t);
+static void *(*real_calloc)(size_t, size_t);
+static void *(*real_realloc)(void *, size_t);
+static void (*real_free)(void *);
+static int (*real_posix_memalign)(void **, size_t, size_t);
+static void *(*real_aligned_alloc)(size_t, size_t);
+static void *(*real_memalign)(size_t, size_t);
+static void *(*real_valloc)(size_t);
+static void *(*real_pvalloc)(size_t);
+static size_t (*real_usable)(void *);
+static void *(*real_mmap)(void *, size_t, int, int, int, off_t);
+static int (*real_munmap)(void *, size_t);
+static void *(*real_mremap)(void *, size_t, size_t, int, ...);
+
+static _Alignas(64) char arena[ARENA_BYTES];
+static _Atomic size_t arena_used;
+static _Atomic int resolved;
+
+static bool in_arena(const void *p)
+{
+	return (const char *)p >= arena && (const char *)p < arena + ARENA_BYTES;
+}
+
+/* A block of the arena: its size in the 16 bytes before it. */
+static void *arena_alloc(size_t n)
+{
+	size_t need = ((n + 15) & ~(size_t)15) + 16;
+	size_t at = atomic_fetch_add(&arena_used, need);
+
+	if (n > ARENA_BYTES || at + need > ARENA_BYTES)
+		return NULL;
+	*(size_t *)(arena + at) = n;
+	return arena + at + 16;
+}
+
+#define RESOLVE(var, name) *(void **)&var = dlsym(RTLD_NEXT, name)
+
+static void resolve(void)
+{
+	int zero = 0;
+
+	if (!atomic_compare_exchange_strong(&resolved, &zero, 1))
+		return; /* found already, or being found: the arena serves */
+	RESOLVE(real_calloc, "calloc");
+	RESOLVE(real_free, "free");
+	RESOLVE(real_realloc, "realloc");
+	RESOLVE(real_posix_memalign, "posix_memalign");
+	RESOLVE(real_aligned_alloc, "aligned_alloc");
+	RESOLVE(real_memalign, "memalign");
+	RESOLVE(real_valloc, "valloc");
+	RESOLVE(real_pvalloc, "pvalloc");
+	RESOLVE(real_usable, "malloc_usable_size");
+	RESOLVE(real_mmap, "mmap");
+	RESOLVE(real_munmap, "munmap");
+	RESOLVE(real_mremap, "mremap");
+	/* last: a malloc that sees it may use all the others */
+	RESOLVE(real_malloc, "malloc");
+}
+
+static inline bool tracing(void)
+{
+	return !tracer_busy && atomic_load_explicit(&tracer_state, memory_order_relaxed) == TRACER_ON;
+}
+
+static inline bool is_traced(void *p)
+{
+	return tracer_config.min_bytes == 0 || real_usable(p) >= tracer_config.min_bytes;
+}
+
+static void emit(enum tracer_kind kind, uint64_t address, uint64_t old_address, uint64_t len, uint64_t site,
+		 bool failed)
+{
+	struct tracer_record r = {
+		.kind = (uint8_t)kind,
+		.address = address,
+		.old_address = old_address,
+		.len = len,
+		.site = site,
+		.flags = failed ? TRACER_FAILED : 0,
+	};
+	tracer_scope_follow_env();
+	r.scope = tracer_scope_current();
+	if (tracer_config.stack > 1 && site)
+		r.stack = tracer_stack_id(site);
+	tracer_ring_emit(&r);
+}
+
+static void small(uint64_t len, void *site)
+{
+	struct tracer_small *t = tracer_ring_my_small();
+	if (t)
+		tracer_small_count(t, (uint64_t)site, tracer_scope_current(), len);
+}
+
+/* Whether a block asked for with n bytes is below the threshold for
+ * certain, without asking the allocator: its usable size is at most a
+ * size class above n (a quarter more in jemalloc's classes, 16 bytes in
+ * glibc's), so under half the threshold is small whatever the allocator. */
+static inline bool surely_small(size_t n)
+{
+	return n < tracer_config.min_bytes / 2;
+}
+
+/* An allocation of n bytes at p (NULL: it failed), called from site. */
+static void note_alloc(void *p, size_t n, void *site)
+{
+	tracer_busy++;
+	if (p && (surely_small(n) || !is_traced(p)))
+		small(n, site);
+	else if (p || tracer_config.min_bytes <= n)
+		emit(TRACER_ALLOC, (uint64_t)p, 0, n, (uint64_t)site, !p);
+	tracer_busy--;
+}
+
+static void note_free(void *p, void *site)
+{
+	tracer_busy++;
+	if (is_traced(p))
+		emit(TRACER_FREE, (uint64_t)p, 0, 0, (uint64_t)site, false);
+	tracer_busy--;
+}
+
+TRACER_EXPORT void *malloc(size_t n)
+{
+	void *p;
+
+	if (!real_malloc) {
+		resolve();
+		if (!real_malloc)
+			return arena_alloc(n);
+	}
+	p = real_malloc(n);
+	if (tracing())
+		note_alloc(p, n, __builtin_return_address(0));
+	return p;
+}
+
+TRACER_EXPORT void *calloc(size_t count, size_t size)
+{
+	size_t n;
+	void *p;
+
+	if (!real_calloc) {
+		resolve();
+		if (!real_calloc) {
+			if (__builtin_mul_overflow(count, size, &n))
+				return NULL;
+			return arena_alloc(n); /* static: zeroed already */
+		}
+	}
+	p = real_calloc(count, size);
+	if (tracing() && !__builtin_mul_overflow(count, size, &n))
+		note_alloc(p, n, __builtin_return_address(0));
+	return p;
+}
+
+TRACER_EXPORT void free(void *p)
+{
+	if (!p || in_arena(p))
+		return;
+	if (tracing())
+		note_free(p, __builtin_return_address(0));
+	real_free(p);
+}
+
+TRACER_EXPORT void *realloc(void *p, size_t n)
+{
+	void *site = __builtin_return_address(0);
+	bool old_traced;
+	void *q;
+
+	if (!real_realloc) {
+		resolve();
+		if (!real_realloc)
+			return arena_alloc(n);
+	}
+	if (p && in_arena(p)) {
+		/* out of the arena into the real allocator */
+		size_t old = *(size_t *)((char *)p - 16);
+		if (!(q = malloc(n)))
+			return NULL;
+		memcpy(q, p, old < n ? old : n);
+		return q;
+	}
+	if (!p || !tracing())
+		return p ? real_realloc(p, n) : malloc(n);
+	tracer_busy++;
+	old_traced = is_traced(p);
+	if (n == 0 && old_traced)
+		emit(TRACER_FREE, (uint64_t)p, 0, 0, (uint64_t)site, false);
+	q = real_realloc(p, n);
+	if (!q) {
+		if (n && old_traced)
+			emit(TRACER_RESIZE, (uint64_t)p, 0, n, (uint64_t)site, true);
+	} else if (!is_traced(q)) {
+		if (old_traced && n)
+			emit(TRACER_FREE, (uint64_t)p, 0, 0, (uint64_t)site, false);
+		small(n, site);
+	} else if (!old_traced) {
+		emit(TRACER_ALLOC, (uint64_t)q, 0, n, (uint64_t)site, false);
+	} else if (q == p) {
+		emit(TRACER_RESIZE, (uint64_t)q, 0, n, (uint64_t)site, false);
+	} else {
+		emit(TRACER_MOVE, (uint64_t)q, (uint64_t)p, n, (uint64_t)site, false);
+	}
+	tracer_busy--;
+	return q;
+}
+
+TRACER_EXPORT int posix_memalign(void **ret, size_t alignment, size_t n)
+{
+	int r;
+
+	if (!real_posix_memalign)
+		resolve();
+	r = real_posix_memalign(ret, alignment, n);
+	if (tracing())
+		note_alloc(r == 0 ? *ret : NULL, n, __builtin_return_address(0));
+	return r;
+}
+
+#define ALIGNED(name, real, params, args, n)                               \
+	TRACER_EXPORT void *name params                                    \
+	{                                                                  \
+		void *p;                                                   \
+		if (!real)                                                 \
+			resolve();                                         \
+		p = real args;                                             \
+		if (tracing())                                             \
+			note_alloc(p, n, __builtin_return_address(0));     \
+		return p;                                                  \
+	}
+
+ALIGNED(aligned_alloc, real_aligned_alloc, (size_t alignment, size_t n), (alignment, n), n)
+ALIGNED(memalign, real_memalign, (size_t alignment, size_t n), (alignment, n), n)
+ALIGNED(valloc, real_valloc, (size_t n), (n), n)
+ALIGNED(pvalloc, real_pvalloc, (size_t n), (n), n)
+
+TRACER_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t offset)
+{
+	void *p;
+
+	if (!real_mmap)
+		resolve();
+	p = real_mmap(addr, len, prot, flags, fd, offset);
+	if (tracing()) {
+		tracer_busy++;
+		emit(TRACER_MAP, p == MAP_FAILED ? 0 : (uint64_t)p, 0, len, (uint64_t)__builtin_return_address(0),
+		     p == MAP_FAILED);
+		tracer_busy--;
+	}
+	return p;
+}
+
+TRACER_EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t offset)
+	__attribute__((alias("mmap")));
+
+TRACER_EXPORT int munmap(void *addr, size_t len)
+{
+	if (!real_munmap)
+		resolve();
+	if (tracing()) {
+		tracer_busy++;
+		emit(TRACER_UNMAP, (uint64_t)addr, 0, len, (uint64_t)__builtin_return_address(0), false);
+		tracer_busy--;
+	}
+	return real_munmap(addr, len);
+}
+
+/* A mremap is written as an unmap of the old range and a map of the new:
+ * the analyzer keeps mapped ranges in its ledger, and its remap is an
+ * allocation's (MEMTRACE.md). */
+TRACER_EXPORT void *mremap(void *old, size_t old_len, size_t len, int flags, ...)
+{
+	void *fixed = NULL, *p;
+	va_list ap;
+
+	if (flags & MREMAP_FIXED) {
+		va_start(ap, flags);
+		fixed = va_arg(ap, void *);
+		va_end(ap);
+	}
+	if (!real_mremap)
+		resolve();
+	p = real_mremap(old, old_len, len, flags, fixed);
+	if (tracing()) {
+		uint64_t site = (uint64_t)__builtin_return_address(0);
+		tracer_busy++;
+		if (p == MAP_FAILED) {
+			emit(TRACER_MAP, 0, 0, len, site, true);
+		} else {
+			emit(TRACER_UNMAP, (uint64_t)old, 0, old_len, site, false);
+			emit(TRACER_MAP, (uint64_t)p, 0, len, site, false);
+		}
+		tracer_busy--;
+	}
+	return p;
+}
+
+__attribute__((constructor)) static void tracer_init(void)
+{
+	tracer_scope_init();
+	resolve();
+	tracer_session_start();
+}
+
+__attribute__((destructor)) static void tracer_fini(void)
+{
+	tracer_session_stop();
+}

@@ -1,0 +1,250 @@
+/* The writer thread: takes the rings' records in sequence order and writes
+ * them as memtrace JSON Lines (format version 3), formatted by hand into a
+ * buffer of its own pages and written with write(2).
+ *
+ * Only one thread formats at a time: the writer thread while it runs, then
+ * the thread that stops the session (after joining it), or a fork's child
+ * before it starts its own writer. */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tracer.h"
+
+#define OUT_BYTES (1u << 20)
+#define OUT_LINE_MAX 4096u /* a line is formatted whole into the room left */
+#define IDLE_WAIT_NS 2000000u
+
+static char *out;
+static size_t out_len;
+static int out_fd = -1;
+static pthread_t writer;
+static bool writer_running;
+static _Atomic int writer_stop;
+
+int tracer_writer_open(const char *path, bool exclusive)
+{
+	int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (exclusive ? O_EXCL : O_TRUNC);
+
+	if (!out && !(out = tracer_pages(OUT_BYTES)))
+		return -ENOMEM;
+	out_len = 0;
+	out_fd = open(path, flags, 0644);
+	return out_fd < 0 ? -errno : 0;
+}
+
+void tracer_out_flush(void)
+{
+	size_t done = 0;
+
+	while (done < out_len && out_fd >= 0) {
+		ssize_t n = write(out_fd, out + done, out_len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break; /* a full disk: the rest is lost, the trace ends short */
+		done += (size_t)n;
+	}
+	out_len = 0;
+}
+
+void tracer_writer_close(void)
+{
+	tracer_out_flush();
+	if (out_fd >= 0)
+		close(out_fd);
+	out_fd = -1;
+}
+
+void tracer_writer_close_child(void)
+{
+	out_len = 0;
+	if (out_fd >= 0)
+		close(out_fd);
+	out_fd = -1;
+	writer_running = false;
+}
+
+static void room(size_t n)
+{
+	if (out_len + n > OUT_BYTES)
+		tracer_out_flush();
+}
+
+void tracer_out_mem(const char *s, size_t n)
+{
+	room(n);
+	memcpy(out + out_len, s, n);
+	out_len += n;
+}
+
+void tracer_out_str(const char *s)
+{
+	tracer_out_mem(s, strlen(s));
+}
+
+/* Two digits at a time: the writer formats a few numbers per event, and
+ * its speed is the trace's at --min-bytes 0. */
+void tracer_out_u64(uint64_t v)
+{
+	static const char digits[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+					"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+					"8081828384858687888990919293949596979899";
+	char tmp[20], *p = tmp + sizeof(tmp);
+
+	while (v >= 100) {
+		unsigned d = (unsigned)(v % 100) * 2;
+		v /= 100;
+		*--p = digits[d + 1];
+		*--p = digits[d];
+	}
+	if (v >= 10) {
+		*--p = digits[v * 2 + 1];
+		*--p = digits[v * 2];
+	} else {
+		*--p = (char)('0' + v);
+	}
+	tracer_out_mem(p, (size_t)(tmp + sizeof(tmp) - p));
+}
+
+void tracer_out_hex(uint64_t v)
+{
+	static const char digits[] = "0123456789abcdef";
+	char tmp[16];
+	size_t n = 0;
+
+	do {
+		tmp[n++] = digits[v & 15];
+		v >>= 4;
+	} while (v);
+	room(n + 2);
+	out[out_len++] = '0';
+	out[out_len++] = 'x';
+	while (n)
+		out[out_len++] = tmp[--n];
+}
+
+/* A JSON string with quotes: '"', '\' and control bytes escaped; other
+ * bytes as they are (a path is bytes, and the parser takes any UTF-8). */
+void tracer_out_json_string(const char *s)
+{
+	static const char digits[] = "0123456789abcdef";
+
+	room(2);
+	out[out_len++] = '"';
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		room(6);
+		if (c == '"' || c == '\\') {
+			out[out_len++] = '\\';
+			out[out_len++] = (char)c;
+		} else if (c < 0x20 || c == 0x7f || c >= 0x80) {
+			/* bytes past ASCII as \u00XX: a path need not be UTF-8, the trace must be */
+			memcpy(out + out_len, "\\u00", 4);
+			out[out_len + 4] = digits[c >> 4];
+			out[out_len + 5] = digits[c & 15];
+			out_len += 6;
+		} else {
+			out[out_len++] = (char)c;
+		}
+	}
+	room(1);
+	out[out_len++] = '"';
+}
+
+/* a literal without strlen */
+#define OUT(lit) tracer_out_mem(lit, sizeof(lit) - 1)
+#define field(name, v)                  \
+	do {                            \
+		OUT(name);              \
+		tracer_out_u64(v);      \
+	} while (0)
+
+void tracer_writer_record(const struct tracer_record *r)
+{
+	bool logical = r->kind <= TRACER_MOVE;
+
+	room(OUT_LINE_MAX);
+	field("{\"seq\":", r->seq);
+	switch (r->kind) {
+	case TRACER_ALLOC: OUT(",\"kind\":\"alloc\""); break;
+	case TRACER_FREE: OUT(",\"kind\":\"free\""); break;
+	case TRACER_RESIZE: OUT(",\"kind\":\"resize\""); break;
+	case TRACER_MOVE: OUT(",\"kind\":\"remap\""); break;
+	case TRACER_MAP: OUT(",\"kind\":\"map\""); break;
+	case TRACER_UNMAP: OUT(",\"kind\":\"unmap\""); break;
+	case TRACER_REMAP: OUT(",\"kind\":\"remap\""); break;
+	case TRACER_SCOPE_ENTER:
+		field(",\"kind\":\"scope.enter\",\"scope_id\":", r->scope);
+		OUT(",\"scope\":");
+		tracer_out_json_string(tracer_scope_path(r->scope));
+		OUT("}\n");
+		return;
+	case TRACER_SCOPE_EXIT:
+		field(",\"kind\":\"scope.exit\",\"scope_id\":", r->scope);
+		OUT("}\n");
+		return;
+	}
+	if (logical)
+		OUT(",\"layer\":\"logical_allocator\",\"allocator_id\":1");
+	else
+		OUT(",\"layer\":\"backing_boundary\",\"allocator_id\":2");
+	if (r->kind == TRACER_MOVE || r->kind == TRACER_REMAP)
+		field(",\"old_address\":", r->old_address);
+	field(",\"address\":", r->address);
+	if (r->old_len)
+		field(",\"old_len\":", r->old_len);
+	if (r->kind != TRACER_FREE)
+		field(",\"len\":", r->len);
+	if (r->site)
+		field(",\"return_address\":", r->site);
+	if (r->scope)
+		field(",\"scope_id\":", r->scope);
+	if (r->stack)
+		field(",\"stack_id\":", r->stack);
+	if (r->flags & TRACER_FAILED)
+		OUT(",\"succeeded\":false");
+	OUT("}\n");
+}
+
+static void *writer_main(void *arg)
+{
+	(void)arg;
+	tracer_busy = 1;
+	while (!atomic_load(&writer_stop)) {
+		size_t n = tracer_ring_drain(tracer_writer_record, false);
+		tracer_scope_follow_mark();
+		if (n == 0) {
+			tracer_out_flush();
+			tracer_ring_wait_writer(IDLE_WAIT_NS);
+		}
+	}
+	while (tracer_ring_drain(tracer_writer_record, true) > 0)
+		;
+	return NULL;
+}
+
+int tracer_writer_start_thread(void)
+{
+	int r;
+
+	atomic_store(&writer_stop, 0);
+	r = -pthread_create(&writer, NULL, writer_main, NULL);
+	writer_running = r == 0;
+	return r;
+}
+
+void tracer_writer_join(void)
+{
+	if (!writer_running) {
+		while (tracer_ring_drain(tracer_writer_record, true) > 0)
+			;
+		return;
+	}
+	atomic_store(&writer_stop, 1);
+	tracer_ring_wake_writer();
+	pthread_join(writer, NULL);
+	writer_running = false;
+}

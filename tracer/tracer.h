@@ -1,0 +1,175 @@
+/* The allocation tracer's parts, shared inside libramwatch-trace.so only.
+ *
+ * Nothing here may call malloc or anything that might: the tracer runs
+ * inside the program's malloc.  Its memory comes from mmap (tracer_pages),
+ * its strings are formatted by hand, its files written with write(2).
+ *
+ *   tracer-hooks.c    the interposed functions and the dlsym bootstrap
+ *   tracer-ring.c     per-thread rings of binary records, sequence numbers, drops
+ *   tracer-writer.c   the writer thread: merges the rings by sequence, writes JSON Lines
+ *   tracer-session.c  start, stop, fork, the configuration from the environment
+ *   tracer-scope.c    the program's scopes (the C API, the scope variable, marks)
+ *   tracer-small.c    per-site counts of allocations below the threshold
+ *   tracer-objects.c  the loaded objects and their load addresses
+ *   tracer-stack.c    stacks of N frames (--stack N), as a table of ids */
+#pragma once
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define TRACER_HIDDEN __attribute__((visibility("hidden")))
+#define TRACER_EXPORT __attribute__((visibility("default")))
+
+/* Environment: what `ramwatch trace record` sets (ramwatch-trace(3)). */
+#define TRACER_ENV_FILE "RAMWATCH_TRACE_FILE"
+#define TRACER_ENV_MIN_BYTES "RAMWATCH_TRACE_MIN_BYTES"
+#define TRACER_ENV_STACK "RAMWATCH_TRACE_STACK"
+#define TRACER_ENV_SCOPE_ENV "RAMWATCH_TRACE_SCOPE_ENV"
+#define TRACER_ENV_BUFFER "RAMWATCH_TRACE_BUFFER"
+#define TRACER_ENV_WAIT "RAMWATCH_TRACE_WAIT_US"
+
+#define TRACER_MIN_BYTES_DEFAULT 4096u
+#define TRACER_BUFFER_DEFAULT (1u << 20)   /* bytes of records per thread */
+#define TRACER_BUFFER_MIN (1u << 12)
+#define TRACER_BUFFER_MAX (1u << 28)
+#define TRACER_WAIT_DEFAULT_US 10000u      /* a full ring waits this long, then drops */
+#define TRACER_STACK_MAX 16u
+
+#define TRACER_ALLOCATOR_MALLOC 1u
+#define TRACER_ALLOCATOR_MMAP 2u
+
+enum tracer_kind {
+	TRACER_ALLOC,
+	TRACER_FREE,
+	TRACER_RESIZE,
+	TRACER_MOVE,   /* realloc to another address: a logical remap */
+	TRACER_MAP,
+	TRACER_UNMAP,
+	TRACER_REMAP,  /* mremap */
+	TRACER_SCOPE_ENTER,
+	TRACER_SCOPE_EXIT,
+};
+
+#define TRACER_FAILED 1u /* the call failed: "succeeded": false */
+
+/* One event as it waits in a ring: 64 bytes, one cache line. */
+struct tracer_record {
+	uint64_t seq;
+	uint64_t address;
+	uint64_t old_address;
+	uint64_t len;
+	uint64_t old_len;
+	uint64_t site;   /* return address, or a stack's site id with --stack */
+	uint32_t scope;  /* scope id, 0 for root */
+	uint32_t stack;  /* stack id with --stack, 0 for none */
+	uint8_t kind;
+	uint8_t flags;
+	uint8_t pad[6];
+};
+
+_Static_assert(sizeof(struct tracer_record) == 64, "a record is one cache line");
+
+struct tracer_config {
+	uint64_t min_bytes;
+	unsigned stack;
+	size_t buffer_bytes;
+	uint64_t wait_ns;
+	char file[512];
+	char scope_env[128];
+};
+
+enum tracer_state { TRACER_OFF, TRACER_ON, TRACER_STOPPED };
+
+extern TRACER_HIDDEN struct tracer_config tracer_config;
+extern TRACER_HIDDEN _Atomic int tracer_state;
+
+/* The per-thread guard: set while the tracer itself runs, so anything it
+ * calls that allocates goes straight to the real allocator. */
+extern TRACER_HIDDEN __thread int tracer_busy __attribute__((tls_model("initial-exec")));
+
+/* memory and output without malloc */
+TRACER_HIDDEN void *tracer_pages(size_t bytes);
+TRACER_HIDDEN void tracer_unpages(void *p, size_t bytes);
+TRACER_HIDDEN uint64_t tracer_now_ns(void);
+
+/* tracer-ring.c: producers */
+/* Records an event of the calling thread; fills r->seq.  Drops (and counts)
+ * when the thread's ring stays full for the configured wait. */
+TRACER_HIDDEN void tracer_ring_emit(struct tracer_record *r);
+TRACER_HIDDEN uint64_t tracer_ring_dropped(void);
+/* the highest sequence number given so far */
+TRACER_HIDDEN uint64_t tracer_ring_last_seq(void);
+/* Takes the next sequence number for an event the session writes itself. */
+TRACER_HIDDEN uint64_t tracer_ring_next_seq(void);
+/* Waits until no thread is inside tracer_ring_emit (after the state left ON). */
+TRACER_HIDDEN void tracer_ring_quiesce(void);
+/* In a fork's child: empties every ring, the caller's kept as its own. */
+TRACER_HIDDEN void tracer_ring_reset_child(void);
+
+/* tracer-ring.c: the writer's side */
+/* Moves to out, in sequence order, the records whose numbers are below the
+ * watermark no thread can still go under (all: every record), as many as
+ * the writer's copies hold.  Returns how many; call again until 0. */
+TRACER_HIDDEN size_t tracer_ring_drain(void (*out)(const struct tracer_record *r), bool all);
+TRACER_HIDDEN void tracer_ring_wake_writer(void);
+TRACER_HIDDEN void tracer_ring_wait_writer(uint64_t timeout_ns);
+/* Calls fn for every ring's small-allocation table. */
+struct tracer_small;
+TRACER_HIDDEN void tracer_ring_each_small(void (*fn)(struct tracer_small *t));
+TRACER_HIDDEN struct tracer_small *tracer_ring_my_small(void);
+
+/* tracer-small.c */
+TRACER_HIDDEN struct tracer_small *tracer_small_new(void);
+TRACER_HIDDEN void tracer_small_count(struct tracer_small *t, uint64_t site, uint32_t scope, uint64_t len);
+TRACER_HIDDEN void tracer_small_reset(struct tracer_small *t);
+/* Writes one untracked alloc per site and scope of t. */
+TRACER_HIDDEN void tracer_small_write(struct tracer_small *t);
+
+/* tracer-writer.c */
+TRACER_HIDDEN int tracer_writer_open(const char *path, bool exclusive);
+TRACER_HIDDEN void tracer_writer_close(void);
+/* In a fork's child: drops the parent's unwritten bytes and descriptor. */
+TRACER_HIDDEN void tracer_writer_close_child(void);
+TRACER_HIDDEN int tracer_writer_start_thread(void);
+/* Ends the writer thread after it drained every ring. */
+TRACER_HIDDEN void tracer_writer_join(void);
+TRACER_HIDDEN void tracer_writer_record(const struct tracer_record *r);
+/* Pieces of one JSON line, for the session's own lines. */
+TRACER_HIDDEN void tracer_out_str(const char *s);
+TRACER_HIDDEN void tracer_out_mem(const char *s, size_t n);
+TRACER_HIDDEN void tracer_out_u64(uint64_t v);
+TRACER_HIDDEN void tracer_out_hex(uint64_t v);
+TRACER_HIDDEN void tracer_out_json_string(const char *s);
+TRACER_HIDDEN void tracer_out_flush(void);
+
+/* tracer-scope.c */
+TRACER_HIDDEN void tracer_scope_init(void);
+TRACER_HIDDEN uint32_t tracer_scope_current(void);
+/* the path of a defined scope id */
+TRACER_HIDDEN const char *tracer_scope_path(uint32_t id);
+/* Follows the scope variable (--scope-env) or a mark, when it changed. */
+TRACER_HIDDEN void tracer_scope_follow_env(void);
+TRACER_HIDDEN void tracer_scope_follow_mark(void);
+/* Writes scope.enter lines for the scopes open now (a fork's child's trace). */
+TRACER_HIDDEN void tracer_scope_reopen(void);
+/* Leaves every open scope: the end of the trace ends them. */
+TRACER_HIDDEN void tracer_scope_close_all(void);
+TRACER_HIDDEN void tracer_scope_lock(void);
+TRACER_HIDDEN void tracer_scope_unlock(void);
+
+/* tracer-objects.c: one "object" line per loaded object */
+TRACER_HIDDEN void tracer_objects_write(void);
+
+/* tracer-stack.c: --stack N */
+/* Loads libunwind when N > 1.  Returns 0, or -1 when it cannot (then the
+ * trace records callers only and says so in its allocator line). */
+TRACER_HIDDEN int tracer_stack_init(void);
+/* The id of the stack from caller up, 0 when none. */
+TRACER_HIDDEN uint32_t tracer_stack_id(uint64_t caller);
+TRACER_HIDDEN void tracer_stack_write(void);
+
+/* tracer-session.c */
+TRACER_HIDDEN void tracer_session_start(void);
+TRACER_HIDDEN void tracer_session_stop(void);

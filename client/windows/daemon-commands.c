@@ -28,3 +28,11 @@ DAEMON_COMMAND(mark)
 DAEMON_COMMAND(events)
 DAEMON_COMMAND(metrics)
 DAEMON_COMMAND(top)
+
+/* trace record preloads a library into a Linux program */
+int cmd_trace_record(int argc, char **argv)
+{
+	(void)argc, (void)argv;
+	return fail("'trace record' runs a program under the Linux allocation tracer (LD_PRELOAD); on Windows, "
+		    "ramwatch summarises traces recorded elsewhere (trace summary)");
+}

@@ -125,6 +125,18 @@ int fsync(int fd)
 	return _commit(fd);
 }
 
+char *strndup(const char *s, size_t n)
+{
+	size_t len = strnlen(s, n);
+	char *copy = malloc(len + 1);
+
+	if (!copy)
+		return NULL;
+	memcpy(copy, s, len);
+	copy[len] = '\0';
+	return copy;
+}
+
 void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t offset)
 {
 	(void)addr;

@@ -56,3 +56,5 @@ void qsort_r(void *base, size_t n, size_t size, int (*cmp)(const void *, const v
 FILE *open_memstream(char **ret_buf, size_t *ret_size);
 int openat(int dirfd, const char *path, int flags, ...);
 int fsync(int fd);
+/* POSIX 2008's, absent from the Windows C runtime */
+char *strndup(const char *s, size_t n);

@@ -236,6 +236,8 @@ def test_errors(wine_env):
     for command in (["status"], ["history", "--pid", "1"], ["sql", "select 1"], ["top"]):
         r = run(wine_env, *command)
         assert r.returncode == 1 and "ramwatchd runs on Linux" in r.stderr, r.stderr
+    r = run(wine_env, "trace", "record", "-o", "t.jsonl", "--", "x.exe")
+    assert r.returncode == 1 and "Linux allocation tracer" in r.stderr, r.stderr
     r = run(wine_env, "diff", "--pid", "1", "--from", "1h")
     assert r.returncode == 1 and "ramwatchd runs on Linux" in r.stderr, r.stderr
     bad = os.path.join(DATA, "windows", "bad", "overlap.json")

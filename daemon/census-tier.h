@@ -44,6 +44,7 @@ struct census_result {
 struct census_tier_stats {
 	uint64_t censuses[_CENSUS_STATUS_MAX]; /* by status */
 	uint64_t censuses_light;        /* light ones that were ok */
+	uint64_t censuses_repeated;     /* ok ones that found nothing changed (repeats) */
 	uint64_t deferred;              /* censuses that waited for budget */
 	uint64_t census_cpu_us, census_wall_us;
 };

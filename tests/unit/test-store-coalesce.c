@@ -326,7 +326,7 @@ static void test_migrate_from_v5(void **state)
 	sqlite3_close(db);
 
 	coalescing_writer(t);
-	assert_int_equal(store_schema_version(t->s), 6);
+	assert_int_equal(store_schema_version(t->s), STORE_SCHEMA_VERSION);
 	/* every old row is there, each standing for itself */
 	assert_int_equal(q_int(t->db, "SELECT count(*) FROM samples"), 4);
 	assert_int_equal(q_int(t->db, "SELECT count(*) FROM samples WHERE until = time"), 4);

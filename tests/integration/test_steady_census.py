@@ -4,13 +4,14 @@ fingerprint of its mappings; one that touched a page, mapped, unmapped or
 changed a mapping with the same totals gets a full census; a person's
 request and a mark always get a full one.  A real daemon, a real process
 (tests/helpers/steady.c) whose changes the kernel confirms."""
+import json
 import os
 import subprocess
 import time
 
 import pytest
 
-from conftest import HELPERS, wait_idle
+from conftest import HELPERS, run, wait_idle
 from rwdaemon import fast_config
 
 PAGE = os.sysconf("SC_PAGESIZE")
@@ -180,3 +181,32 @@ def test_a_person_always_gets_a_full_census(tmp_path, steady, daemons):
     later = d.wait_rows("SELECT * FROM censuses WHERE process_id = ? AND repeats IS NOT NULL AND time > ?",
                         pid_row, mark["time"], what="a repeat after the mark")[0]
     assert later["repeats"] == mark["id"]
+
+
+def test_history_report_and_diff_show_a_repeat(tmp_path, steady, daemons):
+    d = daemons(tmp_path, config(steady.pid)).start()
+    pid_row = d.process_id(steady.pid)
+    rep = d.wait_rows("SELECT * FROM censuses WHERE process_id = ? AND repeats IS NOT NULL ORDER BY time", pid_row,
+                      n=2, what="two repeats")[-1]
+    full = census(d, rep["repeats"])
+    sock = d.socket
+    # history: the repeat's line says what it repeats, with that census's classes
+    lines = run("history", "--pid", steady.pid, "--socket", sock, check=0).stdout.splitlines()
+    said = [l for l in lines if f"census #{rep['id']} " in l]
+    assert said and f"unchanged since census #{full['id']}, private" in said[0], lines
+    shown = [l for l in lines if f"census #{full['id']} " in l]
+    assert shown[0].split("; ", 1)[1] == said[0].split("; ", 1)[1]
+    hist = json.loads(run("history", "--pid", steady.pid, "--socket", sock, "--format", "json", check=0).stdout)
+    by_id = {c["census_id"]: c for c in hist["censuses"]}
+    assert by_id[rep["id"]]["repeats"] == full["id"] and by_id[full["id"]]["repeats"] is None
+    assert by_id[rep["id"]]["classes"] == by_id[full["id"]]["classes"] != {}
+    # report: the trend row says so; a last census that is a repeat gives the content
+    report = run("report", "--pid", steady.pid, "--socket", sock, check=0).stdout
+    assert f"unchanged since #{full['id']}" in report
+    # diff: the repeat against the census it repeats: no change at all
+    t_full = full["time"] / 1000
+    t_rep = rep["time"] / 1000
+    out = run("diff", "--pid", steady.pid, "--from", f"@{t_full:.3f}", "--to", f"@{t_rep:.3f}", "--socket", sock,
+              check=0).stdout
+    first = out.splitlines()[0]
+    assert f"census #{full['id']} " in first and f"unchanged since census #{full['id']}" in first, out

@@ -230,11 +230,52 @@ static void test_retention_keeps_what_repeats_name(void **state)
 	census_free(c);
 }
 
+/* Salvage copies a process's last census; a repeat comes with the census
+ * it repeats, which holds its content. */
+static void test_salvage_takes_what_a_repeat_names(void **state)
+{
+	struct test_db *t = *state;
+	struct store *s = open_store(t->db);
+	struct census *c = java_census();
+	int64_t p, full, rep;
+
+	assert_int_equal(store_begin(s), 0);
+	p = put_proc(s, H0);
+	put_full(s, p, H0 - MINUTE, c);
+	full = put_full(s, p, H0, c);
+	assert_int_equal(put_repeat(s, p, H0 + MINUTE, H0, &rep), 0);
+	assert_int_equal(store_commit(s), 0);
+	store_close(s);
+	json_t *before = content_at(t->db, H0 + MINUTE);
+
+	char copy[400];
+	snprintf(copy, sizeof(copy), "%s/new.db", t->dir);
+	s = open_store(copy);
+	struct store_salvage kept;
+	assert_int_equal(store_salvage(s, t->db, &kept), 0);
+	assert_int_equal(kept.processes, 1);
+	assert_int_equal(kept.censuses, 1);
+	store_close(s);
+
+	sqlite3 *db = raw_open(copy);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM censuses"), 2);
+	assert_int_equal(q_int(db, "SELECT repeats FROM censuses WHERE id = %lld", (long long)rep), full);
+	assert_true(q_int(db, "SELECT count(*) FROM census_classes WHERE census_id = %lld", (long long)full) > 0);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM pragma_foreign_key_check"), 0);
+	sqlite3_close(db);
+	json_t *after = content_at(copy, H0 + MINUTE);
+	assert_same_content(before, after);
+	json_decref(before);
+	json_decref(after);
+	census_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_repeat_row, test_db_setup, test_db_teardown),
 		cmocka_unit_test_setup_teardown(test_retention_keeps_what_repeats_name, test_db_setup, test_db_teardown),
+		cmocka_unit_test_setup_teardown(test_salvage_takes_what_a_repeat_names, test_db_setup, test_db_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -50,6 +50,15 @@ int main(void)
 	char line[64];
 
 	page = sysconf(_SC_PAGESIZE);
+	/* every call a command makes, once on a scratch region first: the
+	 * C library's pages they run from are then in (the kernel maps 64 KiB
+	 * of a file around a fault), and a command changes only what it says */
+	char *scratch = map_pages(2), *dest = free_range(2);
+	scratch[0] = 1;
+	mprotect(scratch, (size_t)page, PROT_READ);
+	scratch = mremap(scratch, (size_t)(2 * page), (size_t)(2 * page), MREMAP_MAYMOVE | MREMAP_FIXED, dest);
+	if (scratch != MAP_FAILED)
+		munmap(scratch, (size_t)(2 * page));
 	work = map_pages(16);
 	memset(work, 1, (size_t)(15 * page));
 	spare = map_pages(4);

@@ -121,6 +121,8 @@ def test_an_unchanged_process_gets_a_repeat(tmp_path, steady, daemons):
     grafana = d.query("SELECT count(*) AS n FROM grafana_process_classes WHERE census_id = ?", repeats[0]["id"])
     assert grafana[0]["n"] == len(classes(d, first["id"])) - sum(
         1 for v in classes(d, first["id"]).values() if v[0] is None)
+    # the daemon counts them, in its status and its metrics
+    assert d.ask({"op": "status"})["result"]["censuses"]["repeated"] >= 3
     # the census op gives the whole census, saying it repeats
     last = d.ask({"op": "census", "pid": steady.pid})["result"]
     assert last["repeats"] == first["id"] and last["census_id"] != first["id"]

@@ -35,7 +35,8 @@ struct writer;
 struct census_result {
 	struct store_census meta;
 	char message[256];
-	struct census *census;        /* NULL unless meta.status is ok */
+	struct census *census;        /* NULL unless meta.status is ok, and for a
+				       * repeat (meta.repeats_time set) */
 	struct region_event *events;  /* since the previous census */
 	size_t n_events;
 };

@@ -1,19 +1,21 @@
 /* The steady check (scanner/steady.c): the fingerprint does not depend on
  * how its input was cut; the rollup's fields are found by name; and on
- * this very process, two reads with nothing between them are the same,
+ * a child process, two reads with nothing between them are the same,
  * while a page touched, a mapping made and a protection changed (with the
  * same totals) each make them differ. */
 #include "testlib.h"
 
+#include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "procfs.h"
 #include "steady.h"
 
-static char *volatile block;
 
 static void test_hash_ignores_cuts(void **state)
 {
@@ -60,7 +62,7 @@ static void test_rollup_field(void **state)
 	assert_false(steady_rollup_field("Pss_File: 99999999999999999999999 kB\n", 37, "Pss_File:", &kb));
 }
 
-static void read_self(int fd, struct steady_mark *m)
+static void read_mark(int fd, struct steady_mark *m)
 {
 	uint64_t bytes = 0;
 	assert_int_equal(steady_read(fd, false, m, NULL, &bytes), 0);
@@ -69,33 +71,90 @@ static void read_self(int fd, struct steady_mark *m)
 	assert_true(m->mappings > 0);
 }
 
+/* The steady helper ($RAMWATCH_BUILD/helpers/steady, tests/helpers/steady.c)
+ * as a child on two pipes: a process of its own image (a forked copy of
+ * this one would share its pages, whose figures this process's own work
+ * then moves), which holds still between commands. */
+static pid_t start_helper(int *ret_to, int *ret_from)
+{
+	const char *build = getenv("RAMWATCH_BUILD");
+	char path[512];
+	int down[2], up[2];
+
+	snprintf(path, sizeof(path), "%s/helpers/steady", build ? build : "build");
+	assert_int_equal(pipe(down), 0);
+	assert_int_equal(pipe(up), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (dup2(down[0], 0) < 0 || dup2(up[1], 1) < 0)
+			_exit(127);
+		close(down[0]);
+		close(down[1]);
+		close(up[0]);
+		close(up[1]);
+		execl(path, path, (char *)NULL);
+		_exit(127);
+	}
+	close(down[0]);
+	close(up[1]);
+	*ret_to = down[1];
+	*ret_from = up[0];
+	return pid;
+}
+
+/* Reads one line of the helper's into buf. */
+static void read_line(int from, char *buf, size_t size)
+{
+	size_t n = 0;
+	while (n + 1 < size && read(from, buf + n, 1) == 1 && buf[n] != '\n')
+		n++;
+	buf[n] = '\0';
+}
+
+static void tell(int to, int from, const char *cmd)
+{
+	char line[64], want[64];
+	assert_int_equal(write(to, cmd, strlen(cmd)), (ssize_t)strlen(cmd));
+	assert_int_equal(write(to, "\n", 1), 1);
+	read_line(from, line, sizeof(line));
+	snprintf(want, sizeof(want), "done %s", cmd);
+	assert_string_equal(line, want);
+}
+
 static void test_live(void **state)
 {
 	(void)state;
 	long page = sysconf(_SC_PAGESIZE);
-	int root = procfs_open_root(NULL), fd = procfs_open_pid(root, getpid());
 	struct steady_mark a, b;
+	char line[64];
+	int to, from;
+	pid_t pid = start_helper(&to, &from);
 
+	read_line(from, line, sizeof(line));
+	assert_string_equal(line, "ready");
+	int root = procfs_open_root(NULL), fd = procfs_open_pid(root, pid);
 	assert_true(fd >= 0);
-	block = mmap(NULL, (size_t)(8 * page), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	assert_true(block != MAP_FAILED);
-	block[0] = 1;
-	/* the first read brings in the reader's own buffers and code */
-	read_self(fd, &a);
-	read_self(fd, &a);
-	read_self(fd, &b);
+
+	/* round trips that change nothing, until the child's own path from
+	 * one command to the next touches no page it has not touched */
+	for (int i = 0; i < 3; i++)
+		tell(to, from, "nop");
+	read_mark(fd, &a);
+	read_mark(fd, &b);
 	assert_true(steady_same(&a, &b));
 
-	/* one page touched: the rollup's Rss */
-	block[page] = 1;
-	read_self(fd, &b);
+	/* one page touched (the last of its work region): the rollup's Rss */
+	tell(to, from, "touch");
+	read_mark(fd, &b);
 	assert_false(steady_same(&a, &b));
 	assert_int_equal(b.kb[COUNT_RSS] - a.kb[COUNT_RSS], (uint64_t)page / 1024);
 	a = b;
 
-	/* the same totals, another protection: the fingerprint */
-	assert_int_equal(mprotect(block + 4 * page, (size_t)(4 * page), PROT_READ), 0);
-	read_self(fd, &b);
+	/* the same totals, another protection (its spare region): the
+	 * fingerprint */
+	tell(to, from, "protect");
+	read_mark(fd, &b);
 	assert_false(steady_same(&a, &b));
 	assert_memory_equal(a.kb, b.kb, sizeof(a.kb));
 	assert_int_not_equal(a.fingerprint, b.fingerprint);
@@ -112,7 +171,14 @@ static void test_live(void **state)
 	assert_int_equal(a.source, have_ioctl ? STEADY_IOCTL : STEADY_MAPS);
 	assert_true(a.mappings == b.mappings || (have_ioctl && a.mappings + 1 == b.mappings));
 	assert_false(steady_same(&a, &b) && have_ioctl);
-	munmap(block, (size_t)(8 * page));
+
+	/* gone: the read says so */
+	close(to);
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(steady_read(fd, false, &a, NULL, &bytes), -ESRCH);
+	close(from);
 	close(fd);
 	close(root);
 }

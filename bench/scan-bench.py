@@ -10,7 +10,10 @@ runs in interleaved rounds, in a shuffled order each round:
     ramwatch scan PID --json --no-gpu     the same without asking NVML (on a
                                           host without it: a failed dlopen)
 
-and reports the median wall time and CPU time (user + system, all threads,
+and bench/steady-check: the daemon's census of the large process (as
+ramwatchd takes it, in one process) beside its steady check (smaps_rollup
+and the mappings, through maps and through PROCMAP_QUERY), 21 rounds; and
+reports the median wall time and CPU time (user + system, all threads,
 from the kernel's accounting of the children) of each, and their ratios.
 
     make bench-scan            # or: RAMWATCH_BUILD=build bench/scan-bench.py [--rounds N]
@@ -81,6 +84,9 @@ def main():
             dst.write(src.read())
         parts = subprocess.run([os.path.join(BUILD, "bench", "scan-parts"), saved], capture_output=True,
                                text=True, check=True).stdout.split()
+        # the daemon's steady check beside the full census it spares
+        steady = subprocess.run([os.path.join(BUILD, "bench", "steady-check"), str(large.pid), "21"],
+                                capture_output=True, text=True, check=True).stdout.split()
         rows = []
         for label, proc in (("small (sleep)", small), (f"{args.mappings} mappings (many-maps)", large)):
             n = regions(proc.pid)
@@ -112,6 +118,14 @@ def main():
     for label, n, size, m in rows:
         (cw, _), (rw, _), (gw, _) = m["cat"], m["ramwatch"], m["no-gpu"]
         print(f"| {label} | {rw * 1000:.2f} ms | {gw * 1000:.2f} ms | {(rw - gw) * 1000:.2f} ms | {gw / cw:.2f} |")
+    q = dict(zip(steady[::2], steady[1::2]))
+    print()
+    print("| 20000 mappings (many-maps), in the daemon | census | steady check, maps | steady check, PROCMAP_QUERY |")
+    print("|---|---:|---:|---:|")
+    us = lambda k: f"{int(q[k]) / 1000:.2f} ms"
+    print(f"| wall | {us('census_wall_us')} | {us('maps_wall_us')} | {us('ioctl_wall_us')} |")
+    print(f"| CPU | {us('census_cpu_us')} | {us('maps_cpu_us')} | {us('ioctl_cpu_us')} |")
+    print(f"| CPU / census | 1 | {float(q['maps_ratio']):.3f} | {float(q['ioctl_ratio']):.3f} |")
     p = dict(zip(parts[::2], parts[1::2]))
     print()
     print(f"the census's own work per region ({p['regions']} regions, in memory, best of 20): parse "

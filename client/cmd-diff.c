@@ -102,8 +102,11 @@ static int stored(const char *socket, const json_t *pid, int64_t at, struct cens
 		*ret_id = -1;
 	const char *trigger = answer_str(result, "trigger");
 	char when[TIMEPARSE_FORMAT_MAX];
-	snprintf(ret_what, what_size, "census #%" PRId64 " (%s) at %s", *ret_id, trigger ? trigger : "?",
-		 timeparse_format_local(when, (*ret)->taken_at_ms));
+	int64_t repeats;
+	int n = snprintf(ret_what, what_size, "census #%" PRId64 " (%s) at %s", *ret_id, trigger ? trigger : "?",
+			 timeparse_format_local(when, (*ret)->taken_at_ms));
+	if (answer_int(result, "repeats", &repeats) && n > 0 && (size_t)n < what_size)
+		snprintf(ret_what + n, what_size - (size_t)n, ", unchanged since census #%" PRId64, repeats);
 	return 0;
 }
 

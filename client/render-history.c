@@ -151,7 +151,11 @@ static void census_line(FILE *f, const json_t *c, const struct history_options *
 		fprintf(f, ": %s%s%s\n", status, message ? ": " : "", message ? message : "");
 		return;
 	}
-	fprintf(f, ": private %s, resident %s", answer_bytes(a, c, "private"), answer_bytes(b, c, "resident"));
+	fprintf(f, ": ");
+	int64_t repeats;
+	if (answer_int(c, "repeats", &repeats))
+		fprintf(f, "unchanged since census #%" PRId64 ", ", repeats);
+	fprintf(f, "private %s, resident %s", answer_bytes(a, c, "private"), answer_bytes(b, c, "resident"));
 	int64_t vram;
 	if (answer_int(c, "vram", &vram))
 		fprintf(f, ", VRAM %s", answer_bytes(a, c, "vram"));

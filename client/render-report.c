@@ -169,8 +169,12 @@ static int last_census(FILE *f, const json_t *report)
 		return 0;
 	}
 	answer_int(j, "census_id", &id);
-	fprintf(f, "Census #%" PRId64 " (%s) at %s.\n\n", id, trigger ? trigger : "?",
+	fprintf(f, "Census #%" PRId64 " (%s) at %s", id, trigger ? trigger : "?",
 		timeparse_format_local(when, c->taken_at_ms));
+	int64_t repeats;
+	if (answer_int(j, "repeats", &repeats))
+		fprintf(f, ", unchanged since census #%" PRId64 ": its content follows", repeats);
+	fputs(".\n\n", f);
 	int r = render_census(c, &o, f);
 	fputs("\n", f);
 	return r;
@@ -187,8 +191,11 @@ static void trend_row(struct table *t, const json_t *e, const json_t *first, boo
 	else
 		table_add(t, "-");
 	table_add(t, answer_time(when, e, "time"));
+	int64_t repeats;
 	if (status && !streq(status, "ok"))
 		table_addf(t, "%s (%s)", trigger ? trigger : "?", status);
+	else if (answer_int(e, "repeats", &repeats))
+		table_addf(t, "%s, unchanged since #%" PRId64, trigger ? trigger : "?", repeats);
 	else
 		table_add(t, trigger ? trigger : "?");
 	table_add(t, answer_bytes(s[0], e, "private"));

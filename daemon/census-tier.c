@@ -129,6 +129,8 @@ void census_tier_record(struct census_tier *ct, struct target *t, const struct c
 	ct->stats.censuses[status]++;
 	if (res->meta.light && status == CENSUS_OK)
 		ct->stats.censuses_light++;
+	if (res->meta.repeats_time > 0)
+		ct->stats.censuses_repeated++;
 	if (res->meta.cpu_us > 0) {
 		budget_charge(&ct->budget, (uint64_t)res->meta.cpu_us);
 		ct->stats.census_cpu_us += (uint64_t)res->meta.cpu_us;
@@ -136,18 +138,36 @@ void census_tier_record(struct census_tier *ct, struct target *t, const struct c
 	if (res->meta.wall_us > 0)
 		ct->stats.census_wall_us += (uint64_t)res->meta.wall_us;
 
-	uint64_t private = res->census ? census_private(res->census) : t->private;
+	uint64_t private = res->census ? census_private(res->census)
+			   : res->meta.repeats_time > 0 ? t->steady_private
+							: t->private;
 	if (status == CENSUS_DENIED || status == CENSUS_ERROR)
 		log_pid_warning(t->pid, "census of process %d (%s): %s: %s", t->pid, comm, store_census_status_name(status),
 				res->message);
 	else
-		log_pid_debug(t->pid, "census of process %d (%s, %s%s): %s", t->pid, comm, store_trigger_name(trigger),
+		log_pid_debug(t->pid, "census of process %d (%s, %s%s): %s%s", t->pid, comm, store_trigger_name(trigger),
 			      trigger == TRIGGER_GROWTH && t->plan.vram_growth ? " of GPU memory" : "",
-			      store_census_status_name(status));
+			      store_census_status_name(status),
+			      res->meta.repeats_time > 0 ? ", nothing changed since the last full census" : "");
 	if (status == CENSUS_OK && res->census)
 		export_classes_from_census(res->census, &t->classes);
 	notify_waiters(t, res);
 	schedule_done(&t->plan, now, status, private);
+}
+
+/* Whether t's next census may be a repeat of its last full one: not when
+ * a person asked (a request, a mark, a client waiting), and not when the
+ * writer dropped rows since that census was queued, which may have been
+ * one of them. */
+static bool may_repeat(const struct target *t, const struct writer *writer)
+{
+	enum store_trigger trigger = schedule_trigger(&t->plan);
+
+	if (trigger != TRIGGER_INTERVAL && trigger != TRIGGER_GROWTH)
+		return false;
+	if (t->waiters || t->plan.want_full || t->plan.want_light)
+		return false;
+	return writer_dropped(writer) == t->steady_dropped;
 }
 
 enum census_status census_tier_take(struct census_tier *ct, struct target *t, const struct gpu_snapshot *gpu,
@@ -165,7 +185,8 @@ enum census_status census_tier_take(struct census_tier *ct, struct target *t, co
 		(void)target_gpu(t, gpu, &n);
 		census_tier_gpu_told(ct, t, now_monotonic_us());
 	}
-	r = target_census(t, trigger, census_tier_light(ct, t), ct->config->evidence, daemon_clock_now_ms(), gpu, &res);
+	r = target_census(t, trigger, census_tier_light(ct, t), ct->config->evidence, may_repeat(t, writer),
+			  daemon_clock_now_ms(), gpu, &res);
 	if (r < 0) {
 		log_pid_warning_errno(t->pid, r, "census of process %d failed: %m", t->pid);
 		schedule_done(&t->plan, now_monotonic_us(), CENSUS_ERROR, 0);
@@ -173,9 +194,14 @@ enum census_status census_tier_take(struct census_tier *ct, struct target *t, co
 	}
 	/* recorded before it is queued: the writer takes the census */
 	census_tier_record(ct, t, &res, now_monotonic_us());
+	bool full = res.meta.status == CENSUS_OK && res.meta.repeats_time == 0;
 	r = writer_add_census(writer, t->ref, &res.meta, res.meta.message, res.census, res.events, res.n_events);
-	if (r < 0)
+	if (r < 0) {
 		log_pid_warning_errno(t->pid, r, "census of process %d lost: %m", t->pid);
+		if (full)
+			t->steady.source = STEADY_NONE; /* nothing stored to repeat */
+	} else if (full)
+		t->steady_dropped = writer_dropped(writer);
 	return res.meta.status;
 }
 

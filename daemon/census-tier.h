@@ -35,7 +35,8 @@ struct writer;
 struct census_result {
 	struct store_census meta;
 	char message[256];
-	struct census *census;        /* NULL unless meta.status is ok */
+	struct census *census;        /* NULL unless meta.status is ok, and for a
+				       * repeat (meta.repeats_time set) */
 	struct region_event *events;  /* since the previous census */
 	size_t n_events;
 };
@@ -44,6 +45,7 @@ struct census_result {
 struct census_tier_stats {
 	uint64_t censuses[_CENSUS_STATUS_MAX]; /* by status */
 	uint64_t censuses_light;        /* light ones that were ok */
+	uint64_t censuses_repeated;     /* ok ones that found nothing changed (repeats) */
 	uint64_t deferred;              /* censuses that waited for budget */
 	uint64_t census_cpu_us, census_wall_us;
 };

@@ -132,6 +132,8 @@ static void op_status(struct control_conn *c)
 			json_object_set_new(counts, store_census_status_name(k), json_integer((json_int_t)st.census.censuses[k]));
 	if (counts)
 		json_object_set_new(counts, "light", json_integer((json_int_t)st.census.censuses_light));
+	if (counts)
+		json_object_set_new(counts, "repeated", json_integer((json_int_t)st.census.censuses_repeated));
 
 	/* rates between a point at least a minute old (or the start) and now */
 	struct view_rate_point point = view_rate_point(&st, now);

@@ -363,6 +363,10 @@ static void put_daemon(FILE *f, const struct export_daemon *d)
 	family(f, "ramwatch_deferred_censuses_total", "counter", "Censuses that waited for the census budget.");
 	fprintf(f, "ramwatch_deferred_censuses_total %" PRIu64 "\n", d->deferred);
 
+	family(f, "ramwatch_repeated_censuses_total", "counter",
+	       "Censuses that found nothing changed since the last full census (of those ok).");
+	fprintf(f, "ramwatch_repeated_censuses_total %" PRIu64 "\n", d->repeated);
+
 	family(f, "ramwatch_watched_processes", "gauge", "Processes ramwatchd watches.");
 	fprintf(f, "ramwatch_watched_processes %" PRIu64 "\n", d->watched);
 

@@ -51,6 +51,7 @@ struct export_daemon {
 	uint64_t censuses[_CENSUS_STATUS_MAX]; /* by status */
 	uint64_t census_cpu_us;
 	uint64_t deferred;
+	uint64_t repeated; /* ok censuses that found nothing changed */
 	uint64_t watched;
 	uint64_t store_dropped_rows;
 	bool store_writing;

@@ -147,6 +147,7 @@ int export_metrics_text(const struct watched *w, const struct view_status *st, e
 		.version = RAMWATCH_VERSION,
 		.census_cpu_us = st->census.census_cpu_us,
 		.deferred = st->census.deferred,
+		.repeated = st->census.censuses_repeated,
 		.watched = st->watched,
 		.store_dropped_rows = st->dropped_rows,
 		.store_writing = st->writer.error == 0,

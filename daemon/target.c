@@ -226,19 +226,47 @@ const struct gpu_use *target_gpu(struct target *t, const struct gpu_snapshot *s,
 	return u;
 }
 
-int target_census(struct target *t, enum store_trigger trigger, bool light, bool evidence, int64_t now_ms,
-		  const struct gpu_snapshot *gpu, struct census_result *ret)
+/* Whether the last full census can stand for one now: the steady check
+ * read the same, and what the census would take besides (its lightness,
+ * the GPU memory) is the same. */
+static bool may_stand(const struct target *t, const struct steady_mark *m, bool light)
+{
+	return steady_same(m, &t->steady) && t->steady_light == light && t->steady_on_gpu == t->on_gpu &&
+	       t->steady_vram == t->vram;
+}
+
+int target_census(struct target *t, enum store_trigger trigger, bool light, bool evidence, bool may_repeat,
+		  int64_t now_ms, const struct gpu_snapshot *gpu, struct census_result *ret)
 {
 	struct scan_options o = { .keep_regions = true, .light = light, .gpu_snapshot = gpu, .no_evidence = !evidence };
 	struct error err = { 0 };
 	struct census *c = NULL;
-	uint64_t t0 = now_monotonic_us(), cpu0 = now_thread_cpu_us();
+	struct steady_mark mark = { .source = STEADY_NONE };
+	uint64_t t0 = now_monotonic_us(), cpu0 = now_thread_cpu_us(), steady_bytes = 0;
 	int r;
 
 	*ret = (struct census_result){
 		.meta = { .time = now_ms, .trigger = trigger, .light = light, .wall_us = -1, .cpu_us = -1,
 			  .bytes_read = -1 },
 	};
+	/* Read before the census, never after: a change between the two is
+	 * then in the census and not in the mark, so the next check sees it
+	 * and takes a full census; read after, the mark could hold a change
+	 * the census missed, and later repeats would stand for the wrong
+	 * content.  Any failure (the process exiting, a refusal) leaves the
+	 * census itself to say what happened. */
+	if (steady_read(t->pid_fd, false, &mark, NULL, &steady_bytes) < 0)
+		mark.source = STEADY_NONE;
+	if (may_repeat && may_stand(t, &mark, light)) {
+		ret->meta.status = CENSUS_OK;
+		ret->meta.light = t->steady_light;
+		ret->meta.repeats_time = t->steady_census_time;
+		ret->meta.time = daemon_clock_now_ms();
+		ret->meta.wall_us = (int64_t)(now_monotonic_us() - t0);
+		ret->meta.cpu_us = (int64_t)(now_thread_cpu_us() - cpu0);
+		ret->meta.bytes_read = (int64_t)steady_bytes;
+		return 0;
+	}
 	r = scan_process(t->pid, &o, &c, &err);
 	if (r == 0 && (uint64_t)c->start_time != t->start_time) {
 		/* the pid holds another process now: ours is gone */
@@ -262,6 +290,11 @@ int target_census(struct target *t, enum store_trigger trigger, bool light, bool
 
 	ret->meta.status = CENSUS_OK;
 	ret->meta.light = c->light;
+	t->steady = mark;
+	t->steady_light = c->light;
+	t->steady_on_gpu = t->on_gpu;
+	t->steady_vram = t->vram;
+	t->steady_private = census_private(c);
 	/* the row is at the time the census says it was taken (its JSON's
 	 * taken_at), a moment after it was asked for: a client that has the
 	 * census finds its row by that time.  The time is the daemon clock's,
@@ -269,8 +302,10 @@ int target_census(struct target *t, enum store_trigger trigger, bool light, bool
 	 * earlier row (daemon-clock.h) */
 	c->taken_at_ms = daemon_clock_now_ms();
 	ret->meta.time = c->taken_at_ms;
+	t->steady_census_time = c->taken_at_ms;
 	r = census_events(t, c, ret);
 	if (r < 0) {
+		t->steady.source = STEADY_NONE; /* this census is not stored */
 		census_free(c);
 		return r;
 	}
@@ -282,7 +317,7 @@ int target_census(struct target *t, enum store_trigger trigger, bool light, bool
 	/* the cost is all the daemon spent on it: the read and the comparison */
 	ret->meta.wall_us = (int64_t)(now_monotonic_us() - t0);
 	ret->meta.cpu_us = (int64_t)(now_thread_cpu_us() - cpu0);
-	ret->meta.bytes_read = c->bytes_read;
+	ret->meta.bytes_read = c->bytes_read + (int64_t)steady_bytes;
 	ret->census = c;
 	return 0;
 }

@@ -18,6 +18,7 @@
 #include "region-events.h"
 #include "sample.h"
 #include "schedule.h"
+#include "steady.h"
 #include "store.h"
 #include "view.h"
 #include "writer.h"
@@ -54,6 +55,15 @@ struct target {
 	size_t n_snap;
 	bool snap_light;              /* ... which was light: sizes only */
 	struct export_classes classes; /* the classes of the last ok census, for the metrics */
+	/* the steady check (steady.h): what was read before the last full
+	 * census, which a repeat points at by its time */
+	struct steady_mark steady;    /* source STEADY_NONE: no full census to repeat */
+	int64_t steady_census_time;   /* that census's time (unix ms) */
+	uint64_t steady_private;      /* its private memory */
+	bool steady_light;            /* it was light */
+	bool steady_on_gpu;           /* the GPU figures it was taken with */
+	uint64_t steady_vram;
+	uint64_t steady_dropped;      /* the writer's dropped rows when it was queued */
 };
 
 /* What discovery knows about a process when it decides to follow it. */
@@ -87,10 +97,13 @@ int target_sample(struct target *t, int64_t now_ms, int64_t status_every_ms);
 /* Takes a census now (light: maps and smaps_rollup only; evidence: read
  * allocators' headers), records its cost and status, and the region events
  * since the previous one.  With gpu (a snapshot of NVML's state ok; NULL:
- * none), the census's GPU section comes from it.  Fills ret; returns 0, or
- * -ENOMEM. */
-int target_census(struct target *t, enum store_trigger trigger, bool light, bool evidence, int64_t now_ms,
-		  const struct gpu_snapshot *gpu, struct census_result *ret);
+ * none), the census's GPU section comes from it.  It first reads the
+ * steady check (steady.h); with may_repeat, when that is as it was before
+ * the last full census (of the same lightness, with the same GPU memory),
+ * the result is a repeat of it: status ok, no census, meta.repeats_time
+ * set.  Fills ret; returns 0, or -ENOMEM. */
+int target_census(struct target *t, enum store_trigger trigger, bool light, bool evidence, bool may_repeat,
+		  int64_t now_ms, const struct gpu_snapshot *gpu, struct census_result *ret);
 
 /* Takes what snapshot s (of NVML's state ok) says of the process: whether
  * it is on a GPU, the memory it holds there (its peak with it).  Returns

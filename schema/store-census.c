@@ -218,6 +218,8 @@ int store_put_census(struct store *s, int64_t process_id, const struct store_cen
 	if (!trigger || !status)
 		return store_failf(s, -EINVAL, "census: unknown trigger %d or status %d", (int)m->trigger,
 				   (int)m->status);
+	if (ok && m->repeats_time > 0)
+		return store_put_repeat(s, process_id, m, ret_id);
 	if (ok && !c)
 		return store_failf(s, -EINVAL, "census: status ok without a census");
 

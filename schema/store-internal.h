@@ -54,6 +54,7 @@ enum store_stmt {
 	STMT_GPU_ROLLUP_DELETE,
 	STMT_EXPIRE_GPU_DEVICES,
 	STMT_EXPIRE_GPU_SAMPLES,
+	STMT_REPEAT_PUT,
 	_STMT_MAX
 };
 
@@ -182,6 +183,10 @@ int store_gpu_id(struct store *s, const char *uuid, const char *name, unsigned i
 /* The devices of census c's GPU section (taken at time), as rows of
  * census_gpu.  Returns 0 or a negative errno. */
 int store_put_census_gpu(struct store *s, int64_t census_id, int64_t time, const struct census *c);
+
+/* A repeat census of process_id (m->repeats_time > 0): store_put_census
+ * for it (store-repeat.c). */
+int store_put_repeat(struct store *s, int64_t process_id, const struct store_census *m, int64_t *ret_id);
 
 /* Sets PRAGMA max_page_count (for this connection only) to pages, > 0.
  * SQLite never sets it below the database's current page count. */

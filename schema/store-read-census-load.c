@@ -79,6 +79,7 @@ enum census_row {
 	ROW_EVIDENCE_SPLIT,
 	ROW_EVIDENCE_READS,
 	ROW_EVIDENCE_BYTES,
+	ROW_REPEATS,
 	ROW_STATUS_COLUMNS, /* store_status_columns, from here on */
 	_ROW_MAX = ROW_STATUS_COLUMNS + STORE_N_STATUS_COLUMNS
 };
@@ -109,6 +110,7 @@ static const struct read_column census_row_columns[] = {
 	[ROW_EVIDENCE_SPLIT] = { "evidence_split", READ_KEY },
 	[ROW_EVIDENCE_READS] = { "evidence_reads", READ_KEY },
 	[ROW_EVIDENCE_BYTES] = { "evidence_bytes", READ_KEY },
+	[ROW_REPEATS] = { "repeats", READ_INT },
 	[ROW_STATUS_COLUMNS + 0] = { "counter_swap", READ_KEY },
 	[ROW_STATUS_COLUMNS + 1] = { "counter_rss_anon", READ_KEY },
 	[ROW_STATUS_COLUMNS + 2] = { "counter_rss_file", READ_KEY },
@@ -122,15 +124,17 @@ static const struct read_query census_row_query = READ_QUERY(
 	"SELECT time, trigger, status, light, private, resident, pss, swap, size, regions, counter_private,"
 	"       counter_resident, peak_resident, wall_us, cpu_us, bytes_read, gpu_state, gpu_driver_version,"
 	"       nvidia_mapped, evidence_taken, evidence_why_not, evidence_regions, evidence_confirmed,"
-	"       evidence_split, evidence_reads, evidence_bytes, counter_swap, counter_rss_anon, counter_rss_file,"
-	"       counter_rss_shmem, counter_locked, counter_hugetlb"
+	"       evidence_split, evidence_reads, evidence_bytes, repeats, counter_swap, counter_rss_anon,"
+	"       counter_rss_file, counter_rss_shmem, counter_locked, counter_hugetlb"
 	" FROM censuses WHERE id = ?1",
 	census_row_columns);
 
 /* The census row into c.  Returns 0 with *ret_meta ({"trigger",
- * "status"}), -ENOENT, or a negative errno. */
+ * "status", "repeats"}) and in *ret_content the census whose classes,
+ * regions, files and GPU memory are this one's (the census it repeats, or
+ * itself), -ENOENT, or a negative errno. */
 static int load_row(struct store_reader *r, int64_t census_id, struct census *c, int64_t *ret_counter_private,
-		    json_t **ret_meta)
+		    json_t **ret_meta, int64_t *ret_content)
 {
 	sqlite3_stmt *st = NULL;
 	int e;
@@ -146,6 +150,8 @@ static int load_row(struct store_reader *r, int64_t census_id, struct census *c,
 		e = read_failf(r, -ENOENT, "no census %lld in the store", (long long)census_id);
 	if (e > 0) {
 		c->taken_at_ms = sqlite3_column_int64(st, ROW_TIME);
+		*ret_content = sqlite3_column_type(st, ROW_REPEATS) == SQLITE_NULL ? census_id
+											 : sqlite3_column_int64(st, ROW_REPEATS);
 		c->light = sqlite3_column_int(st, ROW_LIGHT) != 0;
 		c->totals.private = column_u64(st, ROW_PRIVATE);
 		c->totals.resident = column_u64(st, ROW_RESIDENT);
@@ -443,17 +449,20 @@ int read_census_load(struct store_reader *r, int64_t census_id, struct census *c
 		     json_t **ret_meta)
 {
 	json_t *meta = NULL;
+	int64_t content = census_id;
 	int e;
 
-	e = load_row(r, census_id, c, ret_counter_private, &meta);
+	/* a repeat's own row has its time, trigger and cost; what it found is
+	 * the content of the census it repeats */
+	e = load_row(r, census_id, c, ret_counter_private, &meta, &content);
 	if (e >= 0)
-		e = load_classes(r, census_id, c);
+		e = load_classes(r, content, c);
 	if (e >= 0)
-		e = load_regions(r, census_id, c);
+		e = load_regions(r, content, c);
 	if (e >= 0)
-		e = load_files(r, census_id, c);
+		e = load_files(r, content, c);
 	if (e >= 0)
-		e = load_gpu(r, census_id, c);
+		e = load_gpu(r, content, c);
 	if (e < 0) {
 		json_decref(meta);
 		return e;

@@ -69,6 +69,26 @@ static int previous(struct store_reader *r, int64_t process_id, int64_t census_i
 	return e;
 }
 
+/* The census whose classes and files are census_id's: the census it
+ * repeats, or itself.  Returns 0 with *ret or a negative errno. */
+static int content_of(struct store_reader *r, int64_t census_id, int64_t *ret)
+{
+	static const struct read_column columns[] = { { "content", READ_KEY } };
+	static const struct read_query q = READ_QUERY(
+		RS_CENSUS_CONTENT, "SELECT coalesce(repeats, id) AS content FROM censuses WHERE id = ?1", columns);
+	sqlite3_stmt *st = NULL;
+	int e;
+
+	e = read_query_prepare(r, &q, &st);
+	if (e >= 0)
+		e = read_bound(r, st, sqlite3_bind_int64(st, 1, census_id), "finding a census's content");
+	if (e >= 0)
+		e = read_step(r, st, "finding a census's content");
+	*ret = e > 0 ? sqlite3_column_int64(st, 0) : census_id;
+	read_done(st);
+	return e < 0 ? e : 0;
+}
+
 /* Each class of census ?1 (after) or ?2 (before): whether it is in each,
  * its private memory there, and whether that is unknown (a light census). */
 enum compared_column {
@@ -247,7 +267,7 @@ int read_since_previous(struct store_reader *r, int64_t process_id, int64_t cens
 			json_t **ret)
 {
 	json_t *o = NULL, *cls = NULL, *gained = NULL, *lost = NULL, *events = NULL;
-	int64_t before_id, before_time;
+	int64_t before_id, before_time, after_content, before_content;
 	int e;
 
 	e = previous(r, process_id, census_id, time, &before_id, &before_time);
@@ -256,11 +276,16 @@ int read_since_previous(struct store_reader *r, int64_t process_id, int64_t cens
 			*ret = json_null();
 		return e;
 	}
-	e = classes(r, census_id, before_id, &cls);
+	/* a repeat is compared by the content it stands for */
+	e = content_of(r, census_id, &after_content);
 	if (e >= 0)
-		e = files(r, &new_files, census_id, before_id, &gained);
+		e = content_of(r, before_id, &before_content);
 	if (e >= 0)
-		e = files(r, &gone_files, before_id, census_id, &lost);
+		e = classes(r, after_content, before_content, &cls);
+	if (e >= 0)
+		e = files(r, &new_files, after_content, before_content, &gained);
+	if (e >= 0)
+		e = files(r, &gone_files, before_content, after_content, &lost);
 	if (e >= 0)
 		e = event_counts(r, census_id, &events);
 	if (e >= 0) {

@@ -211,11 +211,14 @@ static const struct read_column trend_columns[] = {
 	{ "private", READ_INT },
 	{ "resident", READ_INT },
 	{ "vram", READ_INT },
+	{ "repeats", READ_INT },
 };
+/* a repeat's GPU memory is the repeated census's */
 static const struct read_query trend_query =
 	READ_QUERY(RS_TREND,
 		   "SELECT c.id AS census_id, c.time, c.trigger, c.status, c.private, c.resident,"
-		   "  (SELECT sum(g.used) FROM census_gpu g WHERE g.census_id = c.id) AS vram"
+		   "  (SELECT sum(g.used) FROM census_gpu g WHERE g.census_id = coalesce(c.repeats, c.id)) AS vram,"
+		   "  c.repeats"
 		   " FROM censuses c WHERE c.process_id = ?1 ORDER BY c.time, c.id",
 		   trend_columns);
 

@@ -34,11 +34,14 @@ static const struct read_column census_columns[] = {
 	{ "private", READ_INT },
 	{ "resident", READ_INT },
 	{ "vram", READ_INT },
+	{ "repeats", READ_INT },
 };
+/* a repeat's classes and GPU memory are the repeated census's */
 static const struct read_query census_query =
 	READ_QUERY(RS_CENSUSES_WINDOW,
 		   "SELECT c.process_id, c.id AS census_id, c.time, c.trigger, c.status, c.light, c.message, c.private,"
-		   "  c.resident, (SELECT sum(g.used) FROM census_gpu g WHERE g.census_id = c.id) AS vram"
+		   "  c.resident, (SELECT sum(g.used) FROM census_gpu g WHERE g.census_id = coalesce(c.repeats, c.id))"
+		   "  AS vram, c.repeats"
 		   " FROM censuses c WHERE c.process_id = ?1 AND c.time >= ?2 AND c.time <= ?3 ORDER BY c.time, c.id",
 		   census_columns);
 
@@ -63,7 +66,7 @@ static const struct read_column class_columns[] = {
 static const struct read_query class_query =
 	READ_QUERY(RS_CLASSES_WINDOW,
 		   "SELECT c.id AS census_id, k.class, k.private, k.resident, k.size, k.count"
-		   " FROM censuses c JOIN census_classes k ON k.census_id = c.id"
+		   " FROM censuses c JOIN census_classes k ON k.census_id = coalesce(c.repeats, c.id)"
 		   " WHERE c.process_id = ?1 AND c.time >= ?2 AND c.time <= ?3"
 		   "  AND (?4 IS NULL OR k.class IN (SELECT value FROM json_each(?4)))"
 		   " ORDER BY c.time, c.id",

@@ -144,17 +144,33 @@ static const char *const census_copy[] = {
 	"INSERT INTO main.census_gpu SELECT * FROM damaged.census_gpu WHERE census_id = ?1",
 };
 
-/* Copies the last census of process id, inside the caller's transaction.
- * Returns 1 when copied, 0 when it has none, -EUCLEAN when it could not be
- * read (the caller rolls back), or another negative errno. */
-static int copy_last_census(struct salvage *sv, int64_t process_id)
+/* Copies census_id and what hangs on it.  Returns as copy_last_census. */
+static int copy_census(struct salvage *sv, int64_t census_id)
 {
-	int64_t census_id = 0;
-	int r = int_with_id(sv, "SELECT max(id) FROM damaged.censuses WHERE process_id = ?1", process_id, &census_id);
+	int r = 1;
 
 	for (size_t i = 0; r > 0 && i < ELEMENTSOF(census_copy); i++)
 		if ((r = run_with_id(sv, census_copy[i], census_id)) == 0)
 			r = 1;
+	return r;
+}
+
+/* Copies the last census of process id, inside the caller's transaction,
+ * and first the census it repeats when it is a repeat (whose content that
+ * one holds).  Returns 1 when copied, 0 when it has none, -EUCLEAN when it
+ * could not be read (the caller rolls back), or another negative errno. */
+static int copy_last_census(struct salvage *sv, int64_t process_id)
+{
+	int64_t census_id = 0, repeats = 0;
+	int r = int_with_id(sv, "SELECT max(id) FROM damaged.censuses WHERE process_id = ?1", process_id, &census_id);
+
+	if (r > 0)
+		r = int_with_id(sv, "SELECT coalesce(repeats, 0) FROM damaged.censuses WHERE id = ?1", census_id,
+				&repeats);
+	if (r > 0 && repeats > 0)
+		r = copy_census(sv, repeats);
+	if (r > 0)
+		r = copy_census(sv, census_id);
 	return r;
 }
 

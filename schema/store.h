@@ -29,7 +29,7 @@
 struct store;
 
 /* The schema version this program writes (PRAGMA user_version). */
-#define STORE_SCHEMA_VERSION 7
+#define STORE_SCHEMA_VERSION 8
 
 struct store_options {
 	const char *path;
@@ -153,6 +153,10 @@ struct store_census {
 	bool light;          /* smaps_rollup and maps only (HugeProcess) */
 	const char *message; /* why, when status is not ok; NULL */
 	int64_t wall_us, cpu_us, bytes_read; /* -1 unknown */
+	/* > 0: the census found nothing changed since the census of the same
+	 * process taken at this time (a full one, itself no repeat): stored
+	 * as a repeat of it (censuses.repeats), without a census of its own */
+	int64_t repeats_time;
 };
 
 /* A census: its row, and with status ok (census not NULL) its totals, class
@@ -160,6 +164,10 @@ struct store_census {
  * and its GPU section when taken (the devices interned in gpus).
  * With another status, census may be NULL and no totals are stored.  Costs
  * of -1 in m are taken from the census when it has them.
+ * With m->repeats_time, a repeat (status ok, census NULL): its row names
+ * the census it repeats and copies its totals; -EINVAL when the store has
+ * no such census (the row that held it was dropped or lost with a damaged
+ * file).
  * Returns its row id in *ret_id. */
 int store_put_census(struct store *s, int64_t process_id, const struct store_census *m, const struct census *c,
 		     int64_t *ret_id);

@@ -128,6 +128,7 @@ def test_textfile_has_the_helpers_classes(env):
         "ramwatch_peak_private_bytes": "gauge", "ramwatch_processes": "gauge",
         "ramwatch_light_census_processes": "gauge", "ramwatch_censuses_total": "counter",
         "ramwatch_census_seconds_total": "counter", "ramwatch_deferred_censuses_total": "counter",
+        "ramwatch_repeated_censuses_total": "counter",
         "ramwatch_watched_processes": "gauge", "ramwatch_store_dropped_rows_total": "counter",
         "ramwatch_store_writing": "gauge", "ramwatch_database_corruptions_total": "counter",
         "ramwatch_export_errors_total": "counter", "ramwatch_build_info": "gauge",

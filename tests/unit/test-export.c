@@ -28,6 +28,7 @@ static const struct export_daemon daemon_counters = {
 	.censuses = { [CENSUS_OK] = 7, [CENSUS_EXITED] = 1, [CENSUS_DENIED] = 0, [CENSUS_ERROR] = 2 },
 	.census_cpu_us = 1234567,
 	.deferred = 3,
+		.repeated = 5,
 	.watched = 4,
 	.store_dropped_rows = 0,
 	.store_writing = true,
@@ -148,6 +149,9 @@ static const char expected_by_comm[] =
 	"# HELP ramwatch_deferred_censuses_total Censuses that waited for the census budget.\n"
 	"# TYPE ramwatch_deferred_censuses_total counter\n"
 	"ramwatch_deferred_censuses_total 3\n"
+	"# HELP ramwatch_repeated_censuses_total Censuses that found nothing changed since the last full census (of those ok).\n"
+	"# TYPE ramwatch_repeated_censuses_total counter\n"
+	"ramwatch_repeated_censuses_total 5\n"
 	"# HELP ramwatch_watched_processes Processes ramwatchd watches.\n"
 	"# TYPE ramwatch_watched_processes gauge\n"
 	"ramwatch_watched_processes 4\n"

@@ -1,0 +1,287 @@
+/* The steady check (steady.h): smaps_rollup and a fingerprint of the
+ * mappings, for the daemon to tell whether a census would find anything
+ * new.  It costs one page-table walk (the rollup) and a pass over the
+ * mapping list; a full census pays the same walk plus about 700 bytes of
+ * text per region, which is where its time goes for many regions. */
+#include "steady.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "fileio.h"
+#include "limits.h"
+#include "macro.h"
+#include "smaps.h"
+#include "strpool.h"
+
+/* The PROCMAP_QUERY ioctl of /proc/PID/maps (Linux 6.11, include/uapi/
+ * linux/fs.h), spelt out here since the C library's headers of this build
+ * may be older than the kernel it runs on.  An older kernel answers
+ * ENOTTY. */
+struct steady_procmap_query {
+	uint64_t size;
+	uint64_t query_flags;
+	uint64_t query_addr;
+	uint64_t vma_start;
+	uint64_t vma_end;
+	uint64_t vma_flags;
+	uint64_t vma_page_size;
+	uint64_t vma_offset;
+	uint64_t inode;
+	uint32_t dev_major;
+	uint32_t dev_minor;
+	uint32_t vma_name_size;
+	uint32_t build_id_size;
+	uint64_t vma_name_addr;
+	uint64_t build_id_addr;
+};
+
+#define STEADY_PROCMAP_QUERY _IOWR('f', 17, struct steady_procmap_query)
+#define STEADY_QUERY_COVERING_OR_NEXT_VMA 0x10
+
+DEFINE_CLEANUP(struct strpool *, strpool_free)
+
+/* ------------------------------------------------------------ the hash */
+
+/* A multiply-rotate hash over 8-byte words; bytes are buffered so that
+ * the value does not depend on how the input was cut into reads. */
+static uint64_t mix(uint64_t h, uint64_t w)
+{
+	h ^= w * 0x9e3779b97f4a7c15ULL;
+	h = (h << 27) | (h >> 37);
+	return h * 0xc2b2ae3d27d4eb4fULL + 0x165667b19e3779f9ULL;
+}
+
+void steady_hash_init(struct steady_hash *s)
+{
+	*s = (struct steady_hash){ .h = 0x27d4eb2f165667c5ULL };
+}
+
+void steady_hash_bytes(struct steady_hash *s, const void *data, size_t len)
+{
+	const unsigned char *p = data;
+	uint64_t w;
+
+	s->len += len;
+	if (s->n > 0) {
+		size_t take = 8 - s->n < len ? 8 - s->n : len;
+		memcpy(s->buf + s->n, p, take);
+		s->n += take;
+		p += take;
+		len -= take;
+		if (s->n < 8)
+			return;
+		memcpy(&w, s->buf, 8);
+		s->h = mix(s->h, w);
+		s->n = 0;
+	}
+	for (; len >= 8; p += 8, len -= 8) {
+		memcpy(&w, p, 8);
+		s->h = mix(s->h, w);
+	}
+	memcpy(s->buf, p, len);
+	s->n = len;
+}
+
+void steady_hash_u64(struct steady_hash *s, uint64_t v)
+{
+	steady_hash_bytes(s, &v, sizeof(v));
+}
+
+uint64_t steady_hash_end(const struct steady_hash *s)
+{
+	uint64_t w = 0, h;
+
+	memcpy(&w, s->buf, s->n);
+	h = mix(mix(s->h, w), s->len);
+	h ^= h >> 31;
+	return h;
+}
+
+/* ------------------------------------------------------------ reading */
+
+/* The mappings through PROCMAP_QUERY: every mapping's range, protection,
+ * offset, device, inode and name.  Returns 0, -ENOTTY without the ioctl,
+ * or a negative errno. */
+static int fingerprint_ioctl(int maps_fd, struct steady_hash *h, uint64_t *ret_n)
+{
+	char name[PATH_MAX + 64];
+	uint64_t addr = 0, n = 0;
+
+	for (;;) {
+		struct steady_procmap_query q = {
+			.size = sizeof(q),
+			.query_flags = STEADY_QUERY_COVERING_OR_NEXT_VMA,
+			.query_addr = addr,
+			.vma_name_size = sizeof(name),
+			.vma_name_addr = (uint64_t)(uintptr_t)name,
+		};
+		if (ioctl(maps_fd, STEADY_PROCMAP_QUERY, &q) < 0) {
+			if (errno == ENOENT)
+				break; /* no mapping at or after addr: the end */
+			if (errno == EINTR)
+				continue;
+			return negative_errno();
+		}
+		steady_hash_u64(h, q.vma_start);
+		steady_hash_u64(h, q.vma_end);
+		steady_hash_u64(h, q.vma_flags);
+		steady_hash_u64(h, q.vma_offset);
+		steady_hash_u64(h, q.inode);
+		steady_hash_u64(h, (uint64_t)q.dev_major << 32 | q.dev_minor);
+		/* vma_name_size comes back with the name's NUL, 0 for none */
+		steady_hash_u64(h, q.vma_name_size);
+		if (q.vma_name_size > 0 && q.vma_name_size <= sizeof(name))
+			steady_hash_bytes(h, name, q.vma_name_size);
+		n++;
+		if (q.vma_end <= addr)
+			return -EBADMSG; /* the kernel never answers backwards */
+		addr = q.vma_end;
+	}
+	*ret_n = n;
+	return 0;
+}
+
+/* The mappings as the text of maps, which holds the same fields. */
+static int fingerprint_text(int maps_fd, struct steady_hash *h, uint64_t *ret_n, uint64_t *bytes)
+{
+	_cleanup_free_ char *buf = malloc(RW_SMAPS_READ_SIZE);
+	uint64_t n = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t k = read(maps_fd, buf, RW_SMAPS_READ_SIZE);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return negative_errno();
+		}
+		if (k == 0)
+			break;
+		*bytes += (uint64_t)k;
+		steady_hash_bytes(h, buf, (size_t)k);
+		for (const char *q = buf, *end = buf + k; (q = memchr(q, '\n', (size_t)(end - q))); q++)
+			n++;
+	}
+	*ret_n = n;
+	return 0;
+}
+
+bool steady_rollup_field(const char *text, size_t len, const char *name, uint64_t *ret_kb)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = text, *end = text + len; p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *eol = nl ? nl : end;
+		if ((size_t)(eol - p) > n && memcmp(p, name, n) == 0) {
+			const char *q = p + n;
+			uint64_t v = 0;
+			while (q < eol && *q == ' ')
+				q++;
+			if (q == eol || *q < '0' || *q > '9')
+				return false;
+			for (; q < eol && *q >= '0' && *q <= '9'; q++) {
+				if (v > (UINT64_MAX - 9) / 10)
+					return false;
+				v = v * 10 + (uint64_t)(*q - '0');
+			}
+			*ret_kb = v;
+			return true;
+		}
+		p = eol + 1;
+	}
+	return false;
+}
+
+static int read_rollup(int pid_fd, struct steady_mark *m, uint64_t *bytes)
+{
+	_cleanup_(strpool_freep) struct strpool *pool = strpool_new();
+	_cleanup_free_ char *text = NULL;
+	struct smaps_parser p;
+	struct region *rollup;
+	size_t len = 0, n = 0;
+	int r;
+
+	if (!pool)
+		return -ENOMEM;
+	r = read_full_fileat(pid_fd, "smaps_rollup", RW_SMAPS_READ_SIZE, &text, &len);
+	if (r < 0)
+		return r;
+	*bytes += len;
+	r = smaps_parser_init(&p, 1, pool);
+	if (r < 0)
+		return r;
+	r = smaps_parser_feed(&p, text, len);
+	if (r >= 0)
+		r = smaps_parser_finish(&p);
+	rollup = smaps_parser_take(&p, &n);
+	smaps_parser_done(&p);
+	if (r >= 0 && n != 1)
+		r = -ESRCH; /* an empty rollup: the address space is gone */
+	if (r >= 0) {
+		m->first = rollup->start;
+		m->last = rollup->end;
+		for (int i = 0; i < _COUNT_MAX; i++)
+			m->kb[i] = region_field(rollup, i) / 1024;
+		/* The share of file pages moves whenever any other process maps
+		 * or unmaps the same file (every process shares libc's pages):
+		 * compared, it would make no busy host's process ever steady.
+		 * What is left of Pss is its anonymous and shmem parts. */
+		uint64_t file_kb;
+		if (steady_rollup_field(text, len, "Pss_File:", &file_kb) && file_kb <= m->kb[COUNT_PSS])
+			m->kb[COUNT_PSS] -= file_kb;
+	}
+	regions_free(rollup);
+	return r;
+}
+
+static int exited_as_esrch(int r)
+{
+	return r == -ENOENT || r == -ESRCH ? -ESRCH : r;
+}
+
+int steady_read(int pid_fd, bool use_ioctl, struct steady_mark *ret, bool *ret_ioctl, uint64_t *bytes)
+{
+	_cleanup_close_ int fd = openat(pid_fd, "maps", O_RDONLY | O_CLOEXEC);
+	struct steady_mark m = { .source = STEADY_IOCTL };
+	struct steady_hash h;
+	bool have_ioctl = use_ioctl;
+	int r;
+
+	if (fd < 0)
+		return exited_as_esrch(negative_errno());
+	steady_hash_init(&h);
+	r = use_ioctl ? fingerprint_ioctl(fd, &h, &m.mappings) : -ENOTTY;
+	if (r == -ENOTTY || r == -EINVAL) {
+		/* no ioctl (before 6.11), or one of another shape */
+		have_ioctl = false;
+		m.source = STEADY_MAPS;
+		steady_hash_init(&h);
+		r = fingerprint_text(fd, &h, &m.mappings, bytes);
+	}
+	if (r < 0)
+		return exited_as_esrch(r);
+	m.fingerprint = steady_hash_end(&h);
+	r = read_rollup(pid_fd, &m, bytes);
+	if (r < 0)
+		return exited_as_esrch(r);
+	if (ret_ioctl)
+		*ret_ioctl = have_ioctl;
+	*ret = m;
+	return 0;
+}
+
+bool steady_same(const struct steady_mark *a, const struct steady_mark *b)
+{
+	if (a->source == STEADY_NONE || a->source != b->source)
+		return false;
+	return a->first == b->first && a->last == b->last && a->fingerprint == b->fingerprint &&
+	       a->mappings == b->mappings && memcmp(a->kb, b->kb, sizeof(a->kb)) == 0;
+}

@@ -1,0 +1,214 @@
+"""The steady census: a process that did not change since its last census
+gets a repeat of it (censuses.repeats), found from smaps_rollup and a
+fingerprint of its mappings; one that touched a page, mapped, unmapped or
+changed a mapping with the same totals gets a full census; a person's
+request and a mark always get a full one.  A real daemon, a real process
+(tests/helpers/steady.c) whose changes the kernel confirms."""
+import json
+import os
+import subprocess
+import time
+
+import pytest
+
+from conftest import HELPERS, run, wait_idle
+from rwdaemon import fast_config
+
+PAGE = os.sysconf("SC_PAGESIZE")
+
+
+class Steady:
+    def __init__(self):
+        self.proc = subprocess.Popen([os.path.join(HELPERS, "steady")], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, text=True)
+        assert self.proc.stdout.readline().strip() == "ready"
+        self.pid = self.proc.pid
+        wait_idle(self.pid)
+        self.do("nop")
+
+    def do(self, what):
+        self.proc.stdin.write(what + "\n")
+        self.proc.stdin.flush()
+        assert self.proc.stdout.readline().strip() == f"done {what}"
+        wait_idle(self.pid)
+
+    def rollup(self):
+        """The kernel's own sums (kB), as smaps_rollup gives them, but for
+        the share of file pages, which other processes move (the steady
+        check leaves it out too)."""
+        out = {}
+        with open(f"/proc/{self.pid}/smaps_rollup") as f:
+            for line in f:
+                parts = line.split()
+                if len(parts) == 3 and parts[2] == "kB":
+                    out[parts[0].rstrip(":")] = int(parts[1])
+        out["Pss"] -= out.pop("Pss_File")
+        return out
+
+    def maps(self):
+        with open(f"/proc/{self.pid}/maps") as f:
+            return f.read()
+
+    def stop(self):
+        self.proc.stdin.close()
+        self.proc.wait(timeout=10)
+
+
+@pytest.fixture
+def steady():
+    s = Steady()
+    yield s
+    if s.proc.poll() is None:
+        s.proc.kill()
+        s.proc.wait()
+
+
+def config(pid):
+    # a census due every second; a full one is what anything but a repeat is
+    return fast_config(f"Watch=pid:{pid}").replace("CensusInterval=1h", "CensusInterval=1s")
+
+
+def census(d, census_id):
+    return d.query("SELECT * FROM censuses WHERE id = ?", census_id)[0]
+
+
+def after(d, pid_row, t_ms, what):
+    """The first census of the process taken after t_ms + 300 ms: by then
+    every census taken is of the process as it is now."""
+    return d.wait_rows("SELECT * FROM censuses WHERE process_id = ? AND time > ? AND trigger = 'interval'"
+                       " ORDER BY time, id LIMIT 1", pid_row, t_ms + 300, what=what)[0]
+
+
+def content(d, c):
+    """The census that holds c's content: c, or the one it repeats."""
+    return census(d, c["repeats"]) if c["repeats"] is not None else c
+
+
+def classes(d, census_id):
+    return {r["class"]: (r["private"], r["resident"], r["size"], r["count"])
+            for r in d.query("SELECT * FROM census_classes WHERE census_id = ?", census_id)}
+
+
+def test_an_unchanged_process_gets_a_repeat(tmp_path, steady, daemons):
+    d = daemons(tmp_path, config(steady.pid)).start()
+    pid_row = d.process_id(steady.pid)
+    first = d.wait_rows("SELECT * FROM censuses WHERE process_id = ? AND trigger = 'first'", pid_row)[0]
+    assert first["status"] == "ok" and first["repeats"] is None
+    # three censuses in a row over which the kernel says nothing changed
+    rollup, maps, t = steady.rollup(), steady.maps(), time.time() * 1000
+    repeats = d.wait_rows("SELECT * FROM censuses WHERE process_id = ? AND trigger = 'interval' AND time > ?"
+                          " ORDER BY time", pid_row, t, n=3, what="three interval censuses")[:3]
+    assert steady.rollup() == rollup and steady.maps() == maps
+    # each repeats the last full census before them, none of them is one
+    full = d.query("SELECT * FROM censuses WHERE process_id = ? AND time < ? AND repeats IS NULL"
+                   " ORDER BY time DESC, id DESC LIMIT 1", pid_row, repeats[0]["time"])[0]
+    for r in repeats:
+        assert r["status"] == "ok" and r["repeats"] == full["id"], (r, full)
+        for key in ("private", "resident", "pss", "swap", "size", "regions", "light", "evidence_taken"):
+            assert r[key] == full[key], key
+        # a row of its own: its time and its cost, and no content of its own
+        assert r["time"] > full["time"] and r["cpu_us"] >= 0 and r["bytes_read"] > 0
+        assert classes(d, r["id"]) == {}
+    first = full
+    # the cheap check reads a fraction of what the full census read
+    assert max(r["bytes_read"] for r in repeats) < first["bytes_read"] / 2
+    # the views give a repeat the content of the census it repeats
+    view = lambda cid: {(r["class"], r["private"]) for r in
+                        d.query("SELECT * FROM class_timeline WHERE census_id = ?", cid)}
+    assert view(repeats[0]["id"]) == view(first["id"]) and view(first["id"])
+    log = d.query("SELECT repeats FROM census_log WHERE census_id = ?", repeats[0]["id"])[0]
+    assert log["repeats"] == first["id"]
+    grafana = d.query("SELECT count(*) AS n FROM grafana_process_classes WHERE census_id = ?", repeats[0]["id"])
+    assert grafana[0]["n"] == len(classes(d, first["id"])) - sum(
+        1 for v in classes(d, first["id"]).values() if v[0] is None)
+    # the daemon counts them, in its status and its metrics
+    assert d.ask({"op": "status"})["result"]["censuses"]["repeated"] >= 3
+    # the census op gives the whole census, saying it repeats
+    last = d.ask({"op": "census", "pid": steady.pid})["result"]
+    assert last["repeats"] == first["id"] and last["census_id"] != first["id"]
+    assert last["totals"]["private"] == first["private"] and last["classes"]
+
+
+@pytest.mark.parametrize("change", ["touch", "map", "protect", "move"])
+def test_a_change_gets_a_full_census(tmp_path, steady, daemons, change):
+    d = daemons(tmp_path, config(steady.pid)).start()
+    pid_row = d.process_id(steady.pid)
+    d.wait_rows("SELECT * FROM censuses WHERE process_id = ? AND repeats IS NOT NULL", pid_row,
+                what="a repeat before the change")
+    before_rollup, before_maps = steady.rollup(), steady.maps()
+    last = d.query("SELECT * FROM censuses WHERE process_id = ? ORDER BY time DESC, id DESC LIMIT 1", pid_row)[0]
+    held = content(d, last)
+    steady.do(change)
+    t = time.time() * 1000
+    rollup, maps = steady.rollup(), steady.maps()
+    c = after(d, pid_row, t, f"a census after {change}")
+    full = content(d, c)
+    # a census of the process as it is now: a full one, taken after the change
+    assert full["id"] != held["id"] and full["repeats"] is None and full["time"] > t, (c, full, held)
+    if change in ("touch", "map"):
+        # one page more, as the kernel says
+        assert rollup["Rss"] - before_rollup["Rss"] == PAGE // 1024
+        assert full["private"] - held["private"] == PAGE
+        assert full["resident"] - held["resident"] == PAGE
+    else:
+        # the same totals: only the mapping list tells the change
+        assert rollup == before_rollup and maps != before_maps
+        # (pss holds the share of file pages, which other processes move)
+        assert (full["private"], full["resident"]) == (held["private"], held["resident"])
+    if change == "map":
+        steady.do("unmap")
+        t = time.time() * 1000
+        assert steady.rollup()["Rss"] == before_rollup["Rss"]
+        again = content(d, after(d, pid_row, t, "a census after unmap"))
+        assert again["repeats"] is None and again["time"] > t and again["private"] == held["private"]
+    # ... and steady again, the next ones repeat the full one
+    later = d.wait_rows("SELECT * FROM censuses WHERE process_id = ? AND time > ? AND repeats IS NOT NULL"
+                        " ORDER BY time DESC LIMIT 1", pid_row, t + 300, what="a repeat after the change")[0]
+    assert census(d, later["repeats"])["time"] > t
+
+
+def test_a_person_always_gets_a_full_census(tmp_path, steady, daemons):
+    d = daemons(tmp_path, config(steady.pid)).start()
+    pid_row = d.process_id(steady.pid)
+    d.wait_rows("SELECT * FROM censuses WHERE process_id = ? AND repeats IS NOT NULL", pid_row,
+                what="a repeat")
+    answer = d.ask({"op": "scan", "pid": steady.pid})["result"]
+    assert answer["totals"]["private"] > 0
+    req = d.wait_rows("SELECT * FROM censuses WHERE process_id = ? AND trigger = 'request'", pid_row)[0]
+    assert req["status"] == "ok" and req["repeats"] is None and classes(d, req["id"])
+    assert d.ask({"op": "mark", "pid": steady.pid, "name": "phase"}).get("result")
+    mark = d.wait_rows("SELECT * FROM censuses WHERE process_id = ? AND trigger = 'mark'", pid_row)[0]
+    assert mark["status"] == "ok" and mark["repeats"] is None and classes(d, mark["id"])
+    # the interval censuses after them repeat the latest full one
+    later = d.wait_rows("SELECT * FROM censuses WHERE process_id = ? AND repeats IS NOT NULL AND time > ?",
+                        pid_row, mark["time"], what="a repeat after the mark")[0]
+    assert later["repeats"] == mark["id"]
+
+
+def test_history_report_and_diff_show_a_repeat(tmp_path, steady, daemons):
+    d = daemons(tmp_path, config(steady.pid)).start()
+    pid_row = d.process_id(steady.pid)
+    rep = d.wait_rows("SELECT * FROM censuses WHERE process_id = ? AND repeats IS NOT NULL ORDER BY time", pid_row,
+                      n=2, what="two repeats")[-1]
+    full = census(d, rep["repeats"])
+    sock = d.socket
+    # history: the repeat's line says what it repeats, with that census's classes
+    lines = run("history", "--pid", steady.pid, "--socket", sock, check=0).stdout.splitlines()
+    said = [l for l in lines if f"census #{rep['id']} " in l]
+    assert said and f"unchanged since census #{full['id']}, private" in said[0], lines
+    shown = [l for l in lines if f"census #{full['id']} " in l]
+    assert shown[0].split("; ", 1)[1] == said[0].split("; ", 1)[1]
+    hist = json.loads(run("history", "--pid", steady.pid, "--socket", sock, "--format", "json", check=0).stdout)
+    by_id = {c["census_id"]: c for c in hist["censuses"]}
+    assert by_id[rep["id"]]["repeats"] == full["id"] and by_id[full["id"]]["repeats"] is None
+    assert by_id[rep["id"]]["classes"] == by_id[full["id"]]["classes"] != {}
+    # report: the trend row says so; a last census that is a repeat gives the content
+    report = run("report", "--pid", steady.pid, "--socket", sock, check=0).stdout
+    assert f"unchanged since #{full['id']}" in report
+    # diff: the repeat against the census it repeats: no change at all
+    t_full = full["time"] / 1000
+    t_rep = rep["time"] / 1000
+    out = run("diff", "--pid", steady.pid, "--from", f"@{t_full:.3f}", "--to", f"@{t_rep:.3f}", "--socket", sock,
+              check=0).stdout
+    first = out.splitlines()[0]
+    assert f"census #{full['id']} " in first and f"unchanged since census #{full['id']}" in first, out

@@ -1,0 +1,194 @@
+/* The steady check (scanner/steady.c): the fingerprint does not depend on
+ * how its input was cut; the rollup's fields are found by name; and on
+ * a child process, two reads with nothing between them are the same,
+ * while a page touched, a mapping made and a protection changed (with the
+ * same totals) each make them differ. */
+#include "testlib.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "procfs.h"
+#include "steady.h"
+
+
+static void test_hash_ignores_cuts(void **state)
+{
+	(void)state;
+	char text[1000];
+	for (size_t i = 0; i < sizeof(text); i++)
+		text[i] = (char)(i * 7 + 3);
+	struct steady_hash whole, cut;
+	steady_hash_init(&whole);
+	steady_hash_bytes(&whole, text, sizeof(text));
+	for (size_t step = 1; step < 20; step++) {
+		steady_hash_init(&cut);
+		for (size_t off = 0; off < sizeof(text); off += step)
+			steady_hash_bytes(&cut, text + off, sizeof(text) - off < step ? sizeof(text) - off : step);
+		assert_int_equal(steady_hash_end(&cut), steady_hash_end(&whole));
+	}
+	/* one byte more, or one byte other, is another fingerprint */
+	steady_hash_init(&cut);
+	steady_hash_bytes(&cut, text, sizeof(text) - 1);
+	assert_int_not_equal(steady_hash_end(&cut), steady_hash_end(&whole));
+	text[500] ^= 1;
+	steady_hash_init(&cut);
+	steady_hash_bytes(&cut, text, sizeof(text));
+	assert_int_not_equal(steady_hash_end(&cut), steady_hash_end(&whole));
+}
+
+static void test_rollup_field(void **state)
+{
+	(void)state;
+	static const char text[] = "55d0-7ffd ---p 00000000 00:00 0   [rollup]\n"
+				   "Rss:                1464 kB\n"
+				   "Pss:                 254 kB\n"
+				   "Pss_File:             78 kB\n"
+				   "Pss_Anon:            176";
+	uint64_t kb = 0;
+	assert_true(steady_rollup_field(text, strlen(text), "Pss_File:", &kb));
+	assert_int_equal(kb, 78);
+	assert_true(steady_rollup_field(text, strlen(text), "Pss_Anon:", &kb)); /* no newline at the end */
+	assert_int_equal(kb, 176);
+	assert_true(steady_rollup_field(text, strlen(text), "Pss:", &kb));
+	assert_int_equal(kb, 254);
+	assert_false(steady_rollup_field(text, strlen(text), "Swap:", &kb));
+	assert_false(steady_rollup_field("Pss_File: x kB\n", 15, "Pss_File:", &kb));
+	assert_false(steady_rollup_field("Pss_File: 99999999999999999999999 kB\n", 37, "Pss_File:", &kb));
+}
+
+static void read_mark(int fd, struct steady_mark *m)
+{
+	uint64_t bytes = 0;
+	assert_int_equal(steady_read(fd, false, m, NULL, &bytes), 0);
+	assert_true(bytes > 0);
+	assert_int_equal(m->source, STEADY_MAPS);
+	assert_true(m->mappings > 0);
+}
+
+/* The steady helper ($RAMWATCH_BUILD/helpers/steady, tests/helpers/steady.c)
+ * as a child on two pipes: a process of its own image (a forked copy of
+ * this one would share its pages, whose figures this process's own work
+ * then moves), which holds still between commands. */
+static pid_t start_helper(int *ret_to, int *ret_from)
+{
+	const char *build = getenv("RAMWATCH_BUILD");
+	char path[512];
+	int down[2], up[2];
+
+	snprintf(path, sizeof(path), "%s/helpers/steady", build ? build : "build");
+	assert_int_equal(pipe(down), 0);
+	assert_int_equal(pipe(up), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (dup2(down[0], 0) < 0 || dup2(up[1], 1) < 0)
+			_exit(127);
+		close(down[0]);
+		close(down[1]);
+		close(up[0]);
+		close(up[1]);
+		execl(path, path, (char *)NULL);
+		_exit(127);
+	}
+	close(down[0]);
+	close(up[1]);
+	*ret_to = down[1];
+	*ret_from = up[0];
+	return pid;
+}
+
+/* Reads one line of the helper's into buf. */
+static void read_line(int from, char *buf, size_t size)
+{
+	size_t n = 0;
+	while (n + 1 < size && read(from, buf + n, 1) == 1 && buf[n] != '\n')
+		n++;
+	buf[n] = '\0';
+}
+
+static void tell(int to, int from, const char *cmd)
+{
+	char line[64], want[64];
+	assert_int_equal(write(to, cmd, strlen(cmd)), (ssize_t)strlen(cmd));
+	assert_int_equal(write(to, "\n", 1), 1);
+	read_line(from, line, sizeof(line));
+	snprintf(want, sizeof(want), "done %s", cmd);
+	assert_string_equal(line, want);
+}
+
+static void test_live(void **state)
+{
+	(void)state;
+	long page = sysconf(_SC_PAGESIZE);
+	struct steady_mark a, b;
+	char line[64];
+	int to, from;
+	pid_t pid = start_helper(&to, &from);
+
+	read_line(from, line, sizeof(line));
+	assert_string_equal(line, "ready");
+	int root = procfs_open_root(NULL), fd = procfs_open_pid(root, pid);
+	assert_true(fd >= 0);
+
+	/* round trips that change nothing, until the child's own path from
+	 * one command to the next touches no page it has not touched */
+	for (int i = 0; i < 3; i++)
+		tell(to, from, "nop");
+	read_mark(fd, &a);
+	read_mark(fd, &b);
+	assert_true(steady_same(&a, &b));
+
+	/* one page touched (the last of its work region): the rollup's Rss */
+	tell(to, from, "touch");
+	read_mark(fd, &b);
+	assert_false(steady_same(&a, &b));
+	assert_int_equal(b.kb[COUNT_RSS] - a.kb[COUNT_RSS], (uint64_t)page / 1024);
+	a = b;
+
+	/* the same totals, another protection (its spare region): the
+	 * fingerprint */
+	tell(to, from, "protect");
+	read_mark(fd, &b);
+	assert_false(steady_same(&a, &b));
+	assert_memory_equal(a.kb, b.kb, sizeof(a.kb));
+	assert_int_not_equal(a.fingerprint, b.fingerprint);
+
+	/* nothing read is never the same as anything */
+	struct steady_mark none = { .source = STEADY_NONE };
+	assert_false(steady_same(&none, &none));
+
+	/* the ioctl, where the kernel has it, sees the mappings of the text
+	 * but for [vsyscall] (x86-64), which is no mapping of the process */
+	bool have_ioctl = false;
+	uint64_t bytes = 0;
+	assert_int_equal(steady_read(fd, true, &a, &have_ioctl, &bytes), 0);
+	assert_int_equal(a.source, have_ioctl ? STEADY_IOCTL : STEADY_MAPS);
+	assert_true(a.mappings == b.mappings || (have_ioctl && a.mappings + 1 == b.mappings));
+	assert_false(steady_same(&a, &b) && have_ioctl);
+
+	/* gone: the read says so */
+	close(to);
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(steady_read(fd, false, &a, NULL, &bytes), -ESRCH);
+	close(from);
+	close(fd);
+	close(root);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_hash_ignores_cuts),
+		cmocka_unit_test(test_rollup_field),
+		cmocka_unit_test(test_live),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -149,7 +149,7 @@ static bool followed_pid(const struct followed *f, int pid)
 	return false;
 }
 
-static void discover_init(struct discover *d, int root_fd, const struct daemon_config *c, struct followed *f)
+static void discover_setup(struct discover *d, int root_fd, const struct daemon_config *c, struct followed *f)
 {
 	*d = (struct discover){
 		.root_fd = root_fd,
@@ -159,6 +159,7 @@ static void discover_init(struct discover *d, int root_fd, const struct daemon_c
 		.follow = follow,
 		.userdata = f,
 	};
+	assert_int_equal(discover_init(d, false), 0);
 }
 
 static void test_selectors_pick(void **state)
@@ -171,7 +172,7 @@ static void test_selectors_pick(void **state)
 
 	assert_true(root_fd >= 0);
 	load_config(&c, "[Watch]\nWatch=name:worker\nIgnore=cmdline:*--dry-run*\nMinPrivate=64M\n");
-	discover_init(&d, root_fd, &c, &f);
+	discover_setup(&d, root_fd, &c, &f);
 	assert_int_equal(discover_pass(&d, f.w), 0);
 
 	assert_int_equal(f.calls, 2);
@@ -202,6 +203,7 @@ static void test_selectors_pick(void **state)
 	assert_false(discover_still_selected(&other, t));
 	config_done(&other);
 
+	discover_done(&d);
 	free_all(f.w);
 	config_done(&c);
 	close(root_fd);
@@ -218,7 +220,7 @@ static void test_all_but(void **state)
 	int root_fd = procfs_open_root(root);
 
 	load_config(&c, "[Watch]\nMinPrivate=64M\n");
-	discover_init(&d, root_fd, &c, &f);
+	discover_setup(&d, root_fd, &c, &f);
 	d.self = PID(3);
 	assert_int_equal(discover_pass(&d, f.w), 0);
 	assert_int_equal(f.calls, 3);
@@ -228,6 +230,7 @@ static void test_all_but(void **state)
 	for (int n = 6; n <= 10; n++)
 		assert_false(followed_pid(&f, PID(n)));
 
+	discover_done(&d);
 	free_all(f.w);
 	config_done(&c);
 	close(root_fd);
@@ -244,7 +247,7 @@ static void test_max_processes(void **state)
 	int root_fd = procfs_open_root(root);
 
 	load_config(&c, "[Watch]\nWatch=name:worker\nMinPrivate=64M\nMaxProcesses=1\n");
-	discover_init(&d, root_fd, &c, &f);
+	discover_setup(&d, root_fd, &c, &f);
 	assert_int_equal(discover_pass(&d, f.w), 0);
 	assert_int_equal(f.calls, 1);
 	assert_int_equal(watched_count(f.w), 1);
@@ -272,6 +275,7 @@ static void test_max_processes(void **state)
 	assert_true(d.over_limit > 4);
 	assert_true(d.over_limit_logged);
 
+	discover_done(&d);
 	free_all(f.w);
 	config_done(&c);
 	close(root_fd);
@@ -287,10 +291,11 @@ static void test_follow_fails(void **state)
 	int root_fd = procfs_open_root(root);
 
 	load_config(&c, "[Watch]\nWatch=name:worker\nMinPrivate=64M\n");
-	discover_init(&d, root_fd, &c, &f);
+	discover_setup(&d, root_fd, &c, &f);
 	assert_int_equal(discover_pass(&d, f.w), -ENOMEM);
 	assert_int_equal(watched_count(f.w), 0);
 
+	discover_done(&d);
 	free_all(f.w);
 	config_done(&c);
 	close(root_fd);

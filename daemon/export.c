@@ -148,6 +148,7 @@ int export_metrics_text(const struct watched *w, const struct view_status *st, e
 		.census_cpu_us = st->census.census_cpu_us,
 		.deferred = st->census.deferred,
 		.watched = st->watched,
+		.sample_round_us_max = st->sample_round_us_max,
 		.store_dropped_rows = st->dropped_rows,
 		.store_writing = st->writer.error == 0,
 		.database_corruptions = st->corruptions,

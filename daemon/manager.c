@@ -205,6 +205,8 @@ static int on_sample(sd_event_source *s, uint64_t usec, void *userdata)
 	}
 	/* the census tier: what is due now */
 	census_pass(m);
+	/* longer than SampleInterval, rounds would fall behind: the metric tells */
+	fast_tier_round(&m->fast, now_monotonic_us() - now);
 	timer_rearm(s, m->config.sample_interval);
 	return 0;
 }
@@ -410,6 +412,7 @@ static void snapshot(struct manager *m, bool with_size, struct view_status *ret)
 		.stopped = wc.stopped,
 		.over_limit = m->discover.over_limit,
 		.sample_errors = m->fast.sample_errors,
+		.sample_round_us_max = m->fast.round_us_max,
 		.census = *census_tier_get_stats(m->census),
 		.scan_budget = m->config.scan_budget,
 		.dropped_rows = writer_dropped(writer),

@@ -461,7 +461,7 @@ $(BUILD)/bench/statm-reader: bench/statm-reader.c
 # ramwatchd watching 1,000 processes, beside the floor and top, and with
 # 10,000 present (BENCHMARKS.md).
 bench-daemon: deps $(BUILD)/ramwatchd $(BUILD)/bench/idle-target $(BUILD)/bench/statm-reader
-	RAMWATCH_BUILD=$(abspath $(BUILD)) $(PYTHON) bench/daemon-bench.py
+	RAMWATCH_BUILD=$(abspath $(BUILD)) $(PYTHON) bench/daemon-bench.py $(BENCH_DAEMON_ARGS)
 
 # The benchmarks that call the libraries, linked with them.
 $(BUILD)/bench/scan-parts $(BUILD)/bench/evidence-loop $(BUILD)/bench/history-bench $(BUILD)/bench/store-size: $(BUILD)/bench/%: \

@@ -138,6 +138,24 @@ static void keep_small(struct pass *pass, int pid, int pid_fd, const struct proc
 	known_keep_statm(&d->known, s, fd, &m);
 }
 
+/* The descriptor number below which a newly followed process may keep a
+ * pidfd: the directory and statm of every process the watched set may yet
+ * take (MaxProcesses) come first, since without statm each sample reads
+ * status (ten times the cost) while without a pidfd an exit is seen at
+ * the next sample.  0: any. */
+static long pidfd_below(const struct discover *d, const struct watched *w)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
+		return 0;
+	long below = (long)rl.rlim_cur - (long)RW_FD_RESERVE;
+	size_t n = watched_count(w);
+	if (n < d->config->max_processes)
+		below -= 2L * (long)(d->config->max_processes - n);
+	return below > 0 ? below : 1; /* 1: none (descriptor 0 is taken) */
+}
+
 /* Reads pid's status and asks the selectors; follows it when they pick it,
  * it is large enough and there is room.  Returns the verdict, or -ENOMEM. */
 static int decide(struct pass *pass, int pid, int *ret_pid_fd, struct proc_status *st)
@@ -190,6 +208,7 @@ static int decide(struct pass *pass, int pid, int *ret_pid_fd, struct proc_statu
 	}
 
 	d->id.now_ms = daemon_clock_now_ms();
+	d->id.pidfd_below = pidfd_below(d, pass->w);
 	r = target_new(d->root_fd, pid, st, &d->id, &t);
 	if (r == -ESRCH || r == -ENOENT)
 		return GONE;

@@ -188,17 +188,20 @@ def test_huge_processes_get_light_censuses(tmp_path, shapes, daemons):
 
 def test_a_low_descriptor_limit_still_samples_every_process(tmp_path, daemons):
     """With a descriptor limit too low for statm kept open for every
-    watched process (three descriptors each), the later ones are sampled
-    from status alone (two): every process is followed and has rows."""
+    watched process, the later ones are sampled from status alone: every
+    process is followed and has rows.  Statm comes before a pidfd: with
+    MaxProcesses (1024) processes' directories and statm not fitting, no
+    process keeps a pidfd (its exit is seen at the next sample)."""
     import shutil
     binary = tmp_path / "rw-fdlimit"
     shutil.copy("/bin/sleep", binary)
     d = daemons(tmp_path, fast_config("Watch=name:rw-fdlimit")).start()
     in_use = len(os.listdir(f"/proc/{d.pid}/fd"))
     count = 100
-    # six short of three each: statm is given up RW_FD_RESERVE (32) below
-    # the limit, and the dozen processes after that fit in two each
-    limit = in_use + 3 * count - 6
+    # six short of two each (the directory, statm): statm is given up
+    # RW_FD_RESERVE (32) below the limit, and the processes after that fit
+    # in one each
+    limit = in_use + 2 * count - 6
     subprocess.run(["prlimit", f"--pid={d.pid}", f"--nofile={limit}:{limit}"], check=True)
     procs = [subprocess.Popen([str(binary), "300"]) for _ in range(count)]
     try:

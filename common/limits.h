@@ -156,6 +156,12 @@
  * counted. */
 #define RW_PENDING_MAX (16u * 1024u * 1024u)
 
+/* Bytes of rows queued past which a census pass writes them at once rather
+ * than at the next store tick: the first censuses of 1,000 processes, at
+ * start, would otherwise be held for a whole StoreInterval, and were the
+ * daemon's peak of resident memory (BENCHMARKS.md). */
+#define RW_WRITER_EARLY_BYTES (1024u * 1024u)
+
 /* Censuses of one pass of the census tier stop after this much wall time,
  * so the fast tier keeps its pace. */
 #define RW_CENSUS_PASS_US (250u * 1000u)

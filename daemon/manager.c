@@ -167,6 +167,24 @@ static void let_go(struct manager *m, struct target *t, bool exited)
 
 /* ------------------------------------------------------------ the ticks */
 
+static void store_replaced(struct manager *m);
+
+/* Past RW_WRITER_EARLY_BYTES queued (a burst of censuses), the queue is
+ * written now: its rows are the same, written sooner, and the memory they
+ * held is handed back (store_cycle_flush trims the heap). */
+static void write_early(struct manager *m)
+{
+	struct writer_stats ws;
+
+	writer_get_stats(store_cycle_writer(m->store), &ws);
+	/* a store that failed its last write (locked, full) is retried at
+	 * the store tick only, not at every census */
+	if (ws.queued_bytes < RW_WRITER_EARLY_BYTES || ws.error != 0)
+		return;
+	(void)store_cycle_flush(m->store);
+	store_replaced(m);
+}
+
 /* The censuses that are due, the most urgent first, while the budget
  * allows and for at most RW_CENSUS_PASS_US (the loop has other work). */
 static void census_pass(struct manager *m)
@@ -180,6 +198,7 @@ static void census_pass(struct manager *m)
 			census_tier_take(m->census, t, gpu_watch_snapshot(&m->gpu), store_cycle_writer(m->store));
 		if (status == CENSUS_EXITED)
 			let_go(m, t, true);
+		write_early(m);
 		census_tier_refill(m->census, now_monotonic_us());
 		if (now_monotonic_us() - start > RW_CENSUS_PASS_US)
 			break;

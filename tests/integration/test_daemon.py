@@ -223,3 +223,28 @@ def test_a_low_descriptor_limit_still_samples_every_process(tmp_path, daemons):
         for p in procs:
             p.kill()
             p.wait()
+
+
+def test_a_burst_of_censuses_is_written_before_the_store_tick(tmp_path, daemons):
+    """The first censuses of 300 processes queue more than
+    RW_WRITER_EARLY_BYTES (1 MiB): the census pass writes them as they come
+    instead of holding them for the StoreInterval (an hour here), which was
+    the daemon's peak of resident memory."""
+    import shutil
+    binary = tmp_path / "rw-early"
+    shutil.copy("/bin/sleep", binary)
+    config = fast_config("Watch=name:rw-early").replace("StoreInterval=1s", "StoreInterval=1h")
+    d = daemons(tmp_path, config).start()
+    procs = [subprocess.Popen([str(binary), "300"]) for _ in range(300)]
+    try:
+        # most of them written, long before the hour (the rest, under
+        # 1 MiB, wait for the store tick)
+        d.wait_for(lambda: d.query("SELECT count(*) AS n FROM censuses")[0]["n"] >= 150,
+                   what="censuses written before the store tick", timeout=60)
+        assert d.alive()
+        # no sample row yet: only the store tick writes those
+        assert d.query("SELECT count(*) AS n FROM samples")[0]["n"] == 0
+    finally:
+        for p in procs:
+            p.kill()
+            p.wait()

@@ -114,7 +114,7 @@ DAEMON_SRCS := daemon/config.c daemon/config-parse.c daemon/config-table.c daemo
 	daemon/control-worker.c daemon/control-request.c daemon/control-answer.c daemon/control-access.c \
 	daemon/control-processes.c daemon/control-buffer.c \
 	daemon/sysmem.c daemon/sample.c daemon/schedule.c daemon/pidmap.c \
-	daemon/writer.c daemon/target.c daemon/manager.c daemon/discover.c daemon/watched.c \
+	daemon/writer.c daemon/target.c daemon/manager.c daemon/discover.c daemon/discover-known.c daemon/proc-connector.c daemon/watched.c \
 	daemon/fast-tier.c daemon/census-tier.c daemon/store-cycle.c daemon/store-aside.c daemon/state-lock.c daemon/timer.c daemon/daemon-clock.c daemon/view.c \
 	daemon/export.c daemon/export-text.c daemon/gpu-watch.c
 DAEMON_MAIN := daemon/ramwatchd.c
@@ -220,7 +220,7 @@ UNIT_TESTS := test-util test-log test-strpool test-text test-hashtab test-timepa
 	test-trace-replay test-trace-export \
 	test-store test-store-salvage test-store-retention test-store-read test-store-read-history test-store-read-page test-store-coalesce test-store-repeat test-steady test-query \
 	test-config test-config-values test-config-files test-selector \
-	test-sysmem test-schedule test-pidmap test-store-aside test-writer test-export test-watched test-census-tier test-discover test-view test-daemon-clock \
+	test-sysmem test-schedule test-pidmap test-store-aside test-writer test-export test-watched test-census-tier test-discover test-proc-connector test-view test-daemon-clock \
 	test-control-request test-control-buffer test-control-access test-control-processes test-control-worker \
 	test-render test-render-html test-control-client test-top test-chart
 UNIT_BINS := $(addprefix $(BUILD)/tests/,$(UNIT_TESTS))
@@ -512,7 +512,7 @@ $(BUILD)/bench/statm-reader: bench/statm-reader.c
 # ramwatchd watching 1,000 processes, beside the floor and top, and with
 # 10,000 present (BENCHMARKS.md).
 bench-daemon: deps $(BUILD)/ramwatchd $(BUILD)/bench/idle-target $(BUILD)/bench/statm-reader
-	RAMWATCH_BUILD=$(abspath $(BUILD)) $(PYTHON) bench/daemon-bench.py
+	RAMWATCH_BUILD=$(abspath $(BUILD)) $(PYTHON) bench/daemon-bench.py $(BENCH_DAEMON_ARGS)
 
 # The benchmarks that call the libraries, linked with them.
 $(BUILD)/bench/scan-parts $(BUILD)/bench/evidence-loop $(BUILD)/bench/history-bench $(BUILD)/bench/store-size \

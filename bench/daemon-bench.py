@@ -22,7 +22,15 @@ more started under another name (idle-other, one thread each, not
 selected), and the difference in CPU share.
 
     make bench-daemon       # or: RAMWATCH_BUILD=build bench/daemon-bench.py [--processes N] [--seconds S]
-                            #     [--present P] (quick: --processes 100 --seconds 40 --present 1000)
+                            #     [--present P] [--watched W] [--only defaults,fast,present,watched]
+                            #     (quick: --processes 100 --seconds 40 --present 1000)
+
+With --watched W, W idle processes are present (those beyond N of 1 MiB,
+no threads) and two daemons run side by side: one with MaxProcesses=N,
+one with MaxProcesses=W; their difference is the cost of a watched
+process.  The discovery scenarios run a daemon with the proc connector
+beside one in a network namespace of its own (unshare --net), which has
+none and lists /proc every DiscoverInterval.
 """
 import argparse
 import os
@@ -64,49 +72,74 @@ def db_bytes(path):
         con.close()
 
 
-def scenario(name, targets, sample_ms, seconds, warmup, extra_config, with_top, with_floor=True):
-    work = tempfile.mkdtemp(prefix="ramwatch-bench-")
-    config = os.path.join(work, "ramwatchd.conf")
-    with open(config, "w") as f:
-        f.write("[Watch]\nWatch=name:idle-target\nMinPrivate=0\n" + extra_config)
-    state = os.path.join(work, "state")
-    procs = {
-        "ramwatchd": subprocess.Popen([os.path.join(BUILD, "ramwatchd"), "--foreground", "--config", config,
-                                       "--state-dir", state, "--log-level", "warning"],
-                                      stderr=subprocess.DEVNULL),
-    }
+def metric(path, name):
+    try:
+        with open(path) as f:
+            for line in f:
+                if line.startswith(name + " "):
+                    return float(line.split()[1])
+    except OSError:
+        pass
+    return None
+
+
+def scenario(name, targets, sample_ms, seconds, warmup, extra_config, with_top, with_floor=True, variants=None):
+    """variants: daemon name -> (more configuration, a command it runs
+    under); by default one, "ramwatchd", as configured.  All run side by
+    side over the same window."""
+    variants = variants or {"ramwatchd": ("", [])}
+    procs, works, dbs = {}, [], {}
+    for v, (more, wrap) in variants.items():
+        work = tempfile.mkdtemp(prefix="ramwatch-bench-")
+        works.append(work)
+        config = os.path.join(work, "ramwatchd.conf")
+        with open(config, "w") as f:
+            f.write("[Watch]\nWatch=name:idle-target\nMinPrivate=0\n" + more + extra_config +
+                    f"\n[Export]\nExport=textfile:{work}/metrics.prom\n")
+        state = os.path.join(work, "state")
+        dbs[v] = (os.path.join(state, "ramwatch.db"), os.path.join(work, "metrics.prom"))
+        procs[v] = subprocess.Popen([*wrap, os.path.join(BUILD, "ramwatchd"), "--foreground", "--config", config,
+                                     "--state-dir", state, "--log-level", "warning"], stderr=subprocess.DEVNULL)
     if with_floor:
         # the status read once per StoreInterval (the default's 60 s)
         procs["statm-reader"] = subprocess.Popen([os.path.join(BUILD, "bench", "statm-reader"), str(sample_ms),
                                                   "60000", *[str(t.pid) for t in targets]])
     if with_top:
         procs["top -b -d 1"] = subprocess.Popen(["top", "-b", "-d", "1"], stdout=subprocess.DEVNULL)
+    per = {}
     try:
         time.sleep(warmup)
-        db = os.path.join(state, "ramwatch.db")
         start = {k: cpu_seconds(p.pid) for k, p in procs.items()}
-        size0, t0 = db_bytes(db), time.monotonic()
+        size0 = {v: db_bytes(dbs[v][0]) for v in variants}
+        t0 = time.monotonic()
         time.sleep(seconds)
         wall = time.monotonic() - t0
         end = {k: cpu_seconds(p.pid) for k, p in procs.items()}
-        size1 = db_bytes(db)
-        rss = status_kib(procs["ramwatchd"].pid, "VmRSS") / 1024
-        hwm = status_kib(procs["ramwatchd"].pid, "VmHWM") / 1024
-        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-        watched = con.execute("SELECT count(*) FROM processes WHERE exited_at IS NULL").fetchone()[0]
-        censuses = con.execute("SELECT count(*), sum(cpu_us) FROM censuses").fetchone()
-        con.close()
+        for v in variants:
+            db, prom = dbs[v]
+            con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+            per[v] = {
+                "rss": status_kib(procs[v].pid, "VmRSS") / 1024,
+                "hwm": status_kib(procs[v].pid, "VmHWM") / 1024,
+                "watched": con.execute("SELECT count(*) FROM processes WHERE exited_at IS NULL").fetchone()[0],
+                "censuses": con.execute("SELECT count(*), sum(cpu_us) FROM censuses").fetchone(),
+                "growth": db_bytes(db) - size0[v],
+                "round_max": metric(prom, "ramwatch_sample_round_seconds_max"),
+            }
+            con.close()
     finally:
         for p in procs.values():
             p.terminate()
         for p in procs.values():
             p.wait()
-        shutil.rmtree(work)
+        for w in works:
+            shutil.rmtree(w)
     share = {k: (end[k] - start[k]) / wall for k in procs}
-    growth_hour = (size1 - size0) / len(targets) / (wall / 3600)
+    first = next(iter(variants))
+    r = per[first]
     return {
-        "name": name, "wall": wall, "share": share, "rss": rss, "hwm": hwm, "watched": watched,
-        "censuses": censuses, "growth_hour": growth_hour,
+        "name": name, "wall": wall, "share": share, "rss": r["rss"], "hwm": r["hwm"], "watched": r["watched"],
+        "censuses": r["censuses"], "growth_hour": r["growth"] / len(targets) / (wall / 3600), "variants": per,
     }
 
 
@@ -117,7 +150,8 @@ def report(results, n):
           "ramwatchd / top | RSS (peak) | DB growth per process-hour (per day) |")
     print("|---|---|---|---|---|---|---|---|---|")
     for r in results:
-        s = r["share"]
+        s = dict(r["share"])
+        s["ramwatchd"] = s[next(iter(r["variants"]))]
         top = s.get("top -b -d 1")
         floor = s.get("statm-reader")
         print(f"| {r['name']} | {r['wall']:.0f} s | {s['ramwatchd'] * 100:.3f} % | "
@@ -130,11 +164,29 @@ def report(results, n):
     for r in results:
         print(f"\n{r['name']}: {r['watched']} processes watched, {r['censuses'][0]} censuses "
               f"({(r['censuses'][1] or 0) / 1e6:.2f} s of CPU in all)")
+    for r in results:
+        if len(r["variants"]) < 2 and not r.get("watched_max"):
+            continue
+        print(f"\n{r['name']}, side by side over {r['wall']:.0f} s:\n")
+        print("| daemon | CPU | RSS (peak) | watched | longest sample round |")
+        print("|---|---|---|---|---|")
+        for v, x in r["variants"].items():
+            rm = x["round_max"]
+            print(f"| {v} | {r['share'][v] * 100:.3f} % | {x['rss']:.1f} MiB ({x['hwm']:.1f} MiB) | "
+                  f"{x['watched']} | {'%.1f ms' % (rm * 1000) if rm is not None else '-'} |")
+        if r.get("watched_max"):
+            (a, xa), (b, xb) = r["variants"].items()
+            if xb["watched"] > xa["watched"]:
+                print(f"\nper watched process: {(xb['rss'] - xa['rss']) * 1024 / (xb['watched'] - xa['watched']):.1f} KiB "
+                      f"resident, {(xb['hwm'] - xa['hwm']) * 1024 / (xb['watched'] - xa['watched']):.1f} KiB at the peak, "
+                      f"{(r['share'][b] - r['share'][a]) * 100 / (xb['watched'] - xa['watched']) * 1000:.4f} % of one CPU "
+                      f"per 1,000")
     present = [r for r in results if r.get("present")]
     if len(present) == 2:
         a, b = present
-        print(f"\ndiscovery: {b['present']} present instead of {a['present']}, {n} selected: "
-              f"{(b['share']['ramwatchd'] - a['share']['ramwatchd']) * 100:+.3f} % of one CPU")
+        for v in a["variants"]:
+            print(f"\ndiscovery ({v}): {b['present']} present instead of {a['present']}, {n} selected: "
+                  f"{(b['share'][v] - a['share'][v]) * 100:+.3f} % of one CPU")
 
 
 def start_targets(n, name, mib, threads, stdin):
@@ -165,7 +217,13 @@ def main():
     ap.add_argument("--present", type=int, default=10000,
                     help="processes present for the discovery scenarios (0: none)")
     ap.add_argument("--present-seconds", type=int, default=90, help="window of each discovery scenario")
+    ap.add_argument("--watched", type=int, default=0,
+                    help="processes watched in the scale scenario (0: none), beside a daemon watching --processes")
+    ap.add_argument("--watched-seconds", type=int, default=90, help="window of the scale scenario")
+    ap.add_argument("--only", default="defaults,fast,present,watched",
+                    help="the scenarios to run, of defaults, fast, present, watched")
     args = ap.parse_args()
+    only = set(args.only.split(","))
 
     # a descriptor per pipe here, the readers' and the daemon's per process
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -175,19 +233,41 @@ def main():
     targets, others = [], []
     try:
         targets = start_targets(args.processes, "idle-target", args.mib, 2, r)
-        results = [
-            scenario("defaults", targets, 1000, args.seconds, 20, "", True),
-            scenario("SampleInterval=100ms", targets, 100, args.fast_seconds, 20,
-                     "[Sampling]\nSampleInterval=100ms\n", False),
-        ]
-        if args.present > args.processes:
+        results = []
+        if "defaults" in only:
+            results.append(scenario("defaults", targets, 1000, args.seconds, 20, "", True))
+        if "fast" in only:
+            results.append(scenario("SampleInterval=100ms", targets, 100, args.fast_seconds, 20,
+                                    "[Sampling]\nSampleInterval=100ms\n", False))
+        if args.watched > args.processes and "watched" in only:
+            # 1 MiB and no threads each: 10,000 processes of three threads
+            # would take most of a pid_max of 32768
+            wr, ww = os.pipe()
+            more = start_targets(args.watched - args.processes, "idle-target", 1, 0, wr)
+            try:
+                res = scenario(f"{args.watched} idle-target present", targets, 1000, args.watched_seconds, 30, "",
+                               False, with_floor=False, variants={
+                                   f"MaxProcesses={args.processes}": (f"MaxProcesses={args.processes}\n", []),
+                                   f"MaxProcesses={args.watched}": (f"MaxProcesses={args.watched}\n", []),
+                               })
+                res["watched_max"] = args.watched
+                results.append(res)
+            finally:
+                os.close(ww)
+                os.close(wr)
+                for t in more:
+                    t.wait()
+        if args.present > args.processes and "present" in only:
+            # side by side: the proc connector, and a daemon in a network
+            # namespace of its own, where there is none (listing /proc)
+            variants = {"ramwatchd": ("", []), "ramwatchd, listing /proc": ("", ["unshare", "--net"])}
             res = scenario(f"defaults, {args.processes} present", targets, 1000, args.present_seconds, 20, "",
-                           False, with_floor=False)
+                           False, with_floor=False, variants=variants)
             res["present"] = args.processes
             results.append(res)
             others = start_targets(args.present - args.processes, "idle-other", 1, 0, r)
             res = scenario(f"defaults, {args.present} present", targets, 1000, args.present_seconds, 20, "",
-                           False, with_floor=False)
+                           False, with_floor=False, variants=variants)
             res["present"] = args.present
             results.append(res)
     finally:

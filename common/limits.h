@@ -134,10 +134,35 @@
 /* Processes followed at once, at most (MaxProcesses= is bounded by it). */
 #define RW_TARGETS_MAX 65536u
 
+/* discovery (daemon/discover.c) */
+
+/* Processes the proc connector told as new or changed, waiting for the
+ * next pass, at most: past it they are forgotten and that pass lists the
+ * proc root instead, which sees them all. */
+#define RW_DISCOVER_DIRTY_MAX 16384u
+
+/* With the proc connector, a pass that lists the proc root and reads every
+ * process not known to be passed over comes at least this often: it sees
+ * what no event tells (a command line rewritten in place, a move to
+ * another cgroup) and forgets processes whose exit went untold. */
+#define RW_DISCOVER_FULL_MS (5u * 60u * 1000u)
+
+/* The receive buffer asked for the proc connector's socket, in bytes: a
+ * burst of forks and exits between two turns of the loop must fit, or
+ * discovery lists everything again.  About 4,000 events; kernel memory,
+ * not the daemon's. */
+#define RW_PROC_CONNECTOR_BUFFER (4u * 1024u * 1024u)
+
 /* Bytes of rows kept in memory while the store cannot be written (a full
  * disk, a locked database).  Past it the oldest rows are dropped, and
  * counted. */
 #define RW_PENDING_MAX (16u * 1024u * 1024u)
+
+/* Bytes of rows queued past which a census pass writes them at once rather
+ * than at the next store tick: the first censuses of 1,000 processes, at
+ * start, would otherwise be held for a whole StoreInterval, and were the
+ * daemon's peak of resident memory (BENCHMARKS.md). */
+#define RW_WRITER_EARLY_BYTES (1024u * 1024u)
 
 /* Censuses of one pass of the census tier stop after this much wall time,
  * so the fast tier keeps its pace. */

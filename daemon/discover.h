@@ -1,8 +1,18 @@
-/* Discovery: which processes to follow.  Every DiscoverInterval the proc
- * root is listed and each process not yet followed has its status read (a
- * few microseconds, no page-table walk); those above MinPrivate that the
+/* Discovery: which processes to follow.  Those above MinPrivate that the
  * selectors pick are followed from then on, until they exit, up to
  * MaxProcesses at once.
+ *
+ * Every DiscoverInterval a pass decides.  Without the proc connector
+ * (proc-connector.h) it lists the proc root and reads the status of each
+ * process not followed (25 microseconds each), as a pass always did.
+ * With it, a pass reads only what the connector told as new or changed
+ * since (a fork, an exec, a new name or uid): a process the selectors
+ * passed over is not read again until it changes, and one picked but
+ * below MinPrivate is looked at through its statm, kept open, whose
+ * figures move when it grows (1.6 microseconds; a process whose VmSize is
+ * below MinPrivate cannot hold that much).  A full pass, listing the proc
+ * root, comes first, after a reload, when the connector lost events, and
+ * at least every RW_DISCOVER_FULL_MS.
  *
  * Discovery reads the proc root and decides; following (the store, the
  * exit watch, the census tier) is its caller's, through the callback. */
@@ -12,6 +22,8 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "discover-known.h"
+#include "proc-connector.h"
 #include "target.h"
 
 struct watched;
@@ -32,7 +44,34 @@ struct discover {
 	/* discover.c's */
 	uint64_t over_limit;                /* not followed: MaxProcesses reached */
 	bool over_limit_logged;             /* ... told, until there is room again */
+	int events_fd;                      /* the proc connector, or -1: list every pass */
+	struct known known;                 /* the processes passed over */
+	bool full_due;                      /* the next pass lists the proc root */
+	uint64_t last_full_us;              /* when a pass last did (monotonic) */
+	uint32_t listing;                   /* the number of the last listing */
+	uint64_t passes, full_passes;       /* passes, and those that listed the root */
+	uint64_t status_reads;              /* processes whose status a pass read */
+	uint64_t events_lost;               /* times the connector dropped events */
 };
+
+/* Makes d ready for its first pass (a full one), its fields above set by
+ * the caller; without the proc connector (events false, or it cannot be
+ * opened: logged) every pass lists the proc root.  Returns 0. */
+int discover_init(struct discover *d, bool events);
+/* Closes the connector, forgets every process; accepts a zeroed d. */
+void discover_done(struct discover *d);
+
+/* The proc connector's descriptor, readable when events wait, or -1. */
+int discover_events_fd(const struct discover *d);
+/* Reads the connector's waiting events into the next pass's work.  On a
+ * loss (ENOBUFS) the next pass is a full one; on another error the
+ * connector is closed (logged) and every pass lists the root from then
+ * on.  Returns 0, or that error. */
+int discover_events_read(struct discover *d);
+/* What the connector tells of pid, for the next pass (proc-connector.h). */
+int discover_event(void *d, enum proc_connector_kind kind, int pid);
+/* The selectors or MinPrivate changed: the next pass decides afresh. */
+void discover_reload(struct discover *d);
 
 /* One pass over the proc root: each process that is not in w (nor the
  * daemon), not a kernel thread or a zombie, above MinPrivate and picked by

@@ -370,6 +370,11 @@ static void put_daemon(FILE *f, const struct export_daemon *d)
 	family(f, "ramwatch_watched_processes", "gauge", "Processes ramwatchd watches.");
 	fprintf(f, "ramwatch_watched_processes %" PRIu64 "\n", d->watched);
 
+	family(f, "ramwatch_sample_round_seconds_max", "gauge",
+	       "The longest sample round since the start: every watched process read, and the censuses due.");
+	fprintf(f, "ramwatch_sample_round_seconds_max %" PRIu64 ".%06" PRIu64 "\n", d->sample_round_us_max / 1000000,
+		d->sample_round_us_max % 1000000);
+
 	family(f, "ramwatch_store_dropped_rows_total", "counter",
 	       "Rows dropped because the store could not be written for too long.");
 	fprintf(f, "ramwatch_store_dropped_rows_total %" PRIu64 "\n", d->store_dropped_rows);

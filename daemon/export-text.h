@@ -53,6 +53,7 @@ struct export_daemon {
 	uint64_t deferred;
 	uint64_t repeated; /* ok censuses that found nothing changed */
 	uint64_t watched;
+	uint64_t sample_round_us_max; /* the longest sample round since the start */
 	uint64_t store_dropped_rows;
 	bool store_writing;
 	uint64_t database_corruptions;   /* damaged files moved aside */

@@ -149,6 +149,7 @@ int export_metrics_text(const struct watched *w, const struct view_status *st, e
 		.deferred = st->census.deferred,
 		.repeated = st->census.censuses_repeated,
 		.watched = st->watched,
+		.sample_round_us_max = st->sample_round_us_max,
 		.store_dropped_rows = st->dropped_rows,
 		.store_writing = st->writer.error == 0,
 		.database_corruptions = st->corruptions,

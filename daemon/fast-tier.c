@@ -23,6 +23,12 @@ int fast_tier_sample(struct fast_tier *f, struct target *t, int64_t now_ms, int6
 	return 0;
 }
 
+void fast_tier_round(struct fast_tier *f, uint64_t us)
+{
+	if (us > f->round_us_max)
+		f->round_us_max = us;
+}
+
 void fast_tier_queue(struct target *t, struct writer *writer, int64_t now_ms)
 {
 	struct store_sample x;

@@ -16,7 +16,12 @@ struct writer;
 
 struct fast_tier {
 	uint64_t sample_errors; /* reads that failed other than by an exit */
+	uint64_t round_us_max;  /* the longest sample round since the start (wall time) */
 };
+
+/* A sample round (the fast tier over the watched set and the census pass
+ * after it) took us microseconds: kept when the longest so far. */
+void fast_tier_round(struct fast_tier *f, uint64_t us);
 
 /* Samples t at now_ms (unix ms), reading its status at least every
  * status_every_ms.  Returns 0, -ESRCH when t has

@@ -70,6 +70,7 @@ struct manager {
 
 	sd_event_source *sample_timer, *store_timer, *discover_timer, *retention_timer;
 	sd_event_source *census_soon;
+	sd_event_source *proc_events; /* the proc connector's socket, for discovery */
 	sd_event_source *sigterm, *sigint, *sighup;
 
 	struct view_rate_point status_since; /* the last STATUS= line's, for rates */
@@ -167,6 +168,24 @@ static void let_go(struct manager *m, struct target *t, bool exited)
 
 /* ------------------------------------------------------------ the ticks */
 
+static void store_replaced(struct manager *m);
+
+/* Past RW_WRITER_EARLY_BYTES queued (a burst of censuses), the queue is
+ * written now: its rows are the same, written sooner, and the memory they
+ * held is handed back (store_cycle_flush trims the heap). */
+static void write_early(struct manager *m)
+{
+	struct writer_stats ws;
+
+	writer_get_stats(store_cycle_writer(m->store), &ws);
+	/* a store that failed its last write (locked, full) is retried at
+	 * the store tick only, not at every census */
+	if (ws.queued_bytes < RW_WRITER_EARLY_BYTES || ws.error != 0)
+		return;
+	(void)store_cycle_flush(m->store);
+	store_replaced(m);
+}
+
 /* The censuses that are due, the most urgent first, while the budget
  * allows and for at most RW_CENSUS_PASS_US (the loop has other work). */
 static void census_pass(struct manager *m)
@@ -180,6 +199,7 @@ static void census_pass(struct manager *m)
 			census_tier_take(m->census, t, gpu_watch_snapshot(&m->gpu), store_cycle_writer(m->store));
 		if (status == CENSUS_EXITED)
 			let_go(m, t, true);
+		write_early(m);
 		census_tier_refill(m->census, now_monotonic_us());
 		if (now_monotonic_us() - start > RW_CENSUS_PASS_US)
 			break;
@@ -205,6 +225,8 @@ static int on_sample(sd_event_source *s, uint64_t usec, void *userdata)
 	}
 	/* the census tier: what is due now */
 	census_pass(m);
+	/* longer than SampleInterval, rounds would fall behind: the metric tells */
+	fast_tier_round(&m->fast, now_monotonic_us() - now);
 	timer_rearm(s, m->config.sample_interval);
 	return 0;
 }
@@ -303,6 +325,20 @@ static int on_discover(sd_event_source *s, uint64_t usec, void *userdata)
 	return 0;
 }
 
+/* Forks, execs and exits told by the proc connector: taken at once, so
+ * the socket's buffer holds only what comes within one turn of the loop. */
+static int on_proc_events(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	struct manager *m = userdata;
+	(void)fd;
+	(void)revents;
+	if (discover_events_read(&m->discover) < 0) {
+		/* closed: every pass lists the proc root from now on */
+		(void)sd_event_source_set_enabled(s, SD_EVENT_OFF);
+	}
+	return 0;
+}
+
 static int on_retention(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct manager *m = userdata;
@@ -361,6 +397,12 @@ static int setup_loop(struct manager *m)
 	/* discovery first, then sampling; the first store cycle after one
 	 * StoreInterval; retention soon after start, then every minute */
 	const struct daemon_config *c = &m->config;
+	if (discover_events_fd(&m->discover) >= 0) {
+		r = sd_event_add_io(m->event, &m->proc_events, discover_events_fd(&m->discover), EPOLLIN,
+				    on_proc_events, m);
+		if (r < 0)
+			return log_error_errno(r, "cannot watch the proc connector: %m");
+	}
 	if ((r = timer_add(m->event, &m->discover_timer, 0, c->discover_interval, on_discover, m, "discovery")) < 0 ||
 	    (r = timer_add(m->event, &m->sample_timer, 1000, c->sample_interval, on_sample, m, "sampling")) < 0 ||
 	    (r = timer_add(m->event, &m->store_timer, c->store_interval, c->store_interval, on_store, m, "store")) < 0 ||
@@ -390,6 +432,7 @@ static void snapshot(struct manager *m, bool with_size, struct view_status *ret)
 		.stopped = wc.stopped,
 		.over_limit = m->discover.over_limit,
 		.sample_errors = m->fast.sample_errors,
+		.sample_round_us_max = m->fast.round_us_max,
 		.census = *census_tier_get_stats(m->census),
 		.scan_budget = m->config.scan_budget,
 		.dropped_rows = writer_dropped(writer),
@@ -537,6 +580,7 @@ static int reload(struct manager *m)
 	store_cycle_reload(m->store);
 	timer_rearm(m->sample_timer, 0);
 	timer_rearm(m->store_timer, m->config.store_interval);
+	discover_reload(&m->discover);
 	timer_rearm(m->discover_timer, 0);
 
 	/* processes the new selectors no longer pick are let go */
@@ -594,7 +638,9 @@ static int manager_open_proc(struct manager *m, const struct manager_options *o)
 	};
 	if (read_boot_ms(m->root_fd, &m->discover.id.boot_ms) < 0)
 		m->discover.id.boot_ms = -1;
-	return 0;
+	/* the connector tells of the host's processes: of no use with another
+	 * proc root (a test's fixture) */
+	return discover_init(&m->discover, !o->proc_root || strcmp(o->proc_root, "/proc") == 0);
 }
 
 /* The state directory, held by its lock, and the store in it. */
@@ -699,6 +745,8 @@ struct manager *manager_free(struct manager *m)
 	sd_event_source_unref(m->discover_timer);
 	sd_event_source_unref(m->retention_timer);
 	sd_event_source_unref(m->census_soon);
+	sd_event_source_unref(m->proc_events);
+	discover_done(&m->discover);
 	sd_event_source_unref(m->sigterm);
 	sd_event_source_unref(m->sigint);
 	sd_event_source_unref(m->sighup);

@@ -69,6 +69,10 @@ int target_new(int root_fd, int pid, const struct proc_status *status, const str
 	t->pidfd = pidfd_open(pid, 0);
 	if (t->pidfd >= 0 && procfs_still_alive(t->pid_fd, t->start_time) != 1)
 		return -ESRCH;
+	if (t->pidfd >= 0 && id->pidfd_below > 0 && t->pidfd >= id->pidfd_below) {
+		close(t->pidfd);
+		t->pidfd = -1;
+	}
 	if (t->pidfd >= 0)
 		t->fds++;
 

@@ -72,6 +72,11 @@ struct target_identity {
 	int64_t boot_ms;         /* the boot time, unix ms (btime of /proc/stat) */
 	long ticks_per_second;   /* sysconf(_SC_CLK_TCK) */
 	int64_t now_ms;
+	/* A pidfd is kept only below this descriptor number (0: any), so
+	 * that every process discovery may yet follow still finds a
+	 * descriptor for its directory and its statm: without one, an exit
+	 * is seen at the next sample instead of at once. */
+	long pidfd_below;
 };
 
 /* Starts following pid, whose status discovery just read: opens its proc

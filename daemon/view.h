@@ -24,6 +24,7 @@ struct view_status {
 	uint64_t followed, exited, stopped;
 	uint64_t over_limit;                /* discovery: not followed, MaxProcesses reached */
 	uint64_t sample_errors;             /* the fast tier */
+	uint64_t sample_round_us_max;       /* its longest round (and the census pass after it) */
 
 	/* the census tier */
 	struct census_tier_stats census;

@@ -180,8 +180,8 @@ check "ramwatchd --check-config accepts the installed ramwatchd.conf" \
 
 unit_value() { sed -n "s/^$1=//p" $UNITDIR/ramwatchd.service; }
 expect "the unit's user" "$(unit_value User)" ramwatch
-expect "the unit's ambient capabilities" "$(unit_value AmbientCapabilities)" "CAP_SYS_PTRACE CAP_DAC_READ_SEARCH"
-expect "the unit's bounding capabilities" "$(unit_value CapabilityBoundingSet)" "CAP_SYS_PTRACE CAP_DAC_READ_SEARCH"
+expect "the unit's ambient capabilities" "$(unit_value AmbientCapabilities)" "CAP_SYS_PTRACE CAP_DAC_READ_SEARCH CAP_NET_ADMIN"
+expect "the unit's bounding capabilities" "$(unit_value CapabilityBoundingSet)" "CAP_SYS_PTRACE CAP_DAC_READ_SEARCH CAP_NET_ADMIN"
 expect "the unit's state directory mode" "$(unit_value StateDirectoryMode)" 0750
 expect "the socket unit's path" "$(sed -n 's/^ListenStream=//p' $UNITDIR/ramwatchd.socket)" $SOCKET
 expect "the socket unit's mode" "$(sed -n 's/^SocketMode=//p' $UNITDIR/ramwatchd.socket)" 0666
@@ -236,8 +236,8 @@ fi
 pass "ramwatchd runs as the unit would: $exec_start"
 expect "ramwatchd's uid (ramwatch's)" "$(awk '/^Uid:/ { print $2 }' /proc/$daemon_pid/status)" "$rw_uid"
 caps=$(awk '/^Cap(Eff|Amb|Bnd)/ { printf "%s=%s ", $1, $2 }' /proc/$daemon_pid/status)
-expect "ramwatchd's capabilities (CAP_SYS_PTRACE CAP_DAC_READ_SEARCH)" "$caps" \
-	"CapEff:=0000000000080004 CapBnd:=0000000000080004 CapAmb:=0000000000080004 "
+expect "ramwatchd's capabilities (CAP_SYS_PTRACE CAP_DAC_READ_SEARCH CAP_NET_ADMIN)" "$caps" \
+	"CapEff:=0000000000081004 CapBnd:=0000000000081004 CapAmb:=0000000000081004 "
 expect "the socket's mode and owner" "$(stat -c '%A %U' $SOCKET)" "srw-rw-rw- ramwatch"
 
 # The censuses: ok for root's process and the other user's (CAP_SYS_PTRACE)

@@ -80,8 +80,9 @@ def ask(path, request, user=None, timeout=30):
 
 
 class Daemon:
-    def __init__(self, tmp, config, user=None, args=(), socket=None, env=None):
+    def __init__(self, tmp, config, user=None, args=(), socket=None, env=None, wrap=()):
         self.dir = str(tmp)
+        self.wrap = list(wrap)  # a command the daemon runs under (unshare ...)
         self.env = dict(env or {})  # added to the daemon's environment
         self.config = os.path.join(self.dir, "ramwatchd.conf")
         self.state = os.path.join(self.dir, "state")
@@ -122,6 +123,7 @@ class Daemon:
             cmd += ["--socket", self.socket]
         if self.user:
             cmd = ["runuser", "-u", self.user, "--", *cmd]
+        cmd = [*self.wrap, *cmd]
         env = dict(os.environ, NOTIFY_SOCKET=self.notify_path, **self.env)
         env.pop("JOURNAL_STREAM", None)
         self.log = open(self.log_path, "a")

@@ -188,17 +188,20 @@ def test_huge_processes_get_light_censuses(tmp_path, shapes, daemons):
 
 def test_a_low_descriptor_limit_still_samples_every_process(tmp_path, daemons):
     """With a descriptor limit too low for statm kept open for every
-    watched process (three descriptors each), the later ones are sampled
-    from status alone (two): every process is followed and has rows."""
+    watched process, the later ones are sampled from status alone: every
+    process is followed and has rows.  Statm comes before a pidfd: with
+    MaxProcesses (1024) processes' directories and statm not fitting, no
+    process keeps a pidfd (its exit is seen at the next sample)."""
     import shutil
     binary = tmp_path / "rw-fdlimit"
     shutil.copy("/bin/sleep", binary)
     d = daemons(tmp_path, fast_config("Watch=name:rw-fdlimit")).start()
     in_use = len(os.listdir(f"/proc/{d.pid}/fd"))
     count = 100
-    # six short of three each: statm is given up RW_FD_RESERVE (32) below
-    # the limit, and the dozen processes after that fit in two each
-    limit = in_use + 3 * count - 6
+    # six short of two each (the directory, statm): statm is given up
+    # RW_FD_RESERVE (32) below the limit, and the processes after that fit
+    # in one each
+    limit = in_use + 2 * count - 6
     subprocess.run(["prlimit", f"--pid={d.pid}", f"--nofile={limit}:{limit}"], check=True)
     procs = [subprocess.Popen([str(binary), "300"]) for _ in range(count)]
     try:
@@ -216,6 +219,31 @@ def test_a_low_descriptor_limit_still_samples_every_process(tmp_path, daemons):
         assert abs(last(status_only[0]) - last(kept)) < 1 * MiB
         assert len(os.listdir(f"/proc/{d.pid}/fd")) < limit
         assert d.alive()
+    finally:
+        for p in procs:
+            p.kill()
+            p.wait()
+
+
+def test_a_burst_of_censuses_is_written_before_the_store_tick(tmp_path, daemons):
+    """The first censuses of 300 processes queue more than
+    RW_WRITER_EARLY_BYTES (1 MiB): the census pass writes them as they come
+    instead of holding them for the StoreInterval (an hour here), which was
+    the daemon's peak of resident memory."""
+    import shutil
+    binary = tmp_path / "rw-early"
+    shutil.copy("/bin/sleep", binary)
+    config = fast_config("Watch=name:rw-early").replace("StoreInterval=1s", "StoreInterval=1h")
+    d = daemons(tmp_path, config).start()
+    procs = [subprocess.Popen([str(binary), "300"]) for _ in range(300)]
+    try:
+        # most of them written, long before the hour (the rest, under
+        # 1 MiB, wait for the store tick)
+        d.wait_for(lambda: d.query("SELECT count(*) AS n FROM censuses")[0]["n"] >= 150,
+                   what="censuses written before the store tick", timeout=60)
+        assert d.alive()
+        # no sample row yet: only the store tick writes those
+        assert d.query("SELECT count(*) AS n FROM samples")[0]["n"] == 0
     finally:
         for p in procs:
             p.kill()

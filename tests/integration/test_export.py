@@ -129,7 +129,8 @@ def test_textfile_has_the_helpers_classes(env):
         "ramwatch_light_census_processes": "gauge", "ramwatch_censuses_total": "counter",
         "ramwatch_census_seconds_total": "counter", "ramwatch_deferred_censuses_total": "counter",
         "ramwatch_repeated_censuses_total": "counter",
-        "ramwatch_watched_processes": "gauge", "ramwatch_store_dropped_rows_total": "counter",
+        "ramwatch_watched_processes": "gauge", "ramwatch_sample_round_seconds_max": "gauge",
+        "ramwatch_store_dropped_rows_total": "counter",
         "ramwatch_store_writing": "gauge", "ramwatch_database_corruptions_total": "counter",
         "ramwatch_export_errors_total": "counter", "ramwatch_build_info": "gauge",
     }
@@ -139,6 +140,9 @@ def test_textfile_has_the_helpers_classes(env):
     assert value(samples, "ramwatch_processes", group="shapes") == 2
     assert value(samples, "ramwatch_light_census_processes", group="shapes") == 0
     assert value(samples, "ramwatch_watched_processes") == 2
+    # two processes read, and a census pass stopped after 250 ms
+    # (RW_CENSUS_PASS_US), in a second even under sanitizers; not nothing
+    assert 0 < value(samples, "ramwatch_sample_round_seconds_max") < 1
 
     # each class the helper built holds at least what it touched (of one
     # helper: the group holds two)

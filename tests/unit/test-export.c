@@ -30,6 +30,7 @@ static const struct export_daemon daemon_counters = {
 	.deferred = 3,
 		.repeated = 5,
 	.watched = 4,
+	.sample_round_us_max = 12345,
 	.store_dropped_rows = 0,
 	.store_writing = true,
 	.export_errors = 0,
@@ -155,6 +156,10 @@ static const char expected_by_comm[] =
 	"# HELP ramwatch_watched_processes Processes ramwatchd watches.\n"
 	"# TYPE ramwatch_watched_processes gauge\n"
 	"ramwatch_watched_processes 4\n"
+	"# HELP ramwatch_sample_round_seconds_max The longest sample round since the start: every watched process "
+	"read, and the censuses due.\n"
+	"# TYPE ramwatch_sample_round_seconds_max gauge\n"
+	"ramwatch_sample_round_seconds_max 0.012345\n"
 	"# HELP ramwatch_store_dropped_rows_total Rows dropped because the store could not be written for too "
 	"long.\n"
 	"# TYPE ramwatch_store_dropped_rows_total counter\n"

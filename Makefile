@@ -686,8 +686,8 @@ check-install: check-units deb rpm
 #   make check-windows  build it and its test programs, run the Windows tests under Wine
 #
 # jansson for Windows is built here from Debian's own source package
-# (apt-get source, from a deb-src entry of the same suite, added as root when
-# none exists) with the mingw toolchain, into build/windows/sysroot.
+# (apt-get source, from a deb-src entry of the same suite and mirror as apt's
+# own entries, added as root when none exists) with the mingw toolchain, into build/windows/sysroot.
 
 WIN_BUILD := $(BUILD)/windows
 WIN_CC := x86_64-w64-mingw32-gcc
@@ -705,8 +705,12 @@ $(WIN_JANSSON):
 	@mkdir -p $(WIN_BUILD)/src
 	@if ! apt-get source --print-uris jansson >/dev/null 2>&1; then \
 		if [ "$$(id -u)" != 0 ]; then echo "no deb-src entry for apt-get source jansson (run as root: make windows)"; exit 1; fi; \
-		printf 'Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: %s\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
-			"$(WIN_SUITE)" > $(WIN_DEB_SRC); \
+		uri=$$(cat /etc/apt/sources.list.d/debian.sources /etc/apt/sources.list.d/*.sources 2>/dev/null | awk '$$1 == "URIs:" { print $$2; exit }'); \
+		[ -n "$$uri" ] || uri=$$(awk '$$1 == "deb" { for (i = 2; i <= NF; i++) if ($$i ~ /:\/\//) { print $$i; exit } }' \
+			/etc/apt/sources.list 2>/dev/null | head -1); \
+		if [ -z "$$uri" ]; then echo "apt names no mirror to take Debian's source packages from (add a deb-src entry)"; exit 1; fi; \
+		printf 'Types: deb-src\nURIs: %s\nSuites: %s\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
+			"$$uri" "$(WIN_SUITE)" > $(WIN_DEB_SRC); \
 		apt-get update -qq; \
 	fi
 	rm -rf $(WIN_BUILD)/src/jansson-* $(WIN_BUILD)/src/jansson_*

@@ -1,7 +1,7 @@
 #!/bin/bash
 # The installed package, as an administrator gets it: installs the .deb with
 # apt-get, runs ramwatchd the way ramwatchd.service runs it (user ramwatch,
-# its two capabilities, the unit's ExecStart), checks what users and
+# its capabilities, the unit's ExecStart), checks what users and
 # administrators would check (other users' processes are read; the socket is
 # open to all while the database is not; a user sees only their own
 # processes), then runs it again under systemd itself, booted as PID 1 of
@@ -217,8 +217,8 @@ install -d -m 0755 -o ramwatch -g ramwatch /run/ramwatch
 	cd / && umask 0027 &&
 		exec env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin STATE_DIRECTORY=$STATE RUNTIME_DIRECTORY=/run/ramwatch \
 			setpriv --reuid=ramwatch --regid=ramwatch --init-groups \
-			--inh-caps=+sys_ptrace,+dac_read_search --ambient-caps=+sys_ptrace,+dac_read_search \
-			--bounding-set=-all,+sys_ptrace,+dac_read_search $exec_start
+			--inh-caps=+sys_ptrace,+dac_read_search,+net_admin --ambient-caps=+sys_ptrace,+dac_read_search,+net_admin \
+			--bounding-set=-all,+sys_ptrace,+dac_read_search,+net_admin $exec_start
 ) >"$tmp/ramwatchd.log" 2>&1 &
 daemon_pid=$!
 
@@ -369,7 +369,7 @@ EOF
 		status=$(in_ns cat /proc/"$main"/status 2>/dev/null)
 		caps=$(awk '/^Cap(Eff|Amb|Bnd)/ { printf "%s=%s ", $1, $2 }' <<<"$status")
 		expect "under systemd: ramwatchd's capabilities" "$caps" \
-			"CapEff:=0000000000080004 CapBnd:=0000000000080004 CapAmb:=0000000000080004 "
+			"CapEff:=0000000000081004 CapBnd:=0000000000081004 CapAmb:=0000000000081004 "
 		expect "under systemd: ramwatchd's uid" "$(awk '/^Uid:/ { print $2 }' <<<"$status")" "$rw_uid"
 		expect "under systemd: its system call filter (Seccomp: 2) and no new privileges" \
 			"$(awk '/^(Seccomp|NoNewPrivs):/ { printf "%s%s ", $1, $2 }' <<<"$status")" "NoNewPrivs:1 Seccomp:2 "

@@ -318,14 +318,17 @@ def test_report_markdown(grown, tmp_path):
     assert j["peak"]["private"] >= 64 * MiB and isinstance(j["peak"]["time"], float)
     assert [p["name"] for p in j["phases"]] == ["(start)", "training"]
     assert j["last_census"]["trigger"] == "growth"
-    # the stored census has every counter the census read from status, as
-    # the kernel gives them now (the process holds still after its growth)
+    # the stored census has every counter the census read from status, close
+    # to what the kernel gives now: the process holds still after its growth,
+    # but its runtime (and a sanitizer's, in that build) may touch a few more
+    # pages after the census; the exact check is private = RssAnon + VmSwap
+    # of the same read, below
     counters = j["last_census"]["counters"]
     now = kernel_status(shapes.pid)
     for key, field in (("rss_anon", "RssAnon"), ("rss_file", "RssFile"), ("rss_shmem", "RssShmem"),
                        ("swap", "VmSwap"), ("locked", "VmLck"), ("hugetlb", "HugetlbPages")):
         assert isinstance(counters[key], int), (key, counters)
-        assert abs(counters[key] - now[field]) <= MiB, (key, counters[key], now[field])
+        assert abs(counters[key] - now[field]) <= 4 * MiB, (key, counters[key], now[field])
     assert counters["rss_anon"] >= 64 * MiB
     assert counters["private"] == counters["rss_anon"] + counters["swap"]
     # and the Markdown says the private figure, not unknown

@@ -37,6 +37,20 @@ bool answer_int(const json_t *o, const char *key, int64_t *ret)
 	return true;
 }
 
+bool answer_region_event_counts(const json_t *s, struct region_event_counts *ret)
+{
+	const json_t *ev = json_object_get(s, "region_events");
+
+	*ret = (struct region_event_counts){ 0 };
+	if (!json_is_object(ev))
+		return false;
+	answer_int(ev, "appeared", &ret->appeared);
+	answer_int(ev, "disappeared", &ret->disappeared);
+	answer_int(ev, "grew", &ret->grew);
+	answer_int(ev, "shrank", &ret->shrank);
+	return true;
+}
+
 const char *answer_str(const json_t *o, const char *key)
 {
 	const json_t *v = json_object_get(o, key);

@@ -30,6 +30,12 @@ int answer_format_from_name(const char *name);
 /* The integer at key of object o (false when missing, null or not an
  * integer). */
 bool answer_int(const json_t *o, const char *key, int64_t *ret);
+/* The counts of a report's "region_events" between two censuses. */
+struct region_event_counts {
+	int64_t appeared, disappeared, grew, shrank;
+};
+/* Those of s's "region_events" into *ret; false when s has none. */
+bool answer_region_event_counts(const json_t *s, struct region_event_counts *ret);
 /* The string at key, or NULL. */
 const char *answer_str(const json_t *o, const char *key);
 /* The bytes at key for people ("1.50 MiB"), or "-" when unknown.  buf has

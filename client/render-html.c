@@ -312,7 +312,8 @@ static void file_list(FILE *f, const json_t *files, const char *what)
 
 static void since_previous(FILE *f, const json_t *report)
 {
-	const json_t *s = json_object_get(report, "since_previous"), *ev;
+	const json_t *s = json_object_get(report, "since_previous");
+	struct region_event_counts ev;
 	const json_t *last = json_object_get(report, "last_census");
 	char when[TIMEPARSE_FORMAT_MAX];
 	int64_t prev = 0, id = 0;
@@ -330,18 +331,11 @@ static void since_previous(FILE *f, const json_t *report)
 	file_list(f, json_object_get(s, "new_files"), "newly mapped");
 	if (json_array_size(json_object_get(s, "gone_files")) > 0)
 		file_list(f, json_object_get(s, "gone_files"), "no longer mapped");
-	ev = json_object_get(s, "region_events");
-	if (json_is_object(ev)) {
-		int64_t a = 0, d = 0, g = 0, k = 0;
-		answer_int(ev, "appeared", &a);
-		answer_int(ev, "disappeared", &d);
-		answer_int(ev, "grew", &g);
-		answer_int(ev, "shrank", &k);
+	if (answer_region_event_counts(s, &ev))
 		fprintf(f,
 			"<p>Regions between the two censuses: %" PRId64 " appeared, %" PRId64 " disappeared, %" PRId64
 			" grew, %" PRId64 " shrank (ramwatch events lists them).</p>\n",
-			a, d, g, k);
-	}
+			ev.appeared, ev.disappeared, ev.grew, ev.shrank);
 }
 
 /* t into [*lo, *hi] */

@@ -311,7 +311,8 @@ static int file_list(FILE *f, const json_t *files, const char *what)
 
 static int since_previous(FILE *f, const json_t *report)
 {
-	const json_t *s = json_object_get(report, "since_previous"), *ev;
+	const json_t *s = json_object_get(report, "since_previous");
+	struct region_event_counts ev;
 	const json_t *last = json_object_get(report, "last_census");
 	char t1[TIMEPARSE_FORMAT_MAX];
 	int64_t prev = 0, id = 0;
@@ -332,18 +333,11 @@ static int since_previous(FILE *f, const json_t *report)
 	if (json_array_size(json_object_get(s, "gone_files")) > 0 &&
 	    (r = file_list(f, json_object_get(s, "gone_files"), "no longer mapped")) < 0)
 		return r;
-	ev = json_object_get(s, "region_events");
-	if (json_is_object(ev)) {
-		int64_t a = 0, d = 0, g = 0, k = 0;
-		answer_int(ev, "appeared", &a);
-		answer_int(ev, "disappeared", &d);
-		answer_int(ev, "grew", &g);
-		answer_int(ev, "shrank", &k);
+	if (answer_region_event_counts(s, &ev))
 		fprintf(f,
 			"Regions between the two censuses: %" PRId64 " appeared, %" PRId64 " disappeared, %" PRId64
 			" grew, %" PRId64 " shrank (`ramwatch events` lists them).\n\n",
-			a, d, g, k);
-	}
+			ev.appeared, ev.disappeared, ev.grew, ev.shrank);
 	return 0;
 }
 

@@ -7,7 +7,9 @@
  * process with PROCESS_QUERY_INFORMATION; ReadProcessMemory needs
  * PROCESS_VM_READ; a process that exited keeps answering through an open
  * handle until the handle is closed, so an exit is seen by its exit code,
- * not by a failing walk. */
+ * not by a failing walk; and under Wine a query that meets the exit
+ * itself may never return, so the reading runs in a thread of its own
+ * that the caller watches against the exit. */
 #include "winscan.h"
 #include "winscan-internal.h"
 
@@ -180,31 +182,40 @@ static int walk(HANDLE h, int pid, struct win_capture *c, struct error *err)
 	return r;
 }
 
-int winscan_process(int pid, const struct winscan_options *o, struct win_capture **ret, struct error *err)
-{
-	struct win_capture *c = NULL;
+/* One scan's state, shared by the thread that reads the process and the
+ * caller that watches it (see winscan_process); freed by whichever of the
+ * two lets go of it last. */
+struct scan {
+	LONG refs;
 	HANDLE h;
-	BOOL wow = FALSE;
-	int r;
+	int pid;
+	struct winscan_options options;
+	struct win_capture *capture;
+	int result;
+	struct error err;
+};
 
-	if (pid <= 0)
-		return error_set(err, -ESRCH, "no process %d", pid);
-	h = OpenProcess(PROCESS_QUERY_INFORMATION | PROCESS_VM_READ, FALSE, (DWORD)pid);
-	if (!h)
-		return open_error(pid, GetLastError(), err);
-	if (!still_running(h)) {
-		r = error_set(err, -ESRCH, "no process %d (it has exited)", pid);
-		goto out;
-	}
-	if (IsWow64Process(h, &wow) && wow) {
-		r = error_set(err, -EOPNOTSUPP,
-			      "process %d is a 32-bit process: its address space is not read by this 64-bit build", pid);
-		goto out;
-	}
-	if (!(c = calloc(1, sizeof(*c))) || !(c->strings = strpool_new())) {
-		r = error_set(err, -ENOMEM, "out of memory");
-		goto out;
-	}
+static void scan_unref(struct scan *s)
+{
+	if (InterlockedDecrement(&s->refs) != 0)
+		return;
+	win_capture_free(s->capture);
+	CloseHandle(s->h);
+	free(s);
+}
+
+/* Everything read through the handle, in order; s->result and s->err, or
+ * s->capture. */
+static int scan_read(struct scan *s)
+{
+	const struct winscan_options *o = &s->options;
+	struct error *err = &s->err;
+	HANDLE h = s->h;
+	int pid = s->pid, r;
+	struct win_capture *c;
+
+	if (!(c = s->capture = calloc(1, sizeof(*c))) || !(c->strings = strpool_new()))
+		return error_set(err, -ENOMEM, "out of memory");
 	struct win_process *p = &c->process;
 	*p = (struct win_process){ .pid = pid, .private_usage = -1, .working_set = -1, .peak_working_set = -1,
 				   .pagefile_usage = -1 };
@@ -215,29 +226,85 @@ int winscan_process(int pid, const struct winscan_options *o, struct win_capture
 	if (!o->no_evidence)
 		p->cmdline = winscan_cmdline(h, c);
 	if ((r = walk(h, pid, c, err)) < 0)
-		goto out;
+		return r;
 	if (!o->no_evidence && (r = winscan_mark(h, pid, c, err)) < 0)
-		goto out;
+		return r;
 	if (o->no_residency) {
 		p->residency = RESIDENCY_UNKNOWN;
 		p->residency_why = winscan_intern(c, "not asked for (--no-residency)");
 	} else if ((r = winscan_residency((DWORD)pid == GetCurrentProcessId() ? GetCurrentProcess() : h, c, err)) < 0) {
 		/* Wine answers QueryWorkingSetEx for the pseudo handle of the
 		 * process itself only, not for a handle OpenProcess gave */
-		goto out;
+		return r;
 	}
 	counters(h, p);
 	/* the census is of one process from start to end: a process that
 	 * exited (or whose pid was reused) during the walk gives none */
-	if (!still_running(h) || creation_time(h) != created) {
-		r = error_set(err, -ESRCH, "process %d exited during the scan: no census", pid);
-		goto out;
+	if (!still_running(h) || creation_time(h) != created)
+		return error_set(err, -ESRCH, "process %d exited during the scan: no census", pid);
+	return 0;
+}
+
+static DWORD WINAPI scan_thread(void *arg)
+{
+	struct scan *s = arg;
+	s->result = scan_read(s);
+	scan_unref(s);
+	return 0;
+}
+
+int winscan_process(int pid, const struct winscan_options *o, struct win_capture **ret, struct error *err)
+{
+	BOOL wow = FALSE;
+	HANDLE h, thread;
+	int r;
+
+	if (pid <= 0)
+		return error_set(err, -ESRCH, "no process %d", pid);
+	h = OpenProcess(PROCESS_QUERY_INFORMATION | PROCESS_VM_READ | SYNCHRONIZE, FALSE, (DWORD)pid);
+	if (!h)
+		return open_error(pid, GetLastError(), err);
+	if (!still_running(h)) {
+		CloseHandle(h);
+		return error_set(err, -ESRCH, "no process %d (it has exited)", pid);
 	}
-	*ret = TAKE_PTR(c);
-	r = 0;
-out:
-	win_capture_free(c);
-	CloseHandle(h);
+	if (IsWow64Process(h, &wow) && wow) {
+		CloseHandle(h);
+		return error_set(err, -EOPNOTSUPP,
+				 "process %d is a 32-bit process: its address space is not read by this 64-bit build", pid);
+	}
+	struct scan *s = calloc(1, sizeof(*s));
+	if (!s) {
+		CloseHandle(h);
+		return error_set(err, -ENOMEM, "out of memory");
+	}
+	*s = (struct scan){ .refs = 2, .h = h, .pid = pid, .options = *o };
+
+	/* The reading is done by a thread of its own, watched against the
+	 * process's exit.  Measured under Wine 8.0: a query of another
+	 * process's memory (VirtualQueryEx, GetMappedFileNameW) that meets
+	 * the target's exit can wait for ever, as the request made to the
+	 * target is never answered.  Once the process has exited, what was
+	 * read would give no census anyway; the thread is given a moment to
+	 * finish and is otherwise left behind, owning what it reads (scan
+	 * holds a reference for it), and the answer is the exit. */
+	if (!(thread = CreateThread(NULL, 0, scan_thread, s, 0, NULL))) {
+		s->refs = 1;
+		scan_unref(s);
+		return error_set(err, -ENOMEM, "cannot start the scan: Windows error %lu", (unsigned long)GetLastError());
+	}
+	HANDLE both[2] = { thread, h };
+	DWORD w = WaitForMultipleObjects(2, both, FALSE, INFINITE);
+	if (w != WAIT_OBJECT_0)
+		w = WaitForSingleObject(thread, WINSCAN_EXIT_GRACE_MS);
+	CloseHandle(thread);
+	if (w != WAIT_OBJECT_0)
+		r = error_set(err, -ESRCH, "process %d exited during the scan: no census", pid);
+	else if ((r = s->result) < 0)
+		error_set(err, r, "%s", s->err.message);
+	else
+		*ret = TAKE_PTR(s->capture);
+	scan_unref(s);
 	return r;
 }
 

@@ -21,6 +21,9 @@
  * it, a sample of this many pages spread evenly, and the figure is an
  * estimate (the reference samples 128). */
 #define WINSCAN_RESIDENCY_PAGES_MAX 65536u
+/* How long a scan whose process exited is waited for before the answer is
+ * the exit (winscan_process): a scan that is not stuck finishes at once. */
+#define WINSCAN_EXIT_GRACE_MS 2000u
 /* Entries per QueryWorkingSetEx call. */
 #define WINSCAN_RESIDENCY_BATCH 4096u
 

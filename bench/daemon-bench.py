@@ -7,22 +7,25 @@ then, in one run and over the same wall-clock window:
 
     ramwatchd            watching all N (Watch=name:idle-target, MinPrivate=0)
     statm-reader         reads what the fast tier must of the N: statm kept
-                         open every SampleInterval, status once per
-                         StoreInterval, and nothing else (the floor)
+                         open every SampleInterval, status once a minute
+                         (as the daemon does for a process with nothing in
+                         swap), and nothing else (the floor)
     top -b -d 1          what people leave running to watch a machine
 
 and reports each one's CPU (utime + stime from /proc/PID/stat: the kernel's
 own accounting) as a share of one CPU, their ratios, ramwatchd's resident
 memory (VmRSS, and VmHWM: its peak), and the database's growth per process
 and hour.  Scenarios: the default settings (a window that holds a full
-CensusInterval, so every process has its interval census in it), and
-SampleInterval=100ms.  With --present P, the cost of discovery: the same
+CensusInterval, so every process has its interval census in it); the
+same once every process has had its first census (the steady state: the
+first round, paced by ScanBudget, is over, and the window holds the
+interval censuses alone); and SampleInterval=100ms.  With --present P, the cost of discovery: the same
 daemon over --present-seconds with only the N present, then with P - N
 more started under another name (idle-other, one thread each, not
 selected), and the difference in CPU share.
 
     make bench-daemon       # or: RAMWATCH_BUILD=build bench/daemon-bench.py [--processes N] [--seconds S]
-                            #     [--present P] [--watched W] [--only defaults,fast,present,watched]
+                            #     [--present P] [--watched W] [--only defaults,steady,fast,present,watched]
                             #     (quick: --processes 100 --seconds 40 --present 1000)
 
 With --watched W, W idle processes are present (those beyond N of 1 MiB,
@@ -83,10 +86,33 @@ def metric(path, name):
     return None
 
 
-def scenario(name, targets, sample_ms, seconds, warmup, extra_config, with_top, with_floor=True, variants=None):
+def first_censuses_done(db, n, timeout):
+    """Waits until the database holds the first census of n processes (the
+    daemon paces censuses to its ScanBudget, so the first round of a
+    thousand takes a minute or so).  Returns the seconds it took."""
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < timeout:
+        try:
+            con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+            try:
+                done = con.execute("SELECT count(*) FROM censuses WHERE trigger = 'first'").fetchone()[0]
+            finally:
+                con.close()
+            if done >= n:
+                return time.monotonic() - t0
+        except sqlite3.Error:
+            pass  # not made yet, or busy
+        time.sleep(2)
+    sys.exit(f"the first censuses of {n} processes were not all taken in {timeout} s")
+
+
+def scenario(name, targets, sample_ms, seconds, warmup, extra_config, with_top, with_floor=True, variants=None,
+             settle=False):
     """variants: daemon name -> (more configuration, a command it runs
     under); by default one, "ramwatchd", as configured.  All run side by
-    side over the same window."""
+    side over the same window.  settle: the window starts once the first
+    census of every target is stored (the steady state), not after
+    warmup seconds."""
     variants = variants or {"ramwatchd": ("", [])}
     procs, works, dbs = {}, [], {}
     for v, (more, wrap) in variants.items():
@@ -101,7 +127,8 @@ def scenario(name, targets, sample_ms, seconds, warmup, extra_config, with_top, 
         procs[v] = subprocess.Popen([*wrap, os.path.join(BUILD, "ramwatchd"), "--foreground", "--config", config,
                                      "--state-dir", state, "--log-level", "warning"], stderr=subprocess.DEVNULL)
     if with_floor:
-        # the status read once per StoreInterval (the default's 60 s)
+        # status once a minute, as the daemon reads it for a process with
+        # nothing in swap whose statm stays the same (RW_STATUS_REFRESH_MS)
         procs["statm-reader"] = subprocess.Popen([os.path.join(BUILD, "bench", "statm-reader"), str(sample_ms),
                                                   "60000", *[str(t.pid) for t in targets]])
     if with_top:
@@ -109,6 +136,9 @@ def scenario(name, targets, sample_ms, seconds, warmup, extra_config, with_top, 
     per = {}
     try:
         time.sleep(warmup)
+        if settle:
+            for v in variants:
+                first_censuses_done(dbs[v][0], len(targets), 600)
         start = {k: cpu_seconds(p.pid) for k, p in procs.items()}
         size0 = {v: db_bytes(dbs[v][0]) for v in variants}
         t0 = time.monotonic()
@@ -220,8 +250,8 @@ def main():
     ap.add_argument("--watched", type=int, default=0,
                     help="processes watched in the scale scenario (0: none), beside a daemon watching --processes")
     ap.add_argument("--watched-seconds", type=int, default=90, help="window of the scale scenario")
-    ap.add_argument("--only", default="defaults,fast,present,watched",
-                    help="the scenarios to run, of defaults, fast, present, watched")
+    ap.add_argument("--only", default="defaults,steady,fast,present,watched",
+                    help="the scenarios to run, of defaults, steady, fast, present, watched")
     args = ap.parse_args()
     only = set(args.only.split(","))
 
@@ -236,6 +266,9 @@ def main():
         results = []
         if "defaults" in only:
             results.append(scenario("defaults", targets, 1000, args.seconds, 20, "", True))
+        if "steady" in only:
+            results.append(scenario("defaults, after the first censuses", targets, 1000, args.seconds, 20, "",
+                                    True, settle=True))
         if "fast" in only:
             results.append(scenario("SampleInterval=100ms", targets, 100, args.fast_seconds, 20,
                                     "[Sampling]\nSampleInterval=100ms\n", False))

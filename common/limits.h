@@ -17,6 +17,13 @@
  * memory a census of hostile input can take (about 300 bytes a region). */
 #define RW_REGIONS_MAX (4u * 1024u * 1024u)
 
+/* The longest a watched process with nothing in swap goes without its
+ * status being read again while its statm stays the same (ramwatchd(8),
+ * "Sampling"): the bound on a swap-out and a fault that cancel out in
+ * statm's resident within one sample.  Processes with swap have theirs
+ * read every StoreInterval. */
+#define RW_STATUS_REFRESH_MS 60000
+
 /* Small /proc files (status, stat, cmdline, syscall): read whole, at most. */
 #define RW_PROC_FILE_MAX (1024u * 1024u)
 

@@ -167,8 +167,16 @@ int target_sample(struct target *t, int64_t now_ms, int64_t status_every_ms)
 		if (r < 0)
 			return r;
 	}
+	/* A process with nothing in swap keeps none while statm stays the
+	 * same (a page swapped out leaves resident), so its status is read
+	 * again at the latest after RW_STATUS_REFRESH_MS; one with swap may
+	 * free swapped pages without a change statm shows, so every
+	 * status_every_ms. */
+	int64_t every = status_every_ms;
+	if (t->swap == 0 && every < RW_STATUS_REFRESH_MS)
+		every = RW_STATUS_REFRESH_MS;
 	if (t->statm_fd < 0 || !t->status_read || !statm_equal(&statm, &t->status_statm) ||
-	    now_ms - t->status_at_ms >= status_every_ms) {
+	    now_ms - t->status_at_ms >= every) {
 		r = sample_status(t);
 		if (r < 0)
 			return r;

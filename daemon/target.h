@@ -93,7 +93,9 @@ struct target *target_free(struct target *t);
  * peaks.  It reads statm, and status only when statm changed since status
  * was last read, at the first sample, and when status_every_ms have passed
  * since (a page swapped in or out changes statm's resident, so swap stays
- * exact); otherwise the figures of that status are the sample's.  Without
+ * exact) or, for a process that had nothing in swap, RW_STATUS_REFRESH_MS
+ * if that is longer; otherwise the figures of that status are the
+ * sample's.  Without
  * statm (no descriptor for it) it reads status every time.  Returns 0, or
  * -ESRCH when the process has exited (or is a zombie), or another negative
  * errno. */

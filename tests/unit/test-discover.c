@@ -339,26 +339,41 @@ static void test_sample_reads(void **state)
 	assert_int_equal(target_sample(t, 2000, 10000), 0);
 	assert_int_equal(t->private, 1024 * KiB);
 	assert_int_equal(t->acc.n, 2);
-	/* a status interval after the last status read: read again */
+	/* a status interval after the last status read, nothing in swap then:
+	 * not yet; a minute after it, read again */
 	assert_int_equal(target_sample(t, 11000, 10000), 0);
+	assert_int_equal(t->private, 1024 * KiB);
+	assert_int_equal(target_sample(t, 1000 + RW_STATUS_REFRESH_MS - 1, 10000), 0);
+	assert_int_equal(t->private, 1024 * KiB);
+	assert_int_equal(target_sample(t, 1000 + RW_STATUS_REFRESH_MS, 10000), 0);
 	assert_int_equal(t->private, 2032 * KiB);
 	assert_int_equal(t->swap, 8 * KiB);
 	assert_int_equal(t->resident, 2124 * KiB);
+	/* with swap, every status interval: swapped pages may be freed
+	 * without a change in statm */
+	const char freed[] = "Name:\tsampled\nState:\tS (x)\nUid:\t1000\t1000\t1000\t1000\nVmRSS:\t2124 kB\n"
+			     "RssAnon:\t2024 kB\nVmSwap:\t0 kB\n";
+	put(dir, "status", freed, sizeof(freed) - 1);
+	assert_int_equal(target_sample(t, 1000 + RW_STATUS_REFRESH_MS + 9999, 10000), 0);
+	assert_int_equal(t->swap, 8 * KiB);
+	assert_int_equal(target_sample(t, 1000 + RW_STATUS_REFRESH_MS + 10000, 10000), 0);
+	assert_int_equal(t->swap, 0);
+	assert_int_equal(t->private, 2024 * KiB);
 	/* statm moves: status is read at once */
 	const char back[] = "Name:\tsampled\nState:\tS (x)\nUid:\t1000\t1000\t1000\t1000\nVmRSS:\t524 kB\n"
 			    "RssAnon:\t424 kB\nVmSwap:\t0 kB\n";
 	put(dir, "status", back, sizeof(back) - 1);
 	put(dir, "statm", "9999 131 25 1 0 106 0\n", 22);
-	assert_int_equal(target_sample(t, 12000, 10000), 0);
+	assert_int_equal(target_sample(t, 1000 + RW_STATUS_REFRESH_MS + 11000, 10000), 0);
 	assert_int_equal(t->private, 424 * KiB);
 	assert_int_equal(t->acc.private_min, 424 * KiB);
 	assert_int_equal(t->acc.private_max, 2032 * KiB);
 	/* statm unreadable as statm: an error, not a sample */
 	put(dir, "statm", "garbage\n", 8);
-	assert_int_equal(target_sample(t, 13000, 10000), -EBADMSG);
+	assert_int_equal(target_sample(t, 1000 + RW_STATUS_REFRESH_MS + 12000, 10000), -EBADMSG);
 	/* the process is gone: statm reads as nothing */
 	put(dir, "statm", "", 0);
-	assert_int_equal(target_sample(t, 14000, 10000), -ESRCH);
+	assert_int_equal(target_sample(t, 1000 + RW_STATUS_REFRESH_MS + 13000, 10000), -ESRCH);
 	target_free(t);
 
 	/* without statm (as out of descriptors), status every time */

@@ -195,6 +195,8 @@ int store_delta_census(struct store *s, int64_t process_id, int64_t census_id)
 	sqlite3_stmt *st;
 	int r, rc;
 
+	if (s->whole_censuses)
+		return 0;
 	/* the latest key of the process: an ok census of its own, no delta */
 	r = store_stmt(s, STMT_DELTA_KEY,
 		       "SELECT id FROM censuses WHERE process_id = ?1 AND id <> ?2 AND status = 'ok'"

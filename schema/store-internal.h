@@ -101,6 +101,7 @@ struct store {
 	char *path;
 	bool read_only;
 	bool coalesce;         /* store_options.coalesce */
+	bool whole_censuses;   /* store_options.whole_censuses */
 	bool in_transaction;   /* store_begin succeeded, no commit or rollback yet */
 	int version;           /* PRAGMA user_version */
 	int64_t page_size;     /* bytes */

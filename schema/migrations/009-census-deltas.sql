@@ -127,23 +127,34 @@ BEGIN
     WHERE base = old.id
       AND id <> (SELECT id FROM censuses WHERE base = old.id ORDER BY time, id LIMIT 1);
 
-    -- 3. their rows equal to the heir's go, the heir's they lack are marked
+    -- 3. the heir's rows they lack are marked gone (first: the marks look
+    -- for the rows the deletion takes), then their rows equal to the
+    -- heir's go
+    INSERT INTO census_class_rows (census_id, class, private, resident, pss, swap, size, count, confirmed, gone)
+    SELECT c.id, h.class, h.private, h.resident, h.pss, h.swap, h.size, h.count, h.confirmed, 1
+    FROM censuses c JOIN census_class_rows h ON h.census_id = c.base
+    WHERE c.base = (SELECT id FROM censuses WHERE base = old.id)
+      AND NOT EXISTS (SELECT 1 FROM census_class_rows x WHERE x.census_id = c.id AND x.class = h.class);
     DELETE FROM census_class_rows
-    WHERE census_id IN (SELECT id FROM censuses WHERE base = (SELECT id FROM censuses WHERE base = old.id))
+    WHERE gone = 0
+      AND census_id IN (SELECT id FROM censuses WHERE base = (SELECT id FROM censuses WHERE base = old.id))
       AND EXISTS (SELECT 1 FROM census_class_rows h
                   WHERE h.census_id = (SELECT id FROM censuses WHERE base = old.id)
                     AND h.class = census_class_rows.class AND h.private IS census_class_rows.private
                     AND h.resident IS census_class_rows.resident AND h.pss IS census_class_rows.pss
                     AND h.swap IS census_class_rows.swap AND h.size IS census_class_rows.size
                     AND h.count IS census_class_rows.count AND h.confirmed IS census_class_rows.confirmed);
-    INSERT INTO census_class_rows (census_id, class, private, resident, pss, swap, size, count, confirmed, gone)
-    SELECT c.id, h.class, h.private, h.resident, h.pss, h.swap, h.size, h.count, h.confirmed, 1
-    FROM censuses c JOIN census_class_rows h ON h.census_id = c.base
-    WHERE c.base = (SELECT id FROM censuses WHERE base = old.id)
-      AND NOT EXISTS (SELECT 1 FROM census_class_rows x WHERE x.census_id = c.id AND x.class = h.class);
 
+    INSERT INTO census_region_rows (census_id, rank, start, "end", perms, class, rule, private, resident, path_id,
+                                    evidence, confirmed, part, gone)
+    SELECT c.id, h.rank, h.start, h."end", h.perms, h.class, h.rule, h.private, h.resident, h.path_id,
+           h.evidence, h.confirmed, h.part, 1
+    FROM censuses c JOIN census_region_rows h ON h.census_id = c.base
+    WHERE c.base = (SELECT id FROM censuses WHERE base = old.id)
+      AND NOT EXISTS (SELECT 1 FROM census_region_rows x WHERE x.census_id = c.id AND x.rank = h.rank);
     DELETE FROM census_region_rows
-    WHERE census_id IN (SELECT id FROM censuses WHERE base = (SELECT id FROM censuses WHERE base = old.id))
+    WHERE gone = 0
+      AND census_id IN (SELECT id FROM censuses WHERE base = (SELECT id FROM censuses WHERE base = old.id))
       AND EXISTS (SELECT 1 FROM census_region_rows h
                   WHERE h.census_id = (SELECT id FROM censuses WHERE base = old.id)
                     AND h.rank = census_region_rows.rank AND h.start IS census_region_rows.start
@@ -152,38 +163,33 @@ BEGIN
                     AND h.private IS census_region_rows.private AND h.resident IS census_region_rows.resident
                     AND h.path_id IS census_region_rows.path_id AND h.evidence IS census_region_rows.evidence
                     AND h.confirmed IS census_region_rows.confirmed AND h.part IS census_region_rows.part);
-    INSERT INTO census_region_rows (census_id, rank, start, "end", perms, class, rule, private, resident, path_id,
-                                    evidence, confirmed, part, gone)
-    SELECT c.id, h.rank, h.start, h."end", h.perms, h.class, h.rule, h.private, h.resident, h.path_id,
-           h.evidence, h.confirmed, h.part, 1
-    FROM censuses c JOIN census_region_rows h ON h.census_id = c.base
-    WHERE c.base = (SELECT id FROM censuses WHERE base = old.id)
-      AND NOT EXISTS (SELECT 1 FROM census_region_rows x WHERE x.census_id = c.id AND x.rank = h.rank);
 
-    DELETE FROM census_file_rows
-    WHERE census_id IN (SELECT id FROM censuses WHERE base = (SELECT id FROM censuses WHERE base = old.id))
-      AND EXISTS (SELECT 1 FROM census_file_rows h
-                  WHERE h.census_id = (SELECT id FROM censuses WHERE base = old.id)
-                    AND h.path_id = census_file_rows.path_id AND h.kind IS census_file_rows.kind
-                    AND h.private IS census_file_rows.private AND h.resident IS census_file_rows.resident
-                    AND h.size IS census_file_rows.size AND h.regions IS census_file_rows.regions);
     INSERT INTO census_file_rows (census_id, path_id, kind, private, resident, size, regions, gone)
     SELECT c.id, h.path_id, h.kind, h.private, h.resident, h.size, h.regions, 1
     FROM censuses c JOIN census_file_rows h ON h.census_id = c.base
     WHERE c.base = (SELECT id FROM censuses WHERE base = old.id)
       AND NOT EXISTS (SELECT 1 FROM census_file_rows x WHERE x.census_id = c.id AND x.path_id = h.path_id);
-
-    DELETE FROM census_gpu_rows
-    WHERE census_id IN (SELECT id FROM censuses WHERE base = (SELECT id FROM censuses WHERE base = old.id))
-      AND EXISTS (SELECT 1 FROM census_gpu_rows h
+    DELETE FROM census_file_rows
+    WHERE gone = 0
+      AND census_id IN (SELECT id FROM censuses WHERE base = (SELECT id FROM censuses WHERE base = old.id))
+      AND EXISTS (SELECT 1 FROM census_file_rows h
                   WHERE h.census_id = (SELECT id FROM censuses WHERE base = old.id)
-                    AND h.gpu_id = census_gpu_rows.gpu_id AND h.used IS census_gpu_rows.used
-                    AND h.graphics IS census_gpu_rows.graphics);
+                    AND h.path_id = census_file_rows.path_id AND h.kind IS census_file_rows.kind
+                    AND h.private IS census_file_rows.private AND h.resident IS census_file_rows.resident
+                    AND h.size IS census_file_rows.size AND h.regions IS census_file_rows.regions);
+
     INSERT INTO census_gpu_rows (census_id, gpu_id, used, graphics, gone)
     SELECT c.id, h.gpu_id, h.used, h.graphics, 1
     FROM censuses c JOIN census_gpu_rows h ON h.census_id = c.base
     WHERE c.base = (SELECT id FROM censuses WHERE base = old.id)
       AND NOT EXISTS (SELECT 1 FROM census_gpu_rows x WHERE x.census_id = c.id AND x.gpu_id = h.gpu_id);
+    DELETE FROM census_gpu_rows
+    WHERE gone = 0
+      AND census_id IN (SELECT id FROM censuses WHERE base = (SELECT id FROM censuses WHERE base = old.id))
+      AND EXISTS (SELECT 1 FROM census_gpu_rows h
+                  WHERE h.census_id = (SELECT id FROM censuses WHERE base = old.id)
+                    AND h.gpu_id = census_gpu_rows.gpu_id AND h.used IS census_gpu_rows.used
+                    AND h.graphics IS census_gpu_rows.graphics);
 
     -- 4. the heir is the key
     UPDATE censuses SET base = NULL WHERE base = old.id;

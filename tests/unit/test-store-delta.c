@@ -433,6 +433,57 @@ static void test_key_deleted(void **state)
 	census_free(p.c);
 }
 
+/* Past RW_CENSUS_DELTAS_MAX deltas a census is a new key, and so is one
+ * whose changes pass RW_CENSUS_DELTA_PERCENT of its rows. */
+static void test_new_keys(void **state)
+{
+	struct test_db *t = *state;
+	char whole_path[400];
+	snprintf(whole_path, sizeof(whole_path), "%s/whole.db", t->dir);
+	struct store *s[2] = { open_store(t->db, false), open_store(whole_path, true) };
+	struct census *c = java_census();
+	const int n = RW_CENSUS_DELTAS_MAX + 3;
+
+	seed = 2;
+	for (int i = 0; i < n; i++) {
+		c->classes[CLASS_MALLOC].private += 4096;
+		put_both(s, 100, H0 + i * MINUTE, c, 0);
+	}
+	/* then every region and file moves */
+	for (size_t i = 0; i < c->n_largest; i++)
+		c->largest[i].resident += 4096;
+	for (size_t i = 0; i < c->n_files; i++)
+		c->files[i].resident += 4096;
+	put_both(s, 100, H0 + n * MINUTE, c, 0);
+	/* and a little again: a delta against that new key */
+	c->classes[CLASS_MALLOC].private += 4096;
+	put_both(s, 100, H0 + (n + 1) * MINUTE, c, 0);
+	for (int i = 0; i < 2; i++)
+		store_close(s[i]);
+
+	sqlite3 *db = raw_open(t->db, SQLITE_OPEN_READONLY);
+	char sql[200];
+	assert_int_equal(q_int(db, "SELECT count(*) FROM censuses WHERE base = 1"), RW_CENSUS_DELTAS_MAX);
+	snprintf(sql, sizeof(sql), "SELECT base FROM censuses WHERE id = %u", RW_CENSUS_DELTAS_MAX + 2);
+	assert_int_equal(q_int(db, sql), -1); /* the next: a key */
+	snprintf(sql, sizeof(sql), "SELECT base FROM censuses WHERE id = %u", RW_CENSUS_DELTAS_MAX + 3);
+	assert_int_equal(q_int(db, sql), RW_CENSUS_DELTAS_MAX + 2);
+	snprintf(sql, sizeof(sql), "SELECT base FROM censuses WHERE id = %d", n + 1);
+	assert_int_equal(q_int(db, sql), -1); /* most of it changed */
+	snprintf(sql, sizeof(sql), "SELECT base FROM censuses WHERE id = %d", n + 2);
+	assert_int_equal(q_int(db, sql), n + 1);
+	/* a delta of one changed class: that row alone */
+	snprintf(sql, sizeof(sql),
+		 "SELECT (SELECT count(*) FROM census_class_rows WHERE census_id = %d)"
+		 " + (SELECT count(*) FROM census_region_rows WHERE census_id = %d)"
+		 " + (SELECT count(*) FROM census_file_rows WHERE census_id = %d)", n + 2, n + 2, n + 2);
+	assert_int_equal(q_int(db, sql), 1);
+	sqlite3_close(db);
+	assert_same_views(t->db, whole_path, n + 2);
+	assert_same_reads(t->db, whole_path, n + 2);
+	census_free(c);
+}
+
 /* A database of schema 8 reads the same after the migration, its old
  * censuses keys, and a new census of its process is a delta against one. */
 static void test_migrate_from_v8(void **state)
@@ -517,6 +568,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_random_censuses, test_db_setup, test_db_teardown),
 		cmocka_unit_test_setup_teardown(test_key_deleted, test_db_setup, test_db_teardown),
+		cmocka_unit_test_setup_teardown(test_new_keys, test_db_setup, test_db_teardown),
 		cmocka_unit_test_setup_teardown(test_migrate_from_v8, test_db_setup, test_db_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

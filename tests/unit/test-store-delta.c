@@ -481,6 +481,29 @@ static void test_new_keys(void **state)
 	sqlite3_close(db);
 	assert_same_views(t->db, whole_path, n + 2);
 	assert_same_reads(t->db, whole_path, n + 2);
+
+	/* salvage copies the last census, a delta, whole as a key */
+	char copy[400];
+	snprintf(copy, sizeof(copy), "%s/salvaged.db", t->dir);
+	struct store *f = open_store(copy, false);
+	struct store_salvage kept;
+	assert_int_equal(store_salvage(f, t->db, &kept), 0);
+	assert_int_equal(kept.censuses, 1);
+	store_close(f);
+	db = raw_open(copy, SQLITE_OPEN_READONLY);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM censuses WHERE base IS NULL"), 1);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM pragma_foreign_key_check"), 0);
+	sqlite3_close(db);
+	struct store_reader *x = NULL, *y = NULL;
+	struct error err;
+	assert_int_equal(store_reader_open(t->db, &x, &err), 0);
+	assert_int_equal(store_reader_open(copy, &y, &err), 0);
+	char *p = census_text(x, 100, INT64_MAX), *q = census_text(y, 100, INT64_MAX);
+	assert_string_equal(p, q);
+	free(p);
+	free(q);
+	store_reader_close(x);
+	store_reader_close(y);
 	census_free(c);
 }
 

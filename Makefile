@@ -95,7 +95,7 @@ TRACE_SRCS := trace/trace-event.c trace/trace-fast.c trace/trace-general.c trace
 # schema/: the SQLite store (writes, migrations, retention), its reads
 # (history, report, census, events) and ramwatch sql's safe queries; the
 # migrations travel inside the binary as C strings
-SCHEMA_SRCS := schema/store.c schema/store-stmt.c schema/store-put.c schema/store-census.c schema/store-repeat.c \
+SCHEMA_SRCS := schema/store.c schema/store-stmt.c schema/store-put.c schema/store-census.c schema/store-repeat.c schema/store-delta.c \
 	schema/store-retention.c schema/store-spans.c schema/store-gpu.c schema/store-salvage.c \
 	schema/store-read.c schema/store-read-json.c schema/store-read-select.c \
 	schema/store-read-processes.c schema/store-read-samples.c schema/store-read-history.c \
@@ -218,7 +218,7 @@ UNIT_TESTS := test-util test-log test-strpool test-text test-hashtab test-timepa
 	test-scan-live test-region-events test-gpu test-win-census \
 	test-trace-parse test-trace-analyzer test-trace-scopes test-trace-ledger test-trace-report \
 	test-trace-replay test-trace-export \
-	test-store test-store-salvage test-store-retention test-store-read test-store-read-history test-store-read-page test-store-coalesce test-store-repeat test-steady test-query \
+	test-store test-store-salvage test-store-retention test-store-read test-store-read-history test-store-read-page test-store-coalesce test-store-repeat test-store-delta test-steady test-query \
 	test-config test-config-values test-config-files test-selector \
 	test-sysmem test-schedule test-pidmap test-store-aside test-writer test-export test-watched test-census-tier test-discover test-proc-connector test-view test-daemon-clock \
 	test-control-request test-control-buffer test-control-access test-control-processes test-control-worker \

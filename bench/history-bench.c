@@ -1,7 +1,7 @@
 /* How long the history and report answers take on a week of one process's
  * timeline, beside the floor: SQLite counting the same fast-tier rows.
  *
- *   history-bench [--runs N] [--dir DIR] [--keep]
+ *   history-bench [--runs N] [--dir DIR] [--keep] [--whole-censuses]
  *
  * Fills DIR/history.db (--keep reuses one a previous run filled) through
  * the store's API, as the daemon writes it at the default settings: for the
@@ -16,7 +16,8 @@
  * answer; and the floor, SELECT count(*) FROM samples WHERE process_id = ?
  * AND time BETWEEN ..., on a plain SQLite connection of its own (hence
  * sqlite3.h here, outside schema/).  Prints a markdown table of medians and
- * 95th percentiles. */
+ * 95th percentiles.  --whole-censuses stores every census whole, as before
+ * schema 9, rather than as changes from a key census. */
 #include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
@@ -161,9 +162,9 @@ static void put_minutes(sqlite3 *db, int64_t process_id, int p)
 	sqlite3_finalize(st);
 }
 
-static void fill(const char *path)
+static void fill(const char *path, bool whole)
 {
-	struct store_options o = { .path = path };
+	struct store_options o = { .path = path, .whole_censuses = whole };
 	struct store *s = NULL;
 	sqlite3 *db = NULL;
 	struct error err = { 0 };
@@ -291,16 +292,17 @@ int main(int argc, char **argv)
 		{ "runs", required_argument, NULL, 'n' },
 		{ "dir", required_argument, NULL, 'd' },
 		{ "keep", no_argument, NULL, 'k' },
+		{ "whole-censuses", no_argument, NULL, 'w' },
 		{ 0 },
 	};
 	const char *dir = "build/bench-history";
 	int runs = 21, opt;
-	bool keep = false;
+	bool keep = false, whole = false;
 	char path[4096];
 	struct error err = { 0 };
 	struct stat stb;
 
-	while ((opt = getopt_long(argc, argv, "n:d:k", options, NULL)) >= 0) {
+	while ((opt = getopt_long(argc, argv, "n:d:kw", options, NULL)) >= 0) {
 		switch (opt) {
 		case 'n':
 			runs = atoi(optarg);
@@ -311,8 +313,11 @@ int main(int argc, char **argv)
 		case 'k':
 			keep = true;
 			break;
+		case 'w':
+			whole = true;
+			break;
 		default:
-			fprintf(stderr, "usage: history-bench [--runs N] [--dir DIR] [--keep]\n");
+			fprintf(stderr, "usage: history-bench [--runs N] [--dir DIR] [--keep] [--whole-censuses]\n");
 			return 2;
 		}
 	}
@@ -330,7 +335,7 @@ int main(int argc, char **argv)
 			unlink(p);
 		}
 		double t0 = now_ms();
-		fill(path);
+		fill(path, whole);
 		fill_ms = now_ms() - t0;
 	}
 	stat(path, &stb);

@@ -179,6 +179,14 @@
  * moved by at least this much (or its size changed). */
 #define RW_REGION_EVENT_MIN_CHANGE (1024u * 1024u)
 
+/* A census is stored as the changes from its process's key census
+ * (ramwatch-schema(7), DELTAS) when they are at most this percent of its
+ * rows and the key has fewer than RW_CENSUS_DELTAS_MAX deltas; otherwise
+ * it is a key itself.  The bound on deltas bounds the work of re-keying
+ * when retention deletes a key. */
+#define RW_CENSUS_DELTA_PERCENT 50u
+#define RW_CENSUS_DELTAS_MAX 32u
+
 /* Retention works in steps of at most this many rows, and at most this
  * many steps per run, so the store stays responsive. */
 #define RW_RETENTION_BATCH 2000u

@@ -1,5 +1,7 @@
 /* Writing a census: its row, its class totals, its largest regions, its
- * files, and the region events found against the census before it.  File
+ * files, and the region events found against the census before it.  The
+ * census is written whole, then store-delta.c keeps only its changes from
+ * its key census when they are few.  File
  * paths are stored once, in paths, and referred to by id.
  *
  * Paths are looked up in the database every time rather than cached: a
@@ -65,7 +67,7 @@ static int put_classes(struct store *s, int64_t census_id, const struct census *
 	int r, rc;
 
 	r = store_stmt(s, STMT_CLASS_PUT,
-		       "INSERT INTO census_classes (census_id, class, private, resident, pss, swap, size, count, confirmed)"
+		       "INSERT INTO census_class_rows (census_id, class, private, resident, pss, swap, size, count, confirmed)"
 		       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
 		       &st);
 	if (r < 0)
@@ -97,8 +99,8 @@ static int put_regions(struct store *s, int64_t census_id, const struct census *
 	int r, rc;
 
 	r = store_stmt(s, STMT_REGION_PUT,
-		       "INSERT INTO census_regions (census_id, rank, start, \"end\", perms, class, rule, private,"
-		       "                            resident, path_id, evidence, confirmed, part)"
+		       "INSERT INTO census_region_rows (census_id, rank, start, \"end\", perms, class, rule, private,"
+		       "                                resident, path_id, evidence, confirmed, part)"
 		       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
 		       &st);
 	if (r < 0)
@@ -136,7 +138,7 @@ static int put_files(struct store *s, int64_t census_id, const struct census *c)
 	/* Two entries of one path (a census read from JSON may hold them)
 	 * add up rather than fail the census. */
 	static const char sql[] =
-		"INSERT INTO census_files (census_id, path_id, kind, private, resident, size, regions)"
+		"INSERT INTO census_file_rows (census_id, path_id, kind, private, resident, size, regions)"
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
 		" ON CONFLICT (census_id, path_id) DO UPDATE SET"
 		"  private = private + excluded.private, resident = resident + excluded.resident,"
@@ -278,6 +280,8 @@ int store_put_census(struct store *s, int64_t process_id, const struct store_cen
 			r = put_files(s, id, c);
 		if (r >= 0 && c->gpu.taken)
 			r = store_put_census_gpu(s, id, m->time, c);
+		if (r >= 0)
+			r = store_delta_census(s, process_id, id);
 		if (r < 0)
 			return r;
 	}

@@ -125,7 +125,7 @@ int store_put_census_gpu(struct store *s, int64_t census_id, int64_t time, const
 	/* the same device twice (a census read from JSON may list it so):
 	 * the figures add up */
 	static const char sql[] =
-		"INSERT INTO census_gpu (census_id, gpu_id, used, graphics) VALUES (?1, ?2, ?3, ?4)"
+		"INSERT INTO census_gpu_rows (census_id, gpu_id, used, graphics) VALUES (?1, ?2, ?3, ?4)"
 		" ON CONFLICT (census_id, gpu_id) DO UPDATE SET used = used + excluded.used";
 	sqlite3_stmt *st;
 	int64_t id;

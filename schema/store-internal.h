@@ -55,6 +55,14 @@ enum store_stmt {
 	STMT_EXPIRE_GPU_DEVICES,
 	STMT_EXPIRE_GPU_SAMPLES,
 	STMT_REPEAT_PUT,
+	STMT_DELTA_KEY,
+	STMT_DELTA_SIZE,
+	STMT_DELTA_BASE,
+	/* per census table, in store-delta.c's order */
+	STMT_DELTA_DROP,
+	STMT_DELTA_DROP_LAST = STMT_DELTA_DROP + 3,
+	STMT_DELTA_MARK,
+	STMT_DELTA_MARK_LAST = STMT_DELTA_MARK + 3,
 	_STMT_MAX
 };
 
@@ -93,6 +101,7 @@ struct store {
 	char *path;
 	bool read_only;
 	bool coalesce;         /* store_options.coalesce */
+	bool whole_censuses;   /* store_options.whole_censuses */
 	bool in_transaction;   /* store_begin succeeded, no commit or rollback yet */
 	int version;           /* PRAGMA user_version */
 	int64_t page_size;     /* bytes */
@@ -187,6 +196,12 @@ int store_put_census_gpu(struct store *s, int64_t census_id, int64_t time, const
 /* A repeat census of process_id (m->repeats_time > 0): store_put_census
  * for it (store-repeat.c). */
 int store_put_repeat(struct store *s, int64_t process_id, const struct store_census *m, int64_t *ret_id);
+
+/* Stores census_id, just written whole, as a delta against the latest key
+ * census of process_id when that is small enough (ramwatch-schema(7),
+ * DELTAS); else it stays a key (store-delta.c).  Returns 0 or a negative
+ * errno. */
+int store_delta_census(struct store *s, int64_t process_id, int64_t census_id);
 
 /* Sets PRAGMA max_page_count (for this connection only) to pages, > 0.
  * SQLite never sets it below the database's current page count. */

@@ -69,7 +69,7 @@ static const struct read_query class_query =
 		   " FROM censuses c JOIN census_classes k ON k.census_id = coalesce(c.repeats, c.id)"
 		   " WHERE c.process_id = ?1 AND c.time >= ?2 AND c.time <= ?3"
 		   "  AND (?4 IS NULL OR k.class IN (SELECT value FROM json_each(?4)))"
-		   " ORDER BY c.time, c.id",
+		   " ORDER BY c.time, c.id, k.class",
 		   class_columns);
 _Static_assert(ELEMENTSOF(class_columns) == CLASS_FIRST_VALUE + CLASS_VALUES, "a class's values follow its census and class");
 

@@ -15,6 +15,7 @@
 /* The columns a repeat has of its own: everything else is copied. */
 static const char *const own[] = {
 	"id", "process_id", "time", "trigger", "status", "message", "wall_us", "cpu_us", "bytes_read", "repeats",
+	"base",
 };
 
 static bool is_own(const char *name)

@@ -349,8 +349,8 @@ static int sweep_paths(struct step *x, struct store_sweep *sweep)
 	r = store_stmt(x->s, STMT_PATHS_DELETE,
 		       "DELETE FROM paths WHERE id IN"
 		       " (SELECT id FROM paths p WHERE id > ?1 AND id <= ?2"
-		       "   AND NOT EXISTS (SELECT 1 FROM census_files x WHERE x.path_id = p.id)"
-		       "   AND NOT EXISTS (SELECT 1 FROM census_regions x WHERE x.path_id = p.id)"
+		       "   AND NOT EXISTS (SELECT 1 FROM census_file_rows x WHERE x.path_id = p.id)"
+		       "   AND NOT EXISTS (SELECT 1 FROM census_region_rows x WHERE x.path_id = p.id)"
 		       "   AND NOT EXISTS (SELECT 1 FROM region_events x WHERE x.path_id = p.id))",
 		       &st);
 	if (r < 0)

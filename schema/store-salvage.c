@@ -130,18 +130,22 @@ static int process_ids(struct salvage *sv, int64_t **ret, size_t *ret_n, bool *r
 }
 
 /* A census and what hangs on it.  Paths and GPUs first: the rows that
- * name them need them. */
+ * name them need them.  The census is copied whole, as a key: its rows
+ * are read through the views, which give a delta its key's rows too, so
+ * the key need not be copied (its foreign key is checked at the commit,
+ * after base is cleared). */
 static const char *const census_copy[] = {
 	"INSERT INTO main.censuses SELECT * FROM damaged.censuses WHERE id = ?1",
+	"UPDATE main.censuses SET base = NULL WHERE id = ?1",
 	"INSERT OR IGNORE INTO main.paths SELECT * FROM damaged.paths WHERE id IN "
 	"(SELECT path_id FROM damaged.census_regions WHERE census_id = ?1 AND path_id IS NOT NULL "
 	"UNION SELECT path_id FROM damaged.census_files WHERE census_id = ?1)",
 	"INSERT OR IGNORE INTO main.gpus SELECT * FROM damaged.gpus WHERE id IN "
 	"(SELECT gpu_id FROM damaged.census_gpu WHERE census_id = ?1)",
-	"INSERT INTO main.census_classes SELECT * FROM damaged.census_classes WHERE census_id = ?1",
-	"INSERT INTO main.census_regions SELECT * FROM damaged.census_regions WHERE census_id = ?1",
-	"INSERT INTO main.census_files SELECT * FROM damaged.census_files WHERE census_id = ?1",
-	"INSERT INTO main.census_gpu SELECT * FROM damaged.census_gpu WHERE census_id = ?1",
+	"INSERT INTO main.census_class_rows SELECT *, 0 FROM damaged.census_classes WHERE census_id = ?1",
+	"INSERT INTO main.census_region_rows SELECT *, 0 FROM damaged.census_regions WHERE census_id = ?1",
+	"INSERT INTO main.census_file_rows SELECT *, 0 FROM damaged.census_files WHERE census_id = ?1",
+	"INSERT INTO main.census_gpu_rows SELECT *, 0 FROM damaged.census_gpu WHERE census_id = ?1",
 };
 
 /* Copies census_id and what hangs on it.  Returns as copy_last_census. */
@@ -190,6 +194,8 @@ static int copy_process(struct salvage *sv, int64_t id, bool with_census, struct
 	static const char put[] = "INSERT INTO main.processes SELECT * FROM damaged.processes WHERE id = ?1";
 	int r = exec(sv, "BEGIN IMMEDIATE"), census = 0;
 
+	if (r >= 0)
+		r = exec(sv, "PRAGMA defer_foreign_keys = ON");
 	if (r >= 0)
 		r = run_with_id(sv, put, id);
 	if (r >= 0 && with_census && (census = copy_last_census(sv, id)) == -EUCLEAN) {

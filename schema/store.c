@@ -345,6 +345,7 @@ int store_open(const struct store_options *o, struct store **ret, struct error *
 		return error_set(err, -ENOMEM, "%s: out of memory", o->path);
 	s->read_only = o->read_only;
 	s->coalesce = o->coalesce && !o->read_only;
+	s->whole_censuses = o->whole_censuses;
 	hashtab_init(&s->runs, sizeof(struct store_run));
 
 	r = connect(s, o);

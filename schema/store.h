@@ -29,7 +29,7 @@
 struct store;
 
 /* The schema version this program writes (PRAGMA user_version). */
-#define STORE_SCHEMA_VERSION 8
+#define STORE_SCHEMA_VERSION 9
 
 struct store_options {
 	const char *path;
@@ -38,6 +38,7 @@ struct store_options {
 	uint64_t max_size;       /* bytes, 0: no limit (MaxDatabaseSize); see store_set_max_size */
 	unsigned check_ms;       /* writers: > 0, store_check (so bounded) before the first write */
 	bool coalesce;           /* writers: an identical steady raw row extends the last one (store_put_sample) */
+	bool whole_censuses;     /* writers: every census a key, stored whole as before schema 9 (for comparison) */
 };
 
 /* Opens (creating it unless read_only) and migrates the database.  A

@@ -203,7 +203,7 @@ def test_garbage_only_a_read_finds(tmp_path, daemons, target):
     checkpoint_while_stopped(d)
     try:
         con = sqlite3.connect(f"file:{d.db_path}?mode=ro", uri=True)
-        root = con.execute("SELECT rootpage FROM sqlite_master WHERE name = 'census_classes'").fetchone()[0]
+        root = con.execute("SELECT rootpage FROM sqlite_master WHERE name = 'census_class_rows'").fetchone()[0]
         page = con.execute("PRAGMA page_size").fetchone()[0]
         con.close()
         with open(d.db_path, "r+b") as f:

@@ -212,7 +212,7 @@ static void test_salvage_skips_what_is_damaged(void **state)
 
 	fill(t->db, 3, 10);
 	/* the regions' b-tree is one page here: garbage over it */
-	int64_t root = q_int(t->db, "SELECT rootpage FROM sqlite_master WHERE name = 'census_regions'");
+	int64_t root = q_int(t->db, "SELECT rootpage FROM sqlite_master WHERE name = 'census_region_rows'");
 	assert_int_equal(q_int(t->db, "PRAGMA page_size"), 4096);
 	garbage(t->db, (off_t)(root - 1) * 4096, 4096);
 

@@ -11,8 +11,8 @@
  * again at the free, so both ends of a block agree.  A free asks for the
  * usable size only when a table of counts says a traced block may be at
  * that address (block_count): most frees are of small blocks, and the
- * call was the most of a small pair's cost.  A free is written before the real free and an unmap before the
- * real munmap: after them another thread may get the same address, and
+ * call was the most of a small pair's cost.  A free is written before the
+ * real free and an unmap before the real munmap: after them another thread may get the same address, and
  * its event must come later in the sequence.
  *
  * The C library's malloc calls its own mmap internally, not this one: the
@@ -228,11 +228,15 @@ TRACER_EXPORT void *malloc(size_t n)
 	p = real_malloc(n);
 	if (tracing()) {
 		/* a small block's count takes no call that may allocate, once
-		 * the thread has its table: no guard needed */
+		 * the thread has its table: no guard needed; most often it is
+		 * from the same site as the thread's last one */
+		void *site = __builtin_return_address(0);
+		if (p && surely_small(n) && tracer_small_again((uint64_t)site, tracer_scope_current(), n))
+			return p;
 		if (p && surely_small(n) && tracer_ring_has_small())
-			small(n, __builtin_return_address(0));
+			small(n, site);
 		else
-			note_alloc(p, n, __builtin_return_address(0));
+			note_alloc(p, n, site);
 	}
 	return p;
 }

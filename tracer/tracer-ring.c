@@ -59,6 +59,7 @@ static __thread int thread_ended __attribute__((tls_model("initial-exec")));
 static void ring_release(void *p)
 {
 	struct tracer_ring *g = p;
+	tracer_small_forget();
 	my_ring = NULL;
 	thread_ended = 1;
 	atomic_store(&g->owned, 0);

@@ -129,6 +129,12 @@ TRACER_HIDDEN bool tracer_ring_has_small(void);
 TRACER_HIDDEN struct tracer_small *tracer_small_new(void);
 TRACER_HIDDEN void tracer_small_count(struct tracer_small *t, uint64_t site, uint32_t scope, uint64_t len);
 TRACER_HIDDEN void tracer_small_reset(struct tracer_small *t);
+/* Counts the allocation when it is of the calling thread's last site and
+ * scope; false (nothing counted) otherwise. */
+TRACER_HIDDEN bool tracer_small_again(uint64_t site, uint32_t scope, uint64_t len);
+/* A thread that gives its ring up forgets its last slot, in the table the
+ * ring's next thread will count in. */
+TRACER_HIDDEN void tracer_small_forget(void);
 /* Writes one untracked alloc per site and scope of t. */
 TRACER_HIDDEN void tracer_small_write(struct tracer_small *t);
 

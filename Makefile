@@ -90,7 +90,7 @@ TRACE_SRCS := trace/trace-event.c trace/trace-fast.c trace/trace-general.c trace
 	trace/trace-scopes.c trace/trace-ledger.c trace/trace-alloc.c \
 	trace/trace-analyzer.c trace/trace-integrity.c trace/trace-rank.c trace/trace-jsonw.c \
 	trace/trace-symbols.c trace/trace-report.c trace/trace-text.c trace/trace-jsonl.c \
-	trace/trace-replay.c trace/trace-export.c
+	trace/trace-replay.c trace/trace-export.c trace/trace-binary.c
 
 # schema/: the SQLite store (writes, migrations, retention), its reads
 # (history, report, census, events) and ramwatch sql's safe queries; the
@@ -217,7 +217,7 @@ UNIT_TESTS := test-util test-log test-strpool test-text test-hashtab test-timepa
 	test-smaps test-proc-parse test-classify test-census test-evidence test-memimage test-census-json \
 	test-scan-live test-region-events test-gpu test-win-census \
 	test-trace-parse test-trace-analyzer test-trace-scopes test-trace-ledger test-trace-report \
-	test-trace-replay test-trace-export \
+	test-trace-replay test-trace-export test-trace-binary \
 	test-store test-store-salvage test-store-retention test-store-read test-store-read-history test-store-read-page test-store-coalesce test-store-repeat test-store-delta test-steady test-query \
 	test-config test-config-values test-config-files test-selector \
 	test-sysmem test-schedule test-pidmap test-store-aside test-writer test-export test-watched test-census-tier test-discover test-proc-connector test-view test-daemon-clock \
@@ -302,12 +302,13 @@ check-gpu-script: $(GPU_CHECK_BINS)
 # program under test, whose malloc it replaces.  It sees common/ only
 # through its own header rules (tracer/tracer.h: nothing that allocates).
 TRACER_SRCS := tracer/tracer-hooks.c tracer/tracer-ring.c tracer/tracer-writer.c tracer/tracer-session.c \
-	tracer/tracer-scope.c tracer/tracer-small.c tracer/tracer-objects.c tracer/tracer-stack.c
+	tracer/tracer-scope.c tracer/tracer-small.c tracer/tracer-objects.c tracer/tracer-stack.c \
+	trace/trace-binary.c
 TRACER_LIB := $(BUILD)/libramwatch-trace.so
 TRACER_CFLAGS := -std=gnu11 -D_GNU_SOURCE -DRAMWATCH_VERSION='"$(VERSION)"' -O2 -g $(WARNINGS) -fPIC \
-	-fvisibility=hidden -ftls-model=initial-exec -fno-builtin -fno-omit-frame-pointer -flto -pthread -Itracer
+	-fvisibility=hidden -ftls-model=initial-exec -fno-builtin -fno-omit-frame-pointer -flto -pthread -Itracer -Itrace
 
-$(TRACER_LIB): $(TRACER_SRCS) tracer/tracer.h tracer/ramwatch-trace.h $(BUILD)/python/ramwatch_trace.py
+$(TRACER_LIB): $(TRACER_SRCS) tracer/tracer.h trace/trace-binary.h tracer/ramwatch-trace.h $(BUILD)/python/ramwatch_trace.py
 	@mkdir -p $(dir $@)
 	$(CC) $(TRACER_CFLAGS) $(CFLAGS) -shared -Wl,-soname,libramwatch-trace.so $(filter-out -fsanitize%,$(LDFLAGS)) \
 		-o $@ $(TRACER_SRCS) -ldl -lpthread
@@ -396,7 +397,12 @@ FUZZ_CONFIG_SRCS := daemon/config.c daemon/config-parse.c daemon/config-table.c 
 	daemon/selector.c $(COMMON_SRCS)
 FUZZ_CENSUS_JSON_SRCS := client/render-census.c client/table.c $(SCANNER_SRCS) $(COMMON_SRCS)
 FUZZ_CONTROL_SRCS := $(DAEMON_SRCS) $(SCHEMA_SRCS) $(SCHEMA_GENERATED) $(SCANNER_SRCS) $(COMMON_SRCS)
-FUZZ_NEW := units proc config census-json control win-capture
+FUZZ_NEW := units proc config census-json control win-capture trace-binary
+
+$(BUILD)/fuzz/fuzz-trace-binary: tests/fuzz/fuzz-trace-binary.c $(FUZZ_TRACE_SRCS) common/text.c common/hashtab.c \
+		common/error.c
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_FLAGS) $(INC_trace) -o $@ $^ -ljansson -ldl
 
 $(BUILD)/fuzz/fuzz-units: tests/fuzz/fuzz-units.c $(FUZZ_UNITS_SRCS)
 	@mkdir -p $(dir $@)

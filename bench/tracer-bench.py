@@ -3,7 +3,7 @@
 
 Runs bench/malloc-heavy (4 threads, malloc/free pairs of 16-512 bytes)
 untraced, under libramwatch-trace.so at the default threshold and at
---min-bytes 0, and under heaptrack when it is installed, each several
+--min-bytes 0 (writing JSON Lines, then the binary format), and under heaptrack when it is installed, each several
 times, and prints the median wall time and peak resident memory of each
 and its ratio to the untraced run.  The tracer is preloaded directly, as
 ramwatch trace record preloads it, so the time is the program's, without
@@ -47,15 +47,17 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--pairs", type=int, default=16_000_000, help="pairs for the untraced, default and heaptrack runs")
-    ap.add_argument("--pairs-all", type=int, default=4_000_000, help="pairs for --min-bytes 0 (about 140 bytes of JSON an event)")
+    ap.add_argument("--pairs-all", type=int, default=4_000_000, help="pairs for --min-bytes 0 (about 140 bytes of JSON an event, 6 of binary)")
     a = ap.parse_args()
     base = dict(os.environ)
     base.pop("LD_PRELOAD", None)
     cases = [("untraced", a.pairs, lambda: ([str(PROG), "4", str(a.pairs)], base))]
-    for name, min_bytes, pairs in (("tracer, default threshold", None, a.pairs),
-                                   ("tracer, --min-bytes 0", "0", a.pairs_all)):
-        def make(min_bytes=min_bytes, pairs=pairs):
-            env = dict(base, LD_PRELOAD=str(LIB), RAMWATCH_TRACE_FILE=str(OUT / "t.jsonl"))
+    for name, min_bytes, pairs, fmt in (("tracer, default threshold", None, a.pairs, "binary"),
+                                        ("tracer, --min-bytes 0, JSON Lines", "0", a.pairs_all, "json"),
+                                        ("tracer, --min-bytes 0, binary", "0", a.pairs_all, "binary")):
+        def make(min_bytes=min_bytes, pairs=pairs, fmt=fmt):
+            env = dict(base, LD_PRELOAD=str(LIB), RAMWATCH_TRACE_FILE=str(OUT / "t.trace"),
+                       RAMWATCH_TRACE_FORMAT=fmt)
             if min_bytes is not None:
                 env["RAMWATCH_TRACE_MIN_BYTES"] = min_bytes
             return [str(PROG), "4", str(pairs)], env

@@ -39,13 +39,16 @@ static void record_help(void)
 {
 	printf("Usage: ramwatch trace record [OPTIONS] -o FILE -- COMMAND [ARGS...]\n\n"
 	       "Runs COMMAND with the allocation tracer preloaded and writes what it allocated\n"
-	       "as a memtrace (JSON Lines, format version 3) to FILE, for ramwatch trace summary.\n"
+	       "as a memtrace (format version 3) to FILE, for ramwatch trace summary.\n"
 	       "Processes it forks write FILE.PID.  Exits with COMMAND's status.\n\n"
 	       "  -o, --output FILE   the trace (replaced if it exists)\n"
 	       "  --min-bytes SIZE    trace blocks of SIZE or more one by one, count smaller ones\n"
 	       "                      per site (default 4096; 0 traces every call)\n"
 	       "  --stack N           frames per site (1, the caller, is what is recorded)\n"
-	       "  --scope-env VAR     the environment variable VAR names the current phase\n");
+	       "  --scope-env VAR     the environment variable VAR names the current phase\n"
+	       "  --format FORMAT     json (JSON Lines) or binary (a few bytes an event; trace\n"
+	       "                      export gives its JSON Lines); default: json when FILE ends\n"
+	       "                      in .jsonl or .json, binary otherwise\n");
 }
 
 /* The tracer: $RAMWATCH_TRACE_LIBRARY, beside this binary, or installed. */
@@ -145,7 +148,8 @@ static void print_summary(const char *path)
 	trace_analyzer_init(&a, &ro);
 	trace_parser_init(&parser);
 	if (trace_replay_fd(&a, &parser, fd, &err) < 0) {
-		fprintf(stderr, "ramwatch trace record: %s: line %" PRIu64 ": %s\n", path, err.line,
+		fprintf(stderr, "ramwatch trace record: %s: %s %" PRIu64 ": %s\n", path,
+			err.binary ? "record" : "line", err.line,
 			err.error.message);
 	} else {
 		trace_integrity_of(&a, &in);
@@ -202,11 +206,12 @@ int cmd_trace_record(int argc, char **argv)
 		{ "min-bytes", required_argument, NULL, 'm' },
 		{ "stack", required_argument, NULL, 's' },
 		{ "scope-env", required_argument, NULL, 'e' },
+		{ "format", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	char library[PATH_MAX], file[PATH_MAX], python[PATH_MAX + 16], number[24];
-	const char *output = NULL, *scope_env = NULL;
+	const char *output = NULL, *scope_env = NULL, *format = NULL;
 	uint64_t min_bytes = 4096, stack = 1;
 	struct sigaction ignore = { .sa_handler = SIG_IGN }, old_int, old_quit;
 	int opt, status, r;
@@ -231,6 +236,11 @@ int cmd_trace_record(int argc, char **argv)
 				return usage_error("trace record", "--scope-env takes a variable's name, not '%s'",
 						   optarg);
 			scope_env = optarg;
+			break;
+		case 'f':
+			if (!streq(optarg, "json") && !streq(optarg, "binary"))
+				return usage_error("trace record", "--format takes json or binary, not '%s'", optarg);
+			format = optarg;
 			break;
 		case 'h': record_help(); return 0;
 		default: return usage_error("trace record", "bad option");
@@ -266,6 +276,11 @@ int cmd_trace_record(int argc, char **argv)
 	setenv("RAMWATCH_TRACE_STACK", number, 1);
 	if (scope_env)
 		setenv("RAMWATCH_TRACE_SCOPE_ENV", scope_env, 1);
+	/* without --format the tracer goes by the file's name */
+	if (format)
+		setenv("RAMWATCH_TRACE_FORMAT", format, 1);
+	else
+		unsetenv("RAMWATCH_TRACE_FORMAT");
 
 	/* ^C goes to the command; this waits for it and still summarises */
 	sigaction(SIGINT, &ignore, &old_int);

@@ -25,8 +25,10 @@
 static void trace_help(void)
 {
 	printf("Usage: ramwatch trace summary [OPTIONS] FILE|-\n"
-	       "       ramwatch trace record [OPTIONS] -o FILE -- COMMAND [ARGS...]\n\n"
-	       "Replays an allocation event trace (memtrace JSON Lines, format version 3) and\n"
+	       "       ramwatch trace record [OPTIONS] -o FILE -- COMMAND [ARGS...]\n"
+	       "       ramwatch trace export [-o OUT] FILE|-\n\n"
+	       "Replays an allocation event trace (memtrace JSON Lines, format version 3, or\n"
+	       "the binary file of trace record) and\n"
 	       "reports what was kept, churned and how long it lived, by scope and by site,\n"
 	       "with a verdict on how complete the trace is.  '-' reads standard input.\n\n"
 	       "  --layer LAYER       backing, logical or physical (default: logical for a trace\n"
@@ -93,7 +95,7 @@ static int replay(const char *path, struct trace_analyzer *a)
 	if (r == 0)
 		return 0;
 	if (err.line > 0)
-		return fail("%s: line %" PRIu64 ": %s", name, err.line, err.error.message);
+		return fail("%s: %s %" PRIu64 ": %s", name, err.binary ? "record" : "line", err.line, err.error.message);
 	return fail("cannot read %s: %s", name, strerror(-r));
 }
 
@@ -184,10 +186,56 @@ static int summary(int argc, char **argv)
 	return r;
 }
 
+/* ramwatch trace export FILE [-o OUT]: the JSON Lines of a trace. */
+static int export(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	_cleanup_close_ int fd = -1;
+	struct trace_replay_error err;
+	const char *output = NULL, *name;
+	FILE *out = stdout;
+	int opt, r;
+
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, "ho:", options, NULL)) >= 0) {
+		switch (opt) {
+		case 'o': output = optarg; break;
+		case 'h':
+			printf("Usage: ramwatch trace export [-o OUT] FILE|-\n\n"
+			       "Writes the trace FILE (binary, or JSON Lines) as memtrace JSON Lines to OUT\n"
+			       "or standard output: the interchange form of a binary trace.\n");
+			return 0;
+		default: return usage_error("trace export", "bad option");
+		}
+	}
+	if (optind + 1 != argc)
+		return usage_error("trace export", "give one trace file");
+	name = streq(argv[optind], "-") ? "standard input" : argv[optind];
+	fd = streq(argv[optind], "-") ? dup(STDIN_FILENO) : open(argv[optind], O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return fail("cannot open %s: %s", name, strerror(errno));
+	if (output && !(out = fopen(output, "w")))
+		return fail("cannot create %s: %s", output, strerror(errno));
+	r = trace_replay_export(fd, out, &err);
+	if (fflush(out) != 0 || ferror(out))
+		r = r < 0 ? r : fail("cannot write %s: %s", output ? output : "standard output", strerror(errno ? errno : EIO));
+	if (out != stdout)
+		fclose(out);
+	if (r == 0 || r == 1)
+		return r;
+	if (err.line > 0)
+		return fail("%s: record %" PRIu64 ": %s", name, err.line, err.error.message);
+	return fail("cannot read %s: %s", name, strerror(-r));
+}
+
 int cmd_trace(int argc, char **argv)
 {
 	if (argc < 2)
-		return usage_error("trace", "give a sub-command: summary or record");
+		return usage_error("trace", "give a sub-command: summary, record or export");
 	if (streq(argv[1], "--help") || streq(argv[1], "-h") || streq(argv[1], "help")) {
 		trace_help();
 		return 0;
@@ -200,5 +248,9 @@ int cmd_trace(int argc, char **argv)
 		argv[1] = (char *)"ramwatch trace record";
 		return cmd_trace_record(argc - 1, argv + 1);
 	}
-	return usage_error("trace", "unknown sub-command '%s' (there are: summary, record)", argv[1]);
+	if (streq(argv[1], "export")) {
+		argv[1] = (char *)"ramwatch trace export";
+		return export(argc - 1, argv + 1);
+	}
+	return usage_error("trace", "unknown sub-command '%s' (there are: summary, record, export)", argv[1]);
 }

@@ -81,7 +81,7 @@ int report_trace_attach(json_t *report, const char *path)
 	if (r < 0) {
 		trace_analyzer_done(&a);
 		if (err.line > 0)
-			return fail("%s: line %" PRIu64 ": %s", path, err.line, err.error.message);
+			return fail("%s: %s %" PRIu64 ": %s", path, err.binary ? "record" : "line", err.line, err.error.message);
 		return fail("cannot read %s: %s", path, strerror(-r));
 	}
 	trace_integrity_of(&a, &in);

@@ -1,13 +1,20 @@
-/* Line splitting and the replay loop. */
+/* Line splitting, the binary format's frames and the replay loop.
+ *
+ * A file that starts with TRACE_BIN_MAGIC is the binary format
+ * (trace-binary.h): its JSON lines go to the same parser as a JSON Lines
+ * file's, its records become events here; err->line then counts frames,
+ * records and lines both. */
 #include "trace-replay.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "limits.h"
+#include "trace-binary.h"
 #include "macro.h"
 
 /* Bytes per read(): large reads keep the system-call cost per event
@@ -120,6 +127,100 @@ static int last_line(struct trace_analyzer *a, struct trace_parser *p, const cha
 	return drain(a, &b, err);
 }
 
+/* The event of a binary record, through the setters the parsers use. */
+static int record_event(const struct trace_bin_record *rec, struct trace_event *e, struct error *err)
+{
+	static const char *const kinds[] = {
+		[TRACE_BIN_ALLOC] = "alloc", [TRACE_BIN_FREE] = "free", [TRACE_BIN_RESIZE] = "resize",
+		[TRACE_BIN_MOVE] = "remap",  [TRACE_BIN_MAP] = "map",   [TRACE_BIN_UNMAP] = "unmap",
+		[TRACE_BIN_REMAP] = "remap",
+	};
+	bool logical = rec->kind <= TRACE_BIN_MOVE;
+	const char *layer = logical ? "logical_allocator" : "backing_boundary";
+	int r;
+
+	trace_event_init(e);
+	if ((r = trace_event_set_u64(e, TRACE_FIELD_SEQ, rec->seq, err)) < 0 ||
+	    (r = trace_event_set_string(e, TRACE_FIELD_KIND, kinds[rec->kind], strlen(kinds[rec->kind]), err)) < 0 ||
+	    (r = trace_event_set_string(e, TRACE_FIELD_LAYER, layer, strlen(layer), err)) < 0 ||
+	    (r = trace_event_set_u64(e, TRACE_FIELD_ALLOCATOR_ID, logical ? 1 : 2, err)) < 0 ||
+	    (r = trace_event_set_u64(e, TRACE_FIELD_ADDRESS, rec->address, err)) < 0)
+		return r;
+	if (rec->kind == TRACE_BIN_MOVE || rec->kind == TRACE_BIN_REMAP)
+		if ((r = trace_event_set_u64(e, TRACE_FIELD_OLD_ADDRESS, rec->old_address, err)) < 0)
+			return r;
+	if (rec->old_len && (r = trace_event_set_u64(e, TRACE_FIELD_OLD_LEN, rec->old_len, err)) < 0)
+		return r;
+	if (rec->kind != TRACE_BIN_FREE && (r = trace_event_set_u64(e, TRACE_FIELD_LEN, rec->len, err)) < 0)
+		return r;
+	if (rec->return_address &&
+	    (r = trace_event_set_u64(e, TRACE_FIELD_RETURN_ADDRESS, rec->return_address, err)) < 0)
+		return r;
+	if (rec->scope_id && (r = trace_event_set_u64(e, TRACE_FIELD_SCOPE_ID, rec->scope_id, err)) < 0)
+		return r;
+	if (rec->failed && (r = trace_event_set_bool(e, TRACE_FIELD_SUCCEEDED, false, err)) < 0)
+		return r;
+	return trace_event_finish(e, err);
+}
+
+/* Where a binary file is: its deltas' base, and the file offset of the
+ * buffer's first byte, for messages. */
+struct frames_state {
+	struct trace_bin_state bin;
+	uint64_t offset;
+};
+
+/* Replays the whole frames of a binary file in buf[*start, end); leaves
+ * *start at the first byte of an unfinished one. */
+static int frames(struct trace_analyzer *a, struct trace_parser *p, struct frames_state *fs, const char *buf,
+		  size_t *start, size_t end, uint64_t *number, struct trace_replay_error *err)
+{
+	struct trace_bin_frame f;
+	struct batch b;
+	const char *why;
+	int r;
+
+	b.n = 0;
+	while (*start < end) {
+		int k = trace_bin_next(&fs->bin, buf + *start, end - *start, &f, &why);
+		if (k == 0)
+			break;
+		if (k < 0) {
+			if ((r = drain(a, &b, err)) < 0)
+				return r;
+			err->line = ++*number;
+			return error_set(&err->error, -EINVAL, "%s, at byte %" PRIu64 " of the binary trace", why,
+					 fs->offset + *start);
+		}
+		*start += (size_t)k;
+		if (f.line) {
+			if ((r = one_line(a, p, &b, f.line, f.line_len, true, ++*number, err)) < 0)
+				return r;
+			continue;
+		}
+		if ((r = record_event(&f.record, &b.e[b.n], &err->error)) < 0) {
+			int d = drain(a, &b, err);
+			err->line = ++*number;
+			return d < 0 ? d : r;
+		}
+		b.number[b.n++] = ++*number;
+		if (b.n == BATCH && (r = drain(a, &b, err)) < 0)
+			return r;
+	}
+	return drain(a, &b, err);
+}
+
+/* The end of a binary file: a last JSON line without its newline, or a
+ * record cut short, which is refused after every whole one was replayed. */
+static int last_frame(struct trace_analyzer *a, struct trace_parser *p, uint64_t offset, const char *buf,
+		      size_t len, uint64_t number, struct trace_replay_error *err)
+{
+	if (buf[0] == '{')
+		return last_line(a, p, buf, len, number, err);
+	err->line = number;
+	return error_set(&err->error, -EINVAL, "the binary trace ends inside a record, at byte %" PRIu64, offset);
+}
+
 int trace_replay_buffer(struct trace_analyzer *a, struct trace_parser *p, const char *buf, size_t len,
 			struct trace_replay_error *err)
 {
@@ -129,6 +230,16 @@ int trace_replay_buffer(struct trace_analyzer *a, struct trace_parser *p, const 
 
 	err->line = 0;
 	error_clear(&err->error);
+	err->binary = trace_bin_is(buf, len);
+	if (err->binary) {
+		struct frames_state fs = { .offset = 0 };
+		start = TRACE_BIN_MAGIC_LEN;
+		if ((r = frames(a, p, &fs, buf, &start, len, &number, err)) < 0)
+			return r;
+		if (start < len)
+			return last_frame(a, p, start, buf + start, len - start, number + 1, err);
+		return 0;
+	}
 	if ((r = lines(a, p, buf, &start, len, &number, err)) < 0)
 		return r;
 	if (start < len)
@@ -136,42 +247,152 @@ int trace_replay_buffer(struct trace_analyzer *a, struct trace_parser *p, const 
 	return 0;
 }
 
-int trace_replay_fd(struct trace_analyzer *a, struct trace_parser *p, int fd, struct trace_replay_error *err)
-{
-	/* room for a whole read after the longest unfinished line */
-	const size_t cap = READ_SIZE + RW_TRACE_LINE_MAX + 1;
-	_cleanup_free_ char *buf = malloc(cap);
-	size_t start = 0, end = 0;
-	uint64_t number = 0;
-	int r;
+/* A file read in large blocks: buf[start, end) not consumed yet, the
+ * format known once its head was read (or the file ended shorter). */
+struct reader {
+	char *buf;
+	size_t cap, start, end;
+	bool known;
+	uint64_t number;
+	struct frames_state fs;
+};
 
-	err->line = 0;
-	error_clear(&err->error);
-	if (!buf)
-		return -ENOMEM;
+static void reader_detect(struct reader *rd, bool at_end, struct trace_replay_error *err)
+{
+	if (rd->known || (!at_end && rd->end < TRACE_BIN_MAGIC_LEN))
+		return;
+	rd->known = true;
+	if ((err->binary = trace_bin_is(rd->buf, rd->end)))
+		rd->start = TRACE_BIN_MAGIC_LEN;
+}
+
+/* Moves the unconsumed bytes to the front and reads after them.  Returns
+ * 1 after a read, 0 at the end of the file, or a negative errno. */
+static int reader_fill(struct reader *rd, int fd, struct trace_replay_error *err)
+{
+	/* an unfinished line past the room is too long, newline or not */
+	if (rd->end - rd->start > RW_TRACE_LINE_MAX) {
+		err->line = rd->number + 1;
+		return error_set(&err->error, -EINVAL, "line is longer than %u bytes", RW_TRACE_LINE_MAX);
+	}
+	memmove(rd->buf, rd->buf + rd->start, rd->end - rd->start);
+	rd->end -= rd->start;
+	rd->fs.offset += rd->start;
+	rd->start = 0;
 	for (;;) {
-		if ((r = lines(a, p, buf, &start, end, &number, err)) < 0)
-			return r;
-		/* an unfinished line past the room is too long, newline or not */
-		if (end - start > RW_TRACE_LINE_MAX) {
-			err->line = number + 1;
-			return error_set(&err->error, -EINVAL, "line is longer than %u bytes", RW_TRACE_LINE_MAX);
-		}
-		memmove(buf, buf + start, end - start);
-		end -= start;
-		start = 0;
-		ssize_t k = read(fd, buf + end, cap - end);
+		ssize_t k = read(fd, rd->buf + rd->end, rd->cap - rd->end);
+		if (k < 0 && errno == EINTR)
+			continue;
 		if (k < 0) {
-			if (errno == EINTR)
-				continue;
 			err->line = 0;
 			return err->error.code = negative_errno();
 		}
-		if (k == 0)
-			break;
-		end += (size_t)k;
+		rd->end += (size_t)k;
+		return k > 0;
 	}
-	if (end > 0)
-		return last_line(a, p, buf, end, number + 1, err);
+}
+
+static int reader_init(struct reader *rd, struct trace_replay_error *err)
+{
+	/* room for a whole read after the longest unfinished line */
+	*rd = (struct reader){ .cap = READ_SIZE + RW_TRACE_LINE_MAX + 1 };
+	err->line = 0;
+	err->binary = false;
+	error_clear(&err->error);
+	rd->buf = malloc(rd->cap);
+	return rd->buf ? 0 : -ENOMEM;
+}
+
+int trace_replay_fd(struct trace_analyzer *a, struct trace_parser *p, int fd, struct trace_replay_error *err)
+{
+	struct reader rd;
+	int r;
+
+	if ((r = reader_init(&rd, err)) < 0)
+		return r;
+	_cleanup_free_ char *buf = rd.buf;
+	for (bool at_end = false;;) {
+		reader_detect(&rd, at_end, err);
+		if (!rd.known)
+			r = 0;
+		else if (err->binary)
+			r = frames(a, p, &rd.fs, buf, &rd.start, rd.end, &rd.number, err);
+		else
+			r = lines(a, p, buf, &rd.start, rd.end, &rd.number, err);
+		if (r < 0 || at_end)
+			break;
+		if ((r = reader_fill(&rd, fd, err)) < 0)
+			return r;
+		at_end = r == 0;
+	}
+	if (r < 0)
+		return r;
+	if (rd.start < rd.end && err->binary)
+		return last_frame(a, p, rd.fs.offset + rd.start, buf + rd.start, rd.end - rd.start, rd.number + 1,
+				  err);
+	if (rd.start < rd.end)
+		return last_line(a, p, buf + rd.start, rd.end - rd.start, rd.number + 1, err);
 	return 0;
+}
+
+/* Writes the frames of buf[*start, end) as JSON lines to out. */
+static int export_frames(struct frames_state *fs, const char *buf, size_t *start, size_t end, uint64_t *number,
+			 FILE *out, struct trace_replay_error *err)
+{
+	char json[TRACE_BIN_JSON_MAX];
+	struct trace_bin_frame f;
+	const char *why;
+
+	while (*start < end) {
+		int k = trace_bin_next(&fs->bin, buf + *start, end - *start, &f, &why);
+		if (k == 0)
+			return 0;
+		++*number;
+		if (k < 0) {
+			err->line = *number;
+			return error_set(&err->error, -EINVAL, "%s, at byte %" PRIu64 " of the binary trace", why,
+					 fs->offset + *start);
+		}
+		*start += (size_t)k;
+		if (f.line)
+			fwrite(f.line, 1, f.line_len + 1, out);
+		else
+			fwrite(json, 1, trace_bin_json(&f.record, json), out);
+	}
+	return 0;
+}
+
+int trace_replay_export(int fd, FILE *out, struct trace_replay_error *err)
+{
+	struct reader rd;
+	int r;
+
+	if ((r = reader_init(&rd, err)) < 0)
+		return r;
+	_cleanup_free_ char *buf = rd.buf;
+	for (bool at_end = false;;) {
+		reader_detect(&rd, at_end, err);
+		if (rd.known && !err->binary) {
+			/* JSON Lines already: copied as they are */
+			fwrite(buf + rd.start, 1, rd.end - rd.start, out);
+			rd.start = rd.end;
+		} else if (rd.known && (r = export_frames(&rd.fs, buf, &rd.start, rd.end, &rd.number, out, err)) < 0) {
+			return r;
+		}
+		if (at_end)
+			break;
+		if ((r = reader_fill(&rd, fd, err)) < 0)
+			return r;
+		at_end = r == 0;
+	}
+	if (rd.start == rd.end)
+		return 0;
+	if (buf[rd.start] == '{') {
+		/* a last line without its newline */
+		fwrite(buf + rd.start, 1, rd.end - rd.start, out);
+		return 0;
+	}
+	err->line = rd.number + 1;
+	return error_set(&err->error, -EINVAL, "the binary trace ends inside a record, at byte %" PRIu64,
+			 rd.fs.offset + rd.start);
 }

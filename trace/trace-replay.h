@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "trace-analyzer.h"
 #include "trace-parse.h"
@@ -13,6 +14,7 @@
 struct trace_replay_error {
 	uint64_t line; /* 1-based; 0 when no line is to blame (a read error) */
 	struct error error; /* why; its message is "" for a read error */
+	bool binary; /* the binary format: line counts its frames */
 };
 
 /* Reads fd to its end.  Returns 0; -EINVAL for an invalid line (err says
@@ -22,3 +24,10 @@ int trace_replay_fd(struct trace_analyzer *a, struct trace_parser *p, int fd, st
 /* The same for the len bytes at buf. */
 int trace_replay_buffer(struct trace_analyzer *a, struct trace_parser *p, const char *buf, size_t len,
 			struct trace_replay_error *err);
+
+/* Writes the trace at fd as memtrace JSON Lines to out: a binary trace's
+ * records as the tracer's JSON writer writes them, its JSON lines and a
+ * JSON Lines file as they are.  Returns 0, -EINVAL for a malformed or cut
+ * binary trace (err says where; every whole frame before it was written),
+ * -ENOMEM or the -errno of read(). */
+int trace_replay_export(int fd, FILE *out, struct trace_replay_error *err);

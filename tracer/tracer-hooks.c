@@ -8,9 +8,11 @@
  *
  * Which allocations are traced one by one is decided by the block's usable
  * size (malloc_usable_size) against --min-bytes, at the allocation and
- * again at the free, so both ends of a block agree without a table of
- * blocks.  A free is written before the real free and an unmap before the
- * real munmap: after them another thread may get the same address, and
+ * again at the free, so both ends of a block agree.  A free asks for the
+ * usable size only when a table of counts says a traced block may be at
+ * that address (block_count): most frees are of small blocks, and the
+ * call was the most of a small pair's cost.  A free is written before the
+ * real free and an unmap before the real munmap: after them another thread may get the same address, and
  * its event must come later in the sequence.
  *
  * The C library's malloc calls its own mmap internally, not this one: the
@@ -92,9 +94,54 @@ static inline bool tracing(void)
 	return !tracer_busy && atomic_load_explicit(&tracer_state, memory_order_relaxed) == TRACER_ON;
 }
 
-static inline bool is_traced(void *p)
+/* Counts of the traced blocks live that start in each page, the pages
+ * taken modulo the table's size, so that the free of a block in a page no
+ * traced block starts in is known untraced without asking the allocator.
+ * A block's count goes up before it is handed to the program and down at
+ * its traced free, so it is not zero while the block lives, whichever
+ * thread frees it (the program orders its malloc before its free).  A
+ * count that reaches 255 stays there: then the usable size decides, as for
+ * any count but zero.  Neighbouring pages have neighbouring counts, so a
+ * heap's frees read a few cache lines of the table, not one each. */
+#define BLOCK_COUNTS (1u << 16)
+static _Atomic uint8_t block_count[BLOCK_COUNTS];
+
+static inline _Atomic uint8_t *block_slot(const void *p)
+{
+	return &block_count[((uint64_t)p >> 12) & (BLOCK_COUNTS - 1)];
+}
+
+static void block_traced(const void *p)
+{
+	_Atomic uint8_t *c = block_slot(p);
+	uint8_t v = atomic_load_explicit(c, memory_order_relaxed);
+
+	while (v != UINT8_MAX && !atomic_compare_exchange_weak(c, &v, (uint8_t)(v + 1)))
+		;
+}
+
+static void block_untraced(const void *p)
+{
+	_Atomic uint8_t *c = block_slot(p);
+	uint8_t v = atomic_load_explicit(c, memory_order_relaxed);
+
+	while (v != UINT8_MAX && v != 0 && !atomic_compare_exchange_weak(c, &v, (uint8_t)(v - 1)))
+		;
+}
+
+/* Whether a block just given out is traced: its usable size says. */
+static inline bool new_is_traced(void *p)
 {
 	return tracer_config.min_bytes == 0 || real_usable(p) >= tracer_config.min_bytes;
+}
+
+/* Whether a block the program gives back was traced: no count at its page
+ * says no for certain, else its usable size says, as it did at the start. */
+static inline bool is_traced(void *p)
+{
+	if (tracer_config.min_bytes && atomic_load_explicit(block_slot(p), memory_order_relaxed) == 0)
+		return false;
+	return new_is_traced(p);
 }
 
 static void emit(enum tracer_kind kind, uint64_t address, uint64_t old_address, uint64_t len, uint64_t site,
@@ -115,7 +162,26 @@ static void emit(enum tracer_kind kind, uint64_t address, uint64_t old_address, 
 	tracer_ring_emit(&r);
 }
 
-static void small(uint64_t len, void *site)
+/* A traced block given out (p, moved from old when not NULL), and one
+ * taken back, with the counts of traced blocks kept. */
+static void emit_alloc(enum tracer_kind kind, void *p, void *old, uint64_t n, void *site, bool failed)
+{
+	if (p && tracer_config.min_bytes)
+		block_traced(p);
+	if (old && tracer_config.min_bytes)
+		block_untraced(old);
+	emit(kind, (uint64_t)p, (uint64_t)old, n, (uint64_t)site, failed);
+}
+
+static void emit_free(void *p, void *site)
+{
+	if (tracer_config.min_bytes)
+		block_untraced(p);
+	emit(TRACER_FREE, (uint64_t)p, 0, 0, (uint64_t)site, false);
+}
+
+/* Inline: it is most of what a small block costs at the default threshold. */
+static inline __attribute__((always_inline)) void small(uint64_t len, void *site)
 {
 	struct tracer_small *t = tracer_ring_my_small();
 	if (t)
@@ -135,10 +201,10 @@ static inline bool surely_small(size_t n)
 static void note_alloc(void *p, size_t n, void *site)
 {
 	tracer_busy++;
-	if (p && (surely_small(n) || !is_traced(p)))
+	if (p && (surely_small(n) || !new_is_traced(p)))
 		small(n, site);
 	else if (p || tracer_config.min_bytes <= n)
-		emit(TRACER_ALLOC, (uint64_t)p, 0, n, (uint64_t)site, !p);
+		emit_alloc(TRACER_ALLOC, p, NULL, n, site, !p);
 	tracer_busy--;
 }
 
@@ -146,7 +212,7 @@ static void note_free(void *p, void *site)
 {
 	tracer_busy++;
 	if (is_traced(p))
-		emit(TRACER_FREE, (uint64_t)p, 0, 0, (uint64_t)site, false);
+		emit_free(p, site);
 	tracer_busy--;
 }
 
@@ -160,8 +226,18 @@ TRACER_EXPORT void *malloc(size_t n)
 			return arena_alloc(n);
 	}
 	p = real_malloc(n);
-	if (tracing())
-		note_alloc(p, n, __builtin_return_address(0));
+	if (tracing()) {
+		/* a small block's count takes no call that may allocate, once
+		 * the thread has its table: no guard needed; most often it is
+		 * from the same site as the thread's last one */
+		void *site = __builtin_return_address(0);
+		if (p && surely_small(n) && tracer_small_again((uint64_t)site, tracer_scope_current(), n))
+			return p;
+		if (p && surely_small(n) && tracer_ring_has_small())
+			small(n, site);
+		else
+			note_alloc(p, n, site);
+	}
 	return p;
 }
 
@@ -188,7 +264,7 @@ TRACER_EXPORT void free(void *p)
 {
 	if (!p || in_arena(p))
 		return;
-	if (tracing())
+	if (tracing() && (!tracer_config.min_bytes || atomic_load_explicit(block_slot(p), memory_order_relaxed)))
 		note_free(p, __builtin_return_address(0));
 	real_free(p);
 }
@@ -217,21 +293,21 @@ TRACER_EXPORT void *realloc(void *p, size_t n)
 	tracer_busy++;
 	old_traced = is_traced(p);
 	if (n == 0 && old_traced)
-		emit(TRACER_FREE, (uint64_t)p, 0, 0, (uint64_t)site, false);
+		emit_free(p, site);
 	q = real_realloc(p, n);
 	if (!q) {
 		if (n && old_traced)
 			emit(TRACER_RESIZE, (uint64_t)p, 0, n, (uint64_t)site, true);
-	} else if (!is_traced(q)) {
+	} else if (!new_is_traced(q)) {
 		if (old_traced && n)
-			emit(TRACER_FREE, (uint64_t)p, 0, 0, (uint64_t)site, false);
+			emit_free(p, site);
 		small(n, site);
 	} else if (!old_traced) {
-		emit(TRACER_ALLOC, (uint64_t)q, 0, n, (uint64_t)site, false);
+		emit_alloc(TRACER_ALLOC, q, NULL, n, site, false);
 	} else if (q == p) {
 		emit(TRACER_RESIZE, (uint64_t)q, 0, n, (uint64_t)site, false);
 	} else {
-		emit(TRACER_MOVE, (uint64_t)q, (uint64_t)p, n, (uint64_t)site, false);
+		emit_alloc(TRACER_MOVE, q, p, n, site, false);
 	}
 	tracer_busy--;
 	return q;

@@ -59,6 +59,7 @@ static __thread int thread_ended __attribute__((tls_model("initial-exec")));
 static void ring_release(void *p)
 {
 	struct tracer_ring *g = p;
+	tracer_small_forget();
 	my_ring = NULL;
 	thread_ended = 1;
 	atomic_store(&g->owned, 0);
@@ -109,6 +110,11 @@ static struct tracer_ring *ring_mine(void)
 	return my_ring ? my_ring : ring_claim();
 }
 
+bool tracer_ring_has_small(void)
+{
+	return my_ring != NULL;
+}
+
 struct tracer_small *tracer_ring_my_small(void)
 {
 	struct tracer_ring *g = ring_mine();
@@ -128,9 +134,13 @@ void tracer_ring_emit(struct tracer_record *r)
 			atomic_fetch_add(&dropped, 1);
 		return;
 	}
-	atomic_store(&g->pending, atomic_load(&seq_counter) + 1);
+	/* The bound is an exchange (sequentially consistent) so the stop,
+	 * which leaves ON and then waits for every bound to clear, either sees
+	 * it or is seen here; the clearing stores below need only release the
+	 * record before them: two locked instructions an event, not four. */
+	atomic_exchange(&g->pending, atomic_load_explicit(&seq_counter, memory_order_relaxed) + 1);
 	if (atomic_load(&tracer_state) != TRACER_ON) {
-		atomic_store(&g->pending, IDLE);
+		atomic_store_explicit(&g->pending, IDLE, memory_order_release);
 		return;
 	}
 	s = atomic_fetch_add(&seq_counter, 1) + 1;
@@ -145,7 +155,7 @@ void tracer_ring_emit(struct tracer_record *r)
 				deadline = now + tracer_config.wait_ns;
 			if (now >= deadline) {
 				atomic_fetch_add(&dropped, 1);
-				atomic_store(&g->pending, IDLE);
+				atomic_store_explicit(&g->pending, IDLE, memory_order_release);
 				return;
 			}
 			/* sleep rather than yield: the writer may need this CPU */
@@ -155,7 +165,7 @@ void tracer_ring_emit(struct tracer_record *r)
 	}
 	g->rec[h & g->mask] = *r;
 	atomic_store_explicit(&g->head, h + 1, memory_order_release);
-	atomic_store(&g->pending, IDLE);
+	atomic_store_explicit(&g->pending, IDLE, memory_order_release);
 	/* a ring half full wakes the writer before it fills */
 	if (((h + 1) & (g->mask >> 1)) == 0)
 		tracer_ring_wake_writer();

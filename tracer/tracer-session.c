@@ -70,6 +70,21 @@ static bool env_copy(const char *name, char *dst, size_t size)
 	return true;
 }
 
+/* The format asked for, or else the file's name says: JSON Lines for a
+ * name ending in .jsonl or .json, the binary format for any other. */
+static bool binary_format(const char *format, const char *file)
+{
+	size_t n = strlen(file);
+
+	if (format && strcmp(format, "json") == 0)
+		return false;
+	if (format && strcmp(format, "binary") == 0)
+		return true;
+	if (n >= 6 && strcmp(file + n - 6, ".jsonl") == 0)
+		return false;
+	return !(n >= 5 && strcmp(file + n - 5, ".json") == 0);
+}
+
 static void configure(void)
 {
 	struct tracer_config *c = &tracer_config;
@@ -90,6 +105,7 @@ static void configure(void)
 	c->buffer_bytes = records * sizeof(struct tracer_record);
 	c->wait_ns = env_u64(TRACER_ENV_WAIT, TRACER_WAIT_DEFAULT_US) * 1000u;
 	env_copy(TRACER_ENV_SCOPE_ENV, c->scope_env, sizeof(c->scope_env));
+	c->binary = binary_format(getenv(TRACER_ENV_FORMAT), c->file);
 }
 
 static void write_start(void)

@@ -1,6 +1,11 @@
 /* The writer thread: takes the rings' records in sequence order and writes
- * them as memtrace JSON Lines (format version 3), formatted by hand into a
- * buffer of its own pages and written with write(2).
+ * them as memtrace events (format version 3) into a buffer of its own
+ * pages, written with write(2) a megabyte at a time: as JSON Lines
+ * formatted by hand, or as the compact records of trace/trace-binary.h
+ * (--format binary), a few bytes an event, so that at --min-bytes 0 the
+ * writer keeps up with the program's threads.  Either way the rare events
+ * (start, allocators, scopes, objects, stacks, the small-block counts,
+ * stop) are JSON lines.
  *
  * Only one thread formats at a time: the writer thread while it runs, then
  * the thread that stops the session (after joining it), or a fork's child
@@ -11,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "trace-binary.h"
 #include "tracer.h"
 
 #define OUT_BYTES (1u << 20)
@@ -23,6 +29,7 @@ static int out_fd = -1;
 static pthread_t writer;
 static bool writer_running;
 static _Atomic int writer_stop;
+static struct trace_bin_state bin_state; /* --format binary: the deltas' base */
 
 int tracer_writer_open(const char *path, bool exclusive)
 {
@@ -31,8 +38,13 @@ int tracer_writer_open(const char *path, bool exclusive)
 	if (!out && !(out = tracer_pages(OUT_BYTES)))
 		return -ENOMEM;
 	out_len = 0;
+	bin_state = (struct trace_bin_state){ 0 };
 	out_fd = open(path, flags, 0644);
-	return out_fd < 0 ? -errno : 0;
+	if (out_fd < 0)
+		return -errno;
+	if (tracer_config.binary)
+		tracer_out_mem(TRACE_BIN_MAGIC, TRACE_BIN_MAGIC_LEN);
+	return 0;
 }
 
 void tracer_out_flush(void)
@@ -85,28 +97,10 @@ void tracer_out_str(const char *s)
 	tracer_out_mem(s, strlen(s));
 }
 
-/* Two digits at a time: the writer formats a few numbers per event, and
- * its speed is the trace's at --min-bytes 0. */
 void tracer_out_u64(uint64_t v)
 {
-	static const char digits[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-					"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-					"8081828384858687888990919293949596979899";
-	char tmp[20], *p = tmp + sizeof(tmp);
-
-	while (v >= 100) {
-		unsigned d = (unsigned)(v % 100) * 2;
-		v /= 100;
-		*--p = digits[d + 1];
-		*--p = digits[d];
-	}
-	if (v >= 10) {
-		*--p = digits[v * 2 + 1];
-		*--p = digits[v * 2];
-	} else {
-		*--p = (char)('0' + v);
-	}
-	tracer_out_mem(p, (size_t)(tmp + sizeof(tmp) - p));
+	room(20);
+	out_len += trace_bin_u64(out + out_len, v);
 }
 
 void tracer_out_hex(uint64_t v)
@@ -164,49 +158,43 @@ void tracer_out_json_string(const char *s)
 
 void tracer_writer_record(const struct tracer_record *r)
 {
-	bool logical = r->kind <= TRACER_MOVE;
+	struct trace_bin_record b;
 
-	room(OUT_LINE_MAX);
-	field("{\"seq\":", r->seq);
 	switch (r->kind) {
-	case TRACER_ALLOC: OUT(",\"kind\":\"alloc\""); break;
-	case TRACER_FREE: OUT(",\"kind\":\"free\""); break;
-	case TRACER_RESIZE: OUT(",\"kind\":\"resize\""); break;
-	case TRACER_MOVE: OUT(",\"kind\":\"remap\""); break;
-	case TRACER_MAP: OUT(",\"kind\":\"map\""); break;
-	case TRACER_UNMAP: OUT(",\"kind\":\"unmap\""); break;
-	case TRACER_REMAP: OUT(",\"kind\":\"remap\""); break;
 	case TRACER_SCOPE_ENTER:
+		room(OUT_LINE_MAX);
+		field("{\"seq\":", r->seq);
 		field(",\"kind\":\"scope.enter\",\"scope_id\":", r->scope);
 		OUT(",\"scope\":");
 		tracer_out_json_string(tracer_scope_path(r->scope));
 		OUT("}\n");
 		return;
 	case TRACER_SCOPE_EXIT:
+		room(OUT_LINE_MAX);
+		field("{\"seq\":", r->seq);
 		field(",\"kind\":\"scope.exit\",\"scope_id\":", r->scope);
 		OUT("}\n");
 		return;
 	}
-	if (logical)
-		OUT(",\"layer\":\"logical_allocator\",\"allocator_id\":1");
-	else
-		OUT(",\"layer\":\"backing_boundary\",\"allocator_id\":2");
-	if (r->kind == TRACER_MOVE || r->kind == TRACER_REMAP)
-		field(",\"old_address\":", r->old_address);
-	field(",\"address\":", r->address);
-	if (r->old_len)
-		field(",\"old_len\":", r->old_len);
-	if (r->kind != TRACER_FREE)
-		field(",\"len\":", r->len);
-	if (r->site)
-		field(",\"return_address\":", r->site);
-	if (r->scope)
-		field(",\"scope_id\":", r->scope);
-	if (r->stack)
-		field(",\"stack_id\":", r->stack);
-	if (r->flags & TRACER_FAILED)
-		OUT(",\"succeeded\":false");
-	OUT("}\n");
+	b = (struct trace_bin_record){
+		.kind = (enum trace_bin_kind)(r->kind + 1),
+		.failed = r->flags & TRACER_FAILED,
+		.seq = r->seq,
+		.address = r->address,
+		.old_address = r->old_address,
+		.len = r->len,
+		.old_len = r->old_len,
+		.return_address = r->site,
+		.scope_id = r->scope,
+		.stack_id = r->stack,
+	};
+	if (tracer_config.binary) {
+		room(TRACE_BIN_RECORD_MAX);
+		out_len += trace_bin_encode(&bin_state, &b, (unsigned char *)out + out_len);
+	} else {
+		room(TRACE_BIN_JSON_MAX);
+		out_len += trace_bin_json(&b, out + out_len);
+	}
 }
 
 static void *writer_main(void *arg)

@@ -7,6 +7,7 @@
  *   tracer-hooks.c    the interposed functions and the dlsym bootstrap
  *   tracer-ring.c     per-thread rings of binary records, sequence numbers, drops
  *   tracer-writer.c   the writer thread: merges the rings by sequence, writes JSON Lines
+ *                     or the binary format (trace/trace-binary.c, built in)
  *   tracer-session.c  start, stop, fork, the configuration from the environment
  *   tracer-scope.c    the program's scopes (the C API, the scope variable, marks)
  *   tracer-small.c    per-site counts of allocations below the threshold
@@ -29,6 +30,7 @@
 #define TRACER_ENV_SCOPE_ENV "RAMWATCH_TRACE_SCOPE_ENV"
 #define TRACER_ENV_BUFFER "RAMWATCH_TRACE_BUFFER"
 #define TRACER_ENV_WAIT "RAMWATCH_TRACE_WAIT_US"
+#define TRACER_ENV_FORMAT "RAMWATCH_TRACE_FORMAT" /* "json" or "binary" */
 
 #define TRACER_MIN_BYTES_DEFAULT 4096u
 #define TRACER_BUFFER_DEFAULT (1u << 20)   /* bytes of records per thread */
@@ -76,6 +78,7 @@ struct tracer_config {
 	unsigned stack;
 	size_t buffer_bytes;
 	uint64_t wait_ns;
+	bool binary; /* --format binary (trace/trace-binary.h), else JSON Lines */
 	char file[512];
 	char scope_env[128];
 };
@@ -119,11 +122,19 @@ TRACER_HIDDEN void tracer_ring_wait_writer(uint64_t timeout_ns);
 struct tracer_small;
 TRACER_HIDDEN void tracer_ring_each_small(void (*fn)(struct tracer_small *t));
 TRACER_HIDDEN struct tracer_small *tracer_ring_my_small(void);
+/* whether the thread has its ring and table already (no call to claim one) */
+TRACER_HIDDEN bool tracer_ring_has_small(void);
 
 /* tracer-small.c */
 TRACER_HIDDEN struct tracer_small *tracer_small_new(void);
 TRACER_HIDDEN void tracer_small_count(struct tracer_small *t, uint64_t site, uint32_t scope, uint64_t len);
 TRACER_HIDDEN void tracer_small_reset(struct tracer_small *t);
+/* Counts the allocation when it is of the calling thread's last site and
+ * scope; false (nothing counted) otherwise. */
+TRACER_HIDDEN bool tracer_small_again(uint64_t site, uint32_t scope, uint64_t len);
+/* A thread that gives its ring up forgets its last slot, in the table the
+ * ring's next thread will count in. */
+TRACER_HIDDEN void tracer_small_forget(void);
 /* Writes one untracked alloc per site and scope of t. */
 TRACER_HIDDEN void tracer_small_write(struct tracer_small *t);
 

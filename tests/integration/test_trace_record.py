@@ -376,3 +376,91 @@ def test_past_the_limits(tmp_path):
     rest = [s for s in sites if s["return_address"] == 0]
     assert len(rest) == 1 and rest[0]["untracked_requests"] == 28
     assert total["untracked_requests"] == 3100
+
+
+def without_addresses(rows):
+    """Summary rows with the fields a new address space changes left out."""
+    return [{k: v for k, v in r.items() if k not in ("site", "address", "return_address")} for r in rows]
+
+
+@pytest.mark.parametrize("name", ["sizes", "realloc", "aligned", "maps", "phases"])
+def test_binary_trace_summarises_as_the_json_one(tmp_path, name):
+    # the file's name chooses: .jsonl is JSON Lines, any other binary
+    json_dir, bin_dir = tmp_path / "json", tmp_path / "bin"
+    json_dir.mkdir()
+    bin_dir.mkdir()
+    p, text = record(json_dir, PATTERNS, name, name="t.jsonl")
+    assert p.returncode == 0, p.stderr
+    p, binary = record(bin_dir, PATTERNS, name, name="t.rwtrace")
+    assert p.returncode == 0, p.stderr
+    assert " 0 dropped, trace complete\n" in p.stderr, p.stderr
+    assert binary.read_bytes()[:10] == b"\x89rwtrace1\x1a"
+    assert binary.stat().st_size < text.stat().st_size
+    t_total, t_scopes, t_sites = summary(text)
+    b_total, b_scopes, b_sites = summary(binary)
+    assert b_total == t_total
+    assert b_scopes == t_scopes
+    key = lambda s: (s.get("symbol") or "", s.get("location") or "", s["allocations"])
+    assert without_addresses(sorted(b_sites, key=key)) == without_addresses(sorted(t_sites, key=key))
+
+
+@pytest.mark.parametrize("name", ["sizes", "realloc", "maps"])
+def test_export_is_what_the_json_writer_writes(tmp_path, name):
+    # one thread and no address randomisation: both runs make the same calls at the same addresses
+    runs = {}
+    for fmt in ("json", "binary"):
+        out = tmp_path / ("t.%s" % fmt)
+        e = dict(os.environ)
+        e.pop("LD_PRELOAD", None)
+        p = subprocess.run(["setarch", "-R", str(RAMWATCH), "trace", "record", "--min-bytes", "0", "--format", fmt,
+                            "-o", str(out), "--", str(PATTERNS), name],
+                           capture_output=True, text=True, timeout=120, env=e, cwd=tmp_path)
+        assert p.returncode == 0, p.stderr
+        runs[fmt] = out
+    assert runs["json"].read_bytes()[:1] == b"{"
+    exported = tmp_path / "exported.jsonl"
+    p = subprocess.run([str(RAMWATCH), "trace", "export", "-o", str(exported), str(runs["binary"])],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    strip_pid = lambda lines: [json.dumps({k: v for k, v in json.loads(l).items() if k != "pid"}) for l in lines]
+    want = runs["json"].read_text().splitlines()
+    got = exported.read_text().splitlines()
+    assert len(got) == len(want) > 10
+    assert strip_pid(got) == strip_pid(want)
+    # the lines themselves, not only their values: the field order is the writer's
+    assert got[1:] == want[1:]
+
+
+def test_binary_trace_drops_count_and_cut_files_say_where(tmp_path):
+    p, out = record(tmp_path, FLOOD, 4, 100000, name="t.rwtrace",
+                    env={"RAMWATCH_TRACE_BUFFER": "4096", "RAMWATCH_TRACE_WAIT_US": "0"})
+    assert p.returncode == 0, p.stderr
+    data = out.read_bytes()
+    stop = json.loads(data[data.rindex(b"\n", 0, len(data) - 1) + 1:])
+    assert stop["kind"] == "trace.stop" and stop["dropped"] > 0
+    total, _, _ = summary(out)
+    c = total["capture_integrity"]
+    assert c["status"] == "sequence_gaps"
+    assert c["missing_sequence_event_count"] == stop["dropped"]
+    assert c["event_count"] + stop["dropped"] == stop["seq"]
+    # cut inside a record (of two cuts a byte apart one is: a record takes 4 bytes or more):
+    # what was whole is exported, then the error says where
+    failed = 0
+    for n in (len(data) // 2, len(data) // 2 - 1):
+        cut = tmp_path / "cut.rwtrace"
+        cut.write_bytes(data[:n])
+        p = subprocess.run([str(RAMWATCH), "trace", "export", str(cut)], capture_output=True)
+        lines = p.stdout.decode().splitlines()
+        assert len(lines) > 1000 and all(json.loads(l)["seq"] for l in lines)
+        if p.returncode == 0:
+            continue
+        failed += 1
+        assert p.returncode == 1
+        assert b"ends inside a record" in p.stderr, p.stderr
+        assert b": record %d: " % (len(lines) + 1) in p.stderr, p.stderr
+        p = subprocess.run([str(RAMWATCH), "trace", "summary", str(cut)], capture_output=True)
+        assert p.returncode == 1 and b"ends inside a record" in p.stderr, p.stderr
+    assert failed >= 1
+    p = subprocess.run([str(RAMWATCH), "trace", "record", "--format", "xml", "-o", "x", "--", "true"],
+                       capture_output=True, text=True)
+    assert p.returncode == 2 and "--format" in p.stderr

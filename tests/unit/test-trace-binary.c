@@ -1,0 +1,296 @@
+/* The binary trace format (trace/trace-binary.c): records encoded and
+ * decoded back, files cut at every byte and bytes that are no frame, the
+ * replay of a binary file against the same events as JSON Lines, and the
+ * export to JSON Lines. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "trace-binary.h"
+#include "trace-replay.h"
+
+#define RECORDS 2000
+
+static uint64_t rng = 88172645463325252ull;
+
+static uint64_t next(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+/* Records of every kind with the values a program gives: addresses near
+ * each other, and now and then anything at all (0, 2^64-1). */
+static void make_records(struct trace_bin_record *v, size_t n)
+{
+	uint64_t seq = 3, base = 0x5555deadbe00ull;
+
+	for (size_t i = 0; i < n; i++) {
+		struct trace_bin_record *r = &v[i];
+		bool wild = next() % 50 == 0;
+		*r = (struct trace_bin_record){ .kind = (enum trace_bin_kind)(1 + next() % 7) };
+		seq += 1 + (next() % 10 == 0 ? next() % 1000 : 0);
+		r->seq = seq;
+		r->address = wild ? (next() % 2 ? UINT64_MAX : 0) : base + (next() % 4096) * 16;
+		if (r->kind == TRACE_BIN_MOVE || r->kind == TRACE_BIN_REMAP)
+			r->old_address = wild ? next() : base + (next() % 4096) * 16;
+		if (r->kind != TRACE_BIN_FREE)
+			r->len = wild ? UINT64_MAX : next() % 100000;
+		if (next() % 5 == 0)
+			r->old_len = next() % 100000;
+		r->return_address = next() % 8 ? 0x7f0000401000ull + next() % 64 : 0;
+		r->scope_id = next() % 3 ? 0 : (wild ? UINT32_MAX : (uint32_t)(next() % 40));
+		r->stack_id = next() % 4 ? 0 : (uint32_t)(next() % 1000);
+		r->failed = next() % 20 == 0;
+	}
+}
+
+/* A binary file: the magic, a start line, the records, a stop line. */
+static size_t make_file(const struct trace_bin_record *v, size_t n, char *out)
+{
+	static const char start[] = "{\"v\":3,\"seq\":1,\"kind\":\"trace.start\"}\n";
+	struct trace_bin_state s = { 0 };
+	size_t len = 0;
+
+	memcpy(out, TRACE_BIN_MAGIC, TRACE_BIN_MAGIC_LEN);
+	len += TRACE_BIN_MAGIC_LEN;
+	memcpy(out + len, start, sizeof(start) - 1);
+	len += sizeof(start) - 1;
+	for (size_t i = 0; i < n; i++)
+		len += trace_bin_encode(&s, &v[i], (unsigned char *)out + len);
+	len += (size_t)sprintf(out + len, "{\"seq\":%" PRIu64 ",\"kind\":\"trace.stop\"}\n", v[n - 1].seq + 1);
+	return len;
+}
+
+static void round_trip(void **state)
+{
+	static struct trace_bin_record v[RECORDS], back;
+	struct trace_bin_state enc = { 0 }, dec = { 0 };
+	unsigned char buf[TRACE_BIN_RECORD_MAX];
+	const char *why;
+
+	(void)state;
+	make_records(v, RECORDS);
+	for (size_t i = 0; i < RECORDS; i++) {
+		size_t n = trace_bin_encode(&enc, &v[i], buf);
+		assert_true(n >= 4 && n <= TRACE_BIN_RECORD_MAX);
+		/* cut anywhere inside, the record is incomplete, not wrong */
+		for (size_t cut = 0; cut < n; cut++) {
+			struct trace_bin_state copy = dec;
+			assert_int_equal(trace_bin_decode(&copy, buf, cut, &back, &why), 0);
+		}
+		assert_int_equal(trace_bin_decode(&dec, buf, n, &back, &why), (int)n);
+		assert_memory_equal(&back, &v[i], sizeof(back));
+	}
+}
+
+static void not_a_record(void **state)
+{
+	struct trace_bin_state s = { 0 };
+	struct trace_bin_record r;
+	const char *why;
+	unsigned char zero[4] = { 0 }, kind8[4] = { 8, 0, 0, 0 };
+	/* a varint of eleven bytes */
+	unsigned char longer[16] = { TRACE_BIN_ALLOC, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01 };
+
+	(void)state;
+	assert_int_equal(trace_bin_decode(&s, zero, sizeof(zero), &r, &why), -1);
+	assert_non_null(strstr(why, "neither a record nor a JSON line"));
+	assert_int_equal(trace_bin_decode(&s, kind8, sizeof(kind8), &r, &why), -1);
+	assert_int_equal(trace_bin_decode(&s, longer, sizeof(longer), &r, &why), -1);
+	assert_non_null(strstr(why, "longer than 64 bits"));
+}
+
+struct replayed {
+	int r;
+	struct trace_replay_error err;
+	uint64_t events, allocations, allocated, frees;
+};
+
+static struct replayed replay(const char *buf, size_t len)
+{
+	struct trace_replay_options o = { .layer = TRACE_LAYER_LOGICAL };
+	struct trace_analyzer a;
+	struct trace_parser p;
+	struct replayed res;
+
+	trace_analyzer_init(&a, &o);
+	trace_parser_init(&p);
+	res.r = trace_replay_buffer(&a, &p, buf, len, &res.err);
+	res.events = a.events;
+	res.allocations = a.totals.c.allocations;
+	res.allocated = a.totals.c.allocated_bytes;
+	res.frees = a.totals.c.frees;
+	trace_parser_done(&p);
+	trace_analyzer_done(&a);
+	return res;
+}
+
+/* The export of a binary file, through a pipe-like temporary file. */
+static char *export(const char *buf, size_t len, size_t *out_len, int *r, struct trace_replay_error *err)
+{
+	FILE *in = tmpfile(), *out = tmpfile();
+	char *text;
+
+	assert_non_null(in);
+	assert_non_null(out);
+	assert_int_equal(fwrite(buf, 1, len, in), len);
+	fflush(in);
+	lseek(fileno(in), 0, SEEK_SET);
+	*r = trace_replay_export(fileno(in), out, err);
+	fflush(out);
+	*out_len = (size_t)ftell(out);
+	text = malloc(*out_len + 1);
+	assert_non_null(text);
+	rewind(out);
+	assert_int_equal(fread(text, 1, *out_len, out), *out_len);
+	text[*out_len] = 0;
+	fclose(in);
+	fclose(out);
+	return text;
+}
+
+/* Only allocs, frees and resizes of the logical layer that balance, so the
+ * analyzer takes every one. */
+static size_t make_program(struct trace_bin_record *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		v[i] = (struct trace_bin_record){
+			.kind = i % 2 ? TRACE_BIN_FREE : TRACE_BIN_ALLOC,
+			.seq = 2 + i,
+			.address = 0x1000 + (i / 2) * 64,
+			.len = i % 2 ? 0 : 16 + i,
+			.return_address = 0x400000 + i % 7,
+			.scope_id = 0,
+		};
+	}
+	return n;
+}
+
+static void replay_and_export_agree(void **state)
+{
+	static struct trace_bin_record v[RECORDS];
+	static char file[RECORDS * TRACE_BIN_RECORD_MAX + 256];
+	struct trace_replay_error err;
+	size_t len, jlen;
+	int r;
+
+	(void)state;
+	make_program(v, RECORDS);
+	len = make_file(v, RECORDS, file);
+	struct replayed bin = replay(file, len);
+	assert_int_equal(bin.r, 0);
+	assert_true(bin.err.binary);
+	assert_int_equal(bin.events, RECORDS + 2);
+	assert_int_equal(bin.allocations, RECORDS / 2);
+	assert_int_equal(bin.frees, RECORDS / 2);
+
+	char *json = export(file, len, &jlen, &r, &err);
+	assert_int_equal(r, 0);
+	struct replayed text = replay(json, jlen);
+	assert_int_equal(text.r, 0);
+	assert_false(text.err.binary);
+	assert_int_equal(text.events, bin.events);
+	assert_int_equal(text.allocated, bin.allocated);
+	/* each record is one line, as the tracer's JSON writer writes it */
+	char line[TRACE_BIN_JSON_MAX + 1];
+	size_t n = trace_bin_json(&v[0], line);
+	line[n] = 0;
+	assert_non_null(strstr(json, line));
+	free(json);
+}
+
+/* Cut at every byte past the head: the whole frames before the cut are
+ * replayed and exported, then a clear error (or none, at a frame's end). */
+static void cut_files(void **state)
+{
+	static struct trace_bin_record v[40];
+	static char file[40 * TRACE_BIN_RECORD_MAX + 256];
+	size_t len = make_file(v, make_program(v, 40), file), jlen;
+	struct trace_replay_error err;
+	size_t frame_end[64], frames = 0, at = TRACE_BIN_MAGIC_LEN;
+	struct trace_bin_state s = { 0 };
+	struct trace_bin_frame f;
+	const char *why;
+	int r;
+
+	(void)state;
+	while (at < len) {
+		int k = trace_bin_next(&s, file + at, len - at, &f, &why);
+		assert_true(k > 0);
+		at += (size_t)k;
+		frame_end[frames++] = at;
+	}
+	for (size_t cut = TRACE_BIN_MAGIC_LEN + 1; cut < len; cut++) {
+		size_t whole = 0;
+		while (whole < frames && frame_end[whole] <= cut)
+			whole++;
+		struct replayed res = replay(file, cut);
+		bool at_end = whole > 0 && frame_end[whole - 1] == cut;
+		/* a JSON line cut short is a line without newline: the parser's to judge */
+		bool in_line = file[whole ? frame_end[whole - 1] : TRACE_BIN_MAGIC_LEN] == '{';
+		if (at_end) {
+			assert_int_equal(res.r, 0);
+		} else if (!in_line) {
+			assert_int_equal(res.r, -EINVAL);
+			assert_non_null(strstr(res.err.error.message, "ends inside a record"));
+			assert_int_equal(res.err.line, whole + 1);
+		}
+		if (!in_line || at_end)
+			assert_int_equal(res.events, whole);
+		char *json = export(file, cut, &jlen, &r, &err);
+		if (!in_line && !at_end) {
+			assert_int_equal(r, -EINVAL);
+			size_t lines = 0;
+			for (size_t i = 0; i < jlen; i++)
+				lines += json[i] == '\n';
+			assert_int_equal(lines, whole);
+		}
+		free(json);
+	}
+}
+
+static void bad_byte_in_file(void **state)
+{
+	static struct trace_bin_record v[10];
+	static char file[10 * TRACE_BIN_RECORD_MAX + 256];
+	size_t len = make_file(v, make_program(v, 10), file);
+	struct trace_bin_state s = { 0 };
+	struct trace_bin_frame f;
+	const char *why;
+	size_t at = TRACE_BIN_MAGIC_LEN;
+
+	(void)state;
+	/* the fourth frame's first byte made into no kind at all */
+	for (int i = 0; i < 3; i++)
+		at += (size_t)trace_bin_next(&s, file + at, len - at, &f, &why);
+	file[at] = 0x0e;
+	struct replayed res = replay(file, len);
+	assert_int_equal(res.r, -EINVAL);
+	assert_int_equal(res.err.line, 4);
+	assert_int_equal(res.events, 3);
+	assert_non_null(strstr(res.err.error.message, "neither a record nor a JSON line"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(round_trip),
+		cmocka_unit_test(not_a_record),
+		cmocka_unit_test(replay_and_export_agree),
+		cmocka_unit_test(cut_files),
+		cmocka_unit_test(bad_byte_in_file),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

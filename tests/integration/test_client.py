@@ -319,16 +319,19 @@ def test_report_markdown(grown, tmp_path):
     assert [p["name"] for p in j["phases"]] == ["(start)", "training"]
     assert j["last_census"]["trigger"] == "growth"
     # the stored census has every counter the census read from status, close
-    # to what the kernel gives now: the process holds still after its growth,
-    # but its runtime (and a sanitizer's, in that build) may touch a few more
-    # pages after the census; the exact check is private = RssAnon + VmSwap
-    # of the same read, below
+    # to what the kernel gives now.  The growth census is triggered by the
+    # sample that crosses the threshold, which may come while the helper is
+    # still touching its 64 MiB: its RssAnon lies between the level before
+    # the growth and the kernel's now (a few pages more for the runtime and
+    # a sanitizer's); the other counters do not move.  The exact check is
+    # private = RssAnon + VmSwap of the same read, below
     counters = j["last_census"]["counters"]
     now = kernel_status(shapes.pid)
     for key, field in (("rss_anon", "RssAnon"), ("rss_file", "RssFile"), ("rss_shmem", "RssShmem"),
                        ("swap", "VmSwap"), ("locked", "VmLck"), ("hugetlb", "HugetlbPages")):
         assert isinstance(counters[key], int), (key, counters)
-        assert abs(counters[key] - now[field]) <= 4 * MiB, (key, counters[key], now[field])
+        below = 68 * MiB if key == "rss_anon" else 4 * MiB
+        assert now[field] - below <= counters[key] <= now[field] + 4 * MiB, (key, counters[key], now[field])
     assert counters["rss_anon"] >= 64 * MiB
     assert counters["private"] == counters["rss_anon"] + counters["swap"]
     # and the Markdown says the private figure, not unknown

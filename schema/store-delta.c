@@ -151,16 +151,9 @@ static int delta_size(struct store *s, int64_t census_id, int64_t key, int64_t *
 	sqlite3_stmt *st;
 	int r, rc;
 
-	if (!s->stmt[STMT_DELTA_SIZE]) {
-		char *sql = NULL;
-		r = size_sql(s, &sql);
-		if (r >= 0)
-			r = store_stmt(s, STMT_DELTA_SIZE, sql, &st);
-		sqlite3_free(sql);
-		if (r < 0)
-			return r;
-	}
-	st = s->stmt[STMT_DELTA_SIZE];
+	r = store_stmt_built(s, STMT_DELTA_SIZE, size_sql, &st);
+	if (r < 0)
+		return r;
 	rc = sqlite3_bind_int64(st, 1, census_id);
 	rc |= sqlite3_bind_int64(st, 2, key);
 	r = store_bound(s, st, rc, "census delta");

@@ -145,6 +145,12 @@ int store_failf(struct store *s, int r, const char *fmt, ...) _printf_(3, 4);
  * (owned by the store; finish it with store_stmt_done) or a negative errno. */
 int store_stmt(struct store *s, enum store_stmt id, const char *sql, sqlite3_stmt **ret);
 
+/* The same for a statement whose SQL is made at run time (from the
+ * columns the schema has): build is called on first use only and returns
+ * 0 with SQL to free with sqlite3_free, or a negative errno. */
+int store_stmt_built(struct store *s, enum store_stmt id, int (*build)(struct store *s, char **ret),
+		     sqlite3_stmt **ret);
+
 /* Resets a statement and clears its bindings, so a reused statement holds
  * no strings of the caller's and no read transaction open. */
 void store_stmt_done(sqlite3_stmt *st);

@@ -74,17 +74,9 @@ int store_put_repeat(struct store *s, int64_t process_id, const struct store_cen
 	sqlite3_stmt *st;
 	int r, rc;
 
-	if (!s->stmt[STMT_REPEAT_PUT]) {
-		char *sql = NULL;
-		r = repeat_sql(s, &sql);
-		if (r < 0)
-			return r;
-		r = store_stmt(s, STMT_REPEAT_PUT, sql, &st);
-		sqlite3_free(sql);
-		if (r < 0)
-			return r;
-	}
-	st = s->stmt[STMT_REPEAT_PUT];
+	r = store_stmt_built(s, STMT_REPEAT_PUT, repeat_sql, &st);
+	if (r < 0)
+		return r;
 	rc = sqlite3_bind_int64(st, 1, process_id);
 	rc |= sqlite3_bind_int64(st, 2, m->time);
 	rc |= store_bind_text(st, 3, store_trigger_name(m->trigger));

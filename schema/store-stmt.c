@@ -99,6 +99,23 @@ int store_stmt(struct store *s, enum store_stmt id, const char *sql, sqlite3_stm
 	return 0;
 }
 
+int store_stmt_built(struct store *s, enum store_stmt id, int (*build)(struct store *s, char **ret),
+		     sqlite3_stmt **ret)
+{
+	char *sql = NULL;
+	int r;
+
+	if (s->stmt[id]) {
+		*ret = s->stmt[id];
+		return 0;
+	}
+	r = build(s, &sql);
+	if (r >= 0)
+		r = store_stmt(s, id, sql, ret);
+	sqlite3_free(sql);
+	return r;
+}
+
 void store_stmt_done(sqlite3_stmt *st)
 {
 	/* reset returns the error of the last step again: already handled */

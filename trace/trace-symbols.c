@@ -84,7 +84,8 @@ struct trace_symbols {
 	size_t n, alloc;
 };
 
-int trace_symbols_open(const char *path, struct trace_symbols **ret, struct error *err)
+/* libdw loaded and an empty session to report objects into. */
+static int symbols_new(struct trace_symbols **ret, struct error *err)
 {
 	int r = load_libdw(err);
 	if (r < 0)
@@ -98,6 +99,16 @@ int trace_symbols_open(const char *path, struct trace_symbols **ret, struct erro
 		free(s);
 		return -ENOMEM;
 	}
+	*ret = s;
+	return 0;
+}
+
+int trace_symbols_open(const char *path, struct trace_symbols **ret, struct error *err)
+{
+	struct trace_symbols *s;
+	int r = symbols_new(&s, err);
+	if (r < 0)
+		return r;
 	/* at the addresses it was linked for: base 0, not adding the first
 	 * segment's address (dwfl_report_offline would move a PIE or a
 	 * library to 0x10000) */
@@ -115,18 +126,10 @@ int trace_symbols_open(const char *path, struct trace_symbols **ret, struct erro
 int trace_symbols_open_objects(const struct trace_object *objects, size_t n, struct trace_symbols **ret,
 			       struct error *err)
 {
-	int r = load_libdw(err);
+	struct trace_symbols *s;
+	int r = symbols_new(&s, err);
 	if (r < 0)
 		return r;
-	struct trace_symbols *s = calloc(1, sizeof(*s));
-	if (!s)
-		return -ENOMEM;
-	s->dwfl = dw.begin(&callbacks);
-	if (!s->dwfl) {
-		error_set(err, -ENOMEM, "%s", dw.errmsg(-1));
-		free(s);
-		return -ENOMEM;
-	}
 	/* base: the load bias, which dwfl adds to an ET_DYN object's
 	 * addresses (a fixed-address executable has bias 0) */
 	for (size_t i = 0; i < n; i++)

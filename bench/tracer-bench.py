@@ -7,7 +7,9 @@ untraced, under libramwatch-trace.so at the default threshold and at
 trace of 16 M pairs would take 4.4 GB), and under heaptrack when it is
 installed, every case once a round for several rounds, and prints the
 median wall time and peak resident memory of each and its ratio to the
-untraced run of the same pairs.  The tracer is preloaded directly, as
+untraced run of the same pairs.  Then the same for a real program:
+CPython (bench/python-json.py, PYTHONMALLOC=malloc so every object is a
+malloc call).  The tracer is preloaded directly, as
 ramwatch trace record preloads it, so the time is the program's, without
 trace record's summary (a replay of the trace) at the end.  Traces go to
 $RAMWATCH_BUILD/bench-tracer and are removed after each run.
@@ -26,6 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 BUILD = Path(os.environ.get("RAMWATCH_BUILD", ROOT / "build"))
 PROG = BUILD / "bench" / "malloc-heavy"
+PYTHON_WORK = ROOT / "bench" / "python-json.py"
 LIB = BUILD / "libramwatch-trace.so"
 OUT = BUILD / "bench-tracer"
 
@@ -52,6 +55,7 @@ def main():
                     help="pairs for the untraced, default threshold, binary --min-bytes 0 and heaptrack runs")
     ap.add_argument("--pairs-json", type=int, default=4_000_000,
                     help="pairs for --min-bytes 0 writing JSON Lines (about 140 bytes an event)")
+    ap.add_argument("--no-python", action="store_true", help="leave out the CPython program")
     a = ap.parse_args()
     base = dict(os.environ)
     base.pop("LD_PRELOAD", None)
@@ -71,6 +75,21 @@ def main():
     def heaptrack(pairs):
         return lambda: (["heaptrack", "-o", str(OUT / "ht"), str(PROG), "4", str(pairs)], base)
 
+    # the real program: every object a malloc call
+    py = ["/usr/bin/python3", str(PYTHON_WORK)]
+    py_env = dict(base, PYTHONMALLOC="malloc")
+
+    def python(min_bytes=None, tracer=True):
+        def make():
+            if not tracer:
+                return py, py_env
+            env = dict(py_env, LD_PRELOAD=str(LIB), RAMWATCH_TRACE_FILE=str(OUT / "t.trace"),
+                       RAMWATCH_TRACE_FORMAT="binary")
+            if min_bytes is not None:
+                env["RAMWATCH_TRACE_MIN_BYTES"] = min_bytes
+            return py, env
+        return make
+
     cases = [("untraced", a.pairs, untraced(a.pairs)),
              ("tracer, default threshold", a.pairs, traced(a.pairs, None, "binary")),
              ("tracer, --min-bytes 0, binary", a.pairs, traced(a.pairs, "0", "binary"))]
@@ -81,6 +100,12 @@ def main():
     cases.append(("tracer, --min-bytes 0, JSON Lines", a.pairs_json, traced(a.pairs_json, "0", "json")))
     if shutil.which("heaptrack") and a.pairs_json != a.pairs:
         cases.append(("heaptrack", a.pairs_json, heaptrack(a.pairs_json)))
+    if not a.no_python:
+        cases += [("untraced", 0, python(tracer=False)),
+                  ("tracer, default threshold", 0, python()),
+                  ("tracer, --min-bytes 0, binary", 0, python("0"))]
+        if shutil.which("heaptrack"):
+            cases.append(("heaptrack", 0, lambda: (["heaptrack", "-o", str(OUT / "ht"), *py], py_env)))
     # Round by round, every case once a round: a machine whose load changes
     # during the bench changes every case's runs alike.
     walls = {(name, pairs): [] for name, pairs, _ in cases}
@@ -93,13 +118,13 @@ def main():
             walls[(name, pairs)].append(w)
             rss[(name, pairs)].append(m)
     clean()
-    print("| run | pairs | wall (median of %d) | x untraced | peak RSS |" % a.runs)
-    print("|---|---:|---:|---:|---:|")
+    print("| run | program | wall (median of %d) | x untraced | peak RSS |" % a.runs)
+    print("|---|---|---:|---:|---:|")
     for name, pairs, _ in cases:
         w = statistics.median(walls[(name, pairs)])
         u = statistics.median(walls[("untraced", pairs)])
-        print("| %s | %d M | %.2f s | %.1f | %d MiB |" % (name, pairs // 1_000_000, w, w / u,
-                                                        round(max(rss[(name, pairs)]) / 1024)))
+        program = "%d M pairs" % (pairs // 1_000_000) if pairs else "CPython, JSON of a 300 000-entry dict"
+        print("| %s | %s | %.2f s | %.1f | %d MiB |" % (name, program, w, w / u, round(max(rss[(name, pairs)]) / 1024)))
 
 
 if __name__ == "__main__":

@@ -3,14 +3,18 @@
 
 Runs bench/malloc-heavy (4 threads, malloc/free pairs of 16-512 bytes)
 untraced, under libramwatch-trace.so at the default threshold and at
---min-bytes 0 (writing JSON Lines, then the binary format), and under heaptrack when it is installed, each several
-times, and prints the median wall time and peak resident memory of each
-and its ratio to the untraced run.  The tracer is preloaded directly, as
+--min-bytes 0 (the binary file; JSON Lines on fewer pairs, since a JSON
+trace of 16 M pairs would take 4.4 GB), and under heaptrack when it is
+installed, every case once a round for several rounds, and prints the
+median wall time and peak resident memory of each and its ratio to the
+untraced run of the same pairs.  Then the same for a real program:
+CPython (bench/python-json.py, PYTHONMALLOC=malloc so every object is a
+malloc call).  The tracer is preloaded directly, as
 ramwatch trace record preloads it, so the time is the program's, without
 trace record's summary (a replay of the trace) at the end.  Traces go to
 $RAMWATCH_BUILD/bench-tracer and are removed after each run.
 
-    RAMWATCH_BUILD=build /usr/bin/python3 bench/tracer-bench.py [--runs N] [--pairs N] [--pairs-all N]
+    RAMWATCH_BUILD=build /usr/bin/python3 bench/tracer-bench.py [--runs N] [--pairs N] [--pairs-json N]
 """
 
 import argparse
@@ -24,6 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 BUILD = Path(os.environ.get("RAMWATCH_BUILD", ROOT / "build"))
 PROG = BUILD / "bench" / "malloc-heavy"
+PYTHON_WORK = ROOT / "bench" / "python-json.py"
 LIB = BUILD / "libramwatch-trace.so"
 OUT = BUILD / "bench-tracer"
 
@@ -46,44 +51,80 @@ def clean():
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--pairs", type=int, default=16_000_000, help="pairs for the untraced, default and heaptrack runs")
-    ap.add_argument("--pairs-all", type=int, default=4_000_000, help="pairs for --min-bytes 0 (about 140 bytes of JSON an event, 6 of binary)")
+    ap.add_argument("--pairs", type=int, default=16_000_000,
+                    help="pairs for the untraced, default threshold, binary --min-bytes 0 and heaptrack runs")
+    ap.add_argument("--pairs-json", type=int, default=4_000_000,
+                    help="pairs for --min-bytes 0 writing JSON Lines (about 140 bytes an event)")
+    ap.add_argument("--no-python", action="store_true", help="leave out the CPython program")
     a = ap.parse_args()
     base = dict(os.environ)
     base.pop("LD_PRELOAD", None)
-    cases = [("untraced", a.pairs, lambda: ([str(PROG), "4", str(a.pairs)], base))]
-    for name, min_bytes, pairs, fmt in (("tracer, default threshold", None, a.pairs, "binary"),
-                                        ("tracer, --min-bytes 0, JSON Lines", "0", a.pairs_all, "json"),
-                                        ("tracer, --min-bytes 0, binary", "0", a.pairs_all, "binary")):
-        def make(min_bytes=min_bytes, pairs=pairs, fmt=fmt):
+
+    def untraced(pairs):
+        return lambda: ([str(PROG), "4", str(pairs)], base)
+
+    def traced(pairs, min_bytes, fmt):
+        def make():
             env = dict(base, LD_PRELOAD=str(LIB), RAMWATCH_TRACE_FILE=str(OUT / "t.trace"),
                        RAMWATCH_TRACE_FORMAT=fmt)
             if min_bytes is not None:
                 env["RAMWATCH_TRACE_MIN_BYTES"] = min_bytes
             return [str(PROG), "4", str(pairs)], env
-        cases.append((name, pairs, make))
-    if a.pairs_all != a.pairs:
-        cases.append(("untraced", a.pairs_all, lambda: ([str(PROG), "4", str(a.pairs_all)], base)))
+        return make
+
+    def heaptrack(pairs):
+        return lambda: (["heaptrack", "-o", str(OUT / "ht"), str(PROG), "4", str(pairs)], base)
+
+    # the real program: every object a malloc call
+    py = ["/usr/bin/python3", str(PYTHON_WORK)]
+    py_env = dict(base, PYTHONMALLOC="malloc")
+
+    def python(min_bytes=None, tracer=True):
+        def make():
+            if not tracer:
+                return py, py_env
+            env = dict(py_env, LD_PRELOAD=str(LIB), RAMWATCH_TRACE_FILE=str(OUT / "t.trace"),
+                       RAMWATCH_TRACE_FORMAT="binary")
+            if min_bytes is not None:
+                env["RAMWATCH_TRACE_MIN_BYTES"] = min_bytes
+            return py, env
+        return make
+
+    cases = [("untraced", a.pairs, untraced(a.pairs)),
+             ("tracer, default threshold", a.pairs, traced(a.pairs, None, "binary")),
+             ("tracer, --min-bytes 0, binary", a.pairs, traced(a.pairs, "0", "binary"))]
     if shutil.which("heaptrack"):
-        for pairs in sorted({a.pairs, a.pairs_all}):
-            cases.append(("heaptrack", pairs, lambda pairs=pairs: (
-                ["heaptrack", "-o", str(OUT / "ht"), str(PROG), "4", str(pairs)], base)))
-    results = {}
-    for name, pairs, make in cases:
-        walls, rss = [], []
-        for _ in range(a.runs):
+        cases.append(("heaptrack", a.pairs, heaptrack(a.pairs)))
+    if a.pairs_json != a.pairs:
+        cases.append(("untraced", a.pairs_json, untraced(a.pairs_json)))
+    cases.append(("tracer, --min-bytes 0, JSON Lines", a.pairs_json, traced(a.pairs_json, "0", "json")))
+    if shutil.which("heaptrack") and a.pairs_json != a.pairs:
+        cases.append(("heaptrack", a.pairs_json, heaptrack(a.pairs_json)))
+    if not a.no_python:
+        cases += [("untraced", 0, python(tracer=False)),
+                  ("tracer, default threshold", 0, python()),
+                  ("tracer, --min-bytes 0, binary", 0, python("0"))]
+        if shutil.which("heaptrack"):
+            cases.append(("heaptrack", 0, lambda: (["heaptrack", "-o", str(OUT / "ht"), *py], py_env)))
+    # Round by round, every case once a round: a machine whose load changes
+    # during the bench changes every case's runs alike.
+    walls = {(name, pairs): [] for name, pairs, _ in cases}
+    rss = {(name, pairs): [] for name, pairs, _ in cases}
+    for _ in range(a.runs):
+        for name, pairs, make in cases:
             clean()
             cmd, env = make()
             w, m = measure(cmd, env)
-            walls.append(w)
-            rss.append(m)
-        results[(name, pairs)] = (statistics.median(walls), max(rss))
+            walls[(name, pairs)].append(w)
+            rss[(name, pairs)].append(m)
     clean()
-    print("| run | pairs | wall (median of %d) | x untraced | peak RSS |" % a.runs)
-    print("|---|---:|---:|---:|---:|")
-    for (name, pairs), (w, m) in results.items():
-        u = results[("untraced", pairs)][0]
-        print("| %s | %d M | %.2f s | %.1f | %d MiB |" % (name, pairs // 1_000_000, w, w / u, round(m / 1024)))
+    print("| run | program | wall (median of %d) | x untraced | peak RSS |" % a.runs)
+    print("|---|---|---:|---:|---:|")
+    for name, pairs, _ in cases:
+        w = statistics.median(walls[(name, pairs)])
+        u = statistics.median(walls[("untraced", pairs)])
+        program = "%d M pairs" % (pairs // 1_000_000) if pairs else "CPython, JSON of a 300 000-entry dict"
+        print("| %s | %s | %.2f s | %.1f | %d MiB |" % (name, program, w, w / u, round(max(rss[(name, pairs)]) / 1024)))
 
 
 if __name__ == "__main__":

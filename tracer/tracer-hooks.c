@@ -264,7 +264,9 @@ TRACER_EXPORT void free(void *p)
 {
 	if (!p || in_arena(p))
 		return;
-	if (tracing() && (!tracer_config.min_bytes || atomic_load_explicit(block_slot(p), memory_order_relaxed)))
+	/* a page no traced block starts in first: most frees end there,
+	 * without the thread's guard or the state read */
+	if ((!tracer_config.min_bytes || atomic_load_explicit(block_slot(p), memory_order_relaxed)) && tracing())
 		note_free(p, __builtin_return_address(0));
 	real_free(p);
 }

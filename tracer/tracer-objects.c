@@ -33,7 +33,7 @@ static int one(struct dl_phdr_info *info, size_t size, void *data)
 			end = p->p_vaddr + p->p_memsz;
 	}
 	tracer_out_str("{\"seq\":");
-	tracer_out_u64(tracer_ring_next_seq());
+	tracer_out_u64(tracer_writer_next_seq());
 	tracer_out_str(",\"kind\":\"object\",\"address\":");
 	tracer_out_u64(info->dlpi_addr);
 	tracer_out_str(",\"len\":");

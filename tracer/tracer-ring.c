@@ -1,24 +1,42 @@
-/* Per-thread rings of binary records and the sequence they are merged in.
+/* Per-thread rings of binary records and the order they are merged in.
  *
  * Each thread writes its events into its own ring (one producer, the
- * writer thread the only consumer): no lock on the program's path, one
- * atomic add for the sequence number.  Sequence numbers are global, so the
- * writer can put the threads' events back in the order they happened; it
- * must only never write number N+1 while a thread that took N has not
- * published it yet.  So a thread announces, before it takes a number, a
- * lower bound of the number it will take (pending), and clears it after it
- * published the record; the writer writes only below the smallest pending
- * bound and the counter it read before them (all sequentially consistent:
- * a number below that watermark was published, or its thread's bound would
- * be below it).
+ * writer thread the only consumer): no lock and nothing shared written on
+ * the program's path.  A record carries when it happened, read from
+ * CLOCK_MONOTONIC (the vDSO; the kernel keeps it monotonic across CPUs),
+ * and the writer merges the rings by that stamp and numbers the events in
+ * that order (their memtrace seq).  A shared counter would order them as
+ * well, but every event would move its cache line between cores: on two
+ * cores that was half the cost of a traced malloc/free pair, and it grows
+ * with the cores.
+ *
+ * The writer must never write a record stamped T while a thread may still
+ * publish one stamped below T.  So a thread announces, before it reads the
+ * clock, a lower bound of the stamp it will take (pending: its previous
+ * stamp), and clears it after it published the record; the writer reads
+ * the clock, then every bound, and writes only what is stamped below both.
+ * The announcement must be seen before the thread's clock read, a store
+ * then a load, which the processor may reorder: the writer's side pays for
+ * that, with membarrier(2) between its clock read and its reads of the
+ * bounds (a thread stopped by it either has its bound seen or reads the
+ * clock after the writer did).  Where membarrier is not to be had, each
+ * announcement is a locked exchange instead.
+ *
+ * Two events stamped alike in two threads happened at once, as near as the
+ * clock tells; one that depends on another (a block freed by one thread,
+ * then handed out to another) is stamped later: a free is stamped before
+ * the real free, an allocation after the real call returned.
  *
  * A full ring makes its thread wait for the writer, at most the configured
- * wait (RAMWATCH_TRACE_WAIT_US), then drop the event: the number taken and
- * not written is a gap in the trace's sequence, and the count goes on
- * trace.stop.  A thread that ended leaves its ring to the next new thread. */
+ * wait (RAMWATCH_TRACE_WAIT_US), then drop the event: the ring counts it,
+ * and the writer leaves a gap in the numbers before the thread's next
+ * record (the count goes on trace.stop too).  A thread that ended leaves
+ * its ring to the next new thread. */
 #include <linux/futex.h>
+#include <linux/membarrier.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <sys/syscall.h>
@@ -28,19 +46,28 @@
 
 #define IDLE UINT64_MAX
 
+/* Three cache lines, each written by one side only: the producer writes
+ * its line at every event, the writer its line at every record it merges,
+ * and a line either writes and the other reads moves between their cores.
+ * (With the writer's merge state beside the producer's bound, that move was
+ * half of a traced pair's cost.) */
 struct tracer_ring {
-	_Atomic uint64_t head; /* records published; the producer's */
-	char pad1[56];
-	_Atomic uint64_t tail; /* records taken; the writer's */
-	char pad2[56];
+	/* the producer's */
+	_Alignas(64) _Atomic uint64_t head; /* records published */
 	_Atomic uint64_t pending;
-	_Atomic int owned; /* 1 while a live thread writes it */
-	struct tracer_ring *next;
-	struct tracer_small *small;
+	uint64_t last;      /* the stamp of the thread's last record */
+	uint64_t tail_seen; /* the writer's tail as last read: room is known without reading it */
+	uint32_t gap;       /* events dropped since its last record */
+	/* set when the ring is made, read by both */
+	_Alignas(64) struct tracer_record *rec;
 	uint64_t mask;
-	struct tracer_record *rec;
-	/* the writer's own copy of records taken from the ring, not yet
-	 * written: merging from them reads memory no other core writes */
+	struct tracer_small *small;
+	struct tracer_ring *next;
+	_Atomic int owned; /* 1 while a live thread writes it */
+	/* the writer's */
+	_Alignas(64) _Atomic uint64_t tail; /* records taken */
+	/* its own copy of records taken from the ring, not yet written:
+	 * merging from them reads memory no other core writes */
 	struct tracer_record *local;
 	uint32_t lhead, ln;
 };
@@ -48,8 +75,8 @@ struct tracer_ring {
 #define LOCAL_MAX 4096u
 
 static _Atomic(struct tracer_ring *) rings;
-static _Atomic uint64_t seq_counter;
 static _Atomic uint64_t dropped;
+static bool remote_fence; /* membarrier(2) works: the producers' bound is a plain store */
 static _Atomic uint32_t writer_word;
 static pthread_key_t ring_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
@@ -121,10 +148,43 @@ struct tracer_small *tracer_ring_my_small(void)
 	return g ? g->small : NULL;
 }
 
+/* What the clock says, in nanoseconds. */
+static inline uint64_t clock_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Makes every thread's earlier stores seen by this one's later loads (see
+ * the top of the file). */
+static void fence_remote(void)
+{
+	if (remote_fence)
+		syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+	else
+		atomic_thread_fence(memory_order_seq_cst);
+}
+
+void tracer_ring_init(void)
+{
+	remote_fence = syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+}
+
+static inline void announce(struct tracer_ring *g)
+{
+	if (remote_fence) {
+		atomic_store_explicit(&g->pending, g->last, memory_order_relaxed);
+		atomic_signal_fence(memory_order_seq_cst);
+	} else {
+		atomic_exchange(&g->pending, g->last);
+	}
+}
+
 void tracer_ring_emit(struct tracer_record *r)
 {
 	struct tracer_ring *g = ring_mine();
-	uint64_t h, s;
+	uint64_t h;
 
 	/* After its ring's key destructor a thread runs only the C library's
 	 * and other libraries' last clean-up (the program's thread_local
@@ -134,27 +194,29 @@ void tracer_ring_emit(struct tracer_record *r)
 			atomic_fetch_add(&dropped, 1);
 		return;
 	}
-	/* The bound is an exchange (sequentially consistent) so the stop,
-	 * which leaves ON and then waits for every bound to clear, either sees
-	 * it or is seen here; the clearing stores below need only release the
-	 * record before them: two locked instructions an event, not four. */
-	atomic_exchange(&g->pending, atomic_load_explicit(&seq_counter, memory_order_relaxed) + 1);
-	if (atomic_load(&tracer_state) != TRACER_ON) {
+	/* The stop leaves ON, fences, then waits for every bound to clear:
+	 * either it sees this one or this sees it is no longer ON. */
+	announce(g);
+	if (atomic_load_explicit(&tracer_state, memory_order_relaxed) != TRACER_ON) {
 		atomic_store_explicit(&g->pending, IDLE, memory_order_release);
 		return;
 	}
-	s = atomic_fetch_add(&seq_counter, 1) + 1;
-	r->seq = s;
+	r->stamp = clock_now();
+	if (r->stamp < g->last)
+		r->stamp = g->last; /* never below the bound announced */
 	h = atomic_load_explicit(&g->head, memory_order_relaxed);
-	if (h - atomic_load_explicit(&g->tail, memory_order_acquire) > g->mask) {
+	if (h - g->tail_seen > g->mask)
+		g->tail_seen = atomic_load_explicit(&g->tail, memory_order_acquire);
+	if (h - g->tail_seen > g->mask) {
 		uint64_t deadline = 0;
 		tracer_ring_wake_writer();
-		while (h - atomic_load_explicit(&g->tail, memory_order_acquire) > g->mask) {
+		while (h - (g->tail_seen = atomic_load_explicit(&g->tail, memory_order_acquire)) > g->mask) {
 			uint64_t now = tracer_now_ns();
 			if (!deadline)
 				deadline = now + tracer_config.wait_ns;
 			if (now >= deadline) {
 				atomic_fetch_add(&dropped, 1);
+				g->gap++;
 				atomic_store_explicit(&g->pending, IDLE, memory_order_release);
 				return;
 			}
@@ -163,6 +225,9 @@ void tracer_ring_emit(struct tracer_record *r)
 			nanosleep(&ts, NULL);
 		}
 	}
+	r->gap = g->gap;
+	g->gap = 0;
+	g->last = r->stamp;
 	g->rec[h & g->mask] = *r;
 	atomic_store_explicit(&g->head, h + 1, memory_order_release);
 	atomic_store_explicit(&g->pending, IDLE, memory_order_release);
@@ -176,18 +241,9 @@ uint64_t tracer_ring_dropped(void)
 	return atomic_load(&dropped);
 }
 
-uint64_t tracer_ring_last_seq(void)
-{
-	return atomic_load(&seq_counter);
-}
-
-uint64_t tracer_ring_next_seq(void)
-{
-	return atomic_fetch_add(&seq_counter, 1) + 1;
-}
-
 void tracer_ring_quiesce(void)
 {
+	fence_remote();
 	for (struct tracer_ring *g = atomic_load(&rings); g; g = g->next)
 		while (atomic_load(&g->pending) != IDLE)
 			sched_yield();
@@ -195,23 +251,26 @@ void tracer_ring_quiesce(void)
 
 void tracer_ring_reset_child(void)
 {
-	atomic_store(&seq_counter, 0);
 	atomic_store(&dropped, 0);
 	for (struct tracer_ring *g = atomic_load(&rings); g; g = g->next) {
 		atomic_store(&g->tail, atomic_load(&g->head));
 		atomic_store(&g->pending, IDLE);
 		atomic_store(&g->owned, g == my_ring);
+		g->gap = 0;
 		g->lhead = g->ln = 0;
 		tracer_small_reset(g->small);
 	}
 }
 
+/* The stamp below which every record was published. */
 static uint64_t watermark(bool all)
 {
-	uint64_t w = atomic_load(&seq_counter) + 1;
+	uint64_t w;
 
 	if (all)
 		return UINT64_MAX;
+	w = clock_now();
+	fence_remote();
 	for (struct tracer_ring *g = atomic_load(&rings); g; g = g->next) {
 		uint64_t p = atomic_load(&g->pending);
 		if (p < w)
@@ -233,11 +292,11 @@ static uint64_t take(struct tracer_ring *g, uint64_t w)
 		g->ln -= g->lhead;
 		g->lhead = 0;
 	}
-	while (t != h && g->ln < LOCAL_MAX && g->rec[t & g->mask].seq < w)
+	while (t != h && g->ln < LOCAL_MAX && g->rec[t & g->mask].stamp < w)
 		g->local[g->ln++] = g->rec[t++ & g->mask];
 	atomic_store_explicit(&g->tail, t, memory_order_release);
-	if (t != h && g->rec[t & g->mask].seq < w)
-		return g->rec[t & g->mask].seq;
+	if (t != h && g->rec[t & g->mask].stamp < w)
+		return g->rec[t & g->mask].stamp;
 	return w;
 }
 
@@ -261,24 +320,25 @@ size_t tracer_ring_drain(void (*out)(const struct tracer_record *r), bool all)
 	}
 	for (;;) {
 		struct tracer_ring *best = NULL;
-		uint64_t best_seq = UINT64_MAX, second = UINT64_MAX;
+		uint64_t best_stamp = UINT64_MAX, second = UINT64_MAX;
 
 		for (struct tracer_ring *g = atomic_load(&rings); g; g = g->next) {
 			if (!g->local || g->lhead == g->ln)
 				continue;
-			uint64_t s = g->local[g->lhead].seq;
-			if (s < best_seq) {
-				second = best_seq;
-				best_seq = s;
+			uint64_t s = g->local[g->lhead].stamp;
+			if (s < best_stamp) {
+				second = best_stamp;
+				best_stamp = s;
 				best = g;
 			} else if (s < second) {
 				second = s;
 			}
 		}
-		if (!best || best_seq >= limit)
+		if (!best || best_stamp >= limit)
 			return n;
-		uint64_t stop = second < limit ? second : limit;
-		while (best->lhead < best->ln && best->local[best->lhead].seq < stop) {
+		/* stamped alike: the first ring's first */
+		while (best->lhead < best->ln && best->local[best->lhead].stamp < limit &&
+		       best->local[best->lhead].stamp <= second) {
 			out(&best->local[best->lhead++]);
 			n++;
 		}

@@ -111,11 +111,11 @@ static void configure(void)
 static void write_start(void)
 {
 	tracer_out_str("{\"v\":3,\"seq\":");
-	tracer_out_u64(tracer_ring_next_seq());
+	tracer_out_u64(tracer_writer_next_seq());
 	tracer_out_str(",\"kind\":\"trace.start\",\"producer\":\"ramwatch-trace " RAMWATCH_VERSION "\",\"pid\":");
 	tracer_out_u64((uint64_t)getpid());
 	tracer_out_str("}\n{\"seq\":");
-	tracer_out_u64(tracer_ring_next_seq());
+	tracer_out_u64(tracer_writer_next_seq());
 	tracer_out_str(",\"kind\":\"allocator\",\"allocator_id\":1,\"layer\":\"logical_allocator\","
 		       "\"producer\":\"malloc\",\"retains_freed_memory\":false,\"min_bytes\":");
 	tracer_out_u64(tracer_config.min_bytes);
@@ -129,7 +129,7 @@ static void write_start(void)
 			       "and scope at the end, as one alloc with tracked false, len their bytes and "
 			       "count their calls");
 	tracer_out_str("\"}\n{\"seq\":");
-	tracer_out_u64(tracer_ring_next_seq());
+	tracer_out_u64(tracer_writer_next_seq());
 	tracer_out_str(",\"kind\":\"allocator\",\"allocator_id\":2,\"layer\":\"backing_boundary\","
 		       "\"producer\":\"mmap\",\"sampled\":\"every mmap, munmap and mremap the program "
 		       "calls, not the ones inside the C library's malloc\"}\n");
@@ -179,6 +179,7 @@ static void fork_child(void)
 		if (open_trace(false) < 0) {
 			atomic_store(&tracer_state, TRACER_STOPPED);
 		} else {
+			tracer_ring_init(); /* a registration is the parent's memory's */
 			write_start();
 			tracer_scope_reopen();
 			tracer_writer_start_thread();
@@ -197,6 +198,7 @@ void tracer_session_start(void)
 		tracer_config.stack = 1;
 	if (open_trace(true) < 0)
 		goto out;
+	tracer_ring_init();
 	write_start();
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	atomic_store(&tracer_state, TRACER_ON);
@@ -226,11 +228,13 @@ void tracer_session_stop(void)
 	tracer_busy++;
 	tracer_ring_quiesce();
 	tracer_writer_join();
+	/* drops no later record of their thread placed: a gap before the end */
+	tracer_writer_skip(tracer_ring_dropped() - tracer_writer_skipped());
 	tracer_ring_each_small(write_small);
 	tracer_stack_write();
 	tracer_objects_write();
 	tracer_out_str("{\"seq\":");
-	tracer_out_u64(tracer_ring_next_seq());
+	tracer_out_u64(tracer_writer_next_seq());
 	tracer_out_str(",\"kind\":\"trace.stop\",\"dropped\":");
 	tracer_out_u64(tracer_ring_dropped());
 	tracer_out_str("}\n");

@@ -103,7 +103,7 @@ void tracer_small_count(struct tracer_small *t, uint64_t site, uint32_t scope, u
 static void write_slot(const struct small_slot *s, uint64_t site)
 {
 	tracer_out_str("{\"seq\":");
-	tracer_out_u64(tracer_ring_next_seq());
+	tracer_out_u64(tracer_writer_next_seq());
 	tracer_out_str(",\"kind\":\"alloc\",\"layer\":\"logical_allocator\",\"allocator_id\":1,\"tracked\":false,\"len\":");
 	tracer_out_u64(s->bytes);
 	tracer_out_str(",\"count\":");

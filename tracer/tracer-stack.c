@@ -116,7 +116,7 @@ void tracer_stack_write(void)
 		if (!atomic_load(&e->hash))
 			continue;
 		tracer_out_str("{\"seq\":");
-		tracer_out_u64(tracer_ring_next_seq());
+		tracer_out_u64(tracer_writer_next_seq());
 		tracer_out_str(",\"kind\":\"stack\",\"stack_id\":");
 		tracer_out_u64(e->id);
 		tracer_out_str(",\"frames\":[");

@@ -1,5 +1,5 @@
-/* The writer thread: takes the rings' records in sequence order and writes
- * them as memtrace events (format version 3) into a buffer of its own
+/* The writer thread: takes the rings' records in the order they happened,
+ * numbers them, and writes them as memtrace events (format version 3) into a buffer of its own
  * pages, written with write(2) a megabyte at a time: as JSON Lines
  * formatted by hand, or as the compact records of trace/trace-binary.h
  * (--format binary), a few bytes an event, so that at --min-bytes 0 the
@@ -30,6 +30,8 @@ static pthread_t writer;
 static bool writer_running;
 static _Atomic int writer_stop;
 static struct trace_bin_state bin_state; /* --format binary: the deltas' base */
+static uint64_t seq;     /* the last number given */
+static uint64_t skipped; /* numbers left out for dropped events */
 
 int tracer_writer_open(const char *path, bool exclusive)
 {
@@ -39,6 +41,7 @@ int tracer_writer_open(const char *path, bool exclusive)
 		return -ENOMEM;
 	out_len = 0;
 	bin_state = (struct trace_bin_state){ 0 };
+	seq = skipped = 0;
 	out_fd = open(path, flags, 0644);
 	if (out_fd < 0)
 		return -errno;
@@ -156,14 +159,33 @@ void tracer_out_json_string(const char *s)
 		tracer_out_u64(v);      \
 	} while (0)
 
+uint64_t tracer_writer_next_seq(void)
+{
+	return ++seq;
+}
+
+void tracer_writer_skip(uint64_t n)
+{
+	seq += n;
+	skipped += n;
+}
+
+uint64_t tracer_writer_skipped(void)
+{
+	return skipped;
+}
+
 void tracer_writer_record(const struct tracer_record *r)
 {
 	struct trace_bin_record b;
+	uint64_t n;
 
+	tracer_writer_skip(r->gap);
+	n = tracer_writer_next_seq();
 	switch (r->kind) {
 	case TRACER_SCOPE_ENTER:
 		room(OUT_LINE_MAX);
-		field("{\"seq\":", r->seq);
+		field("{\"seq\":", n);
 		field(",\"kind\":\"scope.enter\",\"scope_id\":", r->scope);
 		OUT(",\"scope\":");
 		tracer_out_json_string(tracer_scope_path(r->scope));
@@ -171,7 +193,7 @@ void tracer_writer_record(const struct tracer_record *r)
 		return;
 	case TRACER_SCOPE_EXIT:
 		room(OUT_LINE_MAX);
-		field("{\"seq\":", r->seq);
+		field("{\"seq\":", n);
 		field(",\"kind\":\"scope.exit\",\"scope_id\":", r->scope);
 		OUT("}\n");
 		return;
@@ -179,7 +201,7 @@ void tracer_writer_record(const struct tracer_record *r)
 	b = (struct trace_bin_record){
 		.kind = (enum trace_bin_kind)(r->kind + 1),
 		.failed = r->flags & TRACER_FAILED,
-		.seq = r->seq,
+		.seq = n,
 		.address = r->address,
 		.old_address = r->old_address,
 		.len = r->len,

@@ -58,7 +58,7 @@ enum tracer_kind {
 
 /* One event as it waits in a ring: 64 bytes, one cache line. */
 struct tracer_record {
-	uint64_t seq;
+	uint64_t stamp;  /* when, in the ring's clock (tracer-ring.c); the writer numbers by it */
 	uint64_t address;
 	uint64_t old_address;
 	uint64_t len;
@@ -68,7 +68,8 @@ struct tracer_record {
 	uint32_t stack;  /* stack id with --stack, 0 for none */
 	uint8_t kind;
 	uint8_t flags;
-	uint8_t pad[6];
+	uint16_t pad;
+	uint32_t gap;    /* events of the thread dropped just before this one */
 };
 
 _Static_assert(sizeof(struct tracer_record) == 64, "a record is one cache line");
@@ -98,21 +99,21 @@ TRACER_HIDDEN void tracer_unpages(void *p, size_t bytes);
 TRACER_HIDDEN uint64_t tracer_now_ns(void);
 
 /* tracer-ring.c: producers */
-/* Records an event of the calling thread; fills r->seq.  Drops (and counts)
- * when the thread's ring stays full for the configured wait. */
+/* Before the session starts. */
+TRACER_HIDDEN void tracer_ring_init(void);
+/* Records an event of the calling thread; fills r->stamp and r->gap.
+ * Drops (and counts) when the thread's ring stays full for the configured
+ * wait. */
 TRACER_HIDDEN void tracer_ring_emit(struct tracer_record *r);
+/* the events dropped so far */
 TRACER_HIDDEN uint64_t tracer_ring_dropped(void);
-/* the highest sequence number given so far */
-TRACER_HIDDEN uint64_t tracer_ring_last_seq(void);
-/* Takes the next sequence number for an event the session writes itself. */
-TRACER_HIDDEN uint64_t tracer_ring_next_seq(void);
 /* Waits until no thread is inside tracer_ring_emit (after the state left ON). */
 TRACER_HIDDEN void tracer_ring_quiesce(void);
 /* In a fork's child: empties every ring, the caller's kept as its own. */
 TRACER_HIDDEN void tracer_ring_reset_child(void);
 
 /* tracer-ring.c: the writer's side */
-/* Moves to out, in sequence order, the records whose numbers are below the
+/* Moves to out, in the order of their stamps, the records stamped below the
  * watermark no thread can still go under (all: every record), as many as
  * the writer's copies hold.  Returns how many; call again until 0. */
 TRACER_HIDDEN size_t tracer_ring_drain(void (*out)(const struct tracer_record *r), bool all);
@@ -146,7 +147,15 @@ TRACER_HIDDEN void tracer_writer_close_child(void);
 TRACER_HIDDEN int tracer_writer_start_thread(void);
 /* Ends the writer thread after it drained every ring. */
 TRACER_HIDDEN void tracer_writer_join(void);
+/* Numbers r (after the gap it carries) and writes it. */
 TRACER_HIDDEN void tracer_writer_record(const struct tracer_record *r);
+/* The next sequence number, for an event the session writes itself (only
+ * while the writer thread does not run). */
+TRACER_HIDDEN uint64_t tracer_writer_next_seq(void);
+/* Leaves the numbers of n more dropped events out (the trace's end). */
+TRACER_HIDDEN void tracer_writer_skip(uint64_t n);
+/* the dropped events the numbers left out so far */
+TRACER_HIDDEN uint64_t tracer_writer_skipped(void);
 /* Pieces of one JSON line, for the session's own lines. */
 TRACER_HIDDEN void tracer_out_str(const char *s);
 TRACER_HIDDEN void tracer_out_mem(const char *s, size_t n);

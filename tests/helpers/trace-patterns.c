@@ -82,6 +82,68 @@ static void threads(void)
 		pthread_join(t[i], NULL);
 }
 
+/* A queue of blocks between two threads, under a lock. */
+#define HANDOFF_ROUNDS 20000
+#define HANDOFF_SLOTS 16
+static pthread_mutex_t hand_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t hand_cond = PTHREAD_COND_INITIALIZER;
+static void *hand_slot[2][HANDOFF_SLOTS];
+static unsigned hand_n[2];
+
+static void hand_put(int to, void *p)
+{
+	pthread_mutex_lock(&hand_lock);
+	while (hand_n[to] == HANDOFF_SLOTS)
+		pthread_cond_wait(&hand_cond, &hand_lock);
+	hand_slot[to][hand_n[to]++] = p;
+	pthread_cond_broadcast(&hand_cond);
+	pthread_mutex_unlock(&hand_lock);
+}
+
+static void *hand_take(int from)
+{
+	void *p;
+	pthread_mutex_lock(&hand_lock);
+	while (hand_n[from] == 0)
+		pthread_cond_wait(&hand_cond, &hand_lock);
+	p = hand_slot[from][--hand_n[from]];
+	pthread_cond_broadcast(&hand_cond);
+	pthread_mutex_unlock(&hand_lock);
+	return p;
+}
+
+NOINLINE static void *hand_one(size_t n)
+{
+	char *p = malloc(n);
+	if (!p)
+		exit(1);
+	p[0] = 1;
+	return p;
+}
+
+/* Each side allocates a block, hands it to the other, and frees the one
+ * the other handed it: every block is freed by the thread that did not
+ * allocate it, and the allocator gives the freed addresses out again. */
+static void *handoff_side(void *arg)
+{
+	int me = (int)(long)arg;
+	for (int i = 0; i < HANDOFF_ROUNDS; i++) {
+		hand_put(!me, hand_one(48 + (size_t)(i % 4) * 16));
+		free(hand_take(me));
+	}
+	return NULL;
+}
+
+/* 2 x HANDOFF_ROUNDS blocks from hand_one, each freed by the other thread. */
+static void handoff(void)
+{
+	pthread_t t[2];
+	for (long i = 0; i < 2; i++)
+		pthread_create(&t[i], NULL, handoff_side, (void *)i);
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+}
+
 NOINLINE static void grow_chain(void)
 {
 	char *p = malloc(64 * KiB);
@@ -276,7 +338,7 @@ int main(int argc, char **argv)
 	} patterns[] = {
 		{ "sizes", sizes }, { "threads", threads }, { "realloc", realloc_chain }, { "aligned", aligned },
 		{ "maps", maps },   { "fork", forks },      { "phases", phases },         { "env-phases", env_phases },
-		{ "hold", hold },   { "limits", limits },
+		{ "hold", hold },   { "limits", limits },   { "handoff", handoff },
 	};
 
 	for (size_t i = 0; argc == 2 && i < sizeof(patterns) / sizeof(patterns[0]); i++)
@@ -284,6 +346,6 @@ int main(int argc, char **argv)
 			patterns[i].run();
 			return 0;
 		}
-	fprintf(stderr, "usage: trace-patterns sizes|threads|realloc|aligned|maps|fork|phases|env-phases|hold|limits\n");
+	fprintf(stderr, "usage: trace-patterns sizes|threads|realloc|aligned|maps|fork|phases|env-phases|hold|limits|handoff\n");
 	return 2;
 }

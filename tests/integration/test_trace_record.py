@@ -117,6 +117,23 @@ def test_threads(tmp_path):
     assert (churn["allocations"], churn["frees"], churn["explicitly_closed_bytes"]) == (400, 400, 400 * 128 * KiB)
 
 
+@pytest.mark.parametrize("name", ["t.jsonl", "t.trace"])
+def test_blocks_freed_by_another_thread_are_in_order(tmp_path, name):
+    """Two threads hand each other blocks through a queue: each free is of
+    a block the other thread allocated, and the allocator gives the
+    addresses out again.  The trace merges the threads' events in the
+    order they happened, so no free comes before its allocation and no
+    address is allocated twice without a free between."""
+    p, out = record(tmp_path, PATTERNS, "handoff", options=("--min-bytes", "0"), name=name)
+    assert p.returncode == 0 and " 0 dropped, trace complete\n" in p.stderr, p.stderr
+    total, _, sites = summary(out)
+    assert total["capture_integrity"]["status"] == "complete"
+    hand = site(sites, "hand_one")
+    assert (hand["allocations"], hand["frees"], hand["open_requests"]) == (40000, 40000, 0)
+    text = subprocess.run([str(RAMWATCH), "trace", "summary", str(out)], capture_output=True, text=True, timeout=120)
+    assert text.returncode == 0 and "anomalies" not in text.stdout, text.stdout
+
+
 def test_realloc_chain_is_one_allocation(tmp_path):
     total, _, sites = summary(pattern(tmp_path, "realloc"))
     assert total["capture_integrity"]["status"] == "complete"

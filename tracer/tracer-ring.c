@@ -36,7 +36,6 @@
 #include <linux/membarrier.h>
 #include <pthread.h>
 #include <sched.h>
-#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <sys/syscall.h>
@@ -148,14 +147,6 @@ struct tracer_small *tracer_ring_my_small(void)
 	return g ? g->small : NULL;
 }
 
-/* What the clock says, in nanoseconds. */
-static inline uint64_t clock_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* Makes every thread's earlier stores seen by this one's later loads (see
  * the top of the file). */
 static void fence_remote(void)
@@ -201,7 +192,7 @@ void tracer_ring_emit(struct tracer_record *r)
 		atomic_store_explicit(&g->pending, IDLE, memory_order_release);
 		return;
 	}
-	r->stamp = clock_now();
+	r->stamp = tracer_now_ns();
 	if (r->stamp < g->last)
 		r->stamp = g->last; /* never below the bound announced */
 	h = atomic_load_explicit(&g->head, memory_order_relaxed);
@@ -269,7 +260,7 @@ static uint64_t watermark(bool all)
 
 	if (all)
 		return UINT64_MAX;
-	w = clock_now();
+	w = tracer_now_ns();
 	fence_remote();
 	for (struct tracer_ring *g = atomic_load(&rings); g; g = g->next) {
 		uint64_t p = atomic_load(&g->pending);

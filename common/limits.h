@@ -160,6 +160,13 @@
  * not the daemon's. */
 #define RW_PROC_CONNECTOR_BUFFER (4u * 1024u * 1024u)
 
+/* The proc connector's socket is read at most this often: its events only
+ * mark processes for the next discovery pass, so reading each at once
+ * bought nothing but a wake-up of the daemon for every fork, exec and exit
+ * of the host.  The buffer above holds what comes in between on a host
+ * that starts up to about 5,000 processes a second. */
+#define RW_PROC_EVENTS_EVERY_US (250u * 1000u)
+
 /* Bytes of rows kept in memory while the store cannot be written (a full
  * disk, a locked database).  Past it the oldest rows are dropped, and
  * counted. */
@@ -170,6 +177,13 @@
  * start, would otherwise be held for a whole StoreInterval, and were the
  * daemon's peak of resident memory (BENCHMARKS.md). */
 #define RW_WRITER_EARLY_BYTES (1024u * 1024u)
+
+/* The daemon's heap (daemon/heap.h): free memory it keeps rather than
+ * give back at once, and the block size from which glibc maps a block of
+ * its own (a census of a process with a million mappings) instead of
+ * taking it from the heap. */
+#define RW_HEAP_KEEP_FREE (2u * 1024u * 1024u)
+#define RW_HEAP_MMAP_THRESHOLD (1024u * 1024u)
 
 /* Censuses of one pass of the census tier stop after this much wall time,
  * so the fast tier keeps its pace. */

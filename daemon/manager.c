@@ -215,16 +215,22 @@ static int on_sample(sd_event_source *s, uint64_t usec, void *userdata)
 
 	/* the fast tier: each watched process's statm or status; the interval and
 	 * growth triggers from it; an exit lets the process go */
+	bool due = false;
 	for (struct target *t = watched_first(m->watched), *next; t; t = next) {
 		next = watched_next(t);
 		int r = fast_tier_sample(&m->fast, t, now_ms, (int64_t)(m->config.store_interval / 1000));
-		if (r == -ESRCH)
+		if (r == -ESRCH) {
 			let_go(m, t, true);
-		else if (r >= 0)
+			continue;
+		}
+		if (r >= 0)
 			census_tier_sampled(m->census, t, now);
+		due |= t->plan.pending;
 	}
-	/* the census tier: what is due now */
-	census_pass(m);
+	/* the census tier: what is due now (most rounds, nothing: then the
+	 * pass would only walk the list again to find that out) */
+	if (due)
+		census_pass(m);
 	/* longer than SampleInterval, rounds would fall behind: the metric tells */
 	fast_tier_round(&m->fast, now_monotonic_us() - now);
 	timer_rearm(s, m->config.sample_interval);
@@ -316,26 +322,35 @@ static int on_store(sd_event_source *s, uint64_t usec, void *userdata)
 	return 0;
 }
 
+/* Forks, execs and exits told by the proc connector: they mark processes
+ * for the next discovery pass, read at most every RW_PROC_EVENTS_EVERY_US
+ * and at each pass. */
+static void read_proc_events(struct manager *m)
+{
+	if (!m->proc_events || sd_event_source_get_enabled(m->proc_events, NULL) <= 0)
+		return;
+	if (discover_events_read(&m->discover) < 0) {
+		/* closed: every pass lists the proc root from now on */
+		(void)sd_event_source_set_enabled(m->proc_events, SD_EVENT_OFF);
+	}
+}
+
+static int on_proc_events(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	(void)s;
+	(void)fd;
+	(void)revents;
+	read_proc_events(userdata);
+	return 0;
+}
+
 static int on_discover(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct manager *m = userdata;
 	(void)usec;
+	read_proc_events(m);
 	(void)discover_pass(&m->discover, m->watched);
 	timer_rearm(s, m->config.discover_interval);
-	return 0;
-}
-
-/* Forks, execs and exits told by the proc connector: taken at once, so
- * the socket's buffer holds only what comes within one turn of the loop. */
-static int on_proc_events(sd_event_source *s, int fd, uint32_t revents, void *userdata)
-{
-	struct manager *m = userdata;
-	(void)fd;
-	(void)revents;
-	if (discover_events_read(&m->discover) < 0) {
-		/* closed: every pass lists the proc root from now on */
-		(void)sd_event_source_set_enabled(s, SD_EVENT_OFF);
-	}
 	return 0;
 }
 
@@ -402,6 +417,10 @@ static int setup_loop(struct manager *m)
 				    on_proc_events, m);
 		if (r < 0)
 			return log_error_errno(r, "cannot watch the proc connector: %m");
+		/* once within the interval, then again after it */
+		r = sd_event_source_set_ratelimit(m->proc_events, RW_PROC_EVENTS_EVERY_US, 1);
+		if (r < 0)
+			return log_error_errno(r, "cannot pace the proc connector: %m");
 	}
 	if ((r = timer_add(m->event, &m->discover_timer, 0, c->discover_interval, on_discover, m, "discovery")) < 0 ||
 	    (r = timer_add(m->event, &m->sample_timer, 1000, c->sample_interval, on_sample, m, "sampling")) < 0 ||

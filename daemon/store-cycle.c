@@ -3,13 +3,13 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "daemon-clock.h"
 #include "fast-tier.h"
+#include "heap.h"
 #include "limits.h"
 #include "log.h"
 #include "store-aside.h"
@@ -219,11 +219,9 @@ int store_cycle_flush(struct store_cycle *sc)
 	writer_get_stats(sc->writer, &after);
 	/* Censuses are large and short-lived, the targets small and long-lived:
 	 * once a batch of censuses is freed, the heap is full of holes that
-	 * glibc keeps.  malloc_trim hands their whole pages back (since glibc
-	 * 2.8 it releases free pages inside the heap, not only at its top),
-	 * which keeps the daemon's resident size that of what it holds. */
+	 * glibc keeps (heap.h). */
 	if (after.written[WRITER_CENSUS] != before.written[WRITER_CENSUS])
-		malloc_trim(0);
+		(void)heap_release();
 	return r;
 }
 

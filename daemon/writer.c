@@ -49,6 +49,7 @@ struct writer {
 	struct store *store;
 	struct row *head, *tail;
 	uint64_t flush;
+	uint64_t store_n; /* counts the store files: proc_ref ids are of one */
 	struct writer_stats stats;
 };
 
@@ -122,8 +123,10 @@ struct proc_ref *proc_ref_unref(struct proc_ref *p)
 struct writer *writer_new(struct store *store)
 {
 	struct writer *w = calloc(1, sizeof(*w));
-	if (w)
+	if (w) {
 		w->store = store;
+		w->store_n = 1;
+	}
 	return w;
 }
 
@@ -131,8 +134,10 @@ void writer_set_store(struct writer *w, struct store *store)
 {
 	w->store = store;
 	/* ids of the old file mean nothing in the new one: put_process
-	 * writes each process once per flush, so a new flush number is enough */
+	 * writes each process once per flush, so a new flush number is enough,
+	 * and a new file's number keeps it from updating a row by an old id */
 	w->flush++;
+	w->store_n++;
 }
 
 static void row_free(struct row *x)
@@ -305,11 +310,19 @@ int writer_add_gpu(struct writer *w, int64_t time, const struct gpu_device *devi
  * peaks as of now); the row id serves the rows about it. */
 static int put_process(struct writer *w, struct proc_ref *p)
 {
+	int r = -ENOENT;
+
 	if (p->flush == w->flush)
 		return 0;
-	int r = store_put_process(w->store, &p->info, &p->id);
+	/* the row is there already (or was, until a rolled-back write or a
+	 * deletion: then the update finds nothing and the upsert makes it) */
+	if (p->id_store == w->store_n)
+		r = store_update_process(w->store, p->id, &p->info);
+	if (r == -ENOENT)
+		r = store_put_process(w->store, &p->info, &p->id);
 	if (r < 0)
 		return r;
+	p->id_store = w->store_n;
 	p->flush = w->flush;
 	return 0;
 }

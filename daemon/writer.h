@@ -27,7 +27,7 @@ struct proc_ref {
 	struct strpool *paths;     /* paths of its region events */
 	uint64_t flush;            /* the flush that last wrote its row */
 	int64_t id;                /* its row id as of that flush */
-	bool dirty;                /* info changed since it was last written */
+	uint64_t id_store;         /* the store file id is of (the writer's count), 0 for none */
 };
 
 /* A new reference (count 1) with copies of the strings.  Returns NULL when

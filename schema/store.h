@@ -106,6 +106,11 @@ struct store_process {
  * fields that were unknown: a known comm, exe or cmdline stays as first
  * stored); returns its row id in *ret_id, the same for the same instance. */
 int store_put_process(struct store *s, const struct store_process *p, int64_t *ret_id);
+/* The same for an instance stored before as row id: its last sight, exit
+ * and peaks (the other fields are as first stored).  Cheaper than
+ * store_put_process.  Returns 0, -ENOENT when no such row is there (the
+ * row was deleted, the id is of another file), or a negative errno. */
+int store_update_process(struct store *s, int64_t id, const struct store_process *p);
 
 /* One fast-tier row: min, max and last of the samples of one StoreInterval,
  * so no peak between two rows is lost. */

@@ -254,6 +254,96 @@ static void test_gpu_changes(void **state)
 	gpu_watch_done(&w);
 }
 
+/* A process's row is written at every flush it has rows in: its last
+ * sight and peaks go up, its exit is kept; after the first flush the row
+ * is updated in place (store_update_process), and a row deleted meanwhile
+ * is made again. */
+static void test_process_row_over_flushes(void **state)
+{
+	struct fixture *f = *state;
+	struct proc_ref *p = new_ref(21);
+	char sql[160];
+
+	for (int i = 0; i < 4; i++) {
+		struct store_sample s = sample_at(1000 * (i + 1), (uint64_t)i);
+		p->info.seen = 1000 * (i + 1);
+		p->info.peak_private = i == 1 ? 500 : 100u * (uint64_t)i; /* 0, 500, 200, 300: the peak stays 500 */
+		assert_int_equal(writer_add_sample(f->w, p, &s), 0);
+		assert_int_equal(writer_flush(f->w), 0);
+	}
+	int64_t id = p->id;
+	assert_true(id > 0);
+	assert_int_equal(count(f->db, "SELECT count(*) FROM processes"), 1);
+	snprintf(sql, sizeof(sql), "SELECT last_seen FROM processes WHERE id = %lld", (long long)id);
+	assert_int_equal(count(f->db, sql), 4000);
+	snprintf(sql, sizeof(sql), "SELECT peak_private FROM processes WHERE id = %lld", (long long)id);
+	assert_int_equal(count(f->db, sql), 500);
+	snprintf(sql, sizeof(sql), "SELECT first_seen FROM processes WHERE id = %lld", (long long)id);
+	assert_int_equal(count(f->db, sql), 1000);
+
+	/* deleted by someone else: the next flush makes the row again */
+	sqlite3 *other;
+	assert_int_equal(sqlite3_open(f->db, &other), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(other, "PRAGMA foreign_keys = OFF; DELETE FROM samples; DELETE FROM processes",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(other);
+	struct store_sample s = sample_at(5000, 7);
+	p->info.seen = 5000;
+	p->info.exited_at = 5000;
+	assert_int_equal(writer_add_sample(f->w, p, &s), 0);
+	assert_int_equal(writer_flush(f->w), 0);
+	assert_int_equal(count(f->db, "SELECT count(*) FROM processes"), 1);
+	assert_int_equal(count(f->db, "SELECT exited_at FROM processes"), 5000);
+	assert_int_equal(count(f->db, "SELECT count(*) FROM samples"), 1);
+	proc_ref_unref(p);
+}
+
+/* After the file is replaced, a process's old row id names nothing, or
+ * another process's row in the new file: its row is made anew there, and
+ * the other's is left as it was. */
+static void test_process_row_in_a_new_file(void **state)
+{
+	struct fixture *f = *state;
+	struct proc_ref *a = new_ref(31), *b = new_ref(32);
+	struct store_options o = { .busy_timeout_ms = 100 };
+	struct store *fresh = NULL;
+	struct error err;
+	char path[256];
+
+	struct store_sample s = sample_at(1000, 1);
+	assert_int_equal(writer_add_sample(f->w, a, &s), 0);
+	assert_int_equal(writer_flush(f->w), 0);
+	int64_t old_id = a->id;
+
+	snprintf(path, sizeof(path), "%s/new.db", f->dir);
+	o.path = path;
+	assert_int_equal(store_open(&o, &fresh, &err), 0);
+	writer_set_store(f->w, fresh);
+	/* b takes the first id of the new file: a's old one */
+	s = sample_at(2000, 2);
+	assert_int_equal(writer_add_sample(f->w, b, &s), 0);
+	assert_int_equal(writer_flush(f->w), 0);
+	assert_int_equal(b->id, old_id);
+	a->info.seen = 3000;
+	a->info.peak_private = 999;
+	s = sample_at(3000, 3);
+	assert_int_equal(writer_add_sample(f->w, a, &s), 0);
+	assert_int_equal(writer_flush(f->w), 0);
+
+	assert_int_equal(count(path, "SELECT count(*) FROM processes"), 2);
+	assert_int_equal(count(path, "SELECT count(*) FROM processes WHERE pid = 32 AND peak_private = 999"), 0);
+	assert_int_equal(count(path, "SELECT last_seen FROM processes WHERE pid = 32"), 1000);
+	assert_int_equal(count(path, "SELECT peak_private FROM processes WHERE pid = 31"), 999);
+	assert_int_equal(count(path, "SELECT count(*) FROM samples s JOIN processes p ON p.id = s.process_id"
+				     " WHERE p.pid = 31"),
+			 1);
+	writer_set_store(f->w, f->store);
+	store_close(fresh);
+	proc_ref_unref(a);
+	proc_ref_unref(b);
+}
+
 static void test_locked_then_written(void **state)
 {
 	struct fixture *f = *state;
@@ -338,6 +428,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_one_transaction, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_gpu_rows, setup, teardown),
 		cmocka_unit_test(test_gpu_changes),
+		cmocka_unit_test_setup_teardown(test_process_row_over_flushes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_process_row_in_a_new_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_locked_then_written, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bound_drops_the_oldest, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refused_row_is_dropped_not_retried, setup, teardown),

@@ -1,0 +1,25 @@
+/* The daemon's own heap (heap.h). */
+#include "heap.h"
+
+#include <malloc.h>
+
+#include "limits.h"
+
+void heap_init(void)
+{
+	/* Fixed thresholds also stop glibc from raising them as it sees large
+	 * blocks freed, which would make the resident size depend on history. */
+	(void)mallopt(M_TRIM_THRESHOLD, (int)RW_HEAP_KEEP_FREE);
+	(void)mallopt(M_MMAP_THRESHOLD, (int)RW_HEAP_MMAP_THRESHOLD);
+}
+
+bool heap_release(void)
+{
+	/* fordblks: the free bytes inside the arenas, their tops included */
+	if (mallinfo2().fordblks <= RW_HEAP_KEEP_FREE)
+		return false;
+	/* since glibc 2.8 this releases whole free pages inside the heap as
+	 * well, not only at its top */
+	(void)malloc_trim(0);
+	return true;
+}

@@ -1,0 +1,22 @@
+/* The daemon's own heap: when glibc gives its free memory back.
+ *
+ * The daemon holds little for long (the watched processes, the queued
+ * rows) and makes much that is short-lived (censuses, SQLite's statement
+ * memory).  glibc's defaults hand the top of the heap back whenever more
+ * than 128 KiB of it is free, so a store tick that ran a thousand statements
+ * moved the heap's end twice for each: every growth faulted its pages back
+ * in, every shrink flushed the TLB of each CPU the daemon's threads ran on
+ * (BENCHMARKS.md: a fifth of the daemon's CPU at 1,000 processes).  Here
+ * the heap gives memory back only when a batch of censuses left much of it
+ * free, and then all of it. */
+#pragma once
+
+#include <stdbool.h>
+
+/* At start, before the first allocation that matters. */
+void heap_init(void);
+
+/* After short-lived work freed its memory (a batch of censuses written):
+ * gives the free pages back when more than RW_HEAP_KEEP_FREE bytes are
+ * free.  Returns whether it did. */
+bool heap_release(void);

@@ -217,7 +217,7 @@ UNIT_TESTS := test-util test-log test-strpool test-text test-hashtab test-timepa
 	test-smaps test-proc-parse test-classify test-census test-evidence test-memimage test-census-json \
 	test-scan-live test-region-events test-gpu test-win-census \
 	test-trace-parse test-trace-analyzer test-trace-scopes test-trace-ledger test-trace-report \
-	test-trace-replay test-trace-export test-trace-binary \
+	test-trace-replay test-trace-export test-trace-binary test-trace-stacks \
 	test-store test-store-salvage test-store-retention test-store-read test-store-read-history test-store-read-page test-store-coalesce test-store-repeat test-store-delta test-steady test-query \
 	test-config test-config-values test-config-files test-selector \
 	test-sysmem test-schedule test-pidmap test-store-aside test-writer test-export test-watched test-census-tier test-discover test-proc-connector test-view test-daemon-clock \

@@ -39,6 +39,8 @@ static void trace_help(void)
 	       "                      below SIZE (bytes, or with a unit: 64K, 1.5M)\n"
 	       "  --include-zero-live also show rows that never held any bytes\n"
 	       "  --sites             also rank allocation sites (return addresses)\n"
+	       "  --stacks            also rank the stacks of trace record --stack N, each with\n"
+	       "                      its frames (sites instead for a trace without stacks)\n"
 	       "  --site ADDRESS      sizes and scopes of one site (0x... or decimal)\n"
 	       "  --symbols BINARY    name sites by function and source line from BINARY\n"
 	       "  --json              write JSON Lines instead of text\n\n"
@@ -108,6 +110,7 @@ static int summary(int argc, char **argv)
 		{ "min-bytes", required_argument, NULL, 'm' },
 		{ "include-zero-live", no_argument, NULL, 'z' },
 		{ "sites", no_argument, NULL, 'S' },
+		{ "stacks", no_argument, NULL, 'K' },
 		{ "site", required_argument, NULL, 'a' },
 		{ "symbols", required_argument, NULL, 'y' },
 		{ "json", no_argument, NULL, 'j' },
@@ -152,6 +155,10 @@ static int summary(int argc, char **argv)
 			break;
 		case 'z': o.filter.include_zero_live = true; break;
 		case 'S': o.include_sites = ro.track_sites = true; break;
+		case 'K':
+			/* sites too: a trace without stacks falls back to them */
+			o.include_stacks = ro.track_stacks = ro.track_sites = true;
+			break;
 		case 'a':
 			if (parse_address(optarg, &v) < 0)
 				return usage_error("trace summary",
@@ -177,6 +184,10 @@ static int summary(int argc, char **argv)
 				 : fail("cannot read symbols from %s: %s", o.symbols_path ? o.symbols_path : "the trace's objects",
 				       reason.message);
 	} else if (r == 0) {
+		if (report.stacks_fell_back)
+			fprintf(stderr, "ramwatch: note: %s was recorded without --stack N: it holds no stacks, "
+					"so sites are ranked instead\n",
+				streq(argv[optind], "-") ? "standard input" : argv[optind]);
 		r = json ? trace_report_jsonl(&a, &o, &report, stdout) : trace_report_text(&a, &o, &report, stdout);
 		trace_report_done(&report);
 		if (r < 0 || fflush(stdout) != 0 || ferror(stdout))

@@ -104,6 +104,12 @@
 #define RW_TRACE_LINE_MAX (64u * 1024u)
 /* "object" events a trace may carry (a program's loaded objects); more is an invalid event */
 #define RW_TRACE_OBJECTS_MAX 4096u
+/* Stacks of ramwatch trace record --stack N: the distinct stack ids a trace
+ * may define or name (the tracer gives out at most three quarters of its
+ * 65536-entry table), and the frames one "stack" event may list (the tracer
+ * writes at most 16).  More of either is an invalid event. */
+#define RW_TRACE_STACKS_MAX 65536u
+#define RW_TRACE_STACK_FRAMES_MAX 64u
 
 /* sizes and durations (common/units.c), in the configuration and on the
  * command line */

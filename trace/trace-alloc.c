@@ -1,7 +1,8 @@
 /* Allocation lifecycle rules of the replay (the reference analyzer's
  * recordAllocation, recordFree, recordRelease, resizeAllocation,
  * recordRemap and recordLostTrackingRemap, and what they apply to sites and
- * to the --site detail buckets). */
+ * to the --site detail buckets).  A stack of --stacks counts as a site does:
+ * what its alloc event allocated, whatever stack the free names. */
 #include "trace-alloc.h"
 
 #include <errno.h>
@@ -62,6 +63,26 @@ static struct trace_counters *site_upsert(struct trace_analyzer *a, uint64_t ret
 	return s ? &s->counters : NULL;
 }
 
+static struct trace_counters *stack_get(const struct trace_analyzer *a, uint32_t stack_id)
+{
+	struct trace_stack *s = hashtab_get(&a->stacks, stack_id);
+	return s ? &s->counters : NULL;
+}
+
+/* The rows an allocation counts in besides its scope: its site (--sites)
+ * and its stack (--stacks), those there are; returns how many. */
+static size_t rows_of(const struct trace_analyzer *a, uint64_t return_address, uint32_t stack_id,
+		      struct trace_counters *ret[2])
+{
+	size_t n = 0;
+
+	if (a->options.track_sites && (ret[n] = site_get(a, return_address)))
+		n++;
+	if (a->options.track_stacks && (ret[n] = stack_get(a, stack_id)))
+		n++;
+	return n;
+}
+
 static struct trace_counters *bucket_get(const struct hashtab *t, uint64_t key)
 {
 	struct trace_bucket *b = hashtab_get(t, key);
@@ -115,11 +136,11 @@ static int detail_resize(struct trace_analyzer *a, uint32_t allocator_id, uint32
 }
 
 int trace_alloc_tracked(struct trace_analyzer *a, uint32_t allocator_id, uint64_t key, uint32_t scope,
-			uint64_t return_address, uint64_t len)
+			uint64_t return_address, uint32_t stack_id, uint64_t len)
 {
 	bool is_new, tracks = tracks_retained(a, allocator_id);
 	struct trace_record *rec = hashtab_upsert(&a->allocations, key, &is_new);
-	struct trace_counters *c;
+	struct trace_counters *c[2];
 
 	if (!rec)
 		return -ENOMEM;
@@ -133,31 +154,30 @@ int trace_alloc_tracked(struct trace_analyzer *a, uint32_t allocator_id, uint64_
 		.segment_event = a->events,
 		.allocator_id = allocator_id,
 		.scope = scope,
+		.stack_id = stack_id,
 	};
 	trace_counters_alloc(&a->totals.c, len, tracks);
 	trace_counters_alloc(scope_counters(a, scope), len, tracks);
-	if (a->options.track_sites) {
-		if (!(c = site_upsert(a, return_address)))
-			return -ENOMEM;
-		trace_counters_alloc(c, len, tracks);
-	}
+	if (a->options.track_sites && !site_upsert(a, return_address))
+		return -ENOMEM;
+	for (size_t i = 0, n = rows_of(a, return_address, stack_id, c); i < n; i++)
+		trace_counters_alloc(c[i], len, tracks);
 	if (is_detail_site(a, return_address))
 		return detail_alloc(a, allocator_id, scope, len);
 	return 0;
 }
 
-int trace_alloc_untracked(struct trace_analyzer *a, uint32_t scope, uint64_t return_address, uint64_t len,
-			  uint64_t count)
+int trace_alloc_untracked(struct trace_analyzer *a, uint32_t scope, uint64_t return_address, uint32_t stack_id,
+			  uint64_t len, uint64_t count)
 {
-	struct trace_counters *c;
+	struct trace_counters *c[2];
 
 	trace_counters_untracked(&a->totals.c, len, count);
 	trace_counters_untracked(scope_counters(a, scope), len, count);
-	if (a->options.track_sites) {
-		if (!(c = site_upsert(a, return_address)))
-			return -ENOMEM;
-		trace_counters_untracked(c, len, count);
-	}
+	if (a->options.track_sites && !site_upsert(a, return_address))
+		return -ENOMEM;
+	for (size_t i = 0, n = rows_of(a, return_address, stack_id, c); i < n; i++)
+		trace_counters_untracked(c[i], len, count);
 	return 0;
 }
 
@@ -180,13 +200,13 @@ static void end_lifetime(struct trace_analyzer *a, const struct trace_record *re
 {
 	uint64_t events = span(rec->allocation_event, a->events);
 	uint64_t byte_events = rec->byte_events;
-	struct trace_counters *c;
+	struct trace_counters *c, *rows[2];
 
 	trace_add(&byte_events, trace_mul(rec->len, span(rec->segment_event, a->events)));
 	trace_counters_lifetime(&a->totals.c, events, byte_events);
 	trace_counters_lifetime(scope_counters(a, rec->scope), events, byte_events);
-	if (a->options.track_sites && (c = site_get(a, rec->return_address)))
-		trace_counters_lifetime(c, events, byte_events);
+	for (size_t i = 0, n = rows_of(a, rec->return_address, rec->stack_id, rows); i < n; i++)
+		trace_counters_lifetime(rows[i], events, byte_events);
 	if (is_detail_site(a, rec->return_address)) {
 		if ((c = bucket_get(&a->detail_sizes, rec->len)))
 			trace_counters_lifetime(c, events, byte_events);
@@ -199,7 +219,7 @@ int trace_alloc_free(struct trace_analyzer *a, uint64_t key, uint32_t allocator_
 		     const struct trace_scope_ref *scope, uint64_t len)
 {
 	struct trace_record rec;
-	struct trace_counters *c;
+	struct trace_counters *c[2];
 	uint32_t idx;
 	int r;
 
@@ -208,8 +228,8 @@ int trace_alloc_free(struct trace_analyzer *a, uint64_t key, uint32_t allocator_
 		end_lifetime(a, &rec);
 		trace_counters_free(&a->totals.c, rec.len, releases);
 		trace_counters_free(scope_counters(a, rec.scope), rec.len, releases);
-		if (a->options.track_sites && (c = site_get(a, rec.return_address)))
-			trace_counters_free(c, rec.len, releases);
+		for (size_t i = 0, n = rows_of(a, rec.return_address, rec.stack_id, c); i < n; i++)
+			trace_counters_free(c[i], rec.len, releases);
 		if (is_detail_site(a, rec.return_address))
 			detail_free(a, rec.allocator_id, rec.scope, rec.len);
 		return 0;
@@ -228,7 +248,7 @@ int trace_alloc_free(struct trace_analyzer *a, uint64_t key, uint32_t allocator_
 void trace_alloc_release(struct trace_analyzer *a, uint64_t key)
 {
 	struct trace_record rec;
-	struct trace_counters *c;
+	struct trace_counters *c, *rows[2];
 
 	if (!hashtab_remove(&a->allocations, key, &rec)) {
 		trace_add(&a->totals.unmatched_frees, 1);
@@ -237,8 +257,8 @@ void trace_alloc_release(struct trace_analyzer *a, uint64_t key)
 	end_lifetime(a, &rec);
 	trace_counters_bulk_invalidate(&a->totals.c, rec.len);
 	trace_counters_bulk_invalidate(scope_counters(a, rec.scope), rec.len);
-	if (a->options.track_sites && (c = site_get(a, rec.return_address)))
-		trace_counters_bulk_invalidate(c, rec.len);
+	for (size_t i = 0, n = rows_of(a, rec.return_address, rec.stack_id, rows); i < n; i++)
+		trace_counters_bulk_invalidate(rows[i], rec.len);
 	if (is_detail_site(a, rec.return_address)) {
 		if ((c = bucket_get(&a->detail_sizes, rec.len)))
 			trace_counters_bulk_invalidate(c, rec.len);
@@ -254,12 +274,12 @@ static int change_length(struct trace_analyzer *a, const struct trace_record *re
 {
 	bool tracks = tracks_retained(a, rec->allocator_id);
 	bool releases = trace_alloc_releases(a, rec->allocator_id);
-	struct trace_counters *c;
+	struct trace_counters *c[2];
 
 	trace_counters_resize(&a->totals.c, rec->len, new_len, tracks, releases);
 	trace_counters_resize(scope_counters(a, rec->scope), rec->len, new_len, tracks, releases);
-	if (a->options.track_sites && (c = site_get(a, rec->return_address)))
-		trace_counters_resize(c, rec->len, new_len, true, releases);
+	for (size_t i = 0, n = rows_of(a, rec->return_address, rec->stack_id, c); i < n; i++)
+		trace_counters_resize(c[i], rec->len, new_len, true, releases);
 	if (is_detail_site(a, rec->return_address))
 		return detail_resize(a, rec->allocator_id, rec->scope, rec->len, new_len);
 	return 0;
@@ -308,7 +328,7 @@ int trace_alloc_remap(struct trace_analyzer *a, uint64_t old_key, uint64_t new_k
 int trace_alloc_lose(struct trace_analyzer *a, uint64_t key, uint64_t new_len)
 {
 	struct trace_record rec;
-	struct trace_counters *c;
+	struct trace_counters *c, *rows[2];
 	int r;
 
 	if (!hashtab_remove(&a->allocations, key, &rec)) {
@@ -324,9 +344,9 @@ int trace_alloc_lose(struct trace_analyzer *a, uint64_t key, uint64_t new_len)
 	trace_counters_resize(scope_counters(a, rec.scope), rec.len, new_len, tracks, releases);
 	trace_counters_lose(&a->totals.c, new_len);
 	trace_counters_lose(scope_counters(a, rec.scope), new_len);
-	if (a->options.track_sites && (c = site_get(a, rec.return_address))) {
-		trace_counters_resize(c, rec.len, new_len, true, releases);
-		trace_counters_lose(c, new_len);
+	for (size_t i = 0, n = rows_of(a, rec.return_address, rec.stack_id, rows); i < n; i++) {
+		trace_counters_resize(rows[i], rec.len, new_len, true, releases);
+		trace_counters_lose(rows[i], new_len);
 	}
 	if (is_detail_site(a, rec.return_address)) {
 		if ((r = detail_resize(a, rec.allocator_id, rec.scope, rec.len, new_len)) < 0)

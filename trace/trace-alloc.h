@@ -1,5 +1,5 @@
 /* The allocation lifecycle of the replay: allocations, frees, releases,
- * resizes and remaps applied to the totals, the scope, the site and the
+ * resizes and remaps applied to the totals, the scope, the site, the stack and the
  * --site detail buckets.  Internal to the analyzer (trace-analyzer.c calls
  * these after deciding an event's layer, outcome and tracking). */
 #pragma once
@@ -22,10 +22,10 @@ int trace_alloc_scope(struct trace_analyzer *a, const struct trace_scope_ref *re
 
 /* Each returns 0 or -ENOMEM. */
 int trace_alloc_tracked(struct trace_analyzer *a, uint32_t allocator_id, uint64_t key, uint32_t scope,
-			uint64_t return_address, uint64_t len);
+			uint64_t return_address, uint32_t stack_id, uint64_t len);
 /* count: the calls it stands for (an untracked alloc's "count", 1 when absent) */
-int trace_alloc_untracked(struct trace_analyzer *a, uint32_t scope, uint64_t return_address, uint64_t len,
-			  uint64_t count);
+int trace_alloc_untracked(struct trace_analyzer *a, uint32_t scope, uint64_t return_address, uint32_t stack_id,
+			  uint64_t len, uint64_t count);
 /* A tracked free; scope and len count only when the key is not live. */
 int trace_alloc_free(struct trace_analyzer *a, uint64_t key, uint32_t allocator_id,
 		     const struct trace_scope_ref *scope, uint64_t len);

@@ -21,6 +21,7 @@ void trace_analyzer_init(struct trace_analyzer *a, const struct trace_replay_opt
 	hashtab_init(&a->allocations, sizeof(struct trace_record));
 	hashtab_init(&a->scope_ids, sizeof(struct trace_scope_id));
 	hashtab_init(&a->sites, sizeof(struct trace_site));
+	hashtab_init(&a->stacks, sizeof(struct trace_stack));
 	hashtab_init(&a->detail_sizes, sizeof(struct trace_bucket));
 	hashtab_init(&a->detail_scopes, sizeof(struct trace_bucket));
 	trace_ledger_init(&a->ledger);
@@ -33,6 +34,8 @@ void trace_analyzer_done(struct trace_analyzer *a)
 	hashtab_done(&a->allocations);
 	hashtab_done(&a->scope_ids);
 	hashtab_done(&a->sites);
+	hashtab_done(&a->stacks);
+	free(a->frames);
 	hashtab_done(&a->detail_sizes);
 	hashtab_done(&a->detail_scopes);
 	trace_ledger_done(&a->ledger);
@@ -177,6 +180,62 @@ static int record_object(struct trace_analyzer *a, const struct trace_event *e, 
 	return 0;
 }
 
+/* A "stack" event: its frames kept under its id, for --stacks to list.
+ * The same stack twice (a fork's child's trace appended) is one; the same
+ * id with other frames is refused, as a scope_id with another path is. */
+static int record_stack(struct trace_analyzer *a, const struct trace_event *e, struct error *err)
+{
+	struct trace_stack *s;
+	int r;
+
+	if (e->stack_id == 0)
+		return error_set(err, -EINVAL, "a stack event needs a \"stack_id\" above 0");
+	if (e->n_frames == 0)
+		return error_set(err, -EINVAL, "a stack event needs \"frames\", at least one");
+	if ((r = trace_analyzer_stack(a, e->stack_id, &s, err)) < 0)
+		return r;
+	if (s->recorded) {
+		if (s->n_frames != e->n_frames ||
+		    memcmp(a->frames + s->first_frame, e->frames, e->n_frames * sizeof(e->frames[0])) != 0)
+			return error_set(err, -EINVAL, "stack_id %" PRIu32 " is redefined with other frames",
+					 e->stack_id);
+		return 0;
+	}
+	if (a->n_frames + e->n_frames > a->frames_alloc) {
+		size_t n = a->frames_alloc ? a->frames_alloc * 2 : 256;
+		while (n < a->n_frames + e->n_frames)
+			n *= 2;
+		uint64_t *v = realloc(a->frames, n * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		a->frames = v;
+		a->frames_alloc = n;
+	}
+	memcpy(a->frames + a->n_frames, e->frames, e->n_frames * sizeof(e->frames[0]));
+	s->first_frame = a->n_frames;
+	s->n_frames = (uint32_t)e->n_frames;
+	s->recorded = true;
+	a->n_frames += e->n_frames;
+	return 0;
+}
+
+int trace_analyzer_stack(struct trace_analyzer *a, uint32_t id, struct trace_stack **ret, struct error *err)
+{
+	struct trace_stack *s = hashtab_get(&a->stacks, id);
+	bool is_new;
+
+	if (!s) {
+		/* the row of no stack_id is not one of the stacks counted */
+		size_t ids = a->stacks.count - (hashtab_get(&a->stacks, 0) != NULL);
+		if (id != 0 && ids >= RW_TRACE_STACKS_MAX)
+			return error_set(err, -EINVAL, "more than %u stack ids", RW_TRACE_STACKS_MAX);
+		if (!(s = hashtab_upsert(&a->stacks, id, &is_new)))
+			return -ENOMEM;
+	}
+	*ret = s;
+	return 0;
+}
+
 static void update_mapped(struct trace_analyzer *a)
 {
 	a->physical.live_mapped_bytes = trace_ledger_bytes(&a->ledger);
@@ -241,8 +300,9 @@ static void physical_effect(struct trace_analyzer *a, const struct trace_event *
 }
 
 static int alloc_event(struct trace_analyzer *a, const struct trace_event *e, uint64_t key,
-		       const struct trace_scope_ref *ref)
+		       const struct trace_scope_ref *ref, struct error *err)
 {
+	struct trace_stack *s;
 	uint32_t scope;
 	int r;
 
@@ -252,9 +312,13 @@ static int alloc_event(struct trace_analyzer *a, const struct trace_event *e, ui
 	}
 	if ((r = trace_alloc_scope(a, ref, &scope)) < 0)
 		return r;
+	/* the stack's row comes first: an id that no stack event defines
+	 * (a trace cut before its end) is still a row of its own */
+	if (a->options.track_stacks && (r = trace_analyzer_stack(a, e->stack_id, &s, err)) < 0)
+		return r;
 	if (e->tracked)
-		return trace_alloc_tracked(a, e->allocator_id, key, scope, e->return_address, e->len);
-	return trace_alloc_untracked(a, scope, e->return_address, e->len, e->count);
+		return trace_alloc_tracked(a, e->allocator_id, key, scope, e->return_address, e->stack_id, e->len);
+	return trace_alloc_untracked(a, scope, e->return_address, e->stack_id, e->len, e->count);
 }
 
 static int resize_event(struct trace_analyzer *a, const struct trace_event *e, uint64_t key)
@@ -304,6 +368,8 @@ int trace_analyzer_ingest(struct trace_analyzer *a, const struct trace_event *e,
 
 	trace_add(&a->events, 1);
 	record_sequence(a, e);
+	if (e->stack_id && e->kind != TRACE_KIND_STACK)
+		trace_add(&a->stack_events, 1);
 	switch (e->kind) {
 	case TRACE_KIND_TRACE_START:
 		trace_add(&a->sequence.start_events, 1);
@@ -321,8 +387,8 @@ int trace_analyzer_ingest(struct trace_analyzer *a, const struct trace_event *e,
 	case TRACE_KIND_SCOPE_ENTER: return scope_enter(a, e, &ref, err);
 	case TRACE_KIND_SCOPE_EXIT: scope_exit(a, e->scope_id); return 0;
 	case TRACE_KIND_SNAPSHOT:
-	case TRACE_KIND_CENSUS:
-	case TRACE_KIND_STACK: return 0;
+	case TRACE_KIND_CENSUS: return 0;
+	case TRACE_KIND_STACK: trace_add(&a->stack_events, 1); return record_stack(a, e, err);
 	case TRACE_KIND_OBJECT: return record_object(a, e, err);
 	default: break;
 	}
@@ -330,7 +396,7 @@ int trace_analyzer_ingest(struct trace_analyzer *a, const struct trace_event *e,
 		return 0;
 	switch (e->kind) {
 	case TRACE_KIND_ALLOCATOR: return record_allocator(a, e);
-	case TRACE_KIND_ALLOC: return alloc_event(a, e, key, &ref);
+	case TRACE_KIND_ALLOC: return alloc_event(a, e, key, &ref, err);
 	case TRACE_KIND_FREE:
 		if (!e->tracked) {
 			trace_add(&a->totals.unmatched_frees, 1);

@@ -19,6 +19,7 @@
 struct trace_replay_options {
 	enum trace_layer layer;
 	bool track_sites;     /* --sites: counters per return address */
+	bool track_stacks;    /* --stacks: counters per stack_id */
 	bool has_site_detail; /* --site ADDRESS: sizes and scopes of one site */
 	uint64_t site_detail;
 };
@@ -81,12 +82,24 @@ struct trace_record {
 	uint64_t byte_events;      /* byte-events accrued before that */
 	uint32_t allocator_id;
 	uint32_t scope;
-	uint64_t unused; /* to 64 bytes: one cache line per slot */
+	uint32_t stack_id; /* of its alloc event, 0 for none */
+	uint32_t unused;   /* to 64 bytes: one cache line per slot */
 };
 
 struct trace_site {
 	uint64_t return_address;
 	struct trace_counters counters;
+};
+
+/* A stack of --stack N: the frames a "stack" event gave its id, and with
+ * --stacks the counters of the allocations whose events carry it.  Id 0
+ * holds the events without a stack_id. */
+struct trace_stack {
+	uint64_t id;
+	struct trace_counters counters;
+	size_t first_frame; /* in trace_analyzer.frames */
+	uint32_t n_frames;
+	bool recorded; /* a stack event defined it */
 };
 
 /* A bucket of --site detail: by length or by scope index. */
@@ -119,11 +132,15 @@ struct trace_analyzer {
 	struct hashtab allocations;  /* struct trace_record */
 	struct hashtab scope_ids;    /* struct trace_scope_id */
 	struct hashtab sites;        /* struct trace_site */
+	struct hashtab stacks;       /* struct trace_stack */
 	struct hashtab detail_sizes; /* struct trace_bucket, by length */
 	struct hashtab detail_scopes; /* struct trace_bucket, by scope */
 	struct trace_ledger ledger;
 	struct trace_object *objects;
 	size_t n_objects, objects_alloc;
+	uint64_t *frames; /* the stacks' frames, one after another */
+	size_t n_frames, frames_alloc;
+	uint64_t stack_events; /* "stack" events, and events with a stack_id */
 	/* The allocator of the last event: nearly every event asks about one,
 	 * and traces use few.  Reset whenever an allocator event may move the
 	 * table's slots. */
@@ -140,6 +157,11 @@ void trace_analyzer_done(struct trace_analyzer *a);
  * before it is defined or redefined, a mapping past the address space);
  * -ENOMEM.  After an error the analyzer must not be fed further. */
 int trace_analyzer_ingest(struct trace_analyzer *a, const struct trace_event *e, struct error *err);
+
+/* The stack of id (0: the row of events without one), a new one zeroed.
+ * Returns 0; -EINVAL with a reason past RW_TRACE_STACKS_MAX ids; -ENOMEM.
+ * Slot pointers stay valid until the next new id. */
+int trace_analyzer_stack(struct trace_analyzer *a, uint32_t id, struct trace_stack **ret, struct error *err);
 
 /* Starts loading what replaying e will touch first (its allocation's slot),
  * so a caller holding a few parsed events can overlap those memory loads

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "limits.h"
 #include "macro.h"
 
 /* Names with their lengths, so a lookup compares a length before bytes: the
@@ -39,6 +40,8 @@ static const struct {
 	[TRACE_FIELD_TRACKED] = { NAME("tracked"), TRACE_TYPE_BOOL },
 	[TRACE_FIELD_PATH] = { NAME("path"), TRACE_TYPE_STRING },
 	[TRACE_FIELD_COUNT] = { NAME("count"), TRACE_TYPE_U64 },
+	[TRACE_FIELD_STACK_ID] = { NAME("stack_id"), TRACE_TYPE_U32 },
+	[TRACE_FIELD_FRAMES] = { NAME("frames"), TRACE_TYPE_FRAMES },
 };
 
 static const char *const kind_names[_TRACE_KIND_MAX] = {
@@ -96,9 +99,12 @@ int trace_event_field(const char *key, size_t len)
 		if (IS("old_len"))
 			return TRACE_FIELD_OLD_LEN;
 		return IS("tracked") ? TRACE_FIELD_TRACKED : -1;
+	case 6: return IS("frames") ? TRACE_FIELD_FRAMES : -1;
 	case 8:
 		if (IS("scope_id"))
 			return TRACE_FIELD_SCOPE_ID;
+		if (IS("stack_id"))
+			return TRACE_FIELD_STACK_ID;
 		return IS("producer") ? TRACE_FIELD_PRODUCER : -1;
 	case 9: return IS("succeeded") ? TRACE_FIELD_SUCCEEDED : -1;
 	case 11: return IS("old_address") ? TRACE_FIELD_OLD_ADDRESS : -1;
@@ -230,6 +236,7 @@ int trace_event_set_wrong_type(enum trace_field f, struct error *err)
 		[TRACE_TYPE_U32] = "an unsigned integer below 2^32",
 		[TRACE_TYPE_STRING] = "a string",
 		[TRACE_TYPE_BOOL] = "true or false",
+		[TRACE_TYPE_FRAMES] = "an array of unsigned integers",
 	};
 	return refuse(err, "field \"%s\" must be %s", fields[f].name, wants[fields[f].type]);
 }
@@ -303,6 +310,23 @@ int trace_event_set_string(struct trace_event *e, enum trace_field f, const char
 	}
 }
 
+int trace_event_set_frames(struct trace_event *e, enum trace_field f, const uint64_t *frames, size_t n,
+			   struct error *err)
+{
+	int r;
+
+	if (fields[f].type != TRACE_TYPE_FRAMES)
+		return trace_event_set_wrong_type(f, err);
+	if (n > RW_TRACE_STACK_FRAMES_MAX)
+		return refuse(err, "field \"%s\" lists %zu frames, more than %u", fields[f].name, n,
+			      RW_TRACE_STACK_FRAMES_MAX);
+	if ((r = trace_event_mark(e, f, err)) < 0)
+		return r;
+	e->frames = frames;
+	e->n_frames = n;
+	return 0;
+}
+
 int trace_event_finish(const struct trace_event *e, struct error *err)
 {
 	if (!(e->seen & (1u << TRACE_FIELD_KIND)))
@@ -317,6 +341,9 @@ bool trace_event_equal(const struct trace_event *a, const struct trace_event *b)
 		return false;
 	if (a->scope_len != b->scope_len || (!a->scope) != (!b->scope) ||
 	    (a->scope && memcmp(a->scope, b->scope, a->scope_len) != 0))
+		return false;
+	if (a->n_frames != b->n_frames || a->stack_id != b->stack_id ||
+	    (a->n_frames && memcmp(a->frames, b->frames, a->n_frames * sizeof(a->frames[0])) != 0))
 		return false;
 	return a->kind == b->kind && a->layer == b->layer && a->has_seq == b->has_seq && a->seq == b->seq &&
 	       a->allocator_id == b->allocator_id && a->scope_id == b->scope_id &&

@@ -69,6 +69,8 @@ enum trace_field {
 	TRACE_FIELD_TRACKED,
 	TRACE_FIELD_PATH,  /* an object's file */
 	TRACE_FIELD_COUNT, /* the calls an untracked alloc stands for, 1 */
+	TRACE_FIELD_STACK_ID, /* the stack of an event, or the one a stack event defines */
+	TRACE_FIELD_FRAMES,   /* a stack event's return addresses, its caller first */
 	_TRACE_FIELD_MAX,
 };
 
@@ -78,6 +80,7 @@ enum trace_field_type {
 	TRACE_TYPE_U32,
 	TRACE_TYPE_STRING,
 	TRACE_TYPE_BOOL,
+	TRACE_TYPE_FRAMES, /* an array of unsigned integers */
 };
 
 struct trace_event {
@@ -107,6 +110,11 @@ struct trace_event {
 	const char *path;
 	size_t path_len;
 	uint64_t count;
+	uint32_t stack_id; /* 0: none */
+	/* A stack event's frames, borrowed from the parser as scope is; at
+	 * most RW_TRACE_STACK_FRAMES_MAX. */
+	const uint64_t *frames;
+	size_t n_frames;
 	/* Which fields were present: a field given twice is refused. */
 	uint32_t seen;
 };
@@ -138,6 +146,9 @@ static inline void trace_event_init(struct trace_event *e)
 	e->path = NULL;
 	e->path_len = 0;
 	e->count = 1;
+	e->stack_id = 0;
+	e->frames = NULL;
+	e->n_frames = 0;
 	e->seen = 0;
 }
 
@@ -181,11 +192,14 @@ static inline int trace_event_set_u64(struct trace_event *e, enum trace_field f,
 		return trace_event_mark(e, f, err);
 	case TRACE_FIELD_ALLOCATOR_ID:
 	case TRACE_FIELD_SCOPE_ID:
+	case TRACE_FIELD_STACK_ID:
 		if (value > UINT32_MAX)
 			return trace_event_set_too_large(f, err);
 		if ((r = trace_event_mark(e, f, err)) < 0)
 			return r;
-		*(f == TRACE_FIELD_SCOPE_ID ? &e->scope_id : &e->allocator_id) = (uint32_t)value;
+		*(f == TRACE_FIELD_SCOPE_ID   ? &e->scope_id
+		  : f == TRACE_FIELD_STACK_ID ? &e->stack_id
+					      : &e->allocator_id) = (uint32_t)value;
 		return 0;
 	case TRACE_FIELD_SEQ: dst = &e->seq; break;
 	case TRACE_FIELD_ALLOCATION_ID: dst = &e->allocation_id; break;
@@ -225,6 +239,10 @@ static inline int trace_event_set_bool(struct trace_event *e, enum trace_field f
 }
 
 int trace_event_set_string(struct trace_event *e, enum trace_field f, const char *s, size_t len, struct error *err);
+/* The n frames at frames (borrowed: they must outlive the event's use);
+ * more than RW_TRACE_STACK_FRAMES_MAX are refused. */
+int trace_event_set_frames(struct trace_event *e, enum trace_field f, const uint64_t *frames, size_t n,
+			   struct error *err);
 
 /* Checks that the event is whole (it has a "kind").  Returns 0 or -EINVAL. */
 int trace_event_finish(const struct trace_event *e, struct error *err);

@@ -197,6 +197,7 @@ static inline const char *known_value(const char *p, const char *end, struct tra
 		if ((q = literal(p, end, "false", 5)))
 			return trace_event_set_bool(e, f, false, NULL) == 0 ? q : NULL;
 		return NULL;
+	case TRACE_FIELD_FRAMES: return NULL; /* an array: the general parser reads it */
 	default:
 		if (!(q = unsigned_integer(p, end, &v)))
 			return NULL;

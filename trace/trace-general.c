@@ -183,6 +183,31 @@ static int set_integer(const struct trace_general *g, struct trace_event *e, enu
 	return trace_event_set_u64(e, f, g->bigs[index].value, err);
 }
 
+/* A "frames" array: each element an unsigned integer, copied into
+ * g->frames (the event borrows them until the next line). */
+static int set_frames(struct trace_general *g, struct trace_event *e, enum trace_field f, json_t *array,
+		      size_t n_bigs, struct error *err)
+{
+	size_t n = json_array_size(array), i;
+	json_t *v;
+
+	if (trace_event_field_type(f) != TRACE_TYPE_FRAMES)
+		return trace_event_set_wrong_type(f, err);
+	if (n > RW_TRACE_STACK_FRAMES_MAX)
+		return trace_event_set_frames(e, f, NULL, n, err); /* refused for its length */
+	json_array_foreach(array, i, v) {
+		json_int_t x = json_is_integer(v) ? json_integer_value(v) : -1;
+		uint64_t index = x < -1 ? (uint64_t)(-(x + 2)) : 0;
+		if (x >= 0)
+			g->frames[i] = (uint64_t)x;
+		else if (x < -1 && index < n_bigs && !g->bigs[index].too_large)
+			g->frames[i] = g->bigs[index].value;
+		else
+			return trace_event_set_wrong_type(f, err);
+	}
+	return trace_event_set_frames(e, f, g->frames, n, err);
+}
+
 int trace_general_parse(struct trace_general *g, const char *line, size_t len, struct trace_event *e,
 			struct error *err)
 {
@@ -222,6 +247,7 @@ int trace_general_parse(struct trace_general *g, const char *line, size_t len, s
 		case JSON_FALSE:
 			r = trace_event_set_bool(e, (enum trace_field)f, json_is_true(value), err);
 			break;
+		case JSON_ARRAY: r = set_frames(g, e, (enum trace_field)f, value, n_bigs, err); break;
 		default:
 			r = trace_event_set_wrong_type((enum trace_field)f, err);
 		}

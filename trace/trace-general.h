@@ -19,6 +19,7 @@
 
 #include <jansson.h>
 
+#include "limits.h"
 #include "trace-event.h"
 
 struct trace_general {
@@ -30,6 +31,7 @@ struct trace_general {
 	} *bigs;
 	size_t bigs_size;
 	json_t *json; /* the last line's, which its event's scope points into */
+	uint64_t frames[RW_TRACE_STACK_FRAMES_MAX]; /* the last line's "frames" */
 };
 
 void trace_general_init(struct trace_general *g);

@@ -1,4 +1,5 @@
 /* The report as JSON Lines: one "summary" object, then "scope", "site",
+ * "stack" (each with its "frames", an array of objects, caller first),
  * "site_detail", "site_size" and "site_scope" objects, each with the
  * reference's fields in the reference's order.  The logical layer names
  * its counters as requests (open_request_bytes, requested_bytes, ...). */
@@ -166,6 +167,34 @@ static void summary_line(FILE *f, const struct trace_analyzer *a, const struct t
 	trace_jsonw_end_line(&w);
 }
 
+static void stack_line(FILE *f, const struct trace_analyzer *a, const struct trace_report *r, size_t i,
+		       const char *sort, bool logical)
+{
+	const struct trace_stack *s = trace_report_stack(a, &r->stacks.v[i]);
+	struct trace_jsonw w;
+
+	trace_jsonw_begin(&w, f);
+	trace_jsonw_cstr(&w, "kind", "stack");
+	trace_jsonw_cstr(&w, "sort", sort);
+	trace_jsonw_opt_u64(&w, "stack_id", s->id != 0, s->id);
+	trace_jsonw_cstr(&w, "status", trace_report_stack_status(s));
+	trace_jsonw_array(&w, "frames");
+	for (uint32_t k = 0; k < s->n_frames; k++) {
+		const struct trace_site_name *n = &r->frame_names[r->first_frame_name[i] + k];
+		trace_jsonw_object(&w, NULL);
+		trace_jsonw_u64(&w, "return_address", a->frames[s->first_frame + k]);
+		if (n->found) {
+			trace_jsonw_cstr(&w, "symbol", n->function);
+			trace_jsonw_cstr(&w, "location", n->location);
+			trace_jsonw_cstr(&w, "object", n->object);
+		}
+		trace_jsonw_close(&w, '}');
+	}
+	trace_jsonw_close(&w, ']');
+	counter_fields(&w, r->stacks.v[i].counters, logical);
+	trace_jsonw_end_line(&w);
+}
+
 int trace_report_jsonl(const struct trace_analyzer *a, const struct trace_report_options *o,
 		       const struct trace_report *r, FILE *f)
 {
@@ -194,6 +223,8 @@ int trace_report_jsonl(const struct trace_analyzer *a, const struct trace_report
 		counter_fields(&w, r->sites.v[i].counters, logical);
 		trace_jsonw_end_line(&w);
 	}
+	for (size_t i = 0; i < r->stacks.n; i++)
+		stack_line(f, a, r, i, sort, logical);
 	if (o->has_site_detail) {
 		trace_jsonw_begin(&w, f);
 		trace_jsonw_cstr(&w, "kind", "site_detail");

@@ -161,6 +161,12 @@ int trace_rank_sites(const struct trace_analyzer *a, enum trace_sort sort, const
 	return rank_table(&a->sites, offsetof(struct trace_site, counters), sort, f, top, ret);
 }
 
+int trace_rank_stacks(const struct trace_analyzer *a, enum trace_sort sort, const struct trace_filter *f,
+		      size_t top, struct trace_rows *ret)
+{
+	return rank_table(&a->stacks, offsetof(struct trace_stack, counters), sort, f, top, ret);
+}
+
 int trace_rank_detail_sizes(const struct trace_analyzer *a, enum trace_sort sort, size_t top,
 			    struct trace_rows *ret)
 {

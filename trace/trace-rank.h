@@ -19,7 +19,8 @@ const char *trace_sort_name(enum trace_sort s);
 /* The sort named s, or -1. */
 int trace_sort_from_name(const char *s);
 
-/* One row: a scope (name), a site (key: its return address) or a detail
+/* One row: a scope (name), a site (key: its return address), a stack
+ * (key: its stack_id) or a detail
  * bucket (key: a length; or name: a scope). */
 struct trace_row {
 	const char *name;
@@ -50,6 +51,10 @@ int trace_rank_scopes(const struct trace_analyzer *a, enum trace_sort sort, cons
 		      size_t top, struct trace_rows *ret);
 int trace_rank_sites(const struct trace_analyzer *a, enum trace_sort sort, const struct trace_filter *f,
 		     size_t top, struct trace_rows *ret);
+/* Stacks (--stacks) by the same rules as sites; the row of events
+ * without a stack_id has key 0. */
+int trace_rank_stacks(const struct trace_analyzer *a, enum trace_sort sort, const struct trace_filter *f,
+		      size_t top, struct trace_rows *ret);
 /* Detail buckets are all shown (no filter), by length and by scope. */
 int trace_rank_detail_sizes(const struct trace_analyzer *a, enum trace_sort sort, size_t top,
 			    struct trace_rows *ret);

@@ -158,6 +158,8 @@ static int record_event(const struct trace_bin_record *rec, struct trace_event *
 		return r;
 	if (rec->scope_id && (r = trace_event_set_u64(e, TRACE_FIELD_SCOPE_ID, rec->scope_id, err)) < 0)
 		return r;
+	if (rec->stack_id && (r = trace_event_set_u64(e, TRACE_FIELD_STACK_ID, rec->stack_id, err)) < 0)
+		return r;
 	if (rec->failed && (r = trace_event_set_bool(e, TRACE_FIELD_SUCCEEDED, false, err)) < 0)
 		return r;
 	return trace_event_finish(e, err);

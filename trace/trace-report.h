@@ -18,6 +18,9 @@ struct trace_report_options {
 	size_t top;
 	struct trace_filter filter;
 	bool include_sites;   /* site rows (the replay must have tracked sites) */
+	/* stack rows (the replay must have tracked sites and stacks: a trace
+	 * without stacks gets site rows instead) */
+	bool include_stacks;
 	bool has_site_detail; /* site_detail rows for this return address */
 	uint64_t site_detail;
 	const char *symbols_path; /* names for site rows, or NULL */
@@ -27,14 +30,28 @@ struct trace_site_name {
 	bool found;
 	const char *function;
 	const char *location;
+	const char *object;
 };
 
 struct trace_report {
 	struct trace_integrity integrity;
-	struct trace_rows scopes, sites, sizes, site_scopes;
+	struct trace_rows scopes, sites, stacks, sizes, site_scopes;
 	struct trace_site_name *names; /* one per site row */
+	/* The frames of the stack rows, row after row: those of row i start
+	 * at first_frame_name[i] and are its stack's n_frames. */
+	struct trace_site_name *frame_names;
+	size_t *first_frame_name;
+	/* --stacks on a trace with no stack at all: site rows instead */
+	bool stacks_fell_back;
 	struct trace_symbols *symbols;
 };
+
+/* A stack row's status: "recorded" (a stack event defined its frames),
+ * "missing" (events name its id, no stack event defines it: a trace cut
+ * short) or "none" (the row of events without a stack_id). */
+const char *trace_report_stack_status(const struct trace_stack *s);
+/* The stack of a stack row. */
+const struct trace_stack *trace_report_stack(const struct trace_analyzer *a, const struct trace_row *row);
 
 /* Builds the report.  The binary of symbols_path is opened only when there
  * are site rows to name, and before anything is written, so a binary that

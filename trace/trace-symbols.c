@@ -35,6 +35,7 @@ static struct {
 	__typeof__(dwfl_module_addrname) *module_addrname;
 	__typeof__(dwfl_module_getsrc) *module_getsrc;
 	__typeof__(dwfl_lineinfo) *lineinfo;
+	__typeof__(dwfl_module_info) *module_info;
 } dw;
 
 static char *debuginfo_path;
@@ -69,6 +70,7 @@ static int load_libdw(struct error *err)
 	LOAD(module_addrname, dwfl_module_addrname);
 	LOAD(module_getsrc, dwfl_module_getsrc);
 	LOAD(lineinfo, dwfl_lineinfo);
+	LOAD(module_info, dwfl_module_info);
 	*(void **)&callbacks.find_elf = dlsym(dw.handle, "dwfl_build_id_find_elf");
 	*(void **)&callbacks.find_debuginfo = dlsym(dw.handle, "dwfl_standard_find_debuginfo");
 	*(void **)&callbacks.section_address = dlsym(dw.handle, "dwfl_offline_section_address");
@@ -191,7 +193,7 @@ static const char *dwarf_function(Dwfl_Module *m, Dwarf_Addr address)
 }
 
 bool trace_symbols_lookup(struct trace_symbols *s, uint64_t address, const char **ret_function,
-			  const char **ret_location)
+			  const char **ret_location, const char **ret_object)
 {
 	Dwfl_Module *m = dw.addrmodule(s->dwfl, address);
 	const char *function = NULL, *file = NULL, *loc;
@@ -213,5 +215,17 @@ bool trace_symbols_lookup(struct trace_symbols *s, uint64_t address, const char 
 	loc = location ? keep(s, location) : NULL;
 	*ret_function = function ? function : "??";
 	*ret_location = loc ? loc : "??";
+	/* the name it was reported under: the object's path */
+	*ret_object = dw.module_info(m, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+	if (!*ret_object)
+		*ret_object = "??";
 	return true;
+}
+
+bool trace_symbols_lookup_return(struct trace_symbols *s, uint64_t return_address, const char **ret_function,
+				 const char **ret_location, const char **ret_object)
+{
+	if (return_address == 0)
+		return false;
+	return trace_symbols_lookup(s, return_address - 1, ret_function, ret_location, ret_object);
 }

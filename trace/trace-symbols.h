@@ -28,8 +28,15 @@ int trace_symbols_open_objects(const struct trace_object *objects, size_t n, str
 struct trace_symbols *trace_symbols_free(struct trace_symbols *s);
 
 /* Resolves address: true with *ret_function (the innermost function,
- * inlined ones included; "??" when only the line is known) and
- * *ret_location ("file:line", "??" when unknown), owned by s until it is
+ * inlined ones included; "??" when only the line is known),
+ * *ret_location ("file:line", "??" when unknown) and *ret_object (the
+ * path of the binary or library holding it), owned by s until it is
  * freed; false when the address is in no function and no line of it. */
 bool trace_symbols_lookup(struct trace_symbols *s, uint64_t address, const char **ret_function,
-			  const char **ret_location);
+			  const char **ret_location, const char **ret_object);
+/* The same for the call a return address follows: a return address is the
+ * instruction after the call, which may be on the next line or in the next
+ * function (a call to a function that does not return, last in its
+ * caller), so the byte before it is looked up.  0 is never found. */
+bool trace_symbols_lookup_return(struct trace_symbols *s, uint64_t return_address, const char **ret_function,
+				 const char **ret_location, const char **ret_object);

@@ -1,5 +1,6 @@
 /* The report as text lines: "memtrace ..." summary lines, then one line
- * per scope, site and --site detail bucket, each a list of name=value
+ * per scope, site, stack (and one per frame of it) and --site detail
+ * bucket, each a list of name=value
  * fields in the reference's order.  Scope paths in scope lines are written
  * as they are; where a line quotes a string (site_scope, symbols, the
  * caveat message) it is a JSON string. */
@@ -150,6 +151,37 @@ static void scope_line(FILE *f, const struct trace_analyzer *a, const struct tra
 		c->untracked_requests, c->untracked_request_bytes);
 }
 
+static void quoted(FILE *f, const char *field, const char *s)
+{
+	fprintf(f, " %s=", field);
+	text_json_write(f, s, strlen(s));
+}
+
+/* A stack line, then a stack_frame line per frame, its caller first. */
+static void stack_lines(FILE *f, const struct trace_analyzer *a, const struct trace_report *r, size_t i)
+{
+	const struct trace_stack *s = trace_report_stack(a, &r->stacks.v[i]);
+
+	fputs("stack stack_id=", f);
+	if (s->id)
+		fprintf(f, "%" U, s->id);
+	else
+		fputs("none", f);
+	fprintf(f, " status=%s frames=%" PRIu32, trace_report_stack_status(s), s->n_frames);
+	counter_fields(f, r->stacks.v[i].counters);
+	for (uint32_t k = 0; k < s->n_frames; k++) {
+		const struct trace_site_name *n = &r->frame_names[r->first_frame_name[i] + k];
+		fprintf(f, "stack_frame stack_id=%" U " frame=%" PRIu32 " return_address=0x%" PRIx64, s->id, k,
+			a->frames[s->first_frame + k]);
+		if (n->found) {
+			quoted(f, "symbol", n->function);
+			quoted(f, "location", n->location);
+			quoted(f, "object", n->object);
+		}
+		fputc('\n', f);
+	}
+}
+
 int trace_report_text(const struct trace_analyzer *a, const struct trace_report_options *o,
 		      const struct trace_report *r, FILE *f)
 {
@@ -164,13 +196,13 @@ int trace_report_text(const struct trace_analyzer *a, const struct trace_report_
 		const struct trace_site_name *n = &r->names[i];
 		fprintf(f, "site return_address=0x%" PRIx64, r->sites.v[i].key);
 		if (n->found) {
-			fputs(" symbol=", f);
-			text_json_write(f, n->function, strlen(n->function));
-			fputs(" location=", f);
-			text_json_write(f, n->location, strlen(n->location));
+			quoted(f, "symbol", n->function);
+			quoted(f, "location", n->location);
 		}
 		counter_fields(f, r->sites.v[i].counters);
 	}
+	for (size_t i = 0; i < r->stacks.n; i++)
+		stack_lines(f, a, r, i);
 	if (o->has_site_detail) {
 		fprintf(f, "site_detail return_address=0x%" PRIx64 "\n", o->site_detail);
 		for (size_t i = 0; i < r->sizes.n; i++) {

@@ -1,7 +1,7 @@
 /* libFuzzer target for memtrace lines: the fast and the general parser must
  * agree on every line the fast one accepts, and the whole input, replayed
- * for each layer with sites and a site's detail and written as text and
- * JSON Lines, must never crash or read out of bounds. */
+ * for each layer with sites, stacks and a site's detail and written as
+ * text and JSON Lines, must never crash or read out of bounds. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -65,6 +65,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct trace_replay_options ro = {
 			.layer = (enum trace_layer)layer,
 			.track_sites = true,
+			.track_stacks = true,
 			.has_site_detail = true,
 			.site_detail = 0,
 		};
@@ -73,6 +74,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			.top = 8,
 			.filter = { .include_zero_live = layer == 0 },
 			.include_sites = true,
+			.include_stacks = true,
 			.has_site_detail = true,
 		};
 		struct trace_analyzer a;

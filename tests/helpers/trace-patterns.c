@@ -330,6 +330,39 @@ static void limits(void)
 	expect(r, -ENOSPC, "scope 4097");
 }
 
+/* two-callers: one allocating function, xmalloc, called from two others
+ * that keep different totals: load_model 3 x 1 MiB, decode 5 x 256 KiB.
+ * Not static, so each is named by the symbol table too; one site (the
+ * malloc call in xmalloc), two stacks. */
+void *xmalloc(size_t n);
+void load_model(void);
+void decode(void);
+
+NOINLINE void *xmalloc(size_t n)
+{
+	void *block = malloc(n);
+	keep(block, n);
+	return block;
+}
+
+NOINLINE void load_model(void)
+{
+	for (int i = 0; i < 3; i++)
+		xmalloc(1 * MiB);
+}
+
+NOINLINE void decode(void)
+{
+	for (int i = 0; i < 5; i++)
+		xmalloc(256 * KiB);
+}
+
+static void two_callers(void)
+{
+	load_model();
+	decode();
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -339,6 +372,7 @@ int main(int argc, char **argv)
 		{ "sizes", sizes }, { "threads", threads }, { "realloc", realloc_chain }, { "aligned", aligned },
 		{ "maps", maps },   { "fork", forks },      { "phases", phases },         { "env-phases", env_phases },
 		{ "hold", hold },   { "limits", limits },   { "handoff", handoff },
+		{ "two-callers", two_callers },
 	};
 
 	for (size_t i = 0; argc == 2 && i < sizeof(patterns) / sizeof(patterns[0]); i++)
@@ -346,6 +380,7 @@ int main(int argc, char **argv)
 			patterns[i].run();
 			return 0;
 		}
-	fprintf(stderr, "usage: trace-patterns sizes|threads|realloc|aligned|maps|fork|phases|env-phases|hold|limits|handoff\n");
+	fprintf(stderr, "usage: trace-patterns sizes|threads|realloc|aligned|maps|fork|phases|env-phases|hold|limits|handoff|"
+			"two-callers\n");
 	return 2;
 }

@@ -396,6 +396,64 @@ def test_past_the_limits(tmp_path):
     assert total["untracked_requests"] == 3100
 
 
+def stacks_of(path, *options):
+    """The rows of trace summary --json --stacks: total, sites, stacks and
+    what it wrote on standard error."""
+    p = subprocess.run([str(RAMWATCH), "trace", "summary", "--json", "--stacks", *options, str(path)],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    rows = [json.loads(line) for line in p.stdout.splitlines()]
+    return rows[0], [r for r in rows if r["kind"] == "site"], [r for r in rows if r["kind"] == "stack"], p.stderr
+
+
+@pytest.mark.parametrize("name", ["t.jsonl", "t.rwtrace"])
+def test_stacks_of_two_callers(tmp_path, name):
+    # xmalloc called from load_model (3 x 1 MiB) and from decode (5 x 256 KiB), all kept
+    p, out = record(tmp_path, PATTERNS, "two-callers", options=("--stack", "3"), name=name)
+    assert p.returncode == 0, p.stderr
+    assert " 0 dropped, trace complete\n" in p.stderr, p.stderr
+    assert (out.read_bytes()[:1] == b"{") == name.endswith(".jsonl")
+    total, sites, stacks, err = stacks_of(out)
+    assert err == ""
+    assert total["capture_integrity"]["status"] == "complete"
+    assert sites == []
+    # two stacks, the larger first, each named frame by frame from the allocating call up
+    assert [s["status"] for s in stacks] == ["recorded", "recorded"]
+    assert [[f.get("symbol") for f in s["frames"]] for s in stacks] == \
+        [["xmalloc", "load_model", "two_callers"], ["xmalloc", "decode", "two_callers"]]
+    assert [[f.get("location") for f in s["frames"][:2]] for s in stacks] == \
+        [[line_of("void *block = malloc(n);"), line_of("xmalloc(1 * MiB);")],
+         [line_of("void *block = malloc(n);"), line_of("xmalloc(256 * KiB);")]]
+    assert {os.path.realpath(f["object"]) for s in stacks for f in s["frames"]} == {os.path.realpath(PATTERNS)}
+    assert [(s["allocations"], s["open_requests"], s["open_request_bytes"]) for s in stacks] == \
+        [(3, 3, 3 * MiB), (5, 5, 5 * 256 * KiB)]
+    # both start at the same call: one site, which holds both totals
+    assert stacks[0]["frames"][0]["return_address"] == stacks[1]["frames"][0]["return_address"]
+    _, _, sites = summary(out)
+    assert [(s["symbol"], s["location"], s["allocations"], s["open_request_bytes"]) for s in sites] == \
+        [("xmalloc", line_of("void *block = malloc(n);"), 8, 3 * MiB + 5 * 256 * KiB)]
+    assert sites[0]["return_address"] == stacks[0]["frames"][0]["return_address"]
+    # --top 1: the larger stack alone; the text form lists the same frames
+    _, _, top, _ = stacks_of(out, "--top", "1")
+    assert top == stacks[:1]
+    p = subprocess.run([str(RAMWATCH), "trace", "summary", "--stacks", str(out)], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    frames = [l for l in p.stdout.splitlines() if l.startswith("stack_frame ")]
+    assert [re.search(r' symbol="([^"]*)"', l).group(1) for l in frames] == \
+        ["xmalloc", "load_model", "two_callers", "xmalloc", "decode", "two_callers"]
+    assert [l.split()[:4] for l in p.stdout.splitlines() if l.startswith("stack ")] == \
+        [["stack", "stack_id=1", "status=recorded", "frames=3"], ["stack", "stack_id=2", "status=recorded", "frames=3"]]
+
+
+def test_stacks_of_a_trace_without_them_are_its_sites(tmp_path):
+    out = pattern(tmp_path, "two-callers")
+    total, sites, stacks, err = stacks_of(out)
+    assert err == "ramwatch: note: %s was recorded without --stack N: it holds no stacks, " \
+        "so sites are ranked instead\n" % out
+    assert stacks == []
+    assert [(s["symbol"], s["open_request_bytes"]) for s in sites] == [("xmalloc", 3 * MiB + 5 * 256 * KiB)]
+
+
 def without_addresses(rows):
     """Summary rows with the fields a new address space changes left out."""
     return [{k: v for k, v in r.items() if k not in ("site", "address", "return_address")} for r in rows]

@@ -305,16 +305,17 @@ def program(tmp_path_factory):
 
 def test_symbols(tmp_path, program):
     src, exe, make_buffer, main = program
-    # the malloc call sits a few bytes into make_buffer, on line 6
+    # line 6 starts 12 bytes into make_buffer; a return address names the
+    # byte before it, so make_buffer + 13 is on line 6
     trace = tmp_path / "t.jsonl"
     trace.write_text('{"kind":"alloc","address":16,"len":100,"return_address":%d}\n'
                      '{"kind":"alloc","address":32,"len":50,"return_address":%d}\n'
                      '{"kind":"alloc","address":48,"len":10,"return_address":%d}\n'
-                     % (make_buffer + 12, main + 8, 0x7fffffff0000))
+                     % (make_buffer + 13, main + 8, 0x7fffffff0000))
     lines = summary("--sites", "--symbols", exe, trace)
     sites = [l for l in lines if l.startswith("site ")]
     assert sites[0].startswith('site return_address=%#x symbol="make_buffer" location="%s:6" retained_bytes=100 '
-                               % (make_buffer + 12, src))
+                               % (make_buffer + 13, src))
     assert sites[1].startswith('site return_address=%#x symbol="main" location="%s:' % (main + 8, src))
     # an address in no function of the binary stays a bare address
     assert sites[2].startswith("site return_address=0x7fffffff0000 retained_bytes=10 ")

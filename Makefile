@@ -215,14 +215,14 @@ $(BUILD)/ramwatchd: $(call objects,$(DAEMON_MAIN)) $(DAEMON_LIBS)
 # Unit tests (cmocka), one per module: tests/README.md says which tests which.
 UNIT_TESTS := test-util test-log test-strpool test-text test-hashtab test-timeparse test-units test-error \
 	test-smaps test-proc-parse test-classify test-census test-evidence test-memimage test-census-json \
-	test-scan-live test-region-events test-gpu test-win-census \
+	test-scan-live test-region-events test-gpu test-gpu-census test-win-census \
 	test-trace-parse test-trace-analyzer test-trace-scopes test-trace-ledger test-trace-report \
 	test-trace-replay test-trace-export test-trace-binary test-trace-stacks \
-	test-store test-store-salvage test-store-retention test-store-read test-store-read-history test-store-read-page test-store-coalesce test-store-repeat test-store-delta test-steady test-query \
+	test-store test-store-failures test-store-salvage test-store-retention test-store-read test-store-read-events test-store-read-gpu test-store-read-history test-store-read-page test-store-coalesce test-store-repeat test-store-delta test-steady test-query test-query-limits \
 	test-config test-config-values test-config-files test-selector \
 	test-sysmem test-schedule test-pidmap test-store-aside test-writer test-export test-watched test-census-tier test-discover test-proc-connector test-view test-daemon-clock \
 	test-control-request test-control-buffer test-control-access test-control-processes test-control-worker \
-	test-render test-render-html test-control-client test-top test-chart
+	test-render test-render-html test-control-client test-render-answers test-top test-chart
 UNIT_BINS := $(addprefix $(BUILD)/tests/,$(UNIT_TESTS))
 
 $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(ALL_LIBS)

@@ -8,6 +8,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <pwd.h>
 #include <jansson.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
@@ -189,6 +190,22 @@ static inline void gpu_section(struct census *c, unsigned index, const char *uui
 	snprintf(c->gpu.uses[0].uuid, sizeof(c->gpu.uses[0].uuid), "%s", uuid);
 	snprintf(c->gpu.uses[0].name, sizeof(c->gpu.uses[0].name), "NVIDIA Test %u", index);
 	c->gpu.n_uses = 1;
+}
+
+static inline struct store_select by_pid(int pid, int64_t only_uid)
+{
+	return (struct store_select){ .pid = pid, .only_uid = only_uid };
+}
+
+/* "uid N (name)" as a message names the owner, or "uid N" where the
+ * machine has no such user. */
+static inline void owner_text(char *buf, size_t size, int64_t uid)
+{
+	struct passwd *pw = getpwuid((uid_t)uid);
+	if (pw)
+		snprintf(buf, size, "uid %lld (%s)", (long long)uid, pw->pw_name);
+	else
+		snprintf(buf, size, "uid %lld", (long long)uid);
 }
 
 /* ------------------------------------------------------------ JSON */

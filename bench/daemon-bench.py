@@ -25,13 +25,15 @@ more started under another name (idle-other, one thread each, not
 selected), and the difference in CPU share.
 
     make bench-daemon       # or: RAMWATCH_BUILD=build bench/daemon-bench.py [--processes N] [--seconds S]
-                            #     [--present P] [--watched W] [--only defaults,steady,fast,present,watched]
+                            #     [--present P] [--watched W [--watched-settle]] [--only defaults,steady,fast,present,watched]
                             #     (quick: --processes 100 --seconds 40 --present 1000)
 
 With --watched W, W idle processes are present (those beyond N of 1 MiB,
 no threads) and two daemons run side by side: one with MaxProcesses=N,
 one with MaxProcesses=W; their difference is the cost of a watched
-process.  The discovery scenarios run a daemon with the proc connector
+process.  With --watched-settle the window starts once each has had the
+first census of every process it watches, so --watched-seconds 330 holds
+a whole CensusInterval of the steady state.  The discovery scenarios run a daemon with the proc connector
 beside one in a network namespace of its own (unshare --net), which has
 none and lists /proc every DiscoverInterval.
 """
@@ -138,7 +140,9 @@ def scenario(name, targets, sample_ms, seconds, warmup, extra_config, with_top, 
         time.sleep(warmup)
         if settle:
             for v in variants:
-                first_censuses_done(dbs[v][0], len(targets), 600)
+                # settle: True (every target), or how many each variant watches
+                want = settle[v] if isinstance(settle, dict) else len(targets)
+                first_censuses_done(dbs[v][0], want, 1200)
         start = {k: cpu_seconds(p.pid) for k, p in procs.items()}
         size0 = {v: db_bytes(dbs[v][0]) for v in variants}
         t0 = time.monotonic()
@@ -250,6 +254,9 @@ def main():
     ap.add_argument("--watched", type=int, default=0,
                     help="processes watched in the scale scenario (0: none), beside a daemon watching --processes")
     ap.add_argument("--watched-seconds", type=int, default=90, help="window of the scale scenario")
+    ap.add_argument("--watched-settle", action="store_true",
+                    help="start the scale scenario's window once every watched process had its first census "
+                         "(with --watched-seconds 330: the steady state over a whole CensusInterval)")
     ap.add_argument("--only", default="defaults,steady,fast,present,watched",
                     help="the scenarios to run, of defaults, steady, fast, present, watched")
     args = ap.parse_args()
@@ -278,11 +285,14 @@ def main():
             wr, ww = os.pipe()
             more = start_targets(args.watched - args.processes, "idle-target", 1, 0, wr)
             try:
-                res = scenario(f"{args.watched} idle-target present", targets, 1000, args.watched_seconds, 30, "",
-                               False, with_floor=False, variants={
-                                   f"MaxProcesses={args.processes}": (f"MaxProcesses={args.processes}\n", []),
-                                   f"MaxProcesses={args.watched}": (f"MaxProcesses={args.watched}\n", []),
-                               })
+                variants = {
+                    f"MaxProcesses={args.processes}": (f"MaxProcesses={args.processes}\n", []),
+                    f"MaxProcesses={args.watched}": (f"MaxProcesses={args.watched}\n", []),
+                }
+                settle = dict(zip(variants, (args.processes, args.watched))) if args.watched_settle else False
+                name = f"{args.watched} idle-target present" + (", after the first censuses" if settle else "")
+                res = scenario(name, targets, 1000, args.watched_seconds, 30, "", False, with_floor=False,
+                               variants=variants, settle=settle)
                 res["watched_max"] = args.watched
                 results.append(res)
             finally:

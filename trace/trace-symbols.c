@@ -221,11 +221,3 @@ bool trace_symbols_lookup(struct trace_symbols *s, uint64_t address, const char 
 		*ret_object = "??";
 	return true;
 }
-
-bool trace_symbols_lookup_return(struct trace_symbols *s, uint64_t return_address, const char **ret_function,
-				 const char **ret_location, const char **ret_object)
-{
-	if (return_address == 0)
-		return false;
-	return trace_symbols_lookup(s, return_address - 1, ret_function, ret_location, ret_object);
-}

@@ -38,5 +38,10 @@ bool trace_symbols_lookup(struct trace_symbols *s, uint64_t address, const char 
  * instruction after the call, which may be on the next line or in the next
  * function (a call to a function that does not return, last in its
  * caller), so the byte before it is looked up.  0 is never found. */
-bool trace_symbols_lookup_return(struct trace_symbols *s, uint64_t return_address, const char **ret_function,
-				 const char **ret_location, const char **ret_object);
+static inline bool trace_symbols_lookup_return(struct trace_symbols *s, uint64_t return_address,
+					       const char **ret_function, const char **ret_location,
+					       const char **ret_object)
+{
+	return return_address != 0 &&
+	       trace_symbols_lookup(s, return_address - 1, ret_function, ret_location, ret_object);
+}

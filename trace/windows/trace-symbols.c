@@ -30,8 +30,8 @@ struct trace_symbols *trace_symbols_free(struct trace_symbols *s)
 }
 
 bool trace_symbols_lookup(struct trace_symbols *s, uint64_t address, const char **ret_function,
-			  const char **ret_location)
+			  const char **ret_location, const char **ret_object)
 {
-	(void)s, (void)address, (void)ret_function, (void)ret_location;
+	(void)s, (void)address, (void)ret_function, (void)ret_location, (void)ret_object;
 	return false;
 }

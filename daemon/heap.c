@@ -13,13 +13,12 @@ void heap_init(void)
 	(void)mallopt(M_MMAP_THRESHOLD, (int)RW_HEAP_MMAP_THRESHOLD);
 }
 
-bool heap_release(void)
+void heap_release(void)
 {
 	/* fordblks: the free bytes inside the arenas, their tops included */
 	if (mallinfo2().fordblks <= RW_HEAP_KEEP_FREE)
-		return false;
+		return;
 	/* since glibc 2.8 this releases whole free pages inside the heap as
 	 * well, not only at its top */
 	(void)malloc_trim(0);
-	return true;
 }

@@ -11,12 +11,10 @@
  * free, and then all of it. */
 #pragma once
 
-#include <stdbool.h>
-
 /* At start, before the first allocation that matters. */
 void heap_init(void);
 
 /* After short-lived work freed its memory (a batch of censuses written):
  * gives the free pages back when more than RW_HEAP_KEEP_FREE bytes are
- * free.  Returns whether it did. */
-bool heap_release(void);
+ * free. */
+void heap_release(void);

@@ -221,7 +221,7 @@ int store_cycle_flush(struct store_cycle *sc)
 	 * once a batch of censuses is freed, the heap is full of holes that
 	 * glibc keeps (heap.h). */
 	if (after.written[WRITER_CENSUS] != before.written[WRITER_CENSUS])
-		(void)heap_release();
+		heap_release();
 	return r;
 }
 

@@ -74,9 +74,6 @@ static bool sample_steady(const struct store_sample *x)
 	       x->resident_min == x->resident_last && x->resident_max == x->resident_last;
 }
 
-/* Extends run u to x: 1 when its row was there and now covers x, 0 when
- * it was not (rolled up, expired, or a rolled-back transaction's), or a
- * negative errno. */
 int store_update_process(struct store *s, int64_t id, const struct store_process *p)
 {
 	/* What store_put_process's update does, on the row found by its id
@@ -121,6 +118,9 @@ int store_update_process(struct store *s, int64_t id, const struct store_process
 	return 0;
 }
 
+/* Extends run u to x: 1 when its row was there and now covers x, 0 when
+ * it was not (rolled up, expired, or a rolled-back transaction's), or a
+ * negative errno. */
 static int extend_run(struct store *s, const struct store_run *u, const struct store_sample *x)
 {
 	sqlite3_stmt *st;

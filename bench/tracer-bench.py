@@ -6,8 +6,10 @@ untraced, under libramwatch-trace.so at the default threshold and at
 --min-bytes 0 (the binary file; JSON Lines on fewer pairs, since a JSON
 trace of 16 M pairs would take 4.4 GB), and under heaptrack when it is
 installed, every case once a round for several rounds, and prints the
-median wall time and peak resident memory of each and its ratio to the
-untraced run of the same pairs.  Then the same for a real program:
+median wall time and peak resident memory of each, its ratio to the
+untraced run of the same pairs, and the range of that ratio round by
+round.  The default threshold runs again on 128 M pairs, where the
+untraced run is long enough for the ratio to mean something.  Then the same for a real program:
 CPython (bench/python-json.py, PYTHONMALLOC=malloc so every object is a
 malloc call).  The tracer is preloaded directly, as
 ramwatch trace record preloads it, so the time is the program's, without
@@ -15,6 +17,7 @@ trace record's summary (a replay of the trace) at the end.  Traces go to
 $RAMWATCH_BUILD/bench-tracer and are removed after each run.
 
     RAMWATCH_BUILD=build /usr/bin/python3 bench/tracer-bench.py [--runs N] [--pairs N] [--pairs-json N]
+        [--pairs-long N] [--no-python]
 """
 
 import argparse
@@ -55,6 +58,9 @@ def main():
                     help="pairs for the untraced, default threshold, binary --min-bytes 0 and heaptrack runs")
     ap.add_argument("--pairs-json", type=int, default=4_000_000,
                     help="pairs for --min-bytes 0 writing JSON Lines (about 140 bytes an event)")
+    ap.add_argument("--pairs-long", type=int, default=128_000_000,
+                    help="pairs for the default threshold again: at 16 M the untraced run takes under 0.1 s, "
+                         "near the resolution of a wall clock on a busy machine")
     ap.add_argument("--no-python", action="store_true", help="leave out the CPython program")
     a = ap.parse_args()
     base = dict(os.environ)
@@ -95,6 +101,9 @@ def main():
              ("tracer, --min-bytes 0, binary", a.pairs, traced(a.pairs, "0", "binary"))]
     if shutil.which("heaptrack"):
         cases.append(("heaptrack", a.pairs, heaptrack(a.pairs)))
+    if a.pairs_long != a.pairs:
+        cases += [("untraced", a.pairs_long, untraced(a.pairs_long)),
+                  ("tracer, default threshold", a.pairs_long, traced(a.pairs_long, None, "binary"))]
     if a.pairs_json != a.pairs:
         cases.append(("untraced", a.pairs_json, untraced(a.pairs_json)))
     cases.append(("tracer, --min-bytes 0, JSON Lines", a.pairs_json, traced(a.pairs_json, "0", "json")))
@@ -118,13 +127,16 @@ def main():
             walls[(name, pairs)].append(w)
             rss[(name, pairs)].append(m)
     clean()
-    print("| run | program | wall (median of %d) | x untraced | peak RSS |" % a.runs)
-    print("|---|---|---:|---:|---:|")
+    print("| run | program | wall (median of %d) | x untraced | x untraced, each round | peak RSS |" % a.runs)
+    print("|---|---|---:|---:|---:|---:|")
     for name, pairs, _ in cases:
         w = statistics.median(walls[(name, pairs)])
         u = statistics.median(walls[("untraced", pairs)])
+        # each round's case against the same round's untraced run: the spread the noise makes
+        each = [t / b for t, b in zip(walls[(name, pairs)], walls[("untraced", pairs)])]
         program = "%d M pairs" % (pairs // 1_000_000) if pairs else "CPython, JSON of a 300 000-entry dict"
-        print("| %s | %s | %.2f s | %.1f | %d MiB |" % (name, program, w, w / u, round(max(rss[(name, pairs)]) / 1024)))
+        print("| %s | %s | %.2f s | %.2f | %.2f-%.2f | %d MiB |" % (name, program, w, w / u, min(each), max(each),
+                                                                    round(max(rss[(name, pairs)]) / 1024)))
 
 
 if __name__ == "__main__":

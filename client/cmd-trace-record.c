@@ -123,7 +123,8 @@ static uint64_t dropped_of(const char *path)
 	if (n <= 0)
 		return 0;
 	buf[n] = 0;
-	if (!(p = strstr(buf, key)))
+	/* memmem: a binary file's records may hold zero bytes */
+	if (!(p = memmem(buf, (size_t)n, key, sizeof(key) - 1)))
 		return 0;
 	for (p += sizeof(key) - 1; *p >= '0' && *p <= '9'; p++)
 		v = v * 10 + (uint64_t)(*p - '0');

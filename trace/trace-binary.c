@@ -1,7 +1,6 @@
 /* The binary trace codec (trace-binary.h).  Varints of 7 bits a byte,
  * signed values zigzag coded: addresses and sites of one program lie near
- * each other and sequence numbers go up by one, so most fields take one to
- * three bytes. */
+ * each other, so most fields take one to three bytes. */
 #include "trace-binary.h"
 
 #include <string.h>
@@ -27,11 +26,15 @@ static bool has_old_address(enum trace_bin_kind k)
 	return k == TRACE_BIN_MOVE || k == TRACE_BIN_REMAP;
 }
 
-size_t trace_bin_encode(struct trace_bin_state *s, const struct trace_bin_record *r, unsigned char *out)
+size_t trace_bin_encode(struct trace_bin_stream *s, const struct trace_bin_record *r, unsigned char *out)
 {
 	unsigned char *p = out;
 	unsigned head = (unsigned)r->kind;
 
+	if (r->gap) {
+		*p++ = TRACE_BIN_GAP;
+		p = put_varint(p, r->gap);
+	}
 	if (r->failed)
 		head |= TRACE_BIN_FAILED;
 	if (r->scope_id)
@@ -41,7 +44,6 @@ size_t trace_bin_encode(struct trace_bin_state *s, const struct trace_bin_record
 	if (r->old_len)
 		head |= TRACE_BIN_OLD_LEN;
 	*p++ = (unsigned char)head;
-	p = put_signed(p, r->seq, s->seq);
 	p = put_signed(p, r->address, s->address);
 	if (has_old_address(r->kind))
 		p = put_signed(p, r->old_address, r->address);
@@ -54,9 +56,19 @@ size_t trace_bin_encode(struct trace_bin_state *s, const struct trace_bin_record
 		p = put_varint(p, r->scope_id);
 	if (r->stack_id)
 		p = put_varint(p, r->stack_id);
-	s->seq = r->seq;
 	s->address = r->address;
 	s->return_address = r->return_address;
+	return (size_t)(p - out);
+}
+
+size_t trace_bin_segment(unsigned char *out, uint32_t stream, uint64_t first_seq, uint64_t len)
+{
+	unsigned char *p = out;
+
+	*p++ = TRACE_BIN_SEGMENT;
+	p = put_varint(p, stream);
+	p = put_varint(p, first_seq);
+	p = put_varint(p, len);
 	return (size_t)(p - out);
 }
 
@@ -101,22 +113,29 @@ static int get_signed(const unsigned char **p, const unsigned char *end, uint64_
 			return r_;                                  \
 	} while (0)
 
-int trace_bin_decode(struct trace_bin_state *s, const unsigned char *buf, size_t len, struct trace_bin_record *r,
+int trace_bin_decode(struct trace_bin_stream *s, const unsigned char *buf, size_t len, struct trace_bin_record *r,
 		     const char **why)
 {
 	const unsigned char *p = buf, *end = buf + len;
-	uint64_t v;
+	uint64_t v, gap = 0;
 
 	*why = "";
 	if (len == 0)
 		return 0;
+	if (*p == TRACE_BIN_GAP) {
+		p++;
+		GET(get_varint(&p, end, &gap));
+		if (p == end)
+			return 0;
+	}
 	unsigned head = *p++;
 	if ((head & 15) < TRACE_BIN_ALLOC || (head & 15) > TRACE_BIN_REMAP) {
-		*why = "a byte that starts neither a record nor a JSON line";
+		*why = "a byte that starts no record";
 		return -1;
 	}
-	*r = (struct trace_bin_record){ .kind = (enum trace_bin_kind)(head & 15), .failed = head & TRACE_BIN_FAILED };
-	GET(get_signed(&p, end, s->seq, &r->seq));
+	*r = (struct trace_bin_record){ .kind = (enum trace_bin_kind)(head & 15),
+					.failed = head & TRACE_BIN_FAILED,
+					.gap = gap };
 	GET(get_signed(&p, end, s->address, &r->address));
 	if (has_old_address(r->kind))
 		GET(get_signed(&p, end, r->address, &r->old_address));
@@ -141,27 +160,74 @@ int trace_bin_decode(struct trace_bin_state *s, const unsigned char *buf, size_t
 		}
 		r->stack_id = (uint32_t)v;
 	}
-	s->seq = r->seq;
 	s->address = r->address;
 	s->return_address = r->return_address;
 	return (int)(p - buf);
 }
 
+/* The head of the segment at p: 1 with its fields, 0 when len ends inside
+ * it, -1 when it is wrong. */
+static int segment_head(const unsigned char **p, const unsigned char *end, uint64_t *stream, uint64_t *first,
+			uint64_t *len, const char **why)
+{
+	(*p)++;
+	GET(get_varint(p, end, stream));
+	GET(get_varint(p, end, first));
+	GET(get_varint(p, end, len));
+	if (*stream >= TRACE_BIN_STREAMS) {
+		*why = "a segment of a stream past the last one a file may have";
+		return -1;
+	}
+	if (*len == 0) {
+		*why = "a segment without records";
+		return -1;
+	}
+	return 1;
+}
+
 int trace_bin_next(struct trace_bin_state *s, const char *buf, size_t len, struct trace_bin_frame *f,
 		   const char **why)
 {
+	const unsigned char *p = (const unsigned char *)buf, *end = p + len;
+	uint64_t stream = s->stream, seq = s->seq, remaining = s->remaining;
 	const char *nl;
+	int k;
 
 	*why = "";
-	if (len > 0 && buf[0] == '{') {
-		if (!(nl = memchr(buf, '\n', len)))
+	if (len == 0)
+		return 0;
+	if (remaining == 0) {
+		if (buf[0] == '{') {
+			if (!(nl = memchr(buf, '\n', len)))
+				return 0;
+			f->line = buf;
+			f->line_len = (size_t)(nl - buf);
+			return (int)(f->line_len + 1);
+		}
+		if (buf[0] != TRACE_BIN_SEGMENT) {
+			*why = "a byte that starts neither a segment nor a JSON line";
+			return -1;
+		}
+		if ((k = segment_head(&p, end, &stream, &seq, &remaining, why)) <= 0)
+			return k;
+	}
+	struct trace_bin_stream st = s->streams[stream];
+	size_t avail = (size_t)(end - p);
+	if ((k = trace_bin_decode(&st, p, avail < remaining ? avail : (size_t)remaining, &f->record, why)) < 0)
+		return k;
+	if (k == 0) {
+		if (avail < remaining)
 			return 0;
-		f->line = buf;
-		f->line_len = (size_t)(nl - buf);
-		return (int)(f->line_len + 1);
+		*why = "a record that runs past the end of its segment";
+		return -1;
 	}
 	f->line = NULL;
-	return trace_bin_decode(s, (const unsigned char *)buf, len, &f->record, why);
+	f->record.seq = seq + f->record.gap;
+	s->streams[stream] = st;
+	s->stream = (uint32_t)stream;
+	s->seq = f->record.seq + 1;
+	s->remaining = remaining - (uint64_t)k;
+	return (int)((const char *)p + k - buf);
 }
 
 /* Two digits at a time: the tracer's JSON writer formats a few numbers per

@@ -6,17 +6,25 @@
  *   - a byte '{' starts a JSON line, to its '\n' (trace.start, allocator,
  *     scope, object, stack, the untracked counts, trace.stop): read by the
  *     JSON Lines parser, so those events have one parser;
- *   - any other byte starts a record: its kind (1-7) in the low four bits,
- *     flags above; then varints (7 bits a byte, low first), signed ones
- *     zigzag coded:
- *       seq            signed, from the previous record's
- *       address        signed, from the previous record's
+ *   - a byte 'S' starts a segment: varints stream, first seq and length,
+ *     then that many bytes of records of one stream (one of the program's
+ *     threads), numbered first seq, first seq + 1, ... in the order they
+ *     are in.  The tracer's threads encode their own records and the writer
+ *     copies them to the file as they are: a record's deltas are from the
+ *     previous record of its stream, wherever that stood in the file.
+ *   - a record is a byte with its kind (1-7) in the low four bits and flags
+ *     above, then varints (7 bits a byte, low first), signed ones zigzag
+ *     coded:
+ *       address        signed, from the stream's previous record's
  *       old_address    signed, from address (remap kinds only)
  *       len            (all but free)
  *       old_len        (TRACE_BIN_OLD_LEN only)
- *       return_address signed, from the previous record's
+ *       return_address signed, from the stream's previous record's
  *       scope_id       (TRACE_BIN_SCOPE only)
  *       stack_id       (TRACE_BIN_STACK only)
+ *     A record may be led by a gap, the byte TRACE_BIN_GAP and a varint: as
+ *     many events of the stream were dropped just before it, and their
+ *     numbers are left out.
  *
  * This codec is pure and allocates nothing: the tracer encodes with it
  * inside the program's malloc, the readers decode with it, and its JSON
@@ -28,13 +36,23 @@
 #include <stdint.h>
 
 /* No NUL and no newline: the file's head still reads as a line with the
- * trace.start event in it. */
-#define TRACE_BIN_MAGIC "\x89rwtrace1\x1a"
+ * trace.start event in it.  Format 1 (records numbered one by one, no
+ * segments) is refused by name. */
+#define TRACE_BIN_MAGIC "\x89rwtrace2\x1a"
+#define TRACE_BIN_MAGIC_V1 "\x89rwtrace1\x1a"
 #define TRACE_BIN_MAGIC_LEN (sizeof(TRACE_BIN_MAGIC) - 1)
 
-/* the most bytes one record takes, and its JSON line */
-#define TRACE_BIN_RECORD_MAX 80u
+/* the most bytes one record takes (with its gap), a segment's head, and a
+ * record's JSON line */
+#define TRACE_BIN_RECORD_MAX 96u
+#define TRACE_BIN_SEGMENT_HEAD_MAX 32u
 #define TRACE_BIN_JSON_MAX 512u
+
+/* streams a file may have: a program's threads at once */
+#define TRACE_BIN_STREAMS 4096u
+
+#define TRACE_BIN_SEGMENT 'S'
+#define TRACE_BIN_GAP 0x08u
 
 enum trace_bin_kind {
 	TRACE_BIN_ALLOC = 1,
@@ -54,7 +72,8 @@ enum trace_bin_kind {
 struct trace_bin_record {
 	enum trace_bin_kind kind;
 	bool failed;
-	uint64_t seq;
+	uint64_t seq;  /* decoded: given by the segment; not encoded */
+	uint64_t gap;  /* events of the stream dropped just before this one */
 	uint64_t address;
 	uint64_t old_address;
 	uint64_t len;
@@ -64,30 +83,46 @@ struct trace_bin_record {
 	uint32_t stack_id;
 };
 
-/* What the deltas of the next record are from: zeroed at a file's start. */
-struct trace_bin_state {
-	uint64_t seq, address, return_address;
+/* What one stream's deltas are from: zeroed at a file's start. */
+struct trace_bin_stream {
+	uint64_t address, return_address;
 };
 
-/* Encodes r into out (TRACE_BIN_RECORD_MAX bytes); returns the bytes. */
-size_t trace_bin_encode(struct trace_bin_state *s, const struct trace_bin_record *r, unsigned char *out);
+/* A reader's place in a file: the streams, and the segment it is in. */
+struct trace_bin_state {
+	uint64_t seq;       /* the number of the next record of the segment */
+	uint64_t remaining; /* bytes of the segment not read yet */
+	uint32_t stream;
+	struct trace_bin_stream streams[TRACE_BIN_STREAMS];
+};
 
-/* Decodes the record at buf.  Returns its bytes (> 0), 0 when len ends
- * inside it, or -1 when it is not a record; then why (static) says why. */
-int trace_bin_decode(struct trace_bin_state *s, const unsigned char *buf, size_t len, struct trace_bin_record *r,
+/* Encodes r (its gap first, when there is one) into out
+ * (TRACE_BIN_RECORD_MAX bytes) against its stream; returns the bytes. */
+size_t trace_bin_encode(struct trace_bin_stream *s, const struct trace_bin_record *r, unsigned char *out);
+
+/* A segment's head into out (TRACE_BIN_SEGMENT_HEAD_MAX bytes); returns
+ * the bytes. */
+size_t trace_bin_segment(unsigned char *out, uint32_t stream, uint64_t first_seq, uint64_t len);
+
+/* Decodes the record at buf (its gap too) against its stream; r->seq is
+ * left 0.  Returns its bytes (> 0), 0 when len ends inside it, or -1 when
+ * it is not a record; then why (static) says why. */
+int trace_bin_decode(struct trace_bin_stream *s, const unsigned char *buf, size_t len, struct trace_bin_record *r,
 		     const char **why);
 
 /* One frame of a binary file: a JSON line (line, without its newline) or
- * a record (line NULL). */
+ * a record (line NULL), numbered. */
 struct trace_bin_frame {
 	const char *line;
 	size_t line_len;
 	struct trace_bin_record record;
 };
 
-/* Splits off the frame at buf, the one splitter of every reader.  Returns
- * its bytes (> 0), 0 when len ends inside it (a JSON line: before its
- * newline), or -1 when it is not a frame; then why says why. */
+/* Splits off the frame at buf, the one splitter of every reader: a JSON
+ * line, or the next record (with the head of its segment when it is the
+ * segment's first).  Returns its bytes (> 0), 0 when len ends inside it
+ * (a JSON line: before its newline), or -1 when it is not a frame; then
+ * why says why.  s is changed only when it returns > 0. */
 int trace_bin_next(struct trace_bin_state *s, const char *buf, size_t len, struct trace_bin_frame *f,
 		   const char **why);
 
@@ -98,9 +133,9 @@ size_t trace_bin_u64(char *out, uint64_t v);
  * out (TRACE_BIN_JSON_MAX bytes); returns the bytes. */
 size_t trace_bin_json(const struct trace_bin_record *r, char *out);
 
-static inline bool trace_bin_is(const void *buf, size_t len)
+static inline bool trace_bin_has_magic(const void *buf, size_t len, const char *magic)
 {
-	const unsigned char *b = buf, *m = (const unsigned char *)TRACE_BIN_MAGIC;
+	const unsigned char *b = buf, *m = (const unsigned char *)magic;
 
 	if (len < TRACE_BIN_MAGIC_LEN)
 		return false;
@@ -108,4 +143,10 @@ static inline bool trace_bin_is(const void *buf, size_t len)
 		if (b[i] != m[i])
 			return false;
 	return true;
+}
+
+/* whether buf starts a binary trace, of this format or the earlier one */
+static inline bool trace_bin_is(const void *buf, size_t len)
+{
+	return trace_bin_has_magic(buf, len, TRACE_BIN_MAGIC) || trace_bin_has_magic(buf, len, TRACE_BIN_MAGIC_V1);
 }

@@ -170,7 +170,18 @@ static int record_event(const struct trace_bin_record *rec, struct trace_event *
 struct frames_state {
 	struct trace_bin_state bin;
 	uint64_t offset;
+	bool format1; /* the magic of the earlier format */
 };
+
+/* A file of the earlier binary format is named, not misread. */
+static int refuse_format1(const struct frames_state *fs, struct trace_replay_error *err)
+{
+	if (!fs->format1)
+		return 0;
+	err->line = 0;
+	return error_set(&err->error, -EINVAL,
+			 "a binary trace of format 1 (rwtrace1), which this version does not read: record it again");
+}
 
 /* Replays the whole frames of a binary file in buf[*start, end); leaves
  * *start at the first byte of an unfinished one. */
@@ -183,6 +194,8 @@ static int frames(struct trace_analyzer *a, struct trace_parser *p, struct frame
 	int r;
 
 	b.n = 0;
+	if ((r = refuse_format1(fs, err)) < 0)
+		return r;
 	while (*start < end) {
 		int k = trace_bin_next(&fs->bin, buf + *start, end - *start, &f, &why);
 		if (k == 0)
@@ -234,7 +247,7 @@ int trace_replay_buffer(struct trace_analyzer *a, struct trace_parser *p, const 
 	error_clear(&err->error);
 	err->binary = trace_bin_is(buf, len);
 	if (err->binary) {
-		struct frames_state fs = { .offset = 0 };
+		struct frames_state fs = { .format1 = trace_bin_has_magic(buf, len, TRACE_BIN_MAGIC_V1) };
 		start = TRACE_BIN_MAGIC_LEN;
 		if ((r = frames(a, p, &fs, buf, &start, len, &number, err)) < 0)
 			return r;
@@ -264,8 +277,10 @@ static void reader_detect(struct reader *rd, bool at_end, struct trace_replay_er
 	if (rd->known || (!at_end && rd->end < TRACE_BIN_MAGIC_LEN))
 		return;
 	rd->known = true;
-	if ((err->binary = trace_bin_is(rd->buf, rd->end)))
+	if ((err->binary = trace_bin_is(rd->buf, rd->end))) {
 		rd->start = TRACE_BIN_MAGIC_LEN;
+		rd->fs.format1 = trace_bin_has_magic(rd->buf, rd->end, TRACE_BIN_MAGIC_V1);
+	}
 }
 
 /* Moves the unconsumed bytes to the front and reads after them.  Returns
@@ -344,7 +359,10 @@ static int export_frames(struct frames_state *fs, const char *buf, size_t *start
 	char json[TRACE_BIN_JSON_MAX];
 	struct trace_bin_frame f;
 	const char *why;
+	int r;
 
+	if ((r = refuse_format1(fs, err)) < 0)
+		return r;
 	while (*start < end) {
 		int k = trace_bin_next(&fs->bin, buf + *start, end - *start, &f, &why);
 		if (k == 0)

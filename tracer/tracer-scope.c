@@ -108,8 +108,10 @@ static int enter_locked(const char *name, size_t len)
 	if ((r = scope_id(tracer_scope_current(), name, len, &id)) < 0)
 		return r;
 	stack[depth++] = tracer_scope_current();
-	atomic_store(&current, id);
+	/* the enter first: a thread that reads the new scope then keys its
+	 * event after the enter's boundary (tracer-ring.c) */
 	emit_scope(TRACER_SCOPE_ENTER, id);
+	atomic_store(&current, id);
 	return 0;
 }
 

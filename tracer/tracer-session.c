@@ -89,7 +89,7 @@ static void configure(void)
 {
 	struct tracer_config *c = &tracer_config;
 	uint64_t b = env_u64(TRACER_ENV_BUFFER, TRACER_BUFFER_DEFAULT);
-	size_t records;
+	size_t bytes;
 
 	c->min_bytes = env_u64(TRACER_ENV_MIN_BYTES, TRACER_MIN_BYTES_DEFAULT);
 	c->stack = (unsigned)env_u64(TRACER_ENV_STACK, 1);
@@ -99,10 +99,10 @@ static void configure(void)
 		b = TRACER_BUFFER_MIN;
 	if (b > TRACER_BUFFER_MAX)
 		b = TRACER_BUFFER_MAX;
-	/* a ring holds a power of two of records */
-	for (records = 1; records * 2 * sizeof(struct tracer_record) <= b; records *= 2)
+	/* a ring holds a power of two of bytes */
+	for (bytes = 1; bytes * 2 <= b; bytes *= 2)
 		;
-	c->buffer_bytes = records * sizeof(struct tracer_record);
+	c->buffer_bytes = bytes;
 	c->wait_ns = env_u64(TRACER_ENV_WAIT, TRACER_WAIT_DEFAULT_US) * 1000u;
 	env_copy(TRACER_ENV_SCOPE_ENV, c->scope_env, sizeof(c->scope_env));
 	c->binary = binary_format(getenv(TRACER_ENV_FORMAT), c->file);
@@ -229,7 +229,7 @@ void tracer_session_stop(void)
 	tracer_ring_quiesce();
 	tracer_writer_join();
 	/* drops no later record of their thread placed: a gap before the end */
-	tracer_writer_skip(tracer_ring_dropped() - tracer_writer_skipped());
+	tracer_writer_skip(tracer_ring_unplaced());
 	tracer_ring_each_small(write_small);
 	tracer_stack_write();
 	tracer_objects_write();

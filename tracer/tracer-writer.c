@@ -1,11 +1,13 @@
-/* The writer thread: takes the rings' records in the order they happened,
- * numbers them, and writes them as memtrace events (format version 3) into a buffer of its own
- * pages, written with write(2) a megabyte at a time: as JSON Lines
- * formatted by hand, or as the compact records of trace/trace-binary.h
- * (--format binary), a few bytes an event, so that at --min-bytes 0 the
- * writer keeps up with the program's threads.  Either way the rare events
- * (start, allocators, scopes, objects, stacks, the small-block counts,
- * stop) are JSON lines.
+/* The writer thread: takes the rings' segments in the order their events
+ * happened, numbers them, and writes them as memtrace events (format
+ * version 3) into a buffer of its own pages, written with write(2) a
+ * megabyte at a time: as the compact file of trace/trace-binary.h
+ * (--format binary), where a segment's bytes, encoded by the thread that
+ * made the events, are copied as they are behind a head that numbers
+ * them, so that at --min-bytes 0 the writer keeps up with the program's
+ * threads; or as JSON Lines, each record decoded and formatted by hand.
+ * Either way the rare events (start, allocators, scopes, objects, stacks,
+ * the small-block counts, stop) are JSON lines.
  *
  * Only one thread formats at a time: the writer thread while it runs, then
  * the thread that stops the session (after joining it), or a fork's child
@@ -29,9 +31,9 @@ static int out_fd = -1;
 static pthread_t writer;
 static bool writer_running;
 static _Atomic int writer_stop;
-static struct trace_bin_state bin_state; /* --format binary: the deltas' base */
-static uint64_t seq;     /* the last number given */
-static uint64_t skipped; /* numbers left out for dropped events */
+/* --format json: each stream's deltas, to decode its records */
+static struct trace_bin_stream streams[TRACE_BIN_STREAMS];
+static uint64_t seq; /* the last number given */
 
 int tracer_writer_open(const char *path, bool exclusive)
 {
@@ -40,8 +42,8 @@ int tracer_writer_open(const char *path, bool exclusive)
 	if (!out && !(out = tracer_pages(OUT_BYTES)))
 		return -ENOMEM;
 	out_len = 0;
-	bin_state = (struct trace_bin_state){ 0 };
-	seq = skipped = 0;
+	tracer_writer_reset_streams();
+	seq = 0;
 	out_fd = open(path, flags, 0644);
 	if (out_fd < 0)
 		return -errno;
@@ -167,55 +169,76 @@ uint64_t tracer_writer_next_seq(void)
 void tracer_writer_skip(uint64_t n)
 {
 	seq += n;
-	skipped += n;
 }
 
-uint64_t tracer_writer_skipped(void)
+void tracer_writer_reset_streams(void)
 {
-	return skipped;
+	memset(streams, 0, sizeof(streams));
 }
 
-void tracer_writer_record(const struct tracer_record *r)
+void tracer_writer_scope(enum tracer_kind kind, uint32_t id, uint64_t gap)
 {
-	struct trace_bin_record b;
 	uint64_t n;
 
-	tracer_writer_skip(r->gap);
+	tracer_writer_skip(gap);
 	n = tracer_writer_next_seq();
-	switch (r->kind) {
-	case TRACER_SCOPE_ENTER:
-		room(OUT_LINE_MAX);
-		field("{\"seq\":", n);
-		field(",\"kind\":\"scope.enter\",\"scope_id\":", r->scope);
+	room(OUT_LINE_MAX);
+	field("{\"seq\":", n);
+	if (kind == TRACER_SCOPE_ENTER) {
+		field(",\"kind\":\"scope.enter\",\"scope_id\":", id);
 		OUT(",\"scope\":");
-		tracer_out_json_string(tracer_scope_path(r->scope));
-		OUT("}\n");
-		return;
-	case TRACER_SCOPE_EXIT:
-		room(OUT_LINE_MAX);
-		field("{\"seq\":", n);
-		field(",\"kind\":\"scope.exit\",\"scope_id\":", r->scope);
-		OUT("}\n");
-		return;
-	}
-	b = (struct trace_bin_record){
-		.kind = (enum trace_bin_kind)(r->kind + 1),
-		.failed = r->flags & TRACER_FAILED,
-		.seq = n,
-		.address = r->address,
-		.old_address = r->old_address,
-		.len = r->len,
-		.old_len = r->old_len,
-		.return_address = r->site,
-		.scope_id = r->scope,
-		.stack_id = r->stack,
-	};
-	if (tracer_config.binary) {
-		room(TRACE_BIN_RECORD_MAX);
-		out_len += trace_bin_encode(&bin_state, &b, (unsigned char *)out + out_len);
+		tracer_out_json_string(tracer_scope_path(id));
 	} else {
+		field(",\"kind\":\"scope.exit\",\"scope_id\":", id);
+	}
+	OUT("}\n");
+}
+
+/* --format json: the segment's records one by one.  They were encoded by
+ * this library, so a record that does not decode is a fault of its own:
+ * the rest of the segment is left out rather than misread. */
+static void segment_json(uint32_t stream, const unsigned char *bytes, size_t len)
+{
+	struct trace_bin_record b;
+	const char *why;
+	int k;
+
+	for (size_t at = 0, i = 1; at < len; at += (size_t)k, i++) {
+		if ((k = trace_bin_decode(&streams[stream], bytes + at, len - at, &b, &why)) <= 0)
+			return;
+		if (i % 4096 == 0)
+			tracer_ring_progress();
+		tracer_writer_skip(b.gap);
+		b.seq = tracer_writer_next_seq();
 		room(TRACE_BIN_JSON_MAX);
 		out_len += trace_bin_json(&b, out + out_len);
+	}
+}
+
+void tracer_writer_segment(uint32_t stream, const unsigned char *bytes, size_t len, uint64_t numbers)
+{
+	if (!tracer_config.binary) {
+		uint64_t first = seq;
+		segment_json(stream, bytes, len);
+		seq = first + numbers;
+		return;
+	}
+	room(TRACE_BIN_SEGMENT_HEAD_MAX);
+	out_len += trace_bin_segment((unsigned char *)out + out_len, stream, seq + 1, len);
+	seq += numbers;
+	/* a segment may be larger than the buffer: copied in pieces */
+	while (len > 0) {
+		size_t n = OUT_BYTES - out_len;
+		if (n == 0) {
+			tracer_out_flush();
+			continue;
+		}
+		if (n > len)
+			n = len;
+		memcpy(out + out_len, bytes, n);
+		out_len += n;
+		bytes += n;
+		len -= n;
 	}
 }
 
@@ -224,14 +247,14 @@ static void *writer_main(void *arg)
 	(void)arg;
 	tracer_busy = 1;
 	while (!atomic_load(&writer_stop)) {
-		size_t n = tracer_ring_drain(tracer_writer_record, false);
+		size_t n = tracer_ring_drain(false);
 		tracer_scope_follow_mark();
 		if (n == 0) {
 			tracer_out_flush();
 			tracer_ring_wait_writer(IDLE_WAIT_NS);
 		}
 	}
-	while (tracer_ring_drain(tracer_writer_record, true) > 0)
+	while (tracer_ring_drain(true) > 0)
 		;
 	return NULL;
 }
@@ -249,7 +272,7 @@ int tracer_writer_start_thread(void)
 void tracer_writer_join(void)
 {
 	if (!writer_running) {
-		while (tracer_ring_drain(tracer_writer_record, true) > 0)
+		while (tracer_ring_drain(true) > 0)
 			;
 		return;
 	}

@@ -5,9 +5,9 @@
  * its strings are formatted by hand, its files written with write(2).
  *
  *   tracer-hooks.c    the interposed functions and the dlsym bootstrap
- *   tracer-ring.c     per-thread rings of binary records, sequence numbers, drops
- *   tracer-writer.c   the writer thread: merges the rings by sequence, writes JSON Lines
- *                     or the binary format (trace/trace-binary.c, built in)
+ *   tracer-ring.c     per-thread rings of encoded records in segments, their order, drops
+ *   tracer-writer.c   the writer thread: copies the segments in order into the binary
+ *                     format (trace/trace-binary.c, built in), or writes JSON Lines
  *   tracer-session.c  start, stop, fork, the configuration from the environment
  *   tracer-scope.c    the program's scopes (the C API, the scope variable, marks)
  *   tracer-small.c    per-site counts of allocations below the threshold
@@ -56,9 +56,8 @@ enum tracer_kind {
 
 #define TRACER_FAILED 1u /* the call failed: "succeeded": false */
 
-/* One event as it waits in a ring: 64 bytes, one cache line. */
+/* One event, as the hooks give it to the ring (which encodes it). */
 struct tracer_record {
-	uint64_t stamp;  /* when, in the ring's clock (tracer-ring.c); the writer numbers by it */
 	uint64_t address;
 	uint64_t old_address;
 	uint64_t len;
@@ -68,11 +67,7 @@ struct tracer_record {
 	uint32_t stack;  /* stack id with --stack, 0 for none */
 	uint8_t kind;
 	uint8_t flags;
-	uint16_t pad;
-	uint32_t gap;    /* events of the thread dropped just before this one */
 };
-
-_Static_assert(sizeof(struct tracer_record) == 64, "a record is one cache line");
 
 struct tracer_config {
 	uint64_t min_bytes;
@@ -101,23 +96,28 @@ TRACER_HIDDEN uint64_t tracer_now_ns(void);
 /* tracer-ring.c: producers */
 /* Before the session starts. */
 TRACER_HIDDEN void tracer_ring_init(void);
-/* Records an event of the calling thread; fills r->stamp and r->gap.
- * Drops (and counts) when the thread's ring stays full for the configured
- * wait. */
-TRACER_HIDDEN void tracer_ring_emit(struct tracer_record *r);
+/* Records an event of the calling thread.  Drops (and counts) when the
+ * thread's ring stays full for the configured wait. */
+TRACER_HIDDEN void tracer_ring_emit(const struct tracer_record *r);
 /* the events dropped so far */
 TRACER_HIDDEN uint64_t tracer_ring_dropped(void);
+/* the dropped events no later record of their ring placed (after the
+ * quiesce): a gap before the trace's end */
+TRACER_HIDDEN uint64_t tracer_ring_unplaced(void);
 /* Waits until no thread is inside tracer_ring_emit (after the state left ON). */
 TRACER_HIDDEN void tracer_ring_quiesce(void);
 /* In a fork's child: empties every ring, the caller's kept as its own. */
 TRACER_HIDDEN void tracer_ring_reset_child(void);
 
 /* tracer-ring.c: the writer's side */
-/* Moves to out, in the order of their stamps, the records stamped below the
- * watermark no thread can still go under (all: every record), as many as
- * the writer's copies hold.  Returns how many; call again until 0. */
-TRACER_HIDDEN size_t tracer_ring_drain(void (*out)(const struct tracer_record *r), bool all);
+/* Hands the writer (tracer_writer_segment, tracer_writer_scope), in their
+ * order, the segments keyed below the watermark no thread can still go
+ * under (all: every segment).  Returns how many; call again until 0. */
+TRACER_HIDDEN size_t tracer_ring_drain(bool all);
 TRACER_HIDDEN void tracer_ring_wake_writer(void);
+/* The writer is at work (room made, or a long segment on its way): wakes
+ * the threads waiting for room, whose wait starts again. */
+TRACER_HIDDEN void tracer_ring_progress(void);
 TRACER_HIDDEN void tracer_ring_wait_writer(uint64_t timeout_ns);
 /* Calls fn for every ring's small-allocation table. */
 struct tracer_small;
@@ -147,15 +147,18 @@ TRACER_HIDDEN void tracer_writer_close_child(void);
 TRACER_HIDDEN int tracer_writer_start_thread(void);
 /* Ends the writer thread after it drained every ring. */
 TRACER_HIDDEN void tracer_writer_join(void);
-/* Numbers r (after the gap it carries) and writes it. */
-TRACER_HIDDEN void tracer_writer_record(const struct tracer_record *r);
+/* A segment of stream's encoded records, numbers of them (their gaps
+ * included), written in that order. */
+TRACER_HIDDEN void tracer_writer_segment(uint32_t stream, const unsigned char *bytes, size_t len, uint64_t numbers);
+/* A scope event (enter or exit of id) after gap dropped events. */
+TRACER_HIDDEN void tracer_writer_scope(enum tracer_kind kind, uint32_t id, uint64_t gap);
+/* In a fork's child: the streams start again, as the child's file does. */
+TRACER_HIDDEN void tracer_writer_reset_streams(void);
 /* The next sequence number, for an event the session writes itself (only
  * while the writer thread does not run). */
 TRACER_HIDDEN uint64_t tracer_writer_next_seq(void);
 /* Leaves the numbers of n more dropped events out (the trace's end). */
 TRACER_HIDDEN void tracer_writer_skip(uint64_t n);
-/* the dropped events the numbers left out so far */
-TRACER_HIDDEN uint64_t tracer_writer_skipped(void);
 /* Pieces of one JSON line, for the session's own lines. */
 TRACER_HIDDEN void tracer_out_str(const char *s);
 TRACER_HIDDEN void tracer_out_mem(const char *s, size_t n);

@@ -1,5 +1,6 @@
 /* libFuzzer target for the binary trace format (trace/trace-binary.c):
- * every record the splitter takes must encode back to itself, its JSON
+ * every record the splitter takes must encode back to itself against its
+ * stream's deltas, its JSON
  * line must fit TRACE_BIN_JSON_MAX and parse as an event, and the input
  * replayed as a binary trace (the magic put before it) must never crash or
  * read out of bounds. */
@@ -16,7 +17,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void check_frames(const char *buf, size_t len)
 {
-	struct trace_bin_state dec = { 0 }, enc = { 0 }, again = { 0 };
+	static struct trace_bin_state dec;
+	static struct trace_bin_stream enc[TRACE_BIN_STREAMS], again[TRACE_BIN_STREAMS];
 	struct trace_parser p;
 	struct trace_bin_frame f;
 	struct trace_bin_record back;
@@ -27,6 +29,9 @@ static void check_frames(const char *buf, size_t len)
 	const char *why;
 	size_t at = 0;
 
+	memset(&dec, 0, sizeof(dec));
+	memset(enc, 0, sizeof(enc));
+	memset(again, 0, sizeof(again));
 	trace_parser_init(&p);
 	while (at < len) {
 		int k = trace_bin_next(&dec, buf + at, len - at, &f, &why);
@@ -35,9 +40,10 @@ static void check_frames(const char *buf, size_t len)
 		at += (size_t)k;
 		if (f.line)
 			continue;
-		size_t n = trace_bin_encode(&enc, &f.record, bytes);
-		if (n > TRACE_BIN_RECORD_MAX || trace_bin_decode(&again, bytes, n, &back, &why) != (int)n ||
-		    memcmp(&back, &f.record, sizeof(back)) != 0) {
+		size_t n = trace_bin_encode(&enc[dec.stream], &f.record, bytes);
+		int d = trace_bin_decode(&again[dec.stream], bytes, n, &back, &why);
+		back.seq = f.record.seq; /* the segment's, not the record's */
+		if (n > TRACE_BIN_RECORD_MAX || d != (int)n || memcmp(&back, &f.record, sizeof(back)) != 0) {
 			fprintf(stderr, "a record does not encode back to itself\n");
 			abort();
 		}

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <malloc.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,6 +143,40 @@ static void handoff(void)
 		pthread_create(&t[i], NULL, handoff_side, (void *)i);
 	for (int i = 0; i < 2; i++)
 		pthread_join(t[i], NULL);
+}
+
+#define SHUFFLE_THREADS 4
+#define SHUFFLE_ROUNDS 100000
+#define SHUFFLE_SLOTS 64
+
+static _Atomic(void *) shuffle_slot[SHUFFLE_SLOTS];
+
+/* Each thread puts a new block into a slot of a shared table and frees
+ * the one it took out, which any thread may have allocated: blocks move
+ * between four threads with no order but the table's, and the allocator
+ * gives the freed addresses out again to whichever thread asks next. */
+static void *shuffle_side(void *arg)
+{
+	unsigned s = (unsigned)(long)arg * 2654435761u + 7;
+	for (int i = 0; i < SHUFFLE_ROUNDS; i++) {
+		s = s * 1103515245u + 12345u;
+		void *old = atomic_exchange(&shuffle_slot[(s >> 8) % SHUFFLE_SLOTS], hand_one(16 + (s >> 16) % 200));
+		free(old);
+	}
+	return NULL;
+}
+
+/* SHUFFLE_THREADS x SHUFFLE_ROUNDS blocks from hand_one, all freed
+ * (the table's last ones at the end, by the main thread). */
+static void shuffle(void)
+{
+	pthread_t t[SHUFFLE_THREADS];
+	for (long i = 0; i < SHUFFLE_THREADS; i++)
+		pthread_create(&t[i], NULL, shuffle_side, (void *)i);
+	for (int i = 0; i < SHUFFLE_THREADS; i++)
+		pthread_join(t[i], NULL);
+	for (int i = 0; i < SHUFFLE_SLOTS; i++)
+		free(atomic_exchange(&shuffle_slot[i], NULL));
 }
 
 NOINLINE static void grow_chain(void)
@@ -372,7 +407,7 @@ int main(int argc, char **argv)
 		{ "sizes", sizes }, { "threads", threads }, { "realloc", realloc_chain }, { "aligned", aligned },
 		{ "maps", maps },   { "fork", forks },      { "phases", phases },         { "env-phases", env_phases },
 		{ "hold", hold },   { "limits", limits },   { "handoff", handoff },
-		{ "two-callers", two_callers },
+		{ "two-callers", two_callers }, { "shuffle", shuffle },
 	};
 
 	for (size_t i = 0; argc == 2 && i < sizeof(patterns) / sizeof(patterns[0]); i++)
@@ -381,6 +416,6 @@ int main(int argc, char **argv)
 			return 0;
 		}
 	fprintf(stderr, "usage: trace-patterns sizes|threads|realloc|aligned|maps|fork|phases|env-phases|hold|limits|handoff|"
-			"two-callers\n");
+			"two-callers|shuffle\n");
 	return 2;
 }

@@ -1,7 +1,8 @@
 /* The binary trace format (trace/trace-binary.c): records encoded and
- * decoded back, files cut at every byte and bytes that are no frame, the
- * replay of a binary file against the same events as JSON Lines, and the
- * export to JSON Lines. */
+ * decoded back, files of several streams in segments cut at every byte,
+ * bytes that are no frame, segments that are wrong, the replay of a binary
+ * file against the same events as JSON Lines, and the export to JSON
+ * Lines. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -31,17 +32,16 @@ static uint64_t next(void)
 }
 
 /* Records of every kind with the values a program gives: addresses near
- * each other, and now and then anything at all (0, 2^64-1). */
+ * each other, and now and then anything at all (0, 2^64-1), and gaps. */
 static void make_records(struct trace_bin_record *v, size_t n)
 {
-	uint64_t seq = 3, base = 0x5555deadbe00ull;
+	uint64_t base = 0x5555deadbe00ull;
 
 	for (size_t i = 0; i < n; i++) {
 		struct trace_bin_record *r = &v[i];
 		bool wild = next() % 50 == 0;
 		*r = (struct trace_bin_record){ .kind = (enum trace_bin_kind)(1 + next() % 7) };
-		seq += 1 + (next() % 10 == 0 ? next() % 1000 : 0);
-		r->seq = seq;
+		r->gap = next() % 10 == 0 ? next() % 1000 : 0;
 		r->address = wild ? (next() % 2 ? UINT64_MAX : 0) : base + (next() % 4096) * 16;
 		if (r->kind == TRACE_BIN_MOVE || r->kind == TRACE_BIN_REMAP)
 			r->old_address = wild ? next() : base + (next() % 4096) * 16;
@@ -56,27 +56,43 @@ static void make_records(struct trace_bin_record *v, size_t n)
 	}
 }
 
-/* A binary file: the magic, a start line, the records, a stop line. */
-static size_t make_file(const struct trace_bin_record *v, size_t n, char *out)
+/* A binary file: the magic, a start line, the records in segments of one
+ * to seven of them, of three streams in turn (each with its own deltas),
+ * then a stop line.  Gives each record the seq a reader must give it. */
+static size_t make_file(struct trace_bin_record *v, size_t n, char *out)
 {
 	static const char start[] = "{\"v\":3,\"seq\":1,\"kind\":\"trace.start\"}\n";
-	struct trace_bin_state s = { 0 };
+	static struct trace_bin_stream streams[3];
+	unsigned char seg[8 * TRACE_BIN_RECORD_MAX];
+	uint64_t seq = 2;
 	size_t len = 0;
 
+	memset(streams, 0, sizeof(streams));
 	memcpy(out, TRACE_BIN_MAGIC, TRACE_BIN_MAGIC_LEN);
 	len += TRACE_BIN_MAGIC_LEN;
 	memcpy(out + len, start, sizeof(start) - 1);
 	len += sizeof(start) - 1;
-	for (size_t i = 0; i < n; i++)
-		len += trace_bin_encode(&s, &v[i], (unsigned char *)out + len);
-	len += (size_t)sprintf(out + len, "{\"seq\":%" PRIu64 ",\"kind\":\"trace.stop\"}\n", v[n - 1].seq + 1);
+	for (size_t i = 0, k = 0; i < n; k++) {
+		size_t m = 1 + (i * 7 + k) % 7, bytes = 0;
+		uint32_t stream = (uint32_t)(k % 3);
+		uint64_t first = seq;
+		for (size_t j = 0; j < m && i < n; j++, i++) {
+			v[i].seq = seq + v[i].gap;
+			seq = v[i].seq + 1;
+			bytes += trace_bin_encode(&streams[stream], &v[i], seg + bytes);
+		}
+		len += trace_bin_segment((unsigned char *)out + len, stream + 1000, first, bytes);
+		memcpy(out + len, seg, bytes);
+		len += bytes;
+	}
+	len += (size_t)sprintf(out + len, "{\"seq\":%" PRIu64 ",\"kind\":\"trace.stop\"}\n", seq);
 	return len;
 }
 
 static void round_trip(void **state)
 {
 	static struct trace_bin_record v[RECORDS], back;
-	struct trace_bin_state enc = { 0 }, dec = { 0 };
+	struct trace_bin_stream enc = { 0 }, dec = { 0 };
 	unsigned char buf[TRACE_BIN_RECORD_MAX];
 	const char *why;
 
@@ -84,10 +100,10 @@ static void round_trip(void **state)
 	make_records(v, RECORDS);
 	for (size_t i = 0; i < RECORDS; i++) {
 		size_t n = trace_bin_encode(&enc, &v[i], buf);
-		assert_true(n >= 4 && n <= TRACE_BIN_RECORD_MAX);
+		assert_true(n >= 3 && n <= TRACE_BIN_RECORD_MAX);
 		/* cut anywhere inside, the record is incomplete, not wrong */
 		for (size_t cut = 0; cut < n; cut++) {
-			struct trace_bin_state copy = dec;
+			struct trace_bin_stream copy = dec;
 			assert_int_equal(trace_bin_decode(&copy, buf, cut, &back, &why), 0);
 		}
 		assert_int_equal(trace_bin_decode(&dec, buf, n, &back, &why), (int)n);
@@ -97,19 +113,86 @@ static void round_trip(void **state)
 
 static void not_a_record(void **state)
 {
-	struct trace_bin_state s = { 0 };
+	struct trace_bin_stream s = { 0 };
 	struct trace_bin_record r;
 	const char *why;
-	unsigned char zero[4] = { 0 }, kind8[4] = { 8, 0, 0, 0 };
+	unsigned char zero[4] = { 0 }, gap_then_nothing[4] = { TRACE_BIN_GAP, 0, 0, 0 };
 	/* a varint of eleven bytes */
 	unsigned char longer[16] = { TRACE_BIN_ALLOC, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01 };
 
 	(void)state;
 	assert_int_equal(trace_bin_decode(&s, zero, sizeof(zero), &r, &why), -1);
-	assert_non_null(strstr(why, "neither a record nor a JSON line"));
-	assert_int_equal(trace_bin_decode(&s, kind8, sizeof(kind8), &r, &why), -1);
+	assert_non_null(strstr(why, "starts no record"));
+	assert_int_equal(trace_bin_decode(&s, gap_then_nothing, sizeof(gap_then_nothing), &r, &why), -1);
 	assert_int_equal(trace_bin_decode(&s, longer, sizeof(longer), &r, &why), -1);
 	assert_non_null(strstr(why, "longer than 64 bits"));
+}
+
+/* Segments that cannot be: of a stream past the last, empty, or with a
+ * record that runs past their end; and what is neither segment nor line. */
+static void wrong_segments(void **state)
+{
+	static struct trace_bin_state s;
+	struct trace_bin_stream st = { 0 };
+	struct trace_bin_record rec = { .kind = TRACE_BIN_ALLOC, .address = 4096, .len = 64, .return_address = 7 };
+	struct trace_bin_frame f;
+	unsigned char buf[128];
+	const char *why;
+	size_t n, r;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	n = trace_bin_segment(buf, TRACE_BIN_STREAMS, 1, 3);
+	assert_int_equal(trace_bin_next(&s, (const char *)buf, n + 3, &f, &why), -1);
+	assert_non_null(strstr(why, "past the last one"));
+	n = trace_bin_segment(buf, 0, 1, 0);
+	assert_int_equal(trace_bin_next(&s, (const char *)buf, n + 3, &f, &why), -1);
+	assert_non_null(strstr(why, "without records"));
+	r = trace_bin_encode(&st, &rec, buf + 32);
+	n = trace_bin_segment(buf, 0, 1, r - 1);
+	memmove(buf + n, buf + 32, r);
+	assert_int_equal(trace_bin_next(&s, (const char *)buf, n + r, &f, &why), -1);
+	assert_non_null(strstr(why, "runs past the end of its segment"));
+	/* cut inside the head, or before the record is whole: more is needed */
+	n = trace_bin_segment(buf, 0, 1, r);
+	memmove(buf + n, buf + 32, r);
+	for (size_t cut = 1; cut < n + r; cut++)
+		assert_int_equal(trace_bin_next(&s, (const char *)buf, cut, &f, &why), 0);
+	assert_int_equal(trace_bin_next(&s, (const char *)buf, n + r, &f, &why), (int)(n + r));
+	assert_int_equal(f.record.seq, 1);
+	assert_int_equal(f.record.address, 4096);
+	buf[0] = 'x';
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(trace_bin_next(&s, (const char *)buf, n + r, &f, &why), -1);
+	assert_non_null(strstr(why, "neither a segment nor a JSON line"));
+}
+
+/* Records of three streams, interleaved in segments, come back as they
+ * were encoded, each numbered as the file says. */
+static void streams_in_segments(void **state)
+{
+	static struct trace_bin_record v[RECORDS];
+	static char file[RECORDS * (TRACE_BIN_RECORD_MAX + TRACE_BIN_SEGMENT_HEAD_MAX) + 256];
+	static struct trace_bin_state s;
+	struct trace_bin_frame f;
+	const char *why;
+	size_t len, at = TRACE_BIN_MAGIC_LEN, i = 0;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	make_records(v, RECORDS);
+	len = make_file(v, RECORDS, file);
+	while (at < len) {
+		int k = trace_bin_next(&s, file + at, len - at, &f, &why);
+		assert_true(k > 0);
+		at += (size_t)k;
+		if (f.line)
+			continue;
+		assert_true(i < RECORDS);
+		assert_memory_equal(&f.record, &v[i], sizeof(f.record));
+		i++;
+	}
+	assert_int_equal(i, RECORDS);
 }
 
 struct replayed {
@@ -168,7 +251,6 @@ static size_t make_program(struct trace_bin_record *v, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		v[i] = (struct trace_bin_record){
 			.kind = i % 2 ? TRACE_BIN_FREE : TRACE_BIN_ALLOC,
-			.seq = 2 + i,
 			.address = 0x1000 + (i / 2) * 64,
 			.len = i % 2 ? 0 : 16 + i,
 			.return_address = 0x400000 + i % 7,
@@ -181,7 +263,7 @@ static size_t make_program(struct trace_bin_record *v, size_t n)
 static void replay_and_export_agree(void **state)
 {
 	static struct trace_bin_record v[RECORDS];
-	static char file[RECORDS * TRACE_BIN_RECORD_MAX + 256];
+	static char file[RECORDS * (TRACE_BIN_RECORD_MAX + TRACE_BIN_SEGMENT_HEAD_MAX) + 256];
 	struct trace_replay_error err;
 	size_t len, jlen;
 	int r;
@@ -216,11 +298,11 @@ static void replay_and_export_agree(void **state)
 static void cut_files(void **state)
 {
 	static struct trace_bin_record v[40];
-	static char file[40 * TRACE_BIN_RECORD_MAX + 256];
+	static char file[40 * (TRACE_BIN_RECORD_MAX + TRACE_BIN_SEGMENT_HEAD_MAX) + 256];
 	size_t len = make_file(v, make_program(v, 40), file), jlen;
 	struct trace_replay_error err;
 	size_t frame_end[64], frames = 0, at = TRACE_BIN_MAGIC_LEN;
-	struct trace_bin_state s = { 0 };
+	static struct trace_bin_state s;
 	struct trace_bin_frame f;
 	const char *why;
 	int r;
@@ -264,15 +346,17 @@ static void cut_files(void **state)
 static void bad_byte_in_file(void **state)
 {
 	static struct trace_bin_record v[10];
-	static char file[10 * TRACE_BIN_RECORD_MAX + 256];
+	static char file[10 * (TRACE_BIN_RECORD_MAX + TRACE_BIN_SEGMENT_HEAD_MAX) + 256];
 	size_t len = make_file(v, make_program(v, 10), file);
-	struct trace_bin_state s = { 0 };
+	static struct trace_bin_state s;
 	struct trace_bin_frame f;
 	const char *why;
 	size_t at = TRACE_BIN_MAGIC_LEN;
 
 	(void)state;
-	/* the fourth frame's first byte made into no kind at all */
+	/* the fourth frame's first byte (the second record of the second
+	 * segment: the first holds one record) made into no kind at all */
+	memset(&s, 0, sizeof(s));
 	for (int i = 0; i < 3; i++)
 		at += (size_t)trace_bin_next(&s, file + at, len - at, &f, &why);
 	file[at] = 0x0e;
@@ -280,7 +364,26 @@ static void bad_byte_in_file(void **state)
 	assert_int_equal(res.r, -EINVAL);
 	assert_int_equal(res.err.line, 4);
 	assert_int_equal(res.events, 3);
-	assert_non_null(strstr(res.err.error.message, "neither a record nor a JSON line"));
+	assert_non_null(strstr(res.err.error.message, "starts no record"));
+}
+
+/* A file of the earlier format is named, not misread, by the replay and
+ * the export. */
+static void format1_refused(void **state)
+{
+	static const char file[] = TRACE_BIN_MAGIC_V1 "{\"v\":3,\"seq\":1,\"kind\":\"trace.start\"}\n";
+	struct trace_replay_error err;
+	size_t jlen;
+	int r;
+
+	(void)state;
+	struct replayed res = replay(file, sizeof(file) - 1);
+	assert_int_equal(res.r, -EINVAL);
+	assert_non_null(strstr(res.err.error.message, "format 1"));
+	char *json = export(file, sizeof(file) - 1, &jlen, &r, &err);
+	assert_int_equal(r, -EINVAL);
+	assert_non_null(strstr(err.error.message, "format 1"));
+	free(json);
 }
 
 int main(void)
@@ -288,6 +391,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(round_trip),
 		cmocka_unit_test(not_a_record),
+		cmocka_unit_test(wrong_segments),
+		cmocka_unit_test(streams_in_segments),
+		cmocka_unit_test(format1_refused),
 		cmocka_unit_test(replay_and_export_agree),
 		cmocka_unit_test(cut_files),
 		cmocka_unit_test(bad_byte_in_file),

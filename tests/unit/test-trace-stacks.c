@@ -364,15 +364,18 @@ static void test_fallback(void **state)
 static void test_binary(void **state)
 {
 	(void)state;
-	struct trace_bin_state bs = { 0 };
-	struct trace_bin_record rec = { .kind = TRACE_BIN_ALLOC, .seq = 1, .address = 4096, .len = 64,
+	struct trace_bin_stream bs = { 0 };
+	struct trace_bin_record rec = { .kind = TRACE_BIN_ALLOC, .address = 4096, .len = 64,
 					.return_address = 777, .stack_id = 5 };
 	static const char line[] = "{\"seq\":2,\"kind\":\"stack\",\"stack_id\":5,\"frames\":[777,888]}\n";
-	unsigned char buf[TRACE_BIN_MAGIC_LEN + TRACE_BIN_RECORD_MAX + sizeof(line)];
-	size_t n = TRACE_BIN_MAGIC_LEN;
+	unsigned char buf[TRACE_BIN_MAGIC_LEN + TRACE_BIN_SEGMENT_HEAD_MAX + TRACE_BIN_RECORD_MAX + sizeof(line)];
+	unsigned char one[TRACE_BIN_RECORD_MAX];
+	size_t n = TRACE_BIN_MAGIC_LEN, k = trace_bin_encode(&bs, &rec, one);
 
 	memcpy(buf, TRACE_BIN_MAGIC, TRACE_BIN_MAGIC_LEN);
-	n += trace_bin_encode(&bs, &rec, buf + n);
+	n += trace_bin_segment(buf + n, 0, 1, k);
+	memcpy(buf + n, one, k);
+	n += k;
 	memcpy(buf + n, line, sizeof(line) - 1);
 	n += sizeof(line) - 1;
 

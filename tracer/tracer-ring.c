@@ -17,10 +17,10 @@
  * threads, which the writer may interleave in any way: that is exact for
  * events that do not depend on each other, and the ones that do are about
  * one block.  For those there is a table of the last stream to touch each
- * address (address and stream in one word, 1 Mi words, addresses folded in
- * by page and megabyte): an event on an address whose word is not its own
- * stream's (another thread touched the block last, or the word was taken
- * by another address, or two threads raced for it) is a boundary instead:
+ * address (address and stream in one word, 1 Mi words, touch_word): an
+ * event on an address whose word is another's (another thread touched the
+ * block last, or the word was taken by another address, or two threads
+ * raced for it) is a boundary instead:
  * it moves the epoch on itself, with an atomic add that returns the epoch
  * e it ended, and takes the key 2e + 1, after every event keyed with e and
  * before every event that happens after it.  The block's earlier events
@@ -29,7 +29,9 @@
  * and the epoch before the real free, an allocation after the real call.
  * The backing layer's calls (ranges, not blocks) and scope changes are
  * always boundaries.  In a loop of a thread's own mallocs and frees the
- * word is the thread's already and only read.
+ * word is the thread's already and only read; a word never written says
+ * no thread touched the address before; and while the program has one
+ * recording thread there are no boundaries at all (is_boundary).
  *
  * The writer must never write a segment keyed K while a thread may still
  * publish an event keyed below K.  So a thread announces, before it reads

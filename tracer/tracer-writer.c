@@ -227,18 +227,9 @@ void tracer_writer_segment(uint32_t stream, const unsigned char *bytes, size_t l
 	out_len += trace_bin_segment((unsigned char *)out + out_len, stream, seq + 1, len);
 	seq += numbers;
 	/* a segment may be larger than the buffer: copied in pieces */
-	while (len > 0) {
-		size_t n = OUT_BYTES - out_len;
-		if (n == 0) {
-			tracer_out_flush();
-			continue;
-		}
-		if (n > len)
-			n = len;
-		memcpy(out + out_len, bytes, n);
-		out_len += n;
-		bytes += n;
-		len -= n;
+	for (size_t n; len > 0; bytes += n, len -= n) {
+		n = len < OUT_BYTES ? len : OUT_BYTES;
+		tracer_out_mem((const char *)bytes, n);
 	}
 }
 

@@ -46,9 +46,15 @@
  * locked exchange instead.
  *
  * A full ring makes its thread wait for the writer, at most the configured
- * wait (RAMWATCH_TRACE_WAIT_US), then drop the event: the ring counts it,
- * and the thread's next record carries the gap (the count goes on
- * trace.stop too).  A thread that ended leaves its ring, stream and all,
+ * wait (RAMWATCH_TRACE_WAIT_US) without the writer taking anything, then
+ * drop the event: the ring counts it, and the thread's next record carries
+ * the gap (the count goes on trace.stop too).  The wait is long (a second)
+ * because a writer that is only slow is common: write(2) of a large trace
+ * sleeps while the kernel writes dirty pages back, for tens of
+ * milliseconds and more.  A writer that took nothing for that long is
+ * stuck (a disk that does not answer): from then on, until it takes
+ * something, every thread drops its events at once instead of waiting the
+ * full wait for each.  A thread that ended leaves its ring, stream and all,
  * to the next new thread. */
 #include <linux/futex.h>
 #include <linux/membarrier.h>
@@ -113,6 +119,9 @@ static _Atomic uint32_t ring_count;
 static _Atomic uint64_t dropped;
 static _Atomic uint32_t progress; /* passes of the writer that took segments (a futex word) */
 static _Atomic uint32_t waiters;  /* threads waiting for room */
+/* progress + 1 when a thread gave up waiting at that progress (the writer
+ * is stuck), else 0 */
+static _Atomic uint64_t stuck_at;
 static _Atomic uint64_t *touch;
 static bool remote_fence; /* membarrier(2) works: the producers' bound is a plain store */
 static _Atomic uint32_t writer_word;
@@ -396,12 +405,19 @@ void tracer_ring_emit(const struct tracer_record *r)
 		 * waits as long as the writer takes segments, and drops the
 		 * event when it took none for the configured wait. */
 		atomic_store_explicit(&g->pending, IDLE, memory_order_release);
-		uint64_t now = tracer_now_ns();
 		uint32_t p = atomic_load(&progress);
+		if (atomic_load_explicit(&stuck_at, memory_order_relaxed) == (uint64_t)p + 1) {
+			/* the writer took nothing since a thread gave up on it */
+			atomic_fetch_add(&dropped, 1);
+			g->gap++;
+			return;
+		}
+		uint64_t now = tracer_now_ns();
 		if (!deadline || p != seen)
 			deadline = now + tracer_config.wait_ns;
 		seen = p;
 		if (now >= deadline) {
+			atomic_store_explicit(&stuck_at, (uint64_t)p + 1, memory_order_relaxed);
 			atomic_fetch_add(&dropped, 1);
 			g->gap++;
 			return;
@@ -446,6 +462,7 @@ void tracer_ring_reset_child(void)
 {
 	atomic_store(&dropped, 0);
 	atomic_store(&waiters, 0); /* the parent's other threads are not the child's */
+	atomic_store(&stuck_at, 0); /* nor its writer */
 	for (struct tracer_ring *g = atomic_load(&rings); g; g = g->next) {
 		atomic_store(&g->tail, atomic_load(&g->head));
 		atomic_store(&g->seg_tail, atomic_load(&g->seg_head));

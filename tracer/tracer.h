@@ -36,7 +36,7 @@
 #define TRACER_BUFFER_DEFAULT (1u << 20)   /* bytes of records per thread */
 #define TRACER_BUFFER_MIN (1u << 12)
 #define TRACER_BUFFER_MAX (1u << 28)
-#define TRACER_WAIT_DEFAULT_US 10000u      /* a full ring waits this long, then drops */
+#define TRACER_WAIT_DEFAULT_US 1000000u    /* a full ring waits this long, then drops */
 #define TRACER_STACK_MAX 16u
 
 #define TRACER_ALLOCATOR_MALLOC 1u

@@ -9,6 +9,7 @@ import json
 import re
 import os
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -253,6 +254,54 @@ def test_a_full_buffer_drops_counts_and_the_verdict_says_so(tmp_path):
     assert c["event_count"] + stop["dropped"] == stop["seq"]
     # 800,000 mallocs and frees, the 3 opening lines, the objects and the small counts at the end
     assert 4 * 100000 * 2 + 4 < stop["seq"] < 4 * 100000 * 2 + 40
+
+
+def test_a_stuck_writer_costs_one_wait_then_events_drop_at_once(tmp_path):
+    # The writer thread alone is stopped (ptrace stops one thread), as a
+    # disk that does not answer would hold it.  The allocating thread waits
+    # RAMWATCH_TRACE_WAIT_US (0.1 s) once, then drops its events at once, so
+    # it gets through its 6,000,000 events while the writer is stopped;
+    # waiting the whole wait for each, it would take days.
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.ptrace.argtypes = [ctypes.c_long, ctypes.c_long, ctypes.c_void_p, ctypes.c_void_p]
+    PTRACE_DETACH, PTRACE_SEIZE, PTRACE_INTERRUPT, WALL = 17, 0x4206, 0x4207, 0x40000000
+    out = tmp_path / "t.jsonl"
+    e = dict(os.environ)
+    e.pop("LD_PRELOAD", None)
+    e.update({"RAMWATCH_TRACE_BUFFER": "4096", "RAMWATCH_TRACE_WAIT_US": "100000"})
+    rec = subprocess.Popen([str(RAMWATCH), "trace", "record", "-o", str(out), "--", str(FLOOD), "1", "3000000"],
+                           stderr=subprocess.PIPE, text=True, env=e, cwd=tmp_path)
+    # the traced program's threads: main, the tracer's writer (started
+    # before main runs) and the one allocating thread
+    deadline = time.monotonic() + 30
+    while True:
+        kids = open(f"/proc/{rec.pid}/task/{rec.pid}/children").read().split()
+        tids = sorted(int(t) for t in os.listdir(f"/proc/{kids[0]}/task")) if kids else []
+        if len(tids) == 3:
+            break
+        assert time.monotonic() < deadline, "the traced program did not start its thread"
+        time.sleep(0.01)
+    pid, writer, worker = int(kids[0]), tids[1], tids[2]
+    assert libc.ptrace(PTRACE_SEIZE, writer, None, None) == 0, os.strerror(ctypes.get_errno())
+    try:
+        assert libc.ptrace(PTRACE_INTERRUPT, writer, None, None) == 0, os.strerror(ctypes.get_errno())
+        os.waitpid(writer, WALL)
+        assert os.path.exists(f"/proc/{pid}/task/{worker}"), "the thread ended before the writer stopped"
+        deadline = time.monotonic() + 10
+        while os.path.exists(f"/proc/{pid}/task/{worker}") and time.monotonic() < deadline:
+            time.sleep(0.05)
+        finished = not os.path.exists(f"/proc/{pid}/task/{worker}")
+    finally:
+        assert libc.ptrace(PTRACE_DETACH, writer, None, None) == 0, os.strerror(ctypes.get_errno())
+    _, err = rec.communicate(timeout=120)
+    assert finished, "the allocating thread still waited for the stopped writer after 10 s"
+    assert rec.returncode == 0, err
+    stop = json.loads(out.read_text().splitlines()[-1])
+    assert stop["kind"] == "trace.stop" and stop["dropped"] > 0, err
+    total, _, _ = summary(out)
+    assert total["capture_integrity"]["status"] == "sequence_gaps"
+    assert total["capture_integrity"]["missing_sequence_event_count"] == stop["dropped"]
 
 
 def test_exit_status_and_errors(tmp_path):

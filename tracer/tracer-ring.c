@@ -403,20 +403,15 @@ void tracer_ring_emit(const struct tracer_record *r)
 		 * read again after (later, which a free before its real call
 		 * and an allocation after its own still are).  The thread
 		 * waits as long as the writer takes segments, and drops the
-		 * event when it took none for the configured wait. */
+		 * event when it took none for the configured wait, or none
+		 * since a thread (this one or another) gave up on it. */
 		atomic_store_explicit(&g->pending, IDLE, memory_order_release);
 		uint32_t p = atomic_load(&progress);
-		if (atomic_load_explicit(&stuck_at, memory_order_relaxed) == (uint64_t)p + 1) {
-			/* the writer took nothing since a thread gave up on it */
-			atomic_fetch_add(&dropped, 1);
-			g->gap++;
-			return;
-		}
 		uint64_t now = tracer_now_ns();
 		if (!deadline || p != seen)
 			deadline = now + tracer_config.wait_ns;
 		seen = p;
-		if (now >= deadline) {
+		if (atomic_load_explicit(&stuck_at, memory_order_relaxed) == (uint64_t)p + 1 || now >= deadline) {
 			atomic_store_explicit(&stuck_at, (uint64_t)p + 1, memory_order_relaxed);
 			atomic_fetch_add(&dropped, 1);
 			g->gap++;

@@ -5,6 +5,7 @@ phases) recorded, then ramwatch trace summary --json on their traces,
 checked to the byte: sites by function and line, scopes, retained bytes,
 lifetimes and the integrity verdict."""
 
+import ctypes
 import json
 import re
 import os
@@ -262,7 +263,6 @@ def test_a_stuck_writer_costs_one_wait_then_events_drop_at_once(tmp_path):
     # RAMWATCH_TRACE_WAIT_US (0.1 s) once, then drops its events at once, so
     # it gets through its 6,000,000 events while the writer is stopped;
     # waiting the whole wait for each, it would take days.
-    import ctypes
     libc = ctypes.CDLL(None, use_errno=True)
     libc.ptrace.argtypes = [ctypes.c_long, ctypes.c_long, ctypes.c_void_p, ctypes.c_void_p]
     PTRACE_DETACH, PTRACE_SEIZE, PTRACE_INTERRUPT, WALL = 17, 0x4206, 0x4207, 0x40000000
@@ -272,29 +272,35 @@ def test_a_stuck_writer_costs_one_wait_then_events_drop_at_once(tmp_path):
     e.update({"RAMWATCH_TRACE_BUFFER": "4096", "RAMWATCH_TRACE_WAIT_US": "100000"})
     rec = subprocess.Popen([str(RAMWATCH), "trace", "record", "-o", str(out), "--", str(FLOOD), "1", "3000000"],
                            stderr=subprocess.PIPE, text=True, env=e, cwd=tmp_path)
-    # the traced program's threads: main, the tracer's writer (started
-    # before main runs) and the one allocating thread
-    deadline = time.monotonic() + 30
-    while True:
-        kids = open(f"/proc/{rec.pid}/task/{rec.pid}/children").read().split()
-        tids = sorted(int(t) for t in os.listdir(f"/proc/{kids[0]}/task")) if kids else []
-        if len(tids) == 3:
-            break
-        assert time.monotonic() < deadline, "the traced program did not start its thread"
-        time.sleep(0.01)
-    pid, writer, worker = int(kids[0]), tids[1], tids[2]
-    assert libc.ptrace(PTRACE_SEIZE, writer, None, None) == 0, os.strerror(ctypes.get_errno())
     try:
-        assert libc.ptrace(PTRACE_INTERRUPT, writer, None, None) == 0, os.strerror(ctypes.get_errno())
-        os.waitpid(writer, WALL)
-        assert os.path.exists(f"/proc/{pid}/task/{worker}"), "the thread ended before the writer stopped"
-        deadline = time.monotonic() + 10
-        while os.path.exists(f"/proc/{pid}/task/{worker}") and time.monotonic() < deadline:
-            time.sleep(0.05)
-        finished = not os.path.exists(f"/proc/{pid}/task/{worker}")
+        # the traced program's threads: main, the tracer's writer (started
+        # before main runs) and the one allocating thread
+        deadline = time.monotonic() + 30
+        while True:
+            kids = open(f"/proc/{rec.pid}/task/{rec.pid}/children").read().split()
+            tids = sorted(int(t) for t in os.listdir(f"/proc/{kids[0]}/task")) if kids else []
+            if len(tids) == 3:
+                break
+            assert time.monotonic() < deadline, "the traced program did not start its thread"
+            time.sleep(0.01)
+        pid, writer, worker = int(kids[0]), tids[1], tids[2]
+        alive = os.path.join(f"/proc/{pid}/task", str(worker))
+        assert libc.ptrace(PTRACE_SEIZE, writer, None, None) == 0, os.strerror(ctypes.get_errno())
+        try:
+            assert libc.ptrace(PTRACE_INTERRUPT, writer, None, None) == 0, os.strerror(ctypes.get_errno())
+            os.waitpid(writer, WALL)
+            assert os.path.exists(alive), "the thread ended before the writer stopped"
+            deadline = time.monotonic() + 10
+            while os.path.exists(alive) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            finished = not os.path.exists(alive)
+        finally:
+            assert libc.ptrace(PTRACE_DETACH, writer, None, None) == 0, os.strerror(ctypes.get_errno())
+        _, err = rec.communicate(timeout=120)
     finally:
-        assert libc.ptrace(PTRACE_DETACH, writer, None, None) == 0, os.strerror(ctypes.get_errno())
-    _, err = rec.communicate(timeout=120)
+        if rec.poll() is None:
+            rec.kill()
+            rec.wait()
     assert finished, "the allocating thread still waited for the stopped writer after 10 s"
     assert rec.returncode == 0, err
     stop = json.loads(out.read_text().splitlines()[-1])

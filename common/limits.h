@@ -24,6 +24,10 @@
  * read every StoreInterval. */
 #define RW_STATUS_REFRESH_MS 60000
 
+/* The text of /proc/PID/statm read at most: seven 20-digit numbers fit
+ * (7 * 21 bytes). */
+#define RW_STATM_TEXT_MAX (256u)
+
 /* Small /proc files (status, stat, cmdline, syscall): read whole, at most. */
 #define RW_PROC_FILE_MAX (1024u * 1024u)
 

@@ -60,9 +60,10 @@ void census_tier_first_sight(struct census_tier *ct, struct target *t, uint64_t 
 	schedule_update(&t->plan, ct->config, now, 0);
 }
 
-void census_tier_sampled(struct census_tier *ct, struct target *t, uint64_t now)
+uint64_t census_tier_sampled(struct census_tier *ct, struct target *t, uint64_t now)
 {
 	schedule_update(&t->plan, ct->config, now, t->private);
+	return schedule_quiet_until(&t->plan, ct->config, t->private);
 }
 
 void census_tier_gpu_told(struct census_tier *ct, struct target *t, uint64_t now)

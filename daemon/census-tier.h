@@ -64,8 +64,9 @@ const struct census_tier_stats *census_tier_get_stats(const struct census_tier *
 /* A process just followed: its first census is due. */
 void census_tier_first_sight(struct census_tier *ct, struct target *t, uint64_t now);
 /* After a sample of t (its private memory now): the interval and growth
- * triggers. */
-void census_tier_sampled(struct census_tier *ct, struct target *t, uint64_t now);
+ * triggers.  Returns until when (monotonic us) neither can fall due while
+ * t's private memory stays the same (schedule_quiet_until). */
+uint64_t census_tier_sampled(struct census_tier *ct, struct target *t, uint64_t now);
 /* After a GPU snapshot told t's GPU memory (t->vram): the growth trigger
  * of GPU memory. */
 void census_tier_gpu_told(struct census_tier *ct, struct target *t, uint64_t now);

@@ -4,31 +4,90 @@
  * gathered into min, max and last until the store cycle writes one row of
  * it (sample.h).
  *
+ * A round walks an array of slots, one per watched process, that holds
+ * what a sample of a process that changed nothing needs: its statm
+ * descriptor, the text statm read last time, and until when nothing else
+ * can fall due (its status, a census trigger).  When statm reads the same
+ * text before then, the sample only counts one more repeat in the slot and
+ * leaves the target alone: on a host of mostly idle processes, the round
+ * then reads one small array instead of a thousand scattered targets.
+ * Repeats are added to the target's accumulator (target_repeat_sample)
+ * before anything reads it: its next full sample, its row, a client's
+ * view of it (fast_tier_settle).
+ *
  * Only the fast tier changes a target's sample fields and its accumulator
  * (target_sample reads them in for it; the store cycle and letting a
  * process go take its row through fast_tier_queue). */
 #pragma once
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct target;
 struct writer;
 
+/* The statm text a slot keeps: the processes of a host up to terabytes of
+ * address space fit (about 40 bytes; a slot is 128 bytes); a longer text is never found
+ * unchanged, its process takes the full sample every time. */
+#define FAST_STATM_KEPT 87
+
+struct fast_slot {
+	struct target *target;
+	int64_t status_due_ms;  /* unix ms: target_status_due_ms */
+	uint64_t quiet_until;   /* monotonic us: until then no census falls due while private stays; 0: none */
+	int64_t repeated_ms;    /* unix ms: the last of them */
+	uint32_t repeats;       /* samples that found nothing changed, not yet in the target */
+	int statm_fd;           /* the target's; -1: status only, never unchanged */
+	uint8_t len;            /* of statm; 0: none kept */
+	char statm[FAST_STATM_KEPT];
+};
+
 struct fast_tier {
 	uint64_t sample_errors; /* reads that failed other than by an exit */
 	uint64_t round_us_max;  /* the longest sample round since the start (wall time) */
+	struct fast_slot *slots;
+	size_t n_slots, allocated;
 };
+
+/* Frees the slots (not the targets). */
+void fast_tier_done(struct fast_tier *f);
+
+/* Gives t a slot.  Returns 0 or -ENOMEM. */
+int fast_tier_add(struct fast_tier *f, struct target *t);
+/* Takes t's slot away, its repeats first added to t.  The last slot moves
+ * into its place: a round that walks the slots from the end may remove
+ * the one it sampled. */
+void fast_tier_remove(struct fast_tier *f, struct target *t);
+
+size_t fast_tier_count(const struct fast_tier *f);
+
+/* Samples the process of slot i at now_ms (unix ms) and now (monotonic
+ * us), reading its status at least every status_every_ms.  Returns 1 when
+ * statm read the same and nothing was due (the target is not touched and
+ * *ret_target not set); otherwise sets *ret_target and returns 0 (a full
+ * sample: the caller updates the census triggers and then calls
+ * fast_tier_quiet), -ESRCH when the process has exited (the caller lets it
+ * go), or another negative errno (counted, the first one logged). */
+int fast_tier_sample(struct fast_tier *f, size_t i, int64_t now_ms, uint64_t now, int64_t status_every_ms,
+		     struct target **ret_target);
+
+/* After a full sample of t: no census can fall due before until (monotonic
+ * us; schedule_quiet_until) unless its memory changes. */
+void fast_tier_quiet(struct fast_tier *f, const struct target *t, uint64_t until);
+/* Something other than a sample changed what t's census triggers wait for
+ * (a census, a request, a mark, the GPU memory): its next sample is a full
+ * one.  fast_tier_wake_all: every process's (a reload). */
+void fast_tier_wake(struct fast_tier *f, const struct target *t);
+void fast_tier_wake_all(struct fast_tier *f);
+
+/* Adds t's repeats to t: before anything reads its sample fields, peaks or
+ * last-seen time. */
+void fast_tier_settle(struct fast_tier *f, struct target *t);
 
 /* A sample round (the fast tier over the watched set and the census pass
  * after it) took us microseconds: kept when the longest so far. */
 void fast_tier_round(struct fast_tier *f, uint64_t us);
 
-/* Samples t at now_ms (unix ms), reading its status at least every
- * status_every_ms.  Returns 0, -ESRCH when t has
- * exited (the caller lets it go), or another negative errno (counted,
- * the first one logged). */
-int fast_tier_sample(struct fast_tier *f, struct target *t, int64_t now_ms, int64_t status_every_ms);
-
 /* Queues on writer the row of what was gathered about t since the last
  * one, ending at now_ms; nothing when there was no sample. */
-void fast_tier_queue(struct target *t, struct writer *writer, int64_t now_ms);
+void fast_tier_queue(struct fast_tier *f, struct target *t, struct writer *writer, int64_t now_ms);

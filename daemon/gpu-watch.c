@@ -227,7 +227,7 @@ const struct gpu_snapshot *gpu_watch_snapshot(const struct gpu_watch *w)
 	return w->have_last && w->state == GPU_OK ? &w->last : NULL;
 }
 
-void gpu_watch_cycle(struct gpu_watch *gw, const struct watched *watched, struct census_tier *ct,
+bool gpu_watch_cycle(struct gpu_watch *gw, const struct watched *watched, struct census_tier *ct,
 		     struct writer *writer, int64_t now)
 {
 	struct writer_gpu_use *uses = NULL;
@@ -236,11 +236,11 @@ void gpu_watch_cycle(struct gpu_watch *gw, const struct watched *watched, struct
 	int r;
 
 	if (!gw->gpu || gw->state != GPU_OK)
-		return;
+		return false;
 	r = snapshot(gw, false);
 	if (r < 0) {
 		log_warning_errno(r, "GPU snapshot lost: %m");
-		return;
+		return false;
 	}
 	const struct gpu_snapshot *s = &gw->last;
 	for (struct target *t = watched_first(watched); t; t = watched_next(t)) {
@@ -256,7 +256,7 @@ void gpu_watch_cycle(struct gpu_watch *gw, const struct watched *watched, struct
 			if (!grown) {
 				free(uses);
 				log_warning("GPU memory rows of this interval lost: out of memory");
-				return;
+				return true;
 			}
 			uses = grown;
 			allocated = more;
@@ -269,4 +269,5 @@ void gpu_watch_cycle(struct gpu_watch *gw, const struct watched *watched, struct
 	if (writer_add_gpu(writer, now, s->devices, s->n_devices, uses, n_uses) < 0)
 		log_warning("GPU memory rows of this interval lost: out of memory");
 	free(uses);
+	return true;
 }

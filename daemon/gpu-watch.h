@@ -75,6 +75,6 @@ const struct gpu_snapshot *gpu_watch_snapshot(const struct gpu_watch *w);
 /* In the store cycle, rows ending at now (unix ms): a snapshot, what it
  * tells of each watched process (its GPU memory, to the census tier for
  * the growth trigger), and its rows queued on writer.  Nothing without
- * NVML. */
-void gpu_watch_cycle(struct gpu_watch *w, const struct watched *watched, struct census_tier *ct,
+ * NVML.  Returns whether a snapshot told the census tier. */
+bool gpu_watch_cycle(struct gpu_watch *w, const struct watched *watched, struct census_tier *ct,
 		     struct writer *writer, int64_t now);

@@ -127,6 +127,12 @@ static int follow(void *userdata, struct target *t)
 		target_free(t);
 		return r;
 	}
+	r = fast_tier_add(&m->fast, t);
+	if (r < 0) {
+		watched_remove(m->watched, t, false);
+		target_free(t);
+		return r;
+	}
 	if (t->pidfd >= 0) {
 		struct exit_watch *w = malloc(sizeof(*w));
 		if (w) {
@@ -158,10 +164,11 @@ static void let_go(struct manager *m, struct target *t, bool exited)
 			     t->ref->info.comm ? t->ref->info.comm : "?", format_bytes(a, t->ref->info.peak_private));
 	}
 	/* what the fast tier gathered since the last row is kept */
-	fast_tier_queue(t, writer, now);
+	fast_tier_queue(&m->fast, t, writer, now);
 	(void)writer_add_process(writer, t->ref);
 	census_tier_forget(m->census, t, exited, now);
 	t->exit_source = sd_event_source_disable_unref(t->exit_source);
+	fast_tier_remove(&m->fast, t);
 	watched_remove(m->watched, t, exited);
 	target_free(t);
 }
@@ -199,6 +206,8 @@ static void census_pass(struct manager *m)
 			census_tier_take(m->census, t, gpu_watch_snapshot(&m->gpu), store_cycle_writer(m->store));
 		if (status == CENSUS_EXITED)
 			let_go(m, t, true);
+		else
+			fast_tier_wake(&m->fast, t);
 		write_early(m);
 		census_tier_refill(m->census, now_monotonic_us());
 		if (now_monotonic_us() - start > RW_CENSUS_PASS_US)
@@ -214,17 +223,20 @@ static int on_sample(sd_event_source *s, uint64_t usec, void *userdata)
 	(void)usec;
 
 	/* the fast tier: each watched process's statm or status; the interval and
-	 * growth triggers from it; an exit lets the process go */
+	 * growth triggers from it; an exit lets the process go.  From the end:
+	 * a process let go leaves its slot to one already sampled. */
 	bool due = false;
-	for (struct target *t = watched_first(m->watched), *next; t; t = next) {
-		next = watched_next(t);
-		int r = fast_tier_sample(&m->fast, t, now_ms, (int64_t)(m->config.store_interval / 1000));
+	for (size_t i = fast_tier_count(&m->fast); i-- > 0;) {
+		struct target *t;
+		int r = fast_tier_sample(&m->fast, i, now_ms, now, (int64_t)(m->config.store_interval / 1000), &t);
+		if (r > 0)
+			continue; /* nothing changed, nothing due */
 		if (r == -ESRCH) {
 			let_go(m, t, true);
 			continue;
 		}
 		if (r >= 0)
-			census_tier_sampled(m->census, t, now);
+			fast_tier_quiet(&m->fast, t, census_tier_sampled(m->census, t, now));
 		due |= t->plan.pending;
 	}
 	/* the census tier: what is due now (most rounds, nothing: then the
@@ -277,8 +289,12 @@ static int store_cycle(struct manager *m)
 	int64_t now = daemon_clock_now_ms();
 	int r;
 
-	store_cycle_gather(m->store, m->watched, now);
-	gpu_watch_cycle(&m->gpu, m->watched, m->census, store_cycle_writer(m->store), now);
+	store_cycle_gather(m->store, &m->fast, m->watched, now);
+	if (gpu_watch_cycle(&m->gpu, m->watched, m->census, store_cycle_writer(m->store), now))
+		/* the growth trigger of GPU memory: the round must see it */
+		for (struct target *t = watched_first(m->watched); t; t = watched_next(t))
+			if (t->plan.pending)
+				fast_tier_wake(&m->fast, t);
 	r = store_cycle_flush(m->store);
 	store_replaced(m);
 	return r;
@@ -494,10 +510,11 @@ static void view_store_damaged(void *userdata, const char *what)
 static int view_describe(void *userdata, int pid, struct view_process *ret)
 {
 	struct manager *m = userdata;
-	const struct target *t = watched_find(m->watched, pid);
+	struct target *t = watched_find(m->watched, pid);
 
 	if (!t)
 		return -ESRCH;
+	fast_tier_settle(&m->fast, t);
 	target_describe(t, ret);
 	return 0;
 }
@@ -507,7 +524,8 @@ static int view_for_each(void *userdata, view_each_t fn, void *data)
 	struct manager *m = userdata;
 	struct view_process p;
 
-	for (const struct target *t = watched_first(m->watched); t; t = watched_next(t)) {
+	for (struct target *t = watched_first(m->watched); t; t = watched_next(t)) {
+		fast_tier_settle(&m->fast, t);
 		target_describe(t, &p);
 		int r = fn(data, &p);
 		if (r < 0)
@@ -527,6 +545,7 @@ static int view_mark(void *userdata, int pid, const char *name, int64_t by_uid, 
 	int r = census_tier_mark(m->census, t, store_cycle_writer(m->store), now, name, by_uid, now_monotonic_us());
 	if (r < 0)
 		return r;
+	fast_tier_wake(&m->fast, t);
 	census_soon(m);
 	if (ret_time)
 		*ret_time = now;
@@ -544,6 +563,7 @@ static int view_request_census(void *userdata, int pid, bool full, bool light, c
 	int r = census_tier_request(m->census, t, full, light, now_monotonic_us(), done, data, ret_waiter);
 	if (r < 0)
 		return r;
+	fast_tier_wake(&m->fast, t);
 	/* the census runs in the pass after this callback, not in it: the
 	 * requester's own bookkeeping is done by then */
 	census_soon(m);
@@ -596,6 +616,7 @@ static int reload(struct manager *m)
 	m->config = c;
 	gpu_watch_reload(&m->gpu);
 	census_tier_reload(m->census);
+	fast_tier_wake_all(&m->fast);
 	store_cycle_reload(m->store);
 	timer_rearm(m->sample_timer, 0);
 	timer_rearm(m->store_timer, m->config.store_interval);
@@ -758,6 +779,7 @@ struct manager *manager_free(struct manager *m)
 		while (watched_first(m->watched))
 			let_go(m, watched_first(m->watched), false);
 	m->watched = watched_free(m->watched);
+	fast_tier_done(&m->fast);
 	m->census = census_tier_free(m->census);
 	sd_event_source_unref(m->sample_timer);
 	sd_event_source_unref(m->store_timer);

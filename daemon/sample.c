@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-void sample_acc_add(struct sample_acc *a, uint64_t private, uint64_t resident, uint64_t swap)
+void sample_acc_add(struct sample_acc *a, uint64_t private, uint64_t resident, uint64_t swap, uint32_t count)
 {
 	if (a->n == 0) {
 		a->private_min = a->private_max = private;
@@ -21,8 +21,7 @@ void sample_acc_add(struct sample_acc *a, uint64_t private, uint64_t resident, u
 	a->private_last = private;
 	a->resident_last = resident;
 	a->swap_last = swap;
-	if (a->n < UINT32_MAX)
-		a->n++;
+	a->n = a->n > UINT32_MAX - count ? UINT32_MAX : a->n + count;
 }
 
 bool sample_acc_take(struct sample_acc *a, int64_t time, struct store_sample *ret)

@@ -15,7 +15,9 @@ struct sample_acc {
 	uint64_t swap_last;
 };
 
-void sample_acc_add(struct sample_acc *a, uint64_t private, uint64_t resident, uint64_t swap);
+/* Adds count samples of the same figures (count >= 1: a process sampled
+ * several times over which nothing changed adds them at once). */
+void sample_acc_add(struct sample_acc *a, uint64_t private, uint64_t resident, uint64_t swap, uint32_t count);
 
 /* Moves what was gathered into a row ending at time and starts over.
  * Returns false (and leaves *ret alone) when there was no sample. */

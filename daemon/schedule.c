@@ -3,11 +3,16 @@
 
 #include "limits.h"
 
+static uint64_t add_saturating(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
 uint64_t schedule_growth_threshold(const struct daemon_config *c, uint64_t last_private)
 {
 	uint64_t by_ratio = (uint64_t)((double)last_private * c->growth_ratio);
 	uint64_t step = by_ratio > c->growth_bytes ? by_ratio : c->growth_bytes;
-	return last_private > UINT64_MAX - step ? UINT64_MAX : last_private + step;
+	return add_saturating(last_private, step);
 }
 
 static void set_pending(struct census_plan *p, enum store_trigger t, uint64_t now)
@@ -29,6 +34,19 @@ bool schedule_update(struct census_plan *p, const struct daemon_config *c, uint6
 	    private >= schedule_growth_threshold(c, p->last_private))
 		set_pending(p, TRIGGER_GROWTH, now);
 	return p->pending != 0;
+}
+
+uint64_t schedule_quiet_until(const struct census_plan *p, const struct daemon_config *c, uint64_t private)
+{
+	if (p->pending || !p->attempted)
+		return 0;
+	uint64_t until = add_saturating(p->last_at, c->census_interval);
+	if (c->census_on_growth && p->have_ok && private >= schedule_growth_threshold(c, p->last_private)) {
+		uint64_t spaced = add_saturating(p->last_at, c->census_min_spacing);
+		if (spaced < until)
+			until = spaced;
+	}
+	return until;
 }
 
 bool schedule_update_vram(struct census_plan *p, const struct daemon_config *c, uint64_t now, uint64_t vram)

@@ -36,6 +36,13 @@ uint64_t schedule_growth_threshold(const struct daemon_config *c, uint64_t last_
  * per CensusMinSpacing).  Returns whether any trigger is pending. */
 bool schedule_update(struct census_plan *p, const struct daemon_config *c, uint64_t now, uint64_t private);
 
+/* Until when (monotonic us, exclusive) schedule_update cannot set a
+ * trigger while the private memory stays private: the end of the
+ * CensusInterval, or of CensusMinSpacing when private is past the growth
+ * threshold already.  0 when a trigger is pending or none was ever tried:
+ * then every sample must look. */
+uint64_t schedule_quiet_until(const struct census_plan *p, const struct daemon_config *c, uint64_t private);
+
 /* Records the GPU memory the process holds now (summed over its devices,
  * 0 for none), from a GPU snapshot, and sets the growth trigger when it
  * grew since the last ok census as much as CensusOnGrowth asks of private

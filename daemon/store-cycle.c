@@ -188,12 +188,12 @@ struct store *store_cycle_store(const struct store_cycle *sc)
 	return sc->store;
 }
 
-void store_cycle_gather(struct store_cycle *sc, const struct watched *w, int64_t now_ms)
+void store_cycle_gather(struct store_cycle *sc, struct fast_tier *f, const struct watched *w, int64_t now_ms)
 {
 	struct store_system sys;
 
 	for (struct target *t = watched_first(w); t; t = watched_next(t))
-		fast_tier_queue(t, sc->writer, now_ms);
+		fast_tier_queue(f, t, sc->writer, now_ms);
 	if (sysmem_read(sc->root_fd, now_ms, &sys) == 0)
 		(void)writer_add_system(sc->writer, &sys);
 }

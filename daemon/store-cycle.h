@@ -24,6 +24,7 @@
 #include "config.h"
 #include "store.h"
 
+struct fast_tier;
 struct store_cycle;
 struct watched;
 struct writer;
@@ -64,9 +65,9 @@ struct writer *store_cycle_writer(const struct store_cycle *sc);
  * its schema version); NULL once a damaged file could not be replaced. */
 struct store *store_cycle_store(const struct store_cycle *sc);
 
-/* Queues the rows of a cycle ending at now_ms: each process's samples and
- * the system row. */
-void store_cycle_gather(struct store_cycle *sc, const struct watched *w, int64_t now_ms);
+/* Queues the rows of a cycle ending at now_ms: each process's samples
+ * (through the fast tier f) and the system row. */
+void store_cycle_gather(struct store_cycle *sc, struct fast_tier *f, const struct watched *w, int64_t now_ms);
 /* Writes everything queued in one transaction.  Returns 0 or the store's
  * negative errno (the rows stay queued; a full store asks for retention
  * soon); -ENOTRECOVERABLE when a damaged file could not be replaced (the

@@ -157,44 +157,55 @@ static int sample_status(struct target *t)
 	return 0;
 }
 
-int target_sample(struct target *t, int64_t now_ms, int64_t status_every_ms)
+int64_t target_status_due_ms(const struct target *t, int64_t status_every_ms)
 {
-	struct proc_statm statm;
-	int r;
-
-	if (t->statm_fd >= 0) {
-		r = procfs_pread_statm(t->statm_fd, &statm);
-		if (r < 0)
-			return r;
-	}
-	/* A process with nothing in swap keeps none while statm stays the
-	 * same (a page swapped out leaves resident), so its status is read
-	 * again at the latest after RW_STATUS_REFRESH_MS; one with swap may
-	 * free swapped pages without a change statm shows, so every
-	 * status_every_ms. */
 	int64_t every = status_every_ms;
+
+	/* A process with nothing in swap keeps none while statm stays the
+	 * same (a page swapped out leaves resident); one with swap may free
+	 * swapped pages without a change statm shows. */
+	if (!t->status_read)
+		return INT64_MIN;
 	if (t->swap == 0 && every < RW_STATUS_REFRESH_MS)
 		every = RW_STATUS_REFRESH_MS;
-	if (t->statm_fd < 0 || !t->status_read || !statm_equal(&statm, &t->status_statm) ||
-	    now_ms - t->status_at_ms >= every) {
-		r = sample_status(t);
-		if (r < 0)
-			return r;
-		t->status_read = true;
-		t->status_at_ms = now_ms;
-		if (t->statm_fd >= 0)
-			t->status_statm = statm;
-	}
-	/* else statm is what it was at the last status: so are its figures */
-	sample_acc_add(&t->acc, t->private, t->resident, t->swap);
+	return t->status_at_ms > INT64_MAX - every ? INT64_MAX : t->status_at_ms + every;
+}
 
+static void note_sample(struct target *t, uint32_t count, int64_t now_ms)
+{
 	struct store_process *info = &t->ref->info;
+
+	sample_acc_add(&t->acc, t->private, t->resident, t->swap, count);
 	info->seen = now_ms;
 	if (t->private > info->peak_private)
 		info->peak_private = t->private;
 	if (t->resident > info->peak_resident)
 		info->peak_resident = t->resident;
+}
+
+int target_sample(struct target *t, const struct proc_statm *statm, int64_t now_ms, int64_t status_every_ms)
+{
+	int r;
+
+	if (!statm || !t->status_read || !statm_equal(statm, &t->status_statm) ||
+	    now_ms >= target_status_due_ms(t, status_every_ms)) {
+		r = sample_status(t);
+		if (r < 0)
+			return r;
+		t->status_read = true;
+		t->status_at_ms = now_ms;
+		if (statm)
+			t->status_statm = *statm;
+	}
+	/* else statm is what it was at the last status: so are its figures */
+	note_sample(t, 1, now_ms);
 	return 0;
+}
+
+void target_repeat_sample(struct target *t, uint32_t count, int64_t seen_ms)
+{
+	if (count > 0)
+		note_sample(t, count, seen_ms);
 }
 
 /* Region events against the previous census; a light census knows sizes

@@ -32,6 +32,7 @@ struct target {
 	int pid_fd;             /* /proc/PID */
 	int pidfd;              /* -1 without pidfd_open */
 	int statm_fd;           /* /proc/PID/statm kept open; -1: status only */
+	unsigned fast_slot;     /* its place in the fast tier's array (fast-tier.c) */
 	unsigned fds;           /* the descriptors it holds open */
 	sd_event_source *exit_source;
 	struct proc_ref *ref;   /* what the store holds about it */
@@ -90,16 +91,24 @@ int target_new(int root_fd, int pid, const struct proc_status *status, const str
 struct target *target_free(struct target *t);
 
 /* Takes a sample: private, resident and swap into the accumulator and the
- * peaks.  It reads statm, and status only when statm changed since status
- * was last read, at the first sample, and when status_every_ms have passed
- * since (a page swapped in or out changes statm's resident, so swap stays
- * exact) or, for a process that had nothing in swap, RW_STATUS_REFRESH_MS
- * if that is longer; otherwise the figures of that status are the
- * sample's.  Without
- * statm (no descriptor for it) it reads status every time.  Returns 0, or
- * -ESRCH when the process has exited (or is a zombie), or another negative
- * errno. */
-int target_sample(struct target *t, int64_t now_ms, int64_t status_every_ms);
+ * peaks.  statm is what the caller read of t->statm_fd now (NULL without
+ * that descriptor).  Status is read only when statm changed since status
+ * was last read, at the first sample, and once target_status_due_ms has
+ * come; otherwise the figures of that status are the sample's.  Without
+ * statm it reads status every time.  Returns 0, or -ESRCH when the process
+ * has exited (or is a zombie), or another negative errno. */
+int target_sample(struct target *t, const struct proc_statm *statm, int64_t now_ms, int64_t status_every_ms);
+
+/* From when (unix ms) status is read again even if statm stays the same:
+ * status_every_ms after it was last read (a page swapped in or out changes
+ * statm's resident, so swap stays exact) or, for a process that had
+ * nothing in swap, RW_STATUS_REFRESH_MS if that is longer.  INT64_MIN
+ * before the first status. */
+int64_t target_status_due_ms(const struct target *t, int64_t status_every_ms);
+
+/* Adds count samples more of the figures of the last one (the fast tier
+ * found statm unchanged and nothing due), the last at seen_ms. */
+void target_repeat_sample(struct target *t, uint32_t count, int64_t seen_ms);
 
 /* Takes a census now (light: maps and smaps_rollup only; evidence: read
  * allocators' headers), records its cost and status, and the region events

@@ -55,18 +55,28 @@ int procfs_open_statm(int pid_fd)
 	return fd < 0 ? negative_errno() : fd;
 }
 
-int procfs_pread_statm(int fd, struct proc_statm *ret)
+int procfs_pread_statm_text(int fd, char *buf, size_t size, size_t *ret_len)
 {
-	char buf[256]; /* seven 20-digit numbers fit: 7 * 21 bytes */
-	ssize_t n = pread(fd, buf, sizeof(buf), 0);
+	ssize_t n = pread(fd, buf, size, 0);
 	if (n < 0)
 		return errno == ENOENT ? -ESRCH : negative_errno();
 	/* a task past exit_mm reads as empty on some kernels */
 	if (n == 0)
 		return -ESRCH;
-	if ((size_t)n == sizeof(buf))
+	if ((size_t)n == size)
 		return -EBADMSG;
-	return statm_parse(buf, (size_t)n, ret);
+	*ret_len = (size_t)n;
+	return 0;
+}
+
+int procfs_pread_statm(int fd, struct proc_statm *ret)
+{
+	char buf[RW_STATM_TEXT_MAX];
+	size_t n;
+	int r = procfs_pread_statm_text(fd, buf, sizeof(buf), &n);
+	if (r < 0)
+		return r;
+	return statm_parse(buf, n, ret);
 }
 
 int procfs_read_cmdline(int pid_fd, char **ret)

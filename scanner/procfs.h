@@ -30,6 +30,13 @@ int procfs_open_statm(int pid_fd);
  * another negative errno. */
 int procfs_pread_statm(int fd, struct proc_statm *ret);
 
+/* Reads the text of the statm behind fd from offset 0 into buf (size
+ * bytes, RW_STATM_TEXT_MAX is enough), its length in *ret_len, for a
+ * caller that compares the text before it parses it (statm_parse).
+ * Returns 0, -ESRCH as procfs_pread_statm, -EBADMSG when it fills buf, or
+ * another negative errno. */
+int procfs_pread_statm_text(int fd, char *buf, size_t size, size_t *ret_len);
+
 /* The arguments joined by spaces (at most RW_CMDLINE_MAX bytes), newly
  * allocated; "" for a process without arguments. */
 int procfs_read_cmdline(int pid_fd, char **ret);

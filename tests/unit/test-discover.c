@@ -15,6 +15,7 @@
 
 #include "config.h"
 #include "discover.h"
+#include "fast-tier.h"
 #include "procfs.h"
 #include "target.h"
 #include "watched.h"
@@ -306,6 +307,25 @@ static void test_follow_fails(void **state)
 	close(root_fd);
 }
 
+/* A sample of t by the fast tier at now_ms, its status read at least every
+ * 10 s, at monotonic time 0 (no census trigger waits on it unless a test
+ * says so with fast_tier_quiet).  Returns what fast_tier_sample does. */
+static int sample_at(struct fast_tier *f, struct target *t, int64_t now_ms, uint64_t now)
+{
+	struct target *sampled = NULL;
+	int r = fast_tier_sample(f, t->fast_slot, now_ms, now, 10000, &sampled);
+	if (r <= 0)
+		assert_ptr_equal(sampled, t);
+	else
+		assert_null(sampled);
+	return r;
+}
+
+static int sample(struct fast_tier *f, struct target *t, int64_t now_ms)
+{
+	return sample_at(f, t, now_ms, 0);
+}
+
 /* The fast tier reads statm each sample and status only when statm moved,
  * at the first sample and once per status interval: a status that changed
  * under an unchanged statm is seen at that interval, not before. */
@@ -315,6 +335,7 @@ static void test_sample_reads(void **state)
 	char dir[32];
 	struct proc_status st;
 	struct target *t;
+	struct fast_tier f = { 0 };
 	int root_fd = procfs_open_root(root);
 	const struct target_identity id = { .boot_id = "b", .boot_ms = -1, .ticks_per_second = 100, .now_ms = 0 };
 
@@ -327,25 +348,26 @@ static void test_sample_reads(void **state)
 	close(pid_fd);
 	assert_int_equal(target_new(root_fd, PID(11), &st, &id, &t), 0);
 	assert_true(t->statm_fd >= 0);
+	assert_int_equal(fast_tier_add(&f, t), 0);
 	assert_int_equal(t->fds, 2); /* no pidfd for a pid without a process */
 
-	assert_int_equal(target_sample(t, 1000, 10000), 0);
+	assert_int_equal(sample(&f, t, 1000), 0);
 	assert_int_equal(t->private, 1024 * KiB);
 	assert_int_equal(t->resident, 1124 * KiB);
 	/* status changes, statm does not: the last status's figures stay */
 	const char grown[] = "Name:\tsampled\nState:\tS (x)\nUid:\t1000\t1000\t1000\t1000\nVmRSS:\t2124 kB\n"
 			     "RssAnon:\t2024 kB\nVmSwap:\t8 kB\n";
 	put(dir, "status", grown, sizeof(grown) - 1);
-	assert_int_equal(target_sample(t, 2000, 10000), 0);
+	assert_int_equal(sample(&f, t, 2000), 0);
 	assert_int_equal(t->private, 1024 * KiB);
 	assert_int_equal(t->acc.n, 2);
 	/* a status interval after the last status read, nothing in swap then:
 	 * not yet; a minute after it, read again */
-	assert_int_equal(target_sample(t, 11000, 10000), 0);
+	assert_int_equal(sample(&f, t, 11000), 0);
 	assert_int_equal(t->private, 1024 * KiB);
-	assert_int_equal(target_sample(t, 1000 + RW_STATUS_REFRESH_MS - 1, 10000), 0);
+	assert_int_equal(sample(&f, t, 1000 + RW_STATUS_REFRESH_MS - 1), 0);
 	assert_int_equal(t->private, 1024 * KiB);
-	assert_int_equal(target_sample(t, 1000 + RW_STATUS_REFRESH_MS, 10000), 0);
+	assert_int_equal(sample(&f, t, 1000 + RW_STATUS_REFRESH_MS), 0);
 	assert_int_equal(t->private, 2032 * KiB);
 	assert_int_equal(t->swap, 8 * KiB);
 	assert_int_equal(t->resident, 2124 * KiB);
@@ -354,9 +376,9 @@ static void test_sample_reads(void **state)
 	const char freed[] = "Name:\tsampled\nState:\tS (x)\nUid:\t1000\t1000\t1000\t1000\nVmRSS:\t2124 kB\n"
 			     "RssAnon:\t2024 kB\nVmSwap:\t0 kB\n";
 	put(dir, "status", freed, sizeof(freed) - 1);
-	assert_int_equal(target_sample(t, 1000 + RW_STATUS_REFRESH_MS + 9999, 10000), 0);
+	assert_int_equal(sample(&f, t, 1000 + RW_STATUS_REFRESH_MS + 9999), 0);
 	assert_int_equal(t->swap, 8 * KiB);
-	assert_int_equal(target_sample(t, 1000 + RW_STATUS_REFRESH_MS + 10000, 10000), 0);
+	assert_int_equal(sample(&f, t, 1000 + RW_STATUS_REFRESH_MS + 10000), 0);
 	assert_int_equal(t->swap, 0);
 	assert_int_equal(t->private, 2024 * KiB);
 	/* statm moves: status is read at once */
@@ -364,16 +386,18 @@ static void test_sample_reads(void **state)
 			    "RssAnon:\t424 kB\nVmSwap:\t0 kB\n";
 	put(dir, "status", back, sizeof(back) - 1);
 	put(dir, "statm", "9999 131 25 1 0 106 0\n", 22);
-	assert_int_equal(target_sample(t, 1000 + RW_STATUS_REFRESH_MS + 11000, 10000), 0);
+	assert_int_equal(sample(&f, t, 1000 + RW_STATUS_REFRESH_MS + 11000), 0);
 	assert_int_equal(t->private, 424 * KiB);
 	assert_int_equal(t->acc.private_min, 424 * KiB);
 	assert_int_equal(t->acc.private_max, 2032 * KiB);
 	/* statm unreadable as statm: an error, not a sample */
 	put(dir, "statm", "garbage\n", 8);
-	assert_int_equal(target_sample(t, 1000 + RW_STATUS_REFRESH_MS + 12000, 10000), -EBADMSG);
+	assert_int_equal(sample(&f, t, 1000 + RW_STATUS_REFRESH_MS + 12000), -EBADMSG);
 	/* the process is gone: statm reads as nothing */
 	put(dir, "statm", "", 0);
-	assert_int_equal(target_sample(t, 1000 + RW_STATUS_REFRESH_MS + 13000, 10000), -ESRCH);
+	assert_int_equal(sample(&f, t, 1000 + RW_STATUS_REFRESH_MS + 13000), -ESRCH);
+	assert_int_equal(f.sample_errors, 1); /* the garbage, not the exit */
+	fast_tier_remove(&f, t);
 	target_free(t);
 
 	/* without statm (as out of descriptors), status every time */
@@ -382,18 +406,143 @@ static void test_sample_reads(void **state)
 	assert_int_equal(target_new(root_fd, PID(12), &st, &id, &t), 0);
 	close(t->statm_fd);
 	t->statm_fd = -1;
-	assert_int_equal(target_sample(t, 1000, 10000), 0);
+	assert_int_equal(fast_tier_add(&f, t), 0);
+	assert_int_equal(sample(&f, t, 1000), 0);
 	put(dir, "status", grown, sizeof(grown) - 1);
-	assert_int_equal(target_sample(t, 2000, 10000), 0);
+	assert_int_equal(sample(&f, t, 2000), 0);
 	assert_int_equal(t->private, 2032 * KiB);
 	/* a zombie: gone */
 	const char zombie[] = "Name:\tsampled\nState:\tZ (zombie)\nUid:\t1000\t1000\t1000\t1000\n";
 	put(dir, "status", zombie, sizeof(zombie) - 1);
-	assert_int_equal(target_sample(t, 3000, 10000), -ESRCH);
+	assert_int_equal(sample(&f, t, 3000), -ESRCH);
+	fast_tier_remove(&f, t);
 	target_free(t);
+	fast_tier_done(&f);
 	close(root_fd);
 }
 
+
+/* A sample that finds statm's text as it was, before anything is due
+ * (a status, a census trigger), leaves the target alone and counts a
+ * repeat; the repeats reach the target before anything reads it, so its
+ * row, peaks and last-seen time are those of full samples. */
+static void test_fast_tier_repeats(void **state)
+{
+	(void)state;
+	char dir[32];
+	struct proc_status st;
+	struct target *a, *b;
+	struct fast_tier f = { 0 };
+	int root_fd = procfs_open_root(root);
+	const struct target_identity id = { .boot_id = "b", .boot_ms = -1, .ticks_per_second = 100, .now_ms = 0 };
+	const uint64_t quiet = 100 * 1000 * 1000; /* monotonic us */
+
+	assert_true(root_fd >= 0);
+	process(PID(13), "repeats", 'S', 1000, 1024, false, CMD("repeats\0"), ALL);
+	process(PID(14), "repeats", 'S', 1000, 2048, false, CMD("repeats\0"), ALL);
+	snprintf(dir, sizeof(dir), "%d", PID(13));
+	int pid_fd = procfs_open_pid(root_fd, PID(13));
+	assert_true(pid_fd >= 0);
+	assert_int_equal(procfs_read_status(pid_fd, &st), 0);
+	close(pid_fd);
+	assert_int_equal(target_new(root_fd, PID(13), &st, &id, &a), 0);
+	assert_int_equal(target_new(root_fd, PID(14), &st, &id, &b), 0);
+	assert_int_equal(fast_tier_add(&f, a), 0);
+	assert_int_equal(fast_tier_add(&f, b), 0);
+	assert_int_equal(fast_tier_count(&f), 2);
+
+	/* the first sample is a full one, and so is every one until the census
+	 * tier says how long nothing can fall due */
+	assert_int_equal(sample_at(&f, a, 1000, 1), 0);
+	assert_int_equal(sample_at(&f, a, 2000, 2), 0);
+	assert_int_equal(a->acc.n, 2);
+	fast_tier_quiet(&f, a, quiet);
+	assert_int_equal(sample_at(&f, a, 3000, 3), 1);
+	assert_int_equal(sample_at(&f, a, 4000, 4), 1);
+	assert_int_equal(a->acc.n, 2); /* not touched */
+	assert_int_equal(a->ref->info.seen, 2000);
+	fast_tier_settle(&f, a);
+	assert_int_equal(a->acc.n, 4);
+	assert_int_equal(a->ref->info.seen, 4000);
+	assert_int_equal(a->acc.private_min, 1024 * KiB);
+	assert_int_equal(a->acc.private_max, 1024 * KiB);
+
+	/* a spike between repeats: statm's text moved, a full sample */
+	assert_int_equal(sample_at(&f, a, 5000, 5), 1);
+	const char spike[] = "Name:\trepeats\nState:\tS (x)\nUid:\t1000\t1000\t1000\t1000\nVmRSS:\t9124 kB\n"
+			     "RssAnon:\t9024 kB\nVmSwap:\t0 kB\n";
+	put(dir, "status", spike, sizeof(spike) - 1);
+	put(dir, "statm", "9999 2281 25 1 0 2256 0\n", 24);
+	assert_int_equal(sample_at(&f, a, 6000, 6), 0);
+	assert_int_equal(a->acc.n, 6); /* the repeat at 5000 went in first */
+	assert_int_equal(a->acc.private_max, 9024 * KiB);
+	assert_int_equal(a->ref->info.peak_private, 9024 * KiB);
+	/* back as it was: the text differs from the last one kept, full again */
+	put(dir, "statm", "1281 281 25 1 0 256 0\n", 22);
+	const char back[] = "Name:\trepeats\nState:\tS (x)\nUid:\t1000\t1000\t1000\t1000\nVmRSS:\t1124 kB\n"
+			    "RssAnon:\t1024 kB\nVmSwap:\t0 kB\n";
+	put(dir, "status", back, sizeof(back) - 1);
+	fast_tier_quiet(&f, a, quiet);
+	assert_int_equal(sample_at(&f, a, 7000, 7), 0);
+	assert_int_equal(a->private, 1024 * KiB);
+	assert_int_equal(a->acc.private_min, 1024 * KiB);
+	assert_int_equal(a->acc.private_max, 9024 * KiB);
+
+	/* a full sample forgets the quiet until it is told again */
+	assert_int_equal(sample_at(&f, a, 8000, 8), 0);
+	fast_tier_quiet(&f, a, quiet);
+	assert_int_equal(sample_at(&f, a, 9000, 9), 1);
+	/* the end of the quiet (a census trigger may fall due): full */
+	assert_int_equal(sample_at(&f, a, 10000, quiet), 0);
+	/* woken (a census, a request, a mark): full */
+	fast_tier_quiet(&f, a, quiet);
+	assert_int_equal(sample_at(&f, a, 11000, 11), 1);
+	fast_tier_wake(&f, a);
+	assert_int_equal(sample_at(&f, a, 12000, 12), 0);
+	fast_tier_quiet(&f, b, quiet);
+	fast_tier_quiet(&f, a, quiet);
+	fast_tier_wake_all(&f);
+	assert_int_equal(sample_at(&f, a, 13000, 13), 0);
+	/* status is due (RW_STATUS_REFRESH_MS after the last read at 7000:
+	 * a swap-out and a fault may cancel out in statm): full */
+	fast_tier_quiet(&f, a, quiet);
+	assert_int_equal(sample_at(&f, a, 7000 + RW_STATUS_REFRESH_MS - 1, 14), 1);
+	assert_int_equal(sample_at(&f, a, 7000 + RW_STATUS_REFRESH_MS, 15), 0);
+
+	/* a statm text longer than a slot keeps: never a repeat */
+	char longer[128];
+	const char *big = "12345678901234567";
+	int n = snprintf(longer, sizeof(longer), "%s 281 25 %s %s %s %s\n", big, big, big, big, big);
+	assert_true(n > FAST_STATM_KEPT);
+	put(dir, "statm", longer, (size_t)n);
+	assert_int_equal(sample_at(&f, a, 80000, 16), 0);
+	fast_tier_quiet(&f, a, quiet);
+	assert_int_equal(sample_at(&f, a, 81000, 17), 0);
+	put(dir, "statm", "1281 281 25 1 0 256 0\n", 22);
+
+	/* statm read as nothing (gone) while quiet: the exit is told */
+	assert_int_equal(sample_at(&f, a, 82000, 18), 0);
+	fast_tier_quiet(&f, a, quiet);
+	assert_int_equal(sample_at(&f, a, 83000, 19), 1);
+	put(dir, "statm", "", 0);
+	assert_int_equal(sample_at(&f, a, 84000, 20), -ESRCH);
+
+	/* removed: its repeats reach it, the last slot takes its place */
+	uint32_t before = a->acc.n;
+	fast_tier_remove(&f, a);
+	assert_int_equal(a->acc.n, before + 1);
+	assert_int_equal(a->ref->info.seen, 83000);
+	assert_int_equal(fast_tier_count(&f), 1);
+	assert_int_equal(b->fast_slot, 0);
+	assert_int_equal(sample_at(&f, b, 85000, 21), 0);
+	assert_int_equal(b->private, 2048 * KiB);
+	fast_tier_remove(&f, b);
+	assert_int_equal(fast_tier_count(&f), 0);
+	target_free(a);
+	target_free(b);
+	fast_tier_done(&f);
+	close(root_fd);
+}
 
 /* The fixture's process pid now holds name and anon_kb (its status and
  * statm rewritten, as after an exec or growth). */
@@ -635,7 +784,7 @@ int main(void)
 		cmocka_unit_test(test_all_but),
 		cmocka_unit_test(test_max_processes),
 		cmocka_unit_test(test_follow_fails),
-		cmocka_unit_test(test_sample_reads),
+		cmocka_unit_test(test_sample_reads), cmocka_unit_test(test_fast_tier_repeats),
 		cmocka_unit_test(test_events),
 		cmocka_unit_test(test_listing),
 		cmocka_unit_test(test_descriptor_budget),

@@ -189,15 +189,54 @@ static void test_budget(void **state)
 	assert_true(b.credit <= 0.01 * 60 * SEC);
 }
 
+/* schedule_quiet_until is exact: before it, a sample with the same private
+ * memory sets no trigger; at it, one does.  Over random histories of
+ * samples and censuses, with growth on and off. */
+static void test_quiet_until(void **state)
+{
+	(void)state;
+	struct daemon_config c = defaults();
+	unsigned seed = 12345;
+
+	for (int round = 0; round < 2000; round++) {
+		struct census_plan p = { 0 };
+		uint64_t now = 1000 * SEC, private = 100 * MiB;
+		c.census_on_growth = round % 3 != 0;
+
+		assert_int_equal(schedule_quiet_until(&p, &c, private), 0); /* never tried: look */
+		for (int step = 0; step < 8; step++) {
+			now += (uint64_t)(rand_r(&seed) % 400) * SEC;
+			private = (uint64_t)(rand_r(&seed) % 1024) * MiB;
+			schedule_update(&p, &c, now, private);
+			if (p.pending && rand_r(&seed) % 4 != 0)
+				schedule_done(&p, now, rand_r(&seed) % 5 ? CENSUS_OK : CENSUS_ERROR, private);
+			uint64_t until = schedule_quiet_until(&p, &c, private);
+			if (p.pending) {
+				assert_int_equal(until, 0);
+				continue;
+			}
+			assert_true(until > now);
+			for (uint64_t at = now; at < until; at += (until - now) / 7 + 1) {
+				struct census_plan q = p;
+				assert_false(schedule_update(&q, &c, at, private));
+			}
+			struct census_plan q = p;
+			assert_false(schedule_update(&q, &c, until - 1, private));
+			assert_true(schedule_update(&q, &c, until, private));
+		}
+	}
+	config_done(&c);
+}
+
 static void test_sample_acc(void **state)
 {
 	(void)state;
 	struct sample_acc a = { 0 };
 	struct store_sample x = { 0 };
 	assert_false(sample_acc_take(&a, 5, &x));
-	sample_acc_add(&a, 100, 200, 0);
-	sample_acc_add(&a, 900, 950, 1); /* a spike between two rows */
-	sample_acc_add(&a, 50, 300, 2);
+	sample_acc_add(&a, 100, 200, 0, 1);
+	sample_acc_add(&a, 900, 950, 1, 1); /* a spike between two rows */
+	sample_acc_add(&a, 50, 300, 2, 1);
 	assert_true(sample_acc_take(&a, 10, &x));
 	assert_int_equal(x.time, 10);
 	assert_int_equal(x.private_min, 50);
@@ -210,17 +249,29 @@ static void test_sample_acc(void **state)
 	assert_int_equal(x.samples, 3);
 	/* taken: the next row starts over */
 	assert_false(sample_acc_take(&a, 20, &x));
-	sample_acc_add(&a, 7, 8, 0);
+	sample_acc_add(&a, 7, 8, 0, 1);
 	assert_true(sample_acc_take(&a, 30, &x));
 	assert_int_equal(x.private_min, 7);
 	assert_int_equal(x.private_max, 7);
 	assert_int_equal(x.samples, 1);
+	/* samples of the same figures added at once count each, and start a
+	 * row as one sample does */
+	sample_acc_add(&a, 9, 10, 0, 4);
+	sample_acc_add(&a, 3, 10, 0, 1);
+	assert_true(sample_acc_take(&a, 40, &x));
+	assert_int_equal(x.private_min, 3);
+	assert_int_equal(x.private_max, 9);
+	assert_int_equal(x.samples, 5);
+	sample_acc_add(&a, 1, 1, 0, UINT32_MAX - 1);
+	sample_acc_add(&a, 1, 1, 0, 5);
+	assert_true(sample_acc_take(&a, 50, &x));
+	assert_int_equal(x.samples, UINT32_MAX);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_first_interval_growth), cmocka_unit_test(test_vram_growth),
+		cmocka_unit_test(test_first_interval_growth), cmocka_unit_test(test_quiet_until), cmocka_unit_test(test_vram_growth),
 		cmocka_unit_test(test_denied_is_not_retried_at_once),
 		cmocka_unit_test(test_order),		      cmocka_unit_test(test_budget),
 		cmocka_unit_test(test_sample_acc),

@@ -9,7 +9,9 @@ line), optionally after @BUILD: to run that build's ramwatchd.  The window
 starts once every variant has stored the first census of every process, so
 it holds the steady state (an interval census only when SECONDS reaches
 CensusInterval).  Prints each one's CPU share of one CPU and its ratio to
-the floor.
+the floor.  With RAMWATCH_BENCH_PERF=DIR, each one is also recorded by
+perf over the window (perf record -F 1000, DIR/NAME.data) and its samples
+are printed by where they fell (kernel, each library, the program).
 
     RAMWATCH_BUILD=build bench/daemon-side.py 1000 150 "old=@/tmp/old-build:" "new="
     RAMWATCH_BUILD=build bench/daemon-side.py 1000 120 "def=" "store60=[Sampling]\\nStoreInterval=60s"
@@ -26,6 +28,7 @@ spec = importlib.util.spec_from_file_location("daemon_bench", os.path.join(HERE,
 bench = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(bench)
 BUILD = bench.BUILD
+PERF_DIR = os.environ.get("RAMWATCH_BENCH_PERF")
 
 
 def main():
@@ -56,7 +59,13 @@ def main():
             bench.first_censuses_done(os.path.join(state, "ramwatch.db"), n, 1200)
         start = {k: bench.cpu_seconds(p.pid) for k, p in procs.items()}
         t0 = time.monotonic()
+        recorders = [subprocess.Popen(["perf", "record", "-q", "-F", "1000", "-p", str(p.pid),
+                                       "-o", os.path.join(PERF_DIR, k + ".data"), "--", "sleep", str(seconds)],
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                     for k, p in procs.items()] if PERF_DIR else []
         time.sleep(seconds)
+        for r in recorders:
+            r.wait()
         wall = time.monotonic() - t0
         share = {k: (bench.cpu_seconds(p.pid) - start[k]) / wall for k, p in procs.items()}
     finally:
@@ -69,6 +78,11 @@ def main():
     print(f"# {n} processes, {wall:.0f} s, Linux {os.uname().release}")
     for k, s in share.items():
         print(f"{k:20s} {100 * s:.3f} %  {s / max(share['floor'], 1e-9):.2f}x the floor")
+    for k in share if PERF_DIR else []:
+        report = subprocess.run(["perf", "report", "-i", os.path.join(PERF_DIR, k + ".data"), "--no-children",
+                                 "--sort", "dso", "-F", "sample,dso"], capture_output=True, text=True, check=True)
+        print(f"# {k}: perf samples by where they fell")
+        print("\n".join(line for line in report.stdout.splitlines() if line.strip() and not line.startswith("#")))
 
 
 if __name__ == "__main__":

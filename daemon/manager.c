@@ -1,11 +1,11 @@
 /* The manager (manager.h): set-up, timers and signals, the ticks read top
- * to bottom, following and letting go of a process, reloads, shutdown,
- * and the daemon's view for the control socket.
+ * to bottom, following and letting go of a process, reloads, shutdown.
+ * The daemon's view for the control socket is manager-view.c's.
  *
  * Everything runs on one thread: sd_event dispatches one callback at a
  * time, so a signal is handled between two of them, never in the middle
  * of a write (a signal handler of our own would only have set a flag). */
-#include "manager.h"
+#include "manager-internal.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -37,44 +37,12 @@
 #include "state-lock.h"
 #include "store-cycle.h"
 #include "store.h"
-#include "sysmem.h"
 #include "target.h"
 #include "timer.h"
 #include "util.h"
 #include "view.h"
 #include "watched.h"
 #include "writer.h"
-
-/* Retention runs this often; each run is a bounded number of steps. */
-#define RETENTION_PERIOD_US (60u * 1000u * 1000u)
-
-struct manager {
-	sd_event *event;
-	char *config_path, *state_dir, *db_path;
-	struct daemon_config config; /* the parts below point at it: a reload changes it in place */
-
-	int root_fd;
-	int lock_fd;              /* the state directory's lock, held while running */
-	char *boot_id;
-	uint64_t started_us;      /* monotonic, for uptime */
-
-	/* the core, each part the owner of its state */
-	struct watched *watched;
-	struct discover discover;
-	struct fast_tier fast;
-	struct census_tier *census;
-	struct store_cycle *store;
-	struct gpu_watch gpu;       /* NVML and its last snapshot */
-	struct export_state export; /* the metrics textfile (Export=) */
-	struct control *control;    /* the control socket; NULL without one */
-
-	sd_event_source *sample_timer, *store_timer, *discover_timer, *retention_timer;
-	sd_event_source *census_soon;
-	sd_event_source *proc_events; /* the proc connector's socket, for discovery */
-	sd_event_source *sigterm, *sigint, *sighup;
-
-	struct view_rate_point status_since; /* the last STATUS= line's, for rates */
-};
 
 /* The boot time in unix ms: "btime" of /proc/stat (seconds). */
 static int read_boot_ms(int root_fd, int64_t *ret)
@@ -175,7 +143,6 @@ static void let_go(struct manager *m, struct target *t, bool exited)
 
 /* ------------------------------------------------------------ the ticks */
 
-static void store_replaced(struct manager *m);
 
 /* Past RW_WRITER_EARLY_BYTES queued (a burst of censuses), the queue is
  * written now: its rows are the same, written sooner, and the memory they
@@ -190,7 +157,7 @@ static void write_early(struct manager *m)
 	if (ws.queued_bytes < RW_WRITER_EARLY_BYTES || ws.error != 0)
 		return;
 	(void)store_cycle_flush(m->store);
-	store_replaced(m);
+	manager_store_replaced(m);
 }
 
 /* The censuses that are due, the most urgent first, while the budget
@@ -259,7 +226,7 @@ static int on_census_soon(sd_event_source *s, void *userdata)
 
 /* Runs a census pass from the loop as soon as the current callback
  * returns (a request or a mark is waiting). */
-static void census_soon(struct manager *m)
+void manager_census_soon(struct manager *m)
 {
 	int r;
 
@@ -276,7 +243,7 @@ static void census_soon(struct manager *m)
 
 /* After a damaged database was replaced: the control socket's reader
  * opens the new file. */
-static void store_replaced(struct manager *m)
+void manager_store_replaced(struct manager *m)
 {
 	if (store_cycle_take_replaced(m->store))
 		control_store_replaced(m->control);
@@ -296,17 +263,14 @@ static int store_cycle(struct manager *m)
 			if (t->plan.pending)
 				fast_tier_wake(&m->fast, t);
 	r = store_cycle_flush(m->store);
-	store_replaced(m);
+	manager_store_replaced(m);
 	return r;
 }
-
-static void snapshot(struct manager *m, bool with_size, struct view_status *ret);
-static int metrics_text(void *userdata, int64_t only_uid, char **ret, size_t *ret_len);
 
 /* Export='s textfile holds every process's metrics */
 static int textfile_text(void *userdata, char **ret, size_t *ret_len)
 {
-	return metrics_text(userdata, -1, ret, ret_len);
+	return manager_metrics_text(userdata, -1, ret, ret_len);
 }
 
 static void update_status(struct manager *m)
@@ -314,7 +278,7 @@ static void update_status(struct manager *m)
 	struct view_status st;
 	char line[512];
 
-	snapshot(m, false, &st);
+	manager_snapshot(m, false, &st);
 	(void)view_status_line(&st, now_monotonic_us(), &m->status_since, line, sizeof(line));
 	(void)sd_notifyf(false, "STATUS=%s", line);
 }
@@ -332,7 +296,7 @@ static int on_store(sd_event_source *s, uint64_t usec, void *userdata)
 	update_status(m);
 	if (store_cycle_take_retention_due(m->store)) {
 		store_cycle_retention(m->store);
-		store_replaced(m);
+		manager_store_replaced(m);
 	}
 	timer_rearm(s, m->config.store_interval);
 	return 0;
@@ -375,7 +339,7 @@ static int on_retention(sd_event_source *s, uint64_t usec, void *userdata)
 	struct manager *m = userdata;
 	(void)usec;
 	store_cycle_retention(m->store);
-	store_replaced(m);
+	manager_store_replaced(m);
 	if (!store_cycle_store(m->store))
 		return sd_event_exit(m->event, -ENOTRECOVERABLE);
 	timer_rearm(s, RETENTION_PERIOD_US);
@@ -445,145 +409,6 @@ static int setup_loop(struct manager *m)
 			   "retention")) < 0)
 		return r;
 	return 0;
-}
-
-/* ------------------------------------------------------------ the view */
-
-static void snapshot(struct manager *m, bool with_size, struct view_status *ret)
-{
-	struct store *store = store_cycle_store(m->store);
-	struct writer *writer = store_cycle_writer(m->store);
-	const struct store_corruption *k = store_cycle_corruption(m->store);
-	struct watched_counts wc;
-
-	watched_get_counts(m->watched, &wc);
-	*ret = (struct view_status){
-		.started_us = m->started_us,
-		.config_path = m->config_path,
-		.db_path = m->db_path,
-		.watched = wc.now,
-		.followed = wc.followed,
-		.exited = wc.exited,
-		.stopped = wc.stopped,
-		.over_limit = m->discover.over_limit,
-		.sample_errors = m->fast.sample_errors,
-		.sample_round_us_max = m->fast.round_us_max,
-		.census = *census_tier_get_stats(m->census),
-		.scan_budget = m->config.scan_budget,
-		.dropped_rows = writer_dropped(writer),
-		.schema_version = store ? store_schema_version(store) : 0,
-		.export_errors = m->export.errors,
-		.evidence = m->config.evidence,
-		.huge_process = m->config.huge_process,
-	};
-	if (k) {
-		ret->corruptions = k->count;
-		ret->corruption_found_at = k->found_at;
-		ret->corruption_moved_to = k->moved_to;
-		ret->corruption_what = k->what;
-		ret->corruption_kept_processes = k->kept.processes;
-		ret->corruption_kept_censuses = k->kept.censuses;
-	}
-	writer_get_stats(writer, &ret->writer);
-	ret->have_size = with_size && store && store_size(store, &ret->size) >= 0;
-}
-
-static void view_status(void *userdata, struct view_status *ret)
-{
-	struct manager *m = userdata;
-
-	snapshot(m, true, ret);
-	ret->have_system = sysmem_read(m->root_fd, daemon_clock_now_ms(), &ret->system) == 0;
-}
-
-static void view_store_damaged(void *userdata, const char *what)
-{
-	struct manager *m = userdata;
-
-	if (store_cycle_damaged(m->store, what) < 0) {
-		(void)sd_event_exit(m->event, -ENOTRECOVERABLE);
-		return;
-	}
-	store_replaced(m);
-}
-
-static int view_describe(void *userdata, int pid, struct view_process *ret)
-{
-	struct manager *m = userdata;
-	struct target *t = watched_find(m->watched, pid);
-
-	if (!t)
-		return -ESRCH;
-	fast_tier_settle(&m->fast, t);
-	target_describe(t, ret);
-	return 0;
-}
-
-static int view_for_each(void *userdata, view_each_t fn, void *data)
-{
-	struct manager *m = userdata;
-	struct view_process p;
-
-	for (struct target *t = watched_first(m->watched); t; t = watched_next(t)) {
-		fast_tier_settle(&m->fast, t);
-		target_describe(t, &p);
-		int r = fn(data, &p);
-		if (r < 0)
-			return r;
-	}
-	return 0;
-}
-
-static int view_mark(void *userdata, int pid, const char *name, int64_t by_uid, int64_t *ret_time)
-{
-	struct manager *m = userdata;
-	struct target *t = watched_find(m->watched, pid);
-	int64_t now = daemon_clock_now_ms();
-
-	if (!t)
-		return -ESRCH;
-	int r = census_tier_mark(m->census, t, store_cycle_writer(m->store), now, name, by_uid, now_monotonic_us());
-	if (r < 0)
-		return r;
-	fast_tier_wake(&m->fast, t);
-	census_soon(m);
-	if (ret_time)
-		*ret_time = now;
-	return 0;
-}
-
-static int view_request_census(void *userdata, int pid, bool full, bool light, census_done_t done, void *data,
-			       struct census_waiter **ret_waiter)
-{
-	struct manager *m = userdata;
-	struct target *t = watched_find(m->watched, pid);
-
-	if (!t)
-		return -ESRCH;
-	int r = census_tier_request(m->census, t, full, light, now_monotonic_us(), done, data, ret_waiter);
-	if (r < 0)
-		return r;
-	fast_tier_wake(&m->fast, t);
-	/* the census runs in the pass after this callback, not in it: the
-	 * requester's own bookkeeping is done by then */
-	census_soon(m);
-	return 0;
-}
-
-static void view_cancel_census(void *userdata, struct census_waiter *w)
-{
-	(void)userdata;
-	census_tier_waiter_cancel(w);
-}
-
-static int metrics_text(void *userdata, int64_t only_uid, char **ret, size_t *ret_len)
-{
-	struct manager *m = userdata;
-	struct view_status st;
-
-	snapshot(m, false, &st);
-	return export_metrics_text(m->watched, &st, m->config.export_group_by, gpu_watch_snapshot(&m->gpu), only_uid,
-				   ret, ret_len);
 }
 
 /* ------------------------------------------------------------ life */
@@ -698,17 +523,8 @@ static int manager_open_state(struct manager *m)
 /* The control socket, which sees the daemon through its view. */
 static int manager_open_control(struct manager *m, const struct manager_options *o)
 {
-	struct view view = {
-		.userdata = m,
-		.status = view_status,
-		.describe = view_describe,
-		.for_each = view_for_each,
-		.mark = view_mark,
-		.request_census = view_request_census,
-		.cancel_census = view_cancel_census,
-		.metrics_text = metrics_text,
-		.store_damaged = view_store_damaged,
-	};
+	struct view view;
+	manager_view_init(m, &view);
 	struct control_options co = {
 		.socket_path = o->socket_path,
 		.proc_root = o->proc_root,

@@ -21,7 +21,7 @@
  * reads each tick top to bottom, and is what following and letting go of
  * a process mean (the store, the census tier, the exit watch).  The
  * control socket sees the daemon through struct view (view.h), which
- * manager.c implements.  doc/architecture.md draws the whole. */
+ * manager-view.c implements.  doc/architecture.md draws the whole. */
 #pragma once
 
 struct manager;

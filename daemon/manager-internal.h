@@ -1,0 +1,71 @@
+/* What manager.c and manager-view.c share: the manager's state, and the
+ * few steps of its loop that answering a client needs (a census pass soon,
+ * telling the control socket of a new store).  Nothing outside the
+ * manager includes this; the rest of the daemon sees manager.h, and the
+ * control socket sees struct view. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <systemd/sd-event.h>
+
+#include "census-tier.h"
+#include "config.h"
+#include "control.h"
+#include "discover.h"
+#include "export.h"
+#include "fast-tier.h"
+#include "gpu-watch.h"
+#include "manager.h"
+#include "store-cycle.h"
+#include "view.h"
+#include "watched.h"
+
+/* Retention runs this often; each run is a bounded number of steps. */
+#define RETENTION_PERIOD_US (60u * 1000u * 1000u)
+
+struct manager {
+	sd_event *event;
+	char *config_path, *state_dir, *db_path;
+	struct daemon_config config; /* the parts below point at it: a reload changes it in place */
+
+	int root_fd;
+	int lock_fd;              /* the state directory's lock, held while running */
+	char *boot_id;
+	uint64_t started_us;      /* monotonic, for uptime */
+
+	/* the core, each part the owner of its state */
+	struct watched *watched;
+	struct discover discover;
+	struct fast_tier fast;
+	struct census_tier *census;
+	struct store_cycle *store;
+	struct gpu_watch gpu;       /* NVML and its last snapshot */
+	struct export_state export; /* the metrics textfile (Export=) */
+	struct control *control;    /* the control socket; NULL without one */
+
+	sd_event_source *sample_timer, *store_timer, *discover_timer, *retention_timer;
+	sd_event_source *census_soon;
+	sd_event_source *proc_events; /* the proc connector's socket, for discovery */
+	sd_event_source *sigterm, *sigint, *sighup;
+
+	struct view_rate_point status_since; /* the last STATUS= line's, for rates */
+};
+
+/* Runs a census pass from the loop as soon as the current callback
+ * returns (a request or a mark is waiting). */
+void manager_census_soon(struct manager *m);
+
+/* Tells the parts that hold the store's handles that it was replaced
+ * (reopened, or moved aside as damaged). */
+void manager_store_replaced(struct manager *m);
+
+/* manager-view.c: the daemon's figures of itself (with_size: also the
+ * database's size, which costs a stat), and the metrics text, of every
+ * process (only_uid -1) or of one user's. */
+void manager_snapshot(struct manager *m, bool with_size, struct view_status *ret);
+int manager_metrics_text(void *userdata, int64_t only_uid, char **ret, size_t *ret_len);
+
+/* Fills in the view the control socket sees the daemon through. */
+void manager_view_init(struct manager *m, struct view *ret);

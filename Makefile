@@ -62,8 +62,8 @@ WARNINGS := -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes -Wfo
 	-Wno-format-nonliteral -Wvla -Werror
 BASE_CFLAGS := -std=gnu11 -D_GNU_SOURCE -DRAMWATCH_VERSION='"$(VERSION)"' $(WARNINGS) -MMD -MP \
 	$(shell $(PKG_CONFIG) --cflags jansson 2>/dev/null)
-LIBS = $(shell $(PKG_CONFIG) --libs jansson sqlite3 libsystemd 2>/dev/null || \
-	echo -ljansson -lsqlite3 -lsystemd) -lpthread -ldl
+LIBS = $(shell $(PKG_CONFIG) --libs jansson sqlite3 libsystemd libbpf 2>/dev/null || \
+	echo -ljansson -lsqlite3 -lsystemd -lbpf) -lpthread -ldl
 
 ifeq ($(SANITIZE),1)
 BASE_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -116,7 +116,7 @@ DAEMON_SRCS := daemon/config.c daemon/config-parse.c daemon/config-table.c daemo
 	daemon/sysmem.c daemon/sample.c daemon/schedule.c daemon/pidmap.c \
 	daemon/writer.c daemon/target.c daemon/manager.c daemon/manager-view.c daemon/discover.c daemon/discover-known.c daemon/proc-connector.c daemon/watched.c \
 	daemon/fast-tier.c daemon/census-tier.c daemon/store-cycle.c daemon/store-aside.c daemon/heap.c daemon/state-lock.c daemon/timer.c daemon/daemon-clock.c daemon/view.c \
-	daemon/export.c daemon/export-text.c daemon/gpu-watch.c
+	daemon/export.c daemon/export-text.c daemon/gpu-watch.c daemon/change-watch.c
 DAEMON_MAIN := daemon/ramwatchd.c
 
 # client/: ramwatch (scan, summary, diff, the daemon's commands, sql, trace)
@@ -136,7 +136,7 @@ INC_common := -Icommon
 INC_scanner := $(INC_common) -Iscanner
 INC_trace := $(INC_common) -Itrace
 INC_schema := $(INC_scanner) -Ischema
-INC_daemon := $(INC_schema) -Idaemon
+INC_daemon := $(INC_schema) -Idaemon -I$(BUILD)/gen
 INC_client := $(INC_schema) -Itrace -Iclient
 # tests and benchmarks see every layer
 INC_tests := $(INC_common) -Iscanner -Itrace -Ischema -Idaemon -Iclient -Itests/unit
@@ -160,6 +160,21 @@ $(eval $(call layer_objects,bench,bench))
 $(BUILD)/schema/migrations.c: schema/embed-migrations.py $(SCHEMA_MIGRATIONS)
 	@mkdir -p $(dir $@)
 	$(PYTHON) schema/embed-migrations.py $@ $(SCHEMA_MIGRATIONS)
+
+# The change watch's BPF program (daemon/change-watch.bpf.c), compiled for
+# the kernel's virtual machine with its BTF (CO-RE: field offsets are
+# taken from the running kernel at load) and embedded in ramwatchd as a
+# libbpf skeleton header.
+BPF_CLANG ?= clang
+BPF_INCLUDE := -I/usr/include/$(shell $(CC) -print-multiarch 2>/dev/null)
+$(BUILD)/gen/change-watch.bpf.o: daemon/change-watch.bpf.c
+	@mkdir -p $(dir $@)
+	$(BPF_CLANG) -g -O2 -target bpf -mcpu=v3 -Wall -Werror $(BPF_INCLUDE) -c -o $@ $<
+
+$(BUILD)/gen/change-watch.skel.h: $(BUILD)/gen/change-watch.bpf.o
+	bpftool gen skeleton $< name change_watch_bpf > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/daemon/change-watch.o: | $(BUILD)/gen/change-watch.skel.h
 
 $(BUILD)/schema/migrations.o: $(BUILD)/schema/migrations.c
 	$(CC) $(ALL_CFLAGS) $(INC_schema) -c -o $@ $<
@@ -220,7 +235,7 @@ UNIT_TESTS := test-util test-log test-strpool test-text test-hashtab test-timepa
 	test-trace-replay test-trace-export test-trace-binary test-trace-stacks \
 	test-store test-store-failures test-store-salvage test-store-retention test-store-read test-store-read-events test-store-read-gpu test-store-read-history test-store-read-page test-store-coalesce test-store-repeat test-store-delta test-steady test-query test-query-limits \
 	test-config test-config-values test-config-files test-selector \
-	test-sysmem test-schedule test-pidmap test-store-aside test-writer test-export test-watched test-census-tier test-discover test-proc-connector test-view test-daemon-clock \
+	test-sysmem test-schedule test-pidmap test-store-aside test-writer test-export test-watched test-census-tier test-discover test-proc-connector test-change-watch test-view test-daemon-clock \
 	test-control-request test-control-buffer test-control-access test-control-processes test-control-worker \
 	test-render test-render-html test-control-client test-render-answers test-top test-chart
 UNIT_BINS := $(addprefix $(BUILD)/tests/,$(UNIT_TESTS))
@@ -390,7 +405,7 @@ $(BUILD)/fuzz/fuzz-trace: tests/fuzz/fuzz-trace.c $(FUZZ_TRACE_SRCS) common/text
 # seeds, tests/fuzz/fuzz-<target>.dict their words): each is built from the
 # sources it needs, with the include paths of its highest layer.
 FUZZ_FLAGS := -std=gnu11 -D_GNU_SOURCE -DRAMWATCH_VERSION='"$(VERSION)"' -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-FUZZ_LIBS := -ljansson -lsqlite3 -lsystemd -lpthread -ldl
+FUZZ_LIBS := -ljansson -lsqlite3 -lsystemd -lbpf -lpthread -ldl
 FUZZ_UNITS_SRCS := common/units.c common/timeparse.c common/util.c
 FUZZ_PROC_SRCS := scanner/proc-parse.c common/util.c
 FUZZ_CONFIG_SRCS := daemon/config.c daemon/config-parse.c daemon/config-table.c daemon/config-values.c \
@@ -424,7 +439,7 @@ $(BUILD)/fuzz/fuzz-census-json: tests/fuzz/fuzz-census-json.c $(FUZZ_CENSUS_JSON
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_FLAGS) $(INC_client) -o $@ $^ $(FUZZ_LIBS)
 
-$(BUILD)/fuzz/fuzz-control: tests/fuzz/fuzz-control.c $(FUZZ_CONTROL_SRCS)
+$(BUILD)/fuzz/fuzz-control: tests/fuzz/fuzz-control.c $(FUZZ_CONTROL_SRCS) | $(BUILD)/gen/change-watch.skel.h
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_FLAGS) $(INC_daemon) -o $@ $^ $(FUZZ_LIBS)
 
@@ -809,7 +824,7 @@ clean:
 DEB_PACKAGES := gcc make pkg-config libjansson-dev libcmocka-dev python3 python3-pytest \
 	clang libclang-rt-dev procps mandoc libdw-dev libelf-dev jq nodejs openjdk-17-jre-headless \
 	libsqlite3-dev sqlite3 libsystemd-dev python3-numpy redis-server libjemalloc-dev libmimalloc-dev \
-	libgoogle-perftools-dev faketime \
+	libgoogle-perftools-dev faketime libbpf-dev bpftool \
 	gcc-mingw-w64-x86-64 wine64 cmake dpkg-dev \
 	libncurses-dev tmux
 # the completion tests drive a real zsh (tests/integration/test_completion.py)
@@ -819,7 +834,7 @@ DEB_PACKAGES += libunwind8
 # for make deb, rpm, check-units and check-install (make deps-packaging)
 # (the build's own packages too: debian/control's Build-Depends)
 PACKAGING_DEB_PACKAGES := dpkg-dev debhelper lintian rpm systemd gcc make pkgconf libjansson-dev libsqlite3-dev \
-	libsystemd-dev libdw-dev python3 sqlite3 procps libncurses-dev
+	libsystemd-dev libdw-dev python3 sqlite3 procps libncurses-dev clang libbpf-dev bpftool
 
 deps:
 	@missing=$$(for p in $(DEB_PACKAGES); do \

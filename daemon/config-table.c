@@ -43,6 +43,7 @@ const struct config_setting config_settings[CONFIG_SETTINGS_N] = {
 	{ "Sampling", "ScanBudget", CONFIG_PERCENT, FIELD(scan_budget), "2%", 0, 0, 0.001, 1.0, false },
 	{ "Sampling", "HugeProcess", CONFIG_SIZE, FIELD(huge_process), "32G", 0, UINT64_MAX, 0, 0, false },
 	{ "Sampling", "Evidence", CONFIG_BOOL, FIELD(evidence), "yes", 0, 0, 0, 0, false },
+	{ "Sampling", "ChangeWatch", CONFIG_BOOL, FIELD(change_watch), "yes", 0, 0, 0, 0, false },
 
 	{ "Store", "Retention", CONFIG_TIME, FIELD(retention), "30d", HOUR, 10 * YEAR, 0, 0, false },
 	{ "Store", "MaxDatabaseSize", CONFIG_SIZE, FIELD(max_database_size), "1G", MiB, UINT64_MAX, 0, 0, true },

@@ -45,6 +45,7 @@ struct daemon_config {
 	double scan_budget;               /* ScanBudget=: fraction of one CPU, 0.02 is 2 % */
 	uint64_t huge_process;            /* HugeProcess=, resident bytes */
 	bool evidence;                    /* Evidence=: read allocators' headers in censuses */
+	bool change_watch;                /* ChangeWatch=: read statm only when the kernel says it moved */
 
 	/* [Store] */
 	config_usec_t retention;   /* Retention= */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "change-watch.h"
 #include "limits.h"
 #include "log.h"
 #include "procfs.h"
@@ -17,6 +18,7 @@ _Static_assert(sizeof(struct fast_slot) == 128, "a slot is two cache lines");
 
 void fast_tier_done(struct fast_tier *f)
 {
+	f->watch = change_watch_free(f->watch);
 	free(f->slots);
 	f->slots = NULL;
 	f->n_slots = f->allocated = 0;
@@ -33,8 +35,56 @@ int fast_tier_add(struct fast_tier *f, struct target *t)
 		f->allocated = more;
 	}
 	t->fast_slot = (unsigned)f->n_slots;
-	f->slots[f->n_slots++] = (struct fast_slot){ .target = t, .statm_fd = t->statm_fd };
+	f->slots[f->n_slots++] = (struct fast_slot){
+		.target = t,
+		.statm_fd = t->statm_fd,
+		.watch = f->watch && t->statm_fd >= 0 ? change_watch_add(f->watch, t->pid) : 0,
+	};
 	return 0;
+}
+
+int fast_tier_watch(struct fast_tier *f, bool on, uint32_t capacity)
+{
+	if (!on || f->watch) {
+		if (!on && f->watch) {
+			f->watch = change_watch_free(f->watch);
+			/* statuses fall due by time again: at the next sample */
+			for (size_t i = 0; i < f->n_slots; i++)
+				f->slots[i].watch = 0, f->slots[i].status_due_ms = INT64_MIN;
+		}
+		return 0;
+	}
+	int r = change_watch_new(capacity, &f->watch);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < f->n_slots; i++)
+		if (f->slots[i].statm_fd >= 0)
+			f->slots[i].watch = change_watch_add(f->watch, f->slots[i].target->pid);
+	return 0;
+}
+
+bool fast_tier_watching(const struct fast_tier *f)
+{
+	return f->watch;
+}
+
+/* statm read differently while the watch's flag stayed down, before the
+ * read and after it: the kernel changed it by a way the tracepoints do not
+ * see.  The watch cannot be trusted then; every process is read every
+ * round from now on. */
+static void watch_missed(struct fast_tier *f, const struct fast_slot *s)
+{
+	unsigned said = change_watch_take(f->watch, s->watch);
+	if (said & CHANGE_MOVED) {
+		/* it moved during the read: read it again next round */
+		change_watch_raise(f->watch, s->watch, said);
+		return;
+	}
+	log_pid_warning(s->target->pid,
+			"statm of process %d changed and the kernel's change events did not say so: "
+			"reading every process's statm every round from now on",
+			s->target->pid);
+	(void)fast_tier_watch(f, false, 0);
 }
 
 /* Repeats come after the target's last full sample: adding them later
@@ -60,6 +110,8 @@ void fast_tier_remove(struct fast_tier *f, struct target *t)
 	size_t i = t->fast_slot;
 
 	settle(&f->slots[i]);
+	if (f->watch && f->slots[i].watch)
+		change_watch_remove(f->watch, t->pid, f->slots[i].watch);
 	f->slots[i] = f->slots[--f->n_slots];
 	if (i < f->n_slots)
 		f->slots[i].target->fast_slot = (unsigned)i;
@@ -68,6 +120,20 @@ void fast_tier_remove(struct fast_tier *f, struct target *t)
 size_t fast_tier_count(const struct fast_tier *f)
 {
 	return f->n_slots;
+}
+
+static bool watched(const struct fast_tier *f, const struct fast_slot *s)
+{
+	return f->watch && s->watch;
+}
+
+/* A sample that found nothing changed: counted in the slot only. */
+static int repeat(struct fast_slot *s, int64_t now_ms)
+{
+	if (s->repeats < UINT32_MAX)
+		s->repeats++;
+	s->repeated_ms = now_ms;
+	return 1;
 }
 
 int fast_tier_sample(struct fast_tier *f, size_t i, int64_t now_ms, uint64_t now, int64_t status_every_ms,
@@ -80,14 +146,23 @@ int fast_tier_sample(struct fast_tier *f, size_t i, int64_t now_ms, uint64_t now
 	int r;
 
 	if (s->statm_fd >= 0) {
+		/* the flag is taken before the read: a change after it raises it
+		 * again, for the next round.  A watched process's status is read
+		 * when statm or its swap moved: no status falls due by time.  An
+		 * unwatched one may always have moved; its status falls due by
+		 * time (status_due_ms). */
+		unsigned said = watched(f, s) ? change_watch_take(f->watch, s->watch) : CHANGE_MOVED;
+		bool quiet = s->len > 0 && now < s->quiet_until && (watched(f, s) || now_ms < s->status_due_ms);
+		if (said == 0 && quiet)
+			return repeat(s, now_ms);
 		r = procfs_pread_statm_text(s->statm_fd, text, sizeof(text), &len);
-		if (r == 0 && len == s->len && now < s->quiet_until && now_ms < s->status_due_ms &&
-		    memcmp(text, s->statm, len) == 0) {
-			if (s->repeats < UINT32_MAX)
-				s->repeats++;
-			s->repeated_ms = now_ms;
-			return 1;
-		}
+		bool same = r == 0 && len == s->len && memcmp(text, s->statm, len) == 0;
+		if (same && quiet && !(said & CHANGE_SWAP))
+			return repeat(s, now_ms);
+		if (r == 0 && !(said & CHANGE_MOVED) && s->len > 0 && !same)
+			watch_missed(f, s);
+		if (said & CHANGE_SWAP)
+			target_status_stale(s->target);
 		if (r == 0)
 			r = statm_parse(text, len, &statm);
 		if (r < 0) {
@@ -98,14 +173,15 @@ int fast_tier_sample(struct fast_tier *f, size_t i, int64_t now_ms, uint64_t now
 	}
 
 	struct target *t = s->target;
+	int64_t every = watched(f, s) ? INT64_MAX : status_every_ms;
 	*ret_target = t;
 	settle(s);
-	r = target_sample(t, have, now_ms, status_every_ms);
+	r = target_sample(t, have, now_ms, every);
 	if (r < 0) {
 		s->len = 0;
 		return r == -ESRCH ? r : failed(f, t, r);
 	}
-	s->status_due_ms = target_status_due_ms(t, status_every_ms);
+	s->status_due_ms = target_status_due_ms(t, every);
 	s->quiet_until = 0; /* until fast_tier_quiet says */
 	s->len = have && len <= sizeof(s->statm) ? (uint8_t)len : 0;
 	memcpy(s->statm, text, s->len);

@@ -20,16 +20,18 @@
  * process go take its row through fast_tier_queue). */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+struct change_watch;
 struct target;
 struct writer;
 
 /* The statm text a slot keeps: the processes of a host up to terabytes of
  * address space fit (about 40 bytes; a slot is 128 bytes); a longer text is never found
  * unchanged, its process takes the full sample every time. */
-#define FAST_STATM_KEPT 87
+#define FAST_STATM_KEPT 83
 
 struct fast_slot {
 	struct target *target;
@@ -37,6 +39,7 @@ struct fast_slot {
 	uint64_t quiet_until;   /* monotonic us: until then no census falls due while private stays; 0: none */
 	int64_t repeated_ms;    /* unix ms: the last of them */
 	uint32_t repeats;       /* samples that found nothing changed, not yet in the target */
+	uint32_t watch;         /* its flag in the change watch; 0: none, statm read every round */
 	int statm_fd;           /* the target's; -1: status only, never unchanged */
 	uint8_t len;            /* of statm; 0: none kept */
 	char statm[FAST_STATM_KEPT];
@@ -44,13 +47,23 @@ struct fast_slot {
 
 struct fast_tier {
 	uint64_t sample_errors; /* reads that failed other than by an exit */
+	struct change_watch *watch; /* NULL: every statm read every round */
 	uint64_t round_us_max;  /* the longest sample round since the start (wall time) */
 	struct fast_slot *slots;
 	size_t n_slots, allocated;
 };
 
-/* Frees the slots (not the targets). */
+/* Frees the slots (not the targets) and the change watch. */
 void fast_tier_done(struct fast_tier *f);
+
+/* Starts (on) or stops the change watch, for up to capacity processes:
+ * with it, a round reads statm only for a process the kernel says may
+ * have changed (change-watch.h), and the slots it cannot take are read
+ * every round.  Returns 0, or the negative errno change_watch_new gave
+ * (the tier then reads every process every round). */
+int fast_tier_watch(struct fast_tier *f, bool on, uint32_t capacity);
+/* Whether the change watch runs. */
+bool fast_tier_watching(const struct fast_tier *f);
 
 /* Gives t a slot.  Returns 0 or -ENOMEM. */
 int fast_tier_add(struct fast_tier *f, struct target *t);
@@ -63,8 +76,9 @@ size_t fast_tier_count(const struct fast_tier *f);
 
 /* Samples the process of slot i at now_ms (unix ms) and now (monotonic
  * us), reading its status at least every status_every_ms.  Returns 1 when
- * statm read the same and nothing was due (the target is not touched and
- * *ret_target not set); otherwise sets *ret_target and returns 0 (a full
+ * statm read the same, or the change watch says it did not move, and
+ * nothing was due (the target is not touched and *ret_target not set);
+ * otherwise sets *ret_target and returns 0 (a full
  * sample: the caller updates the census triggers and then calls
  * fast_tier_quiet), -ESRCH when the process has exited (the caller lets it
  * go), or another negative errno (counted, the first one logged). */

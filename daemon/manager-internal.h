@@ -31,6 +31,7 @@ struct manager {
 	struct daemon_config config; /* the parts below point at it: a reload changes it in place */
 
 	int root_fd;
+	bool host_proc;           /* root_fd is the host's /proc: the kernel's pids are its */
 	int lock_fd;              /* the state directory's lock, held while running */
 	char *boot_id;
 	uint64_t started_us;      /* monotonic, for uptime */

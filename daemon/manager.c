@@ -348,6 +348,24 @@ static int on_retention(sd_event_source *s, uint64_t usec, void *userdata)
 
 static int reload(struct manager *m);
 
+/* ChangeWatch=: the kernel's change events, where they can be had; else
+ * every process's statm is read every round, as the watch is only a way to
+ * read less.  Its capacity is MaxProcesses when it starts. */
+static void watch_changes(struct manager *m)
+{
+	bool was = fast_tier_watching(&m->fast);
+	bool on = m->config.change_watch && m->host_proc;
+	int r = fast_tier_watch(&m->fast, on, (uint32_t)m->config.max_processes);
+
+	if (r < 0)
+		log_notice_errno(r, "reading every watched process's statm every SampleInterval: "
+				    "the kernel's change events (BPF on rss_stat and mmap_lock_released) cannot be used: %m");
+	else if (on && !was)
+		log_info("reading statm only of processes the kernel's change events name (ChangeWatch=yes)");
+	else if (!on && was)
+		log_info("reading every watched process's statm every SampleInterval (ChangeWatch=no)");
+}
+
 static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
 {
 	struct manager *m = userdata;
@@ -442,6 +460,7 @@ static int reload(struct manager *m)
 	gpu_watch_reload(&m->gpu);
 	census_tier_reload(m->census);
 	fast_tier_wake_all(&m->fast);
+	watch_changes(m);
 	store_cycle_reload(m->store);
 	timer_rearm(m->sample_timer, 0);
 	timer_rearm(m->store_timer, m->config.store_interval);
@@ -505,7 +524,8 @@ static int manager_open_proc(struct manager *m, const struct manager_options *o)
 		m->discover.id.boot_ms = -1;
 	/* the connector tells of the host's processes: of no use with another
 	 * proc root (a test's fixture) */
-	return discover_init(&m->discover, !o->proc_root || strcmp(o->proc_root, "/proc") == 0);
+	m->host_proc = !o->proc_root || strcmp(o->proc_root, "/proc") == 0;
+	return discover_init(&m->discover, m->host_proc);
 }
 
 /* The state directory, held by its lock, and the store in it. */
@@ -550,6 +570,7 @@ int manager_new(const struct manager_options *o, struct manager **ret)
 	    (r = manager_open_state(m)) < 0 || (r = setup_loop(m)) < 0)
 		return r;
 	gpu_watch_open(&m->gpu);
+	watch_changes(m);
 	now = now_monotonic_us();
 	m->watched = watched_new();
 	m->census = census_tier_new(&m->config, now);

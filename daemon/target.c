@@ -157,6 +157,11 @@ static int sample_status(struct target *t)
 	return 0;
 }
 
+void target_status_stale(struct target *t)
+{
+	t->status_read = false;
+}
+
 int64_t target_status_due_ms(const struct target *t, int64_t status_every_ms)
 {
 	int64_t every = status_every_ms;

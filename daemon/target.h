@@ -99,6 +99,9 @@ struct target *target_free(struct target *t);
  * has exited (or is a zombie), or another negative errno. */
 int target_sample(struct target *t, const struct proc_statm *statm, int64_t now_ms, int64_t status_every_ms);
 
+/* The next target_sample reads status whatever statm says (its swap moved). */
+void target_status_stale(struct target *t);
+
 /* From when (unix ms) status is read again even if statm stays the same:
  * status_every_ms after it was last read (a page swapped in or out changes
  * statm's resident, so swap stays exact) or, for a process that had

@@ -180,8 +180,8 @@ check "ramwatchd --check-config accepts the installed ramwatchd.conf" \
 
 unit_value() { sed -n "s/^$1=//p" $UNITDIR/ramwatchd.service; }
 expect "the unit's user" "$(unit_value User)" ramwatch
-expect "the unit's ambient capabilities" "$(unit_value AmbientCapabilities)" "CAP_SYS_PTRACE CAP_DAC_READ_SEARCH CAP_NET_ADMIN"
-expect "the unit's bounding capabilities" "$(unit_value CapabilityBoundingSet)" "CAP_SYS_PTRACE CAP_DAC_READ_SEARCH CAP_NET_ADMIN"
+expect "the unit's ambient capabilities" "$(unit_value AmbientCapabilities)" "CAP_SYS_PTRACE CAP_DAC_READ_SEARCH CAP_NET_ADMIN CAP_BPF CAP_PERFMON"
+expect "the unit's bounding capabilities" "$(unit_value CapabilityBoundingSet)" "CAP_SYS_PTRACE CAP_DAC_READ_SEARCH CAP_NET_ADMIN CAP_BPF CAP_PERFMON"
 expect "the unit's state directory mode" "$(unit_value StateDirectoryMode)" 0750
 expect "the socket unit's path" "$(sed -n 's/^ListenStream=//p' $UNITDIR/ramwatchd.socket)" $SOCKET
 expect "the socket unit's mode" "$(sed -n 's/^SocketMode=//p' $UNITDIR/ramwatchd.socket)" 0666
@@ -217,8 +217,9 @@ install -d -m 0755 -o ramwatch -g ramwatch /run/ramwatch
 	cd / && umask 0027 &&
 		exec env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin STATE_DIRECTORY=$STATE RUNTIME_DIRECTORY=/run/ramwatch \
 			setpriv --reuid=ramwatch --regid=ramwatch --init-groups \
-			--inh-caps=+sys_ptrace,+dac_read_search,+net_admin --ambient-caps=+sys_ptrace,+dac_read_search,+net_admin \
-			--bounding-set=-all,+sys_ptrace,+dac_read_search,+net_admin $exec_start
+			--inh-caps=+sys_ptrace,+dac_read_search,+net_admin,+bpf,+perfmon \
+			--ambient-caps=+sys_ptrace,+dac_read_search,+net_admin,+bpf,+perfmon \
+			--bounding-set=-all,+sys_ptrace,+dac_read_search,+net_admin,+bpf,+perfmon $exec_start
 ) >"$tmp/ramwatchd.log" 2>&1 &
 daemon_pid=$!
 
@@ -236,8 +237,8 @@ fi
 pass "ramwatchd runs as the unit would: $exec_start"
 expect "ramwatchd's uid (ramwatch's)" "$(awk '/^Uid:/ { print $2 }' /proc/$daemon_pid/status)" "$rw_uid"
 caps=$(awk '/^Cap(Eff|Amb|Bnd)/ { printf "%s=%s ", $1, $2 }' /proc/$daemon_pid/status)
-expect "ramwatchd's capabilities (CAP_SYS_PTRACE CAP_DAC_READ_SEARCH CAP_NET_ADMIN)" "$caps" \
-	"CapEff:=0000000000081004 CapBnd:=0000000000081004 CapAmb:=0000000000081004 "
+expect "ramwatchd's capabilities (CAP_SYS_PTRACE CAP_DAC_READ_SEARCH CAP_NET_ADMIN CAP_BPF CAP_PERFMON)" "$caps" \
+	"CapEff:=000000c000081004 CapBnd:=000000c000081004 CapAmb:=000000c000081004 "
 expect "the socket's mode and owner" "$(stat -c '%A %U' $SOCKET)" "srw-rw-rw- ramwatch"
 
 # The censuses: ok for root's process and the other user's (CAP_SYS_PTRACE)
@@ -252,6 +253,10 @@ done
 expect "the census of root's process (pid $root_pid)" "$(census_status $root_pid 0)" ok
 expect "the census of $TEST_USER's process (pid $user_pid)" "$(census_status $user_pid "$test_uid")" ok
 
+# With CAP_BPF and CAP_PERFMON the change watch loads: statm is read only
+# of processes the kernel names
+check "ramwatchd runs the change watch under the unit's capabilities" \
+	grep -q "reading statm only of processes the kernel's change events name" "$tmp/ramwatchd.log"
 expect "the database's mode and owner" "$(stat -c '%a %U:%G' $STATE/ramwatch.db)" "640 ramwatch:ramwatch"
 for f in $STATE/ramwatch.db-wal $STATE/ramwatch.db-shm; do
 	[ -e $f ] && expect "$f's mode" "$(stat -c '%a %U:%G' $f)" "640 ramwatch:ramwatch"

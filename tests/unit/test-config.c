@@ -62,6 +62,7 @@ static const char default_text[] = "# The effective configuration of ramwatchd; 
 				   "ScanBudget=2%\n"
 				   "HugeProcess=32G\n"
 				   "Evidence=yes\n"
+				   "ChangeWatch=yes\n"
 				   "\n"
 				   "[Store]\n"
 				   "Retention=30d\n"
@@ -93,6 +94,7 @@ static void test_defaults(void **state)
 	assert_true(c.scan_budget == 0.02);
 	assert_int_equal(c.huge_process, 32 * GiB);
 	assert_true(c.evidence);
+	assert_true(c.change_watch);
 	assert_int_equal(c.retention, 30ull * 86400 * 1000000);
 	assert_int_equal(c.max_database_size, GiB);
 	assert_null(c.export_path);
@@ -137,6 +139,7 @@ static void test_every_setting(void **state)
 		{ "[Sampling]\nScanBudget=0.005\n", "ScanBudget: 2% -> 0.5%\n", "ScanBudget=0.5%\n" },
 		{ "[Sampling]\nHugeProcess=0\n", "HugeProcess: 32G -> 0\n", "HugeProcess=0\n" },
 		{ "[Sampling]\nEvidence=off\n", "Evidence: yes -> no\n", "Evidence=no\n" },
+		{ "[Sampling]\nChangeWatch=no\n", "ChangeWatch: yes -> no\n", "ChangeWatch=no\n" },
 		{ "[Store]\nRetention=1y\n", "Retention: 30d -> 1y\n", "Retention=1y\n" },
 		{ "[Store]\nMaxDatabaseSize=0\n", "MaxDatabaseSize: 1G -> 0\n", "MaxDatabaseSize=0\n" },
 		{ "[Export]\nExport=textfile:/var/lib/prometheus/node-exporter/ramwatch.prom\n",

@@ -13,6 +13,7 @@
 
 #include "limits.h"
 
+#include "change-watch.h"
 #include "config.h"
 #include "discover.h"
 #include "fast-tier.h"
@@ -544,6 +545,101 @@ static void test_fast_tier_repeats(void **state)
 	close(root_fd);
 }
 
+/* With the change watch, a quiet slot whose flag is down is a repeat
+ * without a read (statm changed under it is not seen: the kernel would
+ * have raised the flag); a raised flag reads it; the swap bit reads the
+ * status too; and statm found changed with the flag down, both before and
+ * after the read, turns the watch off: every process read every round. */
+static void test_fast_tier_watch(void **state)
+{
+	(void)state;
+	char dir[32];
+	struct proc_status st;
+	struct target *a;
+	struct fast_tier f = { 0 };
+	int root_fd = procfs_open_root(root);
+	const struct target_identity id = { .boot_id = "b", .boot_ms = -1, .ticks_per_second = 100, .now_ms = 0 };
+	const uint64_t quiet = 100 * 1000 * 1000;
+
+	int r = fast_tier_watch(&f, true, 4);
+	if (r < 0) {
+		/* as root, with the kernel's BTF, the watch must load */
+		assert_false(change_watch_expected());
+		close(root_fd);
+		skip();
+	}
+	assert_true(fast_tier_watching(&f));
+	assert_true(root_fd >= 0);
+	process(PID(16), "watched", 'S', 1000, 1024, false, CMD("watched\0"), ALL);
+	snprintf(dir, sizeof(dir), "%d", PID(16));
+	int pid_fd = procfs_open_pid(root_fd, PID(16));
+	assert_true(pid_fd >= 0);
+	assert_int_equal(procfs_read_status(pid_fd, &st), 0);
+	close(pid_fd);
+	assert_int_equal(target_new(root_fd, PID(16), &st, &id, &a), 0);
+	assert_int_equal(fast_tier_add(&f, a), 0);
+	uint32_t index = f.slots[a->fast_slot].watch;
+	assert_true(index > 0);
+
+	/* a new slot's flag is up: the first sample reads */
+	assert_int_equal(sample_at(&f, a, 1000, 1), 0);
+	assert_int_equal(a->private, 1024 * KiB);
+	fast_tier_quiet(&f, a, quiet);
+	/* flag down: no read, whatever the file says now */
+	const char grown[] = "Name:\twatched\nState:\tS (x)\nUid:\t1000\t1000\t1000\t1000\nVmRSS:\t2124 kB\n"
+			     "RssAnon:\t2024 kB\nVmSwap:\t0 kB\n";
+	put(dir, "status", grown, sizeof(grown) - 1);
+	put(dir, "statm", "1531 531 25 1 0 506 0\n", 22);
+	assert_int_equal(sample_at(&f, a, 2000, 2), 1);
+	/* no status falls due by time: a minute later, still a repeat */
+	assert_int_equal(sample_at(&f, a, 1000 + RW_STATUS_REFRESH_MS, 3), 1);
+	/* the kernel says it moved: read, and the status with it */
+	change_watch_raise(f.watch, index, CHANGE_MOVED);
+	assert_int_equal(sample_at(&f, a, 3000 + RW_STATUS_REFRESH_MS, 4), 0);
+	assert_int_equal(a->private, 2024 * KiB);
+	fast_tier_quiet(&f, a, quiet);
+	/* the swap moved, statm did not: the status is read again */
+	const char swapped[] = "Name:\twatched\nState:\tS (x)\nUid:\t1000\t1000\t1000\t1000\nVmRSS:\t2124 kB\n"
+			       "RssAnon:\t2024 kB\nVmSwap:\t64 kB\n";
+	put(dir, "status", swapped, sizeof(swapped) - 1);
+	assert_int_equal(sample_at(&f, a, 4000 + RW_STATUS_REFRESH_MS, 5), 1);
+	change_watch_raise(f.watch, index, CHANGE_MOVED | CHANGE_SWAP);
+	assert_int_equal(sample_at(&f, a, 5000 + RW_STATUS_REFRESH_MS, 6), 0);
+	assert_int_equal(a->swap, 64 * KiB);
+	assert_int_equal(a->private, 2088 * KiB);
+	assert_true(fast_tier_watching(&f));
+
+	/* the end of the quiet reads statm with the flag down: changed, the
+	 * kernel missed it, the watch goes; the change itself is sampled */
+	put(dir, "statm", "1281 281 25 1 0 256 0\n", 22);
+	const char back[] = "Name:\twatched\nState:\tS (x)\nUid:\t1000\t1000\t1000\t1000\nVmRSS:\t1124 kB\n"
+			    "RssAnon:\t1024 kB\nVmSwap:\t0 kB\n";
+	put(dir, "status", back, sizeof(back) - 1);
+	assert_int_equal(sample_at(&f, a, 6000 + RW_STATUS_REFRESH_MS, quiet), 0);
+	assert_false(fast_tier_watching(&f));
+	assert_int_equal(f.slots[a->fast_slot].watch, 0);
+	assert_int_equal(a->private, 1024 * KiB);
+	/* unwatched: statm read every round again, so its changes are seen */
+	fast_tier_quiet(&f, a, 2 * quiet);
+	put(dir, "statm", "1531 531 25 1 0 506 0\n", 22);
+	put(dir, "status", grown, sizeof(grown) - 1);
+	assert_int_equal(sample_at(&f, a, 7000 + RW_STATUS_REFRESH_MS, quiet + 1), 0);
+	assert_int_equal(a->private, 2024 * KiB);
+
+	/* on again: slots present are watched, their flags up */
+	assert_int_equal(fast_tier_watch(&f, true, 4), 0);
+	assert_true(f.slots[a->fast_slot].watch > 0);
+	fast_tier_quiet(&f, a, 2 * quiet);
+	assert_int_equal(sample_at(&f, a, 8000 + RW_STATUS_REFRESH_MS, quiet + 2), 0);
+	fast_tier_quiet(&f, a, 2 * quiet);
+	assert_int_equal(sample_at(&f, a, 9000 + RW_STATUS_REFRESH_MS, quiet + 3), 1);
+	fast_tier_remove(&f, a);
+	target_free(a);
+	fast_tier_done(&f);
+	assert_null(f.watch);
+	close(root_fd);
+}
+
 /* The fixture's process pid now holds name and anon_kb (its status and
  * statm rewritten, as after an exec or growth). */
 static void rewrite(int pid, const char *name, unsigned anon_kb)
@@ -785,6 +881,7 @@ int main(void)
 		cmocka_unit_test(test_max_processes),
 		cmocka_unit_test(test_follow_fails),
 		cmocka_unit_test(test_sample_reads), cmocka_unit_test(test_fast_tier_repeats),
+		cmocka_unit_test(test_fast_tier_watch),
 		cmocka_unit_test(test_events),
 		cmocka_unit_test(test_listing),
 		cmocka_unit_test(test_descriptor_budget),

@@ -225,3 +225,11 @@ static inline char *text_close(struct text *t)
 	fclose(t->f);
 	return t->buf;
 }
+
+/* Whether the change watch (daemon/change-watch.h) must load here: as
+ * root, on a kernel that describes itself in BTF.  Elsewhere a test of it
+ * is skipped, not passed. */
+static inline int change_watch_expected(void)
+{
+	return geteuid() == 0 && access("/sys/kernel/btf/vmlinux", R_OK) == 0;
+}

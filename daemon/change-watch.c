@@ -1,0 +1,208 @@
+/* The change watch (change-watch.h): loading the BPF program, the map of
+ * watched processes, and the flags mapped into our memory. */
+#include "change-watch.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "change-watch.skel.h"
+#include "fileio.h"
+#include "limits.h"
+#include "log.h"
+#include "macro.h"
+
+struct change_watch {
+	struct change_watch_bpf *bpf;
+	uint64_t *flags;      /* capacity + 1 of them, mapped from the kernel's array */
+	size_t flags_size;    /* of the mapping */
+	int watched_fd;       /* the map pid -> index */
+	uint32_t capacity;
+	uint32_t *free_index; /* a stack of the indexes not in use */
+	uint32_t n_free;
+};
+
+/* libbpf explains a failed load at length on stderr: debug lines instead,
+ * the caller logs the one line that matters */
+static int libbpf_log(enum libbpf_print_level level, const char *format, va_list ap)
+{
+	char line[512];
+
+	if (level == LIBBPF_DEBUG)
+		return 0;
+	vsnprintf(line, sizeof(line), format, ap);
+	log_debug("libbpf: %s", line);
+	return 0;
+}
+
+/* The kernel names processes by their pids in the first pid namespace;
+ * ours are those only when we run in it: status's NSpid has one field
+ * there, one per namespace level below it. */
+static bool in_first_pid_namespace(void)
+{
+	_cleanup_free_ char *text = NULL;
+	size_t len;
+
+	if (read_full_fileat(AT_FDCWD, "/proc/self/status", RW_PROC_FILE_MAX, &text, &len) < 0)
+		return false;
+	const char *line = strstr(text, "\nNSpid:");
+	if (!line)
+		return true; /* a kernel before 4.1: no pid namespaces to tell */
+	line += strlen("\nNSpid:");
+	const char *end = strchrnul(line, '\n');
+	unsigned fields = 0;
+	for (const char *p = line; p < end; p++)
+		if (*p != ' ' && *p != '\t' && (p == line || p[-1] == ' ' || p[-1] == '\t'))
+			fields++;
+	return fields == 1;
+}
+
+/* Whether mmap_lock_released's second argument is "write" (a bool), from
+ * the kernel's own description of the tracepoint: Linux 6.12 and later.
+ * Before, it passed the memory cgroup's path there. */
+static bool lock_release_says_write(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	bool ret = false;
+
+	if (!btf)
+		return false;
+	int id = btf__find_by_name_kind(btf, "btf_trace_mmap_lock_released", BTF_KIND_TYPEDEF);
+	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, (__u32)id) : NULL;
+	/* typedef -> pointer -> (void *, struct mm_struct *, bool) */
+	if (t && btf_is_typedef(t))
+		t = btf__type_by_id(btf, t->type);
+	if (t && btf_is_ptr(t))
+		t = btf__type_by_id(btf, t->type);
+	if (t && btf_is_func_proto(t) && btf_vlen(t) == 3) {
+		const struct btf_type *arg = btf__type_by_id(btf, btf_params(t)[2].type);
+		ret = arg && btf_is_int(arg) && (btf_int_encoding(arg) & BTF_INT_BOOL);
+	}
+	btf__free(btf);
+	return ret;
+}
+
+struct change_watch *change_watch_free(struct change_watch *w)
+{
+	if (!w)
+		return NULL;
+	if (w->flags)
+		munmap(w->flags, w->flags_size);
+	change_watch_bpf__destroy(w->bpf);
+	free(w->free_index);
+	free(w);
+	return NULL;
+}
+
+int change_watch_new(uint32_t capacity, struct change_watch **ret)
+{
+	struct change_watch *w;
+	int r;
+
+	if (capacity == 0 || capacity > RW_TARGETS_MAX)
+		return -EINVAL;
+	if (!in_first_pid_namespace())
+		return -EXDEV;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->capacity = capacity;
+	w->free_index = reallocarray(NULL, capacity, sizeof(*w->free_index));
+	if (!w->free_index) {
+		change_watch_free(w);
+		return -ENOMEM;
+	}
+	/* lowest index on top: the flags in use stay together */
+	for (uint32_t i = 0; i < capacity; i++)
+		w->free_index[i] = capacity - i;
+	w->n_free = capacity;
+
+	libbpf_set_print(libbpf_log);
+	w->bpf = change_watch_bpf__open();
+	if (!w->bpf) {
+		r = -errno;
+		change_watch_free(w);
+		return r < 0 ? r : -EINVAL;
+	}
+	w->bpf->rodata->writes_only = lock_release_says_write();
+	if ((r = bpf_map__set_max_entries(w->bpf->maps.watched, capacity)) < 0 ||
+	    (r = bpf_map__set_max_entries(w->bpf->maps.flags, capacity + 1)) < 0 ||
+	    (r = change_watch_bpf__load(w->bpf)) < 0 || (r = change_watch_bpf__attach(w->bpf)) < 0) {
+		change_watch_free(w);
+		return r;
+	}
+	w->watched_fd = bpf_map__fd(w->bpf->maps.watched);
+	/* an array's elements are 8 bytes apart in its mapping */
+	long page = sysconf(_SC_PAGESIZE);
+	w->flags_size = ((size_t)(capacity + 1) * sizeof(uint64_t) + (size_t)page - 1) / (size_t)page * (size_t)page;
+	void *m = mmap(NULL, w->flags_size, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(w->bpf->maps.flags), 0);
+	if (m == MAP_FAILED) {
+		r = -errno;
+		change_watch_free(w);
+		return r;
+	}
+	w->flags = m;
+	*ret = w;
+	return 0;
+}
+
+uint32_t change_watch_add(struct change_watch *w, int pid)
+{
+	uint32_t key = (uint32_t)pid, index;
+
+	if (w->n_free == 0 || pid <= 0)
+		return 0;
+	index = w->free_index[--w->n_free];
+	/* up before the kernel can see it: its first round reads statm and status */
+	__atomic_store_n(&w->flags[index], CHANGE_MOVED | CHANGE_SWAP, __ATOMIC_SEQ_CST);
+	if (bpf_map_update_elem(w->watched_fd, &key, &index, BPF_ANY) < 0) {
+		log_debug_errno(-errno, "cannot watch process %d for changes: %m", pid);
+		w->free_index[w->n_free++] = index;
+		return 0;
+	}
+	return index;
+}
+
+void change_watch_remove(struct change_watch *w, int pid, uint32_t index)
+{
+	uint32_t key = (uint32_t)pid;
+
+	if (index == 0 || index > w->capacity)
+		return;
+	(void)bpf_map_delete_elem(w->watched_fd, &key);
+	/* the program may still raise it once: the next holder reads once more */
+	w->free_index[w->n_free++] = index;
+}
+
+unsigned change_watch_take(struct change_watch *w, uint32_t index)
+{
+	if (index == 0 || index > w->capacity)
+		return CHANGE_MOVED | CHANGE_SWAP;
+	/* a full barrier: the read of statm that follows cannot come first */
+	return (unsigned)__atomic_exchange_n(&w->flags[index], 0, __ATOMIC_SEQ_CST) & (CHANGE_MOVED | CHANGE_SWAP);
+}
+
+void change_watch_raise(struct change_watch *w, uint32_t index, unsigned bits)
+{
+	if (index > 0 && index <= w->capacity)
+		__atomic_fetch_or(&w->flags[index], bits, __ATOMIC_SEQ_CST);
+}
+
+uint32_t change_watch_count(const struct change_watch *w)
+{
+	return w->capacity - w->n_free;
+}
+
+uint32_t change_watch_room(const struct change_watch *w)
+{
+	return w->n_free;
+}

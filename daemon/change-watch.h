@@ -1,0 +1,54 @@
+/* The change watch: the kernel raises a flag for a watched process when
+ * the figures its statm shows may have moved, so a sample round reads
+ * statm only for the processes whose flag is up (fast-tier.c).
+ *
+ * A BPF program on three tracepoints raises the flags
+ * (change-watch.bpf.c): rss_stat, fired by every change of an address
+ * space's resident counters; mmap_lock_released, as an address space's
+ * size changes only under its mmap lock; sched_process_exit.  The flags
+ * live in an array the daemon maps into its memory: looking at one is a
+ * load, not a system call.  A flag may be up when nothing changed (a read of the
+ * address space, a counter that moved and came back); it is never down
+ * when statm changed, as the tracepoints fire after the counters moved.
+ *
+ * It needs CAP_BPF and CAP_PERFMON (or root), a kernel with BTF
+ * (/sys/kernel/btf/vmlinux) and the three tracepoints (Linux 5.10 and
+ * later: mmap_lock_released came last).  Without them change_watch_new
+ * fails and every process is read every round. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct change_watch;
+
+/* Loads and attaches the program, for up to capacity processes at once.
+ * Returns 0, or a negative errno: -EPERM (no CAP_BPF/CAP_PERFMON), -ENOENT
+ * (no BTF, no such tracepoint), -EXDEV (we run in a pid namespace
+ * below the first: the kernel's pids are not ours), -EINVAL (capacity 0
+ * or above RW_TARGETS_MAX), others from bpf(2). */
+int change_watch_new(uint32_t capacity, struct change_watch **ret);
+struct change_watch *change_watch_free(struct change_watch *w);
+
+/* Starts watching process pid: returns its flag's index (1 and up), its
+ * flag up, or 0 when it cannot be watched (capacity reached, the kernel's
+ * map full): then it must be read every round. */
+uint32_t change_watch_add(struct change_watch *w, int pid);
+/* Stops watching pid, whose flag was index; the index is free again. */
+void change_watch_remove(struct change_watch *w, int pid, uint32_t index);
+
+/* What a flag says: the process may have changed what statm shows; its
+ * swap (status's VmSwap) moved, which statm need not show. */
+#define CHANGE_MOVED 1u
+#define CHANGE_SWAP 2u
+
+/* What flag index said (0: nothing), lowering it.  Take it before reading
+ * statm: a change after the take raises it again for the next round.
+ * Index 0 (none) says everything. */
+unsigned change_watch_take(struct change_watch *w, uint32_t index);
+/* Raises bits of flag index again (a caller that took them too early). */
+void change_watch_raise(struct change_watch *w, uint32_t index, unsigned bits);
+
+/* How many processes it watches; how many more it can. */
+uint32_t change_watch_count(const struct change_watch *w);
+uint32_t change_watch_room(const struct change_watch *w);

@@ -68,10 +68,23 @@ bool fast_tier_watching(const struct fast_tier *f)
 	return f->watch;
 }
 
-/* statm read differently while the watch's flag stayed down, before the
- * read and after it: the kernel changed it by a way the tracepoints do not
- * see.  The watch cannot be trusted then; every process is read every
- * round from now on. */
+/* Whether statm's resident or shared pages moved from the slot's last text
+ * to text: what rss_stat always tells.  Its size alone may move unseen
+ * where a kernel downgrades the mmap lock before it lowers the size (an
+ * munmap), and it is in no row. */
+static bool resident_moved(const struct fast_slot *s, const char *text, size_t len)
+{
+	struct proc_statm was, now;
+
+	if (statm_parse(s->statm, s->len, &was) < 0 || statm_parse(text, len, &now) < 0)
+		return true;
+	return was.resident != now.resident || was.shared != now.shared;
+}
+
+/* statm's resident pages read differently while the watch's flag stayed
+ * down, before the read and after it: the kernel changed them by a way the
+ * tracepoints do not see.  The watch cannot be trusted then; every process
+ * is read every round from now on. */
 static void watch_missed(struct fast_tier *f, const struct fast_slot *s)
 {
 	unsigned said = change_watch_take(f->watch, s->watch);
@@ -159,7 +172,7 @@ int fast_tier_sample(struct fast_tier *f, size_t i, int64_t now_ms, uint64_t now
 		bool same = r == 0 && len == s->len && memcmp(text, s->statm, len) == 0;
 		if (same && quiet && !(said & CHANGE_SWAP))
 			return repeat(s, now_ms);
-		if (r == 0 && !(said & CHANGE_MOVED) && s->len > 0 && !same)
+		if (r == 0 && !(said & CHANGE_MOVED) && s->len > 0 && !same && resident_moved(s, text, len))
 			watch_missed(f, s);
 		if (said & CHANGE_SWAP)
 			target_status_stale(s->target);

@@ -609,8 +609,14 @@ static void test_fast_tier_watch(void **state)
 	assert_int_equal(a->private, 2088 * KiB);
 	assert_true(fast_tier_watching(&f));
 
-	/* the end of the quiet reads statm with the flag down: changed, the
-	 * kernel missed it, the watch goes; the change itself is sampled */
+	/* the end of the quiet reads statm with the flag down: its size alone
+	 * changed (an munmap of pages never touched, where the kernel
+	 * downgrades its lock first): a full sample, the watch stays */
+	put(dir, "statm", "1600 531 25 1 0 506 0\n", 22);
+	assert_int_equal(sample_at(&f, a, 5500 + RW_STATUS_REFRESH_MS, quiet), 0);
+	assert_true(fast_tier_watching(&f));
+	/* its resident pages changed: the kernel missed it, the watch goes;
+	 * the change itself is sampled */
 	put(dir, "statm", "1281 281 25 1 0 256 0\n", 22);
 	const char back[] = "Name:\twatched\nState:\tS (x)\nUid:\t1000\t1000\t1000\t1000\nVmRSS:\t1124 kB\n"
 			    "RssAnon:\t1024 kB\nVmSwap:\t0 kB\n";

@@ -374,7 +374,7 @@ EOF
 		status=$(in_ns cat /proc/"$main"/status 2>/dev/null)
 		caps=$(awk '/^Cap(Eff|Amb|Bnd)/ { printf "%s=%s ", $1, $2 }' <<<"$status")
 		expect "under systemd: ramwatchd's capabilities" "$caps" \
-			"CapEff:=0000000000081004 CapBnd:=0000000000081004 CapAmb:=0000000000081004 "
+			"CapEff:=000000c000081004 CapBnd:=000000c000081004 CapAmb:=000000c000081004 "
 		expect "under systemd: ramwatchd's uid" "$(awk '/^Uid:/ { print $2 }' <<<"$status")" "$rw_uid"
 		expect "under systemd: its system call filter (Seccomp: 2) and no new privileges" \
 			"$(awk '/^(Seccomp|NoNewPrivs):/ { printf "%s%s ", $1, $2 }' <<<"$status")" "NoNewPrivs:1 Seccomp:2 "

@@ -12,7 +12,9 @@ runs in interleaved rounds, in a shuffled order each round:
 
 and bench/steady-check: the daemon's census of the large process (as
 ramwatchd takes it, in one process) beside its steady check (smaps_rollup
-and the mappings, through maps and through PROCMAP_QUERY), 21 rounds; and
+and the mappings, through maps and through PROCMAP_QUERY; and, when the
+change watch says the mappings were kept, smaps_rollup and the names of
+the file mappings), 21 rounds; and
 reports the median wall time and CPU time (user + system, all threads,
 from the kernel's accounting of the children) of each, and their ratios.
 
@@ -120,12 +122,14 @@ def main():
         print(f"| {label} | {rw * 1000:.2f} ms | {gw * 1000:.2f} ms | {(rw - gw) * 1000:.2f} ms | {gw / cw:.2f} |")
     q = dict(zip(steady[::2], steady[1::2]))
     print()
-    print("| 20000 mappings (many-maps), in the daemon | census | steady check, maps | steady check, PROCMAP_QUERY |")
-    print("|---|---:|---:|---:|")
+    print("| 20000 mappings (many-maps), in the daemon | census | steady check, maps | "
+          "steady check, mappings kept | steady check, PROCMAP_QUERY |")
+    print("|---|---:|---:|---:|---:|")
     us = lambda k: f"{int(q[k]) / 1000:.2f} ms"
-    print(f"| wall | {us('census_wall_us')} | {us('maps_wall_us')} | {us('ioctl_wall_us')} |")
-    print(f"| CPU | {us('census_cpu_us')} | {us('maps_cpu_us')} | {us('ioctl_cpu_us')} |")
-    print(f"| CPU / census | 1 | {float(q['maps_ratio']):.3f} | {float(q['ioctl_ratio']):.3f} |")
+    print(f"| wall | {us('census_wall_us')} | {us('maps_wall_us')} | {us('kept_wall_us')} | {us('ioctl_wall_us')} |")
+    print(f"| CPU | {us('census_cpu_us')} | {us('maps_cpu_us')} | {us('kept_cpu_us')} | {us('ioctl_cpu_us')} |")
+    print(f"| CPU / census | 1 | {float(q['maps_ratio']):.3f} | {float(q['kept_ratio']):.3f} | "
+          f"{float(q['ioctl_ratio']):.3f} |")
     p = dict(zip(parts[::2], parts[1::2]))
     print()
     print(f"the census's own work per region ({p['regions']} regions, in memory, best of 20): parse "

@@ -171,8 +171,8 @@ static bool may_repeat(const struct target *t, const struct writer *writer)
 	return writer_dropped(writer) == t->steady_dropped;
 }
 
-enum census_status census_tier_take(struct census_tier *ct, struct target *t, const struct gpu_snapshot *gpu,
-				   struct writer *writer)
+enum census_status census_tier_take(struct census_tier *ct, struct target *t, enum steady_mappings mappings,
+				   const struct gpu_snapshot *gpu, struct writer *writer)
 {
 	enum store_trigger trigger = schedule_trigger(&t->plan);
 	struct census_result res;
@@ -187,7 +187,7 @@ enum census_status census_tier_take(struct census_tier *ct, struct target *t, co
 		census_tier_gpu_told(ct, t, now_monotonic_us());
 	}
 	r = target_census(t, trigger, census_tier_light(ct, t), ct->config->evidence, may_repeat(t, writer),
-			  daemon_clock_now_ms(), gpu, &res);
+			  mappings, daemon_clock_now_ms(), gpu, &res);
 	if (r < 0) {
 		log_pid_warning_errno(t->pid, r, "census of process %d failed: %m", t->pid);
 		schedule_done(&t->plan, now_monotonic_us(), CENSUS_ERROR, 0);

@@ -21,6 +21,7 @@
 
 #include "config.h"
 #include "gpu.h"
+#include "steady.h"
 #include "store.h"
 
 struct census;
@@ -81,11 +82,12 @@ struct target *census_tier_next(struct census_tier *ct, const struct watched *w)
  * above HugeProcess. */
 bool census_tier_light(const struct census_tier *ct, const struct target *t);
 
-/* Takes t's census now (gpu: the last GPU snapshot, or NULL) and queues it
- * on writer.  Returns the census's status: CENSUS_EXITED means t is gone
- * and the caller lets it go. */
-enum census_status census_tier_take(struct census_tier *ct, struct target *t, const struct gpu_snapshot *gpu,
-				   struct writer *writer);
+/* Takes t's census now (mappings: what the change watch said of them,
+ * taken just before, fast_tier_take_mappings; gpu: the last GPU snapshot,
+ * or NULL) and queues it on writer.  Returns the census's status:
+ * CENSUS_EXITED means t is gone and the caller lets it go. */
+enum census_status census_tier_take(struct census_tier *ct, struct target *t, enum steady_mappings mappings,
+				   const struct gpu_snapshot *gpu, struct writer *writer);
 /* What census_tier_take does with a result before queuing it: the counts,
  * the budget charged, the logs, the classes for the metrics, the waiting
  * clients told, the triggers cleared (at now).  res stays the caller's. */

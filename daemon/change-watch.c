@@ -29,6 +29,7 @@ struct change_watch {
 	uint32_t capacity;
 	uint32_t *free_index; /* a stack of the indexes not in use */
 	uint32_t n_free;
+	bool sees_mappings;   /* the mappings bit can be trusted */
 };
 
 /* libbpf explains a failed load at length on stderr: debug lines instead,
@@ -66,26 +67,30 @@ static bool in_first_pid_namespace(void)
 	return fields == 1;
 }
 
-/* Whether mmap_lock_released's second argument is "write" (a bool), from
- * the kernel's own description of the tracepoint: Linux 6.12 and later.
- * Before, it passed the memory cgroup's path there. */
-static bool lock_release_says_write(void)
+/* Whether argument arg (from 0: the address space, after the context) of
+ * the tracepoint whose BTF typedef is name is a bool: the mmap lock's
+ * events pass "write" second since Linux 6.12, the memory cgroup's path
+ * there before. */
+static bool tracepoint_arg_is_bool(const char *name, unsigned arg)
 {
 	struct btf *btf = btf__load_vmlinux_btf();
 	bool ret = false;
 
 	if (!btf)
 		return false;
-	int id = btf__find_by_name_kind(btf, "btf_trace_mmap_lock_released", BTF_KIND_TYPEDEF);
+	int id = btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF);
 	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, (__u32)id) : NULL;
-	/* typedef -> pointer -> (void *, struct mm_struct *, bool) */
+	/* typedef -> pointer -> (void *, struct mm_struct *, bool, ...) */
 	if (t && btf_is_typedef(t))
 		t = btf__type_by_id(btf, t->type);
 	if (t && btf_is_ptr(t))
 		t = btf__type_by_id(btf, t->type);
-	if (t && btf_is_func_proto(t) && btf_vlen(t) == 3) {
-		const struct btf_type *arg = btf__type_by_id(btf, btf_params(t)[2].type);
-		ret = arg && btf_is_int(arg) && (btf_int_encoding(arg) & BTF_INT_BOOL);
+	if (t && btf_is_func_proto(t) && btf_vlen(t) > arg + 1) {
+		const struct btf_type *a = btf__type_by_id(btf, btf_params(t)[arg + 1].type);
+		/* "bool" is a typedef of _Bool */
+		for (int i = 0; a && (btf_is_typedef(a) || btf_is_mod(a)) && i < 8; i++)
+			a = btf__type_by_id(btf, a->type);
+		ret = a && btf_is_int(a) && (btf_int_encoding(a) & BTF_INT_BOOL);
 	}
 	btf__free(btf);
 	return ret;
@@ -101,6 +106,23 @@ struct change_watch *change_watch_free(struct change_watch *w)
 	free(w->free_index);
 	free(w);
 	return NULL;
+}
+
+/* Opens, sizes, loads and attaches the program into w. */
+static int load(struct change_watch *w, bool writes_only)
+{
+	int r;
+
+	w->bpf = change_watch_bpf__open();
+	if (!w->bpf)
+		return errno > 0 ? -errno : -EINVAL;
+	w->bpf->rodata->writes_only = writes_only;
+	if ((r = bpf_map__set_max_entries(w->bpf->maps.watched, w->capacity)) < 0 ||
+	    (r = bpf_map__set_max_entries(w->bpf->maps.flags, w->capacity + 1)) < 0 ||
+	    (r = bpf_map__set_max_entries(w->bpf->maps.lock_seq, w->capacity + 1)) < 0 ||
+	    (r = change_watch_bpf__load(w->bpf)) < 0 || (r = change_watch_bpf__attach(w->bpf)) < 0)
+		return r;
+	return 0;
 }
 
 int change_watch_new(uint32_t capacity, struct change_watch **ret)
@@ -127,16 +149,13 @@ int change_watch_new(uint32_t capacity, struct change_watch **ret)
 	w->n_free = capacity;
 
 	libbpf_set_print(libbpf_log);
-	w->bpf = change_watch_bpf__open();
-	if (!w->bpf) {
-		r = -errno;
-		change_watch_free(w);
-		return r < 0 ? r : -EINVAL;
-	}
-	w->bpf->rodata->writes_only = lock_release_says_write();
-	if ((r = bpf_map__set_max_entries(w->bpf->maps.watched, capacity)) < 0 ||
-	    (r = bpf_map__set_max_entries(w->bpf->maps.flags, capacity + 1)) < 0 ||
-	    (r = change_watch_bpf__load(w->bpf)) < 0 || (r = change_watch_bpf__attach(w->bpf)) < 0) {
+	/* where the lock's events do not say "write", every release raises
+	 * every bit: the statm flags hold, the mappings bit says little */
+	bool writes_only = tracepoint_arg_is_bool("btf_trace_mmap_lock_released", 1) &&
+			   tracepoint_arg_is_bool("btf_trace_mmap_lock_acquire_returned", 1);
+	r = load(w, writes_only);
+	w->sees_mappings = writes_only;
+	if (r < 0) {
 		change_watch_free(w);
 		return r;
 	}
@@ -163,7 +182,7 @@ uint32_t change_watch_add(struct change_watch *w, int pid)
 		return 0;
 	index = w->free_index[--w->n_free];
 	/* up before the kernel can see it: its first round reads statm and status */
-	__atomic_store_n(&w->flags[index], CHANGE_MOVED | CHANGE_SWAP, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&w->flags[index], CHANGE_MOVED | CHANGE_SWAP | CHANGE_MAPPINGS, __ATOMIC_SEQ_CST);
 	if (bpf_map_update_elem(w->watched_fd, &key, &index, BPF_ANY) < 0) {
 		log_debug_errno(-errno, "cannot watch process %d for changes: %m", pid);
 		w->free_index[w->n_free++] = index;
@@ -183,12 +202,18 @@ void change_watch_remove(struct change_watch *w, int pid, uint32_t index)
 	w->free_index[w->n_free++] = index;
 }
 
-unsigned change_watch_take(struct change_watch *w, uint32_t index)
+unsigned change_watch_take(struct change_watch *w, uint32_t index, unsigned bits)
 {
 	if (index == 0 || index > w->capacity)
-		return CHANGE_MOVED | CHANGE_SWAP;
-	/* a full barrier: the read of statm that follows cannot come first */
-	return (unsigned)__atomic_exchange_n(&w->flags[index], 0, __ATOMIC_SEQ_CST) & (CHANGE_MOVED | CHANGE_SWAP);
+		return bits;
+	/* a full barrier: the read of statm or maps that follows cannot come
+	 * first; bits the caller did not ask for stay for their own reader */
+	return (unsigned)__atomic_fetch_and(&w->flags[index], ~(uint64_t)bits, __ATOMIC_SEQ_CST) & bits;
+}
+
+bool change_watch_sees_mappings(const struct change_watch *w)
+{
+	return w->sees_mappings;
 }
 
 void change_watch_raise(struct change_watch *w, uint32_t index, unsigned bits)

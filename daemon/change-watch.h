@@ -1,15 +1,19 @@
 /* The change watch: the kernel raises a flag for a watched process when
  * the figures its statm shows may have moved, so a sample round reads
- * statm only for the processes whose flag is up (fast-tier.c).
+ * statm only for the processes whose flag is up (fast-tier.c); and
+ * another when its mappings may have, so the steady check before a census
+ * reads maps only then (target.c).
  *
- * A BPF program on three tracepoints raises the flags
+ * A BPF program on four tracepoints raises the flags
  * (change-watch.bpf.c): rss_stat, fired by every change of an address
- * space's resident counters; mmap_lock_released, as an address space's
- * size changes only under its mmap lock; sched_process_exit.  The flags
- * live in an array the daemon maps into its memory: looking at one is a
- * load, not a system call.  A flag may be up when nothing changed (a read of the
- * address space, a counter that moved and came back); it is never down
- * when statm changed, as the tracepoints fire after the counters moved.
+ * space's resident counters; mmap_lock_acquire_returned and
+ * mmap_lock_released, as an address space's size and mappings change only
+ * under its mmap lock; sched_process_exit.  The flags live in an array
+ * the daemon maps into its memory: looking at one is a load, not a system
+ * call.  A flag may be up when nothing changed (a read of the address
+ * space, a counter that moved and came back); it is never down when statm
+ * changed, as the tracepoints fire after the counters moved, nor when the
+ * mappings did, as the lock's write hold raises it before they move.
  *
  * It needs CAP_BPF and CAP_PERFMON (or root), a kernel with BTF
  * (/sys/kernel/btf/vmlinux) and the three tracepoints (Linux 5.10 and
@@ -38,14 +42,23 @@ uint32_t change_watch_add(struct change_watch *w, int pid);
 void change_watch_remove(struct change_watch *w, int pid, uint32_t index);
 
 /* What a flag says: the process may have changed what statm shows; its
- * swap (status's VmSwap) moved, which statm need not show. */
+ * swap (status's VmSwap) moved, which statm need not show; its mappings
+ * may have changed (made, removed, resized, moved, protected
+ * differently, named: all but the names of their files, which a rename
+ * changes without touching the address space). */
 #define CHANGE_MOVED 1u
 #define CHANGE_SWAP 2u
+#define CHANGE_MAPPINGS 4u
 
-/* What flag index said (0: nothing), lowering it.  Take it before reading
- * statm: a change after the take raises it again for the next round.
- * Index 0 (none) says everything. */
-unsigned change_watch_take(struct change_watch *w, uint32_t index);
+/* Which of bits flag index said (0: nothing), lowering them and only
+ * them.  Take them before reading: a change after the take raises them
+ * again for the next reader.  Index 0 (none) says every bit asked. */
+unsigned change_watch_take(struct change_watch *w, uint32_t index, unsigned bits);
+
+/* Whether CHANGE_MAPPINGS can be trusted: the kernel's lock events say
+ * "write" (Linux 6.12 and later).  Otherwise every release of the lock
+ * raises it, and it says little. */
+bool change_watch_sees_mappings(const struct change_watch *w);
 /* Raises bits of flag index again (a caller that took them too early). */
 void change_watch_raise(struct change_watch *w, uint32_t index, unsigned bits);
 

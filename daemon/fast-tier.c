@@ -68,6 +68,21 @@ bool fast_tier_watching(const struct fast_tier *f)
 	return f->watch;
 }
 
+bool fast_tier_sees_mappings(const struct fast_tier *f)
+{
+	return f->watch && change_watch_sees_mappings(f->watch);
+}
+
+enum steady_mappings fast_tier_take_mappings(struct fast_tier *f, const struct target *t)
+{
+	if (!fast_tier_sees_mappings(f) || t->fast_slot >= f->n_slots)
+		return STEADY_MAPPINGS_UNKNOWN;
+	const struct fast_slot *s = &f->slots[t->fast_slot];
+	if (s->target != t || !s->watch)
+		return STEADY_MAPPINGS_UNKNOWN;
+	return change_watch_take(f->watch, s->watch, CHANGE_MAPPINGS) ? STEADY_MAPPINGS_MOVED : STEADY_MAPPINGS_KEPT;
+}
+
 /* Whether statm's resident or shared pages moved from the slot's last text
  * to text: what rss_stat always tells.  Its size alone may move unseen
  * where a kernel downgrades the mmap lock before it lowers the size (an
@@ -87,7 +102,7 @@ static bool resident_moved(const struct fast_slot *s, const char *text, size_t l
  * is read every round from now on. */
 static void watch_missed(struct fast_tier *f, const struct fast_slot *s)
 {
-	unsigned said = change_watch_take(f->watch, s->watch);
+	unsigned said = change_watch_take(f->watch, s->watch, CHANGE_MOVED | CHANGE_SWAP);
 	if (said & CHANGE_MOVED) {
 		/* it moved during the read: read it again next round */
 		change_watch_raise(f->watch, s->watch, said);
@@ -164,7 +179,7 @@ int fast_tier_sample(struct fast_tier *f, size_t i, int64_t now_ms, uint64_t now
 		 * when statm or its swap moved: no status falls due by time.  An
 		 * unwatched one may always have moved; its status falls due by
 		 * time (status_due_ms). */
-		unsigned said = watched(f, s) ? change_watch_take(f->watch, s->watch) : CHANGE_MOVED;
+		unsigned said = watched(f, s) ? change_watch_take(f->watch, s->watch, CHANGE_MOVED | CHANGE_SWAP) : CHANGE_MOVED;
 		bool quiet = s->len > 0 && now < s->quiet_until && (watched(f, s) || now_ms < s->status_due_ms);
 		if (said == 0 && quiet)
 			return repeat(s, now_ms);

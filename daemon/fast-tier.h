@@ -24,6 +24,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "steady.h"
+
 struct change_watch;
 struct target;
 struct writer;
@@ -62,8 +64,15 @@ void fast_tier_done(struct fast_tier *f);
  * every round.  Returns 0, or the negative errno change_watch_new gave
  * (the tier then reads every process every round). */
 int fast_tier_watch(struct fast_tier *f, bool on, uint32_t capacity);
-/* Whether the change watch runs. */
+/* Whether the change watch runs; whether it tells changes of mappings
+ * too (change_watch_sees_mappings). */
 bool fast_tier_watching(const struct fast_tier *f);
+bool fast_tier_sees_mappings(const struct fast_tier *f);
+
+/* What the change watch says of t's mappings since the last take, the bit
+ * lowered: taken just before t's census reads them.  UNKNOWN when t is not
+ * watched or the watch cannot tell (change_watch_sees_mappings). */
+enum steady_mappings fast_tier_take_mappings(struct fast_tier *f, const struct target *t);
 
 /* Gives t a slot.  Returns 0 or -ENOMEM. */
 int fast_tier_add(struct fast_tier *f, struct target *t);

@@ -170,7 +170,8 @@ static void census_pass(struct manager *m)
 	census_tier_refill(m->census, start);
 	while ((t = census_tier_next(m->census, m->watched))) {
 		enum census_status status =
-			census_tier_take(m->census, t, gpu_watch_snapshot(&m->gpu), store_cycle_writer(m->store));
+			census_tier_take(m->census, t, fast_tier_take_mappings(&m->fast, t), gpu_watch_snapshot(&m->gpu),
+					 store_cycle_writer(m->store));
 		if (status == CENSUS_EXITED)
 			let_go(m, t, true);
 		else
@@ -360,6 +361,9 @@ static void watch_changes(struct manager *m)
 	if (r < 0)
 		log_notice_errno(r, "reading every watched process's statm every SampleInterval: "
 				    "the kernel's change events (BPF on rss_stat and mmap_lock_released) cannot be used: %m");
+	else if (on && !was && fast_tier_sees_mappings(&m->fast))
+		log_info("reading statm only of processes the kernel's change events name (ChangeWatch=yes); "
+			 "maps, before a census, only of those whose mappings they name");
 	else if (on && !was)
 		log_info("reading statm only of processes the kernel's change events name (ChangeWatch=yes)");
 	else if (!on && was)

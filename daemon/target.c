@@ -129,6 +129,7 @@ struct target *target_free(struct target *t)
 		close(t->statm_fd);
 	proc_ref_unref(t->ref);
 	free(t->cgroup);
+	steady_files_done(&t->steady_files);
 	free(t->snap);
 	free(t);
 	return NULL;
@@ -263,13 +264,50 @@ static bool may_stand(const struct target *t, const struct steady_mark *m, bool 
 	       t->steady_vram == t->vram;
 }
 
+/* The steady check of t before a census (target_census), into *mark:
+ * smaps_rollup and the names of its file mappings alone when the change
+ * watch says its mappings are as t->steady saw them and a repeat may
+ * come of it; else maps too, and the names where the watch can tell. */
+static void steady_check(struct target *t, bool may_repeat, enum steady_mappings mappings,
+			 struct steady_mark *mark, struct steady_files *files, uint64_t *bytes)
+{
+	if (mappings != STEADY_MAPPINGS_KEPT)
+		t->steady_current = false; /* until a full census's mark is kept */
+	if (may_repeat && t->steady_current && t->steady.has_names &&
+	    steady_read_kept(t->pid_fd, &t->steady, &t->steady_files, mark, bytes) == 0 &&
+	    steady_same(mark, &t->steady))
+		return;
+	/* what is kept of the mappings must be read from them */
+	unsigned flags = mappings != STEADY_MAPPINGS_UNKNOWN ? STEADY_READ_NAMES : 0;
+	if (steady_read(t->pid_fd, flags, mark, files, NULL, bytes) < 0)
+		mark->source = STEADY_NONE;
+}
+
+/* t's steady check is mark now, its file mappings' starts files (taken). */
+static void keep_mark(struct target *t, const struct steady_mark *mark, struct steady_files *files,
+		      enum steady_mappings mappings)
+{
+	t->steady = *mark;
+	/* a mark of the kept check (the GPU memory or the lightness moved)
+	 * has the names at the starts already kept, and read no starts */
+	if (!mark->has_names || files->n == mark->named) {
+		steady_files_done(&t->steady_files);
+		t->steady_files = *files;
+		*files = (struct steady_files){ 0 };
+	}
+	/* the watch's take came before the mark's read */
+	t->steady_current = mappings != STEADY_MAPPINGS_UNKNOWN && mark->source != STEADY_NONE;
+}
+
 int target_census(struct target *t, enum store_trigger trigger, bool light, bool evidence, bool may_repeat,
-		  int64_t now_ms, const struct gpu_snapshot *gpu, struct census_result *ret)
+		  enum steady_mappings mappings, int64_t now_ms, const struct gpu_snapshot *gpu,
+		  struct census_result *ret)
 {
 	struct scan_options o = { .keep_regions = true, .light = light, .gpu_snapshot = gpu, .no_evidence = !evidence };
 	struct error err = { 0 };
 	struct census *c = NULL;
 	struct steady_mark mark = { .source = STEADY_NONE };
+	_cleanup_(steady_files_done) struct steady_files files = { 0 };
 	uint64_t t0 = now_monotonic_us(), cpu0 = now_thread_cpu_us(), steady_bytes = 0;
 	int r;
 
@@ -283,9 +321,10 @@ int target_census(struct target *t, enum store_trigger trigger, bool light, bool
 	 * the census missed, and later repeats would stand for the wrong
 	 * content.  Any failure (the process exiting, a refusal) leaves the
 	 * census itself to say what happened. */
-	if (steady_read(t->pid_fd, false, &mark, NULL, &steady_bytes) < 0)
-		mark.source = STEADY_NONE;
+	steady_check(t, may_repeat, mappings, &mark, &files, &steady_bytes);
 	if (may_repeat && may_stand(t, &mark, light)) {
+		/* read after the watch's take, and the same as what is kept */
+		t->steady_current = mappings != STEADY_MAPPINGS_UNKNOWN;
 		ret->meta.status = CENSUS_OK;
 		ret->meta.light = t->steady_light;
 		ret->meta.repeats_time = t->steady_census_time;
@@ -318,7 +357,7 @@ int target_census(struct target *t, enum store_trigger trigger, bool light, bool
 
 	ret->meta.status = CENSUS_OK;
 	ret->meta.light = c->light;
-	t->steady = mark;
+	keep_mark(t, &mark, &files, mappings);
 	t->steady_light = c->light;
 	t->steady_on_gpu = t->on_gpu;
 	t->steady_vram = t->vram;

@@ -59,6 +59,8 @@ struct target {
 	/* the steady check (steady.h): what was read before the last full
 	 * census, which a repeat points at by its time */
 	struct steady_mark steady;    /* source STEADY_NONE: no full census to repeat */
+	struct steady_files steady_files; /* where steady found the file mappings, with names */
+	bool steady_current;          /* the change watch says its mappings are as steady saw them */
 	int64_t steady_census_time;   /* that census's time (unix ms) */
 	uint64_t steady_private;      /* its private memory */
 	bool steady_light;            /* it was light */
@@ -120,9 +122,13 @@ void target_repeat_sample(struct target *t, uint32_t count, int64_t seen_ms);
  * steady check (steady.h); with may_repeat, when that is as it was before
  * the last full census (of the same lightness, with the same GPU memory),
  * the result is a repeat of it: status ok, no census, meta.repeats_time
- * set.  Fills ret; returns 0, or -ENOMEM. */
+ * set.  mappings is what the change watch said of its mappings, taken
+ * just before: where it says they were kept since the last check, and
+ * its file mappings are few, the check reads smaps_rollup and their names
+ * only (steady_read_kept), not maps.  Fills ret; returns 0, or -ENOMEM. */
 int target_census(struct target *t, enum store_trigger trigger, bool light, bool evidence, bool may_repeat,
-		  int64_t now_ms, const struct gpu_snapshot *gpu, struct census_result *ret);
+		  enum steady_mappings mappings, int64_t now_ms, const struct gpu_snapshot *gpu,
+		  struct census_result *ret);
 
 /* Takes what snapshot s (of NVML's state ok) says of the process: whether
  * it is on a GPU, the memory it holds there (its peak with it).  Returns

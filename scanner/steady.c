@@ -43,6 +43,7 @@ struct steady_procmap_query {
 
 #define STEADY_PROCMAP_QUERY _IOWR('f', 17, struct steady_procmap_query)
 #define STEADY_QUERY_COVERING_OR_NEXT_VMA 0x10
+#define STEADY_QUERY_FILE_BACKED_VMA 0x20
 
 DEFINE_CLEANUP(struct strpool *, strpool_free)
 
@@ -147,6 +148,119 @@ static int fingerprint_ioctl(int maps_fd, struct steady_hash *h, uint64_t *ret_n
 	return 0;
 }
 
+/* One file mapping of the names' fingerprint: its start, file (device,
+ * inode) and name. */
+static void hash_named(struct steady_hash *h, const struct steady_procmap_query *q, const char *name, size_t size)
+{
+	steady_hash_u64(h, q->vma_start);
+	steady_hash_u64(h, q->inode);
+	steady_hash_u64(h, (uint64_t)q->dev_major << 32 | q->dev_minor);
+	steady_hash_u64(h, q->vma_name_size);
+	if (q->vma_name_size > 0 && q->vma_name_size <= size)
+		steady_hash_bytes(h, name, q->vma_name_size);
+}
+
+/* The file mapping at or after addr (covering: at addr only), into *q;
+ * -ENOENT when there is none. */
+static int query_file(int maps_fd, uint64_t addr, bool covering, struct steady_procmap_query *q, char *name,
+		      size_t size)
+{
+	for (;;) {
+		*q = (struct steady_procmap_query){
+			.size = sizeof(*q),
+			.query_flags = STEADY_QUERY_FILE_BACKED_VMA | (covering ? 0 : STEADY_QUERY_COVERING_OR_NEXT_VMA),
+			.query_addr = addr,
+			.vma_name_size = (uint32_t)size,
+			.vma_name_addr = (uint64_t)(uintptr_t)name,
+		};
+		if (ioctl(maps_fd, STEADY_PROCMAP_QUERY, q) == 0)
+			return 0;
+		if (errno != EINTR)
+			return negative_errno();
+	}
+}
+
+static int files_add(struct steady_files *f, uint64_t start)
+{
+	if (f->n == f->allocated) {
+		size_t n = f->allocated ? f->allocated * 2 : 16;
+		uint64_t *p = reallocarray(f->start, n, sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		f->start = p;
+		f->allocated = n;
+	}
+	f->start[f->n++] = start;
+	return 0;
+}
+
+/* m's names, for at most limit file mappings, their starts into files:
+ * has_names false with more, or without the ioctl. */
+static int read_names(int maps_fd, uint64_t limit, struct steady_mark *m, struct steady_files *files)
+{
+	char name[PATH_MAX + 64];
+	struct steady_procmap_query q;
+	struct steady_hash h;
+	uint64_t addr = 0;
+	int r;
+
+	files->n = 0;
+	steady_hash_init(&h);
+	while (files->n <= limit) {
+		r = query_file(maps_fd, addr, false, &q, name, sizeof(name));
+		if (r == -ENOENT)
+			break; /* no file mapping at or after addr: the end */
+		if (r == -ENOTTY || r == -EINVAL)
+			return 0; /* no ioctl (before 6.11), or one of another shape */
+		if (r < 0)
+			return r;
+		hash_named(&h, &q, name, sizeof(name));
+		if ((r = files_add(files, q.vma_start)) < 0)
+			return r;
+		if (q.vma_end <= addr)
+			return -EBADMSG; /* the kernel never answers backwards */
+		addr = q.vma_end;
+	}
+	m->has_names = files->n <= limit;
+	m->named = files->n;
+	m->names = m->has_names ? steady_hash_end(&h) : 0;
+	if (!m->has_names)
+		files->n = 0;
+	return 0;
+}
+
+/* The names again, of the file mappings at the starts of files only: the
+ * kernel need not walk the mappings between them.  One no longer there
+ * changes the fingerprint. */
+static int reread_names(int maps_fd, const struct steady_files *files, struct steady_mark *m)
+{
+	char name[PATH_MAX + 64];
+	struct steady_procmap_query q;
+	struct steady_hash h;
+
+	steady_hash_init(&h);
+	for (size_t i = 0; i < files->n; i++) {
+		int r = query_file(maps_fd, files->start[i], true, &q, name, sizeof(name));
+		if (r == -ENOENT) {
+			steady_hash_u64(&h, UINT64_MAX); /* gone: no start is this */
+			continue;
+		}
+		if (r < 0)
+			return r;
+		hash_named(&h, &q, name, sizeof(name));
+	}
+	m->has_names = true;
+	m->named = files->n;
+	m->names = steady_hash_end(&h);
+	return 0;
+}
+
+void steady_files_done(struct steady_files *f)
+{
+	free(f->start);
+	*f = (struct steady_files){ 0 };
+}
+
 /* The mappings as the text of maps, which holds the same fields. */
 static int fingerprint_text(int maps_fd, struct steady_hash *h, uint64_t *ret_n, uint64_t *bytes)
 {
@@ -247,12 +361,13 @@ static int exited_as_esrch(int r)
 	return r == -ENOENT || r == -ESRCH ? -ESRCH : r;
 }
 
-int steady_read(int pid_fd, bool use_ioctl, struct steady_mark *ret, bool *ret_ioctl, uint64_t *bytes)
+int steady_read(int pid_fd, unsigned flags, struct steady_mark *ret, struct steady_files *files, bool *ret_ioctl,
+		uint64_t *bytes)
 {
 	_cleanup_close_ int fd = openat(pid_fd, "maps", O_RDONLY | O_CLOEXEC);
 	struct steady_mark m = { .source = STEADY_IOCTL };
 	struct steady_hash h;
-	bool have_ioctl = use_ioctl;
+	bool use_ioctl = flags & STEADY_READ_IOCTL, have_ioctl = use_ioctl;
 	int r;
 
 	if (fd < 0)
@@ -269,6 +384,11 @@ int steady_read(int pid_fd, bool use_ioctl, struct steady_mark *ret, bool *ret_i
 	if (r < 0)
 		return exited_as_esrch(r);
 	m.fingerprint = steady_hash_end(&h);
+	if ((flags & STEADY_READ_NAMES) && files) {
+		r = read_names(fd, m.mappings / STEADY_NAMES_PER, &m, files);
+		if (r < 0)
+			return exited_as_esrch(r);
+	}
 	r = read_rollup(pid_fd, &m, bytes);
 	if (r < 0)
 		return exited_as_esrch(r);
@@ -278,9 +398,30 @@ int steady_read(int pid_fd, bool use_ioctl, struct steady_mark *ret, bool *ret_i
 	return 0;
 }
 
+int steady_read_kept(int pid_fd, const struct steady_mark *was, const struct steady_files *files,
+		     struct steady_mark *ret, uint64_t *bytes)
+{
+	struct steady_mark m = { .source = was->source, .fingerprint = was->fingerprint, .mappings = was->mappings };
+
+	if (was->source == STEADY_NONE || !was->has_names || files->n != was->named)
+		return -EINVAL;
+	_cleanup_close_ int fd = openat(pid_fd, "maps", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return exited_as_esrch(negative_errno());
+	int r = reread_names(fd, files, &m);
+	if (r >= 0)
+		r = read_rollup(pid_fd, &m, bytes);
+	if (r < 0)
+		return exited_as_esrch(r);
+	*ret = m;
+	return 0;
+}
+
 bool steady_same(const struct steady_mark *a, const struct steady_mark *b)
 {
 	if (a->source == STEADY_NONE || a->source != b->source)
+		return false;
+	if (a->has_names != b->has_names || (a->has_names && (a->names != b->names || a->named != b->named)))
 		return false;
 	return a->first == b->first && a->last == b->last && a->fingerprint == b->fingerprint &&
 	       a->mappings == b->mappings && memcmp(a->kb, b->kb, sizeof(a->kb)) == 0;

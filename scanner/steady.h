@@ -16,7 +16,13 @@
  * in another), flags of VmFlags alone (madvise hints), and what evidence
  * would read in resident pages; and a 64-bit fingerprint may collide.
  * The census a repeat stands for is then off by what moved, until the
- * next change, a person's request, or a mark takes a full census. */
+ * next change, a person's request, or a mark takes a full census.
+ *
+ * Where the daemon's change watch says a process's mappings did not
+ * change (daemon/change-watch.h), the check reads the names of its file
+ * mappings instead of maps (steady_read_kept): a rename or deletion is all
+ * that changes what maps shows then, and the names are what the kernel
+ * gives maps. */
 #pragma once
 
 #include <stdbool.h>
@@ -38,6 +44,10 @@ struct steady_mark {
 	uint64_t kb[_COUNT_MAX];    /* the rollup's counters (kB); Pss without Pss_File */
 	uint64_t fingerprint;       /* of the mappings, in source's terms */
 	uint64_t mappings;          /* how many the fingerprint covers */
+	/* the names of the file mappings, through PROCMAP_QUERY (STEADY_READ_NAMES) */
+	bool has_names;             /* false: not asked, no ioctl, or too many to be cheap */
+	uint64_t names;             /* their fingerprint */
+	uint64_t named;             /* how many file mappings */
 };
 
 /* The fingerprint of a mapping list, fed piece by piece: pure. */
@@ -59,15 +69,59 @@ uint64_t steady_hash_end(const struct steady_hash *s);
  * number does not parse.  Pure. */
 bool steady_rollup_field(const char *text, size_t len, const char *name, uint64_t *ret_kb);
 
+/* What steady_read reads besides smaps_rollup and the text of maps. */
+#define STEADY_READ_IOCTL 1u /* the fingerprint through PROCMAP_QUERY, where the kernel has it */
+#define STEADY_READ_NAMES 2u /* the names of the file mappings too, while they are few (below) */
+
+/* A process's file mappings are "few", and their names worth a check of
+ * their own, while there are at most one for every STEADY_NAMES_PER of
+ * its mappings: a query of one costs about what reading this many lines of
+ * maps does (BENCHMARKS.md, the steady check), and their starts kept cost
+ * 8 bytes each. */
+#define STEADY_NAMES_PER 8
+
+/* Where a read with names found the file mappings (their starts), for the
+ * checks that compare with it (steady_read_kept).  The caller's; zeroed is
+ * empty. */
+struct steady_files {
+	uint64_t *start;
+	size_t n, allocated;
+};
+
+void steady_files_done(struct steady_files *f);
+
 /* Reads pid_fd's smaps_rollup and the fingerprint of its mappings (the
- * ioctl when use_ioctl and the kernel has it, else maps), the mappings
- * first.  *ret_ioctl (may be NULL) says whether the ioctl was there: a
- * caller that got false need not try it again.  Adds the bytes read from
- * files to *bytes.  Returns 0 with *ret, or -ESRCH (exited or no address
- * space), -EACCES, -ENOMEM, or another negative errno. */
-int steady_read(int pid_fd, bool use_ioctl, struct steady_mark *ret, bool *ret_ioctl, uint64_t *bytes);
+ * ioctl with STEADY_READ_IOCTL where the kernel has it, else maps), the
+ * mappings first; with STEADY_READ_NAMES and files, the names of its file
+ * mappings after them, their starts into *files (has_names false, and no
+ * starts, without the ioctl or with too many).  *ret_ioctl (may be NULL)
+ * says whether the ioctl was there: a caller that got false need not try
+ * it again.  Adds the bytes read from files to *bytes.  Returns 0 with
+ * *ret, or -ESRCH (exited or no address space), -EACCES, -ENOMEM, or
+ * another negative errno. */
+int steady_read(int pid_fd, unsigned flags, struct steady_mark *ret, struct steady_files *files, bool *ret_ioctl,
+		uint64_t *bytes);
+
+/* The check of a process whose mappings, all but the names of their
+ * files, are known to be as they were when was was read (the daemon's
+ * change watch says so): smaps_rollup and the names of the file mappings
+ * at the starts files holds from that read, the rest taken from was,
+ * which must have names (-EINVAL).  A rename or deletion of a mapped
+ * file, or of a directory above one, changes its name without touching
+ * the address space: the names are read every time.  Returns 0 with *ret,
+ * or as steady_read. */
+int steady_read_kept(int pid_fd, const struct steady_mark *was, const struct steady_files *files,
+		     struct steady_mark *ret, uint64_t *bytes);
+
+/* What the daemon's change watch said of a process's mappings since the
+ * last take before its census (daemon/change-watch.h). */
+enum steady_mappings {
+	STEADY_MAPPINGS_UNKNOWN, /* no watch, or one that cannot tell: read maps */
+	STEADY_MAPPINGS_MOVED,   /* they may have changed */
+	STEADY_MAPPINGS_KEPT,    /* they did not */
+};
 
 /* Whether two reads saw the same process memory: the same source, range,
- * counters, mapping count and fingerprint.  STEADY_NONE is never the
- * same. */
+ * counters, mapping count and fingerprint, and names of file mappings
+ * read by both, and the same.  STEADY_NONE is never the same. */
 bool steady_same(const struct steady_mark *a, const struct steady_mark *b);

@@ -1,11 +1,13 @@
 /* The steady helper: a process that holds still until told to change its
  * memory in one way, for the tests of the daemon's steady census.
  *
- *   steady
+ *   steady [MANY]
  *
  * Maps three anonymous regions and touches them: "work", 16 pages of
  * which the first 15 are written; "spare", 4 pages never written; "moved",
- * 4 pages written.  Prints "ready" and then, for each line read from
+ * 4 pages written; with MANY, that many regions more of one page each,
+ * written, every other one read-only so that none merge (a process with
+ * many more anonymous mappings than file ones).  Prints "ready" and then, for each line read from
  * standard input, does it and prints "done LINE":
  *
  *   nop      nothing: a first command brings in the pages of the code that
@@ -45,9 +47,10 @@ static char *free_range(long n)
 	return p + page;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	char line[64];
+	long many = argc > 1 ? atol(argv[1]) : 0;
 
 	page = sysconf(_SC_PAGESIZE);
 	/* every call a command makes, once on a scratch region first: the
@@ -64,6 +67,16 @@ int main(void)
 	spare = map_pages(4);
 	moved = map_pages(4);
 	memset(moved, 2, (size_t)(4 * page));
+	if (many > 0) {
+		char *volatile base = map_pages(many);
+		for (long i = 0; i < many; i++) {
+			base[i * page] = 1;
+			if (i % 2 && mprotect(base + i * page, (size_t)page, PROT_READ) < 0) {
+				perror("mprotect");
+				return 1;
+			}
+		}
+	}
 	printf("ready\n");
 	fflush(stdout);
 	/* each command waits in poll(), where the tests see it idle */

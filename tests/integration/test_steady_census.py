@@ -5,6 +5,7 @@ changed a mapping with the same totals gets a full census; a person's
 request and a mark always get a full one.  A real daemon, a real process
 (tests/helpers/steady.c) whose changes the kernel confirms."""
 import json
+import shutil
 import os
 import subprocess
 import time
@@ -212,3 +213,103 @@ def test_history_report_and_diff_show_a_repeat(tmp_path, steady, daemons):
               check=0).stdout
     first = out.splitlines()[0]
     assert f"census #{full['id']} " in first and f"unchanged since census #{full['id']}" in first, out
+
+
+class ManyMaps(Steady):
+    """The helper with 400 anonymous mappings more, run from a copy of its
+    program in a directory of its own: few file mappings beside the
+    others, the shape whose check skips maps when the change watch says
+    the mappings are kept."""
+
+    def __init__(self, tmp_path):
+        self.dir = tmp_path / "prog"
+        self.dir.mkdir()
+        self.prog = self.dir / "steady"
+        shutil.copy(os.path.join(HELPERS, "steady"), self.prog)
+        self.proc = subprocess.Popen([str(self.prog), "400"], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, text=True)
+        assert self.proc.stdout.readline().strip() == "ready"
+        self.pid = self.proc.pid
+        wait_idle(self.pid)
+        self.do("nop")
+
+
+@pytest.fixture
+def many(tmp_path):
+    s = ManyMaps(tmp_path)
+    yield s
+    if s.proc.poll() is None:
+        s.proc.kill()
+        s.proc.wait()
+
+
+def paths(d, census_id):
+    return {r["path"] for r in d.query("SELECT path FROM file_timeline WHERE census_id = ?", census_id)}
+
+
+def last_repeat(d, pid_row, t_ms, what):
+    return d.wait_rows("SELECT * FROM censuses WHERE process_id = ? AND time > ? AND repeats IS NOT NULL"
+                       " ORDER BY time DESC LIMIT 1", pid_row, t_ms, what=what)[0]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the change watch needs root")
+def test_a_kept_process_is_checked_without_maps(tmp_path, many, daemons):
+    d = daemons(tmp_path, config(many.pid)).start()
+    d.wait_for(lambda: "maps, before a census, only of those whose mappings they name" in d.logs(),
+               what="the change watch's start, with the mappings")
+    pid_row = d.process_id(many.pid)
+    maps_size = len(many.maps())
+    assert many.maps().count("\n") > 400
+    d.wait_rows("SELECT * FROM censuses WHERE process_id = ? AND repeats IS NOT NULL", pid_row, n=4,
+                what="four repeats")
+    rep = last_repeat(d, pid_row, 0, "a repeat")
+    held = census(d, rep["repeats"])
+    assert str(many.prog) in paths(d, held["id"])
+    # the check read smaps_rollup and no line of maps
+    with open(f"/proc/{many.pid}/smaps_rollup") as f:
+        rollup_size = len(f.read())
+    assert rep["bytes_read"] <= rollup_size + 64 < maps_size, (rep["bytes_read"], rollup_size, maps_size)
+
+    # its program renamed: the address space is the same, maps shows the
+    # new name, and the next census is a full one that holds it
+    renamed = many.dir / "steady-renamed"
+    before = many.rollup()
+    os.rename(many.prog, renamed)
+    t = time.time() * 1000
+    assert str(renamed) in many.maps() and many.rollup() == before
+    full = content(d, after(d, pid_row, t, "a census after the rename"))
+    assert full["repeats"] is None and full["time"] > t
+    assert str(renamed) in paths(d, full["id"]) and str(many.prog) not in paths(d, full["id"])
+    assert (full["private"], full["resident"]) == (held["private"], held["resident"])
+    # ... and repeats of it after
+    assert last_repeat(d, pid_row, t + 300, "a repeat after the rename")["repeats"] == full["id"]
+
+    # the directory above it renamed
+    moved = tmp_path / "prog-moved"
+    os.rename(many.dir, moved)
+    t = time.time() * 1000
+    full = content(d, after(d, pid_row, t, "a census after the directory's rename"))
+    assert full["repeats"] is None and str(moved / "steady-renamed") in paths(d, full["id"])
+
+    # deleted: maps says so
+    os.unlink(moved / "steady-renamed")
+    t = time.time() * 1000
+    assert "(deleted)" in many.maps()
+    full = content(d, after(d, pid_row, t, "a census after the deletion"))
+    assert full["repeats"] is None and full["time"] > t
+    assert any(p.endswith("(deleted)") for p in paths(d, full["id"])), paths(d, full["id"])
+
+    # a protection changed, the totals the same: the watch tells it
+    last_repeat(d, pid_row, t + 300, "a repeat after the deletion")
+    before, before_maps = many.rollup(), many.maps()
+    many.do("protect")
+    t = time.time() * 1000
+    assert many.rollup() == before and many.maps() != before_maps
+    full = content(d, after(d, pid_row, t, "a census after protect"))
+    assert full["repeats"] is None and full["time"] > t
+    # one page touched: the rollup tells it
+    last_repeat(d, pid_row, t + 300, "a repeat after protect")
+    many.do("touch")
+    t = time.time() * 1000
+    full2 = content(d, after(d, pid_row, t, "a census after touch"))
+    assert full2["repeats"] is None and full2["resident"] - full["resident"] == PAGE

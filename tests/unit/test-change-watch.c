@@ -10,7 +10,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -40,7 +43,7 @@ static size_t file_size;
 static void child_loop(int in, int out)
 {
 	long page = sysconf(_SC_PAGESIZE);
-	size_t next = 0;
+	size_t next = 0, protected = 0;
 	void *mapped = NULL;
 	char cmd;
 
@@ -61,6 +64,11 @@ static void child_loop(int in, int out)
 			break;
 		case 'u':
 			munmap(mapped, 1 << 20);
+			break;
+		case 'p': /* a page of fresh read-only: one mapping becomes three */
+			if (mprotect((char *)fresh + (PAGES / 2 + 2 * protected++) * (size_t)page, (size_t)page,
+				     PROT_READ) < 0)
+				_exit(2);
 			break;
 		case 'x':
 			_exit(0);
@@ -142,6 +150,12 @@ static void statm_of(int pid, char *text, size_t size)
 	text[len] = 0;
 }
 
+/* What the flag says of statm: the fast tier's bits. */
+static unsigned take_statm(struct change_watch *w, uint32_t index)
+{
+	return change_watch_take(w, index, CHANGE_MOVED | CHANGE_SWAP);
+}
+
 static int setup(void **state)
 {
 	struct change_watch *w = NULL;
@@ -178,48 +192,48 @@ static void test_changes(void **state)
 
 	assert_true(index > 0);
 	/* up at the start: its first round reads it */
-	assert_int_equal(change_watch_take(w, index), CHANGE_MOVED | CHANGE_SWAP);
-	assert_int_equal(change_watch_take(w, index), 0);
+	assert_int_equal(take_statm(w, index), CHANGE_MOVED | CHANGE_SWAP);
+	assert_int_equal(take_statm(w, index), 0);
 
 	/* idle, talking over a pipe, writing a page it holds: down (each
 	 * command once first, as the child's first run of its code faults it
 	 * in) */
 	for (const char *cmd = "nwmut"; *cmd; cmd++)
 		tell(&c, *cmd);
-	(void)change_watch_take(w, index);
+	(void)take_statm(w, index);
 	statm_of(c.pid, before, sizeof(before));
 	usleep(100 * 1000);
 	tell(&c, 'n');
 	tell(&c, 'w');
 	statm_of(c.pid, after, sizeof(after));
 	assert_string_equal(before, after);
-	assert_int_equal(change_watch_take(w, index), 0);
+	assert_int_equal(take_statm(w, index), 0);
 
 	/* a new page: resident grows, the flag is up */
 	tell(&c, 't');
 	statm_of(c.pid, after, sizeof(after));
 	assert_string_not_equal(before, after);
-	assert_int_equal(change_watch_take(w, index) & CHANGE_MOVED, CHANGE_MOVED);
-	assert_int_equal(change_watch_take(w, index), 0);
+	assert_int_equal(take_statm(w, index) & CHANGE_MOVED, CHANGE_MOVED);
+	assert_int_equal(take_statm(w, index), 0);
 
 	/* mapped and not touched: only the size moves, under the mmap lock */
 	statm_of(c.pid, before, sizeof(before));
 	tell(&c, 'm');
 	statm_of(c.pid, after, sizeof(after));
 	assert_string_not_equal(before, after);
-	assert_int_equal(change_watch_take(w, index) & CHANGE_MOVED, CHANGE_MOVED);
+	assert_int_equal(take_statm(w, index) & CHANGE_MOVED, CHANGE_MOVED);
 	tell(&c, 'u');
 	statm_of(c.pid, after, sizeof(after));
 	/* the size as before the map */
 	assert_int_equal(strtoull(before, NULL, 10), strtoull(after, NULL, 10));
-	assert_int_equal(change_watch_take(w, index) & CHANGE_MOVED, CHANGE_MOVED);
+	assert_int_equal(take_statm(w, index) & CHANGE_MOVED, CHANGE_MOVED);
 
 	/* the exit */
-	assert_int_equal(change_watch_take(w, index), 0);
+	assert_int_equal(take_statm(w, index), 0);
 	int status;
 	assert_int_equal(write(c.to, "x", 1), 1);
 	assert_int_equal(waitpid(c.pid, &status, 0), c.pid);
-	assert_int_equal(change_watch_take(w, index) & CHANGE_MOVED, CHANGE_MOVED);
+	assert_int_equal(take_statm(w, index) & CHANGE_MOVED, CHANGE_MOVED);
 	change_watch_remove(w, c.pid, index);
 	close(c.to);
 	close(c.from);
@@ -251,7 +265,7 @@ static void test_remote_change(void **state)
 	struct child c = start(fd);
 	uint32_t index = change_watch_add(w, c.pid);
 	assert_true(index > 0);
-	(void)change_watch_take(w, index);
+	(void)take_statm(w, index);
 
 	/* where the child mapped the file: the fork left it in our copy of
 	 * the variable only in the child; ask its maps */
@@ -275,7 +289,7 @@ static void test_remote_change(void **state)
 	statm_of(c.pid, after, sizeof(after));
 	/* the kernel reclaimed some of them: shared (file) pages fell */
 	assert_string_not_equal(before, after);
-	assert_int_equal(change_watch_take(w, index) & CHANGE_MOVED, CHANGE_MOVED);
+	assert_int_equal(take_statm(w, index) & CHANGE_MOVED, CHANGE_MOVED);
 
 	close(pidfd);
 	stop(&c);
@@ -283,6 +297,100 @@ static void test_remote_change(void **state)
 	close(fd);
 	unlink(path);
 	rmdir(dir);
+}
+
+/* The child's maps as the kernel gives it. */
+static char *maps_of(int pid)
+{
+	char path[64];
+	char *text = NULL;
+	size_t len;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	assert_int_equal(read_full_fileat(AT_FDCWD, path, 1 << 20, &text, &len), 0);
+	return text;
+}
+
+static bool kernel_at_least(int major, int minor)
+{
+	struct utsname u;
+	int a = 0, b = 0;
+
+	assert_int_equal(uname(&u), 0);
+	assert_int_equal(sscanf(u.release, "%d.%d", &a, &b), 2);
+	return a > major || (a == major && b >= minor);
+}
+
+/* The mappings bit: a map, an unmap or a change of protection raises it,
+ * with the totals the same for the last; a page touched raises the statm
+ * bit alone, and a take of the statm bits leaves it for its reader. */
+static void test_mappings(void **state)
+{
+	WATCH_OR_SKIP(w);
+	/* Linux 6.12 tells the lock's "write" */
+	if (kernel_at_least(6, 12))
+		assert_true(change_watch_sees_mappings(w));
+	if (!change_watch_sees_mappings(w))
+		skip();
+	char before[128], after[128];
+	struct child c = start(-1);
+	uint32_t index = change_watch_add(w, c.pid);
+
+	assert_true(index > 0);
+	assert_int_equal(change_watch_take(w, index, CHANGE_MAPPINGS), CHANGE_MAPPINGS);
+	assert_int_equal(change_watch_take(w, index, CHANGE_MAPPINGS), 0);
+	for (const char *cmd = "nwtp"; *cmd; cmd++)
+		tell(&c, *cmd);
+	(void)change_watch_take(w, index, CHANGE_MOVED | CHANGE_SWAP | CHANGE_MAPPINGS);
+
+	/* a page touched: statm moved, the mappings did not */
+	_cleanup_free_ char *maps_before = maps_of(c.pid);
+	statm_of(c.pid, before, sizeof(before));
+	tell(&c, 't');
+	tell(&c, 'w');
+	statm_of(c.pid, after, sizeof(after));
+	_cleanup_free_ char *maps_after = maps_of(c.pid);
+	assert_string_not_equal(before, after);
+	assert_string_equal(maps_before, maps_after);
+	assert_int_equal(take_statm(w, index) & CHANGE_MOVED, CHANGE_MOVED);
+	assert_int_equal(change_watch_take(w, index, CHANGE_MAPPINGS), 0);
+
+	/* mapped, not touched: up, and a take of the statm bits leaves it */
+	tell(&c, 'm');
+	assert_int_equal(take_statm(w, index) & CHANGE_MOVED, CHANGE_MOVED);
+	assert_int_equal(change_watch_take(w, index, CHANGE_MAPPINGS), CHANGE_MAPPINGS);
+	assert_int_equal(change_watch_take(w, index, CHANGE_MAPPINGS), 0);
+	/* unmapped: up */
+	tell(&c, 'u');
+	assert_int_equal(change_watch_take(w, index, CHANGE_MAPPINGS), CHANGE_MAPPINGS);
+
+	/* protected differently: maps has two more lines; the size and the
+	 * resident and shared pages are the same (the data, writable pages
+	 * mapped, is one page less) */
+	free(maps_before);
+	maps_before = maps_of(c.pid);
+	statm_of(c.pid, before, sizeof(before));
+	(void)take_statm(w, index);
+	tell(&c, 'p');
+	statm_of(c.pid, after, sizeof(after));
+	free(maps_after);
+	maps_after = maps_of(c.pid);
+	unsigned long long b[3], a[3];
+	assert_int_equal(sscanf(before, "%llu %llu %llu", &b[0], &b[1], &b[2]), 3);
+	assert_int_equal(sscanf(after, "%llu %llu %llu", &a[0], &a[1], &a[2]), 3);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(a[i], b[i]);
+	assert_string_not_equal(maps_before, maps_after);
+	assert_int_equal(change_watch_take(w, index, CHANGE_MAPPINGS), CHANGE_MAPPINGS);
+
+	/* idle: down */
+	tell(&c, 'n');
+	assert_int_equal(change_watch_take(w, index, CHANGE_MAPPINGS), 0);
+
+	/* the exit raises it */
+	stop(&c);
+	assert_int_equal(change_watch_take(w, index, CHANGE_MAPPINGS), CHANGE_MAPPINGS);
+	change_watch_remove(w, c.pid, index);
 }
 
 /* Capacity: the ninth process is not watched; a removed one's index goes
@@ -307,21 +415,21 @@ static void test_capacity(void **state)
 	assert_int_equal(change_watch_count(w), 8);
 	assert_int_equal(change_watch_room(w), 0);
 	/* index 0, not watched: says everything, always */
-	assert_int_equal(change_watch_take(w, 0), CHANGE_MOVED | CHANGE_SWAP);
+	assert_int_equal(take_statm(w, 0), CHANGE_MOVED | CHANGE_SWAP);
 
 	change_watch_remove(w, c[3].pid, index[3]);
 	assert_int_equal(change_watch_room(w), 1);
 	uint32_t again = change_watch_add(w, c[8].pid);
 	assert_int_equal(again, index[3]);
-	assert_int_equal(change_watch_take(w, again), CHANGE_MOVED | CHANGE_SWAP);
+	assert_int_equal(take_statm(w, again), CHANGE_MOVED | CHANGE_SWAP);
 	tell(&c[8], 't');
-	assert_int_equal(change_watch_take(w, again) & CHANGE_MOVED, CHANGE_MOVED);
+	assert_int_equal(take_statm(w, again) & CHANGE_MOVED, CHANGE_MOVED);
 	/* the one removed is not watched: its changes raise nothing */
 	for (int i = 0; i < 8; i++)
-		(void)change_watch_take(w, index[i]);
+		(void)take_statm(w, index[i]);
 	tell(&c[3], 't');
 	for (int i = 0; i < 8; i++)
-		assert_int_equal(change_watch_take(w, index[i]), 0);
+		assert_int_equal(take_statm(w, index[i]), 0);
 
 	for (int i = 0; i < 9; i++) {
 		stop(&c[i]);
@@ -349,6 +457,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_changes),
 		cmocka_unit_test(test_remote_change),
+		cmocka_unit_test(test_mappings),
 		cmocka_unit_test(test_capacity),
 		cmocka_unit_test(test_bad_capacity),
 	};

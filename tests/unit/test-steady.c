@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -65,7 +66,7 @@ static void test_rollup_field(void **state)
 static void read_mark(int fd, struct steady_mark *m)
 {
 	uint64_t bytes = 0;
-	assert_int_equal(steady_read(fd, false, m, NULL, &bytes), 0);
+	assert_int_equal(steady_read(fd, 0, m, NULL, NULL, &bytes), 0);
 	assert_true(bytes > 0);
 	assert_int_equal(m->source, STEADY_MAPS);
 	assert_true(m->mappings > 0);
@@ -75,13 +76,22 @@ static void read_mark(int fd, struct steady_mark *m)
  * as a child on two pipes: a process of its own image (a forked copy of
  * this one would share its pages, whose figures this process's own work
  * then moves), which holds still between commands. */
-static pid_t start_helper(int *ret_to, int *ret_from)
+static void helper_path(char *path, size_t size)
 {
 	const char *build = getenv("RAMWATCH_BUILD");
+	snprintf(path, size, "%s/helpers/steady", build ? build : "build");
+}
+
+/* The helper at path (NULL: the built one), with argument arg (may be NULL). */
+static pid_t start_helper_at(const char *at, const char *arg, int *ret_to, int *ret_from)
+{
 	char path[512];
 	int down[2], up[2];
 
-	snprintf(path, sizeof(path), "%s/helpers/steady", build ? build : "build");
+	if (at)
+		snprintf(path, sizeof(path), "%s", at);
+	else
+		helper_path(path, sizeof(path));
 	assert_int_equal(pipe(down), 0);
 	assert_int_equal(pipe(up), 0);
 	pid_t pid = fork();
@@ -93,7 +103,7 @@ static pid_t start_helper(int *ret_to, int *ret_from)
 		close(down[1]);
 		close(up[0]);
 		close(up[1]);
-		execl(path, path, (char *)NULL);
+		execl(path, path, arg, (char *)NULL);
 		_exit(127);
 	}
 	close(down[0]);
@@ -101,6 +111,11 @@ static pid_t start_helper(int *ret_to, int *ret_from)
 	*ret_to = down[1];
 	*ret_from = up[0];
 	return pid;
+}
+
+static pid_t start_helper(int *ret_to, int *ret_from)
+{
+	return start_helper_at(NULL, NULL, ret_to, ret_from);
 }
 
 /* Reads one line of the helper's into buf. */
@@ -122,24 +137,30 @@ static void tell(int to, int from, const char *cmd)
 	assert_string_equal(line, want);
 }
 
+/* Waits for the helper's "ready", opens its /proc directory, and brings
+ * it to rest: round trips that change nothing, until the child's own path
+ * from one command to the next touches no page it has not touched. */
+static int helper_ready(int root, pid_t pid, int to, int from)
+{
+	char line[64];
+
+	read_line(from, line, sizeof(line));
+	assert_string_equal(line, "ready");
+	int fd = procfs_open_pid(root, pid);
+	assert_true(fd >= 0);
+	for (int i = 0; i < 3; i++)
+		tell(to, from, "nop");
+	return fd;
+}
+
 static void test_live(void **state)
 {
 	(void)state;
 	long page = sysconf(_SC_PAGESIZE);
 	struct steady_mark a, b;
-	char line[64];
 	int to, from;
 	pid_t pid = start_helper(&to, &from);
-
-	read_line(from, line, sizeof(line));
-	assert_string_equal(line, "ready");
-	int root = procfs_open_root(NULL), fd = procfs_open_pid(root, pid);
-	assert_true(fd >= 0);
-
-	/* round trips that change nothing, until the child's own path from
-	 * one command to the next touches no page it has not touched */
-	for (int i = 0; i < 3; i++)
-		tell(to, from, "nop");
+	int root = procfs_open_root(NULL), fd = helper_ready(root, pid, to, from);
 	read_mark(fd, &a);
 	read_mark(fd, &b);
 	assert_true(steady_same(&a, &b));
@@ -167,7 +188,7 @@ static void test_live(void **state)
 	 * but for [vsyscall] (x86-64), which is no mapping of the process */
 	bool have_ioctl = false;
 	uint64_t bytes = 0;
-	assert_int_equal(steady_read(fd, true, &a, &have_ioctl, &bytes), 0);
+	assert_int_equal(steady_read(fd, STEADY_READ_IOCTL, &a, NULL, &have_ioctl, &bytes), 0);
 	assert_int_equal(a.source, have_ioctl ? STEADY_IOCTL : STEADY_MAPS);
 	assert_true(a.mappings == b.mappings || (have_ioctl && a.mappings + 1 == b.mappings));
 	assert_false(steady_same(&a, &b) && have_ioctl);
@@ -177,10 +198,146 @@ static void test_live(void **state)
 	int status;
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	assert_int_equal(steady_read(fd, false, &a, NULL, &bytes), -ESRCH);
+	assert_int_equal(steady_read(fd, 0, &a, NULL, NULL, &bytes), -ESRCH);
 	close(from);
 	close(fd);
 	close(root);
+}
+
+/* Copies file from to to (mode 0700). */
+static void copy_file(const char *from, const char *to)
+{
+	char buf[65536];
+	int in = open(from, O_RDONLY | O_CLOEXEC), out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0700);
+	ssize_t n;
+
+	assert_true(in >= 0 && out >= 0);
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		assert_int_equal(write(out, buf, (size_t)n), n);
+	assert_int_equal(n, 0);
+	close(in);
+	assert_int_equal(close(out), 0);
+}
+
+static void read_kept(int fd, const struct steady_mark *was, const struct steady_files *files,
+		      struct steady_mark *m)
+{
+	uint64_t bytes = 0;
+	assert_int_equal(steady_read_kept(fd, was, files, m, &bytes), 0);
+	assert_true(bytes > 0);
+}
+
+/* The check the daemon makes when its change watch says the mappings did
+ * not change: the names of the file mappings and smaps_rollup.  A helper
+ * run from a copy of its program in a directory of its own: renaming the
+ * copy, renaming the directory, deleting the copy each change what maps
+ * shows with the address space untouched, and the check sees each; a page
+ * touched changes the rollup.  A process with as many file mappings as
+ * anonymous ones has no names: the check is not for it. */
+static void test_kept(void **state)
+{
+	(void)state;
+	char built[512], dir[256], sub[300], sub2[300], prog[320], renamed[320], renamed2[320];
+	struct steady_mark a, b, k;
+	_cleanup_(steady_files_done) struct steady_files fa = { 0 };
+	char line[64];
+	int to, from;
+
+	helper_path(built, sizeof(built));
+	snprintf(dir, sizeof(dir), "/var/tmp/ramwatch-test-steady-XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	snprintf(sub, sizeof(sub), "%s/d", dir);
+	snprintf(sub2, sizeof(sub2), "%s/e", dir);
+	assert_int_equal(mkdir(sub, 0700), 0);
+	snprintf(prog, sizeof(prog), "%s/steady", sub);
+	snprintf(renamed, sizeof(renamed), "%s/steady-renamed", sub);
+	snprintf(renamed2, sizeof(renamed2), "%s/steady-renamed", sub2);
+	copy_file(built, prog);
+
+	pid_t pid = start_helper_at(prog, "400", &to, &from);
+	int root = procfs_open_root(NULL), fd = helper_ready(root, pid, to, from);
+
+	uint64_t bytes = 0;
+	bool have_ioctl = false;
+	assert_int_equal(steady_read(fd, STEADY_READ_NAMES | STEADY_READ_IOCTL, &a, &fa, &have_ioctl, &bytes), 0);
+	if (!have_ioctl) {
+		/* before Linux 6.11: no names, and no check of them */
+		assert_false(a.has_names);
+		assert_int_equal(steady_read_kept(fd, &a, &fa, &k, &bytes), -EINVAL);
+		skip();
+	}
+	assert_int_equal(steady_read(fd, STEADY_READ_NAMES, &a, &fa, NULL, &bytes), 0);
+	assert_true(a.has_names);
+	assert_true(a.named >= 3 && a.named * STEADY_NAMES_PER <= a.mappings);
+	assert_int_equal(fa.n, a.named);
+	read_kept(fd, &a, &fa, &k);
+	assert_true(steady_same(&a, &k));
+	/* names read or not are never the same */
+	read_mark(fd, &b);
+	assert_false(steady_same(&a, &b));
+
+	/* its program renamed: maps shows the new name */
+	assert_int_equal(rename(prog, renamed), 0);
+	read_kept(fd, &a, &fa, &k);
+	assert_false(steady_same(&a, &k));
+	assert_int_not_equal(a.names, k.names);
+	assert_memory_equal(a.kb, k.kb, sizeof(a.kb));
+	struct steady_mark was = a;
+	assert_int_equal(steady_read(fd, STEADY_READ_NAMES, &a, &fa, NULL, &bytes), 0);
+	assert_false(steady_same(&was, &a)); /* the text of maps moved too */
+	assert_int_equal(a.names, k.names); /* the kept check read what a whole read does */
+	read_kept(fd, &a, &fa, &k);
+	assert_true(steady_same(&a, &k));
+
+	/* the directory above it renamed */
+	assert_int_equal(rename(sub, sub2), 0);
+	read_kept(fd, &a, &fa, &k);
+	assert_false(steady_same(&a, &k));
+	assert_int_equal(steady_read(fd, STEADY_READ_NAMES, &a, &fa, NULL, &bytes), 0);
+
+	/* deleted: maps says "(deleted)" */
+	assert_int_equal(unlink(renamed2), 0);
+	read_kept(fd, &a, &fa, &k);
+	assert_false(steady_same(&a, &k));
+	assert_int_equal(steady_read(fd, STEADY_READ_NAMES, &a, &fa, NULL, &bytes), 0);
+	read_kept(fd, &a, &fa, &k);
+	assert_true(steady_same(&a, &k));
+
+	/* one page touched: the rollup */
+	tell(to, from, "touch");
+	read_kept(fd, &a, &fa, &k);
+	assert_false(steady_same(&a, &k));
+	assert_int_equal(k.names, a.names);
+
+	/* a mark without names cannot be checked so */
+	read_mark(fd, &b);
+	assert_false(b.has_names);
+	assert_int_equal(steady_read_kept(fd, &b, &fa, &k, &bytes), -EINVAL);
+
+	close(to);
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_int_equal(steady_read_kept(fd, &a, &fa, &k, &bytes), -ESRCH);
+	close(from);
+	close(fd);
+
+	/* the plain helper: about as many file mappings as others, no names */
+	pid = start_helper(&to, &from);
+	read_line(from, line, sizeof(line));
+	assert_string_equal(line, "ready");
+	fd = procfs_open_pid(root, pid);
+	assert_true(fd >= 0);
+	assert_int_equal(steady_read(fd, STEADY_READ_NAMES, &a, &fa, NULL, &bytes), 0);
+	assert_false(a.has_names);
+	assert_true(a.named * STEADY_NAMES_PER > a.mappings);
+	assert_int_equal(fa.n, 0);
+	close(to);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	close(from);
+	close(fd);
+	close(root);
+	rmdir(sub2);
+	rmdir(dir);
 }
 
 int main(void)
@@ -189,6 +346,7 @@ int main(void)
 		cmocka_unit_test(test_hash_ignores_cuts),
 		cmocka_unit_test(test_rollup_field),
 		cmocka_unit_test(test_live),
+		cmocka_unit_test(test_kept),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

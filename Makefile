@@ -211,7 +211,7 @@ BENCH_LIBS := $(SCHEMA_LIB) $(SCANNER_LIB) $(COMMON_LIB)
 # ================================================================== programs
 
 .PHONY: all run check check-build check-unit check-integration check-sanitizers check-layers fuzz lint-man soak soak-asan \
-	bench bench-scan bench-evidence bench-daemon bench-history bench-store-size bench-trace bench-tracer \
+	bench bench-scan bench-gpu-start bench-evidence bench-daemon bench-history bench-store-size bench-trace bench-tracer \
 	install uninstall clean deps deps-packaging check-units deb rpm check-install check-metrics check-gpu-script
 
 all: $(BUILD)/ramwatch $(BUILD)/ramwatchd $(BUILD)/libramwatch-trace.so
@@ -543,6 +543,10 @@ $(BUILD)/bench/scan-parts $(BUILD)/bench/evidence-loop $(BUILD)/bench/history-be
 
 bench-scan: deps $(BUILD)/ramwatch $(BUILD)/helpers/many-maps $(BUILD)/bench/scan-parts $(BUILD)/bench/steady-check
 	RAMWATCH_BUILD=$(abspath $(BUILD)) $(PYTHON) bench/scan-bench.py
+
+# what a slow start of NVML costs a one-shot census, with the stand-in NVML (BENCHMARKS.md)
+bench-gpu-start: deps $(BUILD)/ramwatch $(BUILD)/helpers/many-maps $(GPU_STANDINS)
+	RAMWATCH_BUILD=$(abspath $(BUILD)) $(PYTHON) bench/gpu-start-bench.py
 
 # what evidence costs a census, per program (BENCHMARKS.md)
 bench-evidence: deps $(BUILD)/ramwatch $(BUILD)/bench/evidence-loop $(HELPER_BINS)

@@ -329,8 +329,10 @@ int cmd_scan(int argc, char **argv)
 		return r;
 	if (a.save_memory && !(memory_out = fopen(a.save_memory, "we")))
 		return fail("%s: %m", a.save_memory);
-	/* NVML is opened once per run; a host without it costs a failed dlopen */
-	if (!a.no_gpu && !a.smaps && gpu_open(NULL, &gpu) < 0)
+	/* NVML is opened once per run, on a thread of its own while /proc is
+	 * read: a host without it pays a failed search of the library path
+	 * (about a millisecond), one with it nvmlInit_v2 */
+	if (!a.no_gpu && !a.smaps && gpu_open_background(NULL, &gpu) < 0)
 		return fail("out of memory");
 	struct scan_options so = { .proc_root = a.proc, .top = a.top, .keep_regions = a.regions || a.out_path,
 				   .light = a.light, .gpu = gpu, .no_evidence = a.no_evidence,

@@ -37,6 +37,7 @@
 #include "gpu.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +58,11 @@ struct gpu {
 	 * as last read, so a device that stops answering keeps its name */
 	unsigned count;
 	struct gpu_device *known;
+	/* the libraries' names, kept for an opening on a thread of its own
+	 * (gpu_open_background), which every other call waits for */
+	char *nvml_name, *cuda_name;
+	pthread_t opener;
+	bool opening;
 };
 
 static const char *const state_names[_GPU_STATE_MAX] = {
@@ -87,15 +93,23 @@ static const char *library(const char *option, const char *variable, const char 
 	return option ? option : v && *v ? v : fallback;
 }
 
-int gpu_open(const struct gpu_options *o, struct gpu **ret)
+static struct gpu *gpu_new(const struct gpu_options *o)
 {
 	struct gpu *g = calloc(1, sizeof(*g));
-	const char *nvml = library(o ? o->nvml_library : NULL, "RAMWATCH_NVML_LIBRARY", "libnvidia-ml.so.1");
-	const char *cuda = library(o ? o->cuda_library : NULL, "RAMWATCH_CUDA_LIBRARY", "libcuda.so.1");
-
 	if (!g)
-		return -ENOMEM;
-	g->state = gpu_nvml_open(&g->nvml, nvml, g->message, sizeof(g->message));
+		return NULL;
+	g->nvml_name = strdup(library(o ? o->nvml_library : NULL, "RAMWATCH_NVML_LIBRARY", "libnvidia-ml.so.1"));
+	g->cuda_name = strdup(library(o ? o->cuda_library : NULL, "RAMWATCH_CUDA_LIBRARY", "libcuda.so.1"));
+	if (!g->nvml_name || !g->cuda_name)
+		return gpu_close(g);
+	return g;
+}
+
+/* Loads the libraries and asks them what they see; what gpu_close undoes.
+ * Returns 0 or -ENOMEM. */
+static int gpu_load(struct gpu *g)
+{
+	g->state = gpu_nvml_open(&g->nvml, g->nvml_name, g->message, sizeof(g->message));
 	if (g->state == GPU_OK) {
 		unsigned n = 0;
 		nvml_return r = g->nvml.device_count(&n);
@@ -111,10 +125,8 @@ int gpu_open(const struct gpu_options *o, struct gpu **ret)
 		} else {
 			g->count = n < RW_GPU_DEVICES_MAX ? n : RW_GPU_DEVICES_MAX;
 			g->known = calloc(g->count, sizeof(*g->known));
-			if (!g->known) {
-				gpu_close(g);
+			if (!g->known)
 				return -ENOMEM;
-			}
 		}
 		if (g->state != GPU_OK)
 			gpu_nvml_close(&g->nvml);
@@ -124,10 +136,8 @@ int gpu_open(const struct gpu_options *o, struct gpu **ret)
 	 * devices where NVML is missing or failed */
 	bool list = g->state == GPU_NO_LIBRARY || g->state == GPU_ERROR;
 	if (g->driver_version == 0 || list) {
-		if (gpu_cuda_probe(&g->cuda, cuda, list) < 0) {
-			gpu_close(g);
+		if (gpu_cuda_probe(&g->cuda, g->cuda_name, list) < 0)
 			return -ENOMEM;
-		}
 		if (g->driver_version == 0)
 			g->driver_version = g->cuda.driver_version;
 		if (g->cuda.n_devices > 0) {
@@ -137,23 +147,74 @@ int gpu_open(const struct gpu_options *o, struct gpu **ret)
 				 g->cuda.n_devices, g->cuda.n_devices == 1 ? "" : "s");
 		}
 	}
+	return 0;
+}
+
+int gpu_open(const struct gpu_options *o, struct gpu **ret)
+{
+	struct gpu *g = gpu_new(o);
+	if (!g)
+		return -ENOMEM;
+	if (gpu_load(g) < 0) {
+		gpu_close(g);
+		return -ENOMEM;
+	}
 	*ret = g;
 	return 0;
+}
+
+static void *gpu_load_thread(void *arg)
+{
+	struct gpu *g = arg;
+	if (gpu_load(g) < 0) {
+		/* what is half loaded stays for gpu_close; nothing is asked */
+		g->state = GPU_ERROR;
+		snprintf(g->message, sizeof(g->message), "out of memory while loading NVML");
+	}
+	return NULL;
+}
+
+int gpu_open_background(const struct gpu_options *o, struct gpu **ret)
+{
+	struct gpu *g = gpu_new(o);
+	if (!g)
+		return -ENOMEM;
+	if (pthread_create(&g->opener, NULL, gpu_load_thread, g) != 0) {
+		/* no thread to spare: load here */
+		gpu_close(g);
+		return gpu_open(o, ret);
+	}
+	g->opening = true;
+	*ret = g;
+	return 0;
+}
+
+/* Waits for an opening on its thread to end. */
+static void gpu_wait(struct gpu *g)
+{
+	if (g->opening) {
+		pthread_join(g->opener, NULL);
+		g->opening = false;
+	}
 }
 
 struct gpu *gpu_close(struct gpu *g)
 {
 	if (!g)
 		return NULL;
+	gpu_wait(g);
 	gpu_nvml_close(&g->nvml);
 	gpu_cuda_done(&g->cuda);
 	free(g->known);
+	free(g->nvml_name);
+	free(g->cuda_name);
 	free(g);
 	return NULL;
 }
 
-enum gpu_state gpu_get_state(const struct gpu *g, const char **ret_message)
+enum gpu_state gpu_get_state(struct gpu *g, const char **ret_message)
 {
+	gpu_wait(g);
 	if (ret_message)
 		*ret_message = g->state == GPU_OK ? NULL : g->message;
 	return g->state;
@@ -371,6 +432,7 @@ static void sort_uses(struct gpu_snapshot *s)
 
 int gpu_snapshot_take(struct gpu *g, struct gpu_snapshot *ret)
 {
+	gpu_wait(g);
 	struct gpu_snapshot s = {
 		.state = g->state,
 		.time_ms = now_realtime_ms(),

@@ -73,13 +73,19 @@ struct gpu_options {
 /* Loads the libraries and initialises NVML.  Always returns 0 with *ret
  * (whose state says what was found) unless out of memory (-ENOMEM). */
 int gpu_open(const struct gpu_options *o, struct gpu **ret);
+/* The same, loading on a thread of its own, so that a scan reads /proc
+ * while the libraries are looked for (a failed dlopen searches a dozen
+ * directories; nvmlInit_v2 takes far longer).  Every call below waits for
+ * the loading to end first; a loading that ran out of memory is state
+ * GPU_ERROR.  Returns 0, or -ENOMEM. */
+int gpu_open_background(const struct gpu_options *o, struct gpu **ret);
 /* Shuts NVML down and unloads; accepts NULL, returns NULL. */
 struct gpu *gpu_close(struct gpu *g);
 
 /* NVML's state since gpu_open; *ret_message (when ret_message is given)
  * says why when it is not GPU_OK, and is NULL when it is.  The message
  * lives until gpu_close. */
-enum gpu_state gpu_get_state(const struct gpu *g, const char **ret_message);
+enum gpu_state gpu_get_state(struct gpu *g, const char **ret_message);
 
 /* Takes a snapshot.  Returns 0 (the snapshot's state says whether it holds
  * anything) or -ENOMEM; free it with gpu_snapshot_done. */

@@ -7,6 +7,7 @@
  * calls only (-DSTANDIN_V1_ONLY, older, whose entries have no MIG ids). */
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "script.h"
 
@@ -85,6 +86,10 @@ int nvmlInit_v2(void)
 	standin_log("nvmlInit_v2");
 	if (standin_load(&script) < 0)
 		return 999;
+	if (script.init_delay_ms)
+		nanosleep(&(struct timespec){ .tv_sec = script.init_delay_ms / 1000,
+					      .tv_nsec = (long)(script.init_delay_ms % 1000) * 1000000L },
+			  NULL);
 	int r = standin_fail(&script, "nvmlInit_v2");
 	if (r)
 		return r;

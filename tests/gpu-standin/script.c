@@ -148,6 +148,10 @@ int standin_load(struct standin_script *s)
 			if (number(strtok(NULL, " \t\n"), &a) < 0)
 				goto fail;
 			s->cuda_version = (int)a;
+		} else if (strcmp(word, "init-delay") == 0) {
+			if (number(strtok(NULL, " \t\n"), &a) < 0 || a > 60000)
+				goto fail;
+			s->init_delay_ms = (unsigned)a;
 		} else
 			goto fail;
 	}

@@ -19,6 +19,9 @@
  *   insufficient N                   the first N process-list calls answer
  *                                    NVML_ERROR_INSUFFICIENT_SIZE, asking for more room
  *   cuda-version V                   cuDriverGetVersion's and NVML's answer (12040)
+ *   init-delay MS                    nvmlInit_v2 takes MS milliseconds more (as a
+ *                                    real driver's start does), for tests of what
+ *                                    runs while it starts
  *
  * Without the variable, or with an empty script, there is no device.  With
  * $RAMWATCH_STANDIN_LOG, the init and shutdown calls and NVML's
@@ -60,6 +63,7 @@ struct standin_script {
 	size_t n_fails;
 	unsigned insufficient;
 	int cuda_version;
+	unsigned init_delay_ms;
 	/* the file as read: device, inode, size, modification time */
 	unsigned long long dev, ino, size, mtime_ns;
 };

@@ -3,6 +3,7 @@
  * uses, errors, a device that vanishes, the fallbacks, MIG, the limits.
  * The census's GPU section is tested in test-gpu-census.c. */
 #include "gpu-testlib.h"
+#include "util.h"
 
 static void test_devices_and_uses(void **state)
 {
@@ -441,6 +442,57 @@ static void test_driver_version_from_cuda(void **state)
 	gpu_close(g);
 }
 
+/* Loading on a thread of its own: the call returns while NVML starts, and
+ * what is asked next waits for it and answers as gpu_open would. */
+static void test_open_background(void **state)
+{
+	(void)state;
+	script("device " A100 "compute 0 300 1073741824\ninit-delay 400\n");
+	struct gpu_options o = { .nvml_library = standin("libnvidia-ml.so.1"), .cuda_library = standin("libcuda.so.1") };
+	struct gpu *g = NULL;
+	struct gpu_snapshot s;
+	const char *msg = "x";
+
+	uint64_t t0 = now_monotonic_us();
+	assert_int_equal(gpu_open_background(&o, &g), 0);
+	assert_non_null(g);
+	uint64_t returned = now_monotonic_us() - t0;
+	assert_true(returned < 200000); /* NVML takes 400 ms to start */
+	assert_int_equal(gpu_get_state(g, &msg), GPU_OK);
+	assert_true(now_monotonic_us() - t0 >= 400000);
+	assert_null(msg);
+	take(g, &s);
+	assert_int_equal(s.n_devices, 1);
+	assert_int_equal(s.n_uses, 1);
+	assert_int_equal(s.uses[0].pid, 300);
+	assert_int_equal(s.driver_version, 12040);
+	gpu_snapshot_done(&s);
+	assert_null(gpu_close(g));
+	assert_non_null(strstr(called(), "nvmlShutdown"));
+
+	/* closed before the loading ended: it waits, and shuts NVML down */
+	script("device " A100 "init-delay 200\n");
+	assert_int_equal(gpu_open_background(&o, &g), 0);
+	assert_null(gpu_close(g));
+	char *log = called();
+	char *init = strstr(log, "nvmlInit_v2"), *last_init = init;
+	while (init && (init = strstr(init + 1, "nvmlInit_v2")))
+		last_init = init;
+	assert_non_null(last_init);
+	assert_non_null(strstr(last_init, "nvmlShutdown"));
+
+	/* the library missing: the snapshot says so, as gpu_open's */
+	struct gpu_options missing = { .nvml_library = "/nonexistent/libnvidia-ml.so.1",
+				       .cuda_library = "/nonexistent/libcuda.so.1" };
+	assert_int_equal(gpu_open_background(&missing, &g), 0);
+	take(g, &s);
+	assert_int_equal(s.state, GPU_NO_LIBRARY);
+	assert_non_null(strstr(s.message, "/nonexistent/libnvidia-ml.so.1"));
+	gpu_snapshot_done(&s);
+	assert_int_equal(gpu_get_state(g, &msg), GPU_NO_LIBRARY);
+	gpu_close(g);
+}
+
 static void test_state_names(void **state)
 {
 	(void)state;
@@ -459,6 +511,7 @@ int main(void)
 		cmocka_unit_test(test_devices_and_uses),
 		cmocka_unit_test(test_compute_and_graphics_merged),
 		cmocka_unit_test(test_no_library),
+		cmocka_unit_test(test_open_background),
 		cmocka_unit_test(test_no_nvml_cuda_lists_devices),
 		cmocka_unit_test(test_no_devices),
 		cmocka_unit_test(test_errors),

@@ -235,7 +235,7 @@ UNIT_TESTS := test-util test-log test-strpool test-text test-hashtab test-timepa
 	test-trace-replay test-trace-export test-trace-binary test-trace-stacks \
 	test-store test-store-failures test-store-salvage test-store-retention test-store-read test-store-read-events test-store-read-gpu test-store-read-history test-store-read-page test-store-coalesce test-store-repeat test-store-delta test-steady test-query test-query-limits \
 	test-config test-config-values test-config-files test-selector \
-	test-sysmem test-schedule test-pidmap test-store-aside test-writer test-export test-watched test-census-tier test-discover test-proc-connector test-change-watch test-view test-daemon-clock \
+	test-sysmem test-schedule test-pidmap test-store-aside test-writer test-export test-watched test-census-tier test-discover test-fast-tier test-proc-connector test-change-watch test-view test-daemon-clock \
 	test-control-request test-control-buffer test-control-access test-control-processes test-control-worker \
 	test-render test-render-html test-control-client test-render-answers test-top test-chart
 UNIT_BINS := $(addprefix $(BUILD)/tests/,$(UNIT_TESTS))

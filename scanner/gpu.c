@@ -179,12 +179,12 @@ int gpu_open_background(const struct gpu_options *o, struct gpu **ret)
 	struct gpu *g = gpu_new(o);
 	if (!g)
 		return -ENOMEM;
-	if (pthread_create(&g->opener, NULL, gpu_load_thread, g) != 0) {
-		/* no thread to spare: load here */
+	if (pthread_create(&g->opener, NULL, gpu_load_thread, g) == 0) {
+		g->opening = true;
+	} else if (gpu_load(g) < 0) { /* no thread to spare: load here */
 		gpu_close(g);
-		return gpu_open(o, ret);
+		return -ENOMEM;
 	}
-	g->opening = true;
 	*ret = g;
 	return 0;
 }

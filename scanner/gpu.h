@@ -74,8 +74,8 @@ struct gpu_options {
  * (whose state says what was found) unless out of memory (-ENOMEM). */
 int gpu_open(const struct gpu_options *o, struct gpu **ret);
 /* The same, loading on a thread of its own, so that a scan reads /proc
- * while the libraries are looked for (a failed dlopen searches a dozen
- * directories; nvmlInit_v2 takes far longer).  Every call below waits for
+ * while the libraries are looked for (a failed dlopen searches every
+ * directory of the library path; nvmlInit_v2 takes far longer).  Every call below waits for
  * the loading to end first; a loading that ran out of memory is state
  * GPU_ERROR.  Returns 0, or -ENOMEM. */
 int gpu_open_background(const struct gpu_options *o, struct gpu **ret);

@@ -71,13 +71,8 @@ static bool in_first_pid_namespace(void)
  * the tracepoint whose BTF typedef is name is a bool: the mmap lock's
  * events pass "write" second since Linux 6.12, the memory cgroup's path
  * there before. */
-static bool tracepoint_arg_is_bool(const char *name, unsigned arg)
+static bool tracepoint_arg_is_bool(const struct btf *btf, const char *name, unsigned arg)
 {
-	struct btf *btf = btf__load_vmlinux_btf();
-	bool ret = false;
-
-	if (!btf)
-		return false;
 	int id = btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF);
 	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, (__u32)id) : NULL;
 	/* typedef -> pointer -> (void *, struct mm_struct *, bool, ...) */
@@ -85,13 +80,25 @@ static bool tracepoint_arg_is_bool(const char *name, unsigned arg)
 		t = btf__type_by_id(btf, t->type);
 	if (t && btf_is_ptr(t))
 		t = btf__type_by_id(btf, t->type);
-	if (t && btf_is_func_proto(t) && btf_vlen(t) > arg + 1) {
-		const struct btf_type *a = btf__type_by_id(btf, btf_params(t)[arg + 1].type);
-		/* "bool" is a typedef of _Bool */
-		for (int i = 0; a && (btf_is_typedef(a) || btf_is_mod(a)) && i < 8; i++)
-			a = btf__type_by_id(btf, a->type);
-		ret = a && btf_is_int(a) && (btf_int_encoding(a) & BTF_INT_BOOL);
-	}
+	if (!t || !btf_is_func_proto(t) || btf_vlen(t) <= arg + 1)
+		return false;
+	const struct btf_type *a = btf__type_by_id(btf, btf_params(t)[arg + 1].type);
+	/* "bool" is a typedef of _Bool */
+	for (int i = 0; a && (btf_is_typedef(a) || btf_is_mod(a)) && i < 8; i++)
+		a = btf__type_by_id(btf, a->type);
+	return a && btf_is_int(a) && (btf_int_encoding(a) & BTF_INT_BOOL);
+}
+
+/* Whether both mmap lock events say "write": the kernel's BTF read once
+ * for the two (about 40 ms and 11 MiB at its peak for 5 MiB of BTF, freed
+ * before the program is loaded). */
+static bool lock_events_say_write(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	if (!btf)
+		return false;
+	bool ret = tracepoint_arg_is_bool(btf, "btf_trace_mmap_lock_released", 1) &&
+		   tracepoint_arg_is_bool(btf, "btf_trace_mmap_lock_acquire_returned", 1);
 	btf__free(btf);
 	return ret;
 }
@@ -151,8 +158,7 @@ int change_watch_new(uint32_t capacity, struct change_watch **ret)
 	libbpf_set_print(libbpf_log);
 	/* where the lock's events do not say "write", every release raises
 	 * every bit: the statm flags hold, the mappings bit says little */
-	bool writes_only = tracepoint_arg_is_bool("btf_trace_mmap_lock_released", 1) &&
-			   tracepoint_arg_is_bool("btf_trace_mmap_lock_acquire_returned", 1);
+	bool writes_only = lock_events_say_write();
 	r = load(w, writes_only);
 	w->sees_mappings = writes_only;
 	if (r < 0) {

@@ -330,8 +330,8 @@ int cmd_scan(int argc, char **argv)
 	if (a.save_memory && !(memory_out = fopen(a.save_memory, "we")))
 		return fail("%s: %m", a.save_memory);
 	/* NVML is opened once per run, on a thread of its own while /proc is
-	 * read: a host without it pays a failed search of the library path
-	 * (under a millisecond), one with it nvmlInit_v2 */
+	 * read: a host with the driver pays nvmlInit_v2 there, one without
+	 * its device files two access(2) calls */
 	if (!a.no_gpu && !a.smaps && gpu_open_background(NULL, &gpu) < 0)
 		return fail("out of memory");
 	struct scan_options so = { .proc_root = a.proc, .top = a.top, .keep_regions = a.regions || a.out_path,

@@ -38,9 +38,11 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gpu-cuda.h"
 #include "gpu-nvml.h"
@@ -63,6 +65,8 @@ struct gpu {
 	char *nvml_name, *cuda_name;
 	pthread_t opener;
 	bool opening;
+	/* no library named and no driver device present: nothing to load */
+	bool no_driver;
 };
 
 static const char *const state_names[_GPU_STATE_MAX] = {
@@ -93,11 +97,49 @@ static const char *library(const char *option, const char *variable, const char 
 	return option ? option : v && *v ? v : fallback;
 }
 
+#ifdef __linux__
+static const char *const default_driver_devices[] = { "/dev/nvidiactl", "/dev/dxg", NULL };
+#else
+/* the Windows build loads nothing (windows/gpu-none.c), and says so */
+static const char *const default_driver_devices[] = { NULL };
+#endif
+
+/* Whether any of the driver's device files exists.  A failed search of
+ * the library path for both libraries costs more than the rest of a small
+ * census (0.4 ms of CPU, BENCHMARKS.md), and on a host without the driver
+ * it can only fail.  Anything but "no such file" counts as present. */
+static bool driver_present(const char *const *devices)
+{
+	if (!devices[0])
+		return true; /* none to look at */
+	for (size_t i = 0; devices[i]; i++)
+		if (access(devices[i], F_OK) == 0 || errno != ENOENT)
+			return true;
+	return false;
+}
+
+static bool named(const char *option, const char *variable)
+{
+	const char *v = getenv(variable);
+	return option || (v && *v);
+}
+
 static struct gpu *gpu_new(const struct gpu_options *o)
 {
 	struct gpu *g = calloc(1, sizeof(*g));
 	if (!g)
 		return NULL;
+	const char *const *devices = o && o->driver_devices ? o->driver_devices : default_driver_devices;
+	g->no_driver = !named(o ? o->nvml_library : NULL, "RAMWATCH_NVML_LIBRARY") &&
+		       !named(o ? o->cuda_library : NULL, "RAMWATCH_CUDA_LIBRARY") && !driver_present(devices);
+	if (g->no_driver) {
+		int len = snprintf(g->message, sizeof(g->message), "none of");
+		for (size_t i = 0; devices[i] && len > 0 && (size_t)len < sizeof(g->message); i++)
+			len += snprintf(g->message + len, sizeof(g->message) - (size_t)len, "%s %s", i ? "," : "",
+					devices[i]);
+		if (len > 0 && (size_t)len < sizeof(g->message))
+			snprintf(g->message + len, sizeof(g->message) - (size_t)len, " exists; NVML not looked for");
+	}
 	g->nvml_name = strdup(library(o ? o->nvml_library : NULL, "RAMWATCH_NVML_LIBRARY", "libnvidia-ml.so.1"));
 	g->cuda_name = strdup(library(o ? o->cuda_library : NULL, "RAMWATCH_CUDA_LIBRARY", "libcuda.so.1"));
 	if (!g->nvml_name || !g->cuda_name)
@@ -109,6 +151,10 @@ static struct gpu *gpu_new(const struct gpu_options *o)
  * Returns 0 or -ENOMEM. */
 static int gpu_load(struct gpu *g)
 {
+	if (g->no_driver) {
+		g->state = GPU_NO_LIBRARY; /* the message was written by gpu_new */
+		return 0;
+	}
 	g->state = gpu_nvml_open(&g->nvml, g->nvml_name, g->message, sizeof(g->message));
 	if (g->state == GPU_OK) {
 		unsigned n = 0;
@@ -174,14 +220,42 @@ static void *gpu_load_thread(void *arg)
 	return NULL;
 }
 
+/* Starts the loading thread on a CPU other than the caller's where it may
+ * run elsewhere: a new thread is placed beside its creator, and there the
+ * loading (0.4 ms for a failed search of the library path, far more for
+ * nvmlInit_v2) took the CPU from the census's read for a whole time slice
+ * while the other CPU was idle (perf sched timehist, BENCHMARKS.md;
+ * SCHED_IDLE did not help: a slice is a slice whatever the weight).
+ * Where that cannot be set, where it was. */
+static int start_loader(struct gpu *g)
+{
+#ifdef __linux__
+	pthread_attr_t attr;
+	cpu_set_t cpus;
+	int cpu = sched_getcpu(), r;
+
+	if (cpu >= 0 && cpu < CPU_SETSIZE && sched_getaffinity(0, sizeof(cpus), &cpus) == 0 && CPU_COUNT(&cpus) > 1 &&
+	    pthread_attr_init(&attr) == 0) {
+		CPU_CLR(cpu, &cpus);
+		r = pthread_attr_setaffinity_np(&attr, sizeof(cpus), &cpus);
+		if (r == 0)
+			r = pthread_create(&g->opener, &attr, gpu_load_thread, g);
+		pthread_attr_destroy(&attr);
+		if (r == 0)
+			return 0;
+	}
+#endif
+	return -pthread_create(&g->opener, NULL, gpu_load_thread, g);
+}
+
 int gpu_open_background(const struct gpu_options *o, struct gpu **ret)
 {
 	struct gpu *g = gpu_new(o);
 	if (!g)
 		return -ENOMEM;
-	if (pthread_create(&g->opener, NULL, gpu_load_thread, g) == 0) {
+	if (!g->no_driver && start_loader(g) == 0) {
 		g->opening = true;
-	} else if (gpu_load(g) < 0) { /* no thread to spare: load here */
+	} else if (gpu_load(g) < 0) { /* nothing to load, or no thread to spare: here */
 		gpu_close(g);
 		return -ENOMEM;
 	}

@@ -68,6 +68,13 @@ struct gpu;
 struct gpu_options {
 	const char *nvml_library;  /* NULL: $RAMWATCH_NVML_LIBRARY, else "libnvidia-ml.so.1" */
 	const char *cuda_library;  /* NULL: $RAMWATCH_CUDA_LIBRARY, else "libcuda.so.1" */
+	/* The device files of which one exists wherever NVIDIA's driver can
+	 * answer, NULL-terminated; NULL: /dev/nvidiactl (the driver's control
+	 * device, which NVML and the CUDA driver open first) and /dev/dxg
+	 * (WSL 2's, through which they reach the driver there).  When none
+	 * exists and no library is named (here or in the environment), the
+	 * libraries are not looked for: state GPU_NO_LIBRARY, saying so. */
+	const char *const *driver_devices;
 };
 
 /* Loads the libraries and initialises NVML.  Always returns 0 with *ret

@@ -130,3 +130,21 @@ def test_gpu_options(target, tmp_path):
     # a saved smaps file has no GPU section
     assert json.loads(ramwatch("scan", "--smaps", smaps, "--json").stdout)["gpu"] is None
     assert "--no-gpu" in ramwatch("scan", "--help").stdout
+
+
+def test_default_libraries_need_a_driver_device(target):
+    """Without a library named, NVML and the CUDA driver are looked for
+    only where a device file of the driver exists: elsewhere the search of
+    the library path could only fail, and the census says so instead."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RAMWATCH_")}
+    r = subprocess.run([RAMWATCH, "scan", str(target), "--json"], capture_output=True, text=True, env=env,
+                       timeout=60, check=True)
+    gpu = json.loads(r.stdout)["gpu"]
+    if not any(os.path.exists(d) for d in ("/dev/nvidiactl", "/dev/dxg")):
+        assert gpu["state"] == "no_library"
+        assert gpu["message"] == "none of /dev/nvidiactl, /dev/dxg exists; NVML not looked for"
+    else:  # a host with the driver: the libraries were looked for
+        assert gpu["message"] is None or "not looked for" not in gpu["message"]
+    r = subprocess.run([RAMWATCH, "scan", str(target), "--gpu"], capture_output=True, text=True, env=env,
+                       timeout=60, check=True)
+    assert "Memory by class" in r.stdout and r.stderr == ""

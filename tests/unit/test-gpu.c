@@ -3,6 +3,9 @@
  * uses, errors, a device that vanishes, the fallbacks, MIG, the limits.
  * The census's GPU section is tested in test-gpu-census.c. */
 #include "gpu-testlib.h"
+
+#include <dirent.h>
+#include <sched.h>
 #include "util.h"
 
 static void test_devices_and_uses(void **state)
@@ -117,6 +120,82 @@ static void test_no_library(void **state)
 	assert_int_equal(gpu_get_state(g, NULL), GPU_OK);
 	gpu_close(g);
 	unsetenv("RAMWATCH_NVML_LIBRARY");
+	unsetenv("RAMWATCH_CUDA_LIBRARY");
+}
+
+/* How many threads this process has besides the caller; *ret_tid (when
+ * given) one of them. */
+static int other_threads(pid_t *ret_tid)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int n = 0;
+
+	assert_non_null(d);
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.' && atoi(e->d_name) != gettid()) {
+			if (ret_tid)
+				*ret_tid = atoi(e->d_name);
+			n++;
+		}
+	closedir(d);
+	return n;
+}
+
+/* Without a driver device and without a library named, the libraries are
+ * not looked for, and the state says why; a library named is loaded
+ * whatever the devices. */
+static void test_no_driver_device(void **state)
+{
+	(void)state;
+	static const char *const absent[] = { "/nonexistent/nvidiactl", "/nonexistent/dxg", NULL };
+	static const char *const present[] = { "/nonexistent/nvidiactl", "/dev/null", NULL };
+	struct gpu_options none = { .driver_devices = absent };
+	struct gpu *g = NULL;
+	struct gpu_snapshot s;
+	const char *msg = NULL;
+
+	unsetenv("RAMWATCH_NVML_LIBRARY");
+	unsetenv("RAMWATCH_CUDA_LIBRARY");
+	script("device " A100 "compute 0 300 1073741824\n");
+	assert_int_equal(gpu_open(&none, &g), 0);
+	assert_int_equal(gpu_get_state(g, &msg), GPU_NO_LIBRARY);
+	assert_string_equal(msg, "none of /nonexistent/nvidiactl, /nonexistent/dxg exists; NVML not looked for");
+	take(g, &s);
+	assert_int_equal(s.state, GPU_NO_LIBRARY);
+	assert_int_equal(s.n_devices, 0);
+	assert_int_equal(s.driver_version, 0);
+	gpu_snapshot_done(&s);
+	gpu_close(g);
+
+	/* nothing to load: no thread either */
+	assert_int_equal(gpu_open_background(&none, &g), 0);
+	assert_int_equal(other_threads(NULL), 0);
+	assert_int_equal(gpu_get_state(g, &msg), GPU_NO_LIBRARY);
+	assert_non_null(strstr(msg, "not looked for"));
+	gpu_close(g);
+
+	/* one device present: the default names are looked for (a host
+	 * with NVML installed may load it; none says it was not looked for) */
+	struct gpu_options some = { .driver_devices = present };
+	assert_int_equal(gpu_open(&some, &g), 0);
+	if (gpu_get_state(g, &msg) != GPU_OK)
+		assert_null(strstr(msg, "not looked for"));
+	gpu_close(g);
+
+	/* a library named, by option or by the environment: loaded anyway */
+	struct gpu_options named = { .nvml_library = standin("libnvidia-ml.so.1"), .driver_devices = absent };
+	assert_int_equal(gpu_open(&named, &g), 0);
+	assert_int_equal(gpu_get_state(g, NULL), GPU_OK);
+	gpu_close(g);
+	assert_int_equal(setenv("RAMWATCH_CUDA_LIBRARY", standin("libcuda.so.1"), 1), 0);
+	assert_int_equal(gpu_open(&none, &g), 0);
+	take(g, &s);
+	assert_int_equal(s.state, GPU_NO_LIBRARY); /* NVML not found, the CUDA driver was asked */
+	assert_null(strstr(s.message, "not looked for"));
+	assert_int_equal(s.n_devices, 1);
+	gpu_snapshot_done(&s);
+	gpu_close(g);
 	unsetenv("RAMWATCH_CUDA_LIBRARY");
 }
 
@@ -493,6 +572,52 @@ static void test_open_background(void **state)
 	gpu_close(g);
 }
 
+/* The CPUs the one thread of this process other than the caller may run
+ * on (the loader, while NVML takes its time to start). */
+static void loader_cpus(cpu_set_t *ret)
+{
+	pid_t tid = 0;
+	assert_int_equal(other_threads(&tid), 1);
+	assert_int_equal(sched_getaffinity(tid, sizeof(*ret), ret), 0);
+}
+
+/* The loader runs on the CPUs the caller may use but the one it ran on,
+ * so that it never takes the census's CPU; on the caller's only CPU when
+ * there is no other. */
+static void test_loader_cpu(void **state)
+{
+	(void)state;
+	struct gpu_options o = { .nvml_library = standin("libnvidia-ml.so.1"), .cuda_library = standin("libcuda.so.1") };
+	cpu_set_t mine, loader, both, one;
+	struct gpu *g = NULL;
+
+	assert_int_equal(sched_getaffinity(0, sizeof(mine), &mine), 0);
+	if (CPU_COUNT(&mine) > 1) {
+		script("device " A100 "init-delay 300\n");
+		assert_int_equal(gpu_open_background(&o, &g), 0);
+		loader_cpus(&loader);
+		CPU_AND(&both, &loader, &mine);
+		assert_true(CPU_EQUAL(&both, &loader)); /* none the caller may not use */
+		assert_int_equal(CPU_COUNT(&loader), CPU_COUNT(&mine) - 1);
+		assert_int_equal(gpu_get_state(g, NULL), GPU_OK);
+		gpu_close(g);
+	}
+
+	/* pinned to one CPU: the loader shares it */
+	int cpu = sched_getcpu();
+	assert_true(cpu >= 0);
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
+	script("device " A100 "init-delay 300\n");
+	assert_int_equal(gpu_open_background(&o, &g), 0);
+	loader_cpus(&loader);
+	assert_true(CPU_EQUAL(&loader, &one));
+	assert_int_equal(gpu_get_state(g, NULL), GPU_OK);
+	gpu_close(g);
+	assert_int_equal(sched_setaffinity(0, sizeof(mine), &mine), 0);
+}
+
 static void test_state_names(void **state)
 {
 	(void)state;
@@ -512,6 +637,8 @@ int main(void)
 		cmocka_unit_test(test_compute_and_graphics_merged),
 		cmocka_unit_test(test_no_library),
 		cmocka_unit_test(test_open_background),
+		cmocka_unit_test(test_loader_cpu),
+		cmocka_unit_test(test_no_driver_device),
 		cmocka_unit_test(test_no_nvml_cuda_lists_devices),
 		cmocka_unit_test(test_no_devices),
 		cmocka_unit_test(test_errors),

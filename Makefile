@@ -476,6 +476,7 @@ soak-asan: deps
 	RAMWATCH_BUILD=$(abspath build/sanitize) SANITIZE=1 SOAK_SECONDS=$(SOAK_SECONDS) $(PYTHON) tests/soak/soak.py
 
 check: deps
+	$(MAKE) deps DEB_PACKAGES="$(CHECK_DEB_PACKAGES)"
 	$(MAKE) check-unit check-integration
 	$(MAKE) check-windows
 	$(MAKE) check-sanitizers
@@ -486,10 +487,14 @@ check: deps
 
 # ---- metrics (daemon/export*.c, ramwatch metrics): checked by Prometheus's own promtool
 #   make check-metrics   installs Debian's prometheus package for promtool and runs the metrics
-#                        tests with promtool required (in make check they skip without it)
+#                        tests with promtool required (without it they skip)
 # The package is the whole Prometheus server (96 MB installed), too much to
-# pull into every "make deps" for one checker: it has its own list.
+# pull into every "make deps" (make run's) for one checker: it has its own
+# list, which make check installs too, with systemd for the socket
+# activation test (systemd-socket-activate), so that on a fresh machine
+# nothing there is skipped for want of a program.
 METRICS_DEB_PACKAGES := prometheus
+CHECK_DEB_PACKAGES := $(METRICS_DEB_PACKAGES) systemd
 
 check-metrics: deps
 	$(MAKE) deps DEB_PACKAGES="$(METRICS_DEB_PACKAGES)"

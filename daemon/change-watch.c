@@ -199,11 +199,14 @@ uint32_t change_watch_add(struct change_watch *w, int pid)
 
 void change_watch_remove(struct change_watch *w, int pid, uint32_t index)
 {
-	uint32_t key = (uint32_t)pid;
+	uint32_t key = (uint32_t)pid, named;
 
 	if (index == 0 || index > w->capacity)
 		return;
-	(void)bpf_map_delete_elem(w->watched_fd, &key);
+	/* only while the pid still names this index: a new instance of the
+	 * pid, added before this one is let go, keeps its own */
+	if (bpf_map_lookup_elem(w->watched_fd, &key, &named) == 0 && named == index)
+		(void)bpf_map_delete_elem(w->watched_fd, &key);
 	/* the program may still raise it once: the next holder reads once more */
 	w->free_index[w->n_free++] = index;
 }

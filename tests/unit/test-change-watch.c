@@ -442,6 +442,30 @@ static void test_capacity(void **state)
 	assert_int_equal(change_watch_add(w, -1), 0);
 }
 
+/* A pid followed twice (a new instance found before the old one was let
+ * go): the older one's removal leaves the newer one watched. */
+static void test_same_pid_twice(void **state)
+{
+	WATCH_OR_SKIP(w);
+	struct child c = start(-1);
+	uint32_t older = change_watch_add(w, c.pid);
+	uint32_t newer = change_watch_add(w, c.pid);
+	int status;
+
+	assert_true(older > 0 && newer > 0 && older != newer);
+	change_watch_remove(w, c.pid, older);
+	tell(&c, 't'); /* once first: the child's code faults in */
+	(void)take_statm(w, newer);
+	tell(&c, 't');
+	assert_int_equal(take_statm(w, newer) & CHANGE_MOVED, CHANGE_MOVED);
+	change_watch_remove(w, c.pid, newer);
+	assert_int_equal(change_watch_count(w), 0);
+	assert_int_equal(write(c.to, "x", 1), 1);
+	assert_int_equal(waitpid(c.pid, &status, 0), c.pid);
+	close(c.to);
+	close(c.from);
+}
+
 static void test_bad_capacity(void **state)
 {
 	(void)state;
@@ -459,6 +483,7 @@ int main(void)
 		cmocka_unit_test(test_remote_change),
 		cmocka_unit_test(test_mappings),
 		cmocka_unit_test(test_capacity),
+		cmocka_unit_test(test_same_pid_twice),
 		cmocka_unit_test(test_bad_capacity),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -50,7 +50,7 @@ int fast_tier_watch(struct fast_tier *f, bool on, uint32_t capacity)
 			f->watch = change_watch_free(f->watch);
 			/* statuses fall due by time again: at the next sample */
 			for (size_t i = 0; i < f->n_slots; i++)
-				f->slots[i].watch = 0, f->slots[i].status_due_ms = INT64_MIN;
+				f->slots[i].watch = 0, f->slots[i].recheck = false, f->slots[i].status_due_ms = INT64_MIN;
 		}
 		return 0;
 	}
@@ -97,10 +97,12 @@ static bool resident_moved(const struct fast_slot *s, const char *text, size_t l
 }
 
 /* statm's resident pages read differently while the watch's flag stayed
- * down, before the read and after it: the kernel changed them by a way the
- * tracepoints do not see.  The watch cannot be trusted then; every process
- * is read every round from now on. */
-static void watch_missed(struct fast_tier *f, const struct fast_slot *s)
+ * down.  The kernel updates a counter before it fires rss_stat, so a
+ * thread preempted between the two (a busy host, a virtual CPU the
+ * hypervisor took away) shows the change with the flag still down for a
+ * while: the slot is read again next round, and only a flag still down
+ * then is a miss (watch_failed). */
+static void watch_missed(struct fast_tier *f, struct fast_slot *s)
 {
 	unsigned said = change_watch_take(f->watch, s->watch, CHANGE_MOVED | CHANGE_SWAP);
 	if (said & CHANGE_MOVED) {
@@ -108,6 +110,14 @@ static void watch_missed(struct fast_tier *f, const struct fast_slot *s)
 		change_watch_raise(f->watch, s->watch, said);
 		return;
 	}
+	s->recheck = true;
+}
+
+/* The change a slot showed a round ago never raised its flag: the kernel
+ * changed it by a way the tracepoints do not see.  The watch cannot be
+ * trusted then; every process is read every round from now on. */
+static void watch_failed(struct fast_tier *f, const struct fast_slot *s)
+{
 	log_pid_warning(s->target->pid,
 			"statm of process %d changed and the kernel's change events did not say so: "
 			"reading every process's statm every round from now on",
@@ -180,6 +190,12 @@ int fast_tier_sample(struct fast_tier *f, size_t i, int64_t now_ms, uint64_t now
 		 * unwatched one may always have moved; its status falls due by
 		 * time (status_due_ms). */
 		unsigned said = watched(f, s) ? change_watch_take(f->watch, s->watch, CHANGE_MOVED | CHANGE_SWAP) : CHANGE_MOVED;
+		if (s->recheck) {
+			s->recheck = false;
+			if (!(said & CHANGE_MOVED) && watched(f, s))
+				watch_failed(f, s);
+			said |= CHANGE_MOVED; /* read, watched or not */
+		}
 		bool quiet = s->len > 0 && now < s->quiet_until && (watched(f, s) || now_ms < s->status_due_ms);
 		if (said == 0 && quiet)
 			return repeat(s, now_ms);

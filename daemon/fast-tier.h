@@ -33,7 +33,7 @@ struct writer;
 /* The statm text a slot keeps: the processes of a host up to terabytes of
  * address space fit (about 40 bytes; a slot is 128 bytes); a longer text is never found
  * unchanged, its process takes the full sample every time. */
-#define FAST_STATM_KEPT 83
+#define FAST_STATM_KEPT 82
 
 struct fast_slot {
 	struct target *target;
@@ -43,6 +43,7 @@ struct fast_slot {
 	uint32_t repeats;       /* samples that found nothing changed, not yet in the target */
 	uint32_t watch;         /* its flag in the change watch; 0: none, statm read every round */
 	int statm_fd;           /* the target's; -1: status only, never unchanged */
+	bool recheck;           /* statm moved with its flag down: the flag must be up by the next round */
 	uint8_t len;            /* of statm; 0: none kept */
 	char statm[FAST_STATM_KEPT];
 };

@@ -321,16 +321,39 @@ static void test_fast_tier_watch(void **state)
 	put(dir, "statm", "1600 531 25 1 0 506 0\n", 22);
 	assert_int_equal(sample_at(&f, a, 5500 + RW_STATUS_REFRESH_MS, quiet), 0);
 	assert_true(fast_tier_watching(&f));
-	/* its resident pages changed: the kernel missed it, the watch goes;
-	 * the change itself is sampled */
+	/* its resident pages changed with the flag down: the change is
+	 * sampled, and the watch waits a round, as the kernel fires rss_stat
+	 * only after it changed the counter */
 	put(dir, "statm", "1281 281 25 1 0 256 0\n", 22);
 	const char back[] = "Name:\twatched\nState:\tS (x)\nUid:\t1000\t1000\t1000\t1000\nVmRSS:\t1124 kB\n"
 			    "RssAnon:\t1024 kB\nVmSwap:\t0 kB\n";
 	put(dir, "status", back, sizeof(back) - 1);
 	assert_int_equal(sample_at(&f, a, 6000 + RW_STATUS_REFRESH_MS, quiet), 0);
+	assert_int_equal(a->private, 1024 * KiB);
+	assert_true(fast_tier_watching(&f));
+	/* the event came before the next round: read (the same text, within
+	 * a quiet: a repeat), the watch stays */
+	fast_tier_quiet(&f, a, 2 * quiet);
+	change_watch_raise(f.watch, index, CHANGE_MOVED);
+	assert_int_equal(sample_at(&f, a, 6100 + RW_STATUS_REFRESH_MS, quiet + 1), 1);
+	assert_true(fast_tier_watching(&f));
+	/* flag down, within the quiet: a repeat, nothing read */
+	assert_int_equal(sample_at(&f, a, 6200 + RW_STATUS_REFRESH_MS, quiet + 2), 1);
+	/* changed again with the flag down (seen at the end of a quiet), and
+	 * still down at the next round, within a quiet: read all the same,
+	 * and now the kernel missed it: the watch goes */
+	put(dir, "statm", "1401 401 25 1 0 376 0\n", 22);
+	const char mid[] = "Name:\twatched\nState:\tS (x)\nUid:\t1000\t1000\t1000\t1000\nVmRSS:\t1604 kB\n"
+			   "RssAnon:\t1504 kB\nVmSwap:\t0 kB\n";
+	put(dir, "status", mid, sizeof(mid) - 1);
+	assert_int_equal(sample_at(&f, a, 6300 + RW_STATUS_REFRESH_MS, 2 * quiet), 0);
+	assert_int_equal(a->private, 1504 * KiB);
+	assert_true(fast_tier_watching(&f));
+	fast_tier_quiet(&f, a, 3 * quiet);
+	assert_int_equal(sample_at(&f, a, 6400 + RW_STATUS_REFRESH_MS, 2 * quiet + 1), 0);
 	assert_false(fast_tier_watching(&f));
 	assert_int_equal(f.slots[a->fast_slot].watch, 0);
-	assert_int_equal(a->private, 1024 * KiB);
+	assert_int_equal(a->private, 1504 * KiB);
 	/* unwatched: statm read every round again, so its changes are seen */
 	fast_tier_quiet(&f, a, 2 * quiet);
 	put(dir, "statm", "1531 531 25 1 0 506 0\n", 22);

@@ -12,7 +12,10 @@ a day would check:
     first fifth of that window to the last, and over a window of ten
     minutes or more its slope is at most SOAK_RSS_SLOPE_MAX KiB a minute;
   - its descriptors other than the ones per watched process and per
-    client connection stay the same number;
+    client connection stay the same number, and those of the change
+    watch's BPF program (maps, programs, links, BTF) are either none or
+    one program's worth: the daemon turns the watch off when the kernel
+    missed a change, and a restart loads it again, never twice;
   - every client command came back as a command does (exit 0, or 1 with
     a message while the daemon was down), never killed by a signal;
   - the daemon wrote again after the disk was freed, and stopped cleanly.
@@ -211,20 +214,21 @@ def still_there(daemon, before):
 
 def daemon_figures(pid):
     """(resident KiB, descriptors in all, descriptors other than pidfds,
-    /proc directories and sockets)."""
+    /proc directories, sockets and the change watch's, the change watch's)."""
     with open(f"/proc/{pid}/status") as f:
         rss = next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
-    total = stable = 0
+    total = stable = bpf = 0
     for fd in os.listdir(f"/proc/{pid}/fd"):
         try:
             target = os.readlink(f"/proc/{pid}/fd/{fd}")
         except OSError:
             continue
         total += 1
-        if target.startswith(("socket:", "anon_inode:[pidfd]", "/proc/")):
-            continue
-        stable += 1
-    return rss, total, stable
+        if target.startswith(("anon_inode:bpf", "anon_inode:btf")):
+            bpf += 1
+        elif not target.startswith(("socket:", "anon_inode:[pidfd]", "/proc/")):
+            stable += 1
+    return rss, total, stable, bpf
 
 
 def slope(points):
@@ -281,8 +285,7 @@ def main():
             while elapsed() < at * SECONDS:
                 if elapsed() >= next_sample:
                     try:
-                        rss, fds, stable = daemon_figures(daemon.pid)
-                        figures.append((elapsed() - instance_started, rss, fds, stable))
+                        figures.append((elapsed() - instance_started, *daemon_figures(daemon.pid)))
                     except (OSError, StopIteration):
                         pass
                     next_sample = elapsed() + 2
@@ -354,8 +357,9 @@ def main():
     # the last instance lived longest: its memory and descriptors after warm-up
     last = instances[-1]["figures"]
     warm = [f for f in last if f[0] >= max(30.0, 0.3 * instances[-1]["seconds"])]
-    rss_slope = slope([(t, rss) for t, rss, _, _ in warm])
-    stable_fds = sorted(set(s for _, _, _, s in warm))
+    rss_slope = slope([(t, rss) for t, rss, _, _, _ in warm])
+    stable_fds = sorted(set(s for _, _, _, s, _ in warm))
+    bpf_fds = sorted(set(b for _, _, _, _, b in warm))
     # flat: over a long window the slope says it; over the few minutes of a
     # short soak, a slope is mostly noise (SQLite's page cache filling), so
     # there the growth from the first fifth of the window to the last is
@@ -370,6 +374,8 @@ def main():
     if stable_fds and stable_fds[-1] - stable_fds[0] > 2:
         failures.append(f"descriptors other than per process and per client went from {stable_fds[0]}"
                         f" to {stable_fds[-1]}")
+    if len([b for b in bpf_fds if b > 0]) > 1:
+        failures.append(f"the change watch's descriptors took the counts {bpf_fds}: more than one program's worth")
     if stats["signalled"]:
         failures.append(f"client commands killed by a signal: {stats['signalled'][:5]}")
     if stats["odd"]:
@@ -389,7 +395,7 @@ def main():
                     "max": max((f[1] for f in last), default=None), "slope_kib_per_min": round(rss_slope, 1),
                     "growth_kib": growth, "window_s": round(window_s)},
         "fds": {"min": min((f[2] for f in warm), default=None), "max": max((f[2] for f in warm), default=None),
-                "stable": stable_fds},
+                "stable": stable_fds, "change_watch": bpf_fds},
         "failures": failures,
     }
     os.makedirs(os.path.dirname(OUT), exist_ok=True)

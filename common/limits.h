@@ -24,6 +24,15 @@
  * read every StoreInterval. */
 #define RW_STATUS_REFRESH_MS 60000
 
+/* Processes whose statm changed while the change watch's flag stayed down
+ * (ramwatchd(8), "Sampling") before the watch is trusted for none: below
+ * it, only the processes missed are read every round.  A kernel may run
+ * no tracepoint in the context of one process (a host's own agent, as on
+ * some sandboxes' init); misses in several processes say it changes
+ * counters by a way the events do not see, which may hide changes of
+ * processes not yet checked. */
+#define RW_WATCH_MISSES_MAX (3u)
+
 /* The text of /proc/PID/statm read at most: seven 20-digit numbers fit
  * (7 * 21 bytes). */
 #define RW_STATM_TEXT_MAX (256u)

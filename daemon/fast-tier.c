@@ -4,6 +4,7 @@
 #include "fast-tier.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,6 +49,7 @@ int fast_tier_watch(struct fast_tier *f, bool on, uint32_t capacity)
 	if (!on || f->watch) {
 		if (!on && f->watch) {
 			f->watch = change_watch_free(f->watch);
+			f->watch_misses = 0;
 			/* statuses fall due by time again: at the next sample */
 			for (size_t i = 0; i < f->n_slots; i++)
 				f->slots[i].watch = 0, f->slots[i].recheck = false, f->slots[i].status_due_ms = INT64_MIN;
@@ -114,15 +116,30 @@ static void watch_missed(struct fast_tier *f, struct fast_slot *s)
 }
 
 /* The change a slot showed a round ago never raised its flag: the kernel
- * changed it by a way the tracepoints do not see.  The watch cannot be
- * trusted then; every process is read every round from now on. */
-static void watch_failed(struct fast_tier *f, const struct fast_slot *s)
+ * changed the process by a way the tracepoints do not see.  Where that is
+ * one process (a kernel may run no tracepoint in the context of a host's
+ * own agent), that process leaves the watch and is read every round; at
+ * RW_WATCH_MISSES_MAX processes the watch is trusted for none and every
+ * process is read every round. */
+static void watch_failed(struct fast_tier *f, struct fast_slot *s)
 {
-	log_pid_warning(s->target->pid,
+	int pid = s->target->pid;
+
+	if (++f->watch_misses >= RW_WATCH_MISSES_MAX) {
+		log_pid_warning(pid,
+				"statm of process %d changed and the kernel's change events did not say so, as for %" PRIu32
+				" processes now: reading every process's statm every round from now on",
+				pid, f->watch_misses);
+		(void)fast_tier_watch(f, false, 0);
+		return;
+	}
+	log_pid_warning(pid,
 			"statm of process %d changed and the kernel's change events did not say so: "
-			"reading every process's statm every round from now on",
-			s->target->pid);
-	(void)fast_tier_watch(f, false, 0);
+			"reading its statm every round from now on",
+			pid);
+	change_watch_remove(f->watch, pid, s->watch);
+	s->watch = 0;
+	s->status_due_ms = INT64_MIN; /* its status falls due by time again */
 }
 
 /* Repeats come after the target's last full sample: adding them later

@@ -51,6 +51,7 @@ struct fast_slot {
 struct fast_tier {
 	uint64_t sample_errors; /* reads that failed other than by an exit */
 	struct change_watch *watch; /* NULL: every statm read every round */
+	uint32_t watch_misses;      /* processes whose change the watch missed, since it started */
 	uint64_t round_us_max;  /* the longest sample round since the start (wall time) */
 	struct fast_slot *slots;
 	size_t n_slots, allocated;

@@ -15,7 +15,8 @@ a day would check:
     client connection stay the same number, and those of the change
     watch's BPF program (maps, programs, links, BTF) are either none or
     one program's worth: the daemon turns the watch off when the kernel
-    missed a change, and a restart loads it again, never twice;
+    missed changes of several processes, and a restart loads it again,
+    never twice;
   - every client command came back as a command does (exit 0, or 1 with
     a message while the daemon was down), never killed by a signal;
   - the daemon wrote again after the disk was freed, and stopped cleanly.

@@ -255,7 +255,8 @@ static void test_fast_tier_repeats(void **state)
  * without a read (statm changed under it is not seen: the kernel would
  * have raised the flag); a raised flag reads it; the swap bit reads the
  * status too; and statm found changed with the flag down, both before and
- * after the read, turns the watch off: every process read every round. */
+ * after the read, takes that process out of the watch: it is read every
+ * round, and the watch stays for the others (test_fast_tier_watch_misses). */
 static void test_fast_tier_watch(void **state)
 {
 	(void)state;
@@ -341,7 +342,7 @@ static void test_fast_tier_watch(void **state)
 	assert_int_equal(sample_at(&f, a, 6200 + RW_STATUS_REFRESH_MS, quiet + 2), 1);
 	/* changed again with the flag down (seen at the end of a quiet), and
 	 * still down at the next round, within a quiet: read all the same,
-	 * and now the kernel missed it: the watch goes */
+	 * and now the kernel missed it: the process leaves the watch */
 	put(dir, "statm", "1401 401 25 1 0 376 0\n", 22);
 	const char mid[] = "Name:\twatched\nState:\tS (x)\nUid:\t1000\t1000\t1000\t1000\nVmRSS:\t1604 kB\n"
 			   "RssAnon:\t1504 kB\nVmSwap:\t0 kB\n";
@@ -351,8 +352,11 @@ static void test_fast_tier_watch(void **state)
 	assert_true(fast_tier_watching(&f));
 	fast_tier_quiet(&f, a, 3 * quiet);
 	assert_int_equal(sample_at(&f, a, 6400 + RW_STATUS_REFRESH_MS, 2 * quiet + 1), 0);
-	assert_false(fast_tier_watching(&f));
+	assert_true(fast_tier_watching(&f));
 	assert_int_equal(f.slots[a->fast_slot].watch, 0);
+	assert_int_equal(change_watch_count(f.watch), 0);
+	assert_int_equal(f.watch_misses, 1);
+	assert_int_equal(fast_tier_take_mappings(&f, a), STEADY_MAPPINGS_UNKNOWN);
 	assert_int_equal(a->private, 1504 * KiB);
 	/* unwatched: statm read every round again, so its changes are seen */
 	fast_tier_quiet(&f, a, 2 * quiet);
@@ -361,8 +365,11 @@ static void test_fast_tier_watch(void **state)
 	assert_int_equal(sample_at(&f, a, 7000 + RW_STATUS_REFRESH_MS, quiet + 1), 0);
 	assert_int_equal(a->private, 2024 * KiB);
 
-	/* on again: slots present are watched, their flags up */
+	/* off and on again (a restart of the watch): slots present are
+	 * watched, their flags up, no miss counted */
+	assert_int_equal(fast_tier_watch(&f, false, 0), 0);
 	assert_int_equal(fast_tier_watch(&f, true, 4), 0);
+	assert_int_equal(f.watch_misses, 0);
 	assert_true(f.slots[a->fast_slot].watch > 0);
 	fast_tier_quiet(&f, a, 2 * quiet);
 	assert_int_equal(sample_at(&f, a, 8000 + RW_STATUS_REFRESH_MS, quiet + 2), 0);
@@ -375,12 +382,96 @@ static void test_fast_tier_watch(void **state)
 	close(root_fd);
 }
 
+/* A watched process t whose resident pages change to statm's text with
+ * its flag down: read at the end of a quiet (a full sample), then a round
+ * later with the flag still down: a miss the watch counts. */
+static void missed_change(struct fast_tier *f, struct target *t, const char *statm, int64_t now_ms)
+{
+	const uint64_t quiet = 100 * 1000 * 1000;
+	char dir[32];
+
+	snprintf(dir, sizeof(dir), "%d", t->pid);
+	fast_tier_quiet(f, t, quiet);
+	put(dir, "statm", statm, strlen(statm));
+	assert_int_equal(sample_at(f, t, now_ms, quiet), 0);
+	fast_tier_quiet(f, t, 3 * quiet);
+	assert_int_equal(sample_at(f, t, now_ms + 1000, 2 * quiet), 0);
+}
+
+/* Misses in fewer than RW_WATCH_MISSES_MAX processes take only those out
+ * of the watch (a kernel may run no tracepoint in one process's context);
+ * the RW_WATCH_MISSES_MAX-th turns the watch off for all. */
+static void test_fast_tier_watch_misses(void **state)
+{
+	(void)state;
+	struct proc_status st;
+	struct target *t[RW_WATCH_MISSES_MAX + 1];
+	struct fast_tier f = { 0 };
+	int root_fd = procfs_open_root(root);
+	const struct target_identity id = { .boot_id = "b", .boot_ms = -1, .ticks_per_second = 100, .now_ms = 0 };
+
+	int r = fast_tier_watch(&f, true, RW_WATCH_MISSES_MAX + 1);
+	if (r < 0) {
+		assert_false(change_watch_expected());
+		close(root_fd);
+		skip();
+	}
+	assert_true(root_fd >= 0);
+	for (unsigned i = 0; i <= RW_WATCH_MISSES_MAX; i++) {
+		process(PID(17 + (int)i), "watched", 'S', 1000, 1024, false, CMD("watched\0"), ALL);
+		int pid_fd = procfs_open_pid(root_fd, PID(17 + (int)i));
+		assert_true(pid_fd >= 0);
+		assert_int_equal(procfs_read_status(pid_fd, &st), 0);
+		close(pid_fd);
+		assert_int_equal(target_new(root_fd, PID(17 + (int)i), &st, &id, &t[i]), 0);
+		assert_int_equal(fast_tier_add(&f, t[i]), 0);
+		assert_true(f.slots[t[i]->fast_slot].watch > 0);
+		/* a new slot's flag is up: the first sample reads */
+		assert_int_equal(sample_at(&f, t[i], 1000, 1), 0);
+	}
+	assert_int_equal(change_watch_count(f.watch), RW_WATCH_MISSES_MAX + 1);
+
+	for (unsigned i = 0; i + 1 < RW_WATCH_MISSES_MAX; i++) {
+		missed_change(&f, t[i], "1401 401 25 1 0 376 0\n", 2000);
+		assert_true(fast_tier_watching(&f));
+		assert_int_equal(f.watch_misses, i + 1);
+		assert_int_equal(f.slots[t[i]->fast_slot].watch, 0);
+		assert_int_equal(change_watch_count(f.watch), RW_WATCH_MISSES_MAX - i);
+		/* the others stay watched: flag down within a quiet, no read */
+		fast_tier_quiet(&f, t[i + 1], 100 * 1000 * 1000);
+		assert_int_equal(sample_at(&f, t[i + 1], 2500, 2), 1);
+		assert_true(f.slots[t[i + 1]->fast_slot].watch > 0);
+	}
+	/* the process missed is read every round: its next change is seen */
+	unsigned first = 0;
+	fast_tier_quiet(&f, t[first], 100 * 1000 * 1000);
+	char dir[32];
+	snprintf(dir, sizeof(dir), "%d", t[first]->pid);
+	put(dir, "statm", "1531 531 25 1 0 506 0\n", 22);
+	assert_int_equal(sample_at(&f, t[first], 3000, 2), 0);
+
+	/* one more process missed: the watch is trusted for none */
+	missed_change(&f, t[RW_WATCH_MISSES_MAX - 1], "1401 401 25 1 0 376 0\n", 4000);
+	assert_false(fast_tier_watching(&f));
+	assert_int_equal(f.watch_misses, 0);
+	for (unsigned i = 0; i <= RW_WATCH_MISSES_MAX; i++)
+		assert_int_equal(f.slots[t[i]->fast_slot].watch, 0);
+
+	for (unsigned i = 0; i <= RW_WATCH_MISSES_MAX; i++) {
+		fast_tier_remove(&f, t[i]);
+		target_free(t[i]);
+	}
+	fast_tier_done(&f);
+	close(root_fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sample_reads),
 		cmocka_unit_test(test_fast_tier_repeats),
 		cmocka_unit_test(test_fast_tier_watch),
+		cmocka_unit_test(test_fast_tier_watch_misses),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -142,9 +142,16 @@ void census_tier_record(struct census_tier *ct, struct target *t, const struct c
 	uint64_t private = res->census ? census_private(res->census)
 			   : res->meta.repeats_time > 0 ? t->steady_private
 							: t->private;
-	if (status == CENSUS_DENIED || status == CENSUS_ERROR)
+	/* a process refused as its last census was (one this daemon may never
+	 * read) is told once, not at every CensusInterval; the census table
+	 * keeps each refusal */
+	bool failed = status == CENSUS_DENIED || status == CENSUS_ERROR;
+	if (failed && !(t->plan.attempted && t->plan.last_status == status))
 		log_pid_warning(t->pid, "census of process %d (%s): %s: %s", t->pid, comm, store_census_status_name(status),
 				res->message);
+	else if (failed)
+		log_pid_debug(t->pid, "census of process %d (%s): %s again: %s", t->pid, comm,
+			      store_census_status_name(status), res->message);
 	else
 		log_pid_debug(t->pid, "census of process %d (%s, %s%s): %s%s", t->pid, comm, store_trigger_name(trigger),
 			      trigger == TRIGGER_GROWTH && t->plan.vram_growth ? " of GPU memory" : "",

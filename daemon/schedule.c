@@ -107,6 +107,7 @@ int schedule_compare(const struct census_plan *a, const struct census_plan *b)
 void schedule_done(struct census_plan *p, uint64_t now, enum census_status status, uint64_t private)
 {
 	p->attempted = true;
+	p->last_status = status;
 	p->last_at = now;
 	p->pending = 0;
 	p->deferred = false;

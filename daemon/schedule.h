@@ -15,6 +15,7 @@
 struct census_plan {
 	bool attempted;         /* a census was tried (any status) */
 	bool have_ok;           /* one succeeded: last_private is meaningful */
+	enum census_status last_status; /* of the last census tried, when attempted */
 	uint64_t last_at;       /* when the last census was tried */
 	uint64_t last_private;  /* private at the last ok census */
 	unsigned pending;       /* 1 << enum store_trigger: the triggers due */

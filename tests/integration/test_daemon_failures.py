@@ -85,18 +85,26 @@ def test_locked_database_is_survived(tmp_path, shapes, daemons):
 
 def test_processes_it_may_not_read(unprivileged_user, daemons):
     """Run unprivileged, the daemon sees other users' processes but may not
-    read their memory maps: censuses say 'denied' with the reason, and it
-    carries on."""
+    read their memory maps: censuses say 'denied' with the reason, each one
+    stored, the warning logged once per process, and it carries on."""
     home = tempfile.mkdtemp(prefix="ramwatch-unprivileged-")
     os.chmod(home, 0o777)
     os.mkdir(os.path.join(home, "shapes"))
     os.chmod(os.path.join(home, "shapes"), 0o777)
     mine = start_shapes(os.path.join(home, "shapes"), user=unprivileged_user)
     try:
-        d = daemons(home, fast_config("Watch=all"), user=unprivileged_user).start()
+        config = fast_config("Watch=all").replace("CensusInterval=1h", "CensusInterval=1s")
+        d = daemons(home, config, user=unprivileged_user).start()
         rows = d.wait_rows("SELECT * FROM censuses WHERE status = 'denied'", what="a denied census", timeout=20)
         assert "permission denied" in rows[0]["message"]
         assert "CAP_SYS_PTRACE" in rows[0]["message"]
+        refused = d.wait_rows("SELECT p.pid, p.comm, count(*) AS n FROM censuses c JOIN processes p "
+                              "ON p.id = c.process_id WHERE c.status = 'denied' GROUP BY p.id HAVING n >= 3",
+                              what="a process refused three times", timeout=30)[0]
+        said = f"census of process {refused['pid']} ({refused['comm']}): denied"
+        logs = d.logs()
+        assert sum(f"{said}: " in line for line in logs.splitlines()) == 1, logs
+        assert f"{said} again: " in logs
         # its own user's process is read in full
         own = d.wait_rows("SELECT c.* FROM censuses c JOIN processes p ON p.id = c.process_id "
                           "WHERE c.status = 'ok' AND p.pid = ?", mine.pid, what="a census of its user's process")

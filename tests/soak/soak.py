@@ -259,6 +259,7 @@ def main():
     failures = []
     figures = []   # (t, rss, fds, stable fds) of the current instance
     instances = []
+    missed = []
     kills = []
     started = time.monotonic()
 
@@ -338,6 +339,9 @@ def main():
         if rc != 0:
             failures.append(f"ramwatchd exited {rc} on SIGTERM")
         logs = daemon.logs()
+        # what the change watch's self-check found, for the record: a
+        # process it missed is read every round, several turn it off
+        missed.extend(line for line in logs.splitlines() if "change events did not say so" in line)
         if "LeakSanitizer" in logs or "AddressSanitizer" in logs or "runtime error:" in logs:
             failures.append("the sanitizers reported:\n" + logs[logs.find("=="):][:4000])
         con = daemon.db()
@@ -397,6 +401,7 @@ def main():
                     "growth_kib": growth, "window_s": round(window_s)},
         "fds": {"min": min((f[2] for f in warm), default=None), "max": max((f[2] for f in warm), default=None),
                 "stable": stable_fds, "change_watch": bpf_fds},
+        "change_watch_missed": missed,
         "failures": failures,
     }
     os.makedirs(os.path.dirname(OUT), exist_ok=True)

@@ -44,15 +44,23 @@ int fast_tier_add(struct fast_tier *f, struct target *t)
 	return 0;
 }
 
+/* A slot out of the change watch (its flag already let go): read every
+ * round, its status due by time again, at the next sample. */
+static void unwatched(struct fast_slot *s)
+{
+	s->watch = 0;
+	s->recheck = false;
+	s->status_due_ms = INT64_MIN;
+}
+
 int fast_tier_watch(struct fast_tier *f, bool on, uint32_t capacity)
 {
 	if (!on || f->watch) {
 		if (!on && f->watch) {
 			f->watch = change_watch_free(f->watch);
 			f->watch_misses = 0;
-			/* statuses fall due by time again: at the next sample */
 			for (size_t i = 0; i < f->n_slots; i++)
-				f->slots[i].watch = 0, f->slots[i].recheck = false, f->slots[i].status_due_ms = INT64_MIN;
+				unwatched(&f->slots[i]);
 		}
 		return 0;
 	}
@@ -138,8 +146,7 @@ static void watch_failed(struct fast_tier *f, struct fast_slot *s)
 			"reading its statm every round from now on",
 			pid);
 	change_watch_remove(f->watch, pid, s->watch);
-	s->watch = 0;
-	s->status_due_ms = INT64_MIN; /* its status falls due by time again */
+	unwatched(s);
 }
 
 /* Repeats come after the target's last full sample: adding them later

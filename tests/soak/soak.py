@@ -257,7 +257,7 @@ def main():
     counts = {"churn": 0, "growers": 0, "mappers": 0}
     stats = {"ok": {}, "refused": 0, "timeouts": 0, "signalled": [], "odd": []}
     failures = []
-    figures = []   # (t, rss, fds, stable fds) of the current instance
+    figures = []   # (t, rss, fds, stable fds, change watch fds) of the current instance
     instances = []
     missed = []
     kills = []

@@ -404,6 +404,7 @@ static void missed_change(struct fast_tier *f, struct target *t, const char *sta
 static void test_fast_tier_watch_misses(void **state)
 {
 	(void)state;
+	char dir[32];
 	struct proc_status st;
 	struct target *t[RW_WATCH_MISSES_MAX + 1];
 	struct fast_tier f = { 0 };
@@ -443,12 +444,10 @@ static void test_fast_tier_watch_misses(void **state)
 		assert_true(f.slots[t[i + 1]->fast_slot].watch > 0);
 	}
 	/* the process missed is read every round: its next change is seen */
-	unsigned first = 0;
-	fast_tier_quiet(&f, t[first], 100 * 1000 * 1000);
-	char dir[32];
-	snprintf(dir, sizeof(dir), "%d", t[first]->pid);
+	snprintf(dir, sizeof(dir), "%d", t[0]->pid);
+	fast_tier_quiet(&f, t[0], 100 * 1000 * 1000);
 	put(dir, "statm", "1531 531 25 1 0 506 0\n", 22);
-	assert_int_equal(sample_at(&f, t[first], 3000, 2), 0);
+	assert_int_equal(sample_at(&f, t[0], 3000, 2), 0);
 
 	/* one more process missed: the watch is trusted for none */
 	missed_change(&f, t[RW_WATCH_MISSES_MAX - 1], "1401 401 25 1 0 376 0\n", 4000);

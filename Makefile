@@ -18,6 +18,7 @@
 #   make soak       a real daemon under churn, clients, reloads, kill -9 and a full disk (SOAK_SECONDS)
 #   make deps       install the Debian packages the build and tests need
 #   make windows    build/windows/ramwatch.exe (mingw-w64); make check-windows tests it under Wine
+#   make schema-doc doc/schema.sql again from a new database of the built ramwatchd (after a migration)
 #
 # The layers, lowest first; a folder is compiled with the include paths of
 # its own layer and those below it only, so an include that reaches up (a
@@ -211,6 +212,7 @@ BENCH_LIBS := $(SCHEMA_LIB) $(SCANNER_LIB) $(COMMON_LIB)
 # ================================================================== programs
 
 .PHONY: all run check check-build check-unit check-integration check-sanitizers check-layers fuzz lint-man soak soak-asan \
+	schema-doc \
 	bench bench-scan bench-gpu-start bench-evidence bench-daemon bench-history bench-store-size bench-trace bench-tracer \
 	install uninstall clean deps deps-packaging check-units deb rpm check-install check-metrics check-gpu-script
 
@@ -461,6 +463,13 @@ fuzz: $(BUILD)/fuzz/fuzz-smaps $(BUILD)/fuzz/fuzz-evidence $(BUILD)/fuzz/fuzz-tr
 
 lint-man:
 	mandoc -T lint -W warning man/*.[0-9]
+
+# doc/schema.sql, the schema of a new database, dumped from one the built
+# ramwatchd creates (tests/schema-doc.py).  After adding or changing a
+# migration, run this: tests/integration/test_schema_doc.py compares the
+# file with a new database and fails until it is done.
+schema-doc: $(BUILD)/ramwatchd
+	$(PYTHON) tests/schema-doc.py --daemon $(BUILD)/ramwatchd --out doc/schema.sql
 
 # The soak test (tests/soak/soak.py): a real daemon watching a churning
 # population with clients, reloads, kill -9s and a full disk; minutes by

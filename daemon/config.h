@@ -56,7 +56,7 @@ struct daemon_config {
 	enum export_group_by export_group_by; /* ExportGroupBy= */
 };
 
-/* The defaults of DESIGN.md (documented in ramwatchd.conf(5)). */
+/* The defaults of config-table.c (documented in ramwatchd.conf(5)). */
 void config_defaults(struct daemon_config *c);
 
 /* Frees what c owns (selector lists, the export path); c may be reused

@@ -1,6 +1,6 @@
 /* The fast tier's arithmetic: samples of /proc/PID/status gathered into one
  * stored row per StoreInterval, holding min, max and last, so a peak between
- * two stored rows is never lost (DESIGN.md, "Sampling"). */
+ * two stored rows is never lost (doc/design.md#the-fast-tier). */
 #pragma once
 
 #include <stdbool.h>

@@ -1,5 +1,5 @@
 /* When to take a census, and whether there is budget for it: the pure
- * decisions of the census tier (DESIGN.md, "Sampling: two tiers"), kept
+ * decisions of the census tier (doc/design.md#the-census-tier), kept
  * apart from the event loop so they are tested with plain numbers.
  *
  * Times are monotonic microseconds. */

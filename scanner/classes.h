@@ -1,5 +1,5 @@
 /* The classes of memory: the vocabulary every census, table, database row
- * and metric uses (DESIGN.md, "Classes").  The order is the order tables
+ * and metric uses (doc/design.md#classes).  The order is the order tables
  * list them in when their sizes tie. */
 #pragma once
 

@@ -237,7 +237,7 @@ static bool m_nvidia_uvm(const struct ctx *c, size_t i)
 	return p && (streq(p, "/dev/nvidia-uvm") || streq(p, "/dev/nvidia-uvm (deleted)")) && r->offset == r->start;
 }
 
-/* DESIGN.md: pinned host memory is a shared /dev/nvidiactl mapping holding
+/* doc/design.md#classes: pinned host memory is a shared /dev/nvidiactl mapping holding
  * resident host pages.  The driver maps system memory page by page
  * (vm_insert_page: VmFlags "mm", counted in Rss, never Anonymous, so it is
  * resident but not private); its other nvidiactl mappings (peer I/O) are

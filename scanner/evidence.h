@@ -1,6 +1,6 @@
 /* Evidence: what the allocators wrote in the process's own memory, read
- * from outside to tell whose anonymous memory is whose (DESIGN.md,
- * "Evidence").  A census classifies regions by their shape first; this
+ * from outside to tell whose anonymous memory is whose
+ * (doc/design.md#evidence).  A census classifies regions by their shape first; this
  * pass then reads a few bytes at chosen addresses of the regions that
  * shapes leave uncertain, only in pages already resident, and
  *   - confirms an owner: glibc's mmapped chunks (walked block by block),

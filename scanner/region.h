@@ -41,7 +41,7 @@ enum smaps_field {
 	_SMAPS_FIELD_MAX
 };
 
-/* The page counts a region keeps: those of DESIGN.md (Rss, Pss,
+/* The page counts a region keeps: those of doc/design.md#the-census (Rss, Pss,
  * Shared/Private Clean/Dirty, Anonymous, Swap, SwapPss, Locked) and the huge
  * pages.  The parser reads and checks every field of enum smaps_field; the
  * others (page sizes, Referenced, KSM, ...) are not kept, which halves the

@@ -5,7 +5,7 @@
  * the regions describe the same moment; then stat again: an smaps opened
  * before the process died returns what was buffered and then a clean EOF, a
  * silently truncated census, so a census only counts when the same instance
- * is still alive after the read (DESIGN.md, "Reading /proc"). */
+ * is still alive after the read (doc/design.md#reading-proc-measured-facts). */
 #include "scan.h"
 
 #include <errno.h>

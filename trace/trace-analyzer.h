@@ -4,7 +4,7 @@
  * Memory follows what is live (allocations, mapped ranges) and what is
  * distinct (scopes, sites, allocators, scope ids), never the number of
  * events: nothing is kept per event.  The semantics are the reference
- * analyzer's (MEMTRACE.md); the comments say where a rule comes from. */
+ * analyzer's (doc/trace-format.md#replay); the comments say where a rule comes from. */
 #pragma once
 
 #include <stdbool.h>

@@ -1,4 +1,4 @@
-/* One memtrace event (format version 3, MEMTRACE.md) and the rules every
+/* One memtrace event (format version 3, doc/trace-format.md) and the rules every
  * field of it must follow.  Both line parsers, the fast one and the general
  * one, decode a line into a struct trace_event through the setters here, so
  * a field is accepted or refused, with the same reason, whichever parser
@@ -119,7 +119,7 @@ struct trace_event {
 	uint32_t seen;
 };
 
-/* Sets every field to its default (MEMTRACE.md) and marks none seen.
+/* Sets every field to its default (doc/trace-format.md#fields) and marks none seen.
  * Field by field and inline: a struct assignment compiles to a call to
  * memset, and this runs for every line. */
 static inline void trace_event_init(struct trace_event *e)

@@ -1,6 +1,6 @@
 /* The daemon's region events (regions that appeared, disappeared, grew or
- * shrank between two censuses) as a memtrace event stream (MEMTRACE.md,
- * "The daemon's own events"), so that `ramwatch trace summary --layer
+ * shrank between two censuses) as a memtrace event stream
+ * (doc/trace-format.md#the-daemons-region-events), so that `ramwatch trace summary --layer
  * physical` ranks a process's memory classes by what they kept, what they
  * churned and how long their regions lived.
  *

@@ -390,7 +390,7 @@ TRACER_EXPORT int munmap(void *addr, size_t len)
 
 /* A mremap is written as an unmap of the old range and a map of the new:
  * the analyzer keeps mapped ranges in its ledger, and its remap is an
- * allocation's (MEMTRACE.md). */
+ * allocation's (doc/trace-format.md#replay). */
 TRACER_EXPORT void *mremap(void *old, size_t old_len, size_t len, int flags, ...)
 {
 	void *fixed = NULL, *p;

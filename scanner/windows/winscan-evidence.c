@@ -8,7 +8,7 @@
  * CommandLine UNICODE_STRING at 0x70; NT_TIB StackBase at 0x08 and
  * StackLimit at 0x10; a heap segment's SegmentSignature at 0x10
  * (0xffeeffee, NT heap) or a segment heap's Signature at 0x10
- * (0xddeeddee).  Wine lays these out the same way (DESIGN.md, Windows). */
+ * (0xddeeddee).  Wine lays these out the same way (doc/design.md#windows). */
 #include "winscan-internal.h"
 
 #include <errno.h>
@@ -183,7 +183,7 @@ static int mark_heap_blocks(HANDLE h, struct win_capture *c)
 }
 
 /* The heap list of another process is what Windows gives and Wine does
- * not (DESIGN.md): a heap found there and not by its signature is marked. */
+ * not (doc/design.md#windows): a heap found there and not by its signature is marked. */
 static void mark_heap_list(int pid, struct win_capture *c)
 {
 	HANDLE snap = CreateToolhelp32Snapshot(TH32CS_SNAPHEAPLIST, (DWORD)pid);

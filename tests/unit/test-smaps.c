@@ -51,7 +51,7 @@ static void test_every_field(void **state)
 	assert_int_equal(r->dev_minor, 1);
 	assert_int_equal(r->inode, 123456);
 	assert_string_equal(r->path, "/tmp/my data file (deleted)");
-	/* every field is read and checked; the counts of DESIGN.md are kept */
+	/* every field is read and checked; the counts of doc/design.md#the-census are kept */
 	static const uint64_t expect[_COUNT_MAX] = {
 		[COUNT_RSS] = 100, [COUNT_PSS] = 50, [COUNT_SHARED_CLEAN] = 20, [COUNT_SHARED_DIRTY] = 30,
 		[COUNT_PRIVATE_CLEAN] = 40, [COUNT_PRIVATE_DIRTY] = 10, [COUNT_ANONYMOUS] = 10,

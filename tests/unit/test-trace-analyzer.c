@@ -1,7 +1,7 @@
 /* The replay's rules, event by event (allocations): integrity verdicts,
  * retention, release, resize, remap and lost tracking, failed and
  * unmatched operations.  Vectors are written from
- * MEMTRACE.md and the reference analyzer's semantics; in them ' stands for
+ * doc/trace-format.md and the reference analyzer's semantics; in them ' stands for
  * " to keep the JSON readable. */
 #include <errno.h>
 #include <setjmp.h>

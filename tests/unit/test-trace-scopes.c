@@ -1,7 +1,7 @@
 /* The replay's rules, event by event (scopes, time, layers): scope ids
  * and their conflicts, lifetimes and byte-events, saturation, layers and
  * lifecycle coverage, sites and site detail, the physical counters.  Vectors are written from
- * MEMTRACE.md and the reference analyzer's semantics; in them ' stands for
+ * doc/trace-format.md and the reference analyzer's semantics; in them ' stands for
  * " to keep the JSON readable. */
 #include <errno.h>
 #include <setjmp.h>

@@ -5,7 +5,7 @@ where the holder knows them and conservation holding; a Windows census is
 read by the Linux build's summary and diff; the errors a person can act
 on; residency where Wine gives it (the scanner reading itself).
 
-What Wine cannot show (DESIGN.md, "Windows"): the working set of another
+What Wine cannot show (doc/design.md#windows): the working set of another
 process, the heap list of another process, PAGE_WRITECOMBINE in Protect,
 commit in GetProcessMemoryInfo.  Those rules are tested on captured region
 lists (tests/unit/test-win-census.c).  Run by make check-windows."""
@@ -139,7 +139,7 @@ def test_every_kind_in_its_class(census, holder):
     assert (jit["class"], jit["rule"]) == ("jit", "win_jit")
     assert jit["private"] == jit["size"] == 256 * KiB and jit["perms"] == "rwxp"
 
-    # Wine does not report PAGE_WRITECOMBINE in Protect (DESIGN.md): the
+    # Wine does not report PAGE_WRITECOMBINE in Protect (doc/design.md#windows): the
     # write-combined block is plain private memory here; the cuda_driver
     # rule is tested on captured lists
     wc = reservation(census, holder["wc"][0])

@@ -6,7 +6,8 @@
 #   make run        install what is missing, build, run ramwatchd for a while, show what it recorded
 #   make check      install what is missing, build (warnings are errors), run unit and
 #                   integration tests, then all of them again under ASan+UBSan,
-#                   then the fuzz targets for a bounded time, the layer check and the man-page lint
+#                   then the fuzz targets for a bounded time, the layer check, the man-page lint
+#                   and the documents' check (make check-docs)
 #   make fuzz       every libFuzzer target for FUZZ_SECONDS each (default 20: about 3 min in all);
 #                   make fuzz FUZZ_SECONDS=600 runs each longer.  Targets (tests/fuzz/): smaps,
 #                   evidence, trace, control, config, census-json, units, proc, win-capture
@@ -212,7 +213,7 @@ BENCH_LIBS := $(SCHEMA_LIB) $(SCANNER_LIB) $(COMMON_LIB)
 # ================================================================== programs
 
 .PHONY: all run check check-build check-unit check-integration check-sanitizers check-layers fuzz lint-man soak soak-asan \
-	schema-doc \
+	check-docs schema-doc \
 	bench bench-scan bench-gpu-start bench-evidence bench-daemon bench-history bench-store-size bench-trace bench-tracer \
 	install uninstall clean deps deps-packaging check-units deb rpm check-install check-metrics check-gpu-script
 
@@ -464,6 +465,12 @@ fuzz: $(BUILD)/fuzz/fuzz-smaps $(BUILD)/fuzz/fuzz-evidence $(BUILD)/fuzz/fuzz-tr
 lint-man:
 	mandoc -T lint -W warning man/*.[0-9]
 
+# Every file, function and constant README.md, tests/README.md and doc/*.md
+# name is in the tree, and no file cites a document the repository lacks
+# (tests/check-docs.py says how it tells).
+check-docs:
+	$(PYTHON) tests/check-docs.py
+
 # doc/schema.sql, the schema of a new database, dumped from one the built
 # ramwatchd creates (tests/schema-doc.py).  After adding or changing a
 # migration, run this: tests/integration/test_schema_doc.py compares the
@@ -492,6 +499,7 @@ check: deps
 	$(MAKE) fuzz
 	$(MAKE) check-layers
 	$(MAKE) lint-man
+	$(MAKE) check-docs
 	@echo "all checks passed"
 
 # ---- metrics (daemon/export*.c, ramwatch metrics): checked by Prometheus's own promtool

@@ -81,4 +81,4 @@ void discover_reload(struct discover *d);
 int discover_pass(struct discover *d, const struct watched *w);
 
 /* Whether the selectors of c still pick t (after a reload). */
-bool discover_still_selected(const struct daemon_config *c, struct target *t);
+bool discover_still_selected(const struct daemon_config *c, const struct target *t);

@@ -126,7 +126,7 @@ static void let_go(struct manager *m, struct target *t, bool exited)
 	int64_t now = daemon_clock_now_ms();
 
 	if (exited) {
-		t->ref->info.exited_at = now;
+		proc_ref_exited(t->ref, now);
 		char a[FORMAT_BYTES_MAX];
 		log_pid_info(t->pid, "process %d (%s) exited; peak private %s", t->pid,
 			     t->ref->info.comm ? t->ref->info.comm : "?", format_bytes(a, t->ref->info.peak_private));
@@ -205,7 +205,7 @@ static int on_sample(sd_event_source *s, uint64_t usec, void *userdata)
 		}
 		if (r >= 0)
 			fast_tier_quiet(&m->fast, t, census_tier_sampled(m->census, t, now));
-		due |= t->plan.pending;
+		due |= census_tier_pending(&t->census);
 	}
 	/* the census tier: what is due now (most rounds, nothing: then the
 	 * pass would only walk the list again to find that out) */
@@ -261,7 +261,7 @@ static int store_cycle(struct manager *m)
 	if (gpu_watch_cycle(&m->gpu, m->watched, m->census, store_cycle_writer(m->store), now))
 		/* the growth trigger of GPU memory: the round must see it */
 		for (struct target *t = watched_first(m->watched); t; t = watched_next(t))
-			if (t->plan.pending)
+			if (census_tier_pending(&t->census))
 				fast_tier_wake(&m->fast, t);
 	r = store_cycle_flush(m->store);
 	manager_store_replaced(m);

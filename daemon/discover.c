@@ -207,9 +207,10 @@ static int decide(struct pass *pass, int pid, int *ret_proc_dir_fd, struct proc_
 		return WAITING;
 	}
 
-	d->id.now_ms = daemon_clock_now_ms();
-	d->id.pidfd_below = pidfd_below(d, pass->w);
-	r = target_new(d->root_fd, pid, st, &d->id, &t);
+	struct target_identity id = d->id;
+	id.now_ms = daemon_clock_now_ms();
+	id.pidfd_below = pidfd_below(d, pass->w);
+	r = target_new(d->root_fd, pid, st, &id, &t);
 	if (r == -ESRCH || r == -ENOENT)
 		return GONE;
 	if (r < 0) {
@@ -244,16 +245,16 @@ static int consider(struct pass *pass, int pid)
 			break;
 		}
 		if ((s = known_set(&d->known, pid, KNOWN_PASSED)))
-			s->seen = d->listing;
+			known_seen(s, d->listing);
 		break;
 	case SMALL:
 		keep_small(pass, pid, proc_dir_fd, &st);
 		if ((s = known_get(&d->known, pid)))
-			s->seen = d->listing;
+			known_seen(s, d->listing);
 		break;
 	case WAITING:
 		if ((s = known_set(&d->known, pid, KNOWN_WAITING)))
-			s->seen = d->listing;
+			known_seen(s, d->listing);
 		break;
 	default: /* GONE, FOLLOWED */
 		(void)known_remove(&d->known, pid);
@@ -302,7 +303,7 @@ static int on_listed(int pid, void *userdata)
 	struct known_slot *s = known_get(&d->known, pid);
 	if (!s)
 		return consider(pass, pid);
-	s->seen = d->listing;
+	known_seen(s, d->listing);
 	if (s->kind == KNOWN_SMALL)
 		return look_at_small(pass, s);
 	return consider(pass, pid);

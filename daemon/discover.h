@@ -36,7 +36,7 @@ typedef int (*discover_follow_t)(void *userdata, struct target *t);
 struct discover {
 	int root_fd;                        /* the proc root (borrowed) */
 	const struct daemon_config *config; /* the caller's, reloads included */
-	struct target_identity id;          /* now_ms is set at each process */
+	struct target_identity id;          /* now_ms and pidfd_below are not read: a pass sets its own */
 	int self;                           /* the daemon's pid: never followed */
 	discover_follow_t follow;
 	void *userdata;

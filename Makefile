@@ -117,7 +117,7 @@ DAEMON_SRCS := daemon/config.c daemon/config-parse.c daemon/config-table.c daemo
 	daemon/control-processes.c daemon/control-buffer.c \
 	daemon/sysmem.c daemon/sample.c daemon/schedule.c daemon/pidmap.c \
 	daemon/writer.c daemon/target.c daemon/manager.c daemon/manager-view.c daemon/discover.c daemon/discover-known.c daemon/proc-connector.c daemon/watched.c \
-	daemon/fast-tier.c daemon/census-tier.c daemon/store-cycle.c daemon/store-aside.c daemon/heap.c daemon/state-lock.c daemon/timer.c daemon/daemon-clock.c daemon/view.c \
+	daemon/fast-tier.c daemon/census-tier.c daemon/census-take.c daemon/store-cycle.c daemon/store-aside.c daemon/malloc-tuning.c daemon/state-lock.c daemon/timer.c daemon/daemon-clock.c daemon/view.c \
 	daemon/export.c daemon/export-text.c daemon/gpu-watch.c daemon/change-watch.c
 DAEMON_MAIN := daemon/ramwatchd.c
 

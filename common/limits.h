@@ -197,10 +197,10 @@
  * daemon's peak of resident memory (BENCHMARKS.md). */
 #define RW_WRITER_EARLY_BYTES (1024u * 1024u)
 
-/* The daemon's heap (daemon/heap.h): free memory it keeps rather than
- * give back at once, and the block size from which glibc maps a block of
- * its own (a census of a process with a million mappings) instead of
- * taking it from the heap. */
+/* The daemon's heap (daemon/malloc-tuning.h): free memory it keeps
+ * rather than give back at once, and the block size from which glibc maps
+ * a block of its own (a census of a process with a million mappings)
+ * instead of taking it from the heap. */
 #define RW_HEAP_KEEP_FREE (2u * 1024u * 1024u)
 #define RW_HEAP_MMAP_THRESHOLD (1024u * 1024u)
 

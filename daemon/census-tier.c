@@ -9,6 +9,7 @@
 #include "census.h"
 #include "daemon-clock.h"
 #include "export-text.h"
+#include "gpu-watch.h"
 #include "log.h"
 #include "schedule.h"
 #include "target.h"
@@ -57,18 +58,18 @@ const struct census_tier_stats *census_tier_get_stats(const struct census_tier *
 
 void census_tier_first_sight(struct census_tier *ct, struct target *t, uint64_t now)
 {
-	schedule_update(&t->plan, ct->config, now, 0);
+	schedule_update(&t->census.plan, ct->config, now, 0);
 }
 
 uint64_t census_tier_sampled(struct census_tier *ct, struct target *t, uint64_t now)
 {
-	schedule_update(&t->plan, ct->config, now, t->private);
-	return schedule_quiet_until(&t->plan, ct->config, t->private);
+	schedule_update(&t->census.plan, ct->config, now, t->fast.private);
+	return schedule_quiet_until(&t->census.plan, ct->config, t->fast.private);
 }
 
 void census_tier_gpu_told(struct census_tier *ct, struct target *t, uint64_t now)
 {
-	schedule_update_vram(&t->plan, ct->config, now, t->vram);
+	schedule_update_vram(&t->census.plan, ct->config, now, t->gpu.vram);
 }
 
 void census_tier_refill(struct census_tier *ct, uint64_t now)
@@ -82,16 +83,16 @@ struct target *census_tier_next(struct census_tier *ct, const struct watched *w)
 	bool budget = budget_allows(&ct->budget);
 
 	for (struct target *t = watched_first(w); t; t = watched_next(t)) {
-		if (!t->plan.pending)
+		if (!t->census.plan.pending)
 			continue;
-		if (!budget && schedule_needs_budget(&t->plan)) {
-			if (!t->plan.deferred) {
-				t->plan.deferred = true;
+		if (!budget && schedule_needs_budget(&t->census.plan)) {
+			if (!t->census.plan.deferred) {
+				t->census.plan.deferred = true;
 				ct->stats.deferred++;
 			}
 			continue;
 		}
-		if (!best || schedule_compare(&t->plan, &best->plan) < 0)
+		if (!best || schedule_compare(&t->census.plan, &best->census.plan) < 0)
 			best = t;
 	}
 	return best;
@@ -99,19 +100,19 @@ struct target *census_tier_next(struct census_tier *ct, const struct watched *w)
 
 bool census_tier_light(const struct census_tier *ct, const struct target *t)
 {
-	if (t->plan.want_full)
+	if (t->census.plan.want_full)
 		return false;
-	if (t->plan.want_light)
+	if (t->census.plan.want_light)
 		return true;
-	return ct->config->huge_process > 0 && t->resident > ct->config->huge_process;
+	return ct->config->huge_process > 0 && t->fast.resident > ct->config->huge_process;
 }
 
 /* Hands a census result to every client waiting for one, and forgets
  * them. */
 static void notify_waiters(struct target *t, const struct census_result *res)
 {
-	struct census_waiter *w = t->waiters;
-	t->waiters = NULL;
+	struct census_waiter *w = t->census.waiters;
+	t->census.waiters = NULL;
 	while (w) {
 		struct census_waiter *next = w->next;
 		if (!w->cancelled)
@@ -140,13 +141,13 @@ void census_tier_record(struct census_tier *ct, struct target *t, const struct c
 		ct->stats.census_wall_us += (uint64_t)res->meta.wall_us;
 
 	uint64_t private = res->census ? census_private(res->census)
-			   : res->meta.repeats_time > 0 ? t->steady_private
-							: t->private;
+			   : res->meta.repeats_time > 0 ? t->census.last.steady_private
+							: t->fast.private;
 	/* a process refused as its last census was (one this daemon may never
 	 * read) is told once, not at every CensusInterval; the census table
 	 * keeps each refusal */
 	bool failed = status == CENSUS_DENIED || status == CENSUS_ERROR;
-	if (failed && !(t->plan.attempted && t->plan.last_status == status))
+	if (failed && !(t->census.plan.attempted && t->census.plan.last_status == status))
 		log_pid_warning(t->pid, "census of process %d (%s): %s: %s", t->pid, comm, store_census_status_name(status),
 				res->message);
 	else if (failed)
@@ -154,13 +155,13 @@ void census_tier_record(struct census_tier *ct, struct target *t, const struct c
 			      store_census_status_name(status), res->message);
 	else
 		log_pid_debug(t->pid, "census of process %d (%s, %s%s): %s%s", t->pid, comm, store_trigger_name(trigger),
-			      trigger == TRIGGER_GROWTH && t->plan.vram_growth ? " of GPU memory" : "",
+			      trigger == TRIGGER_GROWTH && t->census.plan.vram_growth ? " of GPU memory" : "",
 			      store_census_status_name(status),
 			      res->meta.repeats_time > 0 ? ", nothing changed since the last full census" : "");
 	if (status == CENSUS_OK && res->census)
-		export_classes_from_census(res->census, &t->classes);
+		export_classes_from_census(res->census, &t->census.classes);
 	notify_waiters(t, res);
-	schedule_done(&t->plan, now, status, private);
+	schedule_done(&t->census.plan, now, status, private);
 }
 
 /* Whether t's next census may be a repeat of its last full one: not when
@@ -169,19 +170,19 @@ void census_tier_record(struct census_tier *ct, struct target *t, const struct c
  * one of them. */
 static bool may_repeat(const struct target *t, const struct writer *writer)
 {
-	enum store_trigger trigger = schedule_trigger(&t->plan);
+	enum store_trigger trigger = schedule_trigger(&t->census.plan);
 
 	if (trigger != TRIGGER_INTERVAL && trigger != TRIGGER_GROWTH)
 		return false;
-	if (t->waiters || t->plan.want_full || t->plan.want_light)
+	if (t->census.waiters || t->census.plan.want_full || t->census.plan.want_light)
 		return false;
-	return writer_dropped(writer) == t->steady_dropped;
+	return census_take_may_repeat(&t->census.last, writer_dropped(writer));
 }
 
 enum census_status census_tier_take(struct census_tier *ct, struct target *t, enum steady_mappings mappings,
 				   const struct gpu_snapshot *gpu, struct writer *writer)
 {
-	enum store_trigger trigger = schedule_trigger(&t->plan);
+	enum store_trigger trigger = schedule_trigger(&t->census.plan);
 	struct census_result res;
 	size_t n;
 	int r;
@@ -190,26 +191,40 @@ enum census_status census_tier_take(struct census_tier *ct, struct target *t, en
 	 * is measured from is the same (a process first seen between two
 	 * snapshots has not been matched to one yet) */
 	if (gpu) {
-		(void)target_gpu(t, gpu, &n);
+		(void)gpu_watch_match(t, gpu, &n);
 		census_tier_gpu_told(ct, t, now_monotonic_us());
 	}
-	r = target_census(t, trigger, census_tier_light(ct, t), ct->config->evidence, may_repeat(t, writer),
-			  mappings, daemon_clock_now_ms(), gpu, &res);
+	const struct census_subject subject = {
+		.pid = t->pid,
+		.start_time = t->start_time,
+		.proc_dir_fd = t->proc_dir_fd,
+		.paths = t->ref->paths,
+		.on_gpu = t->gpu.on_gpu,
+		.vram = t->gpu.vram,
+	};
+	const struct census_take_options o = {
+		.trigger = trigger,
+		.light = census_tier_light(ct, t),
+		.evidence = ct->config->evidence,
+		.may_repeat = may_repeat(t, writer),
+		.mappings = mappings,
+		.now_ms = daemon_clock_now_ms(),
+		.gpu = gpu,
+	};
+	r = census_take(&t->census.last, &subject, &o, &res);
 	if (r < 0) {
 		log_pid_warning_errno(t->pid, r, "census of process %d failed: %m", t->pid);
-		schedule_done(&t->plan, now_monotonic_us(), CENSUS_ERROR, 0);
+		schedule_done(&t->census.plan, now_monotonic_us(), CENSUS_ERROR, 0);
 		return CENSUS_ERROR;
 	}
 	/* recorded before it is queued: the writer takes the census */
 	census_tier_record(ct, t, &res, now_monotonic_us());
 	bool full = res.meta.status == CENSUS_OK && res.meta.repeats_time == 0;
 	r = writer_add_census(writer, t->ref, &res.meta, res.meta.message, res.census, res.events, res.n_events);
-	if (r < 0) {
+	if (r < 0)
 		log_pid_warning_errno(t->pid, r, "census of process %d lost: %m", t->pid);
-		if (full)
-			t->steady.source = STEADY_NONE; /* nothing stored to repeat */
-	} else if (full)
-		t->steady_dropped = writer_dropped(writer);
+	if (full)
+		census_take_queued(&t->census.last, r >= 0, writer_dropped(writer));
 	return res.meta.status;
 }
 
@@ -223,11 +238,11 @@ int census_tier_request(struct census_tier *ct, struct target *t, bool full, boo
 		return -ENOMEM;
 	w->done = done;
 	w->userdata = userdata;
-	w->next = t->waiters;
-	t->waiters = w;
-	schedule_add(&t->plan, TRIGGER_REQUEST, now);
-	t->plan.want_full = full;
-	t->plan.want_light = light;
+	w->next = t->census.waiters;
+	t->census.waiters = w;
+	schedule_add(&t->census.plan, TRIGGER_REQUEST, now);
+	t->census.plan.want_full = full;
+	t->census.plan.want_light = light;
 	if (ret_waiter)
 		*ret_waiter = w;
 	return 0;
@@ -246,14 +261,14 @@ int census_tier_mark(struct census_tier *ct, struct target *t, struct writer *wr
 	int r = writer_add_mark(writer, t->ref, time, name, by_uid);
 	if (r < 0)
 		return r;
-	schedule_add(&t->plan, TRIGGER_MARK, now);
+	schedule_add(&t->census.plan, TRIGGER_MARK, now);
 	return 0;
 }
 
 void census_tier_forget(struct census_tier *ct, struct target *t, bool exited, int64_t time)
 {
 	(void)ct;
-	if (!t->waiters)
+	if (!t->census.waiters)
 		return;
 	/* clients waiting for a census of a process that is gone */
 	struct census_result gone = {
@@ -264,4 +279,9 @@ void census_tier_forget(struct census_tier *ct, struct target *t, bool exited, i
 		 t->pid);
 	gone.meta.message = gone.message;
 	notify_waiters(t, &gone);
+}
+
+void census_tier_target_done(struct target *t)
+{
+	census_take_done(&t->census.last);
 }

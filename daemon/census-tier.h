@@ -9,38 +9,47 @@
  * triggers themselves are schedule.c's arithmetic; the tier keeps the
  * budget, the counts, and the clients waiting for a census.
  *
- * census-tier.c is the only file that changes a target's plan and its
- * waiters.  Nothing here needs the event loop: the manager runs the pass
- * (census_tier_next, census_tier_take) and schedules one soon after a
- * request or a mark. */
+ * census-tier.c is the only file that changes a target's census part
+ * (struct census_target), but for what its last census left, which
+ * census-take.c keeps for it.  Nothing here needs the event loop: the
+ * manager runs the pass (census_tier_next, census_tier_take) and
+ * schedules one soon after a request or a mark. */
 #pragma once
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "census-take.h"
 #include "config.h"
+#include "export-text.h"
 #include "gpu.h"
+#include "schedule.h"
 #include "steady.h"
 #include "store.h"
 
-struct census;
 struct census_tier;
 struct census_waiter;
-struct region_event;
 struct target;
 struct watched;
 struct writer;
 
-/* A census and what the store gets of it. */
-struct census_result {
-	struct store_census meta;
-	char message[256];
-	struct census *census;        /* NULL unless meta.status is ok, and for a
-				       * repeat (meta.repeats_time set) */
-	struct region_event *events;  /* since the previous census */
-	size_t n_events;
+/* The census tier's part of a watched process (struct target's census).
+ * The others read whether a census is due (census_tier_pending) and the
+ * classes; they change nothing here. */
+struct census_target {
+	struct census_plan plan;       /* when its next census is due, and why (schedule.h) */
+	struct census_waiter *waiters; /* clients waiting for the next census */
+	struct export_classes classes; /* the classes of the last ok census, for the metrics */
+	struct census_last last;       /* census-take.c's: what the last census left */
 };
+
+/* Whether a census of the process is due (in the pass after the fast
+ * tier's round).  Inline: the round asks it after each full sample. */
+static inline bool census_tier_pending(const struct census_target *c)
+{
+	return c->plan.pending;
+}
 
 /* What the censuses came to, over the daemon's life. */
 struct census_tier_stats {
@@ -68,8 +77,8 @@ void census_tier_first_sight(struct census_tier *ct, struct target *t, uint64_t 
  * triggers.  Returns until when (monotonic us) neither can fall due while
  * t's private memory stays the same (schedule_quiet_until). */
 uint64_t census_tier_sampled(struct census_tier *ct, struct target *t, uint64_t now);
-/* After a GPU snapshot told t's GPU memory (t->vram): the growth trigger
- * of GPU memory. */
+/* After a GPU snapshot told t's GPU memory (t->gpu.vram): the growth
+ * trigger of GPU memory. */
 void census_tier_gpu_told(struct census_tier *ct, struct target *t, uint64_t now);
 
 /* Brings the budget's credit up to now. */
@@ -116,3 +125,6 @@ int census_tier_mark(struct census_tier *ct, struct target *t, struct writer *wr
 /* t is let go (exited, or no longer watched) at time: its waiting clients
  * are told so. */
 void census_tier_forget(struct census_tier *ct, struct target *t, bool exited, int64_t time);
+/* Frees what t's census part holds (what its last census left); its
+ * waiters are told first (census_tier_forget). */
+void census_tier_target_done(struct target *t);

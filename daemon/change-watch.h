@@ -2,7 +2,7 @@
  * the figures its statm shows may have moved, so a sample round reads
  * statm only for the processes whose flag is up (fast-tier.c); and
  * another when its mappings may have, so the steady check before a census
- * reads maps only then (target.c).
+ * reads maps only then (census-take.c).
  *
  * A BPF program on four tracepoints raises the flags
  * (change-watch.bpf.c): rss_stat, fired by every change of an address

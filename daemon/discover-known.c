@@ -89,6 +89,11 @@ void known_keep_statm(struct known *k, struct known_slot *s, int fd, const struc
 	s->shared = pages32(statm->shared);
 }
 
+void known_seen(struct known_slot *s, uint32_t listing)
+{
+	s->seen = listing;
+}
+
 bool known_statm_same(const struct known_slot *s, const struct proc_statm *statm)
 {
 	return s->size == pages32(statm->size) && s->resident == pages32(statm->resident) &&

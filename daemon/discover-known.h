@@ -10,7 +10,10 @@
  * Memory: one 32-byte slot a process, in a table at most five eighths
  * full, so 51 to 102 bytes per known process (10,000 present: under
  * 1 MiB), and for a process below MinPrivate one descriptor while the
- * descriptor budget allows. */
+ * descriptor budget allows.
+ *
+ * discover-known.c is the only file that changes the table and its slots;
+ * discovery reads a slot and changes it through the calls below. */
 #pragma once
 
 #include <stdbool.h>
@@ -55,6 +58,8 @@ bool known_remove(struct known *k, int pid);
 
 /* Takes fd as s's statm descriptor, with statm as read through it. */
 void known_keep_statm(struct known *k, struct known_slot *s, int fd, const struct proc_statm *statm);
+/* The listing numbered listing showed s (known_sweep keeps it). */
+void known_seen(struct known_slot *s, uint32_t listing);
 /* Whether statm is what s last read. */
 bool known_statm_same(const struct known_slot *s, const struct proc_statm *statm);
 

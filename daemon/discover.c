@@ -30,24 +30,24 @@ static void facts_done(struct facts *x)
 	free(x->cgroup);
 }
 
-static int facts_read(int pid_fd, unsigned needs, struct facts *x)
+static int facts_read(int proc_dir_fd, unsigned needs, struct facts *x)
 {
 	int r;
 
 	if (needs & SELECTOR_NEEDS_EXE) {
-		r = procfs_read_exe(pid_fd, &x->exe);
+		r = procfs_read_exe(proc_dir_fd, &x->exe);
 		if (r == -ENOMEM || r == -ESRCH)
 			return r;
 		x->f.exe = x->exe;
 	}
 	if (needs & SELECTOR_NEEDS_CMDLINE) {
-		r = procfs_read_cmdline(pid_fd, &x->cmdline);
+		r = procfs_read_cmdline(proc_dir_fd, &x->cmdline);
 		if (r == -ENOMEM || r == -ESRCH || r == -ENOENT)
 			return r == -ENOENT ? -ESRCH : r;
 		x->f.cmdline = x->cmdline;
 	}
 	if (needs & SELECTOR_NEEDS_CGROUP) {
-		r = procfs_read_cgroup(pid_fd, &x->cgroup);
+		r = procfs_read_cgroup(proc_dir_fd, &x->cgroup);
 		if (r == -ENOMEM || r == -ESRCH || r == -ENOENT)
 			return r == -ENOENT ? -ESRCH : r;
 		x->f.cgroup = x->cgroup;
@@ -68,7 +68,7 @@ static bool selected(const struct daemon_config *c, const struct selector_facts 
 	return !selector_list_match(&c->ignore, f);
 }
 
-bool discover_still_selected(const struct daemon_config *c, struct target *t)
+bool discover_still_selected(const struct daemon_config *c, const struct target *t)
 {
 	struct facts x = {
 		.f = {
@@ -82,7 +82,7 @@ bool discover_still_selected(const struct daemon_config *c, struct target *t)
 	bool yes;
 
 	if (needs_of(c) & SELECTOR_NEEDS_CGROUP) {
-		if (procfs_read_cgroup(t->pid_fd, &x.cgroup) == 0)
+		if (procfs_read_cgroup(t->proc_dir_fd, &x.cgroup) == 0)
 			x.f.cgroup = x.cgroup;
 	}
 	yes = selected(c, &x.f);
@@ -112,7 +112,7 @@ enum verdict {
  * after its status said small: private (anonymous resident, from statm
  * now, plus the status's swap) still small keeps the figures to compare
  * with; grown meanwhile, it is read again at the next pass. */
-static void keep_small(struct pass *pass, int pid, int pid_fd, const struct proc_status *st)
+static void keep_small(struct pass *pass, int pid, int proc_dir_fd, const struct proc_status *st)
 {
 	struct discover *d = pass->d;
 	struct known_slot *s = known_set(&d->known, pid, KNOWN_SMALL);
@@ -121,7 +121,7 @@ static void keep_small(struct pass *pass, int pid, int pid_fd, const struct proc
 
 	if (!s || s->statm_fd >= 0)
 		return; /* out of memory: read again next time; or kept already */
-	int fd = procfs_open_statm(pid_fd);
+	int fd = procfs_open_statm(proc_dir_fd);
 	if (fd < 0)
 		return;
 	if (fd >= pass->fd_room || procfs_pread_statm(fd, &m) < 0) {
@@ -158,7 +158,7 @@ static long pidfd_below(const struct discover *d, const struct watched *w)
 
 /* Reads pid's status and asks the selectors; follows it when they pick it,
  * it is large enough and there is room.  Returns the verdict, or -ENOMEM. */
-static int decide(struct pass *pass, int pid, int *ret_pid_fd, struct proc_status *st)
+static int decide(struct pass *pass, int pid, int *ret_proc_dir_fd, struct proc_status *st)
 {
 	struct discover *d = pass->d;
 	const struct daemon_config *c = d->config;
@@ -167,11 +167,11 @@ static int decide(struct pass *pass, int pid, int *ret_pid_fd, struct proc_statu
 	uint64_t private = 0;
 	int r;
 
-	*ret_pid_fd = procfs_open_pid(d->root_fd, pid);
-	if (*ret_pid_fd < 0)
+	*ret_proc_dir_fd = procfs_open_pid(d->root_fd, pid);
+	if (*ret_proc_dir_fd < 0)
 		return GONE;
 	d->status_reads++;
-	if (procfs_read_status(*ret_pid_fd, st) < 0)
+	if (procfs_read_status(*ret_proc_dir_fd, st) < 0)
 		return GONE;
 	/* kernel threads have no user memory (no Vm* lines); zombies neither */
 	if (st->kthread || !status_has(st, STATUS_VM_RSS) || st->state == 'Z')
@@ -180,7 +180,7 @@ static int decide(struct pass *pass, int pid, int *ret_pid_fd, struct proc_statu
 	/* the selectors before the size: what they pass over need not be
 	 * read again until it changes, however it grows */
 	x.f = (struct selector_facts){ .pid = pid, .comm = st->name, .uid = st->uid };
-	r = facts_read(*ret_pid_fd, needs_of(c), &x);
+	r = facts_read(*ret_proc_dir_fd, needs_of(c), &x);
 	if (r == -ENOMEM) {
 		facts_done(&x);
 		return r;
@@ -207,9 +207,10 @@ static int decide(struct pass *pass, int pid, int *ret_pid_fd, struct proc_statu
 		return WAITING;
 	}
 
-	d->id.now_ms = daemon_clock_now_ms();
-	d->id.pidfd_below = pidfd_below(d, pass->w);
-	r = target_new(d->root_fd, pid, st, &d->id, &t);
+	struct target_identity id = d->id;
+	id.now_ms = daemon_clock_now_ms();
+	id.pidfd_below = pidfd_below(d, pass->w);
+	r = target_new(d->root_fd, pid, st, &id, &t);
 	if (r == -ESRCH || r == -ENOENT)
 		return GONE;
 	if (r < 0) {
@@ -228,11 +229,11 @@ static int decide(struct pass *pass, int pid, int *ret_pid_fd, struct proc_statu
 static int consider(struct pass *pass, int pid)
 {
 	struct discover *d = pass->d;
-	_cleanup_close_ int pid_fd = -1;
+	_cleanup_close_ int proc_dir_fd = -1;
 	struct proc_status st;
 	struct known_slot *s;
 
-	int v = decide(pass, pid, &pid_fd, &st);
+	int v = decide(pass, pid, &proc_dir_fd, &st);
 	if (v < 0)
 		return v;
 	switch (v) {
@@ -244,16 +245,16 @@ static int consider(struct pass *pass, int pid)
 			break;
 		}
 		if ((s = known_set(&d->known, pid, KNOWN_PASSED)))
-			s->seen = d->listing;
+			known_seen(s, d->listing);
 		break;
 	case SMALL:
-		keep_small(pass, pid, pid_fd, &st);
+		keep_small(pass, pid, proc_dir_fd, &st);
 		if ((s = known_get(&d->known, pid)))
-			s->seen = d->listing;
+			known_seen(s, d->listing);
 		break;
 	case WAITING:
 		if ((s = known_set(&d->known, pid, KNOWN_WAITING)))
-			s->seen = d->listing;
+			known_seen(s, d->listing);
 		break;
 	default: /* GONE, FOLLOWED */
 		(void)known_remove(&d->known, pid);
@@ -302,7 +303,7 @@ static int on_listed(int pid, void *userdata)
 	struct known_slot *s = known_get(&d->known, pid);
 	if (!s)
 		return consider(pass, pid);
-	s->seen = d->listing;
+	known_seen(s, d->listing);
 	if (s->kind == KNOWN_SMALL)
 		return look_at_small(pass, s);
 	return consider(pass, pid);

@@ -36,7 +36,7 @@ typedef int (*discover_follow_t)(void *userdata, struct target *t);
 struct discover {
 	int root_fd;                        /* the proc root (borrowed) */
 	const struct daemon_config *config; /* the caller's, reloads included */
-	struct target_identity id;          /* now_ms is set at each process */
+	struct target_identity id;          /* now_ms and pidfd_below are not read: a pass sets its own */
 	int self;                           /* the daemon's pid: never followed */
 	discover_follow_t follow;
 	void *userdata;
@@ -81,4 +81,4 @@ void discover_reload(struct discover *d);
 int discover_pass(struct discover *d, const struct watched *w);
 
 /* Whether the selectors of c still pick t (after a reload). */
-bool discover_still_selected(const struct daemon_config *c, struct target *t);
+bool discover_still_selected(const struct daemon_config *c, const struct target *t);

@@ -7,6 +7,8 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "change-watch.h"
 #include "limits.h"
@@ -16,6 +18,129 @@
 #include "writer.h"
 
 _Static_assert(sizeof(struct fast_slot) == 128, "a slot is two cache lines");
+
+/* ------------------------------------------------------------ a target's part */
+
+void fast_tier_target_init(struct target *t)
+{
+	t->fast.statm_fd = -1;
+}
+
+/* Whether fd leaves RW_FD_RESERVE descriptors free below the soft limit:
+ * open() gives the lowest free number, so fd is about how many are open. */
+static bool fd_below_reserve(int fd)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
+		return true;
+	return (rlim_t)fd + RW_FD_RESERVE < rl.rlim_cur;
+}
+
+int fast_tier_open_statm(struct target *t)
+{
+	/* statm costs a tenth of status to read (BENCHMARKS.md); without a
+	 * descriptor for it, status alone still gives every figure */
+	int fd = procfs_open_statm(t->proc_dir_fd);
+	if (fd == -ENOENT || fd == -ESRCH)
+		return -ESRCH;
+	if (fd >= 0 && !fd_below_reserve(fd)) {
+		close(fd);
+		fd = -EMFILE;
+	}
+	if (fd < 0) {
+		log_full_errno(LOG_DEBUG, fd, t->pid, "cannot keep statm of process %d open, reading status only: %m",
+			       t->pid);
+		fd = -1;
+	}
+	t->fast.statm_fd = fd;
+	return 0;
+}
+
+void fast_tier_target_done(struct target *t)
+{
+	if (t->fast.statm_fd >= 0)
+		close(t->fast.statm_fd);
+	t->fast.statm_fd = -1;
+}
+
+/* Reads status into the last sample's figures. */
+static int sample_status(struct target *t)
+{
+	struct proc_status st;
+	uint64_t private;
+	int r;
+
+	r = procfs_read_status(t->proc_dir_fd, &st);
+	if (r == -ENOENT || r == -ESRCH)
+		return -ESRCH;
+	if (r < 0)
+		return r;
+	/* a zombie, or a task past exit_mm: the memory is gone */
+	if (st.state == 'Z' || st.state == 'X' || !status_has(&st, STATUS_VM_RSS))
+		return -ESRCH;
+	if (!status_private(&st, &private))
+		private = st.counter[STATUS_RSS_ANON] + st.counter[STATUS_VM_SWAP];
+	t->fast.private = private;
+	t->fast.resident = st.counter[STATUS_VM_RSS];
+	t->fast.swap = st.counter[STATUS_VM_SWAP];
+	return 0;
+}
+
+/* From when (unix ms) status is read again even if statm stays the same:
+ * status_every_ms after it was last read (a page swapped in or out changes
+ * statm's resident, so swap stays exact) or, for a process that had
+ * nothing in swap, RW_STATUS_REFRESH_MS if that is longer.  INT64_MIN
+ * before the first status. */
+static int64_t status_due_ms(const struct target *t, int64_t status_every_ms)
+{
+	int64_t every = status_every_ms;
+
+	/* A process with nothing in swap keeps none while statm stays the
+	 * same (a page swapped out leaves resident); one with swap may free
+	 * swapped pages without a change statm shows. */
+	if (!t->fast.status_read)
+		return INT64_MIN;
+	if (t->fast.swap == 0 && every < RW_STATUS_REFRESH_MS)
+		every = RW_STATUS_REFRESH_MS;
+	return t->fast.status_at_ms > INT64_MAX - every ? INT64_MAX : t->fast.status_at_ms + every;
+}
+
+/* count samples of the last sample's figures, the last at now_ms: into the
+ * accumulator, and the process row's last sight and peaks. */
+static void note_sample(struct target *t, uint32_t count, int64_t now_ms)
+{
+	sample_acc_add(&t->fast.acc, t->fast.private, t->fast.resident, t->fast.swap, count);
+	proc_ref_seen(t->ref, now_ms, t->fast.private, t->fast.resident);
+}
+
+/* Takes a full sample: private, resident and swap into the accumulator
+ * and the peaks.  statm is what was read of t's statm now (NULL without
+ * that descriptor).  Status is read only when statm changed since status
+ * was last read, at the first sample, and once status_due_ms has come;
+ * otherwise the figures of that status are the sample's.  Without statm
+ * it reads status every time.  Returns 0, or -ESRCH when the process has
+ * exited (or is a zombie), or another negative errno. */
+static int sample_full(struct target *t, const struct proc_statm *statm, int64_t now_ms, int64_t status_every_ms)
+{
+	int r;
+
+	if (!statm || !t->fast.status_read || !statm_equal(statm, &t->fast.status_statm) ||
+	    now_ms >= status_due_ms(t, status_every_ms)) {
+		r = sample_status(t);
+		if (r < 0)
+			return r;
+		t->fast.status_read = true;
+		t->fast.status_at_ms = now_ms;
+		if (statm)
+			t->fast.status_statm = *statm;
+	}
+	/* else statm is what it was at the last status: so are its figures */
+	note_sample(t, 1, now_ms);
+	return 0;
+}
+
+/* ------------------------------------------------------------ the slots */
 
 void fast_tier_done(struct fast_tier *f)
 {
@@ -35,11 +160,11 @@ int fast_tier_add(struct fast_tier *f, struct target *t)
 		f->slots = grown;
 		f->allocated = more;
 	}
-	t->fast_slot = (unsigned)f->n_slots;
+	t->fast.slot = (unsigned)f->n_slots;
 	f->slots[f->n_slots++] = (struct fast_slot){
 		.target = t,
-		.statm_fd = t->statm_fd,
-		.watch = f->watch && t->statm_fd >= 0 ? change_watch_add(f->watch, t->pid) : 0,
+		.statm_fd = t->fast.statm_fd,
+		.watch = f->watch && t->fast.statm_fd >= 0 ? change_watch_add(f->watch, t->pid) : 0,
 	};
 	return 0;
 }
@@ -85,9 +210,9 @@ bool fast_tier_sees_mappings(const struct fast_tier *f)
 
 enum steady_mappings fast_tier_take_mappings(struct fast_tier *f, const struct target *t)
 {
-	if (!fast_tier_sees_mappings(f) || t->fast_slot >= f->n_slots)
+	if (!fast_tier_sees_mappings(f) || t->fast.slot >= f->n_slots)
 		return STEADY_MAPPINGS_UNKNOWN;
-	const struct fast_slot *s = &f->slots[t->fast_slot];
+	const struct fast_slot *s = &f->slots[t->fast.slot];
 	if (s->target != t || !s->watch)
 		return STEADY_MAPPINGS_UNKNOWN;
 	return change_watch_take(f->watch, s->watch, CHANGE_MAPPINGS) ? STEADY_MAPPINGS_MOVED : STEADY_MAPPINGS_KEPT;
@@ -154,7 +279,7 @@ static void watch_failed(struct fast_tier *f, struct fast_slot *s)
 static void settle(struct fast_slot *s)
 {
 	if (s->repeats > 0) {
-		target_repeat_sample(s->target, s->repeats, s->repeated_ms);
+		note_sample(s->target, s->repeats, s->repeated_ms);
 		s->repeats = 0;
 	}
 }
@@ -169,14 +294,14 @@ static int failed(struct fast_tier *f, const struct target *t, int r)
 
 void fast_tier_remove(struct fast_tier *f, struct target *t)
 {
-	size_t i = t->fast_slot;
+	size_t i = t->fast.slot;
 
 	settle(&f->slots[i]);
 	if (f->watch && f->slots[i].watch)
 		change_watch_remove(f->watch, t->pid, f->slots[i].watch);
 	f->slots[i] = f->slots[--f->n_slots];
 	if (i < f->n_slots)
-		f->slots[i].target->fast_slot = (unsigned)i;
+		f->slots[i].target->fast.slot = (unsigned)i;
 }
 
 size_t fast_tier_count(const struct fast_tier *f)
@@ -230,7 +355,7 @@ int fast_tier_sample(struct fast_tier *f, size_t i, int64_t now_ms, uint64_t now
 		if (r == 0 && !(said & CHANGE_MOVED) && s->len > 0 && !same && resident_moved(s, text, len))
 			watch_missed(f, s);
 		if (said & CHANGE_SWAP)
-			target_status_stale(s->target);
+			s->target->fast.status_read = false; /* read status whatever statm says */
 		if (r == 0)
 			r = statm_parse(text, len, &statm);
 		if (r < 0) {
@@ -244,12 +369,12 @@ int fast_tier_sample(struct fast_tier *f, size_t i, int64_t now_ms, uint64_t now
 	int64_t every = watched(f, s) ? INT64_MAX : status_every_ms;
 	*ret_target = t;
 	settle(s);
-	r = target_sample(t, have, now_ms, every);
+	r = sample_full(t, have, now_ms, every);
 	if (r < 0) {
 		s->len = 0;
 		return r == -ESRCH ? r : failed(f, t, r);
 	}
-	s->status_due_ms = target_status_due_ms(t, every);
+	s->status_due_ms = status_due_ms(t, every);
 	s->quiet_until = 0; /* until fast_tier_quiet says */
 	s->len = have && len <= sizeof(s->statm) ? (uint8_t)len : 0;
 	memcpy(s->statm, text, s->len);
@@ -258,12 +383,12 @@ int fast_tier_sample(struct fast_tier *f, size_t i, int64_t now_ms, uint64_t now
 
 void fast_tier_quiet(struct fast_tier *f, const struct target *t, uint64_t until)
 {
-	f->slots[t->fast_slot].quiet_until = until;
+	f->slots[t->fast.slot].quiet_until = until;
 }
 
 void fast_tier_wake(struct fast_tier *f, const struct target *t)
 {
-	f->slots[t->fast_slot].quiet_until = 0;
+	f->slots[t->fast.slot].quiet_until = 0;
 }
 
 void fast_tier_wake_all(struct fast_tier *f)
@@ -274,7 +399,7 @@ void fast_tier_wake_all(struct fast_tier *f)
 
 void fast_tier_settle(struct fast_tier *f, struct target *t)
 {
-	settle(&f->slots[t->fast_slot]);
+	settle(&f->slots[t->fast.slot]);
 }
 
 void fast_tier_round(struct fast_tier *f, uint64_t us)
@@ -287,7 +412,7 @@ void fast_tier_queue(struct fast_tier *f, struct target *t, struct writer *write
 {
 	struct store_sample x;
 
-	settle(&f->slots[t->fast_slot]);
-	if (sample_acc_take(&t->acc, now_ms, &x))
+	settle(&f->slots[t->fast.slot]);
+	if (sample_acc_take(&t->fast.acc, now_ms, &x))
 		(void)writer_add_sample(writer, t->ref, &x);
 }

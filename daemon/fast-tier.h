@@ -1,8 +1,7 @@
 /* The fast tier: every SampleInterval, the statm file of each watched
  * process, kept open (a microsecond or two, no page-table walk), and its
- * status when statm changed or once per StoreInterval (target_sample),
- * gathered into min, max and last until the store cycle writes one row of
- * it (sample.h).
+ * status when statm changed or once per StoreInterval, gathered into min,
+ * max and last until the store cycle writes one row of it (sample.h).
  *
  * A round walks an array of slots, one per watched process, that holds
  * what a sample of a process that changed nothing needs: its statm
@@ -11,24 +10,39 @@
  * text before then, the sample only counts one more repeat in the slot and
  * leaves the target alone: on a host of mostly idle processes, the round
  * then reads one small array instead of a thousand scattered targets.
- * Repeats are added to the target's accumulator (target_repeat_sample)
- * before anything reads it: its next full sample, its row, a client's
- * view of it (fast_tier_settle).
+ * Repeats are added to the target's accumulator before anything reads it:
+ * its next full sample, its row, a client's view of it (fast_tier_settle).
  *
- * Only the fast tier changes a target's sample fields and its accumulator
- * (target_sample reads them in for it; the store cycle and letting a
- * process go take its row through fast_tier_queue). */
+ * fast-tier.c is the only file that changes a target's fast part (struct
+ * fast_target) and the slots; the store cycle and letting a process go
+ * take its row through fast_tier_queue. */
 #pragma once
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "proc-parse.h"
+#include "sample.h"
 #include "steady.h"
 
 struct change_watch;
 struct target;
 struct writer;
+
+/* The fast tier's part of a watched process (struct target's fast).
+ * Others read the last sample (private, resident, swap: a repeat found the
+ * same figures, so they are current without fast_tier_settle) and, in
+ * tests, the accumulator; they change nothing here. */
+struct fast_target {
+	int statm_fd;                     /* /proc/PID/statm kept open; -1: status only */
+	unsigned slot;                    /* its place in the slots */
+	uint64_t private, resident, swap; /* the last sample */
+	bool status_read;                 /* status was read since following began */
+	struct proc_statm status_statm;   /* statm as it was when status was last read */
+	int64_t status_at_ms;             /* ... and when */
+	struct sample_acc acc;            /* the samples since the last row */
+};
 
 /* The statm text a slot keeps: the processes of a host up to terabytes of
  * address space fit (about 40 bytes; a slot is 128 bytes); a longer text is never found
@@ -37,7 +51,7 @@ struct writer;
 
 struct fast_slot {
 	struct target *target;
-	int64_t status_due_ms;  /* unix ms: target_status_due_ms */
+	int64_t status_due_ms;  /* unix ms: when status is read again even if statm stays the same */
 	uint64_t quiet_until;   /* monotonic us: until then no census falls due while private stays; 0: none */
 	int64_t repeated_ms;    /* unix ms: the last of them */
 	uint32_t repeats;       /* samples that found nothing changed, not yet in the target */
@@ -56,6 +70,18 @@ struct fast_tier {
 	struct fast_slot *slots;
 	size_t n_slots, allocated;
 };
+
+/* A target's fast part before its statm is opened (target_new): no
+ * descriptor. */
+void fast_tier_target_init(struct target *t);
+/* Keeps t's statm open (t->proc_dir_fd open).  Out of descriptors
+ * (EMFILE, ENFILE, or fewer than RW_FD_RESERVE left free) it has none, and
+ * every sample reads status alone, which gives every figure.  Returns 0,
+ * or -ESRCH when the process exited. */
+int fast_tier_open_statm(struct target *t);
+/* Closes t's statm (the slot, if any, must be gone first); t samples from
+ * status alone from then on. */
+void fast_tier_target_done(struct target *t);
 
 /* Frees the slots (not the targets) and the change watch. */
 void fast_tier_done(struct fast_tier *f);

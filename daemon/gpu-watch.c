@@ -227,6 +227,20 @@ const struct gpu_snapshot *gpu_watch_snapshot(const struct gpu_watch *w)
 	return w->have_last && w->state == GPU_OK ? &w->last : NULL;
 }
 
+const struct gpu_use *gpu_watch_match(struct target *t, const struct gpu_snapshot *s, size_t *ret_n)
+{
+	const struct gpu_use *u = gpu_snapshot_find(s, t->pid, ret_n);
+	uint64_t sum = 0;
+
+	for (size_t i = 0; i < *ret_n; i++)
+		if (u[i].used != GPU_BYTES_UNKNOWN)
+			sum += u[i].used;
+	t->gpu.on_gpu = *ret_n > 0;
+	t->gpu.vram = sum;
+	proc_ref_gpu(t->ref, sum);
+	return u;
+}
+
 bool gpu_watch_cycle(struct gpu_watch *gw, const struct watched *watched, struct census_tier *ct,
 		     struct writer *writer, int64_t now)
 {
@@ -245,7 +259,7 @@ bool gpu_watch_cycle(struct gpu_watch *gw, const struct watched *watched, struct
 	const struct gpu_snapshot *s = &gw->last;
 	for (struct target *t = watched_first(watched); t; t = watched_next(t)) {
 		size_t n;
-		const struct gpu_use *u = target_gpu(t, s, &n);
+		const struct gpu_use *u = gpu_watch_match(t, s, &n);
 
 		census_tier_gpu_told(ct, t, mono);
 		if (n == 0)

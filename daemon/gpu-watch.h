@@ -16,12 +16,23 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "gpu.h"
 
 struct census_tier;
+struct target;
 struct watched;
 struct writer;
+
+/* A watched process's GPU memory as the last snapshot told it (struct
+ * target's gpu): gpu-watch.c is the only file that changes it
+ * (gpu_watch_match); the census tier reads it for its growth trigger and
+ * its repeats, the daemon's view of the process for its figures. */
+struct gpu_watch_target {
+	bool on_gpu;     /* NVML listed it on some device */
+	uint64_t vram;   /* what it holds there, summed over devices (known figures) */
+};
 
 /* A device as last told. */
 struct gpu_watch_device {
@@ -72,6 +83,10 @@ void gpu_watch_reload(struct gpu_watch *w);
 /* The latest snapshot, for the censuses' GPU section and the metrics;
  * NULL without NVML. */
 const struct gpu_snapshot *gpu_watch_snapshot(const struct gpu_watch *w);
+/* Takes what snapshot s (of NVML's state ok) says of t: whether it is on
+ * a GPU, the memory it holds there (its process row's peak with it).
+ * Returns its uses in s and their count, as gpu_snapshot_find. */
+const struct gpu_use *gpu_watch_match(struct target *t, const struct gpu_snapshot *s, size_t *ret_n);
 /* In the store cycle, rows ending at now (unix ms): a snapshot, what it
  * tells of each watched process (its GPU memory, to the census tier for
  * the growth trigger), and its rows queued on writer.  Nothing without

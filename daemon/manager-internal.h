@@ -40,8 +40,8 @@ struct manager {
 	struct watched *watched;
 	struct discover discover;
 	struct fast_tier fast;
-	struct census_tier *census;
-	struct store_cycle *store;
+	struct census_tier *census_tier;
+	struct store_cycle *store_cycle;
 	struct gpu_watch gpu;       /* NVML and its last snapshot */
 	struct export_state export; /* the metrics textfile (Export=) */
 	struct control *control;    /* the control socket; NULL without one */

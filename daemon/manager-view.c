@@ -15,9 +15,9 @@
 
 void manager_snapshot(struct manager *m, bool with_size, struct view_status *ret)
 {
-	struct store *store = store_cycle_store(m->store);
-	struct writer *writer = store_cycle_writer(m->store);
-	const struct store_corruption *k = store_cycle_corruption(m->store);
+	struct store *store = store_cycle_store(m->store_cycle);
+	struct writer *writer = store_cycle_writer(m->store_cycle);
+	const struct store_corruption *k = store_cycle_corruption(m->store_cycle);
 	struct watched_counts wc;
 
 	watched_get_counts(m->watched, &wc);
@@ -32,7 +32,7 @@ void manager_snapshot(struct manager *m, bool with_size, struct view_status *ret
 		.over_limit = m->discover.over_limit,
 		.sample_errors = m->fast.sample_errors,
 		.sample_round_us_max = m->fast.round_us_max,
-		.census = *census_tier_get_stats(m->census),
+		.census = *census_tier_get_stats(m->census_tier),
 		.scan_budget = m->config.scan_budget,
 		.dropped_rows = writer_dropped(writer),
 		.schema_version = store ? store_schema_version(store) : 0,
@@ -64,7 +64,7 @@ static void view_store_damaged(void *userdata, const char *what)
 {
 	struct manager *m = userdata;
 
-	if (store_cycle_damaged(m->store, what) < 0) {
+	if (store_cycle_damaged(m->store_cycle, what) < 0) {
 		(void)sd_event_exit(m->event, -ENOTRECOVERABLE);
 		return;
 	}
@@ -106,7 +106,8 @@ static int view_mark(void *userdata, int pid, const char *name, int64_t by_uid, 
 
 	if (!t)
 		return -ESRCH;
-	int r = census_tier_mark(m->census, t, store_cycle_writer(m->store), now, name, by_uid, now_monotonic_us());
+	int r = census_tier_mark(m->census_tier, t, store_cycle_writer(m->store_cycle), now, name, by_uid,
+				 now_monotonic_us());
 	if (r < 0)
 		return r;
 	fast_tier_wake(&m->fast, t);
@@ -124,7 +125,7 @@ static int view_request_census(void *userdata, int pid, bool full, bool light, c
 
 	if (!t)
 		return -ESRCH;
-	int r = census_tier_request(m->census, t, full, light, now_monotonic_us(), done, data, ret_waiter);
+	int r = census_tier_request(m->census_tier, t, full, light, now_monotonic_us(), done, data, ret_waiter);
 	if (r < 0)
 		return r;
 	fast_tier_wake(&m->fast, t);

@@ -112,8 +112,8 @@ static int follow(void *userdata, struct target *t)
 				(void)sd_event_source_set_destroy_callback(t->exit_source, free);
 		}
 	}
-	(void)writer_add_process(store_cycle_writer(m->store), t->ref);
-	census_tier_first_sight(m->census, t, now_monotonic_us());
+	(void)writer_add_process(store_cycle_writer(m->store_cycle), t->ref);
+	census_tier_first_sight(m->census_tier, t, now_monotonic_us());
 	return 0;
 }
 
@@ -122,11 +122,11 @@ static int follow(void *userdata, struct target *t)
  * census, frees it. */
 static void let_go(struct manager *m, struct target *t, bool exited)
 {
-	struct writer *writer = store_cycle_writer(m->store);
+	struct writer *writer = store_cycle_writer(m->store_cycle);
 	int64_t now = daemon_clock_now_ms();
 
 	if (exited) {
-		t->ref->info.exited_at = now;
+		proc_ref_exited(t->ref, now);
 		char a[FORMAT_BYTES_MAX];
 		log_pid_info(t->pid, "process %d (%s) exited; peak private %s", t->pid,
 			     t->ref->info.comm ? t->ref->info.comm : "?", format_bytes(a, t->ref->info.peak_private));
@@ -134,7 +134,7 @@ static void let_go(struct manager *m, struct target *t, bool exited)
 	/* what the fast tier gathered since the last row is kept */
 	fast_tier_queue(&m->fast, t, writer, now);
 	(void)writer_add_process(writer, t->ref);
-	census_tier_forget(m->census, t, exited, now);
+	census_tier_forget(m->census_tier, t, exited, now);
 	t->exit_source = sd_event_source_disable_unref(t->exit_source);
 	fast_tier_remove(&m->fast, t);
 	watched_remove(m->watched, t, exited);
@@ -151,12 +151,12 @@ static void write_early(struct manager *m)
 {
 	struct writer_stats ws;
 
-	writer_get_stats(store_cycle_writer(m->store), &ws);
+	writer_get_stats(store_cycle_writer(m->store_cycle), &ws);
 	/* a store that failed its last write (locked, full) is retried at
 	 * the store tick only, not at every census */
 	if (ws.queued_bytes < RW_WRITER_EARLY_BYTES || ws.error != 0)
 		return;
-	(void)store_cycle_flush(m->store);
+	(void)store_cycle_flush(m->store_cycle);
 	manager_store_replaced(m);
 }
 
@@ -167,17 +167,16 @@ static void census_pass(struct manager *m)
 	uint64_t start = now_monotonic_us();
 	struct target *t;
 
-	census_tier_refill(m->census, start);
-	while ((t = census_tier_next(m->census, m->watched))) {
-		enum census_status status =
-			census_tier_take(m->census, t, fast_tier_take_mappings(&m->fast, t), gpu_watch_snapshot(&m->gpu),
-					 store_cycle_writer(m->store));
+	census_tier_refill(m->census_tier, start);
+	while ((t = census_tier_next(m->census_tier, m->watched))) {
+		enum census_status status = census_tier_take(m->census_tier, t, fast_tier_take_mappings(&m->fast, t),
+							     gpu_watch_snapshot(&m->gpu), store_cycle_writer(m->store_cycle));
 		if (status == CENSUS_EXITED)
 			let_go(m, t, true);
 		else
 			fast_tier_wake(&m->fast, t);
 		write_early(m);
-		census_tier_refill(m->census, now_monotonic_us());
+		census_tier_refill(m->census_tier, now_monotonic_us());
 		if (now_monotonic_us() - start > RW_CENSUS_PASS_US)
 			break;
 	}
@@ -204,8 +203,8 @@ static int on_sample(sd_event_source *s, uint64_t usec, void *userdata)
 			continue;
 		}
 		if (r >= 0)
-			fast_tier_quiet(&m->fast, t, census_tier_sampled(m->census, t, now));
-		due |= t->plan.pending;
+			fast_tier_quiet(&m->fast, t, census_tier_sampled(m->census_tier, t, now));
+		due |= census_tier_pending(&t->census);
 	}
 	/* the census tier: what is due now (most rounds, nothing: then the
 	 * pass would only walk the list again to find that out) */
@@ -246,24 +245,24 @@ void manager_census_soon(struct manager *m)
  * opens the new file. */
 void manager_store_replaced(struct manager *m)
 {
-	if (store_cycle_take_replaced(m->store))
+	if (store_cycle_take_replaced(m->store_cycle))
 		control_store_replaced(m->control);
 }
 
 /* One store cycle: the rows of each process and of the system, the GPU
  * snapshot's, everything queued written together. */
-static int store_cycle(struct manager *m)
+static int run_store_cycle(struct manager *m)
 {
 	int64_t now = daemon_clock_now_ms();
 	int r;
 
-	store_cycle_gather(m->store, &m->fast, m->watched, now);
-	if (gpu_watch_cycle(&m->gpu, m->watched, m->census, store_cycle_writer(m->store), now))
+	store_cycle_gather(m->store_cycle, &m->fast, m->watched, now);
+	if (gpu_watch_cycle(&m->gpu, m->watched, m->census_tier, store_cycle_writer(m->store_cycle), now))
 		/* the growth trigger of GPU memory: the round must see it */
 		for (struct target *t = watched_first(m->watched); t; t = watched_next(t))
-			if (t->plan.pending)
+			if (census_tier_pending(&t->census))
 				fast_tier_wake(&m->fast, t);
-	r = store_cycle_flush(m->store);
+	r = store_cycle_flush(m->store_cycle);
 	manager_store_replaced(m);
 	return r;
 }
@@ -289,14 +288,14 @@ static int on_store(sd_event_source *s, uint64_t usec, void *userdata)
 	struct manager *m = userdata;
 	(void)usec;
 
-	if (store_cycle(m) == -ENOTRECOVERABLE)
+	if (run_store_cycle(m) == -ENOTRECOVERABLE)
 		/* a damaged database that could not be replaced (logged) */
 		return sd_event_exit(m->event, -ENOTRECOVERABLE);
 	/* after the store cycle: the metrics say whether it wrote */
 	export_textfile(&m->export, m->config.export_path, textfile_text, m);
 	update_status(m);
-	if (store_cycle_take_retention_due(m->store)) {
-		store_cycle_retention(m->store);
+	if (store_cycle_take_retention_due(m->store_cycle)) {
+		store_cycle_retention(m->store_cycle);
 		manager_store_replaced(m);
 	}
 	timer_rearm(s, m->config.store_interval);
@@ -339,9 +338,9 @@ static int on_retention(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct manager *m = userdata;
 	(void)usec;
-	store_cycle_retention(m->store);
+	store_cycle_retention(m->store_cycle);
 	manager_store_replaced(m);
-	if (!store_cycle_store(m->store))
+	if (!store_cycle_store(m->store_cycle))
 		return sd_event_exit(m->event, -ENOTRECOVERABLE);
 	timer_rearm(s, RETENTION_PERIOD_US);
 	return 0;
@@ -462,10 +461,10 @@ static int reload(struct manager *m)
 	config_done(&m->config);
 	m->config = c;
 	gpu_watch_reload(&m->gpu);
-	census_tier_reload(m->census);
+	census_tier_reload(m->census_tier);
 	fast_tier_wake_all(&m->fast);
 	watch_changes(m);
-	store_cycle_reload(m->store);
+	store_cycle_reload(m->store_cycle);
 	timer_rearm(m->sample_timer, 0);
 	timer_rearm(m->store_timer, m->config.store_interval);
 	discover_reload(&m->discover);
@@ -541,7 +540,7 @@ static int manager_open_state(struct manager *m)
 		return log_error_errno(errno, "cannot create the state directory %s: %m", m->state_dir);
 	if ((r = state_lock_take(m->state_dir, &m->lock_fd)) < 0)
 		return r;
-	return store_cycle_open(m->db_path, &m->config, m->root_fd, &m->store);
+	return store_cycle_open(m->db_path, &m->config, m->root_fd, &m->store_cycle);
 }
 
 /* The control socket, which sees the daemon through its view. */
@@ -577,8 +576,8 @@ int manager_new(const struct manager_options *o, struct manager **ret)
 	watch_changes(m);
 	now = now_monotonic_us();
 	m->watched = watched_new();
-	m->census = census_tier_new(&m->config, now);
-	if (!m->watched || !m->census)
+	m->census_tier = census_tier_new(&m->config, now);
+	if (!m->watched || !m->census_tier)
 		return log_error_errno(ENOMEM, "out of memory");
 	m->started_us = now;
 	m->status_since = (struct view_rate_point){ .at_us = now };
@@ -600,9 +599,9 @@ int manager_run(struct manager *m)
 		log_error_errno(r, "event loop failed: %m");
 
 	/* what was gathered since the last cycle is written before exit */
-	(void)store_cycle(m);
+	(void)run_store_cycle(m);
 	struct writer_stats ws;
-	writer_get_stats(store_cycle_writer(m->store), &ws);
+	writer_get_stats(store_cycle_writer(m->store_cycle), &ws);
 	if (ws.queued > 0)
 		log_warning("stopping with %" PRIu64 " rows the store would not take (%s)", ws.queued,
 			    ws.message[0] ? ws.message : "see above");
@@ -621,7 +620,7 @@ struct manager *manager_free(struct manager *m)
 			let_go(m, watched_first(m->watched), false);
 	m->watched = watched_free(m->watched);
 	fast_tier_done(&m->fast);
-	m->census = census_tier_free(m->census);
+	m->census_tier = census_tier_free(m->census_tier);
 	sd_event_source_unref(m->sample_timer);
 	sd_event_source_unref(m->store_timer);
 	sd_event_source_unref(m->discover_timer);
@@ -632,7 +631,7 @@ struct manager *manager_free(struct manager *m)
 	sd_event_source_unref(m->sigterm);
 	sd_event_source_unref(m->sigint);
 	sd_event_source_unref(m->sighup);
-	m->store = store_cycle_close(m->store);
+	m->store_cycle = store_cycle_close(m->store_cycle);
 	/* after the store: the next daemon finds the database closed */
 	if (m->lock_fd >= 0)
 		close(m->lock_fd);

@@ -12,7 +12,7 @@
 
 #include "config.h"
 #include "control.h"
-#include "heap.h"
+#include "malloc-tuning.h"
 #include "log.h"
 #include "macro.h"
 #include "manager.h"
@@ -204,7 +204,7 @@ int main(int argc, char **argv)
 	/* the database holds every watched process's history: not for all */
 	umask(0027);
 	raise_nofile();
-	heap_init();
+	malloc_tuning_init();
 
 	struct manager *m = NULL;
 	struct manager_options o = { .config_path = config_path, .state_dir = state, .proc_root = proc,

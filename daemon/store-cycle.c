@@ -9,7 +9,7 @@
 
 #include "daemon-clock.h"
 #include "fast-tier.h"
-#include "heap.h"
+#include "malloc-tuning.h"
 #include "limits.h"
 #include "log.h"
 #include "store-aside.h"
@@ -219,9 +219,9 @@ int store_cycle_flush(struct store_cycle *sc)
 	writer_get_stats(sc->writer, &after);
 	/* Censuses are large and short-lived, the targets small and long-lived:
 	 * once a batch of censuses is freed, the heap is full of holes that
-	 * glibc keeps (heap.h). */
+	 * glibc keeps (malloc-tuning.h). */
 	if (after.written[WRITER_CENSUS] != before.written[WRITER_CENSUS])
-		heap_release();
+		malloc_tuning_release();
 	return r;
 }
 

@@ -44,10 +44,10 @@ int watched_add(struct watched *w, struct target *t, unsigned max)
 	r = pidmap_put(&w->by_pid, t->pid, t);
 	if (r < 0)
 		return r;
-	t->prev = NULL;
-	t->next = w->first;
+	t->link.prev = NULL;
+	t->link.next = w->first;
 	if (w->first)
-		w->first->prev = t;
+		w->first->link.prev = t;
 	w->first = t;
 	w->counts.now++;
 	w->counts.followed++;
@@ -57,13 +57,13 @@ int watched_add(struct watched *w, struct target *t, unsigned max)
 void watched_remove(struct watched *w, struct target *t, bool exited)
 {
 	pidmap_remove(&w->by_pid, t->pid);
-	if (t->prev)
-		t->prev->next = t->next;
+	if (t->link.prev)
+		t->link.prev->link.next = t->link.next;
 	else
-		w->first = t->next;
-	if (t->next)
-		t->next->prev = t->prev;
-	t->prev = t->next = NULL;
+		w->first = t->link.next;
+	if (t->link.next)
+		t->link.next->link.prev = t->link.prev;
+	t->link.prev = t->link.next = NULL;
 	w->counts.now--;
 	if (exited)
 		w->counts.exited++;
@@ -83,7 +83,7 @@ struct target *watched_first(const struct watched *w)
 
 struct target *watched_next(const struct target *t)
 {
-	return t->next;
+	return t->link.next;
 }
 
 unsigned watched_count(const struct watched *w)

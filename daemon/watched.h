@@ -15,6 +15,12 @@
 struct target;
 struct watched;
 
+/* A target's place in the set's list (struct target's link): changed by
+ * watched.c only; the others walk with watched_next. */
+struct watched_link {
+	struct target *prev, *next;
+};
+
 /* How many processes came and went, over the daemon's life. */
 struct watched_counts {
 	unsigned now;       /* watched now */

@@ -118,6 +118,17 @@ struct proc_ref *proc_ref_unref(struct proc_ref *p)
 	return NULL;
 }
 
+void proc_ref_gpu(struct proc_ref *p, uint64_t vram)
+{
+	if (vram > p->info.peak_vram)
+		p->info.peak_vram = vram;
+}
+
+void proc_ref_exited(struct proc_ref *p, int64_t time)
+{
+	p->info.exited_at = time;
+}
+
 /* ---------------------------------------------------------------- queue */
 
 struct writer *writer_new(struct store *store)

@@ -37,6 +37,25 @@ struct proc_ref *proc_ref_ref(struct proc_ref *p);
 /* Drops a reference; accepts NULL, returns NULL. */
 struct proc_ref *proc_ref_unref(struct proc_ref *p);
 
+/* The process row's figures are changed only through these, by what
+ * learns them: the fast tier (a sample), GPU snapshots, letting the
+ * process go.  The next row written holds them. */
+
+/* A sample at now_ms (unix ms) with those figures: the last sight, and
+ * the peaks.  Inline: the fast tier calls it at each sample that reads. */
+static inline void proc_ref_seen(struct proc_ref *p, int64_t now_ms, uint64_t private, uint64_t resident)
+{
+	p->info.seen = now_ms;
+	if (private > p->info.peak_private)
+		p->info.peak_private = private;
+	if (resident > p->info.peak_resident)
+		p->info.peak_resident = resident;
+}
+/* The GPU memory it holds now, summed over its devices: the peak. */
+void proc_ref_gpu(struct proc_ref *p, uint64_t vram);
+/* It exited at time (unix ms). */
+void proc_ref_exited(struct proc_ref *p, int64_t time);
+
 enum writer_row {
 	WRITER_PROCESS,
 	WRITER_SAMPLE,

@@ -27,9 +27,9 @@ static inline struct target *test_target(int pid, uint64_t start, int64_t uid, c
 		return NULL;
 	t->pid = pid;
 	t->start_time = start;
-	t->pid_fd = -1;
+	t->proc_dir_fd = -1;
 	t->pidfd = -1;
-	t->statm_fd = -1;
+	fast_tier_target_init(t);
 	t->ref = proc_ref_new(&info);
 	if (!t->ref) {
 		free(t);

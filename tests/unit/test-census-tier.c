@@ -46,7 +46,7 @@ static void census_done(struct census_tier *ct, struct target *t, enum census_st
 			uint64_t now)
 {
 	struct census_result res = {
-		.meta = { .trigger = schedule_trigger(&t->plan), .status = status, .cpu_us = (int64_t)cpu_us,
+		.meta = { .trigger = schedule_trigger(&t->census.plan), .status = status, .cpu_us = (int64_t)cpu_us,
 			  .wall_us = (int64_t)cpu_us, .bytes_read = -1 },
 	};
 	snprintf(res.message, sizeof(res.message), "%s", store_census_status_name(status));
@@ -65,9 +65,9 @@ static void test_first_sight_and_interval(void **state)
 	assert_null(census_tier_next(ct, w));
 	census_tier_first_sight(ct, a, 0);
 	assert_ptr_equal(census_tier_next(ct, w), a);
-	assert_int_equal(schedule_trigger(&a->plan), TRIGGER_FIRST);
+	assert_int_equal(schedule_trigger(&a->census.plan), TRIGGER_FIRST);
 
-	a->private = 100 * MiB;
+	a->fast.private = 100 * MiB;
 	census_done(ct, a, CENSUS_OK, 1000, 1 * SEC);
 	assert_null(census_tier_next(ct, w));
 	assert_int_equal(census_tier_get_stats(ct)->censuses[CENSUS_OK], 1);
@@ -79,7 +79,7 @@ static void test_first_sight_and_interval(void **state)
 	/* CensusInterval after it: the interval census */
 	census_tier_sampled(ct, a, 301 * SEC);
 	assert_ptr_equal(census_tier_next(ct, w), a);
-	assert_int_equal(schedule_trigger(&a->plan), TRIGGER_INTERVAL);
+	assert_int_equal(schedule_trigger(&a->census.plan), TRIGGER_INTERVAL);
 
 	/* a census that failed is tried again at the next interval, not at
 	 * once */
@@ -107,38 +107,38 @@ static void test_growth(void **state)
 	assert_int_equal(watched_add(w, big, 10), 0);
 	census_tier_first_sight(ct, small, 0);
 	census_tier_first_sight(ct, big, 0);
-	small->private = 1 * GiB;
-	big->private = 10 * GiB;
+	small->fast.private = 1 * GiB;
+	big->fast.private = 10 * GiB;
 	census_done(ct, small, CENSUS_OK, 10, 1 * SEC);
 	census_done(ct, big, CENSUS_OK, 10, 1 * SEC);
 	assert_null(census_tier_next(ct, w));
 
 	/* 1 GiB: 5 % is 51 MiB, so 256 MiB it is */
-	small->private = 1 * GiB + 256 * MiB - 1;
+	small->fast.private = 1 * GiB + 256 * MiB - 1;
 	census_tier_sampled(ct, small, 20 * SEC);
 	assert_null(census_tier_next(ct, w));
-	small->private = 1 * GiB + 256 * MiB;
+	small->fast.private = 1 * GiB + 256 * MiB;
 	census_tier_sampled(ct, small, 21 * SEC);
 	assert_ptr_equal(census_tier_next(ct, w), small);
-	assert_int_equal(schedule_trigger(&small->plan), TRIGGER_GROWTH);
+	assert_int_equal(schedule_trigger(&small->census.plan), TRIGGER_GROWTH);
 	census_done(ct, small, CENSUS_OK, 10, 22 * SEC);
 
 	/* 10 GiB: 5 % is 512 MiB, more than 256 MiB */
-	big->private = 10 * GiB + 300 * MiB;
+	big->fast.private = 10 * GiB + 300 * MiB;
 	census_tier_sampled(ct, big, 30 * SEC);
 	assert_null(census_tier_next(ct, w));
-	big->private = 10 * GiB + 513 * MiB;
+	big->fast.private = 10 * GiB + 513 * MiB;
 	census_tier_sampled(ct, big, 31 * SEC);
 	assert_ptr_equal(census_tier_next(ct, w), big);
 	census_done(ct, big, CENSUS_OK, 10, 32 * SEC);
 
 	/* grown again at once: not before CensusMinSpacing has passed */
-	big->private = 12 * GiB;
+	big->fast.private = 12 * GiB;
 	census_tier_sampled(ct, big, 32 * SEC + 10 * SEC - 1);
 	assert_null(census_tier_next(ct, w));
 	census_tier_sampled(ct, big, 32 * SEC + 10 * SEC);
 	assert_ptr_equal(census_tier_next(ct, w), big);
-	assert_int_equal(schedule_trigger(&big->plan), TRIGGER_GROWTH);
+	assert_int_equal(schedule_trigger(&big->census.plan), TRIGGER_GROWTH);
 
 	watched_remove(w, small, false);
 	watched_remove(w, big, false);
@@ -167,7 +167,7 @@ static void test_budget_defers(void **state)
 	census_done(ct, a, CENSUS_OK, 2 * SEC, 0);
 
 	assert_null(census_tier_next(ct, w));
-	assert_true(b->plan.deferred);
+	assert_true(b->census.plan.deferred);
 	assert_int_equal(census_tier_get_stats(ct)->deferred, 1);
 	/* asked again while it waits: counted once */
 	assert_null(census_tier_next(ct, w));
@@ -179,9 +179,9 @@ static void test_budget_defers(void **state)
 	/* 41 s pay it all back: b runs, late, not skipped */
 	census_tier_refill(ct, 41 * SEC);
 	assert_ptr_equal(census_tier_next(ct, w), b);
-	assert_int_equal(schedule_trigger(&b->plan), TRIGGER_FIRST);
+	assert_int_equal(schedule_trigger(&b->census.plan), TRIGGER_FIRST);
 	census_done(ct, b, CENSUS_OK, 2 * SEC, 41 * SEC);
-	assert_false(b->plan.deferred);
+	assert_false(b->census.plan.deferred);
 	assert_int_equal(census_tier_get_stats(ct)->censuses[CENSUS_OK], 2);
 	assert_int_equal(census_tier_get_stats(ct)->census_cpu_us, 4 * SEC);
 
@@ -240,7 +240,7 @@ static void test_request_runs_at_once(void **state)
 	assert_int_equal(census_tier_request(ct, a, false, true, 300 * SEC, on_done, &x, &waiter), 0);
 	assert_non_null(waiter);
 	assert_ptr_equal(census_tier_next(ct, w), a);
-	assert_int_equal(schedule_trigger(&a->plan), TRIGGER_REQUEST);
+	assert_int_equal(schedule_trigger(&a->census.plan), TRIGGER_REQUEST);
 	assert_true(census_tier_light(ct, a));
 	assert_int_equal(x.calls, 0);
 	census_done(ct, a, CENSUS_OK, 1000, 300 * SEC);
@@ -277,7 +277,7 @@ static void test_mark_runs_at_once(void **state)
 	writer_get_stats(writer, &ws);
 	assert_int_equal(ws.queued, 1);
 	assert_ptr_equal(census_tier_next(ct, w), a);
-	assert_int_equal(schedule_trigger(&a->plan), TRIGGER_MARK);
+	assert_int_equal(schedule_trigger(&a->census.plan), TRIGGER_MARK);
 	/* a light census was not asked for */
 	assert_false(census_tier_light(ct, a));
 
@@ -328,9 +328,9 @@ static void test_huge_process(void **state)
 	struct census_tier *ct = census_tier_new(&config, 0);
 	struct target *a = test_target(100, 1, 1000, "a");
 
-	a->resident = 8 * GiB;
+	a->fast.resident = 8 * GiB;
 	assert_false(census_tier_light(ct, a));
-	a->resident = 8 * GiB + 1;
+	a->fast.resident = 8 * GiB + 1;
 	assert_true(census_tier_light(ct, a));
 	assert_int_equal(census_tier_request(ct, a, true, false, 0, on_done, &(struct told){ 0 }, NULL), 0);
 	assert_false(census_tier_light(ct, a));

@@ -20,7 +20,7 @@
 static int sample_at(struct fast_tier *f, struct target *t, int64_t now_ms, uint64_t now)
 {
 	struct target *sampled = NULL;
-	int r = fast_tier_sample(f, t->fast_slot, now_ms, now, 10000, &sampled);
+	int r = fast_tier_sample(f, t->fast.slot, now_ms, now, 10000, &sampled);
 	if (r <= 0)
 		assert_ptr_equal(sampled, t);
 	else
@@ -49,54 +49,54 @@ static void test_sample_reads(void **state)
 	assert_true(root_fd >= 0);
 	snprintf(dir, sizeof(dir), "%d", PID(11));
 	process(PID(11), "sampled", 'S', 1000, 1024, false, CMD("sampled\0"), ALL);
-	int pid_fd = procfs_open_pid(root_fd, PID(11));
-	assert_true(pid_fd >= 0);
-	assert_int_equal(procfs_read_status(pid_fd, &st), 0);
-	close(pid_fd);
+	int proc_dir_fd = procfs_open_pid(root_fd, PID(11));
+	assert_true(proc_dir_fd >= 0);
+	assert_int_equal(procfs_read_status(proc_dir_fd, &st), 0);
+	close(proc_dir_fd);
 	assert_int_equal(target_new(root_fd, PID(11), &st, &id, &t), 0);
-	assert_true(t->statm_fd >= 0);
+	assert_true(t->fast.statm_fd >= 0);
 	assert_int_equal(fast_tier_add(&f, t), 0);
-	assert_int_equal(t->fds, 2); /* no pidfd for a pid without a process */
+	assert_int_equal(target_fds(t), 2); /* no pidfd for a pid without a process */
 
 	assert_int_equal(sample(&f, t, 1000), 0);
-	assert_int_equal(t->private, 1024 * KiB);
-	assert_int_equal(t->resident, 1124 * KiB);
+	assert_int_equal(t->fast.private, 1024 * KiB);
+	assert_int_equal(t->fast.resident, 1124 * KiB);
 	/* status changes, statm does not: the last status's figures stay */
 	const char grown[] = "Name:\tsampled\nState:\tS (x)\nUid:\t1000\t1000\t1000\t1000\nVmRSS:\t2124 kB\n"
 			     "RssAnon:\t2024 kB\nVmSwap:\t8 kB\n";
 	put(dir, "status", grown, sizeof(grown) - 1);
 	assert_int_equal(sample(&f, t, 2000), 0);
-	assert_int_equal(t->private, 1024 * KiB);
-	assert_int_equal(t->acc.n, 2);
+	assert_int_equal(t->fast.private, 1024 * KiB);
+	assert_int_equal(t->fast.acc.n, 2);
 	/* a status interval after the last status read, nothing in swap then:
 	 * not yet; a minute after it, read again */
 	assert_int_equal(sample(&f, t, 11000), 0);
-	assert_int_equal(t->private, 1024 * KiB);
+	assert_int_equal(t->fast.private, 1024 * KiB);
 	assert_int_equal(sample(&f, t, 1000 + RW_STATUS_REFRESH_MS - 1), 0);
-	assert_int_equal(t->private, 1024 * KiB);
+	assert_int_equal(t->fast.private, 1024 * KiB);
 	assert_int_equal(sample(&f, t, 1000 + RW_STATUS_REFRESH_MS), 0);
-	assert_int_equal(t->private, 2032 * KiB);
-	assert_int_equal(t->swap, 8 * KiB);
-	assert_int_equal(t->resident, 2124 * KiB);
+	assert_int_equal(t->fast.private, 2032 * KiB);
+	assert_int_equal(t->fast.swap, 8 * KiB);
+	assert_int_equal(t->fast.resident, 2124 * KiB);
 	/* with swap, every status interval: swapped pages may be freed
 	 * without a change in statm */
 	const char freed[] = "Name:\tsampled\nState:\tS (x)\nUid:\t1000\t1000\t1000\t1000\nVmRSS:\t2124 kB\n"
 			     "RssAnon:\t2024 kB\nVmSwap:\t0 kB\n";
 	put(dir, "status", freed, sizeof(freed) - 1);
 	assert_int_equal(sample(&f, t, 1000 + RW_STATUS_REFRESH_MS + 9999), 0);
-	assert_int_equal(t->swap, 8 * KiB);
+	assert_int_equal(t->fast.swap, 8 * KiB);
 	assert_int_equal(sample(&f, t, 1000 + RW_STATUS_REFRESH_MS + 10000), 0);
-	assert_int_equal(t->swap, 0);
-	assert_int_equal(t->private, 2024 * KiB);
+	assert_int_equal(t->fast.swap, 0);
+	assert_int_equal(t->fast.private, 2024 * KiB);
 	/* statm moves: status is read at once */
 	const char back[] = "Name:\tsampled\nState:\tS (x)\nUid:\t1000\t1000\t1000\t1000\nVmRSS:\t524 kB\n"
 			    "RssAnon:\t424 kB\nVmSwap:\t0 kB\n";
 	put(dir, "status", back, sizeof(back) - 1);
 	put(dir, "statm", "9999 131 25 1 0 106 0\n", 22);
 	assert_int_equal(sample(&f, t, 1000 + RW_STATUS_REFRESH_MS + 11000), 0);
-	assert_int_equal(t->private, 424 * KiB);
-	assert_int_equal(t->acc.private_min, 424 * KiB);
-	assert_int_equal(t->acc.private_max, 2032 * KiB);
+	assert_int_equal(t->fast.private, 424 * KiB);
+	assert_int_equal(t->fast.acc.private_min, 424 * KiB);
+	assert_int_equal(t->fast.acc.private_max, 2032 * KiB);
 	/* statm unreadable as statm: an error, not a sample */
 	put(dir, "statm", "garbage\n", 8);
 	assert_int_equal(sample(&f, t, 1000 + RW_STATUS_REFRESH_MS + 12000), -EBADMSG);
@@ -111,13 +111,12 @@ static void test_sample_reads(void **state)
 	process(PID(12), "sampled", 'S', 1000, 1024, false, CMD("sampled\0"), ALL);
 	snprintf(dir, sizeof(dir), "%d", PID(12));
 	assert_int_equal(target_new(root_fd, PID(12), &st, &id, &t), 0);
-	close(t->statm_fd);
-	t->statm_fd = -1;
+	fast_tier_target_done(t);
 	assert_int_equal(fast_tier_add(&f, t), 0);
 	assert_int_equal(sample(&f, t, 1000), 0);
 	put(dir, "status", grown, sizeof(grown) - 1);
 	assert_int_equal(sample(&f, t, 2000), 0);
-	assert_int_equal(t->private, 2032 * KiB);
+	assert_int_equal(t->fast.private, 2032 * KiB);
 	/* a zombie: gone */
 	const char zombie[] = "Name:\tsampled\nState:\tZ (zombie)\nUid:\t1000\t1000\t1000\t1000\n";
 	put(dir, "status", zombie, sizeof(zombie) - 1);
@@ -148,10 +147,10 @@ static void test_fast_tier_repeats(void **state)
 	process(PID(13), "repeats", 'S', 1000, 1024, false, CMD("repeats\0"), ALL);
 	process(PID(14), "repeats", 'S', 1000, 2048, false, CMD("repeats\0"), ALL);
 	snprintf(dir, sizeof(dir), "%d", PID(13));
-	int pid_fd = procfs_open_pid(root_fd, PID(13));
-	assert_true(pid_fd >= 0);
-	assert_int_equal(procfs_read_status(pid_fd, &st), 0);
-	close(pid_fd);
+	int proc_dir_fd = procfs_open_pid(root_fd, PID(13));
+	assert_true(proc_dir_fd >= 0);
+	assert_int_equal(procfs_read_status(proc_dir_fd, &st), 0);
+	close(proc_dir_fd);
 	assert_int_equal(target_new(root_fd, PID(13), &st, &id, &a), 0);
 	assert_int_equal(target_new(root_fd, PID(14), &st, &id, &b), 0);
 	assert_int_equal(fast_tier_add(&f, a), 0);
@@ -162,17 +161,17 @@ static void test_fast_tier_repeats(void **state)
 	 * tier says how long nothing can fall due */
 	assert_int_equal(sample_at(&f, a, 1000, 1), 0);
 	assert_int_equal(sample_at(&f, a, 2000, 2), 0);
-	assert_int_equal(a->acc.n, 2);
+	assert_int_equal(a->fast.acc.n, 2);
 	fast_tier_quiet(&f, a, quiet);
 	assert_int_equal(sample_at(&f, a, 3000, 3), 1);
 	assert_int_equal(sample_at(&f, a, 4000, 4), 1);
-	assert_int_equal(a->acc.n, 2); /* not touched */
+	assert_int_equal(a->fast.acc.n, 2); /* not touched */
 	assert_int_equal(a->ref->info.seen, 2000);
 	fast_tier_settle(&f, a);
-	assert_int_equal(a->acc.n, 4);
+	assert_int_equal(a->fast.acc.n, 4);
 	assert_int_equal(a->ref->info.seen, 4000);
-	assert_int_equal(a->acc.private_min, 1024 * KiB);
-	assert_int_equal(a->acc.private_max, 1024 * KiB);
+	assert_int_equal(a->fast.acc.private_min, 1024 * KiB);
+	assert_int_equal(a->fast.acc.private_max, 1024 * KiB);
 
 	/* a spike between repeats: statm's text moved, a full sample */
 	assert_int_equal(sample_at(&f, a, 5000, 5), 1);
@@ -181,8 +180,8 @@ static void test_fast_tier_repeats(void **state)
 	put(dir, "status", spike, sizeof(spike) - 1);
 	put(dir, "statm", "9999 2281 25 1 0 2256 0\n", 24);
 	assert_int_equal(sample_at(&f, a, 6000, 6), 0);
-	assert_int_equal(a->acc.n, 6); /* the repeat at 5000 went in first */
-	assert_int_equal(a->acc.private_max, 9024 * KiB);
+	assert_int_equal(a->fast.acc.n, 6); /* the repeat at 5000 went in first */
+	assert_int_equal(a->fast.acc.private_max, 9024 * KiB);
 	assert_int_equal(a->ref->info.peak_private, 9024 * KiB);
 	/* back as it was: the text differs from the last one kept, full again */
 	put(dir, "statm", "1281 281 25 1 0 256 0\n", 22);
@@ -191,9 +190,9 @@ static void test_fast_tier_repeats(void **state)
 	put(dir, "status", back, sizeof(back) - 1);
 	fast_tier_quiet(&f, a, quiet);
 	assert_int_equal(sample_at(&f, a, 7000, 7), 0);
-	assert_int_equal(a->private, 1024 * KiB);
-	assert_int_equal(a->acc.private_min, 1024 * KiB);
-	assert_int_equal(a->acc.private_max, 9024 * KiB);
+	assert_int_equal(a->fast.private, 1024 * KiB);
+	assert_int_equal(a->fast.acc.private_min, 1024 * KiB);
+	assert_int_equal(a->fast.acc.private_max, 9024 * KiB);
 
 	/* a full sample forgets the quiet until it is told again */
 	assert_int_equal(sample_at(&f, a, 8000, 8), 0);
@@ -235,14 +234,14 @@ static void test_fast_tier_repeats(void **state)
 	assert_int_equal(sample_at(&f, a, 84000, 20), -ESRCH);
 
 	/* removed: its repeats reach it, the last slot takes its place */
-	uint32_t before = a->acc.n;
+	uint32_t before = a->fast.acc.n;
 	fast_tier_remove(&f, a);
-	assert_int_equal(a->acc.n, before + 1);
+	assert_int_equal(a->fast.acc.n, before + 1);
 	assert_int_equal(a->ref->info.seen, 83000);
 	assert_int_equal(fast_tier_count(&f), 1);
-	assert_int_equal(b->fast_slot, 0);
+	assert_int_equal(b->fast.slot, 0);
 	assert_int_equal(sample_at(&f, b, 85000, 21), 0);
-	assert_int_equal(b->private, 2048 * KiB);
+	assert_int_equal(b->fast.private, 2048 * KiB);
 	fast_tier_remove(&f, b);
 	assert_int_equal(fast_tier_count(&f), 0);
 	target_free(a);
@@ -279,18 +278,18 @@ static void test_fast_tier_watch(void **state)
 	assert_true(root_fd >= 0);
 	process(PID(16), "watched", 'S', 1000, 1024, false, CMD("watched\0"), ALL);
 	snprintf(dir, sizeof(dir), "%d", PID(16));
-	int pid_fd = procfs_open_pid(root_fd, PID(16));
-	assert_true(pid_fd >= 0);
-	assert_int_equal(procfs_read_status(pid_fd, &st), 0);
-	close(pid_fd);
+	int proc_dir_fd = procfs_open_pid(root_fd, PID(16));
+	assert_true(proc_dir_fd >= 0);
+	assert_int_equal(procfs_read_status(proc_dir_fd, &st), 0);
+	close(proc_dir_fd);
 	assert_int_equal(target_new(root_fd, PID(16), &st, &id, &a), 0);
 	assert_int_equal(fast_tier_add(&f, a), 0);
-	uint32_t index = f.slots[a->fast_slot].watch;
+	uint32_t index = f.slots[a->fast.slot].watch;
 	assert_true(index > 0);
 
 	/* a new slot's flag is up: the first sample reads */
 	assert_int_equal(sample_at(&f, a, 1000, 1), 0);
-	assert_int_equal(a->private, 1024 * KiB);
+	assert_int_equal(a->fast.private, 1024 * KiB);
 	fast_tier_quiet(&f, a, quiet);
 	/* flag down: no read, whatever the file says now */
 	const char grown[] = "Name:\twatched\nState:\tS (x)\nUid:\t1000\t1000\t1000\t1000\nVmRSS:\t2124 kB\n"
@@ -303,7 +302,7 @@ static void test_fast_tier_watch(void **state)
 	/* the kernel says it moved: read, and the status with it */
 	change_watch_raise(f.watch, index, CHANGE_MOVED);
 	assert_int_equal(sample_at(&f, a, 3000 + RW_STATUS_REFRESH_MS, 4), 0);
-	assert_int_equal(a->private, 2024 * KiB);
+	assert_int_equal(a->fast.private, 2024 * KiB);
 	fast_tier_quiet(&f, a, quiet);
 	/* the swap moved, statm did not: the status is read again */
 	const char swapped[] = "Name:\twatched\nState:\tS (x)\nUid:\t1000\t1000\t1000\t1000\nVmRSS:\t2124 kB\n"
@@ -312,8 +311,8 @@ static void test_fast_tier_watch(void **state)
 	assert_int_equal(sample_at(&f, a, 4000 + RW_STATUS_REFRESH_MS, 5), 1);
 	change_watch_raise(f.watch, index, CHANGE_MOVED | CHANGE_SWAP);
 	assert_int_equal(sample_at(&f, a, 5000 + RW_STATUS_REFRESH_MS, 6), 0);
-	assert_int_equal(a->swap, 64 * KiB);
-	assert_int_equal(a->private, 2088 * KiB);
+	assert_int_equal(a->fast.swap, 64 * KiB);
+	assert_int_equal(a->fast.private, 2088 * KiB);
 	assert_true(fast_tier_watching(&f));
 
 	/* the end of the quiet reads statm with the flag down: its size alone
@@ -330,7 +329,7 @@ static void test_fast_tier_watch(void **state)
 			    "RssAnon:\t1024 kB\nVmSwap:\t0 kB\n";
 	put(dir, "status", back, sizeof(back) - 1);
 	assert_int_equal(sample_at(&f, a, 6000 + RW_STATUS_REFRESH_MS, quiet), 0);
-	assert_int_equal(a->private, 1024 * KiB);
+	assert_int_equal(a->fast.private, 1024 * KiB);
 	assert_true(fast_tier_watching(&f));
 	/* the event came before the next round: read (the same text, within
 	 * a quiet: a repeat), the watch stays */
@@ -348,29 +347,29 @@ static void test_fast_tier_watch(void **state)
 			   "RssAnon:\t1504 kB\nVmSwap:\t0 kB\n";
 	put(dir, "status", mid, sizeof(mid) - 1);
 	assert_int_equal(sample_at(&f, a, 6300 + RW_STATUS_REFRESH_MS, 2 * quiet), 0);
-	assert_int_equal(a->private, 1504 * KiB);
+	assert_int_equal(a->fast.private, 1504 * KiB);
 	assert_true(fast_tier_watching(&f));
 	fast_tier_quiet(&f, a, 3 * quiet);
 	assert_int_equal(sample_at(&f, a, 6400 + RW_STATUS_REFRESH_MS, 2 * quiet + 1), 0);
 	assert_true(fast_tier_watching(&f));
-	assert_int_equal(f.slots[a->fast_slot].watch, 0);
+	assert_int_equal(f.slots[a->fast.slot].watch, 0);
 	assert_int_equal(change_watch_count(f.watch), 0);
 	assert_int_equal(f.watch_misses, 1);
 	assert_int_equal(fast_tier_take_mappings(&f, a), STEADY_MAPPINGS_UNKNOWN);
-	assert_int_equal(a->private, 1504 * KiB);
+	assert_int_equal(a->fast.private, 1504 * KiB);
 	/* unwatched: statm read every round again, so its changes are seen */
 	fast_tier_quiet(&f, a, 2 * quiet);
 	put(dir, "statm", "1531 531 25 1 0 506 0\n", 22);
 	put(dir, "status", grown, sizeof(grown) - 1);
 	assert_int_equal(sample_at(&f, a, 7000 + RW_STATUS_REFRESH_MS, quiet + 1), 0);
-	assert_int_equal(a->private, 2024 * KiB);
+	assert_int_equal(a->fast.private, 2024 * KiB);
 
 	/* off and on again (a restart of the watch): slots present are
 	 * watched, their flags up, no miss counted */
 	assert_int_equal(fast_tier_watch(&f, false, 0), 0);
 	assert_int_equal(fast_tier_watch(&f, true, 4), 0);
 	assert_int_equal(f.watch_misses, 0);
-	assert_true(f.slots[a->fast_slot].watch > 0);
+	assert_true(f.slots[a->fast.slot].watch > 0);
 	fast_tier_quiet(&f, a, 2 * quiet);
 	assert_int_equal(sample_at(&f, a, 8000 + RW_STATUS_REFRESH_MS, quiet + 2), 0);
 	fast_tier_quiet(&f, a, 2 * quiet);
@@ -420,13 +419,13 @@ static void test_fast_tier_watch_misses(void **state)
 	assert_true(root_fd >= 0);
 	for (unsigned i = 0; i <= RW_WATCH_MISSES_MAX; i++) {
 		process(PID(17 + (int)i), "watched", 'S', 1000, 1024, false, CMD("watched\0"), ALL);
-		int pid_fd = procfs_open_pid(root_fd, PID(17 + (int)i));
-		assert_true(pid_fd >= 0);
-		assert_int_equal(procfs_read_status(pid_fd, &st), 0);
-		close(pid_fd);
+		int proc_dir_fd = procfs_open_pid(root_fd, PID(17 + (int)i));
+		assert_true(proc_dir_fd >= 0);
+		assert_int_equal(procfs_read_status(proc_dir_fd, &st), 0);
+		close(proc_dir_fd);
 		assert_int_equal(target_new(root_fd, PID(17 + (int)i), &st, &id, &t[i]), 0);
 		assert_int_equal(fast_tier_add(&f, t[i]), 0);
-		assert_true(f.slots[t[i]->fast_slot].watch > 0);
+		assert_true(f.slots[t[i]->fast.slot].watch > 0);
 		/* a new slot's flag is up: the first sample reads */
 		assert_int_equal(sample_at(&f, t[i], 1000, 1), 0);
 	}
@@ -436,12 +435,12 @@ static void test_fast_tier_watch_misses(void **state)
 		missed_change(&f, t[i], "1401 401 25 1 0 376 0\n", 2000);
 		assert_true(fast_tier_watching(&f));
 		assert_int_equal(f.watch_misses, i + 1);
-		assert_int_equal(f.slots[t[i]->fast_slot].watch, 0);
+		assert_int_equal(f.slots[t[i]->fast.slot].watch, 0);
 		assert_int_equal(change_watch_count(f.watch), RW_WATCH_MISSES_MAX - i);
 		/* the others stay watched: flag down within a quiet, no read */
 		fast_tier_quiet(&f, t[i + 1], 100 * 1000 * 1000);
 		assert_int_equal(sample_at(&f, t[i + 1], 2500, 2), 1);
-		assert_true(f.slots[t[i + 1]->fast_slot].watch > 0);
+		assert_true(f.slots[t[i + 1]->fast.slot].watch > 0);
 	}
 	/* the process missed is read every round: its next change is seen */
 	snprintf(dir, sizeof(dir), "%d", t[0]->pid);
@@ -454,7 +453,7 @@ static void test_fast_tier_watch_misses(void **state)
 	assert_false(fast_tier_watching(&f));
 	assert_int_equal(f.watch_misses, 0);
 	for (unsigned i = 0; i <= RW_WATCH_MISSES_MAX; i++)
-		assert_int_equal(f.slots[t[i]->fast_slot].watch, 0);
+		assert_int_equal(f.slots[t[i]->fast.slot].watch, 0);
 
 	for (unsigned i = 0; i <= RW_WATCH_MISSES_MAX; i++) {
 		fast_tier_remove(&f, t[i]);

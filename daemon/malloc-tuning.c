@@ -1,11 +1,11 @@
-/* The daemon's own heap (heap.h). */
-#include "heap.h"
+/* The daemon's own malloc tuning (malloc-tuning.h). */
+#include "malloc-tuning.h"
 
 #include <malloc.h>
 
 #include "limits.h"
 
-void heap_init(void)
+void malloc_tuning_init(void)
 {
 	/* Fixed thresholds also stop glibc from raising them as it sees large
 	 * blocks freed, which would make the resident size depend on history. */
@@ -13,7 +13,7 @@ void heap_init(void)
 	(void)mallopt(M_MMAP_THRESHOLD, (int)RW_HEAP_MMAP_THRESHOLD);
 }
 
-void heap_release(void)
+void malloc_tuning_release(void)
 {
 	/* fordblks: the free bytes inside the arenas, their tops included */
 	if (mallinfo2().fordblks <= RW_HEAP_KEEP_FREE)

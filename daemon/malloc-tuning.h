@@ -1,4 +1,4 @@
-/* The daemon's own heap: when glibc gives its free memory back.
+/* The daemon's own malloc tuning: when glibc gives its free memory back.
  *
  * The daemon holds little for long (the watched processes, the queued
  * rows) and makes much that is short-lived (censuses, SQLite's statement
@@ -12,9 +12,9 @@
 #pragma once
 
 /* At start, before the first allocation that matters. */
-void heap_init(void);
+void malloc_tuning_init(void);
 
 /* After short-lived work freed its memory (a batch of censuses written):
  * gives the free pages back when more than RW_HEAP_KEEP_FREE bytes are
  * free. */
-void heap_release(void);
+void malloc_tuning_release(void);

@@ -11,12 +11,8 @@
 
 #include "classify.h"
 #include "region.h"
+#include "units.h"
 #include "util.h"
-
-#define KiB 1024ull
-#define MiB (1024ull * KiB)
-#define GiB (1024ull * MiB)
-#define TiB (1024ull * GiB)
 
 /* glibc: HEAP_MAX_SIZE = 2 * DEFAULT_MMAP_THRESHOLD_MAX = 64 MiB on 64-bit;
  * every non-main arena heap is a reservation of exactly that, aligned to it. */

@@ -45,10 +45,9 @@
 #include "limits.h"
 #include "macro.h"
 #include "strpool.h"
+#include "units.h"
 #include "util.h"
 
-#define KiB 1024ull
-#define MiB (1024ull * KiB)
 #define PAGE (4 * KiB)
 #define POOL_MAX (16 * KiB)
 #define JEMALLOC_BASE_ALIGN (2 * MiB)

@@ -18,10 +18,7 @@
 #include "region.h"
 #include "smaps.h"
 #include "strpool.h"
-
-#define KiB 1024ull
-#define MiB (1024ull * KiB)
-#define GiB (1024ull * MiB)
+#include "units.h"
 
 /* The path of a fixture under tests/data (RAMWATCH_TEST_DATA overrides). */
 static inline const char *fixture(const char *name)

@@ -11,6 +11,7 @@
 
 #include "classify.h"
 #include "region.h"
+#include "runtimes.h"
 #include "units.h"
 #include "util.h"
 
@@ -58,11 +59,10 @@ struct ctx {
 	size_t n;
 	const struct classify_evidence *e;
 
-	/* what the process maps, found once */
-	bool jvm, v8, python, openblas, nvidia;
+	/* what the process runs and maps, found once */
+	struct runtimes rt;
 	bool partition_alloc; /* a PartitionAlloc super page is mapped */
 	uint64_t python_arena;
-	uint64_t jvm_max_heap; /* -Xmx, 0 if not given */
 
 	/* paths mapped executable somewhere: sorted interned pointers */
 	const char **exec_paths;

@@ -70,81 +70,6 @@ static bool mapped_executable(const struct ctx *c, const char *path)
 	       bsearch(&path, c->exec_paths, c->n_exec_paths, sizeof(*c->exec_paths), ptrcmp);
 }
 
-/* Parses a JVM size ("512m", "4G", "1073741824") into bytes, 0 if invalid. */
-static uint64_t parse_jvm_size(const char *s, size_t len)
-{
-	uint64_t v, mult = 1;
-	if (len == 0)
-		return 0;
-	switch (s[len - 1]) {
-	case 'k': case 'K': mult = KiB; len--; break;
-	case 'm': case 'M': mult = MiB; len--; break;
-	case 'g': case 'G': mult = GiB; len--; break;
-	case 't': case 'T': mult = TiB; len--; break;
-	}
-	if (parse_u64_n(s, len, 10, &v) < 0 || v > UINT64_MAX / mult)
-		return 0;
-	return v * mult;
-}
-
-static uint64_t jvm_max_heap(const char *cmdline)
-{
-	uint64_t found = 0;
-	for (const char *s = cmdline; s && *s;) {
-		const char *end = strchr(s, ' ');
-		size_t len = end ? (size_t)(end - s) : strlen(s);
-		if (len > 4 && memcmp(s, "-Xmx", 4) == 0)
-			found = parse_jvm_size(s + 4, len - 4);
-		else if (len > 17 && memcmp(s, "-XX:MaxHeapSize=", 16) == 0)
-			found = parse_jvm_size(s + 16, len - 16);
-		s = end ? end + 1 : s + len;
-	}
-	return found;
-}
-
-/* "python3.11" or "libpython3.9.so.1.0": the minor version after "3.", or -1. */
-static int python_minor(const char *name)
-{
-	const char *v = strstr(name, "python3.");
-	if (!v)
-		return -1;
-	v += 8;
-	int minor = 0, digits = 0;
-	for (; *v >= '0' && *v <= '9' && digits < 3; v++, digits++)
-		minor = minor * 10 + (*v - '0');
-	return digits ? minor : -1;
-}
-
-static bool is_v8_program(const char *name)
-{
-	static const char *const programs[] = { "node", "nodejs", "deno", "chrome", "chromium",
-						"electron", "msedge", "code", "d8" };
-	for (size_t i = 0; i < ELEMENTSOF(programs); i++)
-		if (streq(name, programs[i]))
-			return true;
-	return false;
-}
-
-/* Notes what a file-backed region tells about the process's runtimes. */
-static void note_runtime(struct ctx *c, const char *path, int *minor)
-{
-	char name[256];
-
-	if (startswith(path, "/dev/nvidia"))
-		c->nvidia = true;
-	base_name(path, name, sizeof(name));
-	if (streq(name, "libjvm.so"))
-		c->jvm = true;
-	else if (startswith(name, "libnode.so") || startswith(name, "libv8"))
-		c->v8 = true;
-	else if (startswith(name, "libpython3") || startswith(name, "libpython2")) {
-		c->python = true;
-		if (*minor < 0)
-			*minor = python_minor(name);
-	} else if (strstr(name, "openblas"))
-		c->openblas = true;
-}
-
 /* A run's last region is noted at its first only. */
 static void close_run(struct ctx *c, size_t first, size_t last)
 {
@@ -156,19 +81,11 @@ static void close_run(struct ctx *c, size_t first, size_t last)
  * and the contiguous runs of anonymous private regions. */
 static int build_index(struct ctx *c)
 {
-	char name[256];
-	int minor = -1;
 	size_t first = 0, allocated = 0;
 
-	if (c->e && c->e->exe) {
-		base_name(c->e->exe, name, sizeof(name));
-		if (is_v8_program(name))
-			c->v8 = true;
-		if (startswith(name, "python")) {
-			c->python = true;
-			minor = python_minor(name);
-		}
-	}
+	runtimes_init(&c->rt);
+	if (c->e)
+		runtimes_note_program(&c->rt, c->e->exe);
 	c->run_has_reserve = calloc(c->n ? c->n : 1, sizeof(*c->run_has_reserve));
 	if (!c->run_has_reserve)
 		return -ENOMEM;
@@ -178,7 +95,7 @@ static int build_index(struct ctx *c)
 		bool anon = is_anon_private(r);
 
 		if (path_is_file(r->path) && (i == 0 || c->r[i - 1].path != r->path))
-			note_runtime(c, r->path, &minor);
+			runtimes_note_file(&c->rt, r->path);
 		if (path_is_file(r->path) && region_executable(r)) {
 			if (c->n_exec_paths == allocated) {
 				size_t want = allocated ? allocated * 2 : 64;
@@ -206,9 +123,9 @@ static int build_index(struct ctx *c)
 	qsort_safe(c->exec_paths, c->n_exec_paths, sizeof(*c->exec_paths), ptrcmp);
 
 	/* pymalloc arenas are 1 MiB since Python 3.10 (radix tree), 256 KiB before */
-	c->python_arena = minor >= 0 && minor < 10 ? 256 * KiB : 1 * MiB;
-	if (c->jvm && c->e)
-		c->jvm_max_heap = jvm_max_heap(c->e->cmdline);
+	c->python_arena = c->rt.python_minor >= 0 && c->rt.python_minor < 10 ? 256 * KiB : 1 * MiB;
+	if (c->e)
+		runtimes_note_cmdline(&c->rt, c->e->cmdline);
 	return 0;
 }
 
@@ -720,8 +637,8 @@ int classify_regions(struct region *regions, size_t n, const struct classify_evi
 	 * a C program's anonymous region is not asked about JVM heaps, an
 	 * inaccessible one not about stacks */
 	bool have[] = {
-		[NEED_NOTHING] = true, [NEED_JVM] = c.jvm, [NEED_V8] = c.v8,
-		[NEED_PYTHON] = c.python, [NEED_OPENBLAS] = c.openblas, [NEED_NVIDIA] = c.nvidia,
+		[NEED_NOTHING] = true, [NEED_JVM] = c.rt.jvm, [NEED_V8] = c.rt.v8,
+		[NEED_PYTHON] = c.rt.python, [NEED_OPENBLAS] = c.rt.openblas, [NEED_NVIDIA] = c.rt.nvidia,
 		[NEED_PARTITION_ALLOC] = c.partition_alloc,
 	};
 	uint8_t lists[_KIND_MAX][ELEMENTSOF(rules)];

@@ -28,14 +28,6 @@ enum owner {
 	_OWNER_MAX
 };
 
-/* The allocators a process maps (or, for glibc, uses by default). */
-enum allocator {
-	ALLOC_GLIBC,
-	ALLOC_JEMALLOC,
-	ALLOC_MIMALLOC,
-	ALLOC_TCMALLOC,
-};
-
 /* A stretch of a walk and its owner.  count is what was read there (1 per
  * glibc block or base block, pymalloc pool headers, the heap's size in use,
  * mimalloc's pages in use); unit the block, pool or segment size. */

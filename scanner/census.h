@@ -154,7 +154,7 @@ struct census {
 
 	/* what the census cost; -1 when not measured (read from a file) */
 	int64_t wall_us, cpu_us, bytes_read;
-	int64_t threads_seen, stack_pointers; /* evidence: threads, stack pointers read */
+	int64_t threads_seen, stack_pointers; /* hints read: threads, stack pointers */
 
 	/* evidence read from the process's memory (evidence.h) */
 	struct {

@@ -57,7 +57,7 @@
 struct ctx {
 	struct region *r;
 	size_t n;
-	const struct classify_evidence *e;
+	const struct classify_hints *h;
 
 	/* what the process runs and maps, found once */
 	struct runtimes rt;

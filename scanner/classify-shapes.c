@@ -95,10 +95,10 @@ bool shape_mmgp_reservation(const struct ctx *c, size_t i)
 bool shape_stack_pointer(const struct ctx *c, size_t i)
 {
 	const struct region *r = &c->r[i];
-	if (!c->e || !c->e->stack_pointers || !is_anon_private(r) || !is_rw(r))
+	if (!c->h || !c->h->stack_pointers || !is_anon_private(r) || !is_rw(r))
 		return false;
-	const uint64_t *sp = c->e->stack_pointers;
-	size_t lo = 0, hi = c->e->n_stack_pointers;
+	const uint64_t *sp = c->h->stack_pointers;
+	size_t lo = 0, hi = c->h->n_stack_pointers;
 	while (lo < hi) { /* first stack pointer >= start */
 		size_t mid = lo + (hi - lo) / 2;
 		if (sp[mid] < r->start)
@@ -106,7 +106,7 @@ bool shape_stack_pointer(const struct ctx *c, size_t i)
 		else
 			hi = mid;
 	}
-	return lo < c->e->n_stack_pointers && sp[lo] < r->end;
+	return lo < c->h->n_stack_pointers && sp[lo] < r->end;
 }
 
 /* PartitionAlloc's memory: a super page's metadata page, the slot spans

@@ -84,8 +84,8 @@ static int build_index(struct ctx *c)
 	size_t first = 0, allocated = 0;
 
 	runtimes_init(&c->rt);
-	if (c->e)
-		runtimes_note_program(&c->rt, c->e->exe);
+	if (c->h)
+		runtimes_note_program(&c->rt, c->h->exe);
 	c->run_has_reserve = calloc(c->n ? c->n : 1, sizeof(*c->run_has_reserve));
 	if (!c->run_has_reserve)
 		return -ENOMEM;
@@ -124,8 +124,8 @@ static int build_index(struct ctx *c)
 
 	/* pymalloc arenas are 1 MiB since Python 3.10 (radix tree), 256 KiB before */
 	c->python_arena = c->rt.python_minor >= 0 && c->rt.python_minor < 10 ? 256 * KiB : 1 * MiB;
-	if (c->e)
-		runtimes_note_cmdline(&c->rt, c->e->cmdline);
+	if (c->h)
+		runtimes_note_cmdline(&c->rt, c->h->cmdline);
 	return 0;
 }
 
@@ -373,7 +373,7 @@ struct rule {
 #define AN(k, c, w, m, n, pm) { { k, w, c, BASIS_SHAPE }, m, SCOPE_ANON, n, pm }
 #define ANY(k, c, w, m) { { k, w, c, BASIS_SHAPE }, m, SCOPE_ANY, NEED_NOTHING, PERMS_ANY }
 /* decided by evidence, after the lists ran (evidence.c) */
-#define EV(k, c, w) { { k, w, c, BASIS_EVIDENCE }, NULL, SCOPE_ANON, NEED_NOTHING, PERMS_RW }
+#define EV(k, c, w) { { k, w, c, BASIS_READ }, NULL, SCOPE_ANON, NEED_NOTHING, PERMS_RW }
 /* a Windows reservation's rule (win-census.c): never asked about a Linux region */
 #define W(k, c, b, w) { { k, w, c, b }, NULL, SCOPE_ANY, NEED_NOTHING, PERMS_ANY }
 
@@ -390,7 +390,7 @@ static const struct rule rules[] = {
 	[RULE_GLIBC_HEAP_INFO] = EV("glibc_heap_info", CLASS_MALLOC,
 		"glibc malloc arena heap: its heap_info header was read at the 64 MiB-aligned start"),
 	[RULE_GLIBC_BRK] = { { "glibc_brk_heap", "[heap] holding glibc malloc's main arena: its tcache chunk was read at the start",
-		CLASS_MALLOC, BASIS_EVIDENCE }, NULL, SCOPE_PATH, NEED_NOTHING, PERMS_ANY },
+		CLASS_MALLOC, BASIS_READ }, NULL, SCOPE_PATH, NEED_NOTHING, PERMS_ANY },
 	[RULE_PYMALLOC_POOLS] = EV("pymalloc_pools", CLASS_PYTHON,
 		"pymalloc arenas: a pool header was read in each (size class, offsets and free list agree)"),
 	[RULE_JEMALLOC_BASE] = EV("jemalloc_base", CLASS_MALLOC,
@@ -402,7 +402,7 @@ static const struct rule rules[] = {
 	[RULE_MIMALLOC] = EV("mimalloc_segments", CLASS_MALLOC,
 		"mimalloc segments: their headers were read at the 32 MiB-aligned starts (alignment, slice counts, kind agree)"),
 	[RULE_TCMALLOC] = { { "tcmalloc_page_heap", "[heap] holding tcmalloc's page heap: its span records were read at the start",
-		CLASS_MALLOC, BASIS_EVIDENCE }, NULL, SCOPE_PATH, NEED_NOTHING, PERMS_ANY },
+		CLASS_MALLOC, BASIS_READ }, NULL, SCOPE_PATH, NEED_NOTHING, PERMS_ANY },
 
 	/* Windows: one region is one reservation (its AllocationBase group);
 	 * win-census.c decides which of these it is, in this order */
@@ -412,19 +412,19 @@ static const struct rule rules[] = {
 		"MEM_MAPPED view of a file (GetMappedFileName names it)"),
 	[RULE_WIN_SECTION] = W("win_section", CLASS_SHARED, BASIS_NAME,
 		"MEM_MAPPED view of no file: a section backed by the paging file (CreateFileMapping)"),
-	[RULE_WIN_PINNED_CUDA] = W("win_cuda_host", CLASS_PINNED_CUDA, BASIS_EVIDENCE,
+	[RULE_WIN_PINNED_CUDA] = W("win_cuda_host", CLASS_PINNED_CUDA, BASIS_READ,
 		"host memory CUDA knows as its own (pinned by cudaHostAlloc or registered)"),
 	[RULE_WIN_WRITE_COMBINE] = W("win_write_combine", CLASS_CUDA_DRIVER, BASIS_SHAPE,
 		"write-combined private memory (PAGE_WRITECOMBINE): a GPU driver's staging buffers"),
-	[RULE_WIN_NT_HEAP] = W("win_nt_heap", CLASS_MALLOC, BASIS_EVIDENCE,
+	[RULE_WIN_NT_HEAP] = W("win_nt_heap", CLASS_MALLOC, BASIS_READ,
 		"NT heap: its segment's SegmentSignature 0xffeeffee was read at the reservation's start + 0x10"),
-	[RULE_WIN_SEGMENT_HEAP] = W("win_segment_heap", CLASS_MALLOC, BASIS_EVIDENCE,
+	[RULE_WIN_SEGMENT_HEAP] = W("win_segment_heap", CLASS_MALLOC, BASIS_READ,
 		"segment heap: its signature 0xddeeddee was read at the reservation's start + 0x10"),
-	[RULE_WIN_HEAP_LIST] = W("win_heap_list", CLASS_MALLOC, BASIS_EVIDENCE,
+	[RULE_WIN_HEAP_LIST] = W("win_heap_list", CLASS_MALLOC, BASIS_READ,
 		"a heap of the process's heap list (Toolhelp32 Heap32ListFirst/Next)"),
-	[RULE_WIN_HEAP_BLOCK] = W("win_heap_large_block", CLASS_MALLOC, BASIS_EVIDENCE,
+	[RULE_WIN_HEAP_BLOCK] = W("win_heap_large_block", CLASS_MALLOC, BASIS_READ,
 		"a heap's large block, allocated apart from its segments: the list entry it starts with was read, and links it to a heap"),
-	[RULE_WIN_THREAD_STACK] = W("win_thread_stack", CLASS_STACKS, BASIS_EVIDENCE,
+	[RULE_WIN_THREAD_STACK] = W("win_thread_stack", CLASS_STACKS, BASIS_READ,
 		"a thread's stack: its TEB's StackBase and StackLimit are in it"),
 	[RULE_WIN_GUARD_STACK] = W("win_guard_stack", CLASS_STACKS, BASIS_SHAPE,
 		"thread stack shape: committed read-write top, a PAGE_GUARD page below it, reserved below that"),
@@ -508,7 +508,7 @@ static const struct rule rules[] = {
 	A("reserving_allocator", CLASS_MMGP_RAM,
 		"part of an anonymous reservation of a multiple of 64 GiB", shape_mmgp_reservation, PERMS_ANY),
 	{ { "stack_pointer", "a thread's stack pointer is in it (/proc/PID/task/TID/syscall)", CLASS_STACKS,
-	    BASIS_EVIDENCE }, shape_stack_pointer, SCOPE_ANON, NEED_NOTHING, PERMS_RW },
+	    BASIS_READ }, shape_stack_pointer, SCOPE_ANON, NEED_NOTHING, PERMS_RW },
 	AN("partition_alloc", CLASS_MALLOC,
 		"PartitionAlloc (Chromium's malloc): a 2 MiB super page's metadata page and slot spans, or a direct map",
 		shape_partition_alloc, NEED_PARTITION_ALLOC, PERMS_RW),
@@ -623,9 +623,9 @@ void classify_follow_reserves(struct region *regions, size_t n)
 			regions[i].cls = regions[i - 1].cls;
 }
 
-int classify_regions(struct region *regions, size_t n, const struct classify_evidence *evidence)
+int classify_regions(struct region *regions, size_t n, const struct classify_hints *hints)
 {
-	struct ctx c = { .r = regions, .n = n, .e = evidence };
+	struct ctx c = { .r = regions, .n = n, .h = hints };
 	int ret = 0;
 
 	if (build_index(&c) < 0) {

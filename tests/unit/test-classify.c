@@ -16,9 +16,9 @@
 #define BEGIN                  \
 	struct text _t;        \
 	FILE *f = text_open(&_t);
-#define END(evidence)                                                      \
+#define END(hints)                                                         \
 	char *_text = text_close(&_t);                                     \
-	struct parsed p = classify_text(_text, (evidence));                \
+	struct parsed p = classify_text(_text, (hints));                   \
 	free(_text);                                                       \
 	if (p.error)                                                       \
 		fail_msg("%s", p.message);
@@ -174,7 +174,7 @@ static void test_stacks(void **state)
 {
 	(void)state;
 	uint64_t sps[] = { 0x7f0000005000, 0x7f0000807f00 };
-	struct classify_evidence e = { .stack_pointers = sps, .n_stack_pointers = 2 };
+	struct classify_hints e = { .stack_pointers = sps, .n_stack_pointers = 2 };
 	{
 		BEGIN
 		/* a thread's stack pointer is in it */
@@ -271,7 +271,7 @@ static void test_runtimes(void **state)
 	}
 	/* JVM with a 40 GiB heap (no compressed oops): found by -Xmx */
 	{
-		struct classify_evidence e = { .cmdline = "java -Xms1g -Xmx40g -jar app.jar" };
+		struct classify_hints e = { .cmdline = "java -Xms1g -Xmx40g -jar app.jar" };
 		{
 			BEGIN
 			put_region(f, 0x7e0000000000, 0x7e0100000000, "rw-p", NULL, 1 * GiB, 1 * GiB, RW);
@@ -286,7 +286,7 @@ static void test_runtimes(void **state)
 			parsed_free(&p);
 		}
 		/* the same heap with another -Xmx is not recognised */
-		struct classify_evidence e2 = { .cmdline = "java -XX:MaxHeapSize=8g -jar app.jar" };
+		struct classify_hints e2 = { .cmdline = "java -XX:MaxHeapSize=8g -jar app.jar" };
 		{
 			BEGIN
 			put_region(f, 0x7e0000000000, 0x7e0a00000000, "rw-p", NULL, 1 * GiB, 1 * GiB, RW);
@@ -325,7 +325,7 @@ static void test_runtimes(void **state)
 	}
 	/* V8: 256 KiB-aligned pages at random addresses below 64 TiB */
 	{
-		struct classify_evidence e = { .exe = "/usr/bin/node" };
+		struct classify_hints e = { .exe = "/usr/bin/node" };
 		{
 			BEGIN
 			put_region(f, 0x3699140000, 0x3699180000, "rw-p", NULL, 256 * KiB, 256 * KiB, RW);
@@ -342,7 +342,7 @@ static void test_runtimes(void **state)
 			parsed_free(&p);
 		}
 		/* the same shapes in a program that is not V8 */
-		struct classify_evidence c = { .exe = "/usr/bin/nodeish" };
+		struct classify_hints c = { .exe = "/usr/bin/nodeish" };
 		{
 			BEGIN
 			put_region(f, 0x3699140000, 0x3699180000, "rw-p", NULL, 256 * KiB, 256 * KiB, RW);
@@ -360,7 +360,7 @@ static void test_runtimes(void **state)
 static void test_partition_alloc(void **state)
 {
 	(void)state;
-	struct classify_evidence chromium = { .exe = "/usr/lib/chromium/chromium" };
+	struct classify_hints chromium = { .exe = "/usr/lib/chromium/chromium" };
 	{
 		BEGIN
 		put_region(f, 0x100000000000, 0x100000002000, "---p", NULL, 0, 0, NONE);
@@ -401,8 +401,8 @@ static void test_partition_alloc(void **state)
 static void test_python_and_openblas(void **state)
 {
 	(void)state;
-	struct classify_evidence py311 = { .exe = "/usr/bin/python3.11" };
-	struct classify_evidence plain = { .exe = "/usr/bin/server" };
+	struct classify_hints py311 = { .exe = "/usr/bin/python3.11" };
+	struct classify_hints plain = { .exe = "/usr/bin/server" };
 	const char *const blas = "/usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblasp-r0.3.21.so";
 	{
 		{
@@ -423,7 +423,7 @@ static void test_python_and_openblas(void **state)
 		}
 	}
 	{
-		struct classify_evidence py39 = { .exe = "/usr/local/bin/python3" };
+		struct classify_hints py39 = { .exe = "/usr/local/bin/python3" };
 		{
 			BEGIN
 			put_region(f, 0x400000, 0x401000, "r-xp", "/usr/lib/libpython3.9.so.1.0", 4096, 0, "rd ex mr mw me ");
@@ -451,7 +451,7 @@ static void test_cuda(void **state)
 	(void)state;
 	size_t len;
 	char *text = slurp(fixture("smaps/synthetic-cuda-pytorch.smaps"), &len);
-	struct parsed fx = parse_text_ex(text, len, true, &(struct classify_evidence){ .exe = "/usr/bin/python3.10" });
+	struct parsed fx = parse_text_ex(text, len, true, &(struct classify_hints){ .exe = "/usr/bin/python3.10" });
 	struct parsed *fp = &fx;
 	free(text);
 	assert_int_equal(fx.error, 0);

@@ -105,10 +105,10 @@ static inline void parsed_free(struct parsed *p)
 	memset(p, 0, sizeof(*p));
 }
 
-/* Parses text whole (fed in one piece) and, when evidence is given or
- * classify is set, classifies it. */
+/* Parses text whole (fed in one piece) and, when classify is set,
+ * classifies it with the hints given (NULL: none). */
 static inline struct parsed parse_text_ex(const char *text, size_t len, bool classify,
-					  const struct classify_evidence *e)
+					  const struct classify_hints *hints)
 {
 	struct parsed out = { .paths = strpool_new() };
 	struct smaps_parser p;
@@ -121,7 +121,7 @@ static inline struct parsed parse_text_ex(const char *text, size_t len, bool cla
 	out.r = smaps_parser_take(&p, &out.n);
 	smaps_parser_done(&p);
 	if (out.error == 0 && classify)
-		assert_int_equal(classify_regions(out.r, out.n, e), 0);
+		assert_int_equal(classify_regions(out.r, out.n, hints), 0);
 	return out;
 }
 
@@ -130,9 +130,9 @@ static inline struct parsed parse_text(const char *text)
 	return parse_text_ex(text, strlen(text), false, NULL);
 }
 
-static inline struct parsed classify_text(const char *text, const struct classify_evidence *e)
+static inline struct parsed classify_text(const char *text, const struct classify_hints *hints)
 {
-	return parse_text_ex(text, strlen(text), true, e);
+	return parse_text_ex(text, strlen(text), true, hints);
 }
 
 /* The region starting at start, or a test failure. */

@@ -537,6 +537,12 @@ static const struct rule rules[] = {
 #undef EV
 #undef W
 
+/* A region keeps its class and rule in a byte each, _CLASS_MAX meaning
+ * "decided by its neighbours" until the second pass. */
+_Static_assert(_CLASS_MAX < UINT8_MAX, "a class and the deferred mark fit region.cls");
+_Static_assert(ELEMENTSOF(rules) <= UINT8_MAX + 1, "a rule's index fits region.rule");
+_Static_assert(ELEMENTSOF(rules) > _RULE_FIXED_MAX, "the fixed rules have their rows");
+
 static const size_t first_pass_rule = _RULE_FIXED_MAX;
 
 size_t classify_rule_count(void)
@@ -583,6 +589,22 @@ static bool rule_fits(const struct rule *rule, enum region_kind kind)
 	case PERMS_NONE: return kind == KIND_ANON_NONE;
 	default: return true;
 	}
+}
+
+/* Whether the process maps what a rule needs.  A switch, not a table: the
+ * compiler names a need left out (-Wswitch). */
+static bool need_met(const struct ctx *c, enum rule_need need)
+{
+	switch (need) {
+	case NEED_NOTHING: return true;
+	case NEED_JVM: return c->rt.jvm;
+	case NEED_V8: return c->rt.v8;
+	case NEED_PYTHON: return c->rt.python;
+	case NEED_OPENBLAS: return c->rt.openblas;
+	case NEED_NVIDIA: return c->rt.nvidia;
+	case NEED_PARTITION_ALLOC: return c->partition_alloc;
+	}
+	return false;
 }
 
 static bool is_deferred(const struct region *r)
@@ -636,16 +658,11 @@ int classify_regions(struct region *regions, size_t n, const struct classify_hin
 	/* the rules that can apply here, in order, for each kind of region:
 	 * a C program's anonymous region is not asked about JVM heaps, an
 	 * inaccessible one not about stacks */
-	bool have[] = {
-		[NEED_NOTHING] = true, [NEED_JVM] = c.rt.jvm, [NEED_V8] = c.rt.v8,
-		[NEED_PYTHON] = c.rt.python, [NEED_OPENBLAS] = c.rt.openblas, [NEED_NVIDIA] = c.rt.nvidia,
-		[NEED_PARTITION_ALLOC] = c.partition_alloc,
-	};
 	uint8_t lists[_KIND_MAX][ELEMENTSOF(rules)];
 	size_t counts[_KIND_MAX] = { 0 };
 	for (size_t k = first_pass_rule; k < ELEMENTSOF(rules); k++)
 		for (int kind = 0; kind < _KIND_MAX; kind++)
-			if (have[rules[k].need] && rule_fits(&rules[k], (enum region_kind)kind))
+			if (need_met(&c, rules[k].need) && rule_fits(&rules[k], (enum region_kind)kind))
 				lists[kind][counts[kind]++] = (uint8_t)k;
 
 	for (size_t i = 0; i < n; i++) {

@@ -97,22 +97,28 @@ static void test_every_class_is_whole(void **state)
 }
 
 /* The words of a list of class keys, as found in a document: checks they
- * are the registry's keys, in its order, naming the first difference. */
+ * are the registry's keys, each once, in its order, naming the first
+ * class missing, the first word that is no class, or the first out of
+ * place. */
 static void expect_keys(const char *where, char *const *words, size_t n)
 {
-	for (size_t i = 0; i < n && i < _CLASS_MAX; i++)
-		if (!streq(words[i], class_key((enum class_id)i))) {
-			int c = class_from_key(words[i]);
-			if (c < 0)
-				fail_msg("%s names \"%s\", which is no class", where, words[i]);
-			fail_msg("%s names %s where the registry has %s: the registry's order is the order of "
-				 "documents",
+	for (int c = 0; c < _CLASS_MAX; c++) {
+		size_t seen = 0;
+		for (size_t i = 0; i < n; i++)
+			seen += streq(words[i], class_key((enum class_id)c));
+		if (seen == 0)
+			fail_msg("%s does not name the class %s", where, class_key((enum class_id)c));
+		if (seen > 1)
+			fail_msg("%s names the class %s %zu times", where, class_key((enum class_id)c), seen);
+	}
+	for (size_t i = 0; i < n; i++)
+		if (class_from_key(words[i]) < 0)
+			fail_msg("%s names \"%s\", which is no class", where, words[i]);
+	for (size_t i = 0; i < n; i++)
+		if (!streq(words[i], class_key((enum class_id)i)))
+			fail_msg("%s lists %s where the registry has %s: documents list the classes in the "
+				 "registry's order",
 				 where, words[i], class_key((enum class_id)i));
-		}
-	for (size_t i = n; i < _CLASS_MAX; i++)
-		fail_msg("%s does not name the class %s", where, class_key((enum class_id)i));
-	if (n > _CLASS_MAX)
-		fail_msg("%s names \"%s\", which is no class", where, words[_CLASS_MAX]);
 }
 
 /* Splits [start, end) into words at blanks, quotes and line ends. */

@@ -28,6 +28,10 @@ enum owner {
 	_OWNER_MAX
 };
 
+/* The classifier's rule (classify.h) that an owner's memory is given, or -1
+ * for OWNER_NONE (the region's shape stands). */
+int evidence_owner_rule(enum owner owner);
+
 /* A stretch of a walk and its owner.  count is what was read there (1 per
  * glibc block or base block, pymalloc pool headers, the heap's size in use,
  * mimalloc's pages in use); unit the block, pool or segment size. */

@@ -214,9 +214,19 @@ static void test_bad_inputs(void **state)
 	assert_non_null(strstr(err.message, "not a /proc/PID/status file"));
 }
 
+/* Every file kind, platform and residency has its name in the census JSON. */
+static void test_names(void **state)
+{
+	(void)state;
+	assert_enum_names("file kind", _FILE_KIND_MAX, file_kind_name, file_kind_from_name);
+	assert_enum_names("platform", _PLATFORM_MAX, census_platform_name, census_platform_from_name);
+	assert_enum_names("residency", _RESIDENCY_MAX, census_residency_name, census_residency_from_name);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_conservation_every_fixture),
 		cmocka_unit_test(test_largest),
 		cmocka_unit_test(test_files),

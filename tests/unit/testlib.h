@@ -156,6 +156,25 @@ static inline const struct region *region_at(const struct parsed *p, uint64_t st
 				 (unsigned long long)(start), _k, _rule, (cls_key), (rule_key) ? (rule_key) : ""); \
 	} while (0)
 
+/* Checks a table of names indexed by an enum, through its accessors: each
+ * of the max values has a name, none empty or "?", no two the same, and
+ * from_name (NULL: none) finds each by its name.  A value whose row was
+ * left out of a designated initialiser fails here by number. */
+#define assert_enum_names(what, max, name_of, from_name)                                                   \
+	do {                                                                                               \
+		int (*_from)(const char *) = (from_name);                                                  \
+		for (int _i = 0; _i < (int)(max); _i++) {                                                  \
+			const char *_n = name_of(_i);                                                      \
+			if (!_n || !_n[0] || strcmp(_n, "?") == 0)                                         \
+				fail_msg("%s %d of %d has no name", (what), _i, (int)(max));               \
+			for (int _j = 0; _j < _i; _j++)                                                    \
+				if (strcmp(name_of(_j), _n) == 0)                                          \
+					fail_msg("%s %d and %d are both \"%s\"", (what), _j, _i, _n);      \
+			if (_from && _from(_n) != _i)                                                      \
+				fail_msg("%s \"%s\" is found as %d, not %d", (what), _n, _from(_n), _i);   \
+		}                                                                                          \
+	} while (0)
+
 /* Reads a whole file for a test. */
 static inline char *slurp(const char *path, size_t *len)
 {

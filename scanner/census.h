@@ -177,6 +177,12 @@ struct census *census_free(struct census *c);
  * in c->strings.  Returns 0 or -ENOMEM. */
 int census_summarise(struct census *c, const struct region *regions, size_t n, size_t top, bool keep_all);
 
+/* The classes the census found (count > 0) in the order every table and
+ * answer lists them: largest private first, then resident, then size (a
+ * light census knows only sizes), then the enum's order (classes.h).
+ * Fills order (room for _CLASS_MAX) and returns how many. */
+size_t census_class_order(const struct census *c, enum class_id order[_CLASS_MAX]);
+
 /* Sums of the class totals; equal to c->totals by construction, and tested. */
 void census_class_sum(const struct census *c, struct census_totals *ret);
 

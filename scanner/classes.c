@@ -6,6 +6,8 @@
 
 #include <string.h>
 
+#include "macro.h"
+
 struct class_row {
 	const char *key;
 	const char *label;
@@ -34,7 +36,7 @@ static const struct class_row classes[_CLASS_MAX] = {
 	[CLASS_RUNTIME_HEAP] = { "runtime_heap", "Managed runtime heap (JVM, Go, V8)", 'h', CLASS_TERM_GREEN,
 				 "#31a354" },
 	[CLASS_PINNED_CUDA] = { "pinned_cuda", "CUDA pinned host memory", 'c', CLASS_TERM_CYAN, "#7b4173" },
-	[CLASS_CUDA_DRIVER] = { "cuda_driver", "GPU driver buffers and device mappings", 'd', CLASS_TERM_BLUE,
+	[CLASS_GPU_DRIVER] = { "gpu_driver", "GPU driver buffers and device mappings", 'd', CLASS_TERM_BLUE,
 				"#ce6dbd" },
 	[CLASS_CUDA_UVM] = { "cuda_uvm", "CUDA managed (unified) memory", 'u', CLASS_TERM_RED, "#a55194" },
 	[CLASS_NAMED] = { "named", "Anonymous memory the program named", 'n', CLASS_TERM_CYAN, "#fdae6b" },
@@ -65,6 +67,25 @@ enum class_term_colour class_term_colour(enum class_id c)
 const char *class_html_colour(enum class_id c)
 {
 	return (unsigned)c < _CLASS_MAX ? classes[c].html : "#000000";
+}
+
+/* Keys classes had before: a class renamed keeps its former key here for
+ * the files saved with it, and gets a migration for the rows stored with
+ * it (schema/migrations/). */
+static const struct {
+	const char *key;
+	enum class_id cls;
+} former_keys[] = {
+	{ "cuda_driver", CLASS_GPU_DRIVER }, /* until schema 10 (010-gpu-driver-class.sql) */
+};
+
+int class_from_saved_key(const char *key)
+{
+	int c = class_from_key(key);
+	for (size_t i = 0; c < 0 && key && i < ELEMENTSOF(former_keys); i++)
+		if (strcmp(former_keys[i].key, key) == 0)
+			c = (int)former_keys[i].cls;
+	return c;
 }
 
 int class_from_key(const char *key)

@@ -21,7 +21,7 @@ enum class_id {
 	CLASS_JIT,
 	CLASS_RUNTIME_HEAP,
 	CLASS_PINNED_CUDA,
-	CLASS_CUDA_DRIVER,
+	CLASS_GPU_DRIVER,
 	CLASS_CUDA_UVM,
 	CLASS_NAMED,
 	CLASS_OTHER,
@@ -64,3 +64,9 @@ const char *class_html_colour(enum class_id c);
 
 /* Returns the class with that key, or -1. */
 int class_from_key(const char *key);
+/* The class of a key this version writes or an earlier one wrote, for what
+ * an earlier version saved (a census's JSON): "cuda_driver", gpu_driver's
+ * key before database schema 10, is gpu_driver.  The database's rows are
+ * rewritten by their migration instead, and options and requests take the
+ * current keys only.  Returns the class, or -1. */
+int class_from_saved_key(const char *key);

@@ -9,7 +9,11 @@
 
 #include <ctype.h>
 
+#include "census-json.h"
+#include "census.h"
 #include "classes.h"
+#include "error.h"
+#include "scan.h"
 #include "util.h"
 
 /* A file of the repository: the fixtures are in tests/data, two levels
@@ -229,6 +233,78 @@ static void test_completions(void **state)
 	free(zsh);
 }
 
+/* A key a class had before is read in what was saved with it, and is no
+ * key of today's: options, requests and the database take today's keys
+ * (the database's rows were rewritten by migration 010). */
+static void test_former_keys(void **state)
+{
+	(void)state;
+	assert_int_equal(class_from_saved_key("cuda_driver"), CLASS_GPU_DRIVER);
+	assert_int_equal(class_from_key("cuda_driver"), -1);
+	for (int c = 0; c < _CLASS_MAX; c++)
+		assert_int_equal(class_from_saved_key(class_key((enum class_id)c)), c);
+	assert_int_equal(class_from_saved_key("no_such_class"), -1);
+	assert_int_equal(class_from_saved_key(NULL), -1);
+}
+
+/* A census saved by a version before schema 10, which wrote cuda_driver
+ * where this one writes gpu_driver, reads as the census it was. */
+static void test_saved_census_with_a_former_key(void **state)
+{
+	(void)state;
+	struct census *c = NULL, *old = NULL;
+	struct scan_options o = { .keep_regions = true };
+	struct error err;
+
+	if (scan_smaps_file(fixture("smaps/synthetic-cuda-pytorch.smaps"), NULL, &o, &c, &err) < 0)
+		fail_msg("%s", err.message);
+	assert_true(c->classes[CLASS_GPU_DRIVER].count > 0);
+	json_t *j = census_to_json(c, true);
+	assert_non_null(j);
+	char *text = json_dumps(j, JSON_COMPACT);
+	json_decref(j);
+	assert_non_null(text);
+
+	/* as the earlier version wrote it */
+	size_t renamed = 0;
+	char *saved = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&saved, &len);
+	assert_non_null(f);
+	for (const char *p = text; *p;) {
+		const char *at = strstr(p, "\"gpu_driver\"");
+		if (!at) {
+			fputs(p, f);
+			break;
+		}
+		fwrite(p, 1, (size_t)(at - p), f);
+		fputs("\"cuda_driver\"", f);
+		p = at + strlen("\"gpu_driver\"");
+		renamed++;
+	}
+	fclose(f);
+	assert_true(renamed >= 2); /* the class, and regions of it */
+	assert_null(strstr(saved, "gpu_driver"));
+
+	json_error_t jerr;
+	json_t *root = json_loads(saved, 0, &jerr);
+	assert_non_null(root);
+	if (census_from_json(root, &old, &err) < 0)
+		fail_msg("a census saved with cuda_driver: %s", err.message);
+	json_decref(root);
+	for (int k = 0; k < _CLASS_MAX; k++)
+		if (old->classes[k].count != c->classes[k].count || old->classes[k].private != c->classes[k].private ||
+		    old->classes[k].resident != c->classes[k].resident || old->classes[k].size != c->classes[k].size)
+			fail_msg("class %s: not as saved", class_key((enum class_id)k));
+	assert_int_equal(old->n_regions, c->n_regions);
+	for (size_t i = 0; i < c->n_regions; i++)
+		assert_int_equal(old->regions[i].cls, c->regions[i].cls);
+	free(saved);
+	free(text);
+	census_free(old);
+	census_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -236,6 +312,8 @@ int main(void)
 		cmocka_unit_test(test_man_page),
 		cmocka_unit_test(test_readme),
 		cmocka_unit_test(test_completions),
+		cmocka_unit_test(test_former_keys),
+		cmocka_unit_test(test_saved_census_with_a_former_key),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

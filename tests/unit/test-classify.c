@@ -66,8 +66,8 @@ static void test_kernel_and_paths(void **state)
 		assert_class(&p, 0x2c000, "other", "hugetlb_anonymous");
 		assert_class(&p, 0x2e000, "shared", "shared_anonymous");
 		assert_class(&p, 0x30000, "other", "unknown_path");
-		assert_class(&p, 0x32000, "cuda_driver", "dri_device");
-		assert_class(&p, 0x34000, "cuda_driver", "gpu_buffer");
+		assert_class(&p, 0x32000, "gpu_driver", "dri_device");
+		assert_class(&p, 0x34000, "gpu_driver", "gpu_buffer");
 		assert_class(&p, 0xffffffffff600000ull, "images", "kernel_image");
 		parsed_free(&p);
 	}
@@ -455,12 +455,12 @@ static void test_cuda(void **state)
 	struct parsed *fp = &fx;
 	free(text);
 	assert_int_equal(fx.error, 0);
-	assert_class(fp, 0x200000000, "cuda_driver", "cuda_reservation");
-	assert_class(fp, 0x200400000, "cuda_driver", "nvidia_device");
+	assert_class(fp, 0x200000000, "gpu_driver", "cuda_reservation");
+	assert_class(fp, 0x200400000, "gpu_driver", "nvidia_device");
 	assert_class(fp, 0x200600000, "pinned_cuda", "nvidiactl_pinned");
-	assert_class(fp, 0x200a00000, "cuda_driver", "nvidia_device"); /* no resident pages */
-	assert_class(fp, 0x200a04000, "cuda_driver", "cuda_reservation");
-	assert_class(fp, 0x10000000000, "cuda_driver", "cuda_reservation");
+	assert_class(fp, 0x200a00000, "gpu_driver", "nvidia_device"); /* no resident pages */
+	assert_class(fp, 0x200a04000, "gpu_driver", "cuda_reservation");
+	assert_class(fp, 0x10000000000, "gpu_driver", "cuda_reservation");
 	assert_class(fp, 0x7f2000000000, "cuda_uvm", "nvidia_uvm");
 	assert_class(fp, 0x7f3000000000, "openblas", "openblas_buffer");
 	assert_class(fp, 0x7f3100000000, "python", "pymalloc_arenas");
@@ -485,9 +485,9 @@ static void test_cuda(void **state)
 		put_region(f, 0x7f0000200000, 0x7f0000400000, "rw-s", "/dev/nvidiactl", 0, 0, "rd wr sh mr mw me ms de dd mm ");
 		put_region(f, 0x7f0000400000, 0x7f0000600000, "r--p", "/dev/nvidiactl", 4096, 0, "rd mr mw me ");
 		END(NULL)
-		assert_class(&p, 0x7f0000000000, "cuda_driver", "nvidia_device"); /* offset 0, not the address */
-		assert_class(&p, 0x7f0000200000, "cuda_driver", "nvidia_device");
-		assert_class(&p, 0x7f0000400000, "cuda_driver", "nvidia_device");
+		assert_class(&p, 0x7f0000000000, "gpu_driver", "nvidia_device"); /* offset 0, not the address */
+		assert_class(&p, 0x7f0000200000, "gpu_driver", "nvidia_device");
+		assert_class(&p, 0x7f0000400000, "gpu_driver", "nvidia_device");
 		parsed_free(&p);
 	}
 	/* /dev/nvidia-uvm-tools is not managed memory */
@@ -495,7 +495,7 @@ static void test_cuda(void **state)
 		BEGIN
 		put_region(f, 0x7f0000000000, 0x7f0000001000, "rw-s", "/dev/nvidia-uvm-tools", 0, 0, "rd wr sh mr mw me ms ");
 		END(NULL)
-		assert_class(&p, 0x7f0000000000, "cuda_driver", "nvidia_device");
+		assert_class(&p, 0x7f0000000000, "gpu_driver", "nvidia_device");
 		parsed_free(&p);
 	}
 }
@@ -635,20 +635,20 @@ static void test_cuda_layouts(void **state)
 	struct census *c;
 
 	c = census_of("smaps/synthetic-cuda-recent-driver.smaps", &o);
-	assert_census_class(c, 0x200000000, "cuda_driver", "cuda_reservation");
-	assert_census_class(c, 0x200400000, "cuda_driver", "nvidia_device");    /* BAR: io pf, no pages */
+	assert_census_class(c, 0x200000000, "gpu_driver", "cuda_reservation");
+	assert_census_class(c, 0x200400000, "gpu_driver", "nvidia_device");    /* BAR: io pf, no pages */
 	assert_census_class(c, 0x200600000, "pinned_cuda", "nvidiactl_pinned"); /* the driver's 56 MiB block */
-	assert_census_class(c, 0x203e00000, "cuda_driver", "cuda_reservation");
+	assert_census_class(c, 0x203e00000, "gpu_driver", "cuda_reservation");
 	assert_census_class(c, 0x205c00000, "pinned_cuda", "nvidiactl_pinned"); /* 2 MiB chunks */
 	assert_census_class(c, 0x205e00000, "pinned_cuda", "nvidiactl_pinned");
-	assert_census_class(c, 0x206000000, "cuda_driver", "nvidia_device");
-	assert_census_class(c, 0x206200000, "cuda_driver", "nvidia_device");    /* peer I/O: no pages */
-	assert_census_class(c, 0x206210000, "cuda_driver", "cuda_reservation");
+	assert_census_class(c, 0x206000000, "gpu_driver", "nvidia_device");
+	assert_census_class(c, 0x206200000, "gpu_driver", "nvidia_device");    /* peer I/O: no pages */
+	assert_census_class(c, 0x206210000, "gpu_driver", "cuda_reservation");
 	assert_census_class(c, 0x7ea03a000000, "cuda_uvm", "nvidia_uvm");
 	assert_census_class(c, 0x7ea03a200000, "cuda_uvm", "nvidia_uvm");
 	assert_census_class(c, 0x7ea04a200000, "cuda_uvm", "nvidia_uvm");       /* on the GPU: no host pages */
 	assert_census_class(c, 0x7ea0b0000000, "pinned_cuda", "nvidiactl_pinned"); /* cuMemHostAlloc */
-	assert_census_class(c, 0x7eb000000000, "cuda_driver", "nvidia_device");  /* moved: offset is not the address */
+	assert_census_class(c, 0x7eb000000000, "gpu_driver", "nvidia_device");  /* moved: offset is not the address */
 	/* a reservation of the unified address space outside the driver's
 	 * window: address space only, a reservation like any other */
 	assert_census_class(c, 0x7ea000000000, "other", "reservation");
@@ -662,8 +662,8 @@ static void test_cuda_layouts(void **state)
 	assert_int_equal(c->classes[CLASS_PINNED_CUDA].count, 4);
 	assert_true(c->classes[CLASS_CUDA_UVM].resident == (2 + 96) * MiB);
 	assert_true(c->classes[CLASS_CUDA_UVM].size == (2 + 256 + 128) * MiB);
-	assert_true(c->classes[CLASS_CUDA_DRIVER].resident == 0);
-	assert_int_equal(c->classes[CLASS_CUDA_DRIVER].count, 7);
+	assert_true(c->classes[CLASS_GPU_DRIVER].resident == 0);
+	assert_int_equal(c->classes[CLASS_GPU_DRIVER].count, 7);
 	/* conservation: the classes add up to the totals, and each class to
 	 * its regions */
 	census_class_sum(c, &sum);
@@ -678,11 +678,11 @@ static void test_cuda_layouts(void **state)
 	/* an old driver: rwxs nvidiactl mappings at physical offsets, mapped by
 	 * page frame; executable, yet no image, and no pages to count */
 	c = census_of("smaps/synthetic-cuda-old-driver.smaps", &o);
-	assert_census_class(c, 0x200000000, "cuda_driver", "nvidia_device");
-	assert_census_class(c, 0x200100000, "cuda_driver", "nvidia_device");
-	assert_census_class(c, 0x200104000, "cuda_driver", "cuda_reservation");
-	assert_census_class(c, 0x200120000, "cuda_driver", "nvidia_device");
-	assert_int_equal(c->classes[CLASS_CUDA_DRIVER].count, 6);
+	assert_census_class(c, 0x200000000, "gpu_driver", "nvidia_device");
+	assert_census_class(c, 0x200100000, "gpu_driver", "nvidia_device");
+	assert_census_class(c, 0x200104000, "gpu_driver", "cuda_reservation");
+	assert_census_class(c, 0x200120000, "gpu_driver", "nvidia_device");
+	assert_int_equal(c->classes[CLASS_GPU_DRIVER].count, 6);
 	assert_int_equal(c->classes[CLASS_PINNED_CUDA].count, 0);
 	assert_true(c->classes[CLASS_IMAGES].count == 4); /* the program and libc only */
 	census_class_sum(c, &sum);

@@ -90,7 +90,7 @@ static void test_every_shape(void **state)
 	expect_class(c, CLASS_OTHER, 3 * MiB, 3 * MiB, 2);
 	expect_class(c, CLASS_PINNED_CUDA, 2 * MiB, 2 * MiB, 1);
 	expect_class(c, CLASS_PYTHON, 1 * MiB, 512 * KiB, 1);
-	expect_class(c, CLASS_CUDA_DRIVER, 1 * MiB, 0, 1);
+	expect_class(c, CLASS_GPU_DRIVER, 1 * MiB, 0, 1);
 	expect_class(c, CLASS_JIT, 64 * KiB, 64 * KiB, 1);
 	expect_class(c, CLASS_STACKS, 64 * KiB, 40 * KiB, 2);
 	/* images: the copy-on-write pages, copied (read-write) or not */

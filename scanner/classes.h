@@ -7,8 +7,6 @@
  * enum's order is the order tables list classes in when their sizes tie. */
 #pragma once
 
-#include <stdint.h>
-
 enum class_id {
 	CLASS_IMAGES,
 	CLASS_MAPPED_FILES,

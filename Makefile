@@ -82,7 +82,7 @@ COMMON_SRCS := common/util.c common/fileio.c common/strpool.c common/log.c commo
 
 # scanner/: one process's census from /proc (smaps, status, evidence, GPU)
 SCANNER_SRCS := scanner/region.c scanner/smaps.c scanner/smaps-fast.c scanner/proc-parse.c scanner/procfs.c \
-	scanner/proclist.c scanner/classes.c scanner/classify.c scanner/classify-shapes.c scanner/census.c \
+	scanner/proclist.c scanner/classes.c scanner/runtimes.c scanner/classify.c scanner/classify-shapes.c scanner/census.c \
 	scanner/census-json.c scanner/region-events.c scanner/scan.c scanner/gpu.c scanner/gpu-nvml.c scanner/gpu-cuda.c \
 	scanner/memsource.c scanner/memsource-live.c scanner/memimage.c scanner/evidence.c scanner/evidence-checks.c \
 	scanner/evidence-split.c scanner/steady.c scanner/win-census.c scanner/win-capture.c
@@ -232,7 +232,7 @@ $(BUILD)/ramwatchd: $(call objects,$(DAEMON_MAIN)) $(DAEMON_LIBS)
 
 # Unit tests (cmocka), one per module: tests/README.md says which tests which.
 UNIT_TESTS := test-util test-log test-strpool test-text test-hashtab test-timeparse test-units test-error \
-	test-smaps test-proc-parse test-classify test-census test-evidence-checks test-evidence test-memimage test-census-json \
+	test-smaps test-proc-parse test-classes test-classify test-runtimes test-census test-evidence-checks test-evidence test-memimage test-census-json \
 	test-scan-live test-region-events test-gpu test-gpu-census test-win-census \
 	test-trace-parse test-trace-analyzer test-trace-scopes test-trace-ledger test-trace-report \
 	test-trace-replay test-trace-export test-trace-binary test-trace-stacks \
@@ -382,10 +382,11 @@ check-layers:
 
 # The fuzz targets are built from the sources with clang's libFuzzer.
 FUZZ_CFLAGS := -std=gnu11 -D_GNU_SOURCE $(INC_scanner) -g -O1 -fsanitize=fuzzer,address,undefined
-FUZZ_SRCS := scanner/smaps.c scanner/smaps-fast.c scanner/region.c scanner/classify.c scanner/classify-shapes.c scanner/classes.c scanner/census.c \
+FUZZ_SRCS := scanner/smaps.c scanner/smaps-fast.c scanner/region.c scanner/classify.c scanner/classify-shapes.c scanner/classes.c \
+	scanner/runtimes.c scanner/census.c \
 	scanner/proc-parse.c common/strpool.c common/hashtab.c common/util.c
 FUZZ_EVIDENCE_SRCS := scanner/smaps.c scanner/smaps-fast.c scanner/region.c scanner/classify.c \
-	scanner/classify-shapes.c scanner/classes.c scanner/memsource.c scanner/memimage.c scanner/evidence.c \
+	scanner/classify-shapes.c scanner/classes.c scanner/runtimes.c scanner/memsource.c scanner/memimage.c scanner/evidence.c \
 	scanner/evidence-checks.c scanner/evidence-split.c common/strpool.c common/hashtab.c common/util.c
 FUZZ_TRACE_SRCS := $(filter-out trace/trace-export.c,$(TRACE_SRCS))
 FUZZ_TRACE_SEEDS := tests/data/trace
@@ -774,7 +775,7 @@ $(WIN_JANSSON):
 # (the daemon's socket, the stored census's commands, DWARF symbols) is
 # replaced by files under client/windows/ and trace/windows/ that say so.
 WIN_COMMON_SRCS := $(COMMON_SRCS) common/windows/posix.c
-WIN_SCANNER_SRCS := scanner/region.c scanner/proc-parse.c scanner/classes.c scanner/classify.c \
+WIN_SCANNER_SRCS := scanner/region.c scanner/proc-parse.c scanner/classes.c scanner/runtimes.c scanner/classify.c \
 	scanner/classify-shapes.c scanner/census.c scanner/census-json.c scanner/gpu.c scanner/windows/gpu-none.c \
 	scanner/win-census.c scanner/win-capture.c \
 	scanner/windows/winscan.c scanner/windows/winscan-evidence.c scanner/windows/win-text.c

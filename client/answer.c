@@ -20,6 +20,11 @@ static const char *const format_names[_ANSWER_FORMAT_MAX] = {
 	[ANSWER_MEMTRACE] = "memtrace",
 };
 
+const char *answer_format_name(enum answer_format format)
+{
+	return (unsigned)format < _ANSWER_FORMAT_MAX ? format_names[format] : "?";
+}
+
 int answer_format_from_name(const char *name)
 {
 	for (int i = 0; i < _ANSWER_FORMAT_MAX; i++)

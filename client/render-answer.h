@@ -24,6 +24,8 @@ enum answer_format {
 
 /* "table", "csv", "json", "markdown", "memtrace" → the format, or -1. */
 int answer_format_from_name(const char *name);
+/* "table", "csv", ...: the name --format takes, "?" out of range. */
+const char *answer_format_name(enum answer_format format);
 
 /* ---------------------------------------------------------------- fields */
 

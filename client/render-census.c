@@ -111,33 +111,6 @@ static void print_header(const struct census *c, const struct render_options *o,
 		print_windows(c, md, f);
 }
 
-static int cmp_class(const struct census *c, int x, int y)
-{
-	const struct census_totals *a = &c->classes[x], *b = &c->classes[y];
-	if (a->private != b->private)
-		return a->private > b->private ? -1 : 1;
-	if (a->resident != b->resident)
-		return a->resident > b->resident ? -1 : 1;
-	if (a->size != b->size) /* a light census knows only sizes */
-		return a->size > b->size ? -1 : 1;
-	return x - y;
-}
-
-static size_t class_order(const struct census *c, int *order)
-{
-	size_t n = 0;
-	for (int k = 0; k < _CLASS_MAX; k++)
-		if (c->classes[k].count > 0)
-			order[n++] = k;
-	for (size_t i = 1; i < n; i++)
-		for (size_t j = i; j > 0 && cmp_class(c, order[j - 1], order[j]) > 0; j--) {
-			int t = order[j];
-			order[j] = order[j - 1];
-			order[j - 1] = t;
-		}
-	return n;
-}
-
 static void percent(char *buf, size_t size, uint64_t part, uint64_t whole)
 {
 	if (whole == 0)
@@ -152,17 +125,17 @@ static int render_classes_light(const struct census *c, const struct render_opti
 {
 	_cleanup_(table_freep) struct table *t = table_new("CLASS", ">SIZE", ">REGIONS", "WHAT", NULL);
 	char a[FORMAT_BYTES_MAX];
-	int order[_CLASS_MAX];
+	enum class_id order[_CLASS_MAX];
 
 	if (!t)
 		return -ENOMEM;
-	size_t n = class_order(c, order);
+	size_t n = census_class_order(c, order);
 	for (size_t i = 0; i < n; i++) {
 		const struct census_totals *k = &c->classes[order[i]];
-		table_add(t, class_key((enum class_id)order[i]));
+		table_add(t, class_key(order[i]));
 		table_add(t, sz(a, k->size));
 		table_addf(t, "%" PRIu64, k->count);
-		table_add(t, class_label((enum class_id)order[i]));
+		table_add(t, class_label(order[i]));
 	}
 	table_add(t, "total");
 	table_add(t, sz(a, c->totals.size));
@@ -198,16 +171,16 @@ static int render_classes(const struct census *c, const struct render_options *o
 		table_new("CLASS", ">PRIVATE", ">SHARE", ">CONFIRMED", ">RESIDENT", ">PSS", ">SWAP", ">REGIONS", "WHAT", NULL);
 	char a[FORMAT_BYTES_MAX], b[FORMAT_BYTES_MAX], p[FORMAT_BYTES_MAX], s[FORMAT_BYTES_MAX], share[16],
 		confirmed[16];
-	int order[_CLASS_MAX];
+	enum class_id order[_CLASS_MAX];
 
 	if (!t)
 		return -ENOMEM;
-	size_t n = class_order(c, order);
+	size_t n = census_class_order(c, order);
 	for (size_t i = 0; i < n; i++) {
 		const struct census_totals *k = &c->classes[order[i]];
 		percent(share, sizeof(share), k->private, c->totals.private);
 		percent(confirmed, sizeof(confirmed), k->confirmed, k->private);
-		table_add(t, class_key((enum class_id)order[i]));
+		table_add(t, class_key(order[i]));
 		table_add(t, sz(a, k->private));
 		table_add(t, share);
 		table_add(t, confirmed);
@@ -215,7 +188,7 @@ static int render_classes(const struct census *c, const struct render_options *o
 		table_add(t, sz(p, k->pss));
 		table_add(t, sz(s, k->swap));
 		table_addf(t, "%" PRIu64, k->count);
-		table_add(t, class_label((enum class_id)order[i]));
+		table_add(t, class_label(order[i]));
 	}
 	table_add(t, "total");
 	table_add(t, sz(a, c->totals.private));

@@ -32,21 +32,6 @@
 #define SIZE_TICKS 5
 #define TIME_TICKS 8
 
-const char *html_class_colour(enum class_id c)
-{
-	/* distinct under the common colour blindnesses where it matters
-	 * most: the classes that are usually largest (malloc, python,
-	 * other, mapped files) are far apart */
-	static const char *const colours[_CLASS_MAX] = {
-		[CLASS_IMAGES] = "#8c6d31",	  [CLASS_MAPPED_FILES] = "#6baed6", [CLASS_SHARED] = "#9e9ac8",
-		[CLASS_MALLOC] = "#e6550d",	  [CLASS_STACKS] = "#bcbd22",	    [CLASS_PYTHON] = "#3182bd",
-		[CLASS_OPENBLAS] = "#e7969c",	  [CLASS_MMGP_RAM] = "#17becf",	    [CLASS_JIT] = "#d62728",
-		[CLASS_RUNTIME_HEAP] = "#31a354", [CLASS_PINNED_CUDA] = "#7b4173", [CLASS_CUDA_DRIVER] = "#ce6dbd",
-		[CLASS_CUDA_UVM] = "#a55194",	  [CLASS_NAMED] = "#fdae6b",	    [CLASS_OTHER] = "#969696",
-	};
-	return (unsigned)c < _CLASS_MAX ? colours[c] : "#000000";
-}
-
 struct plot {
 	struct chart_scale x, y;
 	struct chart_ticks xt, yt;
@@ -379,7 +364,7 @@ int html_chart_classes(FILE *f, const json_t *history, const struct html_window 
 			b[2 * i] = (struct chart_point){ x0, bottom };
 			b[2 * i + 1] = (struct chart_point){ x1, bottom };
 		}
-		fprintf(f, "<path class=\"area %s\" fill=\"%s\" d=\"", class_key(order[s]), html_class_colour(order[s]));
+		fprintf(f, "<path class=\"area %s\" fill=\"%s\" d=\"", class_key(order[s]), class_html_colour(order[s]));
 		chart_path_band(f, a, b, 2 * n);
 		fputs("\"><title>", f);
 		text_html_write_cstr(f, class_label(order[s]));
@@ -388,7 +373,7 @@ int html_chart_classes(FILE *f, const json_t *history, const struct html_window 
 	marks(f, history, &p, w);
 	fputs("</svg>\n<ul class=\"legend\">", f);
 	for (size_t s = 0; s < n_series; s++) {
-		fprintf(f, "<li><span class=\"key\" style=\"background:%s\"></span>", html_class_colour(order[s]));
+		fprintf(f, "<li><span class=\"key\" style=\"background:%s\"></span>", class_html_colour(order[s]));
 		text_html_write_cstr(f, class_label(order[s]));
 		fputs("</li>", f);
 	}

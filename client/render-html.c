@@ -170,7 +170,7 @@ static void class_cell(FILE *f, const char *key)
 
 	fputs("<td>", f);
 	if (c >= 0) {
-		fprintf(f, "<span class=\"key\" style=\"background:%s\"></span>", html_class_colour((enum class_id)c));
+		fprintf(f, "<span class=\"key\" style=\"background:%s\"></span>", class_html_colour((enum class_id)c));
 		html(f, class_label((enum class_id)c));
 	} else
 		html(f, key);

@@ -18,10 +18,6 @@ struct html_window {
 	int64_t t0, t1;
 };
 
-/* The colour a class is drawn in ("#rrggbb"), the same in the chart, its
- * legend and the tables. */
-const char *html_class_colour(enum class_id c);
-
 /* The chart of private and resident memory over the window: the last of
  * each sample row as a line, its min-max as a band, the marks as labelled
  * vertical lines, the peak of each of the report's phases as a labelled

@@ -33,22 +33,15 @@ const char *top_sort_name(enum top_sort s)
 	return (unsigned)s < _TOP_SORT_MAX ? sort_names[s] : "?";
 }
 
-/* A letter per class: its initial where that is free, else a letter of
- * its name; colours repeat, letters do not. */
-static const struct top_class_look looks[_CLASS_MAX] = {
-	[CLASS_IMAGES] = { 'i', 7 },       [CLASS_MAPPED_FILES] = { 'f', 6 }, [CLASS_SHARED] = { 's', 5 },
-	[CLASS_MALLOC] = { 'm', 1 },       [CLASS_STACKS] = { 't', 3 },       [CLASS_PYTHON] = { 'p', 2 },
-	[CLASS_OPENBLAS] = { 'b', 4 },     [CLASS_MMGP_RAM] = { 'r', 5 },     [CLASS_JIT] = { 'j', 3 },
-	[CLASS_RUNTIME_HEAP] = { 'h', 2 }, [CLASS_PINNED_CUDA] = { 'c', 6 }, [CLASS_CUDA_DRIVER] = { 'd', 4 },
-	[CLASS_CUDA_UVM] = { 'u', 1 },     [CLASS_NAMED] = { 'n', 6 },       [CLASS_OTHER] = { 'o', 4 },
-};
+_Static_assert(_CLASS_MAX <= TOP_CLASSES_MAX, "a census's classes fit a row");
 
+/* The class's glyph and colour (classes.h). */
 struct top_class_look top_class_look(const char *key)
 {
 	int c = class_from_key(key);
-	if (c < 0 || c >= _CLASS_MAX || !looks[c].glyph)
-		return (struct top_class_look){ '?', 7 };
-	return looks[c];
+	if (c < 0)
+		return (struct top_class_look){ '?', CLASS_TERM_WHITE };
+	return (struct top_class_look){ class_glyph((enum class_id)c), (int)class_term_colour((enum class_id)c) };
 }
 
 /* ---------------------------------------------------------------- reading answers */

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "classes.h"
+
 /* Points of a sparkline: the window is cut into this many buckets (the
  * history op's step_ms), one glyph each. */
 #define TOP_SPARK_POINTS 20u
@@ -41,13 +43,14 @@ int top_sort_from_name(const char *name);
 const char *top_sort_name(enum top_sort s);
 
 struct top_class_share {
-	char key[24];     /* the class's key ("malloc") */
+	char key[CLASS_KEY_MAX + 1]; /* the class's key ("malloc") */
 	uint64_t private; /* bytes, at the census */
 };
 
 /* How a class is drawn: its letter (the bar holds it, so a terminal
  * without colours tells the classes apart too) and its colour (1 to 7:
- * the curses colours red to white). */
+ * the curses colours red to white), both from the class registry
+ * (classes.h). */
 struct top_class_look {
 	char glyph;
 	int colour;

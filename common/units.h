@@ -24,6 +24,14 @@
 
 #include <stdint.h>
 
+/* Bytes in the binary units the grammar's K, M, G and T name (unsigned
+ * long long, so that sizes past 4 GiB do not wrap): the one definition for
+ * the whole tree, for constants such as (64 * MiB). */
+#define KiB 1024ull
+#define MiB (1024ull * KiB)
+#define GiB (1024ull * MiB)
+#define TiB (1024ull * GiB)
+
 #define UNITS_USEC_PER_MS 1000ull
 #define UNITS_USEC_PER_SEC 1000000ull
 #define UNITS_USEC_PER_YEAR (31557600ull * UNITS_USEC_PER_SEC) /* 365.25 days, as systemd.time(7) */

@@ -61,7 +61,7 @@ _ramwatch_values()
 	diff:--to) echo "last now" ;;
 	*:--since | *:--until) echo "now 5min 1h 1d" ;;
 	*:--class) echo "images mapped_files shared malloc stacks python openblas mmgp_ram jit runtime_heap pinned_cuda
-		cuda_driver cuda_uvm named other" ;;
+		gpu_driver cuda_uvm named other" ;;
 	esac
 }
 

@@ -20,7 +20,6 @@
 #define HOUR (60ull * MINUTE)
 #define DAY (24ull * HOUR)
 #define YEAR (31557600ull * SEC)
-#define MiB (1024ull * 1024ull)
 
 #define FIELD(f) offsetof(struct daemon_config, f)
 

@@ -411,7 +411,7 @@ static int read_classes(struct reader *rd, const json_t *root)
 		int r = get_str(rd, v, where, "key", false, &key);
 		if (r < 0)
 			return r;
-		int k = class_from_key(key);
+		int k = class_from_saved_key(key);
 		if (k < 0)
 			return bad(rd, "%s.key: unknown class \"%s\"", where, key);
 		struct census_totals *t = &rd->c->classes[k];
@@ -447,7 +447,7 @@ static int read_region(struct reader *rd, const json_t *v, const char *where, st
 	if (json_object_get(v, "inode") && (r = get_int(rd, v, where, "inode", true, &inode)) < 0)
 		return r;
 	reg.inode = inode < 0 ? 0 : (uint64_t)inode;
-	int k = class_from_key(cls);
+	int k = class_from_saved_key(cls);
 	if (k < 0)
 		return bad(rd, "%s.class: unknown class \"%s\"", where, cls);
 	reg.cls = (enum class_id)k;

@@ -357,6 +357,35 @@ int census_summarise(struct census *c, const struct region *regions, size_t n, s
 	return summarise_files(c, TAKE_PTR(files), n_files, top);
 }
 
+/* Whether class x comes before class y in a table. */
+static bool listed_before(const struct census *c, enum class_id x, enum class_id y)
+{
+	const struct census_totals *a = &c->classes[x], *b = &c->classes[y];
+	if (a->private != b->private)
+		return a->private > b->private;
+	if (a->resident != b->resident)
+		return a->resident > b->resident;
+	if (a->size != b->size)
+		return a->size > b->size;
+	return x < y;
+}
+
+size_t census_class_order(const struct census *c, enum class_id order[_CLASS_MAX])
+{
+	size_t n = 0;
+	for (int k = 0; k < _CLASS_MAX; k++) {
+		if (c->classes[k].count == 0)
+			continue;
+		size_t at = n++;
+		while (at > 0 && listed_before(c, (enum class_id)k, order[at - 1])) {
+			order[at] = order[at - 1];
+			at--;
+		}
+		order[at] = (enum class_id)k;
+	}
+	return n;
+}
+
 void census_class_sum(const struct census *c, struct census_totals *ret)
 {
 	struct census_totals t = { 0 };

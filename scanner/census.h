@@ -154,7 +154,7 @@ struct census {
 
 	/* what the census cost; -1 when not measured (read from a file) */
 	int64_t wall_us, cpu_us, bytes_read;
-	int64_t threads_seen, stack_pointers; /* evidence: threads, stack pointers read */
+	int64_t threads_seen, stack_pointers; /* hints read: threads, stack pointers */
 
 	/* evidence read from the process's memory (evidence.h) */
 	struct {
@@ -176,6 +176,12 @@ struct census *census_free(struct census *c);
  * keep_all, every region, from classified regions.  Paths must be interned
  * in c->strings.  Returns 0 or -ENOMEM. */
 int census_summarise(struct census *c, const struct region *regions, size_t n, size_t top, bool keep_all);
+
+/* The classes the census found (count > 0) in the order every table and
+ * answer lists them: largest private first, then resident, then size (a
+ * light census knows only sizes), then the enum's order (classes.h).
+ * Fills order (room for _CLASS_MAX) and returns how many. */
+size_t census_class_order(const struct census *c, enum class_id order[_CLASS_MAX]);
 
 /* Sums of the class totals; equal to c->totals by construction, and tested. */
 void census_class_sum(const struct census *c, struct census_totals *ret);

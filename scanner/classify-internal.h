@@ -11,12 +11,9 @@
 
 #include "classify.h"
 #include "region.h"
+#include "runtimes.h"
+#include "units.h"
 #include "util.h"
-
-#define KiB 1024ull
-#define MiB (1024ull * KiB)
-#define GiB (1024ull * MiB)
-#define TiB (1024ull * GiB)
 
 /* glibc: HEAP_MAX_SIZE = 2 * DEFAULT_MMAP_THRESHOLD_MAX = 64 MiB on 64-bit;
  * every non-main arena heap is a reservation of exactly that, aligned to it. */
@@ -60,13 +57,12 @@
 struct ctx {
 	struct region *r;
 	size_t n;
-	const struct classify_evidence *e;
+	const struct classify_hints *h;
 
-	/* what the process maps, found once */
-	bool jvm, v8, python, openblas, nvidia;
+	/* what the process runs and maps, found once */
+	struct runtimes rt;
 	bool partition_alloc; /* a PartitionAlloc super page is mapped */
 	uint64_t python_arena;
-	uint64_t jvm_max_heap; /* -Xmx, 0 if not given */
 
 	/* paths mapped executable somewhere: sorted interned pointers */
 	const char **exec_paths;

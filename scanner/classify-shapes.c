@@ -24,7 +24,7 @@ bool shape_pa_metadata_page(const struct ctx *c, size_t j)
 bool shape_cuda_reservation(const struct ctx *c, size_t i)
 {
 	const struct region *r = &c->r[i];
-	return c->nvidia && is_anon_private(r) && region_inaccessible(r) && r->start >= CUDA_WINDOW_START &&
+	return c->rt.nvidia && is_anon_private(r) && region_inaccessible(r) && r->start >= CUDA_WINDOW_START &&
 	       r->end <= CUDA_WINDOW_END;
 }
 
@@ -42,12 +42,12 @@ bool shape_jit(const struct ctx *c, size_t i)
 bool shape_jvm_heap(const struct ctx *c, size_t i)
 {
 	const struct region *r = &c->r[i];
-	if (!c->jvm || !is_anon_private(r))
+	if (!c->rt.jvm || !is_anon_private(r))
 		return false;
 	if (r->end <= JVM_COMPRESSED_OOPS_LIMIT)
 		return true;
 	uint64_t span = group_span(c, i);
-	return c->jvm_max_heap && span >= c->jvm_max_heap && span - c->jvm_max_heap <= 32 * MiB;
+	return c->rt.jvm_max_heap && span >= c->rt.jvm_max_heap && span - c->rt.jvm_max_heap <= 32 * MiB;
 }
 
 /* The JVM reserves its own memory up front and commits it as it needs:
@@ -60,7 +60,7 @@ bool shape_jvm_heap(const struct ctx *c, size_t i)
 bool shape_jvm_reserved(const struct ctx *c, size_t i)
 {
 	const struct region *r = &c->r[i];
-	return c->jvm && is_anon_private(r) && c->run_has_reserve[r->run_first] &&
+	return c->rt.jvm && is_anon_private(r) && c->run_has_reserve[r->run_first] &&
 	       group_span(c, i) >= JVM_METADATA_RESERVE_MIN;
 }
 
@@ -68,7 +68,7 @@ bool shape_jvm_reserved(const struct ctx *c, size_t i)
  * grows contiguously from there; later hints are (i << 40 | 0x00c0 << 32). */
 bool shape_go_arena(const struct ctx *c, size_t i)
 {
-	if (!is_anon_private(&c->r[i]) || c->jvm || c->v8)
+	if (!is_anon_private(&c->r[i]) || c->rt.jvm || c->rt.v8)
 		return false;
 	uint64_t head = group_head(c, i)->start;
 	return (head & ((1ull << 40) - 1)) == 0xc000000000ull && (head >> 40) <= 0x7f;
@@ -77,7 +77,7 @@ bool shape_go_arena(const struct ctx *c, size_t i)
 bool shape_v8_page(const struct ctx *c, size_t i)
 {
 	const struct region *r = &c->r[i];
-	return c->v8 && is_anon_private(r) && r->start % V8_PAGE_ALIGNMENT == 0 && r->start >= 4 * GiB &&
+	return c->rt.v8 && is_anon_private(r) && r->start % V8_PAGE_ALIGNMENT == 0 && r->start >= 4 * GiB &&
 	       r->end <= V8_HINT_LIMIT;
 }
 
@@ -95,10 +95,10 @@ bool shape_mmgp_reservation(const struct ctx *c, size_t i)
 bool shape_stack_pointer(const struct ctx *c, size_t i)
 {
 	const struct region *r = &c->r[i];
-	if (!c->e || !c->e->stack_pointers || !is_anon_private(r) || !is_rw(r))
+	if (!c->h || !c->h->stack_pointers || !is_anon_private(r) || !is_rw(r))
 		return false;
-	const uint64_t *sp = c->e->stack_pointers;
-	size_t lo = 0, hi = c->e->n_stack_pointers;
+	const uint64_t *sp = c->h->stack_pointers;
+	size_t lo = 0, hi = c->h->n_stack_pointers;
 	while (lo < hi) { /* first stack pointer >= start */
 		size_t mid = lo + (hi - lo) / 2;
 		if (sp[mid] < r->start)
@@ -106,7 +106,7 @@ bool shape_stack_pointer(const struct ctx *c, size_t i)
 		else
 			hi = mid;
 	}
-	return lo < c->e->n_stack_pointers && sp[lo] < r->end;
+	return lo < c->h->n_stack_pointers && sp[lo] < r->end;
 }
 
 /* PartitionAlloc's memory: a super page's metadata page, the slot spans
@@ -189,7 +189,7 @@ bool shape_stack_guard(const struct ctx *c, size_t i)
 bool shape_python_arena(const struct ctx *c, size_t i)
 {
 	const struct region *r = &c->r[i];
-	return c->python && is_anon_private(r) && is_rw(r) && region_size(r) % c->python_arena == 0;
+	return c->rt.python && is_anon_private(r) && is_rw(r) && region_size(r) % c->python_arena == 0;
 }
 
 /* OpenBLAS allocates a BUFFER_SIZE block per thread (32 MiB on x86-64 since
@@ -200,7 +200,7 @@ bool shape_openblas_buffer(const struct ctx *c, size_t i)
 {
 	static const uint64_t blocks[] = { 32 * MiB, 32 * MiB + 4 * KiB, 128 * MiB, 128 * MiB + 4 * KiB };
 	const struct region *r = &c->r[i];
-	if (!c->openblas || !is_anon_private(r) || !is_rw(r) || region_resident(r) > region_size(r) / 8)
+	if (!c->rt.openblas || !is_anon_private(r) || !is_rw(r) || region_resident(r) > region_size(r) / 8)
 		return false;
 	for (size_t k = 0; k < ELEMENTSOF(blocks); k++)
 		if (region_size(r) % blocks[k] == 0)

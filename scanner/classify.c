@@ -70,81 +70,6 @@ static bool mapped_executable(const struct ctx *c, const char *path)
 	       bsearch(&path, c->exec_paths, c->n_exec_paths, sizeof(*c->exec_paths), ptrcmp);
 }
 
-/* Parses a JVM size ("512m", "4G", "1073741824") into bytes, 0 if invalid. */
-static uint64_t parse_jvm_size(const char *s, size_t len)
-{
-	uint64_t v, mult = 1;
-	if (len == 0)
-		return 0;
-	switch (s[len - 1]) {
-	case 'k': case 'K': mult = KiB; len--; break;
-	case 'm': case 'M': mult = MiB; len--; break;
-	case 'g': case 'G': mult = GiB; len--; break;
-	case 't': case 'T': mult = TiB; len--; break;
-	}
-	if (parse_u64_n(s, len, 10, &v) < 0 || v > UINT64_MAX / mult)
-		return 0;
-	return v * mult;
-}
-
-static uint64_t jvm_max_heap(const char *cmdline)
-{
-	uint64_t found = 0;
-	for (const char *s = cmdline; s && *s;) {
-		const char *end = strchr(s, ' ');
-		size_t len = end ? (size_t)(end - s) : strlen(s);
-		if (len > 4 && memcmp(s, "-Xmx", 4) == 0)
-			found = parse_jvm_size(s + 4, len - 4);
-		else if (len > 17 && memcmp(s, "-XX:MaxHeapSize=", 16) == 0)
-			found = parse_jvm_size(s + 16, len - 16);
-		s = end ? end + 1 : s + len;
-	}
-	return found;
-}
-
-/* "python3.11" or "libpython3.9.so.1.0": the minor version after "3.", or -1. */
-static int python_minor(const char *name)
-{
-	const char *v = strstr(name, "python3.");
-	if (!v)
-		return -1;
-	v += 8;
-	int minor = 0, digits = 0;
-	for (; *v >= '0' && *v <= '9' && digits < 3; v++, digits++)
-		minor = minor * 10 + (*v - '0');
-	return digits ? minor : -1;
-}
-
-static bool is_v8_program(const char *name)
-{
-	static const char *const programs[] = { "node", "nodejs", "deno", "chrome", "chromium",
-						"electron", "msedge", "code", "d8" };
-	for (size_t i = 0; i < ELEMENTSOF(programs); i++)
-		if (streq(name, programs[i]))
-			return true;
-	return false;
-}
-
-/* Notes what a file-backed region tells about the process's runtimes. */
-static void note_runtime(struct ctx *c, const char *path, int *minor)
-{
-	char name[256];
-
-	if (startswith(path, "/dev/nvidia"))
-		c->nvidia = true;
-	base_name(path, name, sizeof(name));
-	if (streq(name, "libjvm.so"))
-		c->jvm = true;
-	else if (startswith(name, "libnode.so") || startswith(name, "libv8"))
-		c->v8 = true;
-	else if (startswith(name, "libpython3") || startswith(name, "libpython2")) {
-		c->python = true;
-		if (*minor < 0)
-			*minor = python_minor(name);
-	} else if (strstr(name, "openblas"))
-		c->openblas = true;
-}
-
 /* A run's last region is noted at its first only. */
 static void close_run(struct ctx *c, size_t first, size_t last)
 {
@@ -156,19 +81,11 @@ static void close_run(struct ctx *c, size_t first, size_t last)
  * and the contiguous runs of anonymous private regions. */
 static int build_index(struct ctx *c)
 {
-	char name[256];
-	int minor = -1;
 	size_t first = 0, allocated = 0;
 
-	if (c->e && c->e->exe) {
-		base_name(c->e->exe, name, sizeof(name));
-		if (is_v8_program(name))
-			c->v8 = true;
-		if (startswith(name, "python")) {
-			c->python = true;
-			minor = python_minor(name);
-		}
-	}
+	runtimes_init(&c->rt);
+	if (c->h)
+		runtimes_note_program(&c->rt, c->h->exe);
 	c->run_has_reserve = calloc(c->n ? c->n : 1, sizeof(*c->run_has_reserve));
 	if (!c->run_has_reserve)
 		return -ENOMEM;
@@ -178,7 +95,7 @@ static int build_index(struct ctx *c)
 		bool anon = is_anon_private(r);
 
 		if (path_is_file(r->path) && (i == 0 || c->r[i - 1].path != r->path))
-			note_runtime(c, r->path, &minor);
+			runtimes_note_file(&c->rt, r->path);
 		if (path_is_file(r->path) && region_executable(r)) {
 			if (c->n_exec_paths == allocated) {
 				size_t want = allocated ? allocated * 2 : 64;
@@ -206,9 +123,9 @@ static int build_index(struct ctx *c)
 	qsort_safe(c->exec_paths, c->n_exec_paths, sizeof(*c->exec_paths), ptrcmp);
 
 	/* pymalloc arenas are 1 MiB since Python 3.10 (radix tree), 256 KiB before */
-	c->python_arena = minor >= 0 && minor < 10 ? 256 * KiB : 1 * MiB;
-	if (c->jvm && c->e)
-		c->jvm_max_heap = jvm_max_heap(c->e->cmdline);
+	c->python_arena = c->rt.python_minor >= 0 && c->rt.python_minor < 10 ? 256 * KiB : 1 * MiB;
+	if (c->h)
+		runtimes_note_cmdline(&c->rt, c->h->cmdline);
 	return 0;
 }
 
@@ -456,7 +373,7 @@ struct rule {
 #define AN(k, c, w, m, n, pm) { { k, w, c, BASIS_SHAPE }, m, SCOPE_ANON, n, pm }
 #define ANY(k, c, w, m) { { k, w, c, BASIS_SHAPE }, m, SCOPE_ANY, NEED_NOTHING, PERMS_ANY }
 /* decided by evidence, after the lists ran (evidence.c) */
-#define EV(k, c, w) { { k, w, c, BASIS_EVIDENCE }, NULL, SCOPE_ANON, NEED_NOTHING, PERMS_RW }
+#define EV(k, c, w) { { k, w, c, BASIS_READ }, NULL, SCOPE_ANON, NEED_NOTHING, PERMS_RW }
 /* a Windows reservation's rule (win-census.c): never asked about a Linux region */
 #define W(k, c, b, w) { { k, w, c, b }, NULL, SCOPE_ANY, NEED_NOTHING, PERMS_ANY }
 
@@ -473,7 +390,7 @@ static const struct rule rules[] = {
 	[RULE_GLIBC_HEAP_INFO] = EV("glibc_heap_info", CLASS_MALLOC,
 		"glibc malloc arena heap: its heap_info header was read at the 64 MiB-aligned start"),
 	[RULE_GLIBC_BRK] = { { "glibc_brk_heap", "[heap] holding glibc malloc's main arena: its tcache chunk was read at the start",
-		CLASS_MALLOC, BASIS_EVIDENCE }, NULL, SCOPE_PATH, NEED_NOTHING, PERMS_ANY },
+		CLASS_MALLOC, BASIS_READ }, NULL, SCOPE_PATH, NEED_NOTHING, PERMS_ANY },
 	[RULE_PYMALLOC_POOLS] = EV("pymalloc_pools", CLASS_PYTHON,
 		"pymalloc arenas: a pool header was read in each (size class, offsets and free list agree)"),
 	[RULE_JEMALLOC_BASE] = EV("jemalloc_base", CLASS_MALLOC,
@@ -485,7 +402,7 @@ static const struct rule rules[] = {
 	[RULE_MIMALLOC] = EV("mimalloc_segments", CLASS_MALLOC,
 		"mimalloc segments: their headers were read at the 32 MiB-aligned starts (alignment, slice counts, kind agree)"),
 	[RULE_TCMALLOC] = { { "tcmalloc_page_heap", "[heap] holding tcmalloc's page heap: its span records were read at the start",
-		CLASS_MALLOC, BASIS_EVIDENCE }, NULL, SCOPE_PATH, NEED_NOTHING, PERMS_ANY },
+		CLASS_MALLOC, BASIS_READ }, NULL, SCOPE_PATH, NEED_NOTHING, PERMS_ANY },
 
 	/* Windows: one region is one reservation (its AllocationBase group);
 	 * win-census.c decides which of these it is, in this order */
@@ -495,19 +412,19 @@ static const struct rule rules[] = {
 		"MEM_MAPPED view of a file (GetMappedFileName names it)"),
 	[RULE_WIN_SECTION] = W("win_section", CLASS_SHARED, BASIS_NAME,
 		"MEM_MAPPED view of no file: a section backed by the paging file (CreateFileMapping)"),
-	[RULE_WIN_PINNED_CUDA] = W("win_cuda_host", CLASS_PINNED_CUDA, BASIS_EVIDENCE,
+	[RULE_WIN_PINNED_CUDA] = W("win_cuda_host", CLASS_PINNED_CUDA, BASIS_READ,
 		"host memory CUDA knows as its own (pinned by cudaHostAlloc or registered)"),
-	[RULE_WIN_WRITE_COMBINE] = W("win_write_combine", CLASS_CUDA_DRIVER, BASIS_SHAPE,
+	[RULE_WIN_WRITE_COMBINE] = W("win_write_combine", CLASS_GPU_DRIVER, BASIS_SHAPE,
 		"write-combined private memory (PAGE_WRITECOMBINE): a GPU driver's staging buffers"),
-	[RULE_WIN_NT_HEAP] = W("win_nt_heap", CLASS_MALLOC, BASIS_EVIDENCE,
+	[RULE_WIN_NT_HEAP] = W("win_nt_heap", CLASS_MALLOC, BASIS_READ,
 		"NT heap: its segment's SegmentSignature 0xffeeffee was read at the reservation's start + 0x10"),
-	[RULE_WIN_SEGMENT_HEAP] = W("win_segment_heap", CLASS_MALLOC, BASIS_EVIDENCE,
+	[RULE_WIN_SEGMENT_HEAP] = W("win_segment_heap", CLASS_MALLOC, BASIS_READ,
 		"segment heap: its signature 0xddeeddee was read at the reservation's start + 0x10"),
-	[RULE_WIN_HEAP_LIST] = W("win_heap_list", CLASS_MALLOC, BASIS_EVIDENCE,
+	[RULE_WIN_HEAP_LIST] = W("win_heap_list", CLASS_MALLOC, BASIS_READ,
 		"a heap of the process's heap list (Toolhelp32 Heap32ListFirst/Next)"),
-	[RULE_WIN_HEAP_BLOCK] = W("win_heap_large_block", CLASS_MALLOC, BASIS_EVIDENCE,
+	[RULE_WIN_HEAP_BLOCK] = W("win_heap_large_block", CLASS_MALLOC, BASIS_READ,
 		"a heap's large block, allocated apart from its segments: the list entry it starts with was read, and links it to a heap"),
-	[RULE_WIN_THREAD_STACK] = W("win_thread_stack", CLASS_STACKS, BASIS_EVIDENCE,
+	[RULE_WIN_THREAD_STACK] = W("win_thread_stack", CLASS_STACKS, BASIS_READ,
 		"a thread's stack: its TEB's StackBase and StackLimit are in it"),
 	[RULE_WIN_GUARD_STACK] = W("win_guard_stack", CLASS_STACKS, BASIS_SHAPE,
 		"thread stack shape: committed read-write top, a PAGE_GUARD page below it, reserved below that"),
@@ -538,11 +455,11 @@ static const struct rule rules[] = {
 		"mapping of /dev/nvidia-uvm: CUDA managed memory", m_nvidia_uvm),
 	R("nvidiactl_pinned", CLASS_PINNED_CUDA,
 		"shared mapping of /dev/nvidiactl holding resident pages: host memory pinned by CUDA", m_nvidiactl_pinned),
-	R("nvidia_device", CLASS_CUDA_DRIVER,
+	R("nvidia_device", CLASS_GPU_DRIVER,
 		"mapping of /dev/nvidia*: driver buffers or device memory (BAR)", m_nvidia_device),
-	R("dri_device", CLASS_CUDA_DRIVER,
+	R("dri_device", CLASS_GPU_DRIVER,
 		"mapping of /dev/dri/*: GPU buffers (DRM)", m_dri_device),
-	R("gpu_buffer", CLASS_CUDA_DRIVER,
+	R("gpu_buffer", CLASS_GPU_DRIVER,
 		"dma-buf or DRM buffer object", m_gpu_buffer),
 	R("sysv_shm", CLASS_SHARED,
 		"SysV shared memory segment (shmat)", m_sysv_shm),
@@ -578,7 +495,7 @@ static const struct rule rules[] = {
 		"a kind of mapping this version does not know", m_unknown_path),
 	A("image_bss", CLASS_IMAGES,
 		"anonymous memory right after an image's data segment: its .bss (zeroed globals)", m_image_bss, PERMS_RW),
-	AN("cuda_reservation", CLASS_CUDA_DRIVER,
+	AN("cuda_reservation", CLASS_GPU_DRIVER,
 		"the CUDA driver's address-space reservation (inaccessible, from 0x200000000)", shape_cuda_reservation, NEED_NVIDIA, PERMS_NONE),
 	A("jit", CLASS_JIT,
 		"anonymous writable and executable memory: generated code", shape_jit, PERMS_RWX),
@@ -591,7 +508,7 @@ static const struct rule rules[] = {
 	A("reserving_allocator", CLASS_MMGP_RAM,
 		"part of an anonymous reservation of a multiple of 64 GiB", shape_mmgp_reservation, PERMS_ANY),
 	{ { "stack_pointer", "a thread's stack pointer is in it (/proc/PID/task/TID/syscall)", CLASS_STACKS,
-	    BASIS_EVIDENCE }, shape_stack_pointer, SCOPE_ANON, NEED_NOTHING, PERMS_RW },
+	    BASIS_READ }, shape_stack_pointer, SCOPE_ANON, NEED_NOTHING, PERMS_RW },
 	AN("partition_alloc", CLASS_MALLOC,
 		"PartitionAlloc (Chromium's malloc): a 2 MiB super page's metadata page and slot spans, or a direct map",
 		shape_partition_alloc, NEED_PARTITION_ALLOC, PERMS_RW),
@@ -619,6 +536,12 @@ static const struct rule rules[] = {
 #undef ANY
 #undef EV
 #undef W
+
+/* A region keeps its class and rule in a byte each, _CLASS_MAX meaning
+ * "decided by its neighbours" until the second pass. */
+_Static_assert(_CLASS_MAX < UINT8_MAX, "a class and the deferred mark fit region.cls");
+_Static_assert(ELEMENTSOF(rules) <= UINT8_MAX + 1, "a rule's index fits region.rule");
+_Static_assert(ELEMENTSOF(rules) > _RULE_FIXED_MAX, "the fixed rules have their rows");
 
 static const size_t first_pass_rule = _RULE_FIXED_MAX;
 
@@ -668,6 +591,22 @@ static bool rule_fits(const struct rule *rule, enum region_kind kind)
 	}
 }
 
+/* Whether the process maps what a rule needs.  A switch, not a table: the
+ * compiler names a need left out (-Wswitch). */
+static bool need_met(const struct ctx *c, enum rule_need need)
+{
+	switch (need) {
+	case NEED_NOTHING: return true;
+	case NEED_JVM: return c->rt.jvm;
+	case NEED_V8: return c->rt.v8;
+	case NEED_PYTHON: return c->rt.python;
+	case NEED_OPENBLAS: return c->rt.openblas;
+	case NEED_NVIDIA: return c->rt.nvidia;
+	case NEED_PARTITION_ALLOC: return c->partition_alloc;
+	}
+	return false;
+}
+
 static bool is_deferred(const struct region *r)
 {
 	return r->cls == _CLASS_MAX;
@@ -706,9 +645,9 @@ void classify_follow_reserves(struct region *regions, size_t n)
 			regions[i].cls = regions[i - 1].cls;
 }
 
-int classify_regions(struct region *regions, size_t n, const struct classify_evidence *evidence)
+int classify_regions(struct region *regions, size_t n, const struct classify_hints *hints)
 {
-	struct ctx c = { .r = regions, .n = n, .e = evidence };
+	struct ctx c = { .r = regions, .n = n, .h = hints };
 	int ret = 0;
 
 	if (build_index(&c) < 0) {
@@ -719,16 +658,11 @@ int classify_regions(struct region *regions, size_t n, const struct classify_evi
 	/* the rules that can apply here, in order, for each kind of region:
 	 * a C program's anonymous region is not asked about JVM heaps, an
 	 * inaccessible one not about stacks */
-	bool have[] = {
-		[NEED_NOTHING] = true, [NEED_JVM] = c.jvm, [NEED_V8] = c.v8,
-		[NEED_PYTHON] = c.python, [NEED_OPENBLAS] = c.openblas, [NEED_NVIDIA] = c.nvidia,
-		[NEED_PARTITION_ALLOC] = c.partition_alloc,
-	};
 	uint8_t lists[_KIND_MAX][ELEMENTSOF(rules)];
 	size_t counts[_KIND_MAX] = { 0 };
 	for (size_t k = first_pass_rule; k < ELEMENTSOF(rules); k++)
 		for (int kind = 0; kind < _KIND_MAX; kind++)
-			if (have[rules[k].need] && rule_fits(&rules[k], (enum region_kind)kind))
+			if (need_met(&c, rules[k].need) && rule_fits(&rules[k], (enum region_kind)kind))
 				lists[kind][counts[kind]++] = (uint8_t)k;
 
 	for (size_t i = 0; i < n; i++) {

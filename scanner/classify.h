@@ -9,9 +9,11 @@
 #include "classes.h"
 #include "region.h"
 
-/* What is known about the process beyond its regions.  Everything is
- * optional: a saved smaps file comes with none of it. */
-struct classify_evidence {
+/* Hints: what is known about the process beyond its regions, read from
+ * /proc before classifying (not the evidence pass's reads of its memory,
+ * which come after: evidence.h).  Everything is optional: a saved smaps
+ * file comes with none of it. */
+struct classify_hints {
 	/* Stack pointers of the process's threads, sorted ascending
 	 * (/proc/PID/task/TID/syscall); NULL when they could not be read. */
 	const uint64_t *stack_pointers;
@@ -23,15 +25,16 @@ struct classify_evidence {
 /* Sets cls and rule of each of the n regions, which must be sorted by
  * address and not overlap (as the parser delivers them).  Never fails:
  * the last rules catch everything.  Returns 0, or -ENOMEM. */
-int classify_regions(struct region *regions, size_t n, const struct classify_evidence *evidence);
+int classify_regions(struct region *regions, size_t n, const struct classify_hints *hints);
 
 /* What a rule decides by: a name the kernel shows (a path, [heap],
- * [anon:NAME]), evidence read from the process (its threads' stack
- * pointers, what its allocators wrote), or a shape (size, alignment,
- * neighbours: a guess, however good). */
+ * [anon:NAME]), something read from the process (its threads' stack
+ * pointers among the hints, what its allocators wrote as the evidence pass
+ * reads it), or a shape (size, alignment, neighbours: a guess, however
+ * good).  The first two confirm a region's class. */
 enum rule_basis {
 	BASIS_NAME,
-	BASIS_EVIDENCE,
+	BASIS_READ,
 	BASIS_SHAPE,
 };
 

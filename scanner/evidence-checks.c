@@ -10,8 +10,8 @@
 
 #include <string.h>
 
-#define KiB 1024ull
-#define MiB (1024ull * KiB)
+#include "units.h"
+
 #define PAGE (4 * KiB)
 
 static uint64_t u64_at(const uint8_t *b, size_t off)

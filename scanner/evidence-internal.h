@@ -28,13 +28,9 @@ enum owner {
 	_OWNER_MAX
 };
 
-/* The allocators a process maps (or, for glibc, uses by default). */
-enum allocator {
-	ALLOC_GLIBC,
-	ALLOC_JEMALLOC,
-	ALLOC_MIMALLOC,
-	ALLOC_TCMALLOC,
-};
+/* The classifier's rule (classify.h) that an owner's memory is given, or -1
+ * for OWNER_NONE (the region's shape stands). */
+int evidence_owner_rule(enum owner owner);
 
 /* A stretch of a walk and its owner.  count is what was read there (1 per
  * glibc block or base block, pymalloc pool headers, the heap's size in use,

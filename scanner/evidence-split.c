@@ -38,16 +38,31 @@ struct part {
 	uint64_t anon, resident, swap; /* from the page tables (split parts only) */
 };
 
-static const uint8_t owner_rule[_OWNER_MAX] = {
-	[OWNER_GLIBC_CHUNKS] = RULE_GLIBC_CHUNKS,
-	[OWNER_GLIBC_HEAP] = RULE_GLIBC_HEAP_INFO,
-	[OWNER_GLIBC_BRK] = RULE_GLIBC_BRK,
-	[OWNER_PYMALLOC] = RULE_PYMALLOC_POOLS,
-	[OWNER_JEMALLOC_BASE] = RULE_JEMALLOC_BASE,
-	[OWNER_JEMALLOC_EXTENTS] = RULE_JEMALLOC_EXTENTS,
-	[OWNER_MIMALLOC] = RULE_MIMALLOC,
-	[OWNER_TCMALLOC] = RULE_TCMALLOC,
+/* The rule each owner's memory is given.  A row left out would read as
+ * rule 0 (a stack's guard page) without the flag; test-evidence checks
+ * every owner but OWNER_NONE has a row, and a rule of its own. */
+#define OWNED_BY(rule) { rule, true }
+static const struct {
+	enum classify_fixed_rule rule;
+	bool present;
+} owner_rules[_OWNER_MAX] = {
+	[OWNER_GLIBC_CHUNKS] = OWNED_BY(RULE_GLIBC_CHUNKS),
+	[OWNER_GLIBC_HEAP] = OWNED_BY(RULE_GLIBC_HEAP_INFO),
+	[OWNER_GLIBC_BRK] = OWNED_BY(RULE_GLIBC_BRK),
+	[OWNER_PYMALLOC] = OWNED_BY(RULE_PYMALLOC_POOLS),
+	[OWNER_JEMALLOC_BASE] = OWNED_BY(RULE_JEMALLOC_BASE),
+	[OWNER_JEMALLOC_EXTENTS] = OWNED_BY(RULE_JEMALLOC_EXTENTS),
+	[OWNER_MIMALLOC] = OWNED_BY(RULE_MIMALLOC),
+	[OWNER_TCMALLOC] = OWNED_BY(RULE_TCMALLOC),
 };
+#undef OWNED_BY
+
+int evidence_owner_rule(enum owner owner)
+{
+	if ((unsigned)owner >= _OWNER_MAX || !owner_rules[owner].present)
+		return -1;
+	return (int)owner_rules[owner].rule;
+}
 
 /* The segments of walker w within region r, clipped, neighbours of one
  * owner joined: the parts of one region.  With jemalloc, a stretch of no
@@ -77,7 +92,7 @@ static size_t make_parts(const struct walker *w, const struct region *r, bool je
 /* The class a part of region r would have. */
 static int part_class(const struct region *r, enum owner owner)
 {
-	return owner == OWNER_NONE ? r->cls : classify_rule(owner_rule[owner])->cls;
+	return owner == OWNER_NONE ? r->cls : classify_rule((size_t)evidence_owner_rule(owner))->cls;
 }
 
 /* Joins neighbouring parts of one class into out (a region is split only
@@ -388,7 +403,7 @@ static void set_owner(struct region *x, enum owner owner, struct evidence_result
 {
 	if (owner == OWNER_NONE)
 		return;
-	x->rule = owner_rule[owner];
+	x->rule = (uint8_t)evidence_owner_rule(owner);
 	x->cls = (uint8_t)classify_rule(x->rule)->cls;
 	res->confirmed++;
 }

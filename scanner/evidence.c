@@ -44,11 +44,11 @@
 #include "classify.h"
 #include "limits.h"
 #include "macro.h"
+#include "runtimes.h"
 #include "strpool.h"
+#include "units.h"
 #include "util.h"
 
-#define KiB 1024ull
-#define MiB (1024ull * KiB)
 #define PAGE (4 * KiB)
 #define POOL_MAX (16 * KiB)
 #define JEMALLOC_BASE_ALIGN (2 * MiB)
@@ -63,7 +63,7 @@
 struct pass {
 	struct memsource *src;
 	const struct region *regions;
-	enum allocator allocator;
+	enum runtimes_allocator allocator;
 	bool python;
 	struct walker *w;
 	size_t n_w;
@@ -153,23 +153,20 @@ static bool continues(const struct pass *p, const struct region *a, const struct
 	       b->rule != p->rule_glibc_arena;
 }
 
+/* Who serves malloc, and whether Python's does too, by the files mapped
+ * (runtimes.h). */
 static void find_allocator(struct pass *p, const struct region *r, size_t n)
 {
-	p->allocator = ALLOC_GLIBC;
+	struct runtimes rt;
+
+	runtimes_init(&rt);
 	for (size_t i = 0; i < n; i++) {
 		const char *path = r[i].path;
-		if (!path || path[0] != '/' || (i > 0 && r[i - 1].path == path))
-			continue;
-		const char *name = strrchr(path, '/') + 1;
-		if (startswith(name, "libjemalloc.so"))
-			p->allocator = ALLOC_JEMALLOC;
-		else if (startswith(name, "libmimalloc"))
-			p->allocator = ALLOC_MIMALLOC;
-		else if (startswith(name, "libtcmalloc"))
-			p->allocator = ALLOC_TCMALLOC;
-		else if (startswith(name, "libpython3") || startswith(name, "python3"))
-			p->python = true;
+		if (path && path[0] == '/' && !(i > 0 && r[i - 1].path == path))
+			runtimes_note_file(&rt, path);
 	}
+	p->allocator = rt.allocator;
+	p->python = rt.python;
 }
 
 /* ------------------------------------------------------------ residency */
@@ -326,7 +323,7 @@ static uint64_t round_up(uint64_t v, uint64_t a)
  * may start, 64 elsewhere. */
 static uint32_t header_len(const struct pass *p, uint64_t addr)
 {
-	return p->allocator == ALLOC_MIMALLOC && addr % MIMALLOC_SEGMENT == 0 ? PROBE_SLOT : PROBE_LEN;
+	return p->allocator == RUNTIMES_MALLOC_MIMALLOC && addr % MIMALLOC_SEGMENT == 0 ? PROBE_SLOT : PROBE_LEN;
 }
 
 /* The step between the addresses a search reads: glibc's blocks start on
@@ -335,9 +332,9 @@ static uint32_t header_len(const struct pass *p, uint64_t addr)
 static uint64_t search_step(const struct pass *p)
 {
 	switch (p->allocator) {
-	case ALLOC_JEMALLOC: return JEMALLOC_BASE_ALIGN;
-	case ALLOC_MIMALLOC: return MIMALLOC_SEGMENT;
-	case ALLOC_TCMALLOC: return 0;
+	case RUNTIMES_MALLOC_JEMALLOC: return JEMALLOC_BASE_ALIGN;
+	case RUNTIMES_MALLOC_MIMALLOC: return MIMALLOC_SEGMENT;
+	case RUNTIMES_MALLOC_TCMALLOC: return 0;
 	default: return PAGE;
 	}
 }
@@ -422,31 +419,31 @@ static int recognise(struct pass *p, struct walker *w, const struct mem_probe *p
 	if (!pr->got)
 		return 0;
 	switch (p->allocator) {
-	case ALLOC_JEMALLOC:
+	case RUNTIMES_MALLOC_JEMALLOC:
 		if ((len = evidence_jemalloc_base(b, pr->got, pr->addr, w->end))) {
 			p->jemalloc_seen = true;
 			r = found(w, pr->addr, pr->addr + len, OWNER_JEMALLOC_BASE, 1, len);
 			return r < 0 ? r : 1;
 		}
 		break;
-	case ALLOC_MIMALLOC:
+	case RUNTIMES_MALLOC_MIMALLOC:
 		if ((len = evidence_mimalloc_segment(b, pr->got, pr->addr, w->end, &used))) {
 			r = found(w, pr->addr, pr->addr + len, OWNER_MIMALLOC, used, len);
 			return r < 0 ? r : 1;
 		}
 		break;
-	case ALLOC_GLIBC:
+	case RUNTIMES_MALLOC_GLIBC:
 		/* a program with jemalloc built in (redis from its sources, with
 		 * je_ symbols) maps no libjemalloc: a base block at a boundary
 		 * says so, and jemalloc's rules apply from then on */
 		if (pr->addr % JEMALLOC_BASE_ALIGN == 0 && (len = evidence_jemalloc_base(b, pr->got, pr->addr, w->end))) {
-			p->allocator = ALLOC_JEMALLOC;
+			p->allocator = RUNTIMES_MALLOC_JEMALLOC;
 			p->jemalloc_seen = true;
 			r = found(w, pr->addr, pr->addr + len, OWNER_JEMALLOC_BASE, 1, len);
 			return r < 0 ? r : 1;
 		}
 		break;
-	case ALLOC_TCMALLOC:
+	case RUNTIMES_MALLOC_TCMALLOC:
 		break;
 	}
 	if ((len = evidence_glibc_chunk(b, pr->got, pr->addr, w->end))) {
@@ -487,9 +484,9 @@ static int take(struct pass *p, struct walker *w)
 		if (w->brk) {
 			/* [heap]: glibc's main arena starts with its tcache chunk,
 			 * tcmalloc's page heap with its span records */
-			if (n && pr[0].got && p->allocator != ALLOC_TCMALLOC && evidence_glibc_tcache(probe_bytes(p, pr), pr[0].got))
+			if (n && pr[0].got && p->allocator != RUNTIMES_MALLOC_TCMALLOC && evidence_glibc_tcache(probe_bytes(p, pr), pr[0].got))
 				return found(w, w->start, w->end, OWNER_GLIBC_BRK, 1, 0);
-			if (n && pr[0].got && p->allocator == ALLOC_TCMALLOC &&
+			if (n && pr[0].got && p->allocator == RUNTIMES_MALLOC_TCMALLOC &&
 			    (len = evidence_tcmalloc_spans(probe_bytes(p, pr), pr[0].got, w->start, w->end)))
 				return found(w, w->start, w->end, OWNER_TCMALLOC, len, 0);
 			return finish(w);
@@ -547,7 +544,7 @@ static int take(struct pass *p, struct walker *w)
 			w->pos = w->search->end; /* nothing resident left in the window */
 		else
 			w->pos += PAGE;
-		if (w->pos >= w->end || (p->allocator == ALLOC_JEMALLOC && p->jemalloc_seen))
+		if (w->pos >= w->end || (p->allocator == RUNTIMES_MALLOC_JEMALLOC && p->jemalloc_seen))
 			return finish(w);
 		if (step == PAGE && w->searched >= RW_EVIDENCE_SEARCH_PAGES + RW_EVIDENCE_SEARCH_RUNS) {
 			w->gave_up = true;
@@ -665,7 +662,7 @@ int evidence_apply(struct memsource *src, struct region **regions, size_t *n, si
 	p.rule_glibc_arena = classify_rule_from_key("glibc_arena");
 	p.rule_stack_shape = classify_rule_from_key("stack_shape");
 	find_allocator(&p, *regions, *n);
-	p.slot = p.allocator == ALLOC_MIMALLOC || p.allocator == ALLOC_TCMALLOC ? PROBE_SLOT : PROBE_LEN;
+	p.slot = p.allocator == RUNTIMES_MALLOC_MIMALLOC || p.allocator == RUNTIMES_MALLOC_TCMALLOC ? PROBE_SLOT : PROBE_LEN;
 	if ((r = make_walkers(&p, *regions, *n)) < 0)
 		return r;
 	r = walk_all(&p);
@@ -688,7 +685,7 @@ int evidence_apply(struct memsource *src, struct region **regions, size_t *n, si
 	/* jemalloc's extents carry no header: once a base block shows it
 	 * serves the process, what no header was found in is its memory, by
 	 * elimination (evidence-split.c) */
-	r = evidence_conclude(src, regions, n, max_regions, p.w, p.n_w, p.allocator == ALLOC_JEMALLOC && p.jemalloc_seen,
+	r = evidence_conclude(src, regions, n, max_regions, p.w, p.n_w, p.allocator == RUNTIMES_MALLOC_JEMALLOC && p.jemalloc_seen,
 			      pool, res);
 	res->reads = src->probes;
 	res->bytes = src->bytes;

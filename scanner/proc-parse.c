@@ -18,6 +18,13 @@ static const char *const status_names[_STATUS_COUNTER_MAX] = {
 	[STATUS_VM_SWAP] = "VmSwap",   [STATUS_HUGETLB_PAGES] = "HugetlbPages",
 };
 
+_Static_assert(_STATUS_COUNTER_MAX <= 32, "a status's counters are bits of present");
+
+const char *status_counter_name(enum status_counter c)
+{
+	return (unsigned)c < _STATUS_COUNTER_MAX ? status_names[c] : NULL;
+}
+
 bool status_private(const struct proc_status *s, uint64_t *ret)
 {
 	if (!status_has(s, STATUS_RSS_ANON))

@@ -29,6 +29,9 @@ enum status_counter {
 	_STATUS_COUNTER_MAX
 };
 
+/* The counter's name in /proc/PID/status ("VmHWM"), or NULL out of range. */
+const char *status_counter_name(enum status_counter c);
+
 struct proc_status {
 	uint64_t counter[_STATUS_COUNTER_MAX];
 	uint32_t present; /* bits of enum status_counter */

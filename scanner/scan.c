@@ -489,13 +489,13 @@ int scan_process(int pid, const struct scan_options *o, struct census **ret, str
 			r = 0; /* not readable: stacks are known by their shape only */
 	}
 	if (r >= 0) {
-		struct classify_evidence e = {
+		struct classify_hints hints = {
 			.stack_pointers = have_sps ? sps : NULL,
 			.n_stack_pointers = n_sps,
 			.exe = c->exe,
 			.cmdline = c->cmdline,
 		};
-		if ((r = classify_regions(regions, n, &e)) < 0)
+		if ((r = classify_regions(regions, n, &hints)) < 0)
 			error_set(err, r, "out of memory");
 	}
 	if (r >= 0)
@@ -519,7 +519,7 @@ int scan_process(int pid, const struct scan_options *o, struct census **ret, str
 
 /* A saved file has no exe link: the first file-backed region is, for almost
  * every process, the program itself (mapped lowest), good enough to tell a
- * Python or node process apart.  Used as evidence only, never reported. */
+ * Python or node process apart.  A hint only, never reported. */
 static const char *guess_exe(const struct region *regions, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -607,8 +607,8 @@ int scan_smaps_file(const char *smaps_path, const char *status_path, const struc
 		return error_set(err, -ENODATA, "%s: no regions: not an smaps file, or the capture is empty",
 				 smaps_path);
 
-	struct classify_evidence e = { .exe = guess_exe(regions, n) };
-	r = classify_regions(regions, n, &e);
+	struct classify_hints hints = { .exe = guess_exe(regions, n) };
+	r = classify_regions(regions, n, &hints);
 	if (r < 0)
 		return error_set(err, r, "out of memory");
 	if (o && o->memory_image && !o->no_evidence) {

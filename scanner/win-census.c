@@ -12,13 +12,13 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
-#include <strings.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "classify-internal.h"
 #include "classify.h"
 #include "macro.h"
+#include "runtimes.h"
 #include "strpool.h"
 #include "util.h"
 
@@ -59,12 +59,6 @@ struct reservation {
 	bool rw_top, guard_below_top;
 };
 
-/* What the process maps, for the rules that need a runtime. */
-struct runtimes {
-	bool jvm, clr, v8, python, openblas;
-	uint64_t jvm_max_heap;
-};
-
 static const char *file_name(const char *path)
 {
 	const char *b = path;
@@ -74,61 +68,18 @@ static const char *file_name(const char *path)
 	return b;
 }
 
-static bool name_starts(const char *name, const char *prefix)
-{
-	return strncasecmp(name, prefix, strlen(prefix)) == 0;
-}
-
-static bool name_is(const char *name, const char *other)
-{
-	return strcasecmp(name, other) == 0;
-}
-
-/* "-Xmx4g" as in classify.c, by units.c's grammar's cousin: the JVM's own
- * suffixes (k, m, g, t), powers of 1024. */
-static uint64_t jvm_max_heap(const char *cmdline)
-{
-	uint64_t found = 0;
-	for (const char *s = cmdline; s && (s = strstr(s, "-Xmx")); s += 4) {
-		char *end;
-		unsigned long long v = strtoull(s + 4, &end, 10);
-		uint64_t mult = 1;
-		switch (*end) {
-		case 'k': case 'K': mult = KiB; break;
-		case 'm': case 'M': mult = MiB; break;
-		case 'g': case 'G': mult = GiB; break;
-		case 't': case 'T': mult = TiB; break;
-		}
-		if (end != s + 4 && v <= UINT64_MAX / mult)
-			found = v * mult;
-	}
-	return found;
-}
-
+/* What the process runs, for the rules that need a runtime: the images it
+ * maps, its program and its command line (runtimes.h). */
 static void note_runtimes(const struct reservation *rs, size_t n, const struct win_process *p, struct runtimes *rt)
 {
-	const char *exe = p && p->image ? file_name(p->image) : "";
-
-	*rt = (struct runtimes){ 0 };
-	for (size_t i = 0; i < n; i++) {
-		if (rs[i].type != WIN_MEM_IMAGE || !rs[i].path)
-			continue;
-		const char *name = file_name(rs[i].path);
-		if (name_is(name, "jvm.dll"))
-			rt->jvm = true;
-		else if (name_is(name, "coreclr.dll") || name_is(name, "clr.dll"))
-			rt->clr = true;
-		else if (name_starts(name, "python3"))
-			rt->python = true;
-		else if (name_starts(name, "libopenblas") || name_starts(name, "openblas"))
-			rt->openblas = true;
+	runtimes_init(rt);
+	for (size_t i = 0; i < n; i++)
+		if (rs[i].type == WIN_MEM_IMAGE && rs[i].path)
+			runtimes_note_file(rt, rs[i].path);
+	if (p) {
+		runtimes_note_program(rt, p->image);
+		runtimes_note_cmdline(rt, p->cmdline);
 	}
-	static const char *const v8[] = { "node.exe", "chrome.exe", "msedge.exe", "electron.exe", "code.exe" };
-	for (size_t i = 0; i < ELEMENTSOF(v8); i++)
-		if (name_is(exe, v8[i]))
-			rt->v8 = true;
-	if (rt->jvm)
-		rt->jvm_max_heap = jvm_max_heap(p ? p->cmdline : NULL);
 }
 
 static int protect_index(uint32_t protect)

@@ -68,7 +68,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		differential(data, size, r, regions, n);
 	if (r == 0) {
 		uint64_t sps[] = { 0x7f0000001000, 0xc000001000 };
-		struct classify_evidence e = { .stack_pointers = sps, .n_stack_pointers = 2,
+		struct classify_hints e = { .stack_pointers = sps, .n_stack_pointers = 2,
 					       .exe = "/usr/bin/python3.11", .cmdline = "java -Xmx1g" };
 		if (classify_regions(regions, n, &e) == 0 && census_summarise(c, regions, n, 8, true) == 0) {
 			struct census_totals sum;

@@ -98,7 +98,7 @@ def test_no_driver(target, tmp_path):
     assert c["gpu"]["devices"] == []
 
 
-def test_no_nvml_but_cuda_driver(target, tmp_path):
+def test_no_nvml_but_the_cuda_library(target, tmp_path):
     c = json.loads(ramwatch("scan", target, "--json", script=f"device {A100}\ndevice {L4}\n", tmp_path=tmp_path,
                             nvml="/nonexistent/libnvidia-ml.so.1").stdout)
     assert c["gpu"]["state"] == "no_library"

@@ -214,9 +214,45 @@ static void test_bad_inputs(void **state)
 	assert_non_null(strstr(err.message, "not a /proc/PID/status file"));
 }
 
+/* The classes in the order tables list them: private, then resident, then
+ * size (all a light census knows), then the registry's order; classes
+ * with no region are left out. */
+static void test_class_order(void **state)
+{
+	(void)state;
+	struct census *c = census_new();
+	enum class_id order[_CLASS_MAX];
+	assert_non_null(c);
+
+	assert_int_equal(census_class_order(c, order), 0);
+	c->classes[CLASS_OTHER] = (struct census_totals){ .private = 10, .resident = 10, .size = 10, .count = 1 };
+	c->classes[CLASS_PYTHON] = (struct census_totals){ .private = 10, .resident = 20, .size = 20, .count = 1 };
+	c->classes[CLASS_MALLOC] = (struct census_totals){ .private = 30, .resident = 30, .size = 30, .count = 2 };
+	c->classes[CLASS_STACKS] = (struct census_totals){ .private = 10, .resident = 10, .size = 10, .count = 3 };
+	c->classes[CLASS_IMAGES] = (struct census_totals){ .private = 0, .resident = 0, .size = 90, .count = 4 };
+	c->classes[CLASS_SHARED] = (struct census_totals){ .private = 0, .resident = 0, .size = 0, .count = 0 };
+	assert_int_equal(census_class_order(c, order), 5);
+	static const enum class_id want[] = { CLASS_MALLOC, CLASS_PYTHON, CLASS_STACKS, CLASS_OTHER, CLASS_IMAGES };
+	for (size_t i = 0; i < ELEMENTSOF(want); i++)
+		if (order[i] != want[i])
+			fail_msg("place %zu: %s, expected %s", i, class_key(order[i]), class_key(want[i]));
+	census_free(c);
+}
+
+/* Every file kind, platform and residency has its name in the census JSON. */
+static void test_names(void **state)
+{
+	(void)state;
+	assert_enum_names("file kind", _FILE_KIND_MAX, file_kind_name, file_kind_from_name);
+	assert_enum_names("platform", _PLATFORM_MAX, census_platform_name, census_platform_from_name);
+	assert_enum_names("residency", _RESIDENCY_MAX, census_residency_name, census_residency_from_name);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_class_order),
+		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_conservation_every_fixture),
 		cmocka_unit_test(test_largest),
 		cmocka_unit_test(test_files),

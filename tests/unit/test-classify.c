@@ -16,9 +16,9 @@
 #define BEGIN                  \
 	struct text _t;        \
 	FILE *f = text_open(&_t);
-#define END(evidence)                                                      \
+#define END(hints)                                                         \
 	char *_text = text_close(&_t);                                     \
-	struct parsed p = classify_text(_text, (evidence));                \
+	struct parsed p = classify_text(_text, (hints));                   \
 	free(_text);                                                       \
 	if (p.error)                                                       \
 		fail_msg("%s", p.message);
@@ -66,8 +66,8 @@ static void test_kernel_and_paths(void **state)
 		assert_class(&p, 0x2c000, "other", "hugetlb_anonymous");
 		assert_class(&p, 0x2e000, "shared", "shared_anonymous");
 		assert_class(&p, 0x30000, "other", "unknown_path");
-		assert_class(&p, 0x32000, "cuda_driver", "dri_device");
-		assert_class(&p, 0x34000, "cuda_driver", "gpu_buffer");
+		assert_class(&p, 0x32000, "gpu_driver", "dri_device");
+		assert_class(&p, 0x34000, "gpu_driver", "gpu_buffer");
 		assert_class(&p, 0xffffffffff600000ull, "images", "kernel_image");
 		parsed_free(&p);
 	}
@@ -174,7 +174,7 @@ static void test_stacks(void **state)
 {
 	(void)state;
 	uint64_t sps[] = { 0x7f0000005000, 0x7f0000807f00 };
-	struct classify_evidence e = { .stack_pointers = sps, .n_stack_pointers = 2 };
+	struct classify_hints e = { .stack_pointers = sps, .n_stack_pointers = 2 };
 	{
 		BEGIN
 		/* a thread's stack pointer is in it */
@@ -271,7 +271,7 @@ static void test_runtimes(void **state)
 	}
 	/* JVM with a 40 GiB heap (no compressed oops): found by -Xmx */
 	{
-		struct classify_evidence e = { .cmdline = "java -Xms1g -Xmx40g -jar app.jar" };
+		struct classify_hints e = { .cmdline = "java -Xms1g -Xmx40g -jar app.jar" };
 		{
 			BEGIN
 			put_region(f, 0x7e0000000000, 0x7e0100000000, "rw-p", NULL, 1 * GiB, 1 * GiB, RW);
@@ -286,7 +286,7 @@ static void test_runtimes(void **state)
 			parsed_free(&p);
 		}
 		/* the same heap with another -Xmx is not recognised */
-		struct classify_evidence e2 = { .cmdline = "java -XX:MaxHeapSize=8g -jar app.jar" };
+		struct classify_hints e2 = { .cmdline = "java -XX:MaxHeapSize=8g -jar app.jar" };
 		{
 			BEGIN
 			put_region(f, 0x7e0000000000, 0x7e0a00000000, "rw-p", NULL, 1 * GiB, 1 * GiB, RW);
@@ -325,7 +325,7 @@ static void test_runtimes(void **state)
 	}
 	/* V8: 256 KiB-aligned pages at random addresses below 64 TiB */
 	{
-		struct classify_evidence e = { .exe = "/usr/bin/node" };
+		struct classify_hints e = { .exe = "/usr/bin/node" };
 		{
 			BEGIN
 			put_region(f, 0x3699140000, 0x3699180000, "rw-p", NULL, 256 * KiB, 256 * KiB, RW);
@@ -342,7 +342,7 @@ static void test_runtimes(void **state)
 			parsed_free(&p);
 		}
 		/* the same shapes in a program that is not V8 */
-		struct classify_evidence c = { .exe = "/usr/bin/nodeish" };
+		struct classify_hints c = { .exe = "/usr/bin/nodeish" };
 		{
 			BEGIN
 			put_region(f, 0x3699140000, 0x3699180000, "rw-p", NULL, 256 * KiB, 256 * KiB, RW);
@@ -360,7 +360,7 @@ static void test_runtimes(void **state)
 static void test_partition_alloc(void **state)
 {
 	(void)state;
-	struct classify_evidence chromium = { .exe = "/usr/lib/chromium/chromium" };
+	struct classify_hints chromium = { .exe = "/usr/lib/chromium/chromium" };
 	{
 		BEGIN
 		put_region(f, 0x100000000000, 0x100000002000, "---p", NULL, 0, 0, NONE);
@@ -401,8 +401,8 @@ static void test_partition_alloc(void **state)
 static void test_python_and_openblas(void **state)
 {
 	(void)state;
-	struct classify_evidence py311 = { .exe = "/usr/bin/python3.11" };
-	struct classify_evidence plain = { .exe = "/usr/bin/server" };
+	struct classify_hints py311 = { .exe = "/usr/bin/python3.11" };
+	struct classify_hints plain = { .exe = "/usr/bin/server" };
 	const char *const blas = "/usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblasp-r0.3.21.so";
 	{
 		{
@@ -423,7 +423,7 @@ static void test_python_and_openblas(void **state)
 		}
 	}
 	{
-		struct classify_evidence py39 = { .exe = "/usr/local/bin/python3" };
+		struct classify_hints py39 = { .exe = "/usr/local/bin/python3" };
 		{
 			BEGIN
 			put_region(f, 0x400000, 0x401000, "r-xp", "/usr/lib/libpython3.9.so.1.0", 4096, 0, "rd ex mr mw me ");
@@ -451,16 +451,16 @@ static void test_cuda(void **state)
 	(void)state;
 	size_t len;
 	char *text = slurp(fixture("smaps/synthetic-cuda-pytorch.smaps"), &len);
-	struct parsed fx = parse_text_ex(text, len, true, &(struct classify_evidence){ .exe = "/usr/bin/python3.10" });
+	struct parsed fx = parse_text_ex(text, len, true, &(struct classify_hints){ .exe = "/usr/bin/python3.10" });
 	struct parsed *fp = &fx;
 	free(text);
 	assert_int_equal(fx.error, 0);
-	assert_class(fp, 0x200000000, "cuda_driver", "cuda_reservation");
-	assert_class(fp, 0x200400000, "cuda_driver", "nvidia_device");
+	assert_class(fp, 0x200000000, "gpu_driver", "cuda_reservation");
+	assert_class(fp, 0x200400000, "gpu_driver", "nvidia_device");
 	assert_class(fp, 0x200600000, "pinned_cuda", "nvidiactl_pinned");
-	assert_class(fp, 0x200a00000, "cuda_driver", "nvidia_device"); /* no resident pages */
-	assert_class(fp, 0x200a04000, "cuda_driver", "cuda_reservation");
-	assert_class(fp, 0x10000000000, "cuda_driver", "cuda_reservation");
+	assert_class(fp, 0x200a00000, "gpu_driver", "nvidia_device"); /* no resident pages */
+	assert_class(fp, 0x200a04000, "gpu_driver", "cuda_reservation");
+	assert_class(fp, 0x10000000000, "gpu_driver", "cuda_reservation");
 	assert_class(fp, 0x7f2000000000, "cuda_uvm", "nvidia_uvm");
 	assert_class(fp, 0x7f3000000000, "openblas", "openblas_buffer");
 	assert_class(fp, 0x7f3100000000, "python", "pymalloc_arenas");
@@ -485,9 +485,9 @@ static void test_cuda(void **state)
 		put_region(f, 0x7f0000200000, 0x7f0000400000, "rw-s", "/dev/nvidiactl", 0, 0, "rd wr sh mr mw me ms de dd mm ");
 		put_region(f, 0x7f0000400000, 0x7f0000600000, "r--p", "/dev/nvidiactl", 4096, 0, "rd mr mw me ");
 		END(NULL)
-		assert_class(&p, 0x7f0000000000, "cuda_driver", "nvidia_device"); /* offset 0, not the address */
-		assert_class(&p, 0x7f0000200000, "cuda_driver", "nvidia_device");
-		assert_class(&p, 0x7f0000400000, "cuda_driver", "nvidia_device");
+		assert_class(&p, 0x7f0000000000, "gpu_driver", "nvidia_device"); /* offset 0, not the address */
+		assert_class(&p, 0x7f0000200000, "gpu_driver", "nvidia_device");
+		assert_class(&p, 0x7f0000400000, "gpu_driver", "nvidia_device");
 		parsed_free(&p);
 	}
 	/* /dev/nvidia-uvm-tools is not managed memory */
@@ -495,7 +495,7 @@ static void test_cuda(void **state)
 		BEGIN
 		put_region(f, 0x7f0000000000, 0x7f0000001000, "rw-s", "/dev/nvidia-uvm-tools", 0, 0, "rd wr sh mr mw me ms ");
 		END(NULL)
-		assert_class(&p, 0x7f0000000000, "cuda_driver", "nvidia_device");
+		assert_class(&p, 0x7f0000000000, "gpu_driver", "nvidia_device");
 		parsed_free(&p);
 	}
 }
@@ -635,20 +635,20 @@ static void test_cuda_layouts(void **state)
 	struct census *c;
 
 	c = census_of("smaps/synthetic-cuda-recent-driver.smaps", &o);
-	assert_census_class(c, 0x200000000, "cuda_driver", "cuda_reservation");
-	assert_census_class(c, 0x200400000, "cuda_driver", "nvidia_device");    /* BAR: io pf, no pages */
+	assert_census_class(c, 0x200000000, "gpu_driver", "cuda_reservation");
+	assert_census_class(c, 0x200400000, "gpu_driver", "nvidia_device");    /* BAR: io pf, no pages */
 	assert_census_class(c, 0x200600000, "pinned_cuda", "nvidiactl_pinned"); /* the driver's 56 MiB block */
-	assert_census_class(c, 0x203e00000, "cuda_driver", "cuda_reservation");
+	assert_census_class(c, 0x203e00000, "gpu_driver", "cuda_reservation");
 	assert_census_class(c, 0x205c00000, "pinned_cuda", "nvidiactl_pinned"); /* 2 MiB chunks */
 	assert_census_class(c, 0x205e00000, "pinned_cuda", "nvidiactl_pinned");
-	assert_census_class(c, 0x206000000, "cuda_driver", "nvidia_device");
-	assert_census_class(c, 0x206200000, "cuda_driver", "nvidia_device");    /* peer I/O: no pages */
-	assert_census_class(c, 0x206210000, "cuda_driver", "cuda_reservation");
+	assert_census_class(c, 0x206000000, "gpu_driver", "nvidia_device");
+	assert_census_class(c, 0x206200000, "gpu_driver", "nvidia_device");    /* peer I/O: no pages */
+	assert_census_class(c, 0x206210000, "gpu_driver", "cuda_reservation");
 	assert_census_class(c, 0x7ea03a000000, "cuda_uvm", "nvidia_uvm");
 	assert_census_class(c, 0x7ea03a200000, "cuda_uvm", "nvidia_uvm");
 	assert_census_class(c, 0x7ea04a200000, "cuda_uvm", "nvidia_uvm");       /* on the GPU: no host pages */
 	assert_census_class(c, 0x7ea0b0000000, "pinned_cuda", "nvidiactl_pinned"); /* cuMemHostAlloc */
-	assert_census_class(c, 0x7eb000000000, "cuda_driver", "nvidia_device");  /* moved: offset is not the address */
+	assert_census_class(c, 0x7eb000000000, "gpu_driver", "nvidia_device");  /* moved: offset is not the address */
 	/* a reservation of the unified address space outside the driver's
 	 * window: address space only, a reservation like any other */
 	assert_census_class(c, 0x7ea000000000, "other", "reservation");
@@ -662,8 +662,8 @@ static void test_cuda_layouts(void **state)
 	assert_int_equal(c->classes[CLASS_PINNED_CUDA].count, 4);
 	assert_true(c->classes[CLASS_CUDA_UVM].resident == (2 + 96) * MiB);
 	assert_true(c->classes[CLASS_CUDA_UVM].size == (2 + 256 + 128) * MiB);
-	assert_true(c->classes[CLASS_CUDA_DRIVER].resident == 0);
-	assert_int_equal(c->classes[CLASS_CUDA_DRIVER].count, 7);
+	assert_true(c->classes[CLASS_GPU_DRIVER].resident == 0);
+	assert_int_equal(c->classes[CLASS_GPU_DRIVER].count, 7);
 	/* conservation: the classes add up to the totals, and each class to
 	 * its regions */
 	census_class_sum(c, &sum);
@@ -678,11 +678,11 @@ static void test_cuda_layouts(void **state)
 	/* an old driver: rwxs nvidiactl mappings at physical offsets, mapped by
 	 * page frame; executable, yet no image, and no pages to count */
 	c = census_of("smaps/synthetic-cuda-old-driver.smaps", &o);
-	assert_census_class(c, 0x200000000, "cuda_driver", "nvidia_device");
-	assert_census_class(c, 0x200100000, "cuda_driver", "nvidia_device");
-	assert_census_class(c, 0x200104000, "cuda_driver", "cuda_reservation");
-	assert_census_class(c, 0x200120000, "cuda_driver", "nvidia_device");
-	assert_int_equal(c->classes[CLASS_CUDA_DRIVER].count, 6);
+	assert_census_class(c, 0x200000000, "gpu_driver", "nvidia_device");
+	assert_census_class(c, 0x200100000, "gpu_driver", "nvidia_device");
+	assert_census_class(c, 0x200104000, "gpu_driver", "cuda_reservation");
+	assert_census_class(c, 0x200120000, "gpu_driver", "nvidia_device");
+	assert_int_equal(c->classes[CLASS_GPU_DRIVER].count, 6);
 	assert_int_equal(c->classes[CLASS_PINNED_CUDA].count, 0);
 	assert_true(c->classes[CLASS_IMAGES].count == 4); /* the program and libc only */
 	census_class_sum(c, &sum);

@@ -557,9 +557,31 @@ static void test_refused(void **state)
 	free(smaps);
 }
 
+/* Every owner the walks find gives its memory a rule, one of its own: an
+ * owner left out of evidence-split.c's table would give rule 0, a stack's
+ * guard page. */
+static void test_every_owner_has_a_rule(void **state)
+{
+	(void)state;
+	assert_int_equal(evidence_owner_rule(OWNER_NONE), -1);
+	assert_int_equal(evidence_owner_rule(_OWNER_MAX), -1);
+	for (int o = OWNER_NONE + 1; o < _OWNER_MAX; o++) {
+		int rule = evidence_owner_rule((enum owner)o);
+		if (rule < 0)
+			fail_msg("owner %d has no rule", o);
+		const struct classify_rule_info *info = classify_rule((size_t)rule);
+		if (!info || info->cls < 0)
+			fail_msg("owner %d: rule %d gives no class", o, rule);
+		for (int p = OWNER_NONE + 1; p < o; p++)
+			if (evidence_owner_rule((enum owner)p) == rule)
+				fail_msg("owners %d and %d share the rule %s", p, o, info->key);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_every_owner_has_a_rule),
 		cmocka_unit_test(test_merged_blocks),
 		cmocka_unit_test(test_boundaries_asked_together),
 		cmocka_unit_test(test_split),

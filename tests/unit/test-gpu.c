@@ -621,8 +621,7 @@ static void test_loader_cpu(void **state)
 static void test_state_names(void **state)
 {
 	(void)state;
-	for (int k = 0; k < _GPU_STATE_MAX; k++)
-		assert_int_equal(gpu_state_from_name(gpu_state_name((enum gpu_state)k)), k);
+	assert_enum_names("GPU state", _GPU_STATE_MAX, gpu_state_name, gpu_state_from_name);
 	assert_string_equal(gpu_state_name(GPU_NO_LIBRARY), "no_library");
 	assert_int_equal(gpu_state_from_name("bogus"), -1);
 	assert_int_equal(gpu_state_from_name(NULL), -1);

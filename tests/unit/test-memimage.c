@@ -108,9 +108,17 @@ static void test_image_limits(void **state)
 			 -E2BIG);
 }
 
+/* Every page state has its name in a memory image. */
+static void test_page_state_names(void **state)
+{
+	(void)state;
+	assert_enum_names("page state", _PAGE_STATE_MAX, page_state_name, page_state_from_name);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_page_state_names),
 		cmocka_unit_test(test_image_format),
 		cmocka_unit_test(test_image_limits),
 	};

@@ -173,9 +173,18 @@ static void test_cgroup(void **state)
 	assert_int_equal(cgroup_parse_unified("", 0, buf, sizeof(buf)), -ENODATA);
 }
 
+/* Every counter of status has the kernel's name. */
+static void test_status_names(void **state)
+{
+	(void)state;
+	assert_enum_names("status counter", _STATUS_COUNTER_MAX, status_counter_name, NULL);
+	assert_null(status_counter_name(_STATUS_COUNTER_MAX));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_status_names),
 		cmocka_unit_test(test_status_fixture), cmocka_unit_test(test_status_variants),
 		cmocka_unit_test(test_statm),          cmocka_unit_test(test_stat),
 		cmocka_unit_test(test_cmdline),

@@ -69,8 +69,8 @@ static void test_diff(void **state)
 	free(ev);
 	assert_string_equal(region_event_kind_name(REGION_SHRANK), "shrank");
 	/* one table both ways, as the scanner writes and the export reads */
-	for (int k = 0; k < _REGION_EVENT_KIND_MAX; k++)
-		assert_int_equal(region_event_kind_from_name(region_event_kind_name((enum region_event_kind)k)), k);
+	assert_enum_names("region event kind", _REGION_EVENT_KIND_MAX, region_event_kind_name,
+			  region_event_kind_from_name);
 	assert_string_equal(region_event_kind_name(_REGION_EVENT_KIND_MAX), "?");
 	assert_int_equal(region_event_kind_from_name("?"), -1);
 	assert_int_equal(region_event_kind_from_name("Grew"), -1);

@@ -515,9 +515,17 @@ static void test_vram(void **state)
 	json_decref(j);
 }
 
+/* Every output format has the name --format takes. */
+static void test_format_names(void **state)
+{
+	(void)state;
+	assert_enum_names("format", _ANSWER_FORMAT_MAX, answer_format_name, answer_format_from_name);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_format_names),
 		cmocka_unit_test_setup(test_status, set_zone),
 		cmocka_unit_test_setup(test_processes, set_zone),
 		cmocka_unit_test_setup(test_history, set_zone),

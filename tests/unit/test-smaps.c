@@ -428,9 +428,39 @@ static void test_sticky_error(void **state)
 	strpool_free(pool);
 }
 
+/* The field tables are whole: every smaps field has the kernel's name and
+ * ours, every count is kept from exactly one field, and every VmFlags code
+ * is two letters that find their flag. */
+static void test_field_tables(void **state)
+{
+	(void)state;
+	assert_enum_names("smaps field", _SMAPS_FIELD_MAX, smaps_field_kernel_name, NULL);
+	assert_enum_names("smaps field (JSON)", _SMAPS_FIELD_MAX, smaps_field_json_name, NULL);
+	/* a field left out of region.c's kept[] would keep count 0 (Rss) */
+	for (int c = 0; c < _COUNT_MAX; c++) {
+		int fields = 0;
+		for (int f = 0; f < _SMAPS_FIELD_MAX; f++)
+			fields += region_count_of_field((enum smaps_field)f) == c;
+		if (fields != 1)
+			fail_msg("count %d is kept from %d fields", c, fields);
+	}
+	for (int f = 0; f < _SMAPS_FIELD_MAX; f++) {
+		int c = region_count_of_field((enum smaps_field)f);
+		if (c < -1 || c >= _COUNT_MAX)
+			fail_msg("smaps field %s is kept as %d", smaps_field_kernel_name((enum smaps_field)f), c);
+	}
+	assert_enum_names("VmFlags code", _VMF_MAX, vmflag_code, NULL);
+	for (int f = 0; f < _VMF_MAX; f++) {
+		const char *code = vmflag_code((enum vmflag)f);
+		if (strlen(code) != 2 || vmflag_from_code(code) != f)
+			fail_msg("VmFlags code \"%s\" finds %d, not %d", code, vmflag_from_code(code), f);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_field_tables),
 		cmocka_unit_test(test_every_field),    cmocka_unit_test(test_chunking),
 		cmocka_unit_test(test_fixtures),       cmocka_unit_test(test_tolerated),
 		cmocka_unit_test(test_names_and_paths), cmocka_unit_test(test_malformed),

@@ -83,6 +83,66 @@ static void test_migrate_from_v1(void **state)
 	sqlite3_close(db);
 }
 
+/* Schema 10 renamed the class cuda_driver gpu_driver: every stored key is
+ * rewritten, in key censuses and deltas, regions and region events, so
+ * every view a user or a Grafana panel reads says gpu_driver; the rows of
+ * other classes are as they were. */
+static void test_migrate_gpu_driver_key(void **state)
+{
+	struct test_db *t = *state;
+	char buf[64];
+
+	/* a database as a ramwatch of schema 9 left it */
+	sqlite3 *db = raw_open(t->db, false);
+	raw_exec(db, "PRAGMA journal_mode = WAL");
+	raw_exec(db, "BEGIN");
+	for (size_t i = 0; i < store_n_migrations && store_migrations[i].version <= 9; i++)
+		raw_exec(db, store_migrations[i].sql);
+	raw_exec(db, "PRAGMA user_version = 9");
+	raw_exec(db, "COMMIT");
+	raw_exec(db, "INSERT INTO processes (boot_id, pid, start_time, comm, first_seen, last_seen)"
+		     " VALUES ('b', 42, 7, 'train', 1000, 2000)");
+	raw_exec(db, "INSERT INTO paths (path) VALUES ('/dev/nvidia0')");
+	/* a key census, and a delta whose GPU driver row differs from it */
+	raw_exec(db, "INSERT INTO censuses (process_id, time, trigger, status, private) VALUES (1, 1500, 'first', 'ok', 300)");
+	raw_exec(db, "INSERT INTO censuses (process_id, time, trigger, status, private, base)"
+		     " VALUES (1, 1600, 'interval', 'ok', 300, 1)");
+	raw_exec(db, "INSERT INTO census_class_rows (census_id, class, private, resident, pss, swap, size, count)"
+		     " VALUES (1, 'cuda_driver', 0, 0, 0, 0, 4096, 2), (1, 'malloc', 300, 300, 300, 0, 8192, 1),"
+		     " (2, 'cuda_driver', 0, 0, 0, 0, 8192, 3)");
+	raw_exec(db, "INSERT INTO census_region_rows (census_id, rank, start, \"end\", perms, class, rule, private,"
+		     " resident, path_id) VALUES (1, 0, 8192, 16384, 'rw-p', 'malloc', 'brk_heap', 300, 300, NULL),"
+		     " (1, 1, 4096, 8192, 'rw-s', 'cuda_driver', 'nvidia_device', 0, 0, 1)");
+	raw_exec(db, "INSERT INTO region_events (process_id, census_id, time, kind, start, inode, path_id, class, size,"
+		     " size_before, private, private_before, resident, resident_before)"
+		     " VALUES (1, 2, 1600, 'grew', 4096, 0, 1, 'cuda_driver', 8192, 4096, 0, 0, 0, 0)");
+	sqlite3_close(db);
+
+	struct store *s = open_store(t->db, 0, 0);
+	assert_int_equal(store_schema_version(s), STORE_SCHEMA_VERSION);
+	store_close(s);
+
+	db = raw_open(t->db, true);
+	assert_true(q_int(db, "PRAGMA user_version") >= 10);
+	/* no table holds the former key */
+	assert_int_equal(q_int(db, "SELECT count(*) FROM census_class_rows WHERE class = 'cuda_driver'"), 0);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM census_region_rows WHERE class = 'cuda_driver'"), 0);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM region_events WHERE class = 'cuda_driver'"), 0);
+	/* the views read the new one, for the key census and its delta */
+	assert_int_equal(q_int(db, "SELECT count FROM census_classes WHERE census_id = 1 AND class = 'gpu_driver'"), 2);
+	assert_int_equal(q_int(db, "SELECT count FROM census_classes WHERE census_id = 2 AND class = 'gpu_driver'"), 3);
+	assert_int_equal(q_int(db, "SELECT private FROM census_classes WHERE census_id = 2 AND class = 'malloc'"), 300);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM class_timeline WHERE class = 'gpu_driver'"), 2);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM grafana_process_classes WHERE metric = 'gpu_driver'"), 2);
+	assert_string_equal(q_text(db, buf, sizeof(buf), "SELECT class FROM census_regions WHERE census_id = 2 AND rank = 1"),
+			    "gpu_driver");
+	assert_string_equal(q_text(db, buf, sizeof(buf), "SELECT class FROM region_events"), "gpu_driver");
+	assert_int_equal(q_int(db, "SELECT count(*) FROM census_class_rows WHERE class = 'malloc'"), 1);
+	assert_string_equal(q_text(db, buf, sizeof(buf), "SELECT class FROM census_regions WHERE census_id = 1 AND rank = 0"),
+			    "malloc");
+	sqlite3_close(db);
+}
+
 static void test_newer_refused(void **state)
 {
 	struct test_db *t = *state;
@@ -510,6 +570,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_create, test_db_setup, test_db_teardown),
 		cmocka_unit_test_setup_teardown(test_migrate_from_v1, test_db_setup, test_db_teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_gpu_driver_key, test_db_setup, test_db_teardown),
 		cmocka_unit_test_setup_teardown(test_newer_refused, test_db_setup, test_db_teardown),
 		cmocka_unit_test_setup_teardown(test_not_ours, test_db_setup, test_db_teardown),
 		cmocka_unit_test_setup_teardown(test_process_upsert, test_db_setup, test_db_teardown),

@@ -430,9 +430,17 @@ static void test_frame(void **state)
 	top_frame_free(f);
 }
 
+/* Every order of top has the name --sort and the s key take. */
+static void test_sort_names(void **state)
+{
+	(void)state;
+	assert_enum_names("top sort", _TOP_SORT_MAX, top_sort_name, top_sort_from_name);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sort_names),
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_history_and_census),
 		cmocka_unit_test(test_order_and_filter),

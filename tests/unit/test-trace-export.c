@@ -10,8 +10,7 @@
 #include "trace-export.h"
 #include "trace-integrity.h"
 #include "trace-report.h"
-
-#define MiB (1024ull * 1024ull)
+#include "units.h"
 
 static char *export(const struct trace_region_event *v, size_t n)
 {

@@ -90,7 +90,7 @@ static void test_every_shape(void **state)
 	expect_class(c, CLASS_OTHER, 3 * MiB, 3 * MiB, 2);
 	expect_class(c, CLASS_PINNED_CUDA, 2 * MiB, 2 * MiB, 1);
 	expect_class(c, CLASS_PYTHON, 1 * MiB, 512 * KiB, 1);
-	expect_class(c, CLASS_CUDA_DRIVER, 1 * MiB, 0, 1);
+	expect_class(c, CLASS_GPU_DRIVER, 1 * MiB, 0, 1);
 	expect_class(c, CLASS_JIT, 64 * KiB, 64 * KiB, 1);
 	expect_class(c, CLASS_STACKS, 64 * KiB, 40 * KiB, 2);
 	/* images: the copy-on-write pages, copied (read-write) or not */
@@ -398,9 +398,17 @@ static void test_wine_capture(void **state)
 	win_capture_free(cap);
 }
 
+/* Every mark a capture may carry has its name. */
+static void test_mark_names(void **state)
+{
+	(void)state;
+	assert_enum_names("Windows mark", _WIN_MARK_MAX, win_mark_name, win_mark_from_name);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_mark_names),
 		cmocka_unit_test(test_every_shape),	  cmocka_unit_test(test_json_round_trip),
 		cmocka_unit_test(test_residency),	  cmocka_unit_test(test_bad_captures),
 		cmocka_unit_test(test_capture_round_trip), cmocka_unit_test(test_edges),

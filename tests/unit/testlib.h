@@ -18,10 +18,7 @@
 #include "region.h"
 #include "smaps.h"
 #include "strpool.h"
-
-#define KiB 1024ull
-#define MiB (1024ull * KiB)
-#define GiB (1024ull * MiB)
+#include "units.h"
 
 /* The path of a fixture under tests/data (RAMWATCH_TEST_DATA overrides). */
 static inline const char *fixture(const char *name)
@@ -108,10 +105,10 @@ static inline void parsed_free(struct parsed *p)
 	memset(p, 0, sizeof(*p));
 }
 
-/* Parses text whole (fed in one piece) and, when evidence is given or
- * classify is set, classifies it. */
+/* Parses text whole (fed in one piece) and, when classify is set,
+ * classifies it with the hints given (NULL: none). */
 static inline struct parsed parse_text_ex(const char *text, size_t len, bool classify,
-					  const struct classify_evidence *e)
+					  const struct classify_hints *hints)
 {
 	struct parsed out = { .paths = strpool_new() };
 	struct smaps_parser p;
@@ -124,7 +121,7 @@ static inline struct parsed parse_text_ex(const char *text, size_t len, bool cla
 	out.r = smaps_parser_take(&p, &out.n);
 	smaps_parser_done(&p);
 	if (out.error == 0 && classify)
-		assert_int_equal(classify_regions(out.r, out.n, e), 0);
+		assert_int_equal(classify_regions(out.r, out.n, hints), 0);
 	return out;
 }
 
@@ -133,9 +130,9 @@ static inline struct parsed parse_text(const char *text)
 	return parse_text_ex(text, strlen(text), false, NULL);
 }
 
-static inline struct parsed classify_text(const char *text, const struct classify_evidence *e)
+static inline struct parsed classify_text(const char *text, const struct classify_hints *hints)
 {
-	return parse_text_ex(text, strlen(text), true, e);
+	return parse_text_ex(text, strlen(text), true, hints);
 }
 
 /* The region starting at start, or a test failure. */
@@ -157,6 +154,25 @@ static inline const struct region *region_at(const struct parsed *p, uint64_t st
 		if (strcmp(_k, (cls_key)) != 0 || ((rule_key) && strcmp(_rule, (rule_key)) != 0))           \
 			fail_msg("region 0x%llx: class %s rule %s, expected %s %s",                         \
 				 (unsigned long long)(start), _k, _rule, (cls_key), (rule_key) ? (rule_key) : ""); \
+	} while (0)
+
+/* Checks a table of names indexed by an enum, through its accessors: each
+ * of the max values has a name, none empty or "?", no two the same, and
+ * from_name (NULL: none) finds each by its name.  A value whose row was
+ * left out of a designated initialiser fails here by number. */
+#define assert_enum_names(what, max, name_of, from_name)                                                   \
+	do {                                                                                               \
+		int (*_from)(const char *) = (from_name);                                                  \
+		for (int _i = 0; _i < (int)(max); _i++) {                                                  \
+			const char *_n = name_of(_i);                                                      \
+			if (!_n || !_n[0] || strcmp(_n, "?") == 0)                                         \
+				fail_msg("%s %d of %d has no name", (what), _i, (int)(max));               \
+			for (int _j = 0; _j < _i; _j++)                                                    \
+				if (strcmp(name_of(_j), _n) == 0)                                          \
+					fail_msg("%s %d and %d are both \"%s\"", (what), _j, _i, _n);      \
+			if (_from && _from(_n) != _i)                                                      \
+				fail_msg("%s \"%s\" is found as %d, not %d", (what), _n, _from(_n), _i);   \
+		}                                                                                          \
 	} while (0)
 
 /* Reads a whole file for a test. */

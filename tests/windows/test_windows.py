@@ -140,7 +140,7 @@ def test_every_kind_in_its_class(census, holder):
     assert jit["private"] == jit["size"] == 256 * KiB and jit["perms"] == "rwxp"
 
     # Wine does not report PAGE_WRITECOMBINE in Protect (doc/design.md#windows): the
-    # write-combined block is plain private memory here; the cuda_driver
+    # write-combined block is plain private memory here; the win_write_combine
     # rule is tested on captured lists
     wc = reservation(census, holder["wc"][0])
     assert (wc["class"], wc["rule"], wc["private"]) == ("other", "win_private", 2 * MiB)

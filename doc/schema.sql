@@ -13,7 +13,7 @@
 PRAGMA auto_vacuum = INCREMENTAL;
 PRAGMA journal_mode = WAL;
 PRAGMA application_id = 1380011351;  -- 0x52414d57
-PRAGMA user_version = 9;
+PRAGMA user_version = 10;
 
 -- table census_class_rows
 CREATE TABLE "census_class_rows" (

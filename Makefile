@@ -76,7 +76,7 @@ ALL_CFLAGS = $(BASE_CFLAGS) $(CFLAGS)
 
 # common/: logging, files, strings, times; needs nothing else
 COMMON_SRCS := common/util.c common/fileio.c common/strpool.c common/log.c common/text.c common/hashtab.c \
-	common/region-event-kind.c common/timeparse.c common/units.c common/error.c
+	common/region-event-kind.c common/timeparse.c common/units.c common/error.c common/json-field.c
 
 # scanner/: one process's census from /proc (smaps, status, evidence, GPU)
 SCANNER_SRCS := scanner/region.c scanner/smaps.c scanner/smaps-fast.c scanner/proc-parse.c scanner/procfs.c \
@@ -228,7 +228,7 @@ $(BUILD)/ramwatchd: $(call objects,$(DAEMON_MAIN)) $(DAEMON_LIBS)
 # ================================================================== tests
 
 # Unit tests (cmocka), one per module: tests/README.md says which tests which.
-UNIT_TESTS := test-util test-log test-strpool test-text test-hashtab test-timeparse test-units test-error \
+UNIT_TESTS := test-util test-log test-strpool test-text test-hashtab test-timeparse test-units test-error test-json-field \
 	test-smaps test-proc-parse test-classify test-census test-evidence-checks test-evidence test-memimage test-census-json \
 	test-scan-live test-region-events test-gpu test-gpu-census test-win-census \
 	test-trace-parse test-trace-analyzer test-trace-scopes test-trace-ledger test-trace-report \

@@ -17,12 +17,13 @@
 #include "control-request.h"
 #include "control-worker.h"
 #include "control.h"
+#include "status-line.h"
 
 struct census_waiter;
 struct census_result;
 
 struct control {
-	struct view view;          /* the daemon, as it lets the socket see it */
+	struct core_interface core; /* the daemon, as it lets the socket see it */
 	sd_event *event;
 	int fd;                    /* listening */
 	sd_event_source *listen_source, *listen_retry;
@@ -38,7 +39,7 @@ struct control {
 	uint64_t serial;
 
 	/* status: rates over the last minute or more (control-ops.c) */
-	struct view_rate_point rate_old, rate_new;
+	struct status_rate_point rate_old, rate_new;
 	/* the store could not be read, as last logged (logged once per reason) */
 	char unavailable[1024];
 };

@@ -13,7 +13,7 @@
  * then reads one small array instead of a thousand scattered targets.
  * Repeats are added to the target's accumulator (target_repeat_sample)
  * before anything reads it: its next full sample, its row, a client's
- * view of it (fast_tier_settle).
+ * description of it (fast_tier_settle).
  *
  * Only the fast tier changes a target's sample fields and its accumulator
  * (target_sample reads them in for it; the store cycle and letting a

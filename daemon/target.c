@@ -389,11 +389,11 @@ int target_census(struct target *t, enum store_trigger trigger, bool light, bool
 	return 0;
 }
 
-void target_describe(const struct target *t, struct view_process *ret)
+void target_describe(const struct target *t, struct core_process *ret)
 {
 	const struct store_process *info = &t->ref->info;
 
-	*ret = (struct view_process){
+	*ret = (struct core_process){
 		.process_id = t->ref->id,
 		.pid = t->pid,
 		.start_time = info->start_time,

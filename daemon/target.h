@@ -20,7 +20,7 @@
 #include "schedule.h"
 #include "steady.h"
 #include "store.h"
-#include "view.h"
+#include "core-interface.h"
 #include "writer.h"
 
 typedef struct sd_event_source sd_event_source;
@@ -136,4 +136,4 @@ int target_census(struct target *t, enum store_trigger trigger, bool light, bool
 const struct gpu_use *target_gpu(struct target *t, const struct gpu_snapshot *s, size_t *ret_n);
 
 /* What the daemon tells of t (its strings are t's). */
-void target_describe(const struct target *t, struct view_process *ret);
+void target_describe(const struct target *t, struct core_process *ret);

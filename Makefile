@@ -76,7 +76,8 @@ ALL_CFLAGS = $(BASE_CFLAGS) $(CFLAGS)
 
 # common/: logging, files, strings, times; needs nothing else
 COMMON_SRCS := common/util.c common/fileio.c common/strpool.c common/log.c common/text.c common/hashtab.c \
-	common/region-event-kind.c common/timeparse.c common/units.c common/error.c common/json-field.c
+	common/region-event-kind.c common/timeparse.c common/units.c common/error.c common/json-field.c \
+	common/request-table.c
 
 # scanner/: one process's census from /proc (smaps, status, evidence, GPU)
 SCANNER_SRCS := scanner/region.c scanner/smaps.c scanner/smaps-fast.c scanner/proc-parse.c scanner/procfs.c \
@@ -236,7 +237,7 @@ UNIT_TESTS := test-util test-log test-strpool test-text test-hashtab test-timepa
 	test-store test-store-failures test-store-salvage test-store-retention test-store-read test-store-read-events test-store-read-gpu test-store-read-history test-store-read-page test-store-coalesce test-store-repeat test-store-delta test-steady test-query test-query-limits \
 	test-config test-config-values test-config-files test-selector \
 	test-sysmem test-schedule test-pidmap test-store-aside test-writer test-export test-watched test-census-tier test-discover test-fast-tier test-proc-connector test-change-watch test-status-line test-daemon-clock \
-	test-control-request test-control-buffer test-control-access test-control-processes test-control-worker \
+	test-control-request test-request-table test-control-buffer test-control-access test-control-processes test-control-worker \
 	test-render test-render-html test-control-client test-render-answers test-top test-chart
 UNIT_BINS := $(addprefix $(BUILD)/tests/,$(UNIT_TESTS))
 

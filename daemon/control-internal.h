@@ -86,6 +86,19 @@ void control_conn_errorf(struct control_conn *c, enum control_code code, const c
 
 /* control-ops.c */
 
+/* A request's handlers, as its entry in request-table.def names them:
+ * start on the loop when it comes (NULL: query goes to the worker as it
+ * is), query on the worker, finish on the loop with what query found
+ * (NULL: the result is the answer).  finish returns 0 or -ENOMEM. */
+struct control_handlers {
+	void (*start)(struct control_conn *c);
+	int (*query)(struct control_job *j, struct store_reader *reader);
+	int (*finish)(struct control_conn *c, json_t *result);
+};
+
+/* op's handlers; NULL out of range. */
+const struct control_handlers *control_handlers_get(enum control_op op);
+
 /* Starts a request: answers at once, or hands it to the worker or the
  * census tier, which answer later. */
 void control_ops_start(struct control_conn *c);
@@ -110,5 +123,15 @@ struct control_query {
 };
 
 void control_query_free(void *q);
+/* Runs the query of the job's request (control_handlers_get(op)->query):
+ * fills j->result, or returns a negative errno with the reason in
+ * j->error. */
 int control_query_run(struct control_job *j, struct store_reader *reader);
+
+/* The queries of request-table.def, each a control_job_run_t. */
+int control_query_processes(struct control_job *j, struct store_reader *reader);
+int control_query_history(struct control_job *j, struct store_reader *reader);
+int control_query_report(struct control_job *j, struct store_reader *reader);
+int control_query_census(struct control_job *j, struct store_reader *reader);
+int control_query_events(struct control_job *j, struct store_reader *reader);
 int control_query_scan(struct control_job *j, struct store_reader *reader);

@@ -193,7 +193,6 @@ static struct control_query *query_new(struct control_conn *c)
 	q->req = TAKE_PTR(c->req);
 	q->only_uid = control_peer_only_uid(&c->peer);
 	q->peer_uid = c->peer.uid;
-	q->req->sel.only_uid = q->only_uid;
 	return q;
 }
 
@@ -269,6 +268,8 @@ static void op_processes(struct control_conn *c)
 	submit(c, q, control_query_run, true, !q->req->all);
 }
 
+/* A request whose entry names no start: its query reads the store on the
+ * worker. */
 static void op_query(struct control_conn *c)
 {
 	struct control_query *q = query_new(c);
@@ -281,8 +282,9 @@ static void op_query(struct control_conn *c)
 
 /* A report's process as "processes" gives it: the store does not know
  * which processes are watched now, nor their last sample. */
-static int report_live(const struct core_interface *core, json_t *result)
+static int finish_report(struct control_conn *c, json_t *result)
 {
+	const struct core_interface *core = &c->server->core;
 	json_t *p = json_object_get(result, "process");
 	const json_t *pid = json_object_get(p, "pid"), *id = json_object_get(p, "process_id");
 	struct core_process t;
@@ -313,7 +315,8 @@ void control_ops_job_done(struct control_job *j, void *userdata)
 	/* the daemon replaces a damaged file; this answer still fails */
 	if (j->store_damaged && c->server->core.store_damaged)
 		c->server->core.store_damaged(c->server->core.userdata, j->error.message);
-	if (j->error.code >= 0 && c->op == CONTROL_OP_REPORT && report_live(&c->server->core, j->result) < 0)
+	const struct control_handlers *h = control_handlers_get(c->op);
+	if (j->error.code >= 0 && h->finish && h->finish(c, j->result) < 0)
 		j->result = unref_json(j->result);
 	if (j->error.code >= 0) {
 		c->server->unavailable[0] = '\0';
@@ -327,7 +330,7 @@ void control_ops_job_done(struct control_job *j, void *userdata)
 		else
 			snprintf(message, sizeof(message), "%s", reason);
 		if (code == CONTROL_INTERNAL)
-			log_warning("control: %s request failed: %s", control_op_name(c->op), message);
+			log_warning("control: %s request failed: %s", request_table_name(c->op), message);
 		else if (code == CONTROL_UNAVAILABLE && !j->store_damaged &&
 			 strcmp(c->server->unavailable, message) != 0) {
 			/* (a damaged file: the daemon's replacing it says so) */
@@ -458,34 +461,38 @@ static void op_metrics(struct control_conn *c)
 
 /* ------------------------------------------------------------ dispatch */
 
+/* Every request's handlers, as request-table.def names them: a request
+ * declared there without its handlers here does not compile. */
+#define HANDLERS(...) { __VA_ARGS__ }
+static const struct control_handlers handlers[_CONTROL_OP_MAX] = {
+#define REQUEST(ID, name, handlers_, ...) [CONTROL_OP_##ID] = handlers_,
+#include "request-table.def"
+#undef REQUEST
+};
+#undef HANDLERS
+
+const struct control_handlers *control_handlers_get(enum control_op op)
+{
+	return op >= 0 && op < _CONTROL_OP_MAX ? &handlers[op] : NULL;
+}
+
 void control_ops_start(struct control_conn *c)
 {
-	switch (c->op) {
-	case CONTROL_OP_STATUS:
-		op_status(c);
-		break;
-	case CONTROL_OP_PROCESSES:
-		op_processes(c);
-		break;
-	case CONTROL_OP_HISTORY:
-	case CONTROL_OP_REPORT:
-	case CONTROL_OP_CENSUS:
-	case CONTROL_OP_EVENTS:
-		op_query(c);
-		break;
-	case CONTROL_OP_SCAN:
-		op_scan(c);
-		break;
-	case CONTROL_OP_MARK:
-		op_mark(c);
-		break;
-	case CONTROL_OP_METRICS:
-		op_metrics(c);
-		break;
-	default:
+	const struct control_handlers *h = control_handlers_get(c->op);
+	const struct request_decl *d = request_table_get(c->op);
+
+	if (!h || (!h->start && !h->query)) {
 		control_conn_error(c, CONTROL_INTERNAL, "an op without a handler");
-		break;
+		return;
 	}
+	/* what the store gives a user who may see only their own processes
+	 * holds only those */
+	if (d->access == REQUEST_OWN_PROCESSES)
+		c->req->sel.only_uid = control_peer_only_uid(&c->peer);
+	if (h->start)
+		h->start(c);
+	else
+		op_query(c);
 }
 
 void control_ops_stop(struct control_conn *c)

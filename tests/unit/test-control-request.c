@@ -97,7 +97,7 @@ static void test_id_is_echoed_even_when_refused(void **state)
 	p = parse("{\"op\": \"metrics\", \"id\": 8}");
 	assert_int_equal(p.r, 0);
 	assert_int_equal(p.req->op, CONTROL_OP_METRICS);
-	assert_string_equal(control_op_name(p.req->op), "metrics");
+	assert_string_equal(request_table_name(p.req->op), "metrics");
 	done(&p);
 	assert_refused("{\"op\": \"metrics\", \"group\": \"comm\"}", "metrics: unknown argument 'group'");
 	assert_refused("{}", "scan, mark or metrics");

@@ -129,6 +129,7 @@ CLIENT_SRCS := client/cmd-scan.c client/census-print.c client/render-census.c cl
 	client/cmd-top.c client/top-ask.c client/top-model.c client/top-layout.c client/top-screen.c
 CLIENT_SRCS += client/render-region-changes.c client/style.c
 CLIENT_SRCS += client/chart.c client/render-html.c client/render-html-charts.c
+CLIENT_SRCS += client/command-table.c
 CLIENT_MAIN := client/ramwatch.c
 
 # ================================================================== include paths, per layer
@@ -765,7 +766,7 @@ WIN_SCANNER_SRCS := scanner/region.c scanner/proc-parse.c scanner/classes.c scan
 WIN_TRACE_SRCS := $(filter-out trace/trace-symbols.c,$(TRACE_SRCS)) trace/windows/trace-symbols.c
 WIN_CLIENT_SRCS := client/census-print.c client/render-census.c client/table.c client/cmd-trace.c \
 	client/cmd-diff.c client/render-region-changes.c client/ask.c client/answer.c \
-	client/windows/cmd-scan.c client/windows/control-client.c client/windows/daemon-commands.c
+	client/command-table.c client/windows/cmd-scan.c client/windows/control-client.c
 WIN_SRCS := $(WIN_COMMON_SRCS) $(WIN_SCANNER_SRCS) $(WIN_TRACE_SRCS) $(WIN_CLIENT_SRCS) $(CLIENT_MAIN)
 WIN_OBJS := $(patsubst %.c,$(WIN_BUILD)/obj/%.o,$(WIN_SRCS))
 

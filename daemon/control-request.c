@@ -239,7 +239,7 @@ static int take_arg(struct control_request *q, const struct request_use *u, cons
 /* ------------------------------------------------------------ an op's arguments */
 
 /* The names of the op's arguments whose flag (one_of, exclusive) is set,
- * and how many of them the request gave. */
+ * and how many of them the request gave (a boolean: as true). */
 static size_t group(const struct request_decl *d, const struct given *g, bool exclusive, const char **names,
 		    size_t *ret_given)
 {
@@ -248,8 +248,9 @@ static size_t group(const struct request_decl *d, const struct given *g, bool ex
 	*ret_given = 0;
 	for (size_t i = 0; i < d->n_args; i++)
 		if (exclusive ? d->args[i].exclusive : d->args[i].one_of) {
-			names[n++] = request_table_arg(d->args[i].arg)->name;
-			*ret_given += g[i].present;
+			const struct request_arg *a = request_table_arg(d->args[i].arg);
+			names[n++] = a->name;
+			*ret_given += g[i].present && (a->type != REQUEST_BOOL || g[i].b);
 		}
 	return n;
 }

@@ -241,6 +241,11 @@ static void test_scan_and_mark(void **state)
 	assert_int_equal(p.r, 0);
 	assert_true(p.req->full && !p.req->light);
 	done(&p);
+	/* false is not asking for it (as ramwatch scan --daemon sends both) */
+	p = parse("{\"op\": \"scan\", \"pid\": 5, \"full\": true, \"light\": false}");
+	assert_int_equal(p.r, 0);
+	assert_true(p.req->full && !p.req->light);
+	done(&p);
 
 	assert_refused("{\"op\": \"mark\", \"pid\": 5}", "name is needed");
 	assert_refused("{\"op\": \"mark\", \"name\": \"x\"}", "pid is needed");

@@ -262,6 +262,35 @@ static void test_parser_takes_what_the_table_says(void **state)
 				json_decref(o);
 			}
 		}
+		/* of an exclusive group, one set is taken, and all set are not;
+		 * a boolean set to false is not set */
+		o = json_copy(base);
+		size_t set = 0;
+		for (size_t i = 0; i < d->n_args; i++)
+			if (d->args[i].exclusive) {
+				const struct request_arg *a = request_table_arg(d->args[i].arg);
+				json_object_set_new(o, a->name, a->type == REQUEST_BOOL ? json_true() : valid_value(a));
+				if (set++ == 0) {
+					p = parse_json(o);
+					if (p.r != 0)
+						fail_msg("%s: %s alone is refused: %s", d->name, a->name, p.err.message);
+					parsed_done(&p);
+					if (a->type == REQUEST_BOOL)
+						json_object_set_new(o, a->name, json_false());
+				}
+			}
+		if (set > 1) {
+			p = parse_json(o);
+			if (p.r != 0)
+				fail_msg("%s: an exclusive group with the first false is refused: %s", d->name,
+					 p.err.message);
+			parsed_done(&p);
+			for (size_t i = 0; i < d->n_args; i++)
+				if (d->args[i].exclusive && request_table_arg(d->args[i].arg)->type == REQUEST_BOOL)
+					json_object_set_new(o, request_table_arg(d->args[i].arg)->name, json_true());
+			expect_refused(o, set == 2 ? "one or the other" : "only one of them");
+		}
+		json_decref(o);
 		json_decref(base);
 	}
 }

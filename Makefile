@@ -239,12 +239,14 @@ UNIT_TESTS := test-util test-log test-strpool test-text test-hashtab test-timepa
 	test-config test-config-values test-config-files test-selector \
 	test-sysmem test-schedule test-pidmap test-store-aside test-writer test-export test-watched test-census-tier test-discover test-fast-tier test-proc-connector test-change-watch test-status-line test-daemon-clock \
 	test-control-request test-request-table test-control-buffer test-control-access test-control-processes test-control-worker \
-	test-render test-render-html test-control-client test-render-answers test-top test-chart
+	test-render test-render-html test-command-table test-control-client test-render-answers test-top test-chart
 UNIT_BINS := $(addprefix $(BUILD)/tests/,$(UNIT_TESTS))
 
 $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(ALL_LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $< $(ALL_LIBS) $(LIBS) -lcmocka
+	$(CC) $(LDFLAGS) -o $@ $< $(ALL_LIBS) $(LIBS) -lcmocka $(TEST_LIBS_$*)
+# the table of commands reaches every command, top's screen with them
+TEST_LIBS_test-command-table = $(CURSES_LIBS)
 
 # The helpers are the processes under test: never sanitized, so their memory
 # has the shapes they report.

@@ -10,6 +10,7 @@
 #include "command-table.h"
 
 #include <getopt.h>
+#include <stdarg.h>
 #include <string.h>
 
 #include "ask.h"
@@ -29,8 +30,6 @@
 #else
 #define LINUX_ONLY(run) run
 #endif
-
-#define OPTIONS_MAX 24
 
 /* ------------------------------------------------------------ shared options */
 
@@ -147,7 +146,7 @@ static const struct command_option diff_options[] = {
 	{ .name = "markdown", .val = 'm', .help = "print Markdown tables (--format markdown)" },
 	OPTION_FORMAT("text (default), markdown or json (times in unix seconds)", "text markdown json"),
 	OPTION_PID("the process (its latest instance)"),
-	{ .name = "from", .arg = "TIME", .val = 'f', .complete = COMPLETE_WORDS, .values = "first",
+	{ .name = "from", .arg = "TIME", .val = 'f', .complete = COMPLETE_WORDS, .values = "first now 5min 1h",
 	  .help = "the census taken at or before TIME; first: the first" },
 	{ .name = "to", .arg = "TIME", .val = 't', .complete = COMPLETE_WORDS, .values = "last now",
 	  .help = "the census taken at or before TIME (default now); last: the last" },
@@ -564,8 +563,8 @@ const struct command_option *command_option_find(const struct command *c, const 
 int command_getopt(const struct command *c, int argc, char **argv)
 {
 	/* getopt_long keeps pointers to these between calls */
-	static struct option longs[OPTIONS_MAX + 2];
-	static char shorts[2 * OPTIONS_MAX + 3];
+	static struct option longs[COMMAND_OPTIONS_MAX + 2];
+	static char shorts[2 * COMMAND_OPTIONS_MAX + 3];
 	static const struct command *built;
 
 	if (built != c) {
@@ -573,7 +572,7 @@ int command_getopt(const struct command *c, int argc, char **argv)
 		if (c->stop_at_operand)
 			shorts[k++] = '+';
 		shorts[k++] = 'h';
-		for (const struct command_option *o = c->options; o && o->name && n < OPTIONS_MAX; o++) {
+		for (const struct command_option *o = c->options; o && o->name && n < COMMAND_OPTIONS_MAX; o++) {
 			longs[n++] = (struct option){ o->name, o->arg ? required_argument : no_argument, NULL, o->val };
 			if (o->short_name) {
 				shorts[k++] = o->short_name;
@@ -650,6 +649,29 @@ void command_help(const struct command *c, FILE *f)
 }
 
 /* ------------------------------------------------------------ running */
+
+int fail(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("ramwatch: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return 1;
+}
+
+int usage_error(const char *command, const char *fmt, ...)
+{
+	va_list ap;
+	fputs("ramwatch: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'ramwatch %s%s--help'.\n", command ? command : "", command ? " " : "");
+	return EXIT_USAGE;
+}
+
 
 /* The refusal of a command this build cannot run, by what it needs. */
 static int refuse(const struct command *c)

@@ -35,6 +35,9 @@ enum command_complete {
 	COMPLETE_TIME,  /* a few times: now, 5min, 1h, 1d */
 };
 
+/* The options a command may have, --help not counted. */
+#define COMMAND_OPTIONS_MAX 24
+
 struct command_option {
 	const char *name;    /* long, without "--"; NULL ends the list */
 	char short_name;     /* -o, or 0 */

@@ -60,28 +60,6 @@ static int take_global(int argc, char **argv, int *i, struct global *ret)
 	return 0;
 }
 
-int fail(const char *fmt, ...)
-{
-	va_list ap;
-	fputs("ramwatch: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return 1;
-}
-
-int usage_error(const char *command, const char *fmt, ...)
-{
-	va_list ap;
-	fputs("ramwatch: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\nTry 'ramwatch %s%s--help'.\n", command ? command : "", command ? " " : "");
-	return EXIT_USAGE;
-}
-
 static void help(FILE *f)
 {
 	size_t n;

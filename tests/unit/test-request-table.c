@@ -341,7 +341,9 @@ static char *summary(void)
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
 
-	fputs(SUMMARY_BEGIN "| op | arguments | runs on | who may ask | time limit |\n|---|---|---|---|---|\n", f);
+	fputs(SUMMARY_BEGIN "| op | what it gives | arguments | runs on | who may ask | time limit |\n"
+			   "|---|---|---|---|---|---|\n",
+	      f);
 	for (int op = 0; op < _CONTROL_OP_MAX; op++) {
 		const struct request_decl *d = request_table_get(op);
 		static const char *const runs[] = {
@@ -352,7 +354,7 @@ static char *summary(void)
 		};
 		bool group_done = false, first = true;
 
-		fprintf(f, "| `%s` | ", d->name);
+		fprintf(f, "| `%s` | %s | ", d->name, d->help);
 		for (size_t i = 0; i < d->n_args; i++) {
 			const struct request_use *u = &d->args[i];
 			const struct request_arg *a = request_table_arg(u->arg);

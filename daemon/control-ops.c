@@ -1,7 +1,9 @@
-/* The ops, on the loop's side: status, mark and the scan of a watched
- * process are answered from what the daemon's core interface
- * (core-interface.h) tells; the others become jobs for the worker
- * (control-queries.c), with what they need of the daemon copied into them.
+/* The ops, on the loop's side, and their dispatch: each request's handlers
+ * are those its entry in request-table.def names.  Status, mark and the
+ * scan of a watched process are answered from what the daemon's core
+ * interface (core-interface.h) tells; the others become jobs for the
+ * worker (control-queries.c), with what they need of the daemon copied
+ * into them.
  *
  * Access is checked here first, before anything is read for the asker:
  * a watched process's owner is the uid the daemon recorded when it began

@@ -78,7 +78,8 @@ ALL_CFLAGS = $(BASE_CFLAGS) $(CFLAGS)
 
 # common/: logging, files, strings, times; needs nothing else
 COMMON_SRCS := common/util.c common/fileio.c common/strpool.c common/log.c common/text.c common/hashtab.c \
-	common/region-event-kind.c common/timeparse.c common/units.c common/error.c
+	common/region-event-kind.c common/timeparse.c common/units.c common/error.c common/json-field.c \
+	common/request-table.c
 
 # scanner/: one process's census from /proc (smaps, status, evidence, GPU)
 SCANNER_SRCS := scanner/region.c scanner/smaps.c scanner/smaps-fast.c scanner/proc-parse.c scanner/procfs.c \
@@ -116,8 +117,8 @@ DAEMON_SRCS := daemon/config.c daemon/config-parse.c daemon/config-table.c daemo
 	daemon/control-worker.c daemon/control-request.c daemon/control-answer.c daemon/control-access.c \
 	daemon/control-processes.c daemon/control-buffer.c \
 	daemon/sysmem.c daemon/sample.c daemon/schedule.c daemon/pidmap.c \
-	daemon/writer.c daemon/target.c daemon/manager.c daemon/manager-view.c daemon/discover.c daemon/discover-known.c daemon/proc-connector.c daemon/watched.c \
-	daemon/fast-tier.c daemon/census-tier.c daemon/census-take.c daemon/store-cycle.c daemon/store-aside.c daemon/malloc-tuning.c daemon/state-lock.c daemon/timer.c daemon/daemon-clock.c daemon/view.c \
+	daemon/writer.c daemon/target.c daemon/manager.c daemon/manager-interface.c daemon/discover.c daemon/discover-known.c daemon/proc-connector.c daemon/watched.c \
+	daemon/fast-tier.c daemon/census-tier.c daemon/census-take.c daemon/store-cycle.c daemon/store-aside.c daemon/malloc-tuning.c daemon/state-lock.c daemon/timer.c daemon/daemon-clock.c daemon/status-line.c \
 	daemon/export.c daemon/export-text.c daemon/gpu-watch.c daemon/change-watch.c
 DAEMON_MAIN := daemon/ramwatchd.c
 
@@ -130,6 +131,7 @@ CLIENT_SRCS := client/cmd-scan.c client/census-print.c client/render-census.c cl
 	client/cmd-top.c client/top-ask.c client/top-model.c client/top-layout.c client/top-screen.c
 CLIENT_SRCS += client/render-region-changes.c client/style.c
 CLIENT_SRCS += client/chart.c client/render-html.c client/render-html-charts.c
+CLIENT_SRCS += client/command-table.c
 CLIENT_MAIN := client/ramwatch.c
 
 # ================================================================== include paths, per layer
@@ -231,21 +233,23 @@ $(BUILD)/ramwatchd: $(call objects,$(DAEMON_MAIN)) $(DAEMON_LIBS)
 # ================================================================== tests
 
 # Unit tests (cmocka), one per module: tests/README.md says which tests which.
-UNIT_TESTS := test-util test-log test-strpool test-text test-hashtab test-timeparse test-units test-error \
+UNIT_TESTS := test-util test-log test-strpool test-text test-hashtab test-timeparse test-units test-error test-json-field \
 	test-smaps test-proc-parse test-classes test-classify test-runtimes test-census test-evidence-checks test-evidence test-memimage test-census-json \
 	test-scan-live test-region-events test-gpu test-gpu-census test-win-census \
 	test-trace-parse test-trace-analyzer test-trace-scopes test-trace-ledger test-trace-report \
 	test-trace-replay test-trace-export test-trace-binary test-trace-stacks \
 	test-store test-store-failures test-store-salvage test-store-retention test-store-read test-store-read-events test-store-read-gpu test-store-read-history test-store-read-page test-store-coalesce test-store-repeat test-store-delta test-steady test-query test-query-limits \
 	test-config test-config-values test-config-files test-selector \
-	test-sysmem test-schedule test-pidmap test-store-aside test-writer test-export test-watched test-census-tier test-discover test-fast-tier test-proc-connector test-change-watch test-view test-daemon-clock \
-	test-control-request test-control-buffer test-control-access test-control-processes test-control-worker \
-	test-render test-render-html test-control-client test-render-answers test-top test-chart
+	test-sysmem test-schedule test-pidmap test-store-aside test-writer test-export test-watched test-census-tier test-discover test-fast-tier test-proc-connector test-change-watch test-status-line test-daemon-clock \
+	test-control-request test-request-table test-control-buffer test-control-access test-control-processes test-control-worker \
+	test-render test-render-html test-command-table test-control-client test-render-answers test-top test-chart
 UNIT_BINS := $(addprefix $(BUILD)/tests/,$(UNIT_TESTS))
 
 $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(ALL_LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $< $(ALL_LIBS) $(LIBS) -lcmocka
+	$(CC) $(LDFLAGS) -o $@ $< $(ALL_LIBS) $(LIBS) -lcmocka $(TEST_LIBS_$*)
+# the table of commands reaches every command, top's screen with them
+TEST_LIBS_test-command-table = $(CURSES_LIBS)
 
 # The helpers are the processes under test: never sanitized, so their memory
 # has the shapes they report.
@@ -782,7 +786,7 @@ WIN_SCANNER_SRCS := scanner/region.c scanner/proc-parse.c scanner/classes.c scan
 WIN_TRACE_SRCS := $(filter-out trace/trace-symbols.c,$(TRACE_SRCS)) trace/windows/trace-symbols.c
 WIN_CLIENT_SRCS := client/census-print.c client/render-census.c client/table.c client/cmd-trace.c \
 	client/cmd-diff.c client/render-region-changes.c client/ask.c client/answer.c \
-	client/windows/cmd-scan.c client/windows/control-client.c client/windows/daemon-commands.c
+	client/command-table.c client/windows/cmd-scan.c client/windows/control-client.c
 WIN_SRCS := $(WIN_COMMON_SRCS) $(WIN_SCANNER_SRCS) $(WIN_TRACE_SRCS) $(WIN_CLIENT_SRCS) $(CLIENT_MAIN)
 WIN_OBJS := $(patsubst %.c,$(WIN_BUILD)/obj/%.o,$(WIN_SRCS))
 

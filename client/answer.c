@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json-field.h"
 #include "macro.h"
 #include "timeparse.h"
 #include "util.h"
@@ -35,10 +36,10 @@ int answer_format_from_name(const char *name)
 
 bool answer_int(const json_t *o, const char *key, int64_t *ret)
 {
-	const json_t *v = json_object_get(o, key);
-	if (!json_is_integer(v))
+	int64_t v;
+	if (json_field_int(o, key, INT64_MIN, INT64_MAX, &v) <= 0)
 		return false;
-	*ret = (int64_t)json_integer_value(v);
+	*ret = v;
 	return true;
 }
 
@@ -58,8 +59,8 @@ bool answer_region_event_counts(const json_t *s, struct region_event_counts *ret
 
 const char *answer_str(const json_t *o, const char *key)
 {
-	const json_t *v = json_object_get(o, key);
-	return json_is_string(v) ? json_string_value(v) : NULL;
+	const char *s = NULL;
+	return json_field_string(o, key, &s, NULL) > 0 ? s : NULL;
 }
 
 const char *answer_bytes(char *buf, const json_t *o, const char *key)
@@ -156,14 +157,10 @@ void answer_csv_time(FILE *f, bool known, int64_t ms)
 
 static int event_u64(const json_t *e, const char *key, size_t i, uint64_t *ret, struct error *err)
 {
-	const json_t *v = json_object_get(e, key);
-	if (!v || json_is_null(v)) {
-		*ret = 0; /* not known (a light census): nothing to count */
-		return 0;
-	}
-	if (!json_is_integer(v) || json_integer_value(v) < 0)
+	int64_t v = 0; /* not known (a light census): nothing to count */
+	if (json_field_int(e, key, 0, INT64_MAX, &v) < 0)
 		return error_set(err, -EBADMSG, "events[%zu].%s is not a size in bytes", i, key);
-	*ret = (uint64_t)json_integer_value(v);
+	*ret = (uint64_t)v;
 	return 0;
 }
 

@@ -12,7 +12,8 @@
 
 #include "paths.h"
 
-/* getopt_long values of the options shared by these commands. */
+/* The values command_getopt returns for the options these commands share
+ * (command-table.c gives them to the options). */
 enum {
 	OPT_SOCKET = 0x100,
 	OPT_PID,
@@ -22,9 +23,6 @@ enum {
 	OPT_FORMAT,
 	OPT_OUT,
 };
-
-#define ASK_SOCKET_OPTION { "socket", required_argument, NULL, OPT_SOCKET }
-#define ASK_SOCKET_HELP "  --socket PATH      ramwatchd's socket (default $RAMWATCH_SOCKET, else " RW_SOCKET_DEFAULT ")\n"
 
 /* The options the commands that ask ramwatchd share, as given. */
 struct ask_args {

@@ -64,13 +64,8 @@ int save_census(const struct census *c, const char *path)
 	return 0;
 }
 
-int cmd_summary(int argc, char **argv)
+int cmd_summary(const struct command *self, int argc, char **argv)
 {
-	static const struct option options[] = {
-		{ "json", no_argument, NULL, 'j' }, { "markdown", no_argument, NULL, 'm' },
-		{ "regions", no_argument, NULL, 'r' }, { "top", required_argument, NULL, 't' },
-		{ "help", no_argument, NULL, 'h' }, { 0 },
-	};
 	_cleanup_(census_freep) struct census *c = NULL;
 	enum output out = OUT_TABLE;
 	size_t top = RW_TOP_DEFAULT;
@@ -78,7 +73,7 @@ int cmd_summary(int argc, char **argv)
 	int opt, r;
 
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
+	while ((opt = command_getopt(self, argc, argv)) >= 0) {
 		switch (opt) {
 		case 'j': out = OUT_JSON; break;
 		case 'm': out = OUT_MARKDOWN; break;
@@ -88,8 +83,7 @@ int cmd_summary(int argc, char **argv)
 				return r;
 			break;
 		case 'h':
-			printf("Usage: ramwatch summary FILE.json [--markdown|--json] [--regions] [--top N]\n\n"
-			       "Prints a census saved by 'ramwatch scan --out' or '--json' ('-': standard input).\n");
+			command_help(self, stdout);
 			return 0;
 		default: return usage_error("summary", "bad option");
 		}

@@ -174,38 +174,8 @@ static int print_diff_json(const struct census *a, const struct census *b, int64
 	return 0;
 }
 
-static void diff_help(void)
+int cmd_diff(const struct command *self, int argc, char **argv)
 {
-	printf("Usage: ramwatch diff BEFORE.json AFTER.json [--markdown|--format FORMAT]\n"
-	       "       ramwatch diff --pid PID --from TIME [--to TIME] [--markdown|--format FORMAT]\n"
-	       "                     [--socket PATH]\n\n"
-	       "Compares two censuses class by class (private and resident before, after and\n"
-	       "change), largest changes first, then the files that came or went: two saved\n"
-	       "census files, or the censuses ramwatchd stored for a process at or before\n"
-	       "--from and --to (default: now, the last census).  For stored censuses, the\n"
-	       "regions that appeared, grew, shrank or disappeared between them follow,\n"
-	       "largest first.\n\n"
-	       "  --markdown         print Markdown tables (--format markdown)\n"
-	       "  --format FORMAT    text (default), markdown or json (times in unix seconds)\n"
-	       "  --pid PID          the process (its latest instance)\n"
-	       "  --from TIME        the census taken at or before TIME; first: the first\n"
-	       "  --to TIME          the census taken at or before TIME (default now); last\n" ASK_SOCKET_HELP
-	       "\nTIME is 30s, 5min, 2h, 7d or 1h30min ago, now, 2026-11-29T14:00 (local time;\n"
-	       "or with Z or +01:00), or @UNIXSECONDS.\n");
-}
-
-int cmd_diff(int argc, char **argv)
-{
-	static const struct option options[] = {
-		ASK_SOCKET_OPTION,
-		{ "markdown", no_argument, NULL, 'm' },
-		{ "format", required_argument, NULL, OPT_FORMAT },
-		{ "pid", required_argument, NULL, OPT_PID },
-		{ "from", required_argument, NULL, 'f' },
-		{ "to", required_argument, NULL, 't' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	_cleanup_(census_freep) struct census *a = NULL, *b = NULL;
 	_cleanup_(json_decrefp) json_t *select = json_object();
 	struct render_options o = { .format = RENDER_TEXT, .top = RW_TOP_DEFAULT };
@@ -221,7 +191,7 @@ int cmd_diff(int argc, char **argv)
 	if (!select)
 		return fail("%s", strerror(ENOMEM));
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
+	while ((opt = command_getopt(self, argc, argv)) >= 0) {
 		switch (opt) {
 		case OPT_SOCKET: socket = optarg; break;
 		case 'm': o.format = RENDER_MARKDOWN; break;
@@ -236,7 +206,7 @@ int cmd_diff(int argc, char **argv)
 		case OPT_PID: pid = optarg; break;
 		case 'f': from = optarg; break;
 		case 't': to = optarg; break;
-		case 'h': diff_help(); return 0;
+		case 'h': command_help(self, stdout); return 0;
 		default: return usage_error("diff", "bad option");
 		}
 	}

@@ -31,17 +31,8 @@ static int write_memtrace(FILE *f, void *data)
 	return trace_export_region_events(m->v, m->n, f);
 }
 
-int cmd_events(int argc, char **argv)
+int cmd_events(const struct command *self, int argc, char **argv)
 {
-	static const struct option options[] = {
-		ASK_SOCKET_OPTION,
-		{ "pid", required_argument, NULL, OPT_PID },
-		{ "since", required_argument, NULL, OPT_SINCE },
-		{ "until", required_argument, NULL, OPT_UNTIL },
-		{ "format", required_argument, NULL, OPT_FORMAT },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	_cleanup_(json_decrefp) json_t *request = json_pack("{s:s}", "op", "events"), *result = NULL;
 	_cleanup_free_ struct trace_region_event *events = NULL;
 	struct ask_args a = { 0 };
@@ -54,7 +45,7 @@ int cmd_events(int argc, char **argv)
 	if (!request)
 		return fail("%s", strerror(ENOMEM));
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
+	while ((opt = command_getopt(self, argc, argv)) >= 0) {
 		switch (opt) {
 		case OPT_FORMAT:
 			r = answer_format_from_name(optarg);
@@ -63,16 +54,7 @@ int cmd_events(int argc, char **argv)
 			format = (enum answer_format)r;
 			break;
 		case 'h':
-			printf("Usage: ramwatch events --pid PID [--since TIME] [--until TIME]\n"
-			       "                       [--format json|memtrace] [--socket PATH]\n\n"
-			       "The region events ramwatchd recorded for a process: regions that appeared,\n"
-			       "disappeared, grew or shrank between two censuses, oldest first.\n\n"
-			       "  --pid PID          the process (its latest instance)\n"
-			       "  --since TIME       from TIME\n"
-			       "  --until TIME       to TIME (default: now)\n"
-			       "  --format FORMAT    json (default; times in unix seconds) or memtrace: a trace\n"
-			       "                     of the physical layer, one scope per class, for\n"
-			       "                     'ramwatch trace summary --layer physical -'\n" ASK_SOCKET_HELP);
+			command_help(self, stdout);
 			return 0;
 		default:
 			if (ask_take_option(&a, opt, optarg))

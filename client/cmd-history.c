@@ -55,39 +55,8 @@ static int add_classes(const char *arg, const char **classes, size_t *n, char *s
 	return 0;
 }
 
-static void history_help(void)
+int cmd_history(const struct command *self, int argc, char **argv)
 {
-	printf("Usage: ramwatch history (--pid PID | --name PATTERN) [--since TIME] [--until TIME]\n"
-	       "                        [--class KEY...] [--step DURATION] [--format table|csv|json]\n"
-	       "                        [--socket PATH]\n\n"
-	       "The memory timeline ramwatchd stored: one line per sample row (private and\n"
-	       "resident, with their maxima in the row's interval), the censuses with their\n"
-	       "trigger and largest classes, and the marks, where they fall in time.\n\n"
-	       "  --pid PID          the process (its latest instance)\n"
-	       "  --name PATTERN     every process whose name or command line matches the glob\n"
-	       "  --since TIME       from TIME (default: one hour before --until)\n"
-	       "  --until TIME       to TIME (default: now)\n"
-	       "  --class KEY        classes to show on census lines (repeat, or a,b,c)\n"
-	       "  --step DURATION    one row per DURATION (30s, 5min, 1h): min, max and last\n"
-	       "  --format FORMAT    table (default), csv or json (times in unix seconds)\n" ASK_SOCKET_HELP
-	       "\nTIME is 30s, 5min, 2h, 7d or 1h30min ago, now, 2026-11-29T14:00 (local time;\n"
-	       "or with Z or +01:00), or @UNIXSECONDS.\n");
-}
-
-int cmd_history(int argc, char **argv)
-{
-	static const struct option options[] = {
-		ASK_SOCKET_OPTION,
-		{ "pid", required_argument, NULL, OPT_PID },
-		{ "name", required_argument, NULL, OPT_NAME },
-		{ "since", required_argument, NULL, OPT_SINCE },
-		{ "until", required_argument, NULL, OPT_UNTIL },
-		{ "class", required_argument, NULL, 'c' },
-		{ "step", required_argument, NULL, 's' },
-		{ "format", required_argument, NULL, OPT_FORMAT },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	_cleanup_(json_decrefp) json_t *request = json_pack("{s:s}", "op", "history"), *result = NULL;
 	struct ask_args a = { 0 };
 	const char *classes[_CLASS_MAX];
@@ -101,7 +70,7 @@ int cmd_history(int argc, char **argv)
 	if (!request)
 		return fail("%s", strerror(ENOMEM));
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
+	while ((opt = command_getopt(self, argc, argv)) >= 0) {
 		switch (opt) {
 		case 'c':
 			if ((r = add_classes(optarg, classes, &n_classes, storage, sizeof(storage), &used)) != 0)
@@ -120,7 +89,7 @@ int cmd_history(int argc, char **argv)
 				return usage_error("history", "--format takes table, csv or json, not '%s'", optarg);
 			format = (enum answer_format)r;
 			break;
-		case 'h': history_help(); return 0;
+		case 'h': command_help(self, stdout); return 0;
 		default:
 			if (ask_take_option(&a, opt, optarg))
 				break;

@@ -15,14 +15,8 @@
 #include "timeparse.h"
 #include "util.h"
 
-int cmd_mark(int argc, char **argv)
+int cmd_mark(const struct command *self, int argc, char **argv)
 {
-	static const struct option options[] = {
-		ASK_SOCKET_OPTION,
-		{ "pid", required_argument, NULL, OPT_PID },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	_cleanup_(json_decrefp) json_t *request = json_pack("{s:s}", "op", "mark"), *result = NULL;
 	struct ask_args a = { 0 };
 	const char *name;
@@ -33,13 +27,10 @@ int cmd_mark(int argc, char **argv)
 	if (!request)
 		return fail("%s", strerror(ENOMEM));
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
+	while ((opt = command_getopt(self, argc, argv)) >= 0) {
 		switch (opt) {
 		case 'h':
-			printf("Usage: ramwatch mark --pid PID NAME [--socket PATH]\n\n"
-			       "Starts a named phase of a watched process now (\"load\", \"training\"): reports\n"
-			       "give each phase its peak, and ramwatchd takes a census at once.\n\n"
-			       "  --pid PID          the process\n" ASK_SOCKET_HELP);
+			command_help(self, stdout);
 			return 0;
 		default:
 			if (ask_take_option(&a, opt, optarg))

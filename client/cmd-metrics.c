@@ -10,27 +10,18 @@
 #include "control-client.h"
 #include "macro.h"
 
-int cmd_metrics(int argc, char **argv)
+int cmd_metrics(const struct command *self, int argc, char **argv)
 {
-	static const struct option options[] = {
-		ASK_SOCKET_OPTION,
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	_cleanup_(json_decrefp) json_t *request = NULL, *result = NULL;
 	const char *socket = NULL;
 	int opt, r;
 
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
+	while ((opt = command_getopt(self, argc, argv)) >= 0) {
 		switch (opt) {
 		case OPT_SOCKET: socket = optarg; break;
 		case 'h':
-			printf("Usage: ramwatch metrics [--socket PATH]\n\n"
-			       "ramwatchd's metrics in Prometheus's text format, as the textfile it writes for\n"
-			       "node_exporter holds them (Export= in ramwatchd.conf): memory per group of\n"
-			       "processes (ExportGroupBy=) and per class, and the daemon's own counters.\n"
-			       "A user outside group ramwatch gets the groups of their own processes only.\n\n" ASK_SOCKET_HELP);
+			command_help(self, stdout);
 			return 0;
 		default: return usage_error("metrics", "bad option");
 		}

@@ -23,16 +23,8 @@ static int write_processes(FILE *f, void *data)
 	return render_processes(o->answer, o->format, f);
 }
 
-int cmd_processes(int argc, char **argv)
+int cmd_processes(const struct command *self, int argc, char **argv)
 {
-	static const struct option options[] = {
-		ASK_SOCKET_OPTION,
-		{ "all", no_argument, NULL, 'a' },
-		{ "sort", required_argument, NULL, 's' },
-		{ "format", required_argument, NULL, OPT_FORMAT },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	_cleanup_(json_decrefp) json_t *request = NULL, *result = NULL;
 	const char *socket = NULL, *sort = "private";
 	enum answer_format format = ANSWER_TABLE;
@@ -40,7 +32,7 @@ int cmd_processes(int argc, char **argv)
 	int opt, r;
 
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
+	while ((opt = command_getopt(self, argc, argv)) >= 0) {
 		switch (opt) {
 		case OPT_SOCKET: socket = optarg; break;
 		case 'a': all = true; break;
@@ -58,16 +50,7 @@ int cmd_processes(int argc, char **argv)
 			format = (enum answer_format)r;
 			break;
 		case 'h':
-			printf("Usage: ramwatch processes [--all] [--sort private|resident|peak|vram]\n"
-			       "                          [--format table|csv|json] [--socket PATH]\n\n"
-			       "The processes ramwatchd watches, largest first, with their private and resident\n"
-			       "memory (the last sample), their peak, their GPU memory (where NVIDIA GPUs are)\n"
-			       "and their last census.  Users other than root and members of group ramwatch\n"
-			       "see their own processes only.\n\n"
-			       "  --all              also the processes that exited or are no longer watched\n"
-			       "  --sort KEY         private (default), resident, peak (peak private) or vram\n"
-			       "                     (GPU memory)\n"
-			       "  --format FORMAT    table (default), csv or json (times in unix seconds)\n" ASK_SOCKET_HELP);
+			command_help(self, stdout);
 			return 0;
 		default: return usage_error("processes", "bad option");
 		}

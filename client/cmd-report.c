@@ -61,18 +61,8 @@ static int report_html(const char *socket, const json_t *report, const char *pat
 	return ask_output(path, write_html, &(struct html_answers){ report, history });
 }
 
-int cmd_report(int argc, char **argv)
+int cmd_report(const struct command *self, int argc, char **argv)
 {
-	static const struct option options[] = {
-		ASK_SOCKET_OPTION,
-		{ "pid", required_argument, NULL, OPT_PID },
-		{ "format", required_argument, NULL, OPT_FORMAT },
-		{ "out", required_argument, NULL, OPT_OUT },
-		{ "html", required_argument, NULL, 'H' },
-		{ "trace", required_argument, NULL, 't' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	_cleanup_(json_decrefp) json_t *request = json_pack("{s:s}", "op", "report"), *result = NULL;
 	struct ask_args a = { 0 };
 	const char *out = NULL, *html = NULL, *trace = NULL;
@@ -82,7 +72,7 @@ int cmd_report(int argc, char **argv)
 	if (!request)
 		return fail("%s", strerror(ENOMEM));
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
+	while ((opt = command_getopt(self, argc, argv)) >= 0) {
 		switch (opt) {
 		case OPT_OUT: out = optarg; break;
 		case 'H': html = optarg; break;
@@ -94,21 +84,7 @@ int cmd_report(int argc, char **argv)
 			json = streq(optarg, "json");
 			break;
 		case 'h':
-			printf("Usage: ramwatch report --pid PID [--format markdown|json] [--out FILE] [--trace FILE]\n"
-			       "                       [--socket PATH]\n"
-			       "       ramwatch report --pid PID --html FILE [--socket PATH]\n\n"
-			       "What ramwatchd recorded of a process, as Markdown: the peak and when, the peaks\n"
-			       "of each phase (cut by marks), the classes, largest regions and mapped files of\n"
-			       "the last census, the memory after each census, and what is new since the\n"
-			       "census before the last (classes that grew, files newly mapped).\n\n"
-			       "  --pid PID          the process (its latest instance)\n"
-			       "  --format FORMAT    markdown (default) or json (times in unix seconds)\n"
-			       "  --out FILE         write to FILE (atomically) instead of standard output\n"
-			       "  --html FILE        write one self-contained HTML page to FILE (atomically): the\n"
-			       "                     same with charts of private and resident memory and of the\n"
-			       "                     classes over time, marks drawn on them\n"
-			       "  --trace FILE       the process's allocation trace (ramwatch trace record): its\n"
-			       "                     live bytes beside the census's malloc class\n" ASK_SOCKET_HELP);
+			command_help(self, stdout);
 			return 0;
 		default:
 			if (ask_take_option(&a, opt, optarg))

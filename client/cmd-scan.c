@@ -151,40 +151,6 @@ static int scan_candidates(const struct candidates *cands, const struct scan_opt
 	return fail("no process %s could be scanned", what);
 }
 
-static void scan_help(void)
-{
-	printf("Usage: ramwatch scan [PID | --name PATTERN | --smaps FILE [--status FILE]] [OPTIONS]\n\n"
-	       "Takes a census of a process's memory: every region of its address space\n"
-	       "classified by shape, with totals by class, the largest regions and the files.\n"
-	       "Without PID or --name: the process with the most private memory.\n\n"
-	       "  --name PATTERN   the process with the most private memory whose name or\n"
-	       "                   command line matches the glob PATTERN\n"
-	       "  --smaps FILE     a saved /proc/PID/smaps ('-': standard input)\n"
-	       "  --status FILE    with --smaps: the saved /proc/PID/status of the same moment\n"
-	       "  --json           print JSON (exact bytes; see ramwatch(1) for the fields)\n"
-	       "  --markdown       print Markdown tables\n"
-	       "  --regions        list every region with its class and the rule that decided it\n"
-	       "  --top N          largest regions and files to show (default %u)\n"
-	       "  --light          read maps and smaps_rollup only: no per-region page-table walk,\n"
-	       "                   for huge processes; classes then have sizes but no memory counts\n"
-	       "  --gpu            show the GPU memory the process holds (NVML), or why it cannot\n"
-	       "                   be shown (by default: shown for a process that uses a GPU)\n"
-	       "  --no-gpu         do not ask NVML\n"
-	       "  --no-evidence    classify by shape alone: read nothing of the process's memory\n"
-	       "                   (by default, the headers allocators wrote are read, only in\n"
-	       "                   resident pages, to confirm whose memory each region is)\n"
-	       "  --save-memory FILE  save what evidence read as a memory image (with a copy of\n"
-	       "                   /proc/PID/smaps, the census can be taken again with --memory)\n"
-	       "  --memory FILE    with --smaps: read evidence from this memory image\n"
-	       "  --out FILE       also save the census as JSON to FILE\n"
-	       "  --proc DIR       read processes from DIR instead of /proc\n"
-	       "  --daemon         ramwatchd takes the census, with its rights (also done when\n"
-	       "                   reading PID is not permitted)\n"
-	       "  --socket PATH    ramwatchd's socket (default $RAMWATCH_SOCKET, else\n"
-	       "                   " RW_SOCKET_DEFAULT ")\n",
-	       RW_TOP_DEFAULT);
-}
-
 /* What the command line asked for. */
 struct scan_args {
 	const char *name, *smaps, *status, *out_path, *proc, *socket, *memory, *save_memory;
@@ -196,25 +162,13 @@ struct scan_args {
 
 /* Reads the options and the PID into a.  Returns -1 to go on, else the
  * exit status (0 after --help). */
-static int scan_parse_args(int argc, char **argv, struct scan_args *a)
+static int scan_parse_args(const struct command *self, int argc, char **argv, struct scan_args *a)
 {
-	static const struct option options[] = {
-		{ "name", required_argument, NULL, 'n' },   { "smaps", required_argument, NULL, 's' },
-		{ "status", required_argument, NULL, 'S' }, { "json", no_argument, NULL, 'j' },
-		{ "markdown", no_argument, NULL, 'm' },     { "regions", no_argument, NULL, 'r' },
-		{ "top", required_argument, NULL, 't' },    { "out", required_argument, NULL, 'o' },
-		{ "proc", required_argument, NULL, 'p' },   { "help", no_argument, NULL, 'h' },
-		{ "light", no_argument, NULL, 'l' },	    { "gpu", no_argument, NULL, 'g' },
-		{ "no-gpu", no_argument, NULL, 'G' },	    { "no-evidence", no_argument, NULL, 'E' },
-		{ "memory", required_argument, NULL, 'M' }, { "save-memory", required_argument, NULL, 'W' },
-		{ "daemon", no_argument, NULL, 'd' },	    ASK_SOCKET_OPTION,
-		{ 0 },
-	};
 	int opt, r;
 
 	*a = (struct scan_args){ .out = OUT_TABLE, .top = RW_TOP_DEFAULT };
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
+	while ((opt = command_getopt(self, argc, argv)) >= 0) {
 		switch (opt) {
 		case 'n': a->name = optarg; break;
 		case 's': a->smaps = optarg; break;
@@ -236,7 +190,7 @@ static int scan_parse_args(int argc, char **argv, struct scan_args *a)
 		case 'W': a->save_memory = optarg; break;
 		case 'd': a->daemon = true; break;
 		case OPT_SOCKET: a->socket = optarg; break;
-		case 'h': scan_help(); return 0;
+		case 'h': command_help(self, stdout); return 0;
 		default: return usage_error("scan", "bad option");
 		}
 	}
@@ -317,7 +271,7 @@ static int scan_largest(const struct scan_args *a, const struct scan_options *so
 	return r;
 }
 
-int cmd_scan(int argc, char **argv)
+int cmd_scan(const struct command *self, int argc, char **argv)
 {
 	_cleanup_(census_freep) struct census *c = NULL;
 	_cleanup_(gpu_closep) struct gpu *gpu = NULL;
@@ -325,7 +279,7 @@ int cmd_scan(int argc, char **argv)
 	struct scan_args a;
 	int r;
 
-	if ((r = scan_parse_args(argc, argv, &a)) >= 0 || (r = scan_check_args(&a)) >= 0)
+	if ((r = scan_parse_args(self, argc, argv, &a)) >= 0 || (r = scan_check_args(&a)) >= 0)
 		return r;
 	if (a.save_memory && !(memory_out = fopen(a.save_memory, "we")))
 		return fail("%s: %m", a.save_memory);

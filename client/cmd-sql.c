@@ -24,7 +24,6 @@
 #include "units.h"
 #include "util.h"
 
-#define SQL_DB_ENV "RAMWATCH_DB"
 
 /* The most columns a table lays out. */
 #define SQL_TABLE_COLUMNS_MAX TABLE_COLUMNS_MAX
@@ -308,30 +307,6 @@ static void output_done(struct output *out)
 
 /* ------------------------------------------------------------ the command line */
 
-static void sql_help(void)
-{
-	char t_default[UNITS_FORMAT_MAX], t_max[UNITS_FORMAT_MAX], b_default[UNITS_FORMAT_MAX];
-
-	printf("Usage: ramwatch sql QUERY [--db PATH] [--format table|csv|json] [OPTIONS]\n\n"
-	       "Runs one read-only SQL query on the ramwatch database and prints its rows\n"
-	       "(QUERY '-': read from standard input).  The tables and views are described\n"
-	       "in ramwatch-schema(7).  Only reading is allowed: SELECT (with WITH, VALUES,\n"
-	       "EXPLAIN) and the PRAGMAs %s.\n\n"
-	       "  --db PATH         the database (default $%s, else %s)\n"
-	       "  --format FORMAT   table (default), csv (RFC 4180) or json (an array of objects)\n"
-	       "  --timeout DURATION time the query may take, seconds without a unit (default\n"
-	       "                    %s, at most %s)\n"
-	       "  --max-rows N      rows to print, at most (default %u, at most %u)\n"
-	       "  --max-bytes SIZE  the result's size, at most: text and blob bytes, 8 for any\n"
-	       "                    other value; K, M, G for KiB, MiB, GiB (default %s)\n\n"
-	       "Sizes and durations are written as in ramwatchd.conf (ramwatch(1), SIZES AND\n"
-	       "DURATIONS): 1.5G, 512K; 1.5s, 2min, 1h 30min.\n",
-	       QUERY_PRAGMAS, SQL_DB_ENV, RW_DATABASE_DEFAULT,
-	       units_format_duration(t_default, RW_SQL_TIMEOUT_DEFAULT_MS * UNITS_USEC_PER_MS),
-	       units_format_duration(t_max, RW_SQL_TIMEOUT_MAX_MS * UNITS_USEC_PER_MS), RW_SQL_ROWS_DEFAULT,
-	       RW_SQL_ROWS_MAX, units_format_size(b_default, RW_SQL_BYTES_DEFAULT));
-}
-
 /* The message for a failed query, with what a person can do about it. */
 static int query_failed(int r, const char *err, const struct output *out, const struct query_options *o)
 {
@@ -341,7 +316,7 @@ static int query_failed(int r, const char *err, const struct output *out, const 
 	case -EACCES:
 		return fail("%s — the database is readable by root and group ramwatch", err);
 	case -ENOENT:
-		return fail("%s — ramwatchd creates it when it starts; --db or $%s name another", err, SQL_DB_ENV);
+		return fail("%s — ramwatchd creates it when it starts; --db or $%s name another", err, RW_DATABASE_ENV);
 	case -ETIME:
 		/* written as --timeout takes it: "500ms", "1min 30s" */
 		return fail("stopped after %s (--timeout)", units_format_duration(t, o->timeout_ms * UNITS_USEC_PER_MS));
@@ -362,14 +337,8 @@ static int query_failed(int r, const char *err, const struct output *out, const 
 	}
 }
 
-int cmd_sql(int argc, char **argv)
+int cmd_sql(const struct command *self, int argc, char **argv)
 {
-	static const struct option options[] = {
-		{ "db", required_argument, NULL, 'd' },        { "format", required_argument, NULL, 'f' },
-		{ "timeout", required_argument, NULL, 't' },   { "max-rows", required_argument, NULL, 'r' },
-		{ "max-bytes", required_argument, NULL, 'b' }, { "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	struct query_options o = {
 		.timeout_ms = RW_SQL_TIMEOUT_DEFAULT_MS,
 		.max_rows = RW_SQL_ROWS_DEFAULT,
@@ -385,7 +354,7 @@ int cmd_sql(int argc, char **argv)
 	int opt, r, w;
 
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
+	while ((opt = command_getopt(self, argc, argv)) >= 0) {
 		switch (opt) {
 		case 'd': db = optarg; break;
 		case 'f':
@@ -417,7 +386,7 @@ int cmd_sql(int argc, char **argv)
 				return usage_error("sql", "--max-bytes takes a size from 1 to %s, not '%s'",
 						   format_bytes(a, RW_SQL_BYTES_MAX), optarg);
 			break;
-		case 'h': sql_help(); return 0;
+		case 'h': command_help(self, stdout); return 0;
 		default: return usage_error("sql", "bad option");
 		}
 	}
@@ -433,7 +402,7 @@ int cmd_sql(int argc, char **argv)
 		sql = input;
 	}
 	if (!db) {
-		db = getenv(SQL_DB_ENV);
+		db = getenv(RW_DATABASE_ENV);
 		if (!db || !db[0])
 			db = RW_DATABASE_DEFAULT;
 	}

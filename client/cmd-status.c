@@ -21,21 +21,15 @@ static int write_json(FILE *f, void *data)
 	return answer_print_json(data, f);
 }
 
-int cmd_status(int argc, char **argv)
+int cmd_status(const struct command *self, int argc, char **argv)
 {
-	static const struct option options[] = {
-		ASK_SOCKET_OPTION,
-		{ "format", required_argument, NULL, OPT_FORMAT },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	_cleanup_(json_decrefp) json_t *request = NULL, *result = NULL;
 	const char *socket = NULL;
 	bool json = false;
 	int opt, r;
 
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
+	while ((opt = command_getopt(self, argc, argv)) >= 0) {
 		switch (opt) {
 		case OPT_SOCKET: socket = optarg; break;
 		case OPT_FORMAT:
@@ -44,11 +38,7 @@ int cmd_status(int argc, char **argv)
 			json = streq(optarg, "json");
 			break;
 		case 'h':
-			printf("Usage: ramwatch status [--format text|json] [--socket PATH]\n\n"
-			       "How ramwatchd is doing: its version and uptime, configuration file, database\n"
-			       "and its size, the processes it watches, censuses per minute, the census\n"
-			       "budget used, censuses waiting for it, and the last errors it logged.\n\n"
-			       "  --format FORMAT    text (default) or json\n" ASK_SOCKET_HELP);
+			command_help(self, stdout);
 			return 0;
 		default: return usage_error("status", "bad option");
 		}

@@ -274,23 +274,14 @@ static int parse_ms(const char *option, const char *arg, int64_t min, int64_t ma
 	return 0;
 }
 
-int cmd_top(int argc, char **argv)
+int cmd_top(const struct command *self, int argc, char **argv)
 {
-	static const struct option options[] = {
-		ASK_SOCKET_OPTION,
-		{ "interval", required_argument, NULL, 'd' },
-		{ "window", required_argument, NULL, 'w' },
-		{ "sort", required_argument, NULL, 's' },
-		{ "once", no_argument, NULL, '1' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	struct top t = { .interval_ms = INTERVAL_DEFAULT_MS, .window_ms = WINDOW_DEFAULT_MS, .v.only_uid = -1 };
 	bool once = false;
 	int opt, r;
 
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "hd:s:", options, NULL)) >= 0) {
+	while ((opt = command_getopt(self, argc, argv)) >= 0) {
 		switch (opt) {
 		case OPT_SOCKET: t.socket = optarg; break;
 		case 'd':
@@ -309,19 +300,7 @@ int cmd_top(int argc, char **argv)
 			break;
 		case '1': once = true; break;
 		case 'h':
-			printf("Usage: ramwatch top [-d|--interval DURATION] [--window DURATION] [--sort KEY] [--once]\n"
-			       "                    [--socket PATH]\n\n"
-			       "A live view of the processes ramwatchd watches, largest first: their memory, a bar\n"
-			       "split by the classes of their last census, and a sparkline of their private memory\n"
-			       "over the window.  Users other than root and members of group ramwatch see their\n"
-			       "own processes only.\n\n"
-			       "  -d, --interval DURATION  time between refreshes (default 2s, 100ms to 1h)\n"
-			       "  --window DURATION  the sparkline's and growth's window (default 5min)\n"
-			       "  --sort KEY         private (default), resident, peak, growth or vram\n"
-			       "  --once             print one screen as text and exit (no terminal needed)\n" ASK_SOCKET_HELP
-			       "\nKeys: P R E G V sort by private, resident, peak, growth, vram (s: the next);\n"
-			       "arrows, j k, PgUp PgDn pick; Enter: the picked process's classes, census and marks\n"
-			       "(Esc: back); / filter by name, u by user; c take a census; m set a mark; q quit.\n");
+			command_help(self, stdout);
 			return 0;
 		default: return usage_error("top", "bad option");
 		}

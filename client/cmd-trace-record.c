@@ -35,22 +35,6 @@
 #define TRACER_NAME "libramwatch-trace.so"
 #define STACK_MAX 16u
 
-static void record_help(void)
-{
-	printf("Usage: ramwatch trace record [OPTIONS] -o FILE -- COMMAND [ARGS...]\n\n"
-	       "Runs COMMAND with the allocation tracer preloaded and writes what it allocated\n"
-	       "as a memtrace (format version 3) to FILE, for ramwatch trace summary.\n"
-	       "Processes it forks write FILE.PID.  Exits with COMMAND's status.\n\n"
-	       "  -o, --output FILE   the trace (replaced if it exists)\n"
-	       "  --min-bytes SIZE    trace blocks of SIZE or more one by one, count smaller ones\n"
-	       "                      per site (default 4096; 0 traces every call)\n"
-	       "  --stack N           frames per site (1, the caller, is what is recorded)\n"
-	       "  --scope-env VAR     the environment variable VAR names the current phase\n"
-	       "  --format FORMAT     json (JSON Lines) or binary (a few bytes an event; trace\n"
-	       "                      export gives its JSON Lines); default: json when FILE ends\n"
-	       "                      in .jsonl or .json, binary otherwise\n");
-}
-
 /* The tracer: $RAMWATCH_TRACE_LIBRARY, beside this binary, or installed. */
 static int find_library(char *ret, size_t size)
 {
@@ -200,17 +184,8 @@ static void note_other_traces(const char *path)
 	globfree(&g);
 }
 
-int cmd_trace_record(int argc, char **argv)
+int cmd_trace_record(const struct command *self, int argc, char **argv)
 {
-	static const struct option options[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "min-bytes", required_argument, NULL, 'm' },
-		{ "stack", required_argument, NULL, 's' },
-		{ "scope-env", required_argument, NULL, 'e' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	char library[PATH_MAX], file[PATH_MAX], python[PATH_MAX + 16], number[24];
 	const char *output = NULL, *scope_env = NULL, *format = NULL;
 	uint64_t min_bytes = 4096, stack = 1;
@@ -219,7 +194,7 @@ int cmd_trace_record(int argc, char **argv)
 	pid_t pid;
 
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "+ho:", options, NULL)) >= 0) {
+	while ((opt = command_getopt(self, argc, argv)) >= 0) {
 		switch (opt) {
 		case 'o': output = optarg; break;
 		case 'm':
@@ -243,7 +218,7 @@ int cmd_trace_record(int argc, char **argv)
 				return usage_error("trace record", "--format takes json or binary, not '%s'", optarg);
 			format = optarg;
 			break;
-		case 'h': record_help(); return 0;
+		case 'h': command_help(self, stdout); return 0;
 		default: return usage_error("trace record", "bad option");
 		}
 	}

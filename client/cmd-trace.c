@@ -1,6 +1,7 @@
-/* ramwatch trace summary: replays an allocation event trace (memtrace,
- * format version 3) and reports what was kept, churned and for how long,
- * by scope and by allocation site, with a verdict on the trace itself. */
+/* ramwatch trace: its sub-commands (command-table.c), and summary, which
+ * replays an allocation event trace (memtrace, format version 3) and
+ * reports what was kept, churned and for how long, by scope and by
+ * allocation site, with a verdict on the trace itself, and export. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -20,34 +21,6 @@
 #include "units.h"
 #include "util.h"
 
-#define TOP_DEFAULT 24u
-
-static void trace_help(void)
-{
-	printf("Usage: ramwatch trace summary [OPTIONS] FILE|-\n"
-	       "       ramwatch trace record [OPTIONS] -o FILE -- COMMAND [ARGS...]\n"
-	       "       ramwatch trace export [-o OUT] FILE|-\n\n"
-	       "Replays an allocation event trace (memtrace JSON Lines, format version 3, or\n"
-	       "the binary file of trace record) and\n"
-	       "reports what was kept, churned and how long it lived, by scope and by site,\n"
-	       "with a verdict on how complete the trace is.  '-' reads standard input.\n\n"
-	       "  --layer LAYER       backing, logical or physical (default: logical for a trace\n"
-	       "                      of ramwatch trace record, backing for others)\n"
-	       "  --sort ORDER        retained (default), traffic or lifetime\n"
-	       "  --top N             scopes and sites to show (default %u)\n"
-	       "  --min-bytes SIZE    hide rows whose live, peak live and retained bytes are all\n"
-	       "                      below SIZE (bytes, or with a unit: 64K, 1.5M)\n"
-	       "  --include-zero-live also show rows that never held any bytes\n"
-	       "  --sites             also rank allocation sites (return addresses)\n"
-	       "  --stacks            also rank the stacks of trace record --stack N, each with\n"
-	       "                      its frames (sites instead for a trace without stacks)\n"
-	       "  --site ADDRESS      sizes and scopes of one site (0x... or decimal)\n"
-	       "  --symbols BINARY    name sites by function and source line from BINARY\n"
-	       "  --json              write JSON Lines instead of text\n\n"
-	       "Exit status: 0 after a summary (the verdict is in it), 1 for unreadable input\n"
-	       "or an invalid event (with its line number), 2 for bad arguments.\n",
-	       TOP_DEFAULT);
-}
 
 /* 0x-prefixed hexadecimal or decimal. */
 static int parse_address(const char *s, uint64_t *ret)
@@ -101,25 +74,11 @@ static int replay(const char *path, struct trace_analyzer *a)
 	return fail("cannot read %s: %s", name, strerror(-r));
 }
 
-static int summary(int argc, char **argv)
+int cmd_trace_summary(const struct command *self, int argc, char **argv)
 {
-	static const struct option options[] = {
-		{ "layer", required_argument, NULL, 'l' },
-		{ "sort", required_argument, NULL, 's' },
-		{ "top", required_argument, NULL, 't' },
-		{ "min-bytes", required_argument, NULL, 'm' },
-		{ "include-zero-live", no_argument, NULL, 'z' },
-		{ "sites", no_argument, NULL, 'S' },
-		{ "stacks", no_argument, NULL, 'K' },
-		{ "site", required_argument, NULL, 'a' },
-		{ "symbols", required_argument, NULL, 'y' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	struct trace_replay_options ro = { .layer = TRACE_LAYER_BACKING };
 	bool has_layer = false;
-	struct trace_report_options o = { .sort = TRACE_SORT_RETAINED, .top = TOP_DEFAULT };
+	struct trace_report_options o = { .sort = TRACE_SORT_RETAINED, .top = TRACE_SUMMARY_TOP_DEFAULT };
 	struct trace_analyzer a;
 	struct trace_report report;
 	struct error reason = { 0 };
@@ -128,7 +87,7 @@ static int summary(int argc, char **argv)
 	int opt, r;
 
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
+	while ((opt = command_getopt(self, argc, argv)) >= 0) {
 		switch (opt) {
 		case 'l':
 			if ((r = trace_layer_from_name(optarg)) < 0)
@@ -168,7 +127,7 @@ static int summary(int argc, char **argv)
 			break;
 		case 'y': o.symbols_path = optarg; break;
 		case 'j': json = true; break;
-		case 'h': trace_help(); return 0;
+		case 'h': command_help(self, stdout); return 0;
 		default: return usage_error("trace summary", "bad option");
 		}
 	}
@@ -198,13 +157,8 @@ static int summary(int argc, char **argv)
 }
 
 /* ramwatch trace export FILE [-o OUT]: the JSON Lines of a trace. */
-static int export(int argc, char **argv)
+int cmd_trace_export(const struct command *self, int argc, char **argv)
 {
-	static const struct option options[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	_cleanup_close_ int fd = -1;
 	struct trace_replay_error err;
 	const char *output = NULL, *name;
@@ -212,14 +166,10 @@ static int export(int argc, char **argv)
 	int opt, r;
 
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "ho:", options, NULL)) >= 0) {
+	while ((opt = command_getopt(self, argc, argv)) >= 0) {
 		switch (opt) {
 		case 'o': output = optarg; break;
-		case 'h':
-			printf("Usage: ramwatch trace export [-o OUT] FILE|-\n\n"
-			       "Writes the trace FILE (binary, or JSON Lines) as memtrace JSON Lines to OUT\n"
-			       "or standard output: the interchange form of a binary trace.\n");
-			return 0;
+		case 'h': command_help(self, stdout); return 0;
 		default: return usage_error("trace export", "bad option");
 		}
 	}
@@ -243,25 +193,23 @@ static int export(int argc, char **argv)
 	return fail("cannot read %s: %s", name, strerror(-r));
 }
 
-int cmd_trace(int argc, char **argv)
+int cmd_trace(const struct command *self, int argc, char **argv)
 {
+	char name[64];
+
 	if (argc < 2)
 		return usage_error("trace", "give a sub-command: summary, record or export");
 	if (streq(argv[1], "--help") || streq(argv[1], "-h") || streq(argv[1], "help")) {
-		trace_help();
+		command_help(self, stdout);
 		return 0;
 	}
-	if (streq(argv[1], "summary")) {
-		argv[1] = (char *)"ramwatch trace summary"; /* for getopt's messages */
-		return summary(argc - 1, argv + 1);
-	}
-	if (streq(argv[1], "record")) {
-		argv[1] = (char *)"ramwatch trace record";
-		return cmd_trace_record(argc - 1, argv + 1);
-	}
-	if (streq(argv[1], "export")) {
-		argv[1] = (char *)"ramwatch trace export";
-		return export(argc - 1, argv + 1);
-	}
-	return usage_error("trace", "unknown sub-command '%s' (there are: summary, record, export)", argv[1]);
+	snprintf(name, sizeof(name), "trace %s", argv[1]);
+	const struct command *sub = strchr(argv[1], ' ') ? NULL : command_table_find(name);
+	if (!sub)
+		return usage_error("trace", "unknown sub-command '%s' (there are: summary, record, export)", argv[1]);
+	/* getopt names the program by argv[0] in its messages */
+	char program[sizeof(name) + 16];
+	snprintf(program, sizeof(program), "ramwatch %s", name);
+	argv[1] = program;
+	return command_run(sub, argc - 1, argv + 1);
 }

@@ -9,3 +9,6 @@
 /* the database's file name inside the state directory */
 #define RW_DATABASE_NAME "ramwatch.db"
 #define RW_DATABASE_DEFAULT RW_STATE_DIR_DEFAULT "/" RW_DATABASE_NAME
+
+/* The environment variable that names another database for ramwatch sql */
+#define RW_DATABASE_ENV "RAMWATCH_DB"

@@ -3,25 +3,37 @@
 # (asked of the daemon with `ramwatch processes`; nothing when it does not
 # run or does not answer within a second).
 
-# The commands and the options of each, as the ramwatch being completed
-# says in --help, so that they never drift from it (an option that takes a
-# value ends in =).  `ramwatch trace` has one command, summary.
+# The commands, trace's sub-commands and the options of each, as the
+# ramwatch being completed says in --help, so that they never drift from
+# it (an option that takes a value ends in =).  What this file knows of
+# the options beyond that (their values, which take files) is checked
+# against the client's table of commands (client/command-table.c) by
+# test-command-table.
 _ramwatch_global="--socket= --db= --help --version"
+# the options whose value is a file, or a directory
+_ramwatch_file_options="--socket --db --out --smaps --status --memory --save-memory --symbols --html --trace
+	--output --capture --save-regions"
+_ramwatch_directory_options="--proc"
 
 _ramwatch_commands()
 {
 	"$1" --help 2>/dev/null | awk '/^Commands:/ { on = 1; next } on && /^$/ { exit } on { print $1 }'
 }
 
+# The sub-commands of command 2, from the usage lines of its --help (the
+# lines before the first empty one).
+_ramwatch_subcommands()
+{
+	"$1" "$2" --help 2>/dev/null |
+		awk -v c="$2" '/^$/ { exit } { for (i = 1; i < NF; i++) if ($i == "ramwatch" && $(i + 1) == c) print $(i + 2) }'
+}
+
 _ramwatch_options()
 {
 	local program=$1 command=$2
 	[[ -n $command ]] || return
-	if [[ $command == trace ]]; then
-		"$program" trace summary --help 2>/dev/null
-	else
-		"$program" "$command" --help 2>/dev/null
-	fi | awk '
+	# (a sub-command is two words: "trace record")
+	"$program" $command --help 2>/dev/null | awk '
 		# the usage lines and the option lines, not the prose, nor another
 		# command quoted in them; "--opt WORD" or "--opt a|b" takes a value
 		/^Usage:/ || /^ / {
@@ -45,7 +57,8 @@ _ramwatch_options()
 		}'
 }
 
-# The values an option takes, where they are a short list.
+# The values an option takes, where they are a short list (command 1,
+# "trace-summary" for a sub-command; option 2).
 _ramwatch_values()
 {
 	case $1:$2 in
@@ -54,10 +67,12 @@ _ramwatch_values()
 	report:--format) echo "markdown json" ;;
 	events:--format) echo "json memtrace" ;;
 	diff:--format) echo "text markdown json" ;;
-	processes:--sort) echo "private resident peak" ;;
-	trace:--layer) echo "backing logical physical" ;;
-	trace:--sort) echo "retained traffic lifetime" ;;
-	diff:--from) echo "first" ;;
+	processes:--sort) echo "private resident peak vram" ;;
+	top:--sort) echo "private resident peak growth vram" ;;
+	trace:--layer | trace-summary:--layer) echo "backing logical physical" ;;
+	trace:--sort | trace-summary:--sort) echo "retained traffic lifetime" ;;
+	trace-record:--format) echo "json binary" ;;
+	diff:--from) echo "first now 5min 1h" ;;
 	diff:--to) echo "last now" ;;
 	*:--since | *:--until) echo "now 5min 1h 1d" ;;
 	*:--class) echo "images mapped_files shared malloc stacks python openblas mmgp_ram jit runtime_heap pinned_cuda
@@ -99,11 +114,15 @@ _ramwatch()
 			((i++)) ;;
 		--socket=*) socket=${words[i]#--socket=} ;;
 		-* | =) ;;
-		*) if [[ -z $command ]]; then command=${words[i]}; fi ;;
+		*) if [[ -z $command ]]; then
+			command=${words[i]}
+		elif [[ $command == trace ]]; then
+			command="trace ${words[i]}"
+		fi ;;
 		esac
 	done
-	[[ $command == trace && $cur != -* && ${words[cword - 1]} == trace ]] && {
-		COMPREPLY=($(compgen -W "summary" -- "$cur")); return; }
+	[[ $command == trace && $cur != -* ]] && {
+		COMPREPLY=($(compgen -W "$(_ramwatch_subcommands "$program" trace)" -- "$cur")); return; }
 
 	# an option's value: after "--opt" or in "--opt=..."
 	local option=$prev known
@@ -125,9 +144,14 @@ _ramwatch()
 		case $option in
 		--pid) list=$(_ramwatch_processes "$program" 2 "$socket") ;;
 		--name) list=$(_ramwatch_processes "$program" 5 "$socket") ;;
-		--socket | --db | --out | --smaps | --status | --memory | --save-memory | --symbols | --proc)
-			COMPREPLY=($(compgen -f -- "$value")) ;;
-		*) list=$(_ramwatch_values "$command" "$option") ;;
+		*)
+			if [[ " ${_ramwatch_file_options//[$'\t\n']/ } " == *" $option "* ]]; then
+				COMPREPLY=($(compgen -f -- "$value"))
+			elif [[ " $_ramwatch_directory_options " == *" $option "* ]]; then
+				COMPREPLY=($(compgen -d -- "$value"))
+			else
+				list=$(_ramwatch_values "${command// /-}" "$option")
+			fi ;;
 		esac
 		[[ -n $list ]] && COMPREPLY=($(compgen -W "$list" -- "$value"))
 		return
@@ -144,7 +168,8 @@ _ramwatch()
 	else
 		case $command in
 		scan) COMPREPLY=($(compgen -W "$(_ramwatch_processes "$program" 2 "$socket")" -- "$cur")) ;;
-		summary | diff | trace) COMPREPLY=($(compgen -f -- "$cur")) ;;
+		summary | diff | "trace summary" | "trace export") COMPREPLY=($(compgen -f -- "$cur")) ;;
+		"trace record") COMPREPLY=($(compgen -c -- "$cur")) ;;
 		esac
 	fi
 	# an option that takes a value completes with "=" and no space after it

@@ -77,7 +77,7 @@ static void log_answer(struct control_conn *c, const json_t *answer)
 	if (log_get_max_level() < LOG_DEBUG)
 		return;
 	const char *code = json_string_value(json_object_get(answer, "code"));
-	const char *op = control_op_name(c->op);
+	const char *op = request_table_name(c->op);
 	log_debug("control #%" PRIu64 ": %s from uid %u (pid %d): %s in %.1f ms", c->serial, op ? op : "(none)",
 		  (unsigned)c->peer.uid, (int)c->peer.pid, code ? code : "ok",
 		  (double)(now_monotonic_us() - c->started_us) / 1000.0);

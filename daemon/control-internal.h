@@ -17,12 +17,13 @@
 #include "control-request.h"
 #include "control-worker.h"
 #include "control.h"
+#include "status-line.h"
 
 struct census_waiter;
 struct census_result;
 
 struct control {
-	struct view view;          /* the daemon, as it lets the socket see it */
+	struct core_interface core; /* the daemon, as it lets the socket see it */
 	sd_event *event;
 	int fd;                    /* listening */
 	sd_event_source *listen_source, *listen_retry;
@@ -38,7 +39,7 @@ struct control {
 	uint64_t serial;
 
 	/* status: rates over the last minute or more (control-ops.c) */
-	struct view_rate_point rate_old, rate_new;
+	struct status_rate_point rate_old, rate_new;
 	/* the store could not be read, as last logged (logged once per reason) */
 	char unavailable[1024];
 };
@@ -85,6 +86,19 @@ void control_conn_errorf(struct control_conn *c, enum control_code code, const c
 
 /* control-ops.c */
 
+/* A request's handlers, as its entry in request-table.def names them:
+ * start on the loop when it comes (NULL: query goes to the worker as it
+ * is), query on the worker, finish on the loop with what query found
+ * (NULL: the result is the answer).  finish returns 0 or -ENOMEM. */
+struct control_handlers {
+	void (*start)(struct control_conn *c);
+	int (*query)(struct control_job *j, struct store_reader *reader);
+	int (*finish)(struct control_conn *c, json_t *result);
+};
+
+/* op's handlers; NULL out of range. */
+const struct control_handlers *control_handlers_get(enum control_op op);
+
 /* Starts a request: answers at once, or hands it to the worker or the
  * census tier, which answer later. */
 void control_ops_start(struct control_conn *c);
@@ -109,5 +123,15 @@ struct control_query {
 };
 
 void control_query_free(void *q);
+/* Runs the query of the job's request (control_handlers_get(op)->query):
+ * fills j->result, or returns a negative errno with the reason in
+ * j->error. */
 int control_query_run(struct control_job *j, struct store_reader *reader);
+
+/* The queries of request-table.def, each a control_job_run_t. */
+int control_query_processes(struct control_job *j, struct store_reader *reader);
+int control_query_history(struct control_job *j, struct store_reader *reader);
+int control_query_report(struct control_job *j, struct store_reader *reader);
+int control_query_census(struct control_job *j, struct store_reader *reader);
+int control_query_events(struct control_job *j, struct store_reader *reader);
 int control_query_scan(struct control_job *j, struct store_reader *reader);

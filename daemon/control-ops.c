@@ -1,7 +1,9 @@
-/* The ops, on the loop's side: status, mark and the scan of a watched
- * process are answered from what the daemon's view (view.h) tells; the
- * others become jobs for the worker (control-queries.c), with what they
- * need of the daemon copied into them.
+/* The ops, on the loop's side, and their dispatch: each request's handlers
+ * are those its entry in request-table.def names.  Status, mark and the
+ * scan of a watched process are answered from what the daemon's core
+ * interface (core-interface.h) tells; the others become jobs for the
+ * worker (control-queries.c), with what they need of the daemon copied
+ * into them.
  *
  * Access is checked here first, before anything is read for the asker:
  * a watched process's owner is the uid the daemon recorded when it began
@@ -92,7 +94,7 @@ static json_t *last_errors(const struct control_peer *peer)
 }
 
 /* The last damaged database the daemon found and replaced, or null. */
-static json_t *corruption_json(const struct view_status *st)
+static json_t *corruption_json(const struct core_status *st)
 {
 	if (st->corruptions == 0 || !st->corruption_moved_to)
 		return json_null();
@@ -104,7 +106,7 @@ static json_t *corruption_json(const struct view_status *st)
 }
 
 /* The machine's memory as the daemon read it for this answer, or null. */
-static json_t *system_json(const struct view_status *st)
+static json_t *system_json(const struct core_status *st)
 {
 	const struct store_system *x = &st->system;
 
@@ -122,11 +124,11 @@ static json_t *system_json(const struct view_status *st)
 static void op_status(struct control_conn *c)
 {
 	struct control *s = c->server;
-	struct view_status st;
+	struct core_status st;
 	uint64_t now = now_monotonic_us();
 	json_t *counts = json_object();
 
-	s->view.status(s->view.userdata, &st);
+	s->core.status(s->core.userdata, &st);
 	for (int k = 0; k < _CENSUS_STATUS_MAX; k++)
 		if (counts)
 			json_object_set_new(counts, store_census_status_name(k), json_integer((json_int_t)st.census.censuses[k]));
@@ -136,10 +138,10 @@ static void op_status(struct control_conn *c)
 		json_object_set_new(counts, "repeated", json_integer((json_int_t)st.census.censuses_repeated));
 
 	/* rates between a point at least a minute old (or the start) and now */
-	struct view_rate_point point = view_rate_point(&st, now);
+	struct status_rate_point point = status_rate_point(&st, now);
 	uint64_t censuses = point.censuses;
 	if (s->rate_new.at_us == 0)
-		s->rate_old = s->rate_new = (struct view_rate_point){ .at_us = st.started_us };
+		s->rate_old = s->rate_new = (struct status_rate_point){ .at_us = st.started_us };
 	if (now - s->rate_new.at_us >= RATE_WINDOW_US) {
 		s->rate_old = s->rate_new;
 		s->rate_new = point;
@@ -193,7 +195,6 @@ static struct control_query *query_new(struct control_conn *c)
 	q->req = TAKE_PTR(c->req);
 	q->only_uid = control_peer_only_uid(&c->peer);
 	q->peer_uid = c->peer.uid;
-	q->req->sel.only_uid = q->only_uid;
 	return q;
 }
 
@@ -204,7 +205,7 @@ struct live_copy {
 	int64_t only_uid;
 };
 
-static int copy_live(void *data, const struct view_process *p)
+static int copy_live(void *data, const struct core_process *p)
 {
 	struct live_copy *copy = data;
 	struct control_live_set *set = copy->set;
@@ -241,7 +242,7 @@ static int copy_live(void *data, const struct view_process *p)
 }
 
 /* The watched processes the peer may see, copied for the worker. */
-static struct control_live_set *live_snapshot(const struct view *v, int64_t only_uid)
+static struct control_live_set *live_snapshot(const struct core_interface *core, int64_t only_uid)
 {
 	struct live_copy copy = { .set = calloc(1, sizeof(struct control_live_set)), .allocated = 16,
 				  .only_uid = only_uid };
@@ -250,7 +251,7 @@ static struct control_live_set *live_snapshot(const struct view *v, int64_t only
 		free(copy.set);
 		return NULL;
 	}
-	if (v->for_each(v->userdata, copy_live, &copy) < 0) {
+	if (core->for_each(core->userdata, copy_live, &copy) < 0) {
 		control_live_set_free(copy.set);
 		return NULL;
 	}
@@ -260,7 +261,7 @@ static struct control_live_set *live_snapshot(const struct view *v, int64_t only
 static void op_processes(struct control_conn *c)
 {
 	struct control_query *q = query_new(c);
-	if (!q || !(q->live = live_snapshot(&c->server->view, q->only_uid))) {
+	if (!q || !(q->live = live_snapshot(&c->server->core, q->only_uid))) {
 		control_query_free(q);
 		control_conn_error(c, CONTROL_INTERNAL, "out of memory");
 		return;
@@ -269,6 +270,8 @@ static void op_processes(struct control_conn *c)
 	submit(c, q, control_query_run, true, !q->req->all);
 }
 
+/* A request whose entry names no start: its query reads the store on the
+ * worker. */
 static void op_query(struct control_conn *c)
 {
 	struct control_query *q = query_new(c);
@@ -281,12 +284,13 @@ static void op_query(struct control_conn *c)
 
 /* A report's process as "processes" gives it: the store does not know
  * which processes are watched now, nor their last sample. */
-static int report_live(const struct view *v, json_t *result)
+static int finish_report(struct control_conn *c, json_t *result)
 {
+	const struct core_interface *core = &c->server->core;
 	json_t *p = json_object_get(result, "process");
 	const json_t *pid = json_object_get(p, "pid"), *id = json_object_get(p, "process_id");
-	struct view_process t;
-	bool watched = json_is_integer(pid) && v->describe(v->userdata, (int)json_integer_value(pid), &t) == 0;
+	struct core_process t;
+	bool watched = json_is_integer(pid) && core->describe(core->userdata, (int)json_integer_value(pid), &t) == 0;
 
 	if (!json_is_object(p))
 		return 0;
@@ -311,9 +315,10 @@ void control_ops_job_done(struct control_job *j, void *userdata)
 
 	c->job = NULL;
 	/* the daemon replaces a damaged file; this answer still fails */
-	if (j->store_damaged && c->server->view.store_damaged)
-		c->server->view.store_damaged(c->server->view.userdata, j->error.message);
-	if (j->error.code >= 0 && c->op == CONTROL_OP_REPORT && report_live(&c->server->view, j->result) < 0)
+	if (j->store_damaged && c->server->core.store_damaged)
+		c->server->core.store_damaged(c->server->core.userdata, j->error.message);
+	const struct control_handlers *h = control_handlers_get(c->op);
+	if (j->error.code >= 0 && h->finish && h->finish(c, j->result) < 0)
 		j->result = unref_json(j->result);
 	if (j->error.code >= 0) {
 		c->server->unavailable[0] = '\0';
@@ -327,7 +332,7 @@ void control_ops_job_done(struct control_job *j, void *userdata)
 		else
 			snprintf(message, sizeof(message), "%s", reason);
 		if (code == CONTROL_INTERNAL)
-			log_warning("control: %s request failed: %s", control_op_name(c->op), message);
+			log_warning("control: %s request failed: %s", request_table_name(c->op), message);
 		else if (code == CONTROL_UNAVAILABLE && !j->store_damaged &&
 			 strcmp(c->server->unavailable, message) != 0) {
 			/* (a damaged file: the daemon's replacing it says so) */
@@ -367,18 +372,18 @@ static void on_census(void *userdata, const struct census_result *res)
 
 static void op_scan(struct control_conn *c)
 {
-	const struct view *v = &c->server->view;
+	const struct core_interface *core = &c->server->core;
 	struct control_request *req = c->req;
 	int pid = req->sel.pid;
-	struct view_process t;
+	struct core_process t;
 	struct proc_status st;
 
-	if (v->describe(v->userdata, pid, &t) == 0) {
+	if (core->describe(core->userdata, pid, &t) == 0) {
 		if (!control_peer_may_see(&c->peer, t.uid)) {
 			deny(c, pid, t.comm, t.uid);
 			return;
 		}
-		int r = v->request_census(v->userdata, pid, req->full, req->light, on_census, c, &c->waiter);
+		int r = core->request_census(core->userdata, pid, req->full, req->light, on_census, c, &c->waiter);
 		if (r < 0)
 			control_conn_errorf(c, r == -ESRCH ? CONTROL_NOT_FOUND : CONTROL_INTERNAL,
 					    "cannot take a census of process %d: %s", pid, strerror(-r));
@@ -393,8 +398,8 @@ static void op_scan(struct control_conn *c)
 	}
 	q->proc_root = c->server->proc_root;
 	/* the daemon's rule for huge processes holds for any process it reads */
-	struct view_status now;
-	v->status(v->userdata, &now);
+	struct core_status now;
+	core->status(core->userdata, &now);
 	q->evidence = now.evidence;
 	q->light = q->req->light || (!q->req->full && now.huge_process > 0 && status_has(&st, STATUS_VM_RSS) &&
 				     st.counter[STATUS_VM_RSS] > now.huge_process);
@@ -405,14 +410,14 @@ static void op_scan(struct control_conn *c)
 
 static void op_mark(struct control_conn *c)
 {
-	const struct view *v = &c->server->view;
+	const struct core_interface *core = &c->server->core;
 	struct control_request *req = c->req;
 	int pid = req->sel.pid;
-	struct view_process t;
+	struct core_process t;
 	struct proc_status st;
 	int64_t time = 0;
 
-	if (v->describe(v->userdata, pid, &t) < 0) {
+	if (core->describe(core->userdata, pid, &t) < 0) {
 		if (!refuse_unwatched(c, pid, &st))
 			control_conn_errorf(c, CONTROL_NOT_FOUND,
 					    "process %d (%s) is not watched: marks are for the processes the "
@@ -424,7 +429,7 @@ static void op_mark(struct control_conn *c)
 		deny(c, pid, t.comm, t.uid);
 		return;
 	}
-	int r = v->mark(v->userdata, pid, req->mark, (int64_t)c->peer.uid, &time);
+	int r = core->mark(core->userdata, pid, req->mark, (int64_t)c->peer.uid, &time);
 	if (r < 0) {
 		control_conn_errorf(c, r == -ESRCH ? CONTROL_NOT_FOUND : CONTROL_INTERNAL, "cannot mark process %d: %s",
 				    pid, strerror(-r));
@@ -446,8 +451,8 @@ static void op_metrics(struct control_conn *c)
 	_cleanup_free_ char *text = NULL;
 	size_t len = 0;
 
-	const struct view *v = &c->server->view;
-	int r = v->metrics_text(v->userdata, only_uid, &text, &len);
+	const struct core_interface *core = &c->server->core;
+	int r = core->metrics_text(core->userdata, only_uid, &text, &len);
 	if (r < 0) {
 		control_conn_errorf(c, CONTROL_INTERNAL, "cannot build the metrics: %s", strerror(-r));
 		return;
@@ -458,34 +463,38 @@ static void op_metrics(struct control_conn *c)
 
 /* ------------------------------------------------------------ dispatch */
 
+/* Every request's handlers, as request-table.def names them: a request
+ * declared there without its handlers here does not compile. */
+#define HANDLERS(...) { __VA_ARGS__ }
+static const struct control_handlers handlers[_CONTROL_OP_MAX] = {
+#define REQUEST(ID, name, handlers_, ...) [CONTROL_OP_##ID] = handlers_,
+#include "request-table.def"
+#undef REQUEST
+};
+#undef HANDLERS
+
+const struct control_handlers *control_handlers_get(enum control_op op)
+{
+	return op >= 0 && op < _CONTROL_OP_MAX ? &handlers[op] : NULL;
+}
+
 void control_ops_start(struct control_conn *c)
 {
-	switch (c->op) {
-	case CONTROL_OP_STATUS:
-		op_status(c);
-		break;
-	case CONTROL_OP_PROCESSES:
-		op_processes(c);
-		break;
-	case CONTROL_OP_HISTORY:
-	case CONTROL_OP_REPORT:
-	case CONTROL_OP_CENSUS:
-	case CONTROL_OP_EVENTS:
-		op_query(c);
-		break;
-	case CONTROL_OP_SCAN:
-		op_scan(c);
-		break;
-	case CONTROL_OP_MARK:
-		op_mark(c);
-		break;
-	case CONTROL_OP_METRICS:
-		op_metrics(c);
-		break;
-	default:
+	const struct control_handlers *h = control_handlers_get(c->op);
+	const struct request_decl *d = request_table_get(c->op);
+
+	if (!h || (!h->start && !h->query)) {
 		control_conn_error(c, CONTROL_INTERNAL, "an op without a handler");
-		break;
+		return;
 	}
+	/* what the store gives a user who may see only their own processes
+	 * holds only those */
+	if (d->access == REQUEST_OWN_PROCESSES)
+		c->req->sel.only_uid = control_peer_only_uid(&c->peer);
+	if (h->start)
+		h->start(c);
+	else
+		op_query(c);
 }
 
 void control_ops_stop(struct control_conn *c)
@@ -495,7 +504,7 @@ void control_ops_stop(struct control_conn *c)
 		c->job = NULL;
 	}
 	if (c->waiter) {
-		c->server->view.cancel_census(c->server->view.userdata, c->waiter);
+		c->server->core.cancel_census(c->server->core.userdata, c->waiter);
 		c->waiter = NULL;
 	}
 }

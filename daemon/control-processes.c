@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "control-request.h"
+#include "json-field.h"
 #include "macro.h"
 #include "util.h"
 
@@ -25,17 +26,6 @@ void control_live_set_free(void *userdata)
 	}
 	free(set->p);
 	free(set);
-}
-
-static int64_t int_of(const json_t *o, const char *key)
-{
-	const json_t *v = json_object_get(o, key);
-	return json_is_integer(v) ? (int64_t)json_integer_value(v) : -1;
-}
-
-static json_t *int_or_null(int64_t v)
-{
-	return v < 0 ? json_null() : json_integer(v);
 }
 
 /* The stored entries by (process_id) and by (pid, start_time). */
@@ -114,7 +104,7 @@ static const char *sort_key(const char *sort)
 
 static int set_int(json_t *o, const char *key, int64_t v)
 {
-	return json_object_set_new(o, key, int_or_null(v));
+	return json_object_set_new(o, key, json_field_int_or_null(v));
 }
 
 static json_t *unref_json(json_t *j)
@@ -125,8 +115,9 @@ static json_t *unref_json(json_t *j)
 
 int control_process_set_live(json_t *e, const struct control_live *l)
 {
-	int64_t peak_private = int_of(e, "peak_private"), peak_resident = int_of(e, "peak_resident");
-	int64_t peak_vram = int_of(e, "peak_vram");
+	int64_t peak_private = json_field_int_or(e, "peak_private", -1);
+	int64_t peak_resident = json_field_int_or(e, "peak_resident", -1);
+	int64_t peak_vram = json_field_int_or(e, "peak_vram", -1);
 	if (peak_private < (int64_t)l->peak_private)
 		peak_private = (int64_t)l->peak_private;
 	if (peak_resident < (int64_t)l->peak_resident)
@@ -157,15 +148,16 @@ static json_t *from_live(const struct control_live *l)
 {
 	return json_pack("{s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:o, s:o, s:o, s:I, s:I, s:I, s:I, "
 			 "s:o, s:I, s:o}",
-			 "process_id", int_or_null(l->process_id > 0 ? l->process_id : -1), "pid", l->pid,
-			 "boot_id", control_json_string(l->boot_id), "start_time", int_or_null(l->start_time),
-			 "started_at", int_or_null(l->started_at), "uid", int_or_null(l->uid), "user", json_null(),
-			 "comm", control_json_string(l->comm), "exe", control_json_string(l->exe), "cmdline",
-			 control_json_string(l->cmdline), "watched", 1, "first_seen", json_null(), "last_seen",
-			 int_or_null(l->last_seen), "exited_at", json_null(), "private", (json_int_t)l->private,
-			 "resident", (json_int_t)l->resident, "peak_private", (json_int_t)l->peak_private,
-			 "peak_resident", (json_int_t)l->peak_resident, "vram", int_or_null(l->vram), "peak_vram",
-			 (json_int_t)l->peak_vram, "last_census", json_null());
+			 "process_id", json_field_int_or_null(l->process_id > 0 ? l->process_id : -1), "pid", l->pid,
+			 "boot_id", control_json_string(l->boot_id), "start_time", json_field_int_or_null(l->start_time),
+			 "started_at", json_field_int_or_null(l->started_at), "uid", json_field_int_or_null(l->uid),
+			 "user", json_null(), "comm", control_json_string(l->comm), "exe", control_json_string(l->exe),
+			 "cmdline", control_json_string(l->cmdline), "watched", 1, "first_seen", json_null(),
+			 "last_seen", json_field_int_or_null(l->last_seen), "exited_at", json_null(), "private",
+			 (json_int_t)l->private, "resident", (json_int_t)l->resident, "peak_private",
+			 (json_int_t)l->peak_private, "peak_resident", (json_int_t)l->peak_resident, "vram",
+			 json_field_int_or_null(l->vram), "peak_vram", (json_int_t)l->peak_vram, "last_census",
+			 json_null());
 }
 
 /* A few uids cover most processes of a machine: their names are looked up
@@ -182,7 +174,7 @@ struct name_cache {
 static int fill_user(json_t *e, control_user_name_t user_name, struct name_cache *cache)
 {
 	const json_t *u = json_object_get(e, "user");
-	int64_t uid = int_of(e, "uid");
+	int64_t uid = json_field_int_or(e, "uid", -1);
 	const char *name = NULL;
 
 	if (!user_name || (u && !json_is_null(u)) || uid < 0)
@@ -218,8 +210,10 @@ int control_processes_merge(const json_t *stored, const struct control_live *liv
 		return -ENOMEM;
 	for (size_t i = 0; i < n_stored; i++) {
 		const json_t *e = json_array_get(stored, i);
-		by_id[i] = (struct key){ .a = int_of(e, "process_id"), .index = i };
-		by_pid[i] = (struct key){ .a = int_of(e, "pid"), .b = int_of(e, "start_time"), .index = i };
+		by_id[i] = (struct key){ .a = json_field_int_or(e, "process_id", -1), .index = i };
+		by_pid[i] = (struct key){ .a = json_field_int_or(e, "pid", -1),
+					  .b = json_field_int_or(e, "start_time", -1),
+					  .index = i };
 	}
 	qsort_safe(by_id, n_stored, sizeof(*by_id), key_cmp);
 	qsort_safe(by_pid, n_stored, sizeof(*by_pid), key_cmp);
@@ -234,7 +228,7 @@ int control_processes_merge(const json_t *stored, const struct control_live *liv
 			goto out;
 		if (k)
 			used[k->index] = true;
-		rows[n_rows++] = (struct row){ .entry = e, .watched = true, .value = int_of(e, key), .pid = l->pid };
+		rows[n_rows++] = (struct row){ .entry = e, .watched = true, .value = json_field_int_or(e, key, -1), .pid = l->pid };
 	}
 	if (q->all)
 		for (size_t i = 0; i < n_stored; i++) {

@@ -1,7 +1,8 @@
-/* The ops run on the worker thread: reads of the store (history, report,
- * census, events, processes) and the census of a process the daemon does
- * not watch.  Each sees only its job: the request, who asks, and for
- * "processes" a copy of the watched processes. */
+/* The queries run on the worker thread (the .query of request-table.def's
+ * entries): reads of the store (history, report, census, events,
+ * processes) and the census of a process the daemon does not watch.  Each
+ * sees only its job: the request, who asks, and for "processes" a copy of
+ * the watched processes. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,8 +40,9 @@ static int set_filtered(json_t *result, int64_t only_uid)
 		       : 0;
 }
 
-static int processes(struct control_job *j, struct control_query *q, struct store_reader *reader)
+int control_query_processes(struct control_job *j, struct store_reader *reader)
 {
+	struct control_query *q = j->data;
 	const struct control_request *req = q->req;
 	const struct control_live_set *live = q->live;
 	json_auto_t *stored = NULL;
@@ -71,44 +73,57 @@ static int processes(struct control_job *j, struct control_query *q, struct stor
 	return j->result ? 0 : -ENOMEM;
 }
 
-int control_query_run(struct control_job *j, struct store_reader *reader)
+int control_query_history(struct control_job *j, struct store_reader *reader)
 {
 	struct control_query *q = j->data;
 	const struct control_request *req = q->req;
-	struct error *err = &j->error;
-	int r;
+	struct store_history_query h = {
+		.sel = req->sel,
+		.since = req->since,
+		.until = req->until,
+		.classes = req->classes,
+		.n_classes = req->n_classes,
+		.step_ms = req->step_ms,
+		.limit = req->limit,
+		.cursor = req->cursor,
+	};
+	int r = store_read_history(reader, &h, &j->result, &j->error);
+	/* a list by name holds only the asker's processes: say so */
+	if (r >= 0 && req->sel.name)
+		r = set_filtered(j->result, q->only_uid);
+	return r;
+}
 
-	error_clear(err);
-	switch (req->op) {
-	case CONTROL_OP_PROCESSES:
-		return processes(j, q, reader);
-	case CONTROL_OP_HISTORY: {
-		struct store_history_query h = {
-			.sel = req->sel,
-			.since = req->since,
-			.until = req->until,
-			.classes = req->classes,
-			.n_classes = req->n_classes,
-			.step_ms = req->step_ms,
-			.limit = req->limit,
-			.cursor = req->cursor,
-		};
-		r = store_read_history(reader, &h, &j->result, err);
-		/* a list by name holds only the asker's processes: say so */
-		if (r >= 0 && req->sel.name)
-			r = set_filtered(j->result, q->only_uid);
-		return r;
-	}
-	case CONTROL_OP_REPORT:
-		return store_read_report(reader, &req->sel, &j->result, err);
-	case CONTROL_OP_CENSUS:
-		return store_read_census(reader, &req->sel, req->at, &j->result, err);
-	case CONTROL_OP_EVENTS:
-		return store_read_events(reader, &req->sel, req->since, req->until, req->limit, req->cursor, &j->result,
-					 err);
-	default:
-		return error_set(err, -EINVAL, "op %s is not a store query", control_op_name(req->op));
-	}
+int control_query_report(struct control_job *j, struct store_reader *reader)
+{
+	struct control_query *q = j->data;
+	return store_read_report(reader, &q->req->sel, &j->result, &j->error);
+}
+
+int control_query_census(struct control_job *j, struct store_reader *reader)
+{
+	struct control_query *q = j->data;
+	return store_read_census(reader, &q->req->sel, q->req->at, &j->result, &j->error);
+}
+
+int control_query_events(struct control_job *j, struct store_reader *reader)
+{
+	struct control_query *q = j->data;
+	const struct control_request *req = q->req;
+	return store_read_events(reader, &req->sel, req->since, req->until, req->limit, req->cursor, &j->result,
+				 &j->error);
+}
+
+int control_query_run(struct control_job *j, struct store_reader *reader)
+{
+	struct control_query *q = j->data;
+	const struct control_handlers *h = control_handlers_get(q->req->op);
+
+	error_clear(&j->error);
+	if (!h || !h->query)
+		return error_set(&j->error, -EINVAL, "op %s has no query for the worker",
+				 request_table_name(q->req->op));
+	return h->query(j, reader);
 }
 
 /* Called by the scanner between reads: stops a scan whose client went

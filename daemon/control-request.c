@@ -1,5 +1,11 @@
 /* Parsing and checking control requests: one line of JSON in, a checked
- * struct control_request out (the answers are built in control-answer.c). */
+ * struct control_request out (the answers are built in control-answer.c).
+ *
+ * The op's entry in request-table.def says which arguments it takes, of
+ * what type, within what bounds, with what default, which are needed and
+ * which go together; this file walks that list, words every refusal from
+ * it, and puts each argument's value where the struct keeps it
+ * (take_arg). */
 #include "control-request.h"
 
 #include <errno.h>
@@ -9,55 +15,16 @@
 #include <string.h>
 
 #include "classes.h"
+#include "json-field.h"
 #include "limits.h"
 #include "macro.h"
 #include "util.h"
 
-/* processes: how many come back when the request does not say */
-#define PROCESSES_DEFAULT 1000u
-/* history: the window when the request gives no "since" */
-#define HISTORY_WINDOW_MS (3600 * 1000)
-
-static const char *const op_names[_CONTROL_OP_MAX] = {
-	[CONTROL_OP_STATUS] = "status", [CONTROL_OP_PROCESSES] = "processes", [CONTROL_OP_HISTORY] = "history",
-	[CONTROL_OP_REPORT] = "report", [CONTROL_OP_CENSUS] = "census",       [CONTROL_OP_EVENTS] = "events",
-	[CONTROL_OP_SCAN] = "scan",     [CONTROL_OP_MARK] = "mark",
-	[CONTROL_OP_METRICS] = "metrics",
-};
-
-/* The arguments each op takes besides "op" and "id"; anything else is
- * refused, so a misspelt argument is not silently ignored. */
-static const char *const keys_status[] = { NULL };
-static const char *const keys_processes[] = { "all", "sort", "limit", NULL };
-static const char *const keys_history[] = { "pid",	"name",	   "process_id", "instance", "since", "until",
-					    "classes", "step_ms", "limit",	 "cursor",   NULL };
-static const char *const keys_report[] = { "pid", "name", "process_id", "instance", NULL };
-static const char *const keys_census[] = { "pid", "name", "process_id", "instance", "at", NULL };
-static const char *const keys_events[] = { "pid",   "name",  "process_id", "instance", "since",
-					   "until", "limit", "cursor",	   NULL };
-static const char *const keys_scan[] = { "pid", "full", "light", NULL };
-static const char *const keys_mark[] = { "pid", "name", NULL };
-static const char *const keys_metrics[] = { NULL };
-
-static const char *const *const op_keys[_CONTROL_OP_MAX] = {
-	[CONTROL_OP_STATUS] = keys_status, [CONTROL_OP_PROCESSES] = keys_processes,
-	[CONTROL_OP_HISTORY] = keys_history, [CONTROL_OP_REPORT] = keys_report,
-	[CONTROL_OP_CENSUS] = keys_census, [CONTROL_OP_EVENTS] = keys_events,
-	[CONTROL_OP_SCAN] = keys_scan,	   [CONTROL_OP_MARK] = keys_mark,
-	[CONTROL_OP_METRICS] = keys_metrics,
-};
-
-const char *control_op_name(enum control_op op)
-{
-	return op >= 0 && op < _CONTROL_OP_MAX ? op_names[op] : NULL;
-}
-
 uint64_t control_op_timeout_us(enum control_op op)
 {
-	return op == CONTROL_OP_SCAN ? RW_SCAN_TIMEOUT_US : RW_REQUEST_TIMEOUT_US;
+	const struct request_decl *d = request_table_get(op);
+	return d ? d->timeout_us : RW_REQUEST_TIMEOUT_US;
 }
-
-/* ------------------------------------------------------------ arguments */
 
 static int bad(struct error *err, const char *fmt, ...) _printf_(2, 3);
 static int bad(struct error *err, const char *fmt, ...)
@@ -69,245 +36,291 @@ static int bad(struct error *err, const char *fmt, ...)
 	return -EINVAL;
 }
 
-/* Each getter returns 0 when the argument is absent or null (the default
- * applies and *ret is untouched), 1 with *ret, or -EINVAL. */
+/* ------------------------------------------------------------ one argument */
 
-static int get_int(const json_t *o, const char *key, int64_t min, int64_t max, int64_t *ret, struct error *err)
-{
-	const json_t *v = json_object_get(o, key);
-	if (!v || json_is_null(v))
-		return 0;
-	if (!json_is_integer(v))
-		return bad(err, "%s: an integer is needed", key);
-	json_int_t x = json_integer_value(v);
-	if (x < min || x > max)
-		return bad(err, "%s: %lld is out of range (%lld to %lld)", key, (long long)x, (long long)min,
-			   (long long)max);
-	*ret = (int64_t)x;
-	return 1;
-}
-
-/* A census's "at": unix ms, or "first" or "last" (the default). */
-static int parse_census_at(struct control_request *q, struct error *err)
-{
-	const json_t *v = json_object_get(q->root, "at");
-
-	q->at = INT64_MAX;
-	if (json_is_string(v)) {
-		if (streq(json_string_value(v), "first"))
-			q->at = STORE_CENSUS_FIRST;
-		else if (!streq(json_string_value(v), "last"))
-			return bad(err, "at: unix milliseconds, \"first\" or \"last\" is needed");
-		return 0;
-	}
-	int r = get_int(q->root, "at", 0, INT64_MAX, &q->at, err);
-	return r < 0 ? r : 0;
-}
-
-static int get_bool(const json_t *o, const char *key, bool *ret, struct error *err)
-{
-	const json_t *v = json_object_get(o, key);
-	if (!v || json_is_null(v))
-		return 0;
-	if (!json_is_boolean(v))
-		return bad(err, "%s: true or false is needed", key);
-	*ret = json_is_true(v);
-	return 1;
-}
-
-static int get_string(const json_t *o, const char *key, const char **ret, size_t *ret_len, struct error *err)
-{
-	const json_t *v = json_object_get(o, key);
-	if (!v || json_is_null(v))
-		return 0;
-	if (!json_is_string(v))
-		return bad(err, "%s: a string is needed", key);
-	*ret = json_string_value(v);
-	if (ret_len)
-		*ret_len = json_string_length(v);
-	return 1;
-}
-
-/* One of pid, name or process_id, and "instance" with pid. */
-static int parse_select(struct control_request *q, struct error *err)
-{
-	const char *s;
+/* An argument's value as the request gave it, checked against its type. */
+struct given {
+	bool present;  /* false: absent or null, the default applies */
+	int64_t i;     /* REQUEST_INT, REQUEST_INT_OR_WORD given as an integer */
+	bool b;
+	const char *s; /* strings and words (in the request's root) */
 	size_t len;
-	int64_t v;
-	int n = 0, r;
+};
 
-	q->sel.only_uid = -1;
-	if ((r = get_int(q->root, "pid", 1, INT32_MAX, &v, err)) < 0)
-		return r;
-	if (r > 0) {
-		q->sel.pid = (int)v;
+static size_t count_words(const struct request_arg *a)
+{
+	size_t n = 0;
+	while (n < REQUEST_WORDS_MAX && a->words[n])
 		n++;
-	}
-	if ((r = get_string(q->root, "name", &s, &len, err)) < 0)
-		return r;
-	if (r > 0) {
-		if (len == 0 || strlen(s) != len)
-			return bad(err, "name: a pattern is needed (a glob on the command name or line)");
-		q->sel.name = s;
-		n++;
-	}
-	if ((r = get_int(q->root, "process_id", 1, INT64_MAX, &v, err)) < 0)
-		return r;
-	if (r > 0) {
-		q->sel.process_id = v;
-		n++;
-	}
-	if (n == 0)
-		return bad(err, "one of pid, name or process_id is needed");
-	if (n > 1)
-		return bad(err, "only one of pid, name and process_id may be given");
+	return n;
+}
 
-	if ((r = get_string(q->root, "instance", &s, NULL, err)) < 0)
-		return r;
-	if (r > 0) {
-		if (!streq(s, "all") && !streq(s, "latest"))
-			return bad(err, "instance: \"all\" or \"latest\" is needed");
-		if (q->sel.pid == 0)
-			return bad(err, "instance: only with pid");
-		q->sel.all_instances = streq(s, "all");
-	}
+static bool is_word(const struct request_arg *a, const char *s)
+{
+	for (size_t i = 0; i < count_words(a); i++)
+		if (streq(a->words[i], s))
+			return true;
+	return false;
+}
+
+static int read_int(const json_t *root, const struct request_arg *a, struct given *ret, struct error *err)
+{
+	int r = json_field_int(root, a->name, a->min, a->max, &ret->i);
+	if (r == -EINVAL)
+		return bad(err, "%s: an integer is needed", a->name);
+	if (r == -ERANGE)
+		return bad(err, "%s: %lld is out of range (%lld to %lld)", a->name, (long long)ret->i,
+			   (long long)a->min, (long long)a->max);
+	ret->present = r > 0;
 	return 0;
 }
 
-static int parse_limit(struct control_request *q, unsigned dflt, struct error *err)
+static int read_string(const json_t *root, const struct request_arg *a, struct given *ret, struct error *err)
 {
-	int64_t v;
-	int r = get_int(q->root, "limit", 1, RW_ANSWER_ROWS_MAX, &v, err);
+	int r = json_field_string(root, a->name, &ret->s, &ret->len);
 	if (r < 0)
-		return r;
-	q->limit = r > 0 ? (unsigned)v : dflt;
+		return bad(err, "%s: a string is needed", a->name);
+	ret->present = r > 0;
 	return 0;
 }
 
-static int parse_window(struct control_request *q, int64_t now_ms, int64_t default_span, struct error *err)
+/* The value of argument a in root, checked as its type says (classes are
+ * checked when taken).  Returns 0 or -EINVAL with the refusal. */
+static int read_arg(const json_t *root, const struct request_arg *a, struct given *ret, struct error *err)
 {
+	char words[256];
 	int r;
 
-	q->until = now_ms;
-	if ((r = get_int(q->root, "until", 0, INT64_MAX, &q->until, err)) < 0)
-		return r;
-	/* default_span 0: from the beginning */
-	q->since = default_span > 0 && q->until > default_span ? q->until - default_span : 0;
-	if ((r = get_int(q->root, "since", 0, INT64_MAX, &q->since, err)) < 0)
-		return r;
-	if (q->since > q->until)
-		return bad(err, "since (%lld) is after until (%lld)", (long long)q->since,
-			   (long long)q->until);
-	return 0;
+	*ret = (struct given){ 0 };
+	switch (a->type) {
+	case REQUEST_INT:
+		return read_int(root, a, ret, err);
+	case REQUEST_BOOL:
+		r = json_field_bool(root, a->name, &ret->b);
+		if (r < 0)
+			return bad(err, "%s: true or false is needed", a->name);
+		ret->present = r > 0;
+		return 0;
+	case REQUEST_STRING:
+		if ((r = read_string(root, a, ret, err)) < 0)
+			return r;
+		/* a NUL inside would cut the string in C */
+		if (ret->present && (ret->len == 0 || strlen(ret->s) != ret->len))
+			return bad(err, "%s: %s", a->name, a->what);
+		return 0;
+	case REQUEST_TEXT:
+		return read_string(root, a, ret, err);
+	case REQUEST_WORD:
+		if ((r = read_string(root, a, ret, err)) < 0)
+			return r;
+		if (ret->present && !is_word(a, ret->s))
+			return bad(err, "%s: %s is needed", a->name,
+				   request_table_join(words, sizeof(words), a->words, count_words(a), true, "or"));
+		return 0;
+	case REQUEST_INT_OR_WORD:
+		if (!json_is_string(json_object_get(root, a->name)))
+			return read_int(root, a, ret, err);
+		(void)read_string(root, a, ret, err);
+		if (!is_word(a, ret->s))
+			return bad(err, "%s: %s, %s is needed", a->name, a->what,
+				   request_table_join(words, sizeof(words), a->words, count_words(a), true, "or"));
+		return 0;
+	case REQUEST_CLASSES:
+		ret->present = json_object_get(root, a->name) && !json_is_null(json_object_get(root, a->name));
+		return 0;
+	}
+	return bad(err, "%s: an argument of no known type", a->name);
 }
 
-static int parse_cursor(struct control_request *q, struct error *err)
+/* "classes": an array of class keys, each at most once. */
+static int take_classes(struct control_request *q, const char *key, struct error *err)
 {
-	size_t len;
-	int r = get_string(q->root, "cursor", &q->cursor, &len, err);
-	if (r > 0 && (len == 0 || strlen(q->cursor) != len))
-		return bad(err, "cursor: give the \"next\" of the previous answer, or null");
-	return r < 0 ? r : 0;
-}
-
-static int parse_classes(struct control_request *q, struct error *err)
-{
-	const json_t *v = json_object_get(q->root, "classes");
+	const json_t *v = json_object_get(q->root, key);
 	size_t i;
 	json_t *e;
 
-	if (!v || json_is_null(v))
-		return 0;
 	if (!json_is_array(v))
-		return bad(err, "classes: an array of class names is needed");
+		return bad(err, "%s: an array of class names is needed", key);
 	/* duplicates are refused, so there are at most _CLASS_MAX */
 	if (json_array_size(v) > _CLASS_MAX)
-		return bad(err, "classes: %zu given, there are %d classes", json_array_size(v), _CLASS_MAX);
+		return bad(err, "%s: %zu given, there are %d classes", key, json_array_size(v), _CLASS_MAX);
 	q->classes = calloc(json_array_size(v) + 1, sizeof(*q->classes));
 	if (!q->classes)
 		return -ENOMEM;
 	json_array_foreach(v, i, e) {
 		if (!json_is_string(e))
-			return bad(err, "classes: a class name (string) is needed at [%zu]", i);
-		const char *key = json_string_value(e);
-		if (class_from_key(key) < 0)
-			return bad(err, "classes: unknown class '%.40s'", key);
+			return bad(err, "%s: a class name (string) is needed at [%zu]", key, i);
+		const char *k = json_string_value(e);
+		if (class_from_key(k) < 0)
+			return bad(err, "%s: unknown class '%.40s'", key, k);
 		for (size_t j = 0; j < q->n_classes; j++)
-			if (streq(q->classes[j], key))
-				return bad(err, "classes: '%s' given twice", key);
-		q->classes[q->n_classes++] = key;
+			if (streq(q->classes[j], k))
+				return bad(err, "%s: '%s' given twice", key, k);
+		q->classes[q->n_classes++] = k;
+	}
+	return 0;
+}
+
+/* Puts an argument's value, or its default, where the request keeps it.
+ * Every argument of the vocabulary (request-table.c) has its case. */
+static int take_arg(struct control_request *q, const struct request_use *u, const struct given *g, int64_t now_ms,
+		    struct error *err)
+{
+	const char *word = g->present ? g->s : u->dflt_word;
+	int64_t i = g->present ? g->i : u->dflt;
+
+	switch (u->arg) {
+	case REQUEST_ARG_PID:
+		q->sel.pid = g->present ? (int)g->i : 0;
+		return 0;
+	case REQUEST_ARG_NAME:
+		q->sel.name = g->present ? g->s : NULL;
+		return 0;
+	case REQUEST_ARG_PROCESS_ID:
+		q->sel.process_id = g->present ? g->i : 0;
+		return 0;
+	case REQUEST_ARG_INSTANCE:
+		q->sel.all_instances = word && streq(word, "all");
+		return 0;
+	case REQUEST_ARG_UNTIL:
+		q->until = g->present ? g->i : now_ms;
+		return 0;
+	case REQUEST_ARG_SINCE:
+		/* after until (control_request_parse takes it last): a default
+		 * window ends there, from the beginning when it is 0 */
+		if (g->present)
+			q->since = g->i;
+		else
+			q->since = u->dflt > 0 && q->until > u->dflt ? q->until - u->dflt : 0;
+		if (q->since > q->until)
+			return bad(err, "since (%lld) is after until (%lld)", (long long)q->since, (long long)q->until);
+		return 0;
+	case REQUEST_ARG_CLASSES:
+		return g->present ? take_classes(q, request_table_arg(u->arg)->name, err) : 0;
+	case REQUEST_ARG_STEP_MS:
+		q->step_ms = i;
+		return 0;
+	case REQUEST_ARG_LIMIT:
+		q->limit = (unsigned)i;
+		return 0;
+	case REQUEST_ARG_CURSOR:
+		q->cursor = g->present ? g->s : NULL;
+		return 0;
+	case REQUEST_ARG_ALL:
+		q->all = g->present && g->b;
+		return 0;
+	case REQUEST_ARG_SORT:
+		q->sort = word;
+		return 0;
+	case REQUEST_ARG_AT:
+		if (g->present && !g->s)
+			q->at = g->i; /* unix ms */
+		else
+			q->at = word && streq(word, "first") ? STORE_CENSUS_FIRST : INT64_MAX;
+		return 0;
+	case REQUEST_ARG_FULL:
+		q->full = g->present && g->b;
+		return 0;
+	case REQUEST_ARG_LIGHT:
+		q->light = g->present && g->b;
+		return 0;
+	case REQUEST_ARG_MARK_NAME: {
+		int r = g->present ? control_mark_name_check(g->s, g->len, err) : 0;
+		q->mark = g->present ? g->s : NULL;
+		return r;
+	}
+	case REQUEST_ARG_NONE:
+	case _REQUEST_ARG_MAX:
+		break;
+	}
+	return bad(err, "argument %d: not one this daemon takes", (int)u->arg);
+}
+
+/* ------------------------------------------------------------ an op's arguments */
+
+/* The names of the op's arguments whose flag (one_of, exclusive) is set,
+ * and how many of them the request gave (a boolean: as true). */
+static size_t group(const struct request_decl *d, const struct given *g, bool exclusive, const char **names,
+		    size_t *ret_given)
+{
+	size_t n = 0;
+
+	*ret_given = 0;
+	for (size_t i = 0; i < d->n_args; i++)
+		if (exclusive ? d->args[i].exclusive : d->args[i].one_of) {
+			const struct request_arg *a = request_table_arg(d->args[i].arg);
+			names[n++] = a->name;
+			*ret_given += g[i].present && (a->type != REQUEST_BOOL || g[i].b);
+		}
+	return n;
+}
+
+/* What holds between the op's arguments: exactly one of its one_of
+ * arguments, at most one of its exclusive ones, an only_with argument
+ * only with the other. */
+static int check_together(const struct request_decl *d, const struct given *g, struct error *err)
+{
+	const char *names[REQUEST_ARGS_MAX];
+	char list[256];
+	size_t given, n = group(d, g, false, names, &given);
+
+	if (n > 0 && given == 0)
+		return bad(err, "one of %s is needed", request_table_join(list, sizeof(list), names, n, false, "or"));
+	if (n > 0 && given > 1)
+		return bad(err, "only one of %s may be given",
+			   request_table_join(list, sizeof(list), names, n, false, "and"));
+	n = group(d, g, true, names, &given);
+	if (given > 1)
+		return bad(err, "%s: %s", request_table_join(list, sizeof(list), names, n, false, "and"),
+			   n == 2 ? "one or the other" : "only one of them");
+	for (size_t i = 0; i < d->n_args; i++) {
+		enum request_arg_id with = d->args[i].only_with;
+		if (!g[i].present || with == REQUEST_ARG_NONE)
+			continue;
+		bool found = false;
+		for (size_t k = 0; k < d->n_args; k++)
+			found = found || (d->args[k].arg == with && g[k].present);
+		if (!found)
+			return bad(err, "%s: only with %s", request_table_arg(d->args[i].arg)->name,
+				   request_table_arg(with)->name);
 	}
 	return 0;
 }
 
 static int parse_args(struct control_request *q, int64_t now_ms, struct error *err)
 {
-	const char *s;
-	size_t len;
-	int64_t v;
+	const struct request_decl *d = request_table_get(q->op);
+	struct given g[REQUEST_ARGS_MAX];
+	const char *key;
+	json_t *v;
 	int r;
 
-	switch (q->op) {
-	case CONTROL_OP_STATUS:
-	case CONTROL_OP_METRICS:
-		return 0;
-	case CONTROL_OP_PROCESSES:
-		if ((r = get_bool(q->root, "all", &q->all, err)) < 0)
+	/* (test-request-table holds every entry to it) */
+	if (d->n_args > REQUEST_ARGS_MAX)
+		return bad(err, "%s: more arguments declared than this daemon checks", d->name);
+	/* anything else is refused, so a misspelt argument is not silently
+	 * ignored */
+	json_object_foreach(q->root, key, v)
+		if (!streq(key, "op") && !streq(key, "id") && !request_table_use(q->op, key))
+			return bad(err, "%s: unknown argument '%.40s'", d->name, key);
+
+	for (size_t i = 0; i < d->n_args; i++) {
+		const struct request_arg *a = request_table_arg(d->args[i].arg);
+		if ((r = read_arg(q->root, a, &g[i], err)) < 0)
 			return r;
-		q->sort = "private";
-		if ((r = get_string(q->root, "sort", &q->sort, NULL, err)) < 0)
-			return r;
-		if (!streq(q->sort, "private") && !streq(q->sort, "resident") && !streq(q->sort, "peak") &&
-		    !streq(q->sort, "vram"))
-			return bad(err, "sort: \"private\", \"resident\", \"peak\" or \"vram\" is needed");
-		return parse_limit(q, PROCESSES_DEFAULT, err);
-	case CONTROL_OP_HISTORY:
-		if ((r = parse_select(q, err)) < 0 ||
-		    (r = parse_window(q, now_ms, HISTORY_WINDOW_MS, err)) < 0 ||
-		    (r = parse_classes(q, err)) < 0 ||
-		    (r = get_int(q->root, "step_ms", 0, INT64_MAX / 2, &q->step_ms, err)) < 0 ||
-		    (r = parse_limit(q, RW_ANSWER_ROWS_DEFAULT, err)) < 0)
-			return r;
-		return parse_cursor(q, err);
-	case CONTROL_OP_REPORT:
-		return parse_select(q, err);
-	case CONTROL_OP_CENSUS:
-		if ((r = parse_select(q, err)) < 0)
-			return r;
-		return parse_census_at(q, err);
-	case CONTROL_OP_EVENTS:
-		/* events are few: by default all of them, from the first census */
-		if ((r = parse_select(q, err)) < 0 || (r = parse_window(q, now_ms, 0, err)) < 0 ||
-		    (r = parse_limit(q, RW_ANSWER_ROWS_DEFAULT, err)) < 0)
-			return r;
-		return parse_cursor(q, err);
-	case CONTROL_OP_SCAN:
-	case CONTROL_OP_MARK:
-		q->sel.only_uid = -1;
-		if ((r = get_int(q->root, "pid", 1, INT32_MAX, &v, err)) < 0)
-			return r;
-		if (r == 0)
-			return bad(err, "pid is needed");
-		q->sel.pid = (int)v;
-		if (q->op == CONTROL_OP_SCAN) {
-			if ((r = get_bool(q->root, "full", &q->full, err)) < 0 ||
-			    (r = get_bool(q->root, "light", &q->light, err)) < 0)
-				return r;
-			if (q->full && q->light)
-				return bad(err, "full and light: one or the other");
-			return 0;
-		}
-		if ((r = get_string(q->root, "name", &s, &len, err)) < 0)
-			return r;
-		if (r == 0)
-			return bad(err, "name is needed: the phase that starts now");
-		if ((r = control_mark_name_check(s, len, err)) < 0)
-			return r;
-		q->mark = s;
-		return 0;
-	default:
-		return bad(err, "unknown op");
+		if (d->args[i].required && !g[i].present)
+			return a->needed_why ? bad(err, "%s is needed: %s", a->name, a->needed_why)
+					     : bad(err, "%s is needed", a->name);
 	}
+	if ((r = check_together(d, g, err)) < 0)
+		return r;
+	/* until before since, whose default ends at until */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < d->n_args; i++)
+			if ((d->args[i].arg == REQUEST_ARG_SINCE) == (pass == 1) &&
+			    (r = take_arg(q, &d->args[i], &g[i], now_ms, err)) < 0)
+				return r;
+	return 0;
 }
 
 struct control_request *control_request_free(struct control_request *req)
@@ -327,10 +340,10 @@ int control_request_parse(const char *line, size_t len, int64_t now_ms, struct c
 {
 	_cleanup_(control_request_freep) struct control_request *q = NULL;
 	json_error_t jerr;
-	const char *key = NULL;
+	const char *name = NULL;
+	char ops[256];
 	size_t off;
-	json_t *v;
-	int r;
+	int r, op;
 
 	*ret_id = NULL;
 	if (!control_utf8_valid(line, len, &off))
@@ -349,40 +362,24 @@ int control_request_parse(const char *line, size_t len, int64_t now_ms, struct c
 	if (!json_is_object(q->root))
 		return bad(err, "a request is a JSON object with \"op\"");
 	q->id = json_object_get(q->root, "id");
+	q->sel.only_uid = -1;
 
-	r = get_string(q->root, "op", &key, NULL, err);
-	if (r <= 0) {
-		if (r == 0)
-			r = bad(err, "\"op\" is needed (status, processes, history, report, census, events, "
-				     "scan, mark or metrics)");
-		goto refused;
-	}
-	for (q->op = 0; q->op < _CONTROL_OP_MAX; q->op++)
-		if (streq(op_names[q->op], key))
-			break;
-	if (q->op == _CONTROL_OP_MAX) {
-		r = bad(err, "unknown op '%.40s' (status, processes, history, report, census, events, "
-			     "scan, mark or metrics)", key);
-		goto refused;
-	}
-
-	json_object_foreach(q->root, key, v) {
-		bool known = streq(key, "op") || streq(key, "id");
-		for (const char *const *k = op_keys[q->op]; !known && *k; k++)
-			known = streq(key, *k);
-		if (!known) {
-			r = bad(err, "%s: unknown argument '%.40s'", op_names[q->op], key);
-			goto refused;
-		}
-	}
-	r = parse_args(q, now_ms, err);
+	r = json_field_string(q->root, "op", &name, NULL);
 	if (r < 0)
-		goto refused;
+		r = bad(err, "op: a string is needed");
+	else if (r == 0)
+		r = bad(err, "\"op\" is needed (%s)", request_table_list(ops, sizeof(ops)));
+	else if ((op = request_table_find(name)) < 0)
+		r = bad(err, "unknown op '%.40s' (%s)", name, request_table_list(ops, sizeof(ops)));
+	else {
+		q->op = (enum control_op)op;
+		r = parse_args(q, now_ms, err);
+	}
+	if (r < 0) {
+		if (r == -EINVAL && q->id)
+			*ret_id = json_incref(q->id);
+		return r;
+	}
 	*ret = TAKE_PTR(q);
 	return 0;
-
-refused:
-	if (r == -EINVAL && q->id)
-		*ret_id = json_incref(q->id);
-	return r;
 }

@@ -4,8 +4,9 @@
  * Everything here is pure: a line in, a struct or a message for the client
  * out.  A request comes from any local user, so nothing of it is trusted:
  * its bytes must be UTF-8, it must be a JSON object, every argument must be
- * one the op knows, of the right type and within its bounds, and the
- * message of a refusal names what was wrong. */
+ * one the op takes, of the right type and within its bounds, as the op's
+ * entry in request-table.def declares, and the message of a refusal names
+ * what was wrong. */
 #pragma once
 
 #include <jansson.h>
@@ -14,26 +15,10 @@
 #include <stdint.h>
 
 #include "control-answer.h"
+#include "request-table.h"
 #include "store-read.h"
 
-enum control_op {
-	CONTROL_OP_STATUS,
-	CONTROL_OP_PROCESSES,
-	CONTROL_OP_HISTORY,
-	CONTROL_OP_REPORT,
-	CONTROL_OP_CENSUS,
-	CONTROL_OP_EVENTS,
-	CONTROL_OP_SCAN,
-	CONTROL_OP_MARK,
-	CONTROL_OP_METRICS,
-	_CONTROL_OP_MAX
-};
-
-/* "status", "history", ...; NULL out of range. */
-const char *control_op_name(enum control_op op);
-
-/* How long a request may take: RW_SCAN_TIMEOUT_US for scan,
- * RW_REQUEST_TIMEOUT_US for the others. */
+/* How long op may take: its entry's time limit (request-table.def). */
 uint64_t control_op_timeout_us(enum control_op op);
 
 struct control_request {

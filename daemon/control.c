@@ -216,7 +216,8 @@ static int listen_passed(struct control *c, int n)
 	return 0;
 }
 
-int control_new(sd_event *event, const struct view *view, const struct control_options *o, struct control **ret)
+int control_new(sd_event *event, const struct core_interface *core, const struct control_options *o,
+		struct control **ret)
 {
 	struct control *c = calloc(1, sizeof(*c));
 	int r;
@@ -224,7 +225,7 @@ int control_new(sd_event *event, const struct view *view, const struct control_o
 	if (!c)
 		return log_error_errno(ENOMEM, "out of memory");
 	c->fd = -1;
-	c->view = *view;
+	c->core = *core;
 	c->event = event;
 	c->root_fd = o->root_fd;
 	if (o->proc_root && !(c->proc_root = strdup(o->proc_root))) {

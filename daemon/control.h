@@ -13,7 +13,7 @@
  *   control.c            listening, accepting, the server's lifetime
  *   control-conn.c       one connection: buffers, framing, timers, answers
  *   control-ops.c        the ops run on the loop: status, mark, scan (through
- *                        the daemon's view: view.h)
+ *                        the daemon's core interface: core-interface.h)
  *   control-queries.c    the ops run on the worker: store reads, scans
  *   control-request.c    parsing and checking requests (pure)
  *   control-answer.c     answer lines, UTF-8 and name checks (pure)
@@ -25,7 +25,7 @@
 #include <systemd/sd-event.h>
 
 #include "paths.h"
-#include "view.h"
+#include "core-interface.h"
 
 struct control;
 
@@ -42,7 +42,7 @@ struct control_options {
 	const char *db_path;
 };
 
-/* Starts serving the control socket on event, answering from what view
+/* Starts serving the control socket on event, answering from what core
  * (copied) tells of the daemon, and from the database.  With
  * socket activation the socket systemd passed is used as it is; else the
  * socket is created at the path: its directory made (0755) when missing, a
@@ -53,7 +53,8 @@ struct control_options {
  * daemon listening there), that is logged and 0 is returned with *ret
  * NULL: the daemon samples without a control socket.  A path given
  * explicitly, or a bad socket from systemd, is an error. */
-int control_new(sd_event *event, const struct view *view, const struct control_options *o, struct control **ret);
+int control_new(sd_event *event, const struct core_interface *core, const struct control_options *o,
+		struct control **ret);
 
 /* The database at db_path is a new file (the old one was found damaged
  * and moved aside): the worker reads the new one from its next request.

@@ -19,7 +19,7 @@
 #include "macro.h"
 #include "target.h"
 #include "util.h"
-#include "view.h"
+#include "core-interface.h"
 #include "watched.h"
 
 void export_state_done(struct export_state *s)
@@ -112,7 +112,7 @@ static void user_names_done(struct user_names *u)
 	free(u->v);
 }
 
-int export_metrics_text(const struct watched *w, const struct view_status *st, enum export_group_by by,
+int export_metrics_text(const struct watched *w, const struct core_status *st, enum export_group_by by,
 			const struct gpu_snapshot *gpu, int64_t only_uid, char **ret, size_t *ret_len)
 {
 	struct user_names names = { 0 };

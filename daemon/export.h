@@ -16,7 +16,7 @@
 #include "config.h"
 
 struct gpu_snapshot;
-struct view_status;
+struct core_status;
 struct watched;
 
 /* What the textfile writer remembers between two writes. */
@@ -42,7 +42,7 @@ int export_write_file(const char *path, const char *text, size_t len, const char
  * per-group families only those of only_uid; -1: all), the daemon's
  * counters from st, GPU memory from gpu (NULL: none).  Returns 0 with
  * *ret (the caller's to free) and its length, or -ENOMEM. */
-int export_metrics_text(const struct watched *w, const struct view_status *st, enum export_group_by by,
+int export_metrics_text(const struct watched *w, const struct core_status *st, enum export_group_by by,
 			const struct gpu_snapshot *gpu, int64_t only_uid, char **ret, size_t *ret_len);
 
 /* Builds the text of the textfile: as export_metrics_text. */

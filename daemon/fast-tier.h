@@ -11,7 +11,7 @@
  * leaves the target alone: on a host of mostly idle processes, the round
  * then reads one small array instead of a thousand scattered targets.
  * Repeats are added to the target's accumulator before anything reads it:
- * its next full sample, its row, a client's view of it (fast_tier_settle).
+ * its next full sample, its row, a client's description of it (fast_tier_settle).
  *
  * fast-tier.c is the only file that changes a target's fast part (struct
  * fast_target) and the slots; the store cycle and letting a process go

@@ -1,8 +1,8 @@
-/* What manager.c and manager-view.c share: the manager's state, and the
+/* What manager.c and manager-interface.c share: the manager's state, and the
  * few steps of its loop that answering a client needs (a census pass soon,
  * telling the control socket of a new store).  Nothing outside the
  * manager includes this; the rest of the daemon sees manager.h, and the
- * control socket sees struct view. */
+ * control socket sees struct core_interface. */
 #pragma once
 
 #include <stdbool.h>
@@ -19,7 +19,8 @@
 #include "gpu-watch.h"
 #include "manager.h"
 #include "store-cycle.h"
-#include "view.h"
+#include "core-interface.h"
+#include "status-line.h"
 #include "watched.h"
 
 /* Retention runs this often; each run is a bounded number of steps. */
@@ -51,7 +52,7 @@ struct manager {
 	sd_event_source *proc_events; /* the proc connector's socket, for discovery */
 	sd_event_source *sigterm, *sigint, *sighup;
 
-	struct view_rate_point status_since; /* the last STATUS= line's, for rates */
+	struct status_rate_point status_since; /* the last STATUS= line's, for rates */
 };
 
 /* Runs a census pass from the loop as soon as the current callback
@@ -62,11 +63,11 @@ void manager_census_soon(struct manager *m);
  * (reopened, or moved aside as damaged). */
 void manager_store_replaced(struct manager *m);
 
-/* manager-view.c: the daemon's figures of itself (with_size: also the
+/* manager-interface.c: the daemon's figures of itself (with_size: also the
  * database's size, which costs a stat), and the metrics text, of every
  * process (only_uid -1) or of one user's. */
-void manager_snapshot(struct manager *m, bool with_size, struct view_status *ret);
+void manager_snapshot(struct manager *m, bool with_size, struct core_status *ret);
 int manager_metrics_text(void *userdata, int64_t only_uid, char **ret, size_t *ret_len);
 
-/* Fills in the view the control socket sees the daemon through. */
-void manager_view_init(struct manager *m, struct view *ret);
+/* Fills in the core interface the control socket sees the daemon through. */
+void manager_interface_init(struct manager *m, struct core_interface *ret);

@@ -1,6 +1,6 @@
 /* The manager (manager.h): set-up, timers and signals, the ticks read top
  * to bottom, following and letting go of a process, reloads, shutdown.
- * The daemon's view for the control socket is manager-view.c's.
+ * The core interface the control socket sees is manager-interface.c's.
  *
  * Everything runs on one thread: sd_event dispatches one callback at a
  * time, so a signal is handled between two of them, never in the middle
@@ -40,7 +40,7 @@
 #include "target.h"
 #include "timer.h"
 #include "util.h"
-#include "view.h"
+#include "status-line.h"
 #include "watched.h"
 #include "writer.h"
 
@@ -275,11 +275,11 @@ static int textfile_text(void *userdata, char **ret, size_t *ret_len)
 
 static void update_status(struct manager *m)
 {
-	struct view_status st;
+	struct core_status st;
 	char line[512];
 
 	manager_snapshot(m, false, &st);
-	(void)view_status_line(&st, now_monotonic_us(), &m->status_since, line, sizeof(line));
+	(void)status_line_format(&st, now_monotonic_us(), &m->status_since, line, sizeof(line));
 	(void)sd_notifyf(false, "STATUS=%s", line);
 }
 
@@ -543,18 +543,18 @@ static int manager_open_state(struct manager *m)
 	return store_cycle_open(m->db_path, &m->config, m->root_fd, &m->store_cycle);
 }
 
-/* The control socket, which sees the daemon through its view. */
+/* The control socket, which sees the daemon through its core interface. */
 static int manager_open_control(struct manager *m, const struct manager_options *o)
 {
-	struct view view;
-	manager_view_init(m, &view);
+	struct core_interface core;
+	manager_interface_init(m, &core);
 	struct control_options co = {
 		.socket_path = o->socket_path,
 		.proc_root = o->proc_root,
 		.root_fd = m->root_fd,
 		.db_path = m->db_path,
 	};
-	return control_new(m->event, &view, &co, &m->control);
+	return control_new(m->event, &core, &co, &m->control);
 }
 
 DEFINE_CLEANUP(struct manager *, manager_free)
@@ -580,7 +580,7 @@ int manager_new(const struct manager_options *o, struct manager **ret)
 	if (!m->watched || !m->census_tier)
 		return log_error_errno(ENOMEM, "out of memory");
 	m->started_us = now;
-	m->status_since = (struct view_rate_point){ .at_us = now };
+	m->status_since = (struct status_rate_point){ .at_us = now };
 	if ((r = manager_open_control(m, o)) < 0)
 		return r;
 	*ret = TAKE_PTR(m);

@@ -20,8 +20,8 @@
  * Each of those files owns its state; manager.c holds them together,
  * reads each tick top to bottom, and is what following and letting go of
  * a process mean (the store, the census tier, the exit watch).  The
- * control socket sees the daemon through struct view (view.h), which
- * manager-view.c implements.  doc/architecture.md draws the whole. */
+ * control socket sees the daemon through struct core_interface
+ * (core-interface.h), which manager-interface.c implements.  doc/architecture.md draws the whole. */
 #pragma once
 
 struct manager;

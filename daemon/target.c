@@ -106,11 +106,11 @@ unsigned target_fds(const struct target *t)
 	return (t->proc_dir_fd >= 0) + (t->pidfd >= 0) + (t->fast.statm_fd >= 0);
 }
 
-void target_describe(const struct target *t, struct view_process *ret)
+void target_describe(const struct target *t, struct core_process *ret)
 {
 	const struct store_process *info = &t->ref->info;
 
-	*ret = (struct view_process){
+	*ret = (struct core_process){
 		.process_id = t->ref->id,
 		.pid = t->pid,
 		.start_time = info->start_time,

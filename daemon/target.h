@@ -35,7 +35,7 @@
 #include "fast-tier.h"
 #include "gpu-watch.h"
 #include "proc-parse.h"
-#include "view.h"
+#include "core-interface.h"
 #include "watched.h"
 #include "writer.h"
 
@@ -87,4 +87,4 @@ struct target *target_free(struct target *t);
 unsigned target_fds(const struct target *t);
 
 /* What the daemon tells of t (its strings are t's). */
-void target_describe(const struct target *t, struct view_process *ret);
+void target_describe(const struct target *t, struct core_process *ret);

@@ -13,6 +13,7 @@
 #include "census.h"
 #include "classify.h"
 #include "fileio.h"
+#include "json-field.h"
 #include "limits.h"
 #include "macro.h"
 #include "strpool.h"
@@ -23,17 +24,8 @@ DEFINE_CLEANUP(struct census *, census_free)
 
 /* ------------------------------------------------------------ writing */
 
-static json_t *int_or_null(int64_t v)
-{
-	return v < 0 ? json_null() : json_integer(v);
-}
-
-/* Paths, command lines and names are bytes to the kernel: not always
- * UTF-8, which JSON must be. */
-static json_t *str_or_null(const char *s)
-{
-	return text_json_string(s);
-}
+/* Paths, command lines and names are bytes to the kernel, not always
+ * UTF-8, which JSON must be: they go out through text_json_string. */
 
 static json_t *address(uint64_t a)
 {
@@ -89,8 +81,9 @@ static json_t *evidence_json(const struct census *c)
 {
 	return json_pack("{s:b, s:o, s:o, s:o, s:o}", "taken", c->evidence.taken,
 			 "why_not", c->evidence.why_not[0] ? text_json_string(c->evidence.why_not) : json_null(),
-			 "regions", int_or_null(c->evidence.regions), "confirmed", int_or_null(c->evidence.confirmed),
-			 "split", int_or_null(c->evidence.split));
+			 "regions", json_field_int_or_null(c->evidence.regions),
+			 "confirmed", json_field_int_or_null(c->evidence.confirmed),
+			 "split", json_field_int_or_null(c->evidence.split));
 }
 
 static json_t *region_json(const struct census_region *r)
@@ -99,10 +92,10 @@ static json_t *region_json(const struct census_region *r)
 	json_t *inode = r->inode <= INT64_MAX ? json_integer((json_int_t)r->inode) : json_null();
 	return json_pack("{s:o, s:o, s:s, s:s, s:o, s:o, s:o, s:b, s:b, s:I, s:I, s:I, s:o, s:o}",
 			 "start", address(r->start), "end", address(r->end), "perms", r->perms,
-			 "class", class_key(r->cls), "rule", str_or_null(r->rule), "why", str_or_null(r->why),
-			 "evidence", str_or_null(r->evidence), "confirmed", r->confirmed, "part", r->part,
+			 "class", class_key(r->cls), "rule", text_json_string(r->rule), "why", text_json_string(r->why),
+			 "evidence", text_json_string(r->evidence), "confirmed", r->confirmed, "part", r->part,
 			 "private", (json_int_t)r->private, "resident", (json_int_t)r->resident,
-			 "size", (json_int_t)r->size, "path", str_or_null(r->path), "inode", inode);
+			 "size", (json_int_t)r->size, "path", text_json_string(r->path), "inode", inode);
 }
 
 static json_t *file_json(const struct census_file *f)
@@ -150,11 +143,12 @@ static json_t *windows_json(const struct census *c)
 	return json_pack("{s:I, s:I, s:I, s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:o}", "reserved", (json_int_t)w->reserved,
 			 "committed", (json_int_t)w->committed, "reservations", (json_int_t)w->reservations,
 			 "residency", census_residency_name(w->residency), "estimated", (json_int_t)w->estimated,
-			 "residency_why", str_or_null(w->residency_why[0] ? w->residency_why : NULL),
-			 "private_usage", int_or_null(w->private_usage), "working_set", int_or_null(w->working_set),
-			 "peak_working_set", int_or_null(w->peak_working_set),
-			 "pagefile_usage", int_or_null(w->pagefile_usage),
-			 "owner", str_or_null(w->owner[0] ? w->owner : NULL));
+			 "residency_why", text_json_string(w->residency_why[0] ? w->residency_why : NULL),
+			 "private_usage", json_field_int_or_null(w->private_usage),
+			 "working_set", json_field_int_or_null(w->working_set),
+			 "peak_working_set", json_field_int_or_null(w->peak_working_set),
+			 "pagefile_usage", json_field_int_or_null(w->pagefile_usage),
+			 "owner", text_json_string(w->owner[0] ? w->owner : NULL));
 }
 
 static json_t *regions_array(const struct census_region *r, size_t n)
@@ -199,10 +193,11 @@ json_t *census_to_json(const struct census *c, bool with_regions)
 		"{s:s, s:i, s:o, s:o, s:{s:o, s:o, s:o, s:o, s:o, s:o, s:o}, s:o, s:o, s:O, s:o, s:O, s:o, s:o, "
 		"s:{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}}",
 		"format", CENSUS_JSON_FORMAT, "version", CENSUS_JSON_VERSION,
-		"taken_at", int_or_null(c->taken_at_ms), "source", str_or_null(c->source),
-		"process", "pid", int_or_null(c->pid), "start_time", int_or_null(c->start_time),
-		"boot_id", str_or_null(c->boot_id), "comm", str_or_null(c->comm),
-		"cmdline", str_or_null(c->cmdline), "exe", str_or_null(c->exe), "uid", int_or_null(c->uid),
+		"taken_at", json_field_int_or_null(c->taken_at_ms), "source", text_json_string(c->source),
+		"process", "pid", json_field_int_or_null(c->pid), "start_time", json_field_int_or_null(c->start_time),
+		"boot_id", text_json_string(c->boot_id), "comm", text_json_string(c->comm),
+		"cmdline", text_json_string(c->cmdline), "exe", text_json_string(c->exe),
+		"uid", json_field_int_or_null(c->uid),
 		"counters", counters_json(c),
 		"totals", totals_json(&c->totals),
 		"classes", classes,
@@ -210,11 +205,13 @@ json_t *census_to_json(const struct census *c, bool with_regions)
 		"files", files,
 		"gpu", gpu_json(&c->gpu),
 		"evidence", evidence_json(c),
-		"cost", "wall_us", int_or_null(c->wall_us), "cpu_us", int_or_null(c->cpu_us),
-		"bytes_read", int_or_null(c->bytes_read), "threads", int_or_null(c->threads_seen),
-		"stack_pointers", int_or_null(c->stack_pointers), "evidence_reads", int_or_null(c->evidence.reads),
-		"evidence_bytes", int_or_null(c->evidence.bytes), "evidence_batches", int_or_null(c->evidence.calls),
-		"pages_looked_up", int_or_null(c->evidence.pages));
+		"cost", "wall_us", json_field_int_or_null(c->wall_us), "cpu_us", json_field_int_or_null(c->cpu_us),
+		"bytes_read", json_field_int_or_null(c->bytes_read), "threads", json_field_int_or_null(c->threads_seen),
+		"stack_pointers", json_field_int_or_null(c->stack_pointers),
+		"evidence_reads", json_field_int_or_null(c->evidence.reads),
+		"evidence_bytes", json_field_int_or_null(c->evidence.bytes),
+		"evidence_batches", json_field_int_or_null(c->evidence.calls),
+		"pages_looked_up", json_field_int_or_null(c->evidence.pages));
 	if (root && (json_object_set_new(json_object_get(root, "process"), "platform",
 					 json_string(census_platform_name(c->platform))) < 0 ||
 		     (c->platform == PLATFORM_WINDOWS && json_object_set_new(root, "windows", windows_json(c)) < 0))) {
@@ -257,14 +254,11 @@ static int bad(struct reader *rd, const char *fmt, ...)
 static int get_int(struct reader *rd, const json_t *obj, const char *where, const char *key, bool nullable,
 		   int64_t *ret)
 {
-	const json_t *v = json_object_get(obj, key);
-	if ((!v || json_is_null(v)) && nullable) {
-		*ret = -1;
-		return 0;
-	}
-	if (!v || !json_is_integer(v) || json_integer_value(v) < 0)
+	int64_t v = -1;
+	int r = json_field_int(obj, key, 0, INT64_MAX, &v);
+	if (r < 0 || (r == 0 && !nullable))
 		return bad(rd, "%s.%s: expected a non-negative integer%s", where, key, nullable ? " or null" : "");
-	*ret = json_integer_value(v);
+	*ret = v;
 	return 0;
 }
 
@@ -281,14 +275,16 @@ static int get_u64(struct reader *rd, const json_t *obj, const char *where, cons
 static int get_str(struct reader *rd, const json_t *obj, const char *where, const char *key, bool nullable,
 		   const char **ret)
 {
-	const json_t *v = json_object_get(obj, key);
-	if ((!v || json_is_null(v)) && nullable) {
+	const char *s = NULL;
+	size_t len = 0;
+	int r = json_field_string(obj, key, &s, &len);
+	if (r < 0 || (r == 0 && !nullable))
+		return bad(rd, "%s.%s: expected a string%s", where, key, nullable ? " or null" : "");
+	if (r == 0) {
 		*ret = NULL;
 		return 0;
 	}
-	if (!v || !json_is_string(v))
-		return bad(rd, "%s.%s: expected a string%s", where, key, nullable ? " or null" : "");
-	*ret = strpool_intern(rd->c->strings, json_string_value(v), json_string_length(v));
+	*ret = strpool_intern(rd->c->strings, s, len);
 	return *ret ? 0 : -ENOMEM;
 }
 
@@ -522,14 +518,9 @@ static int read_files(struct reader *rd, const json_t *root)
 
 static int get_bool(struct reader *rd, const json_t *obj, const char *where, const char *key, bool *ret)
 {
-	const json_t *v = json_object_get(obj, key);
-	if (!v) {
-		*ret = false;
-		return 0;
-	}
-	if (!json_is_boolean(v))
+	*ret = false;
+	if (json_field_bool(obj, key, ret) < 0)
 		return bad(rd, "%s.%s: expected true or false", where, key);
-	*ret = json_is_true(v);
 	return 0;
 }
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "fileio.h"
+#include "json-field.h"
 #include "limits.h"
 #include "macro.h"
 #include "strpool.h"
@@ -66,25 +67,24 @@ static int get_u32(const json_t *o, const char *key, bool optional, uint32_t *re
 /* A string interned in pool, NULL when absent or null. */
 static int get_str(const json_t *o, const char *key, struct strpool *pool, const char **ret)
 {
-	const json_t *v = json_object_get(o, key);
+	const char *s;
+	size_t len;
+	int r = json_field_string(o, key, &s, &len);
+
 	*ret = NULL;
-	if (!v || json_is_null(v))
-		return 0;
-	if (!json_is_string(v))
-		return -1;
-	*ret = strpool_intern(pool, json_string_value(v), json_string_length(v));
+	if (r <= 0)
+		return r < 0 ? -1 : 0;
+	*ret = strpool_intern(pool, s, len);
 	return *ret ? 0 : -ENOMEM;
 }
 
+/* A non-negative integer, or -1 when absent or null. */
 static int get_i64(const json_t *o, const char *key, int64_t *ret)
 {
-	const json_t *v = json_object_get(o, key);
-	*ret = -1;
-	if (!v || json_is_null(v))
-		return 0;
-	if (!json_is_integer(v) || json_integer_value(v) < 0)
+	int64_t v = -1;
+	if (json_field_int(o, key, 0, INT64_MAX, &v) < 0)
 		return -1;
-	*ret = json_integer_value(v);
+	*ret = v;
 	return 0;
 }
 

@@ -36,7 +36,7 @@ static int unknowns(json_t *o, int64_t counter_private)
 	size_t i;
 	int e;
 
-	e = read_set(counters, "private", read_int_or_null(counter_private));
+	e = read_set(counters, "private", json_field_int_or_null(counter_private));
 	e |= read_set(totals, "locked", json_null());
 	e |= read_set(totals, "hugetlb", json_null());
 	json_array_foreach(largest, i, x)

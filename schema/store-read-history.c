@@ -51,8 +51,8 @@ static json_t *sample_json(const struct read_sample *x)
 	e |= read_set(o, "swap", json_integer(x->swap_last));
 	e |= read_set(o, "samples", json_integer(x->samples));
 	e |= read_set(o, "until", json_integer(x->until));
-	e |= read_set(o, "vram", read_int_or_null(x->vram_last));
-	e |= read_set(o, "vram_max", read_int_or_null(x->vram_max));
+	e |= read_set(o, "vram", json_field_int_or_null(x->vram_last));
+	e |= read_set(o, "vram_max", json_field_int_or_null(x->vram_max));
 	if (e < 0) {
 		json_decref(o);
 		return NULL;

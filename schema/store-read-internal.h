@@ -13,8 +13,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "json-field.h"
 #include "store-internal.h"
 #include "store-read.h"
+#include "text.h"
 
 #define RESOLUTION_RAW 0
 #define RESOLUTION_MINUTE 60000
@@ -314,10 +316,6 @@ json_t *read_column_str(sqlite3_stmt *st, int i);
  * process sets its own comm and command line, and a file name is any
  * bytes: what the store holds need not be. */
 bool read_utf8_valid(const char *s, size_t len);
-
-/* An integer, or null when v is -1 (unknown). */
-json_t *read_int_or_null(int64_t v);
-json_t *read_str_or_null(const char *s);
 
 /* Sets key in o to v (a new reference, taken even on failure).  Returns 0
  * or -ENOMEM; so a run of them can be ORed together. */

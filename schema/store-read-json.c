@@ -37,16 +37,6 @@ json_t *read_column_str(sqlite3_stmt *st, int i)
 	return text_json_stringn((const char *)s, (size_t)sqlite3_column_bytes(st, i));
 }
 
-json_t *read_int_or_null(int64_t v)
-{
-	return v == -1 ? json_null() : json_integer(v);
-}
-
-json_t *read_str_or_null(const char *s)
-{
-	return text_json_string(s);
-}
-
 int read_set(json_t *o, const char *key, json_t *v)
 {
 	/* takes v's reference even when it fails, and a NULL v is a failure */

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json-field.h"
 #include "macro.h"
 #include "util.h"
 
@@ -21,12 +22,6 @@
  * each in exactly one page. */
 static const char *const repeated[] = { "instances", "censuses", "marks" };
 static const char *const rows[] = { "samples", "events" };
-
-static int64_t int_of(const json_t *o, const char *key)
-{
-	const json_t *v = json_object_get(o, key);
-	return json_is_integer(v) ? (int64_t)json_integer_value(v) : 0;
-}
 
 /* What names entry v of the list array across pages (a key of a JSON
  * object): an instance by process_id, a census by census_id, a mark by
@@ -38,12 +33,12 @@ static char *identity(const char *array, const json_t *v)
 	int n;
 
 	if (streq(array, "censuses"))
-		n = asprintf(&s, "%" PRId64, int_of(v, "census_id"));
+		n = asprintf(&s, "%" PRId64, json_field_int_or(v, "census_id", 0));
 	else if (streq(array, "instances"))
-		n = asprintf(&s, "%" PRId64, int_of(v, "process_id"));
+		n = asprintf(&s, "%" PRId64, json_field_int_or(v, "process_id", 0));
 	else
-		n = asprintf(&s, "%" PRId64 "/%" PRId64 "/%s", int_of(v, "process_id"), int_of(v, "time"),
-			     name ? name : "");
+		n = asprintf(&s, "%" PRId64 "/%" PRId64 "/%s", json_field_int_or(v, "process_id", 0),
+			     json_field_int_or(v, "time", 0), name ? name : "");
 	return n < 0 ? NULL : s;
 }
 

@@ -127,24 +127,24 @@ static int process_json(struct store_reader *r, const struct read_process *p, in
 	}
 	e = read_set(o, "process_id", json_integer(p->id));
 	e |= read_set(o, "pid", json_integer(p->pid));
-	e |= read_set(o, "boot_id", read_str_or_null(p->boot_id));
+	e |= read_set(o, "boot_id", text_json_string(p->boot_id));
 	e |= read_set(o, "start_time", json_integer(p->start_time));
-	e |= read_set(o, "started_at", read_int_or_null(p->started_at));
-	e |= read_set(o, "uid", read_int_or_null(p->uid));
-	e |= read_set(o, "user", read_str_or_null(read_user_name(p->uid, user, sizeof(user))));
-	e |= read_set(o, "comm", read_str_or_null(p->comm));
-	e |= read_set(o, "exe", read_str_or_null(p->exe));
-	e |= read_set(o, "cmdline", read_str_or_null(p->cmdline));
+	e |= read_set(o, "started_at", json_field_int_or_null(p->started_at));
+	e |= read_set(o, "uid", json_field_int_or_null(p->uid));
+	e |= read_set(o, "user", text_json_string(read_user_name(p->uid, user, sizeof(user))));
+	e |= read_set(o, "comm", text_json_string(p->comm));
+	e |= read_set(o, "exe", text_json_string(p->exe));
+	e |= read_set(o, "cmdline", text_json_string(p->cmdline));
 	/* the daemon knows which it watches, and says so */
 	e |= read_set(o, "watched", json_false());
 	e |= read_set(o, "first_seen", json_integer(p->first_seen));
 	e |= read_set(o, "last_seen", json_integer(p->last_seen));
-	e |= read_set(o, "exited_at", read_int_or_null(p->exited_at));
-	e |= read_set(o, "private", read_int_or_null(private));
-	e |= read_set(o, "resident", read_int_or_null(resident));
+	e |= read_set(o, "exited_at", json_field_int_or_null(p->exited_at));
+	e |= read_set(o, "private", json_field_int_or_null(private));
+	e |= read_set(o, "resident", json_field_int_or_null(resident));
 	e |= read_set(o, "peak_private", json_integer(p->peak_private));
 	e |= read_set(o, "peak_resident", json_integer(p->peak_resident));
-	e |= read_set(o, "vram", read_int_or_null(vram));
+	e |= read_set(o, "vram", json_field_int_or_null(vram));
 	e |= read_set(o, "peak_vram", json_integer(p->peak_vram));
 	e |= read_set(o, "last_census", census);
 	if (e < 0) {

@@ -167,8 +167,8 @@ static json_t *peaks_json(const struct peaks *pk)
 	e |= read_set(o, "time", pk->any ? json_integer(pk->time) : json_null());
 	e |= read_set(o, "resident", pk->any ? json_integer(pk->resident) : json_null());
 	e |= read_set(o, "resident_time", pk->any ? json_integer(pk->resident_time) : json_null());
-	e |= read_set(o, "vram", read_int_or_null(pk->vram));
-	e |= read_set(o, "vram_time", read_int_or_null(pk->vram_time));
+	e |= read_set(o, "vram", json_field_int_or_null(pk->vram));
+	e |= read_set(o, "vram_time", json_field_int_or_null(pk->vram_time));
 	if (e < 0) {
 		json_decref(o);
 		return NULL;
@@ -191,7 +191,7 @@ static json_t *phases_json(const struct phase *ph, size_t n)
 		e |= read_set(o, "peak_private", x->any ? json_integer(x->peak_private) : json_null());
 		e |= read_set(o, "peak_time", x->any ? json_integer(x->peak_time) : json_null());
 		e |= read_set(o, "peak_resident", x->any ? json_integer(x->peak_resident) : json_null());
-		e |= read_set(o, "peak_vram", x->any ? read_int_or_null(x->peak_vram) : json_null());
+		e |= read_set(o, "peak_vram", x->any ? json_field_int_or_null(x->peak_vram) : json_null());
 		e |= read_set(o, "private_at_start", x->any ? json_integer(x->private_at_start) : json_null());
 		e |= read_set(o, "private_at_end", x->any ? json_integer(x->private_at_end) : json_null());
 		if (e < 0 || json_array_append_new(a, o) < 0) {

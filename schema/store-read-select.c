@@ -407,13 +407,13 @@ json_t *read_instance_json(const struct read_process *p)
 	snprintf(label, sizeof(label), "%s [%d]", p->comm ? p->comm : "?", p->pid);
 	e = read_set(o, "process_id", json_integer(p->id));
 	e |= read_set(o, "pid", json_integer(p->pid));
-	e |= read_set(o, "label", read_str_or_null(label));
-	e |= read_set(o, "comm", read_str_or_null(p->comm));
-	e |= read_set(o, "cmdline", read_str_or_null(p->cmdline));
-	e |= read_set(o, "uid", read_int_or_null(p->uid));
+	e |= read_set(o, "label", text_json_string(label));
+	e |= read_set(o, "comm", text_json_string(p->comm));
+	e |= read_set(o, "cmdline", text_json_string(p->cmdline));
+	e |= read_set(o, "uid", json_field_int_or_null(p->uid));
 	e |= read_set(o, "start_time", json_integer(p->start_time));
 	e |= read_set(o, "first_seen", json_integer(p->first_seen));
-	e |= read_set(o, "exited_at", read_int_or_null(p->exited_at));
+	e |= read_set(o, "exited_at", json_field_int_or_null(p->exited_at));
 	if (e < 0) {
 		json_decref(o);
 		return NULL;

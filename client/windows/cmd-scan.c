@@ -21,28 +21,6 @@
 DEFINE_CLEANUP(struct census *, census_free)
 DEFINE_CLEANUP(struct win_capture *, win_capture_free)
 
-static void scan_help(void)
-{
-	printf("Usage: ramwatch scan [PID | --name PATTERN | --capture FILE] [OPTIONS]\n\n"
-	       "Takes a census of a process's memory: every reservation of its address space\n"
-	       "(VirtualQueryEx) classified, with totals by class, the largest reservations\n"
-	       "and the files.  Without PID or --name: the process with the most private memory.\n\n"
-	       "  --name PATTERN   the process with the most private memory whose image name\n"
-	       "                   matches the glob PATTERN\n"
-	       "  --capture FILE   a captured region list (--save-regions), not a live process\n"
-	       "  --json           print JSON (exact bytes; see ramwatch(1) for the fields)\n"
-	       "  --markdown       print Markdown tables\n"
-	       "  --regions        list every reservation with its class and the rule that decided it\n"
-	       "  --top N          largest reservations and files to show (default %u)\n"
-	       "  --out FILE       also save the census as JSON to FILE\n"
-	       "  --save-regions FILE  also save the region list the census was made from\n"
-	       "  --no-residency   do not look up the working set (QueryWorkingSetEx)\n"
-	       "  --no-evidence    read nothing of the process's memory (heaps, stacks, command line)\n\n"
-	       "Reading another user's process needs Administrator or SeDebugPrivilege;\n"
-	       "protected processes cannot be read.  ramwatchd runs on Linux only.\n",
-	       RW_TOP_DEFAULT);
-}
-
 struct scan_args {
 	const char *name, *capture, *out_path, *save_regions;
 	enum output out;
@@ -51,21 +29,13 @@ struct scan_args {
 	int pid;
 };
 
-static int parse_args(int argc, char **argv, struct scan_args *a)
+static int parse_args(const struct command *self, int argc, char **argv, struct scan_args *a)
 {
-	static const struct option options[] = {
-		{ "name", required_argument, NULL, 'n' },	  { "capture", required_argument, NULL, 'c' },
-		{ "json", no_argument, NULL, 'j' },		  { "markdown", no_argument, NULL, 'm' },
-		{ "regions", no_argument, NULL, 'r' },		  { "top", required_argument, NULL, 't' },
-		{ "out", required_argument, NULL, 'o' },	  { "save-regions", required_argument, NULL, 'S' },
-		{ "no-residency", no_argument, NULL, 'R' },	  { "no-evidence", no_argument, NULL, 'E' },
-		{ "help", no_argument, NULL, 'h' },		  { 0 },
-	};
 	int opt, r;
 
 	*a = (struct scan_args){ .out = OUT_TABLE, .top = RW_TOP_DEFAULT };
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
+	while ((opt = command_getopt(self, argc, argv)) >= 0) {
 		switch (opt) {
 		case 'n': a->name = optarg; break;
 		case 'c': a->capture = optarg; break;
@@ -80,7 +50,7 @@ static int parse_args(int argc, char **argv, struct scan_args *a)
 		case 'S': a->save_regions = optarg; break;
 		case 'R': a->no_residency = true; break;
 		case 'E': a->no_evidence = true; break;
-		case 'h': scan_help(); return 0;
+		case 'h': command_help(self, stdout); return 0;
 		default:
 			return usage_error("scan", "bad option (--smaps, --light, --gpu, --daemon and --proc are the Linux "
 					   "build's)");
@@ -134,7 +104,7 @@ static int save_regions(const struct win_capture *cap, const char *path)
 	return 0;
 }
 
-int cmd_scan(int argc, char **argv)
+int cmd_scan(const struct command *self, int argc, char **argv)
 {
 	_cleanup_(census_freep) struct census *c = NULL;
 	_cleanup_(win_capture_freep) struct win_capture *cap = NULL;
@@ -142,7 +112,7 @@ int cmd_scan(int argc, char **argv)
 	struct scan_args a;
 	int r;
 
-	if ((r = parse_args(argc, argv, &a)) >= 0)
+	if ((r = parse_args(self, argc, argv, &a)) >= 0)
 		return r;
 	struct winscan_options so = { .no_residency = a.no_residency, .no_evidence = a.no_evidence };
 	uint64_t start_us = now_monotonic_us(), start_cpu_us = now_thread_cpu_us();

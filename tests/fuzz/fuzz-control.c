@@ -229,12 +229,12 @@ static int run(struct control_request *req, int64_t only_uid, json_t **ret)
 	if (r >= 0 && !json_is_object(j.result))
 		abort();
 	if (r >= 0 && only_uid >= 0 && !only_of(j.result, only_uid)) {
-		fprintf(stderr, "op %s shows uid %lld another uid's process\n", control_op_name(req->op),
+		fprintf(stderr, "op %s shows uid %lld another uid's process\n", request_table_name(req->op),
 			(long long)only_uid);
 		abort();
 	}
 	if (r < 0 && (j.result || j.error.message[0] == '\0')) {
-		fprintf(stderr, "op %s failed with %d and no message\n", control_op_name(req->op), r);
+		fprintf(stderr, "op %s failed with %d and no message\n", request_table_name(req->op), r);
 		abort();
 	}
 	*ret = j.result;
@@ -259,7 +259,7 @@ static void answer(struct control_request *req, int64_t only_uid)
 		json_t *later = NULL;
 		r = run(req, only_uid, &later);
 		if (r == -EINVAL) {
-			fprintf(stderr, "op %s refuses its own cursor \"%s\"\n", control_op_name(req->op), req->cursor);
+			fprintf(stderr, "op %s refuses its own cursor \"%s\"\n", request_table_name(req->op), req->cursor);
 			abort();
 		}
 		if (r >= 0)

@@ -80,7 +80,13 @@ def test_bash_commands_and_options():
     assert complete("history", "--format=c") == ["csv"]
     assert complete("processes", "--sort", "p") == ["private", "peak"]
     assert complete("diff", "--from", "f") == ["first"]
-    assert complete("trace", "") == ["summary"]
+    # trace's sub-commands, and each one's options and values
+    assert complete("trace", "") == ["summary", "record", "export"]
+    assert complete("trace", "record", "--f") == ["--format="]
+    assert complete("trace", "record", "--format", "") == ["json", "binary"]
+    assert complete("trace", "summary", "--layer", "l") == ["logical"]
+    assert complete("trace", "export", "--o") == ["--output="]
+    assert complete("top", "--sort", "g") == ["growth"]
     assert "runtime_heap" in complete("history", "--class", "")
 
 

@@ -97,7 +97,7 @@ static void test_id_is_echoed_even_when_refused(void **state)
 	p = parse("{\"op\": \"metrics\", \"id\": 8}");
 	assert_int_equal(p.r, 0);
 	assert_int_equal(p.req->op, CONTROL_OP_METRICS);
-	assert_string_equal(control_op_name(p.req->op), "metrics");
+	assert_string_equal(request_table_name(p.req->op), "metrics");
 	done(&p);
 	assert_refused("{\"op\": \"metrics\", \"group\": \"comm\"}", "metrics: unknown argument 'group'");
 	assert_refused("{}", "scan, mark or metrics");
@@ -238,6 +238,11 @@ static void test_scan_and_mark(void **state)
 	assert_refused("{\"op\": \"scan\", \"name\": \"x\"}", "unknown argument 'name'");
 	assert_refused("{\"op\": \"scan\", \"pid\": 5, \"full\": true, \"light\": true}", "one or the other");
 	struct parsed_request p = parse("{\"op\": \"scan\", \"pid\": 5, \"full\": true}");
+	assert_int_equal(p.r, 0);
+	assert_true(p.req->full && !p.req->light);
+	done(&p);
+	/* false is not asking for it (as ramwatch scan --daemon sends both) */
+	p = parse("{\"op\": \"scan\", \"pid\": 5, \"full\": true, \"light\": false}");
 	assert_int_equal(p.r, 0);
 	assert_true(p.req->full && !p.req->light);
 	done(&p);

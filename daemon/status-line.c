@@ -1,23 +1,23 @@
-/* The daemon's status in words (view.h): pure, from a snapshot. */
-#include "view.h"
+/* The daemon's status in words (status-line.h): pure, from a snapshot. */
+#include "status-line.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
-struct view_rate_point view_rate_point(const struct view_status *st, uint64_t now)
+struct status_rate_point status_rate_point(const struct core_status *st, uint64_t now)
 {
-	struct view_rate_point p = { .at_us = now, .cpu_us = st->census.census_cpu_us };
+	struct status_rate_point p = { .at_us = now, .cpu_us = st->census.census_cpu_us };
 
 	for (int k = 0; k < _CENSUS_STATUS_MAX; k++)
 		p.censuses += st->census.censuses[k];
 	return p;
 }
 
-int view_status_line(const struct view_status *st, uint64_t now, struct view_rate_point *since, char *buf,
+int status_line_format(const struct core_status *st, uint64_t now, struct status_rate_point *since, char *buf,
 		     size_t size)
 {
-	struct view_rate_point p = view_rate_point(st, now);
+	struct status_rate_point p = status_rate_point(st, now);
 	const struct writer_stats *ws = &st->writer;
 
 	double minutes = (double)(now - since->at_us) / 60e6;

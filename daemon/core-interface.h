@@ -1,9 +1,10 @@
-/* What the daemon shows of itself to those outside its core: a status
- * snapshot in plain values (for STATUS=, the metrics and the control
- * socket's "status"), a watched process described in plain values, and
- * the calls the control socket may make (struct view, given to
- * control_new).  The manager (manager.c) implements them; nothing here
- * points into its state beyond the call that fills it. */
+/* The core interface: what the daemon shows of itself to those outside
+ * its core.  A status snapshot in plain values (for STATUS=, the metrics
+ * and the control socket's "status"), a watched process described in
+ * plain values, and the calls the control socket may make (struct
+ * core_interface, given to control_new).  manager-interface.c implements
+ * them over struct manager; nothing here points into its state beyond the
+ * call that fills it. */
 #pragma once
 
 #include <stdbool.h>
@@ -15,7 +16,7 @@
 #include "writer.h"
 
 /* The daemon at a moment. */
-struct view_status {
+struct core_status {
 	uint64_t started_us;                /* monotonic, for uptime */
 	const char *config_path, *db_path;  /* valid while the daemon runs */
 
@@ -58,7 +59,7 @@ struct view_status {
 
 /* A watched process as the daemon knows it now.  The strings are the
  * daemon's, valid until the event loop runs again. */
-struct view_process {
+struct core_process {
 	int64_t process_id;  /* its row in the store; 0 before the first write */
 	int pid;
 	int64_t start_time, started_at, uid, last_seen; /* -1 unknown */
@@ -69,17 +70,17 @@ struct view_process {
 };
 
 /* Called for each watched process; a negative errno stops the walk. */
-typedef int (*view_each_t)(void *data, const struct view_process *p);
+typedef int (*core_each_t)(void *data, const struct core_process *p);
 
 /* The control socket's way into the daemon: every call runs on the event
  * loop's thread, with userdata as its first argument. */
-struct view {
+struct core_interface {
 	void *userdata;
-	void (*status)(void *userdata, struct view_status *ret);
+	void (*status)(void *userdata, struct core_status *ret);
 	/* 0 with *ret, -ESRCH when pid is not watched */
-	int (*describe)(void *userdata, int pid, struct view_process *ret);
+	int (*describe)(void *userdata, int pid, struct core_process *ret);
 	/* every watched process; returns 0 or fn's negative errno */
-	int (*for_each)(void *userdata, view_each_t fn, void *data);
+	int (*for_each)(void *userdata, core_each_t fn, void *data);
 	/* A mark: a named phase of a watched process starts now; a census is
 	 * due at once.  Returns 0 with the time in *ret_time (unix ms), -ESRCH
 	 * when pid is not watched, -ENOMEM. */
@@ -99,18 +100,3 @@ struct view {
 	 * to free) and its length, or -ENOMEM. */
 	int (*metrics_text)(void *userdata, int64_t only_uid, char **ret, size_t *ret_len);
 };
-
-/* The census counts at a moment, which rates are measured from. */
-struct view_rate_point {
-	uint64_t at_us;             /* monotonic */
-	uint64_t censuses, cpu_us;  /* all statuses together; their CPU time */
-};
-
-/* The point of st at now. */
-struct view_rate_point view_rate_point(const struct view_status *st, uint64_t now);
-
-/* One line for STATUS= and the logs: what is watched, the censuses per
- * minute and the budget used since *since (then moved to now), what
- * waits, how the store does.  Returns the length snprintf gives. */
-int view_status_line(const struct view_status *st, uint64_t now, struct view_rate_point *since, char *buf,
-		     size_t size);

@@ -1,7 +1,8 @@
-/* The daemon as the control socket sees it (view.h): its status, each
- * watched process's figures, marks and census requests, the metrics text.
- * A client's view of a process settles the fast tier's repeats into it
- * first, so what it reads is what full samples would have given. */
+/* The core interface (core-interface.h) over struct manager: the daemon
+ * as the control socket sees it: its status, each watched process's
+ * figures, marks and census requests, the metrics text.  A process
+ * described to a client has the fast tier's repeats settled into it first,
+ * so what it reads is what full samples would have given. */
 #include "manager-internal.h"
 
 #include <errno.h>
@@ -13,7 +14,7 @@
 #include "util.h"
 #include "writer.h"
 
-void manager_snapshot(struct manager *m, bool with_size, struct view_status *ret)
+void manager_snapshot(struct manager *m, bool with_size, struct core_status *ret)
 {
 	struct store *store = store_cycle_store(m->store_cycle);
 	struct writer *writer = store_cycle_writer(m->store_cycle);
@@ -21,7 +22,7 @@ void manager_snapshot(struct manager *m, bool with_size, struct view_status *ret
 	struct watched_counts wc;
 
 	watched_get_counts(m->watched, &wc);
-	*ret = (struct view_status){
+	*ret = (struct core_status){
 		.started_us = m->started_us,
 		.config_path = m->config_path,
 		.db_path = m->db_path,
@@ -52,7 +53,7 @@ void manager_snapshot(struct manager *m, bool with_size, struct view_status *ret
 	ret->have_size = with_size && store && store_size(store, &ret->size) >= 0;
 }
 
-static void view_status(void *userdata, struct view_status *ret)
+static void core_status(void *userdata, struct core_status *ret)
 {
 	struct manager *m = userdata;
 
@@ -60,7 +61,7 @@ static void view_status(void *userdata, struct view_status *ret)
 	ret->have_system = sysmem_read(m->root_fd, daemon_clock_now_ms(), &ret->system) == 0;
 }
 
-static void view_store_damaged(void *userdata, const char *what)
+static void core_store_damaged(void *userdata, const char *what)
 {
 	struct manager *m = userdata;
 
@@ -71,7 +72,7 @@ static void view_store_damaged(void *userdata, const char *what)
 	manager_store_replaced(m);
 }
 
-static int view_describe(void *userdata, int pid, struct view_process *ret)
+static int core_describe(void *userdata, int pid, struct core_process *ret)
 {
 	struct manager *m = userdata;
 	struct target *t = watched_find(m->watched, pid);
@@ -83,10 +84,10 @@ static int view_describe(void *userdata, int pid, struct view_process *ret)
 	return 0;
 }
 
-static int view_for_each(void *userdata, view_each_t fn, void *data)
+static int core_for_each(void *userdata, core_each_t fn, void *data)
 {
 	struct manager *m = userdata;
-	struct view_process p;
+	struct core_process p;
 
 	for (struct target *t = watched_first(m->watched); t; t = watched_next(t)) {
 		fast_tier_settle(&m->fast, t);
@@ -98,7 +99,7 @@ static int view_for_each(void *userdata, view_each_t fn, void *data)
 	return 0;
 }
 
-static int view_mark(void *userdata, int pid, const char *name, int64_t by_uid, int64_t *ret_time)
+static int core_mark(void *userdata, int pid, const char *name, int64_t by_uid, int64_t *ret_time)
 {
 	struct manager *m = userdata;
 	struct target *t = watched_find(m->watched, pid);
@@ -117,7 +118,7 @@ static int view_mark(void *userdata, int pid, const char *name, int64_t by_uid, 
 	return 0;
 }
 
-static int view_request_census(void *userdata, int pid, bool full, bool light, census_done_t done, void *data,
+static int core_request_census(void *userdata, int pid, bool full, bool light, census_done_t done, void *data,
 			       struct census_waiter **ret_waiter)
 {
 	struct manager *m = userdata;
@@ -135,7 +136,7 @@ static int view_request_census(void *userdata, int pid, bool full, bool light, c
 	return 0;
 }
 
-static void view_cancel_census(void *userdata, struct census_waiter *w)
+static void core_cancel_census(void *userdata, struct census_waiter *w)
 {
 	(void)userdata;
 	census_tier_waiter_cancel(w);
@@ -144,24 +145,24 @@ static void view_cancel_census(void *userdata, struct census_waiter *w)
 int manager_metrics_text(void *userdata, int64_t only_uid, char **ret, size_t *ret_len)
 {
 	struct manager *m = userdata;
-	struct view_status st;
+	struct core_status st;
 
 	manager_snapshot(m, false, &st);
 	return export_metrics_text(m->watched, &st, m->config.export_group_by, gpu_watch_snapshot(&m->gpu), only_uid,
 				   ret, ret_len);
 }
 
-void manager_view_init(struct manager *m, struct view *ret)
+void manager_interface_init(struct manager *m, struct core_interface *ret)
 {
-	*ret = (struct view){
+	*ret = (struct core_interface){
 		.userdata = m,
-		.status = view_status,
-		.describe = view_describe,
-		.for_each = view_for_each,
-		.mark = view_mark,
-		.request_census = view_request_census,
-		.cancel_census = view_cancel_census,
+		.status = core_status,
+		.describe = core_describe,
+		.for_each = core_for_each,
+		.mark = core_mark,
+		.request_census = core_request_census,
+		.cancel_census = core_cancel_census,
 		.metrics_text = manager_metrics_text,
-		.store_damaged = view_store_damaged,
+		.store_damaged = core_store_damaged,
 	};
 }

@@ -95,7 +95,7 @@ TRACE_SRCS := trace/trace-event.c trace/trace-fast.c trace/trace-general.c trace
 # schema/: the SQLite store (writes, migrations, retention), its reads
 # (history, report, census, events) and ramwatch sql's safe queries; the
 # migrations travel inside the binary as C strings
-SCHEMA_SRCS := schema/store.c schema/store-stmt.c schema/store-put.c schema/store-census.c schema/store-repeat.c schema/store-delta.c \
+SCHEMA_SRCS := schema/store.c schema/store-stmt.c schema/store-put.c schema/store-coalesce.c schema/store-census.c schema/store-repeat.c schema/store-delta.c \
 	schema/store-retention.c schema/store-spans.c schema/store-gpu.c schema/store-salvage.c \
 	schema/store-read.c schema/store-read-json.c schema/store-read-select.c \
 	schema/store-read-processes.c schema/store-read-samples.c schema/store-read-history.c \

@@ -108,7 +108,8 @@ struct group_gpu {
 struct group {
 	char *key;
 	uint64_t processes, light;
-	uint64_t private, resident, swap, peak_private;
+	SAMPLE_FIGURES(SAMPLE_FIGURE_MEMBER) /* summed over the group's processes */
+	uint64_t peak_private;
 	uint32_t present;
 	uint64_t class_private[_CLASS_MAX], class_resident[_CLASS_MAX];
 	struct group_gpu *gpu; /* per device of the snapshot; NULL without one */
@@ -137,9 +138,9 @@ static void group_add(struct group *g, const struct export_process *p, size_t n_
 		g->gpu[u->device].used += u->used;
 	}
 	g->processes++;
-	g->private += p->private;
-	g->resident += p->resident;
-	g->swap += p->swap;
+#define ADD_(name, ...) g->name += p->name;
+	SAMPLE_FIGURES(ADD_)
+#undef ADD_
 	if (p->peak_private > g->peak_private)
 		g->peak_private = p->peak_private;
 	if (!c || !c->ok)
@@ -242,7 +243,6 @@ static void group_sample(FILE *f, const char *name, const struct group *g, const
 
 static void put_groups(FILE *f, const struct group *g, size_t ng)
 {
-	static const char *const kinds[] = { "private", "resident", "swap" };
 	char rest[96];
 
 	family(f, "ramwatch_memory_bytes", "gauge",
@@ -260,9 +260,14 @@ static void put_groups(FILE *f, const struct group *g, size_t ng)
 	family(f, "ramwatch_process_memory_bytes", "gauge",
 	       "Memory of the group's processes at their last sample of the fast tier.");
 	for (size_t i = 0; i < ng; i++) {
-		uint64_t v[] = { g[i].private, g[i].resident, g[i].swap };
-		for (size_t k = 0; k < ELEMENTSOF(kinds); k++) {
-			snprintf(rest, sizeof(rest), ",kind=\"%s\"", kinds[k]);
+		/* each figure of the fast tier the metrics give (sample-row.h) */
+#define VALUE_(name, ...) g[i].name,
+		const uint64_t v[_SAMPLE_N_FIGURES] = { SAMPLE_FIGURES(VALUE_) };
+#undef VALUE_
+		for (size_t k = 0; k < _SAMPLE_N_FIGURES; k++) {
+			if (!sample_figures[k].metric)
+				continue;
+			snprintf(rest, sizeof(rest), ",kind=\"%s\"", sample_figures[k].name);
 			group_sample(f, "ramwatch_process_memory_bytes", &g[i], rest, v[k]);
 		}
 	}

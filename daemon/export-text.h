@@ -36,7 +36,9 @@ struct export_process {
 	int64_t uid;      /* -1 unknown */
 	const char *user; /* uid's name; NULL when it has none (the uid stands in) */
 	const char *cgroup; /* the cgroup v2 path */
-	uint64_t private, resident, swap; /* the last sample of the fast tier */
+	/* the last sample of the fast tier: private, resident, swap (each
+	 * figure of SAMPLE_FIGURES, sample-row.h) */
+	SAMPLE_FIGURES(SAMPLE_FIGURE_MEMBER)
 	uint64_t peak_private;
 	const struct export_classes *classes; /* NULL: no ok census yet */
 	/* its GPU memory at the last GPU snapshot: uses of the devices of

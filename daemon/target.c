@@ -181,7 +181,8 @@ static void note_sample(struct target *t, uint32_t count, int64_t now_ms)
 {
 	struct store_process *info = &t->ref->info;
 
-	sample_acc_add(&t->acc, t->private, t->resident, t->swap, count);
+	sample_acc_add(&t->acc, &(struct sample_figures){ .private = t->private, .resident = t->resident, .swap = t->swap },
+		       count);
 	info->seen = now_ms;
 	if (t->private > info->peak_private)
 		info->peak_private = t->private;

@@ -1,10 +1,14 @@
 /* Coalescing the fast tier's raw rows.  A process that holds still gives
- * the same row every StoreInterval: a row that is steady (min = max = last,
- * private and resident: nothing moved inside the interval) and the same as
- * the process's last raw row, itself steady, extends that row (its until
- * moves to the new row's time, its samples add up) instead of adding one.
- * Every moment of the span then had the same values, so min, max and last
- * over any part of it are still exact.
+ * the same row every StoreInterval: a row that is steady (every counter
+ * of a figure equal to its last value: the figure did not move inside the
+ * interval) and the same as the process's last raw row, itself steady,
+ * extends that row (its until moves to the new row's time, its samples
+ * add up) instead of adding one.  Every moment of the span then had the
+ * same values, so min, max and last over any part of it are still exact.
+ *
+ * The check that two rows may coalesce compares every counter of
+ * SAMPLE_COLUMNS but samples (sample-row.h): a counter added there is
+ * compared without a change here.
  *
  * The last raw row of each process (a run) is kept in memory, so an
  * identical row costs one UPDATE by the primary key and no read.  Runs
@@ -15,11 +19,8 @@
 #include "store-coalesce.h"
 #include "store-internal.h"
 
-static bool sample_steady(const struct store_sample *x)
-{
-	return x->private_min == x->private_last && x->private_max == x->private_last &&
-	       x->resident_min == x->resident_last && x->resident_max == x->resident_last;
-}
+SAMPLE_DEFINE_STEADY(sample_steady, struct store_sample)
+SAMPLE_DEFINE_SAME(sample_same, struct store_sample)
 
 void store_coalesce_forget(struct store *s, int64_t process_id)
 {
@@ -68,8 +69,7 @@ int store_put_sample(struct store *s, int64_t process_id, const struct store_sam
 	 * run's end (a clock that stepped back) is never folded into it. */
 	steady = sample_steady(x);
 	u = hashtab_get(&s->runs, (uint64_t)process_id);
-	if (u && !u->apart && steady && u->steady && x->time > u->until && x->private_last == u->private_last &&
-	    x->resident_last == u->resident_last && x->swap_last == u->swap_last) {
+	if (u && !u->apart && steady && u->steady && x->time > u->until && sample_same(x, &u->values)) {
 		r = extend_run(s, u, x);
 		if (r < 0)
 			return r;
@@ -92,10 +92,8 @@ int store_put_sample(struct store *s, int64_t process_id, const struct store_sam
 		.until = x->time,
 		.until_before = x->time,
 		.samples = x->samples,
+		.values = *x,
 		.apart = !is_new && u->apart,
-		.private_last = x->private_last,
-		.resident_last = x->resident_last,
-		.swap_last = x->swap_last,
 		.steady = steady,
 	};
 	return 0;
@@ -126,10 +124,11 @@ int store_sample_apart(struct store *s, int64_t process_id, int64_t time)
 	r = store_bound_run(s, st, rc, "sample");
 	if (r < 0)
 		return r;
-	x = (struct store_sample){ .time = time, .private_min = u->private_last, .private_max = u->private_last,
-				   .private_last = u->private_last, .resident_min = u->resident_last,
-				   .resident_max = u->resident_last, .resident_last = u->resident_last,
-				   .swap_last = u->swap_last, .samples = u->samples };
+	/* the run is steady: its values held at every moment of it, the
+	 * last row's included */
+	x = u->values;
+	x.time = time;
+	x.samples = u->samples;
 	r = store_insert_sample(s, process_id, &x);
 	if (r < 0)
 		return r;

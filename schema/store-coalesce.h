@@ -11,14 +11,14 @@
 
 #include "store.h"
 
-/* A process's last raw row as written: which row (process_id, time) and
- * the values an identical row repeats. */
+/* A process's last raw row as written: which row (process_id, time), how
+ * far it reaches, and the values an identical row repeats. */
 struct store_run {
 	int64_t process_id; /* the key */
 	int64_t time, until;
 	int64_t until_before; /* until before the last row joined, to undo it */
 	uint32_t samples;     /* of the last row that joined */
-	uint64_t private_last, resident_last, swap_last;
+	struct store_sample values; /* the row's counters (time and samples aside) */
 	bool steady;
 	bool apart; /* the process has GPU memory rows: its rows stay apart */
 };

@@ -68,9 +68,10 @@ enum store_stmt {
 };
 
 /* Inserts fast-tier row x of process_id as it is (store-put.c); a row of
- * the same process and time merges into it.  store_put_sample, which may
- * extend the row before instead (store-coalesce.c), is what callers use.
- * Returns 0 or a negative errno. */
+ * the same process and time merges into it, each counter by its how
+ * (sample-row.h).  store_put_sample, which may extend the row before
+ * instead (store-coalesce.c), is what callers use.  Returns 0 or a
+ * negative errno. */
 int store_insert_sample(struct store *s, int64_t process_id, const struct store_sample *x);
 
 /* Cuts the coalesced raw rows with a time at or before upto into one row

@@ -117,35 +117,21 @@ int store_insert_sample(struct store *s, int64_t process_id, const struct store_
 {
 	/* A second row for the same moment (a clock that stepped back) merges
 	 * into the first instead of failing the whole batch. */
-	static const char sql[] =
-		"INSERT INTO samples (process_id, resolution, time, until, private_min, private_max, private_last,"
-		"                     resident_min, resident_max, resident_last, swap_last, samples)"
-		" VALUES (?1, 0, ?2, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"
-		" ON CONFLICT (process_id, resolution, time) DO UPDATE SET"
-		"  private_min = min(private_min, excluded.private_min),"
-		"  private_max = max(private_max, excluded.private_max),"
-		"  private_last = excluded.private_last,"
-		"  resident_min = min(resident_min, excluded.resident_min),"
-		"  resident_max = max(resident_max, excluded.resident_max),"
-		"  resident_last = excluded.resident_last,"
-		"  swap_last = excluded.swap_last,"
-		"  samples = samples + excluded.samples";
+	static const char sql[] = "INSERT INTO samples (process_id, resolution, time, until" SAMPLE_SQL_NAMES ")"
+				  " VALUES (?1, 0, ?2, ?2" SAMPLE_SQL_PARAMS ")"
+				  " ON CONFLICT (process_id, resolution, time) DO UPDATE SET until = until"
+				  SAMPLE_SQL_MERGE;
 	sqlite3_stmt *st;
-	int r, rc;
+	int r, rc, i = 3;
 
 	r = store_stmt(s, STMT_SAMPLE_PUT, sql, &st);
 	if (r < 0)
 		return r;
 	rc = sqlite3_bind_int64(st, 1, process_id);
 	rc |= sqlite3_bind_int64(st, 2, x->time);
-	rc |= store_bind_u64(st, 3, x->private_min);
-	rc |= store_bind_u64(st, 4, x->private_max);
-	rc |= store_bind_u64(st, 5, x->private_last);
-	rc |= store_bind_u64(st, 6, x->resident_min);
-	rc |= store_bind_u64(st, 7, x->resident_max);
-	rc |= store_bind_u64(st, 8, x->resident_last);
-	rc |= store_bind_u64(st, 9, x->swap_last);
-	rc |= sqlite3_bind_int64(st, 10, x->samples);
+#define BIND(name, ...) rc |= store_bind_u64(st, i++, x->name);
+	SAMPLE_COLUMNS(BIND)
+#undef BIND
 	return store_bound_run(s, st, rc, "sample");
 }
 

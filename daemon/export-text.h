@@ -18,12 +18,17 @@
 #include "config.h"
 #include "store.h"
 
-/* What the metrics keep of a process's last ok census. */
+/* What the metrics keep of a process's last ok census: per class, each
+ * counter of CENSUS_COUNTERS with metric yes (private, resident), by its
+ * name. */
+#define EXPORT_CLASS_MEMBER_(name, class_key, total_key, per_class, light_class, light_total, optional, history, \
+			     metric, ...)                                                                     \
+	CENSUS_IF_##metric(uint64_t name[_CLASS_MAX];)
 struct export_classes {
 	bool ok;         /* there was an ok census */
 	bool light;      /* ... and it was light: no private or resident per class */
 	uint32_t present; /* bit c: the census found regions of class c */
-	uint64_t private[_CLASS_MAX], resident[_CLASS_MAX];
+	CENSUS_COUNTERS(EXPORT_CLASS_MEMBER_)
 };
 
 /* Fills *ret from an ok census. */

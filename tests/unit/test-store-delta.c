@@ -549,7 +549,7 @@ static void test_migrate_from_v8(void **state)
 	sqlite3_close(db);
 
 	struct store *s = open_store(t->db, false);
-	assert_int_equal(store_schema_version(s), 9);
+	assert_int_equal(store_schema_version(s), STORE_SCHEMA_VERSION);
 	store_close(s);
 
 	db = raw_open(t->db, SQLITE_OPEN_READONLY);

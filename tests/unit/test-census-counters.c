@@ -12,6 +12,7 @@
 
 #include "census-json.h"
 #include "export-text.h"
+#include "man-testlib.h"
 #include "render-census.h"
 #include "store-migrations.h"
 #include "util.h"
@@ -434,6 +435,37 @@ static void test_old_censuses_read_back_unknown(void **state)
 	}
 }
 
+/* ------------------------------------------------------------ the manual */
+
+static void test_every_counter_is_documented(void **state)
+{
+	(void)state;
+	char *censuses = man_section("ramwatch-schema.7", ".Ss censuses", ".Ss "),
+	     *classes = man_section("ramwatch-schema.7", ".Ss census_classes", ".Ss "),
+	     *json = man_section("ramwatch.1", ".Sh JSON", ".Sh ");
+	char *start = strstr(json, ".It Cm totals"), *middle = strstr(json, ".It Cm classes"),
+	     *end = strstr(json, ".It Cm largest");
+
+	assert_true(start && middle && end && start < middle && middle < end);
+	char *totals = strndup(start, (size_t)(middle - start)), *class_list = strndup(middle, (size_t)(end - middle));
+	for (int i = 0; i < _CENSUS_N_COUNTERS; i++) {
+		const struct census_counter_info *k = &census_counters[i];
+		if (!man_names(censuses, k->total_key))
+			fail_msg("ramwatch-schema(7) does not describe censuses.%s", k->total_key);
+		if (k->per_class && !man_names(classes, k->class_key))
+			fail_msg("ramwatch-schema(7) does not describe census_classes.%s", k->class_key);
+		if (!man_names(totals, k->total_key))
+			fail_msg("ramwatch(1) does not list totals.%s of the census JSON", k->total_key);
+		if (k->per_class && !man_names(class_list, k->class_key))
+			fail_msg("ramwatch(1) does not list %s of a class of the census JSON", k->class_key);
+	}
+	free(censuses);
+	free(classes);
+	free(totals);
+	free(class_list);
+	free(json);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -443,6 +475,7 @@ int main(void)
 		cmocka_unit_test(test_metrics_give_the_metric_counters),
 		cmocka_unit_test_setup_teardown(test_light_census_stores_what_it_read, tmp_setup, tmp_teardown),
 		cmocka_unit_test_setup_teardown(test_old_censuses_read_back_unknown, tmp_setup, tmp_teardown),
+		cmocka_unit_test(test_every_counter_is_documented),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,6 +11,7 @@
 #include "test-store-read-lib.h"
 
 #include "export-text.h"
+#include "man-testlib.h"
 #include "render-answer.h"
 #include "sample-row.h"
 #include "sample.h"
@@ -531,6 +532,24 @@ static void test_figures_reach_the_metrics(void **state)
 	free(text);
 }
 
+/* ------------------------------------------------------------ the manual */
+
+static void test_every_column_is_documented(void **state)
+{
+	(void)state;
+	char *schema = man_section("ramwatch-schema.7", ".Ss samples", ".Ss "),
+	     *history = man_section("ramwatch.1", ".It Cm history", ".It Cm report");
+
+	for (int k = 0; k < _SAMPLE_N_COLUMNS; k++) {
+		if (!man_names(schema, sample_columns[k].name))
+			fail_msg("ramwatch-schema(7) does not describe samples.%s", sample_columns[k].name);
+		if (sample_columns[k].csv && !man_names(history, sample_columns[k].key))
+			fail_msg("ramwatch(1) does not list the CSV column %s of history", sample_columns[k].key);
+	}
+	free(schema);
+	free(history);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -541,6 +560,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_every_column_keeps_rows_apart, tmp_setup, tmp_teardown),
 		cmocka_unit_test_setup_teardown(test_coalesced_row_cut_keeps_every_column, tmp_setup, tmp_teardown),
 		cmocka_unit_test(test_figures_reach_the_metrics),
+		cmocka_unit_test(test_every_column_is_documented),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -231,7 +231,9 @@ static void test_processes(void **state)
 	put_census(t, p.java, H0 + 2 * HOUR, TRIGGER_INTERVAL, CENSUS_OK, c);
 	put_census(t, p.java, H0 + 2 * HOUR + MINUTE, TRIGGER_GROWTH, CENSUS_EXITED, NULL);
 	commit(t);
-	raw_exec(t->db, "INSERT INTO samples VALUES (1, 60000, 472223 * 3600000 + 3540000, 1, 880, 870, 1, 1800, 1700,"
+	raw_exec(t->db, "INSERT INTO samples (process_id, resolution, time, private_min, private_max, private_last,"
+			" resident_min, resident_max, resident_last, swap_last, samples, until)"
+			" VALUES (1, 60000, 472223 * 3600000 + 3540000, 1, 880, 870, 1, 1800, 1700,"
 			" 0, 6, 472223 * 3600000 + 3540000)");
 
 	/* alive only, largest private first */

@@ -98,7 +98,7 @@ TRACE_SRCS := trace/trace-event.c trace/trace-fast.c trace/trace-general.c trace
 # schema/: the SQLite store (writes, migrations, retention), its reads
 # (history, report, census, events) and ramwatch sql's safe queries; the
 # migrations travel inside the binary as C strings
-SCHEMA_SRCS := schema/store.c schema/store-stmt.c schema/store-put.c schema/store-census.c schema/store-repeat.c schema/store-delta.c \
+SCHEMA_SRCS := schema/store.c schema/store-stmt.c schema/store-put.c schema/store-coalesce.c schema/sample-row.c schema/store-census.c schema/store-repeat.c schema/store-delta.c \
 	schema/store-retention.c schema/store-spans.c schema/store-gpu.c schema/store-salvage.c \
 	schema/store-read.c schema/store-read-json.c schema/store-read-select.c \
 	schema/store-read-processes.c schema/store-read-samples.c schema/store-read-history.c \
@@ -238,7 +238,7 @@ UNIT_TESTS := test-util test-log test-strpool test-text test-hashtab test-timepa
 	test-scan-live test-region-events test-gpu test-gpu-census test-win-census \
 	test-trace-parse test-trace-analyzer test-trace-scopes test-trace-ledger test-trace-report \
 	test-trace-replay test-trace-export test-trace-binary test-trace-stacks \
-	test-store test-store-failures test-store-salvage test-store-retention test-store-read test-store-read-events test-store-read-gpu test-store-read-history test-store-read-page test-store-coalesce test-store-repeat test-store-delta test-steady test-query test-query-limits \
+	test-store test-store-failures test-store-salvage test-store-retention test-store-read test-store-read-events test-store-read-gpu test-store-read-history test-store-read-page test-store-coalesce test-sample-row test-census-counters test-store-repeat test-store-delta test-steady test-query test-query-limits \
 	test-config test-config-values test-config-files test-selector \
 	test-sysmem test-schedule test-pidmap test-store-aside test-writer test-export test-watched test-census-tier test-discover test-fast-tier test-proc-connector test-change-watch test-status-line test-daemon-clock \
 	test-control-request test-request-table test-control-buffer test-control-access test-control-processes test-control-worker \

@@ -45,7 +45,9 @@ def build(path, size):
     while os.path.getsize(path) + os.path.getsize(path + "-wal") < size:
         t += 1000
         rows = [(p, 0, t, *(rnd.randrange(1 << 34) for _ in range(7)), 10, t) for p in range(1, procs + 1)]
-        con.executemany("INSERT INTO samples VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        con.executemany("INSERT INTO samples (process_id, resolution, time, private_min, private_max, private_last,"
+                        " resident_min, resident_max, resident_last, swap_last, samples, until)"
+                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
         if t % 100000 == 0:
             con.commit()
             con.execute("PRAGMA wal_checkpoint(TRUNCATE)")

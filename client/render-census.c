@@ -119,6 +119,16 @@ static void percent(char *buf, size_t size, uint64_t part, uint64_t whole)
 		snprintf(buf, size, "%.1f%%", 100.0 * (double)part / (double)whole);
 }
 
+/* The same, or "unknown" for a counter the census does not know (one
+ * stored before the store kept it). */
+static void known_percent(char *buf, size_t size, uint64_t part, uint64_t whole, bool unknown)
+{
+	if (unknown)
+		snprintf(buf, size, "unknown");
+	else
+		percent(buf, size, part, whole);
+}
+
 /* A light census knows each class's address space, not its memory: say so
  * rather than print zeros. */
 static int render_classes_light(const struct census *c, const struct render_options *o, FILE *f)
@@ -179,8 +189,9 @@ static int render_classes(const struct census *c, const struct render_options *o
 	for (size_t i = 0; i < n; i++) {
 		const struct census_totals *k = &c->classes[order[i]];
 		percent(share, sizeof(share), k->private, c->totals.private);
-		percent(confirmed, sizeof(confirmed), k->confirmed, k->private);
-		table_add(t, class_key(order[i]));
+		known_percent(confirmed, sizeof(confirmed), k->confirmed, k->private,
+			      c->unknown_classes & CENSUS_COUNTER_BIT(confirmed));
+		table_add(t, class_key((enum class_id)order[i]));
 		table_add(t, sz(a, k->private));
 		table_add(t, share);
 		table_add(t, confirmed);
@@ -193,7 +204,8 @@ static int render_classes(const struct census *c, const struct render_options *o
 	table_add(t, "total");
 	table_add(t, sz(a, c->totals.private));
 	table_add(t, c->totals.private ? "100%" : "-");
-	percent(confirmed, sizeof(confirmed), c->totals.confirmed, c->totals.private);
+	known_percent(confirmed, sizeof(confirmed), c->totals.confirmed, c->totals.private,
+		      c->unknown_totals & CENSUS_COUNTER_BIT(confirmed));
 	table_add(t, confirmed);
 	table_add(t, sz(b, c->totals.resident));
 	table_add(t, sz(p, c->totals.pss));

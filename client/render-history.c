@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "macro.h"
+#include "sample-row.h"
 #include "table.h"
 #include "text.h"
 #include "timeparse.h"
@@ -305,11 +306,30 @@ static bool class_chosen(const struct history_options *o, const char *key)
 	return false;
 }
 
-/* Empty GPU memory fields of a row that has none, when the CSV has them. */
-static void csv_no_vram(FILE *f, bool vram)
+/* The value columns of a line: each counter of SAMPLE_COLUMNS that the
+ * CSV has (sample-row.h), then, when the CSV has them, the GPU memory's.
+ * A line fills a column with its own value of the same name (a census and
+ * a class their private and resident, a census its vram), and leaves the
+ * others empty. */
+static void csv_values(FILE *f, const json_t *v, bool vram)
 {
-	if (vram)
-		fputs(",,", f);
+	for (size_t k = 0; k < _SAMPLE_N_COLUMNS; k++)
+		if (sample_columns[k].csv)
+			csv_int(f, v, sample_columns[k].key);
+	if (vram) {
+		csv_int(f, v, "vram");
+		csv_int(f, v, "vram_max");
+	}
+	fputc('\n', f);
+}
+
+static void csv_header(FILE *f, bool vram)
+{
+	fputs("time,process_id,pid,kind,name,status", f);
+	for (size_t k = 0; k < _SAMPLE_N_COLUMNS; k++)
+		if (sample_columns[k].csv)
+			fprintf(f, ",%s", sample_columns[k].key);
+	fputs(vram ? ",vram,vram_max\n" : "\n", f);
 }
 
 static void instance_csv(FILE *f, const struct line *lines, size_t n, int64_t process_id, int64_t pid,
@@ -321,49 +341,23 @@ static void instance_csv(FILE *f, const struct line *lines, size_t n, int64_t pr
 		switch (lines[i].kind) {
 		case LINE_SAMPLE:
 			csv_head(f, lines[i].time, process_id, pid, "sample", NULL, NULL);
-			csv_int(f, v, "private");
-			csv_int(f, v, "private_min");
-			csv_int(f, v, "private_max");
-			csv_int(f, v, "resident");
-			csv_int(f, v, "resident_min");
-			csv_int(f, v, "resident_max");
-			csv_int(f, v, "swap");
-			if (vram) {
-				csv_int(f, v, "vram");
-				csv_int(f, v, "vram_max");
-			}
-			fputc('\n', f);
+			csv_values(f, v, vram);
 			break;
 		case LINE_CENSUS:
 			csv_head(f, lines[i].time, process_id, pid, "census", answer_str(v, "trigger"),
 				 answer_str(v, "status"));
-			csv_int(f, v, "private");
-			fputs(",,", f);
-			csv_int(f, v, "resident");
-			fputs(",,,", f);
-			if (vram) {
-				csv_int(f, v, "vram");
-				fputc(',', f);
-			}
-			fputc('\n', f);
+			csv_values(f, v, vram);
 			classes = json_object_get(v, "classes");
 			json_object_foreach((json_t *)classes, key, c) {
 				if (!class_chosen(o, key))
 					continue;
 				csv_head(f, lines[i].time, process_id, pid, "class", key, NULL);
-				csv_int(f, c, "private");
-				fputs(",,", f);
-				csv_int(f, c, "resident");
-				fputs(",,,", f);
-				csv_no_vram(f, vram);
-				fputc('\n', f);
+				csv_values(f, c, vram);
 			}
 			break;
 		case LINE_MARK:
 			csv_head(f, lines[i].time, process_id, pid, "mark", answer_str(v, "name"), NULL);
-			fputs(",,,,,,,", f);
-			csv_no_vram(f, vram);
-			fputc('\n', f);
+			csv_values(f, v, vram);
 			break;
 		}
 	}
@@ -406,9 +400,7 @@ int render_history(const json_t *answer, const struct history_options *o, FILE *
 	qsort_safe(inst, n, sizeof(*inst), cmp_instance);
 	bool vram = any_vram(answer, "samples") || any_vram(answer, "censuses");
 	if (o->format == ANSWER_CSV)
-		fprintf(f, "time,process_id,pid,kind,name,status,private,private_min,private_max,resident,resident_min,"
-			"resident_max,swap%s\n",
-			vram ? ",vram,vram_max" : "");
+		csv_header(f, vram);
 	if (n == 0 && o->format != ANSWER_CSV)
 		fputs("no process matches\n", f);
 	for (i = 0; i < n && r == 0; i++) {

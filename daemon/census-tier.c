@@ -217,6 +217,15 @@ enum census_status census_tier_take(struct census_tier *ct, struct target *t, en
 		schedule_done(&t->census.plan, now_monotonic_us(), CENSUS_ERROR, 0);
 		return CENSUS_ERROR;
 	}
+	/* what the census cost is all the daemon spent on it, the steady
+	 * check and the comparison with the last census included (the meta's
+	 * figures): the store keeps those, and a client waiting for the
+	 * census is told the same */
+	if (res.census) {
+		res.census->wall_us = res.meta.wall_us;
+		res.census->cpu_us = res.meta.cpu_us;
+		res.census->bytes_read = res.meta.bytes_read;
+	}
 	/* recorded before it is queued: the writer takes the census */
 	census_tier_record(ct, t, &res, now_monotonic_us());
 	bool full = res.meta.status == CENSUS_OK && res.meta.repeats_time == 0;

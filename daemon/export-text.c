@@ -21,8 +21,10 @@ void export_classes_from_census(const struct census *c, struct export_classes *r
 	for (int k = 0; k < _CLASS_MAX; k++) {
 		if (c->classes[k].count > 0)
 			ret->present |= 1u << k;
-		ret->private[k] = c->classes[k].private;
-		ret->resident[k] = c->classes[k].resident;
+#define COPY_(name, class_key, total_key, per_class, light_class, light_total, optional, history, metric, ...) \
+	CENSUS_IF_##metric(ret->name[k] = c->classes[k].name;)
+		CENSUS_COUNTERS(COPY_)
+#undef COPY_
 	}
 }
 
@@ -108,9 +110,10 @@ struct group_gpu {
 struct group {
 	char *key;
 	uint64_t processes, light;
-	uint64_t private, resident, swap, peak_private;
+	SAMPLE_FIGURES(SAMPLE_FIGURE_MEMBER) /* summed over the group's processes */
+	uint64_t peak_private;
 	uint32_t present;
-	uint64_t class_private[_CLASS_MAX], class_resident[_CLASS_MAX];
+	struct export_classes classes; /* the sums of the processes' (ok, light and present unused) */
 	struct group_gpu *gpu; /* per device of the snapshot; NULL without one */
 };
 
@@ -137,9 +140,9 @@ static void group_add(struct group *g, const struct export_process *p, size_t n_
 		g->gpu[u->device].used += u->used;
 	}
 	g->processes++;
-	g->private += p->private;
-	g->resident += p->resident;
-	g->swap += p->swap;
+#define ADD_(name, ...) g->name += p->name;
+	SAMPLE_FIGURES(ADD_)
+#undef ADD_
 	if (p->peak_private > g->peak_private)
 		g->peak_private = p->peak_private;
 	if (!c || !c->ok)
@@ -151,8 +154,10 @@ static void group_add(struct group *g, const struct export_process *p, size_t n_
 	}
 	g->present |= c->present;
 	for (int k = 0; k < _CLASS_MAX; k++) {
-		g->class_private[k] += c->private[k];
-		g->class_resident[k] += c->resident[k];
+#define ADD_(name, class_key, total_key, per_class, light_class, light_total, optional, history, metric, ...) \
+	CENSUS_IF_##metric(g->classes.name[k] += c->name[k];)
+		CENSUS_COUNTERS(ADD_)
+#undef ADD_
 	}
 }
 
@@ -242,7 +247,6 @@ static void group_sample(FILE *f, const char *name, const struct group *g, const
 
 static void put_groups(FILE *f, const struct group *g, size_t ng)
 {
-	static const char *const kinds[] = { "private", "resident", "swap" };
 	char rest[96];
 
 	family(f, "ramwatch_memory_bytes", "gauge",
@@ -251,18 +255,25 @@ static void put_groups(FILE *f, const struct group *g, size_t ng)
 		for (int k = 0; k < _CLASS_MAX; k++) {
 			if (!(g[i].present & (1u << k)))
 				continue;
-			snprintf(rest, sizeof(rest), ",class=\"%s\",kind=\"private\"", class_key(k));
-			group_sample(f, "ramwatch_memory_bytes", &g[i], rest, g[i].class_private[k]);
-			snprintf(rest, sizeof(rest), ",class=\"%s\",kind=\"resident\"", class_key(k));
-			group_sample(f, "ramwatch_memory_bytes", &g[i], rest, g[i].class_resident[k]);
+			/* each counter of a class the metrics give (census-counters.h) */
+#define PUT_(name, ckey, tkey, per_class, light_class, light_total, optional, history, metric, ...)         \
+	CENSUS_IF_##metric(snprintf(rest, sizeof(rest), ",class=\"%s\",kind=\"" #name "\"", class_key(k));           \
+			   group_sample(f, "ramwatch_memory_bytes", &g[i], rest, g[i].classes.name[k]);)
+			CENSUS_COUNTERS(PUT_)
+#undef PUT_
 		}
 
 	family(f, "ramwatch_process_memory_bytes", "gauge",
 	       "Memory of the group's processes at their last sample of the fast tier.");
 	for (size_t i = 0; i < ng; i++) {
-		uint64_t v[] = { g[i].private, g[i].resident, g[i].swap };
-		for (size_t k = 0; k < ELEMENTSOF(kinds); k++) {
-			snprintf(rest, sizeof(rest), ",kind=\"%s\"", kinds[k]);
+		/* each figure of the fast tier the metrics give (sample-row.h) */
+#define VALUE_(name, ...) g[i].name,
+		const uint64_t v[_SAMPLE_N_FIGURES] = { SAMPLE_FIGURES(VALUE_) };
+#undef VALUE_
+		for (size_t k = 0; k < _SAMPLE_N_FIGURES; k++) {
+			if (!sample_figures[k].metric)
+				continue;
+			snprintf(rest, sizeof(rest), ",kind=\"%s\"", sample_figures[k].name);
 			group_sample(f, "ramwatch_process_memory_bytes", &g[i], rest, v[k]);
 		}
 	}

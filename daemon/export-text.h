@@ -18,12 +18,17 @@
 #include "config.h"
 #include "store.h"
 
-/* What the metrics keep of a process's last ok census. */
+/* What the metrics keep of a process's last ok census: per class, each
+ * counter of CENSUS_COUNTERS with metric yes (private, resident), by its
+ * name. */
+#define EXPORT_CLASS_MEMBER_(name, class_key, total_key, per_class, light_class, light_total, optional, history, \
+			     metric, ...)                                                                     \
+	CENSUS_IF_##metric(uint64_t name[_CLASS_MAX];)
 struct export_classes {
 	bool ok;         /* there was an ok census */
 	bool light;      /* ... and it was light: no private or resident per class */
 	uint32_t present; /* bit c: the census found regions of class c */
-	uint64_t private[_CLASS_MAX], resident[_CLASS_MAX];
+	CENSUS_COUNTERS(EXPORT_CLASS_MEMBER_)
 };
 
 /* Fills *ret from an ok census. */
@@ -36,7 +41,9 @@ struct export_process {
 	int64_t uid;      /* -1 unknown */
 	const char *user; /* uid's name; NULL when it has none (the uid stands in) */
 	const char *cgroup; /* the cgroup v2 path */
-	uint64_t private, resident, swap; /* the last sample of the fast tier */
+	/* the last sample of the fast tier: private, resident, swap (each
+	 * figure of SAMPLE_FIGURES, sample-row.h) */
+	SAMPLE_FIGURES(SAMPLE_FIGURE_MEMBER)
 	uint64_t peak_private;
 	const struct export_classes *classes; /* NULL: no ok census yet */
 	/* its GPU memory at the last GPU snapshot: uses of the devices of

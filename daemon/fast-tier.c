@@ -110,7 +110,9 @@ static int64_t status_due_ms(const struct target *t, int64_t status_every_ms)
  * accumulator, and the process row's last sight and peaks. */
 static void note_sample(struct target *t, uint32_t count, int64_t now_ms)
 {
-	sample_acc_add(&t->fast.acc, t->fast.private, t->fast.resident, t->fast.swap, count);
+	sample_acc_add(&t->fast.acc,
+		       &(struct sample_figures){ .private = t->fast.private, .resident = t->fast.resident, .swap = t->fast.swap },
+		       count);
 	proc_ref_seen(t->ref, now_ms, t->fast.private, t->fast.resident);
 }
 

@@ -1,5 +1,6 @@
-/* The fast tier's arithmetic: samples of /proc/PID/status gathered into one
- * stored row per StoreInterval, holding min, max and last, so a peak between
+/* The fast tier's arithmetic: the samples of one StoreInterval gathered
+ * into one stored row, each counter of SAMPLE_COLUMNS (sample-row.h) the
+ * lowest, the highest or the last value of its figure, so a peak between
  * two stored rows is never lost (doc/design.md#the-fast-tier). */
 #pragma once
 
@@ -8,16 +9,15 @@
 
 #include "store.h"
 
+/* The row being gathered: a member for each counter of SAMPLE_COLUMNS
+ * (samples: how many samples it holds; 0 when none). */
 struct sample_acc {
-	uint32_t n;
-	uint64_t private_min, private_max, private_last;
-	uint64_t resident_min, resident_max, resident_last;
-	uint64_t swap_last;
+	SAMPLE_COLUMNS(SAMPLE_MEMBER)
 };
 
 /* Adds count samples of the same figures (count >= 1: a process sampled
  * several times over which nothing changed adds them at once). */
-void sample_acc_add(struct sample_acc *a, uint64_t private, uint64_t resident, uint64_t swap, uint32_t count);
+void sample_acc_add(struct sample_acc *a, const struct sample_figures *f, uint32_t count);
 
 /* Moves what was gathered into a row ending at time and starts over.
  * Returns false (and leaves *ret alone) when there was no sample. */

@@ -57,23 +57,33 @@ static json_t *counters_json(const struct census *c)
 			 "hugetlb", counter(c, STATUS_HUGETLB_PAGES));
 }
 
-static json_t *totals_json(const struct census_totals *t)
+/* The counters of CENSUS_COUNTERS in their order, under their keys: a
+ * class's (per_class ones, after its key and label) or the totals'; null
+ * where unknown. */
+static json_t *counters_of(json_t *o, const struct census_totals *t, bool per_class, uint32_t unknown)
 {
-	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
-			 "private", (json_int_t)t->private, "resident", (json_int_t)t->resident,
-			 "pss", (json_int_t)t->pss, "swap", (json_int_t)t->swap, "size", (json_int_t)t->size,
-			 "regions", (json_int_t)t->count, "locked", (json_int_t)t->locked,
-			 "hugetlb", (json_int_t)t->hugetlb, "confirmed", (json_int_t)t->confirmed);
+	for (int i = 0; o && i < _CENSUS_N_COUNTERS; i++) {
+		const struct census_counter_info *k = &census_counters[i];
+		if (per_class && !k->per_class)
+			continue;
+		json_t *v = unknown & (1u << i) ? json_null() : json_integer((json_int_t)census_counter_value(t, i));
+		if (json_object_set_new(o, per_class ? k->class_key : k->total_key, v) < 0) {
+			json_decref(o);
+			return NULL;
+		}
+	}
+	return o;
 }
 
-static json_t *class_json(enum class_id k, const struct census_totals *t)
+static json_t *totals_json(const struct census *c)
 {
-	return json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
-			 "key", class_key(k), "label", class_label(k),
-			 "private", (json_int_t)t->private, "resident", (json_int_t)t->resident,
-			 "pss", (json_int_t)t->pss, "swap", (json_int_t)t->swap,
-			 "size", (json_int_t)t->size, "count", (json_int_t)t->count,
-			 "confirmed", (json_int_t)t->confirmed);
+	return counters_of(json_object(), &c->totals, false, c->unknown_totals);
+}
+
+static json_t *class_json(const struct census *c, enum class_id k)
+{
+	return counters_of(json_pack("{s:s, s:s}", "key", class_key(k), "label", class_label(k)), &c->classes[k], true,
+			   c->unknown_classes);
 }
 
 /* "evidence": what reading the process's memory did for this census. */
@@ -168,22 +178,11 @@ json_t *census_to_json(const struct census *c, bool with_regions)
 	if (!classes || !files)
 		return NULL;
 
-	/* classes in decreasing private, then resident, order: the table's order */
-	int order[_CLASS_MAX], n = 0;
-	for (int k = 0; k < _CLASS_MAX; k++)
-		if (c->classes[k].count > 0)
-			order[n++] = k;
-	for (int i = 1; i < n; i++)
-		for (int j = i; j > 0; j--) {
-			const struct census_totals *a = &c->classes[order[j - 1]], *b = &c->classes[order[j]];
-			if (a->private > b->private || (a->private == b->private && a->resident >= b->resident))
-				break;
-			int t = order[j];
-			order[j] = order[j - 1];
-			order[j - 1] = t;
-		}
-	for (int i = 0; i < n; i++)
-		if (json_array_append_new(classes, class_json((enum class_id)order[i], &c->classes[order[i]])) < 0)
+	/* classes in the tables' order (census_class_order) */
+	enum class_id order[_CLASS_MAX];
+	size_t n = census_class_order(c, order);
+	for (size_t i = 0; i < n; i++)
+		if (json_array_append_new(classes, class_json(c, order[i])) < 0)
 			return NULL;
 	for (size_t i = 0; i < c->n_files; i++)
 		if (json_array_append_new(files, file_json(&c->files[i])) < 0)
@@ -199,7 +198,7 @@ json_t *census_to_json(const struct census *c, bool with_regions)
 		"cmdline", text_json_string(c->cmdline), "exe", text_json_string(c->exe),
 		"uid", json_field_int_or_null(c->uid),
 		"counters", counters_json(c),
-		"totals", totals_json(&c->totals),
+		"totals", totals_json(c),
 		"classes", classes,
 		"largest", regions_array(c->largest, c->n_largest),
 		"files", files,
@@ -368,25 +367,35 @@ static int read_counters(struct reader *rd, const json_t *root)
 	return 0;
 }
 
-static int read_totals(struct reader *rd, const json_t *o, const char *where, struct census_totals *t)
+/* The counters of a class object (per_class) or of the totals, each
+ * under its key: a required one a non-negative integer, an optional one
+ * (a newer counter) absent or null when the census did not know it, then
+ * unknown (its bit set in *unknown); a counter a class object does not
+ * carry is unknown per class. */
+static int read_counters_of(struct reader *rd, const json_t *o, const char *where, bool per_class,
+			    struct census_totals *t, uint32_t *unknown)
 {
-	int r;
-	int64_t v = -1;
 	if (!json_is_object(o))
 		return bad(rd, "%s: expected an object", where);
-	if ((r = get_u64(rd, o, where, "private", &t->private)) < 0 ||
-	    (r = get_u64(rd, o, where, "resident", &t->resident)) < 0 ||
-	    (r = get_u64(rd, o, where, "pss", &t->pss)) < 0 || (r = get_u64(rd, o, where, "swap", &t->swap)) < 0 ||
-	    (r = get_u64(rd, o, where, "size", &t->size)) < 0)
-		return r;
-	/* optional in this version */
-	if (json_object_get(o, "locked") && (r = get_int(rd, o, where, "locked", true, &v)) >= 0 && v >= 0)
-		t->locked = (uint64_t)v;
-	if (json_object_get(o, "hugetlb") && (r = get_int(rd, o, where, "hugetlb", true, &v)) >= 0 && v >= 0)
-		t->hugetlb = (uint64_t)v;
-	if (json_object_get(o, "confirmed") && (r = get_int(rd, o, where, "confirmed", true, &v)) >= 0 && v >= 0)
-		t->confirmed = (uint64_t)v;
-	return r < 0 ? r : 0;
+	for (int i = 0; i < _CENSUS_N_COUNTERS; i++) {
+		const struct census_counter_info *k = &census_counters[i];
+		const char *key = per_class ? k->class_key : k->total_key;
+		int64_t v = -1;
+		int r;
+
+		if (per_class && !k->per_class) {
+			*unknown |= 1u << i;
+			continue;
+		}
+		r = get_int(rd, o, where, key, k->optional, &v);
+		if (r < 0)
+			return r;
+		if (v < 0)
+			*unknown |= 1u << i;
+		else
+			*census_counter(t, i) = (uint64_t)v;
+	}
+	return 0;
 }
 
 static int read_classes(struct reader *rd, const json_t *root)
@@ -410,8 +419,7 @@ static int read_classes(struct reader *rd, const json_t *root)
 		int k = class_from_saved_key(key);
 		if (k < 0)
 			return bad(rd, "%s.key: unknown class \"%s\"", where, key);
-		struct census_totals *t = &rd->c->classes[k];
-		if ((r = read_totals(rd, v, where, t)) < 0 || (r = get_u64(rd, v, where, "count", &t->count)) < 0)
+		if ((r = read_counters_of(rd, v, where, true, &rd->c->classes[k], &rd->c->unknown_classes)) < 0)
 			return r;
 	}
 	return 0;
@@ -642,7 +650,7 @@ int census_from_json(const json_t *root, struct census **ret, struct error *err)
 	_cleanup_(census_freep) struct census *c = census_new();
 	struct reader rd = { .c = c, .err = err };
 	const char *format = NULL, *source = NULL;
-	int64_t version = 0, regions = 0;
+	int64_t version = 0;
 	const json_t *cost;
 	int r;
 
@@ -663,14 +671,12 @@ int census_from_json(const json_t *root, struct census **ret, struct error *err)
 	if ((r = get_int(&rd, root, "census", "taken_at", true, &c->taken_at_ms)) < 0 ||
 	    (r = get_str(&rd, root, "census", "source", true, &source)) < 0 || (r = read_process(&rd, root)) < 0 ||
 	    (r = read_counters(&rd, root)) < 0 ||
-	    (r = read_totals(&rd, json_object_get(root, "totals"), "totals", &c->totals)) < 0 ||
-	    (r = get_int(&rd, json_object_get(root, "totals"), "totals", "regions", false, &regions)) < 0 ||
+	    (r = read_counters_of(&rd, json_object_get(root, "totals"), "totals", false, &c->totals, &c->unknown_totals)) < 0 ||
 	    (r = read_classes(&rd, root)) < 0 ||
 	    (r = read_region_array(&rd, root, "largest", false, &c->largest, &c->n_largest)) < 0 ||
 	    (r = read_region_array(&rd, root, "regions", true, &c->regions, &c->n_regions)) < 0 ||
 	    (r = read_files(&rd, root)) < 0 || (r = read_gpu(&rd, root)) < 0 || (r = read_windows(&rd, root)) < 0)
 		return r;
-	c->totals.count = (uint64_t)regions;
 	const json_t *light = json_object_get(root, "light");
 	if (light && !json_is_boolean(light))
 		return bad(&rd, "census: \"light\" is not true or false");
@@ -683,6 +689,8 @@ int census_from_json(const json_t *root, struct census **ret, struct error *err)
 		if ((r = get_int(&rd, cost, "cost", "wall_us", true, &c->wall_us)) < 0 ||
 		    (r = get_int(&rd, cost, "cost", "cpu_us", true, &c->cpu_us)) < 0 ||
 		    (r = get_int(&rd, cost, "cost", "bytes_read", true, &c->bytes_read)) < 0 ||
+		    (r = get_int(&rd, cost, "cost", "threads", true, &c->threads_seen)) < 0 ||
+		    (r = get_int(&rd, cost, "cost", "stack_pointers", true, &c->stack_pointers)) < 0 ||
 		    (r = get_int(&rd, cost, "cost", "evidence_reads", true, &c->evidence.reads)) < 0 ||
 		    (r = get_int(&rd, cost, "cost", "evidence_bytes", true, &c->evidence.bytes)) < 0 ||
 		    (r = get_int(&rd, cost, "cost", "evidence_batches", true, &c->evidence.calls)) < 0 ||

@@ -11,6 +11,16 @@
 #include "strpool.h"
 #include "util.h"
 
+#define YES_NO_yes true
+#define YES_NO_no false
+#define COUNTER_INFO_(name, class_key, total_key, per_class, light_class, light_total, optional, history, metric, unit, \
+		      help)                                                                                     \
+	[CENSUS_COUNTER_##name] = { #name,		      #class_key,	      #total_key,		     \
+				    YES_NO_##per_class,	      YES_NO_##light_class, YES_NO_##light_total,	     \
+				    YES_NO_##optional,	      YES_NO_##history,	    YES_NO_##metric,	unit, help, \
+				    offsetof(struct census_totals, name) },
+const struct census_counter_info census_counters[_CENSUS_N_COUNTERS] = { CENSUS_COUNTERS(COUNTER_INFO_) };
+
 static const char *const file_kinds[_FILE_KIND_MAX] = {
 	[FILE_IMAGE] = "image",
 	[FILE_DATA] = "data",
@@ -108,40 +118,35 @@ struct census *census_free(struct census *c)
 	return NULL;
 }
 
-/* The sums of one region, computed once for the totals and its class. */
-struct region_sums {
-	uint64_t private, resident, pss, swap, size, locked, hugetlb, confirmed;
-};
-
 static bool rule_confirms(uint8_t rule)
 {
 	const struct classify_rule_info *info = classify_rule(rule);
 	return info && info->basis != BASIS_SHAPE;
 }
 
-static void region_sums(const struct region *r, struct region_sums *ret)
+/* The counters of one region (count 1), computed once for the totals and
+ * its class. */
+static void region_sums(const struct region *r, struct census_totals *ret)
 {
-	ret->private = region_private(r);
-	ret->resident = region_resident(r);
-	ret->pss = region_field(r, COUNT_PSS);
-	ret->swap = region_field(r, COUNT_SWAP);
-	ret->size = region_size(r);
-	ret->locked = region_field(r, COUNT_LOCKED);
-	ret->hugetlb = region_field(r, COUNT_SHARED_HUGETLB) + region_field(r, COUNT_PRIVATE_HUGETLB);
+	*ret = (struct census_totals){
+		.private = region_private(r),
+		.resident = region_resident(r),
+		.pss = region_field(r, COUNT_PSS),
+		.swap = region_field(r, COUNT_SWAP),
+		.size = region_size(r),
+		.count = 1,
+		.locked = region_field(r, COUNT_LOCKED),
+		.hugetlb = region_field(r, COUNT_SHARED_HUGETLB) + region_field(r, COUNT_PRIVATE_HUGETLB),
+	};
 	ret->confirmed = rule_confirms(r->rule) ? ret->private : 0;
 }
 
-static void add_sums(struct census_totals *t, const struct region_sums *x)
+/* Adds every counter of x to t's. */
+static void add_totals(struct census_totals *t, const struct census_totals *x)
 {
-	t->private += x->private;
-	t->resident += x->resident;
-	t->pss += x->pss;
-	t->swap += x->swap;
-	t->size += x->size;
-	t->locked += x->locked;
-	t->hugetlb += x->hugetlb;
-	t->confirmed += x->confirmed;
-	t->count++;
+#define ADD_(name, ...) t->name += x->name;
+	CENSUS_COUNTERS(ADD_)
+#undef ADD_
 }
 
 static void to_census_region(const struct region *r, struct census_region *ret)
@@ -301,11 +306,11 @@ int census_summarise(struct census *c, const struct region *regions, size_t n, s
 	memset(c->classes, 0, sizeof(c->classes));
 	for (size_t i = 0; i < n; i++) {
 		const struct region *r = &regions[i];
-		struct region_sums x;
+		struct census_totals x;
 
 		region_sums(r, &x);
-		add_sums(&c->totals, &x);
-		add_sums(&c->classes[r->cls < _CLASS_MAX ? r->cls : CLASS_OTHER], &x);
+		add_totals(&c->totals, &x);
+		add_totals(&c->classes[r->cls < _CLASS_MAX ? r->cls : CLASS_OTHER], &x);
 
 		if (used < k) {
 			heap[used++] = i;
@@ -389,17 +394,8 @@ size_t census_class_order(const struct census *c, enum class_id order[_CLASS_MAX
 void census_class_sum(const struct census *c, struct census_totals *ret)
 {
 	struct census_totals t = { 0 };
-	for (int k = 0; k < _CLASS_MAX; k++) {
-		t.private += c->classes[k].private;
-		t.resident += c->classes[k].resident;
-		t.pss += c->classes[k].pss;
-		t.swap += c->classes[k].swap;
-		t.size += c->classes[k].size;
-		t.locked += c->classes[k].locked;
-		t.hugetlb += c->classes[k].hugetlb;
-		t.confirmed += c->classes[k].confirmed;
-		t.count += c->classes[k].count;
-	}
+	for (int k = 0; k < _CLASS_MAX; k++)
+		add_totals(&t, &c->classes[k]);
 	*ret = t;
 }
 

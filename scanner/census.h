@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "census-counters.h"
 #include "classes.h"
 #include "gpu.h"
 #include "proc-parse.h"
@@ -15,15 +16,23 @@
 
 struct strpool;
 
-/* Sums over regions.  private = Anonymous + Swap, resident = Rss. */
+/* Sums over regions: each counter of CENSUS_COUNTERS (census-counters.h),
+ * private (Anonymous + Swap), resident (Rss), pss, swap, size, count (of
+ * regions), locked, hugetlb and confirmed. */
+#define CENSUS_TOTALS_MEMBER_(name, ...) uint64_t name;
 struct census_totals {
-	uint64_t private, resident, pss, swap, size;
-	uint64_t locked, hugetlb; /* Locked; Shared_Hugetlb + Private_Hugetlb */
-	uint64_t count;           /* regions */
-	/* private bytes whose class is known from a name the kernel shows or
-	 * from evidence read in the process, not from a shape */
-	uint64_t confirmed;
+	CENSUS_COUNTERS(CENSUS_TOTALS_MEMBER_)
 };
+
+/* Counter i (enum census_counter) of t. */
+static inline uint64_t *census_counter(struct census_totals *t, int i)
+{
+	return (uint64_t *)((char *)t + census_counters[i].offset);
+}
+static inline uint64_t census_counter_value(const struct census_totals *t, int i)
+{
+	return *(const uint64_t *)((const char *)t + census_counters[i].offset);
+}
 
 /* One of the largest regions (or, with all regions kept, any region) in a
  * form that survives a round trip through JSON. */
@@ -138,6 +147,12 @@ struct census {
 
 	struct census_totals totals;
 	struct census_totals classes[_CLASS_MAX];
+	/* Counters the census's source did not give (CENSUS_COUNTER_BIT): a
+	 * census read back from a store that did not keep them (stored
+	 * before they were), or from a file that lacks them.  Unknown, not
+	 * 0; the JSON says null.  Per class: in every class.  A census taken
+	 * knows them all. */
+	uint32_t unknown_totals, unknown_classes;
 	/* A light census: totals from smaps_rollup, regions from maps.  The
 	 * counters of classes, regions and files are unknown (zero), only their
 	 * size and count are known. */

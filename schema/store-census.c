@@ -61,31 +61,39 @@ static int bind_counter(sqlite3_stmt *st, int i, uint64_t v, const struct census
 	return c->light ? sqlite3_bind_null(st, i) : store_bind_u64(st, i, v);
 }
 
+/* Counter k of t at parameter i: NULL where the census does not know it
+ * (unknown), or where a light census did not read it (light_known
+ * false). */
+static int bind_census_counter(sqlite3_stmt *st, int i, const struct census *c, const struct census_totals *t, int k,
+			       bool light_known, uint32_t unknown)
+{
+	if ((c->light && !light_known) || (unknown & (1u << k)))
+		return sqlite3_bind_null(st, i);
+	return store_bind_u64(st, i, census_counter_value(t, k));
+}
+
 static int put_classes(struct store *s, int64_t census_id, const struct census *c)
 {
+	static const char sql[] = "INSERT INTO census_class_rows (census_id, class" CENSUS_SQL_CLASS_NAMES ")"
+				  " VALUES (?1, ?2" CENSUS_SQL_CLASS_PARAMS ")";
 	sqlite3_stmt *st;
 	int r, rc;
 
-	r = store_stmt(s, STMT_CLASS_PUT,
-		       "INSERT INTO census_class_rows (census_id, class, private, resident, pss, swap, size, count, confirmed)"
-		       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-		       &st);
+	r = store_stmt(s, STMT_CLASS_PUT, sql, &st);
 	if (r < 0)
 		return r;
 	for (int k = 0; k < _CLASS_MAX; k++) {
 		const struct census_totals *t = &c->classes[k];
+		int i = 3;
 		/* A class with no region has no row: zero everywhere is implied. */
 		if (t->count == 0)
 			continue;
 		rc = sqlite3_bind_int64(st, 1, census_id);
 		rc |= store_bind_text(st, 2, class_key((enum class_id)k));
-		rc |= bind_counter(st, 3, t->private, c);
-		rc |= bind_counter(st, 4, t->resident, c);
-		rc |= bind_counter(st, 5, t->pss, c);
-		rc |= bind_counter(st, 6, t->swap, c);
-		rc |= store_bind_u64(st, 7, t->size);
-		rc |= store_bind_u64(st, 8, t->count);
-		rc |= bind_counter(st, 9, t->confirmed, c);
+		for (int j = 0; j < _CENSUS_N_COUNTERS; j++)
+			if (census_counters[j].per_class)
+				rc |= bind_census_counter(st, i++, c, t, j, census_counters[j].light_class,
+							  c->unknown_classes);
 		r = store_bound_run(s, st, rc, "census classes");
 		if (r < 0)
 			return r;
@@ -196,17 +204,52 @@ static int64_t cost(int64_t given, const struct census *c, int64_t measured)
 	return given >= 0 || !c ? given : measured;
 }
 
+/* The parameters of a census's row: its columns, then its totals
+ * (CENSUS_COUNTERS, from P_TOTALS on). */
+enum census_param {
+	P_PROCESS_ID = 1,
+	P_TIME,
+	P_TRIGGER,
+	P_STATUS,
+	P_LIGHT,
+	P_MESSAGE,
+	P_COUNTER_PRIVATE,
+	P_COUNTER_RESIDENT,
+	P_PEAK_RESIDENT,
+	P_WALL_US,
+	P_CPU_US,
+	P_BYTES_READ,
+	P_GPU_STATE,
+	P_GPU_DRIVER_VERSION,
+	P_NVIDIA_MAPPED,
+	P_GPU_MESSAGE,
+	P_EVIDENCE_TAKEN,
+	P_EVIDENCE_WHY_NOT,
+	P_EVIDENCE_REGIONS,
+	P_EVIDENCE_CONFIRMED,
+	P_EVIDENCE_SPLIT,
+	P_EVIDENCE_READS,
+	P_EVIDENCE_BYTES,
+	P_EVIDENCE_BATCHES,
+	P_PAGES_LOOKED_UP,
+	P_THREADS,
+	P_STACK_POINTERS,
+	P_STATUS_COUNTERS, /* store_status_columns, from here on */
+	P_TOTALS = P_STATUS_COUNTERS + STORE_N_STATUS_COLUMNS,
+};
+
 int store_put_census(struct store *s, int64_t process_id, const struct store_census *m, const struct census *c,
 		     int64_t *ret_id)
 {
 	static const char sql[] =
-		"INSERT INTO censuses (process_id, time, trigger, status, light, message, private, resident, pss,"
-		"  swap, size, regions, counter_private, counter_resident, peak_resident, wall_us, cpu_us, bytes_read,"
-		"  gpu_state, gpu_driver_version, nvidia_mapped, evidence_taken, evidence_why_not, evidence_regions,"
-		"  evidence_confirmed, evidence_split, evidence_reads, evidence_bytes, counter_swap, counter_rss_anon,"
-		"  counter_rss_file, counter_rss_shmem, counter_locked, counter_hugetlb)"
+		"INSERT INTO censuses (process_id, time, trigger, status, light, message, counter_private, counter_resident,"
+		"  peak_resident, wall_us, cpu_us, bytes_read, gpu_state, gpu_driver_version, nvidia_mapped, gpu_message,"
+		"  evidence_taken, evidence_why_not, evidence_regions, evidence_confirmed, evidence_split, evidence_reads,"
+		"  evidence_bytes, evidence_batches, pages_looked_up, threads, stack_pointers, counter_swap,"
+		"  counter_rss_anon, counter_rss_file, counter_rss_shmem, counter_locked, counter_hugetlb"
+		CENSUS_SQL_TOTAL_NAMES ")"
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21,"
-		"  ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34)";
+		"  ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33" CENSUS_SQL_TOTAL_PARAMS ")";
 	const char *trigger = store_trigger_name(m->trigger), *status = store_census_status_name(m->status);
 	bool ok = m->status == CENSUS_OK;
 	sqlite3_stmt *st;
@@ -214,6 +257,7 @@ int store_put_census(struct store *s, int64_t process_id, const struct store_cen
 	uint64_t v;
 	int r, rc;
 
+	_Static_assert(P_TOTALS == 34, "the parameters of the census's own columns are ?1 to ?33");
 	r = store_writable(s);
 	if (r < 0)
 		return r;
@@ -228,45 +272,47 @@ int store_put_census(struct store *s, int64_t process_id, const struct store_cen
 	r = store_stmt(s, STMT_CENSUS_PUT, sql, &st);
 	if (r < 0)
 		return r;
-	rc = sqlite3_bind_int64(st, 1, process_id);
-	rc |= sqlite3_bind_int64(st, 2, m->time);
-	rc |= store_bind_text(st, 3, trigger);
-	rc |= store_bind_text(st, 4, status);
-	rc |= sqlite3_bind_int(st, 5, m->light);
-	rc |= store_bind_text(st, 6, m->message);
+	rc = sqlite3_bind_int64(st, P_PROCESS_ID, process_id);
+	rc |= sqlite3_bind_int64(st, P_TIME, m->time);
+	rc |= store_bind_text(st, P_TRIGGER, trigger);
+	rc |= store_bind_text(st, P_STATUS, status);
+	rc |= sqlite3_bind_int(st, P_LIGHT, m->light);
+	rc |= store_bind_text(st, P_MESSAGE, m->message);
 	/* A census that did not succeed may have stopped half-way: its totals
 	 * are not the process's, so none are kept. */
 	if (ok) {
-		rc |= store_bind_u64(st, 7, c->totals.private);
-		rc |= store_bind_u64(st, 8, c->totals.resident);
-		rc |= store_bind_u64(st, 9, c->totals.pss);
-		rc |= store_bind_u64(st, 10, c->totals.swap);
-		rc |= store_bind_u64(st, 11, c->totals.size);
-		rc |= store_bind_u64(st, 12, c->totals.count);
+		for (int k = 0; k < _CENSUS_N_COUNTERS; k++)
+			rc |= bind_census_counter(st, P_TOTALS + k, c, &c->totals, k, census_counters[k].light_total,
+						  c->unknown_totals);
 		if (c->have_status && status_private(&c->status, &v))
-			rc |= store_bind_u64(st, 13, v);
+			rc |= store_bind_u64(st, P_COUNTER_PRIVATE, v);
 		if (c->have_status && status_has(&c->status, STATUS_VM_RSS))
-			rc |= store_bind_u64(st, 14, c->status.counter[STATUS_VM_RSS]);
+			rc |= store_bind_u64(st, P_COUNTER_RESIDENT, c->status.counter[STATUS_VM_RSS]);
 		if (c->have_status && status_has(&c->status, STATUS_VM_HWM))
-			rc |= store_bind_u64(st, 15, c->status.counter[STATUS_VM_HWM]);
-		rc |= bind_status_counters(st, 29, c);
+			rc |= store_bind_u64(st, P_PEAK_RESIDENT, c->status.counter[STATUS_VM_HWM]);
+		rc |= bind_status_counters(st, P_STATUS_COUNTERS, c);
 		/* the GPU section, when one was taken (NULL: not looked at) */
 		if (c->gpu.taken) {
-			rc |= store_bind_text(st, 19, gpu_state_name(c->gpu.state));
-			rc |= store_bind_opt(st, 20, c->gpu.driver_version > 0 ? c->gpu.driver_version : -1);
-			rc |= sqlite3_bind_int(st, 21, c->gpu.nvidia_mapped);
+			rc |= store_bind_text(st, P_GPU_STATE, gpu_state_name(c->gpu.state));
+			rc |= store_bind_opt(st, P_GPU_DRIVER_VERSION, c->gpu.driver_version > 0 ? c->gpu.driver_version : -1);
+			rc |= sqlite3_bind_int(st, P_NVIDIA_MAPPED, c->gpu.nvidia_mapped);
+			rc |= store_bind_text(st, P_GPU_MESSAGE, c->gpu.message[0] ? c->gpu.message : NULL);
 		}
-		rc |= sqlite3_bind_int(st, 22, c->evidence.taken);
-		rc |= store_bind_text(st, 23, c->evidence.why_not[0] ? c->evidence.why_not : NULL);
-		rc |= store_bind_opt(st, 24, c->evidence.regions);
-		rc |= store_bind_opt(st, 25, c->evidence.confirmed);
-		rc |= store_bind_opt(st, 26, c->evidence.split);
-		rc |= store_bind_opt(st, 27, c->evidence.reads);
-		rc |= store_bind_opt(st, 28, c->evidence.bytes);
+		rc |= sqlite3_bind_int(st, P_EVIDENCE_TAKEN, c->evidence.taken);
+		rc |= store_bind_text(st, P_EVIDENCE_WHY_NOT, c->evidence.why_not[0] ? c->evidence.why_not : NULL);
+		rc |= store_bind_opt(st, P_EVIDENCE_REGIONS, c->evidence.regions);
+		rc |= store_bind_opt(st, P_EVIDENCE_CONFIRMED, c->evidence.confirmed);
+		rc |= store_bind_opt(st, P_EVIDENCE_SPLIT, c->evidence.split);
+		rc |= store_bind_opt(st, P_EVIDENCE_READS, c->evidence.reads);
+		rc |= store_bind_opt(st, P_EVIDENCE_BYTES, c->evidence.bytes);
+		rc |= store_bind_opt(st, P_EVIDENCE_BATCHES, c->evidence.calls);
+		rc |= store_bind_opt(st, P_PAGES_LOOKED_UP, c->evidence.pages);
+		rc |= store_bind_opt(st, P_THREADS, c->threads_seen);
+		rc |= store_bind_opt(st, P_STACK_POINTERS, c->stack_pointers);
 	}
-	rc |= store_bind_opt(st, 16, cost(m->wall_us, c, c ? c->wall_us : -1));
-	rc |= store_bind_opt(st, 17, cost(m->cpu_us, c, c ? c->cpu_us : -1));
-	rc |= store_bind_opt(st, 18, cost(m->bytes_read, c, c ? c->bytes_read : -1));
+	rc |= store_bind_opt(st, P_WALL_US, cost(m->wall_us, c, c ? c->wall_us : -1));
+	rc |= store_bind_opt(st, P_CPU_US, cost(m->cpu_us, c, c ? c->cpu_us : -1));
+	rc |= store_bind_opt(st, P_BYTES_READ, cost(m->bytes_read, c, c ? c->bytes_read : -1));
 	r = store_bound_run(s, st, rc, "census");
 	if (r < 0)
 		return r;

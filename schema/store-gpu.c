@@ -9,6 +9,7 @@
 #include <errno.h>
 
 #include "gpu.h"
+#include "store-coalesce.h"
 #include "store-internal.h"
 
 /* A byte count, or NULL when unknown. */

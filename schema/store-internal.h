@@ -67,23 +67,12 @@ enum store_stmt {
 	_STMT_MAX
 };
 
-/* A process's last raw row as written: which row (process_id, time) and
- * the values an identical row repeats. */
-struct store_run {
-	int64_t process_id; /* the key */
-	int64_t time, until;
-	int64_t until_before; /* until before the last row joined, to undo it */
-	uint32_t samples;     /* of the last row that joined */
-	uint64_t private_last, resident_last, swap_last;
-	bool steady;
-	bool apart; /* the process has GPU memory rows: its rows stay apart */
-};
-
-/* A GPU memory row of process_id at time: GPU rows are read with the
- * sample row of the same time, so that row must stand alone; it is split
- * out of its run, and the process's rows are not coalesced from now on.
- * Returns 0 or a negative errno. */
-int store_sample_apart(struct store *s, int64_t process_id, int64_t time);
+/* Inserts fast-tier row x of process_id as it is (store-put.c); a row of
+ * the same process and time merges into it, each counter by its how
+ * (sample-row.h).  store_put_sample, which may extend the row before
+ * instead (store-coalesce.c), is what callers use.  Returns 0 or a
+ * negative errno. */
+int store_insert_sample(struct store *s, int64_t process_id, const struct store_sample *x);
 
 /* Cuts the coalesced raw rows with a time at or before upto into one row
  * per bucket of res (the bucket's part of the span), the part after
@@ -119,9 +108,10 @@ struct store {
 		bool active;    /* a lap is under way */
 		bool due;       /* rows were deleted: another lap is wanted */
 	} sweep;
-	/* The last raw row written of each process (struct store_run, keyed by
-	 * process id), so that an identical next row extends it without a
-	 * read; empty after opening, so a restart starts new rows. */
+	/* The last raw row written of each process (struct store_run of
+	 * store-coalesce.h, keyed by process id), so that an identical next
+	 * row extends it without a read; empty after opening, so a restart
+	 * starts new rows. */
 	struct hashtab runs;
 	sqlite3_stmt *stmt[_STMT_MAX];
 	struct error error; /* the last failure, for store_error */

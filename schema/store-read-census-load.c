@@ -50,19 +50,13 @@ static const char *column_intern(struct census *c, sqlite3_stmt *st, int i, bool
 	return copy;
 }
 
-/* The censuses row: time, totals, counters, cost, read into the struct
+/* The censuses row: time, counters, cost, totals, read into the struct
  * census; only the trigger and the status are given as they stand. */
 enum census_row {
 	ROW_TIME,
 	ROW_TRIGGER,
 	ROW_STATUS,
 	ROW_LIGHT,
-	ROW_PRIVATE,
-	ROW_RESIDENT,
-	ROW_PSS,
-	ROW_SWAP,
-	ROW_SIZE,
-	ROW_REGIONS,
 	ROW_COUNTER_PRIVATE,
 	ROW_COUNTER_RESIDENT,
 	ROW_PEAK_RESIDENT,
@@ -72,6 +66,7 @@ enum census_row {
 	ROW_GPU_STATE,
 	ROW_GPU_DRIVER_VERSION,
 	ROW_NVIDIA_MAPPED,
+	ROW_GPU_MESSAGE,
 	ROW_EVIDENCE_TAKEN,
 	ROW_EVIDENCE_WHY_NOT,
 	ROW_EVIDENCE_REGIONS,
@@ -79,21 +74,21 @@ enum census_row {
 	ROW_EVIDENCE_SPLIT,
 	ROW_EVIDENCE_READS,
 	ROW_EVIDENCE_BYTES,
+	ROW_EVIDENCE_BATCHES,
+	ROW_PAGES_LOOKED_UP,
+	ROW_THREADS,
+	ROW_STACK_POINTERS,
 	ROW_REPEATS,
-	ROW_STATUS_COLUMNS, /* store_status_columns, from here on */
-	_ROW_MAX = ROW_STATUS_COLUMNS + STORE_N_STATUS_COLUMNS
+	ROW_STATUS_COLUMNS,                                     /* store_status_columns, from here on */
+	ROW_TOTALS = ROW_STATUS_COLUMNS + STORE_N_STATUS_COLUMNS, /* CENSUS_COUNTERS, from here on */
+	_ROW_MAX = ROW_TOTALS + _CENSUS_N_COUNTERS
 };
+#define TOTAL_COLUMN_(name, class_key, total_key, ...) [ROW_TOTALS + CENSUS_COUNTER_##name] = { #total_key, READ_KEY },
 static const struct read_column census_row_columns[] = {
 	[ROW_TIME] = { "time", READ_KEY },
 	[ROW_TRIGGER] = { "trigger", READ_STR },
 	[ROW_STATUS] = { "status", READ_STR },
 	[ROW_LIGHT] = { "light", READ_KEY },
-	[ROW_PRIVATE] = { "private", READ_KEY },
-	[ROW_RESIDENT] = { "resident", READ_KEY },
-	[ROW_PSS] = { "pss", READ_KEY },
-	[ROW_SWAP] = { "swap", READ_KEY },
-	[ROW_SIZE] = { "size", READ_KEY },
-	[ROW_REGIONS] = { "regions", READ_KEY },
 	[ROW_COUNTER_PRIVATE] = { "counter_private", READ_KEY },
 	[ROW_COUNTER_RESIDENT] = { "counter_resident", READ_KEY },
 	[ROW_PEAK_RESIDENT] = { "peak_resident", READ_KEY },
@@ -103,6 +98,7 @@ static const struct read_column census_row_columns[] = {
 	[ROW_GPU_STATE] = { "gpu_state", READ_KEY },
 	[ROW_GPU_DRIVER_VERSION] = { "gpu_driver_version", READ_KEY },
 	[ROW_NVIDIA_MAPPED] = { "nvidia_mapped", READ_KEY },
+	[ROW_GPU_MESSAGE] = { "gpu_message", READ_KEY },
 	[ROW_EVIDENCE_TAKEN] = { "evidence_taken", READ_KEY },
 	[ROW_EVIDENCE_WHY_NOT] = { "evidence_why_not", READ_KEY },
 	[ROW_EVIDENCE_REGIONS] = { "evidence_regions", READ_KEY },
@@ -110,6 +106,10 @@ static const struct read_column census_row_columns[] = {
 	[ROW_EVIDENCE_SPLIT] = { "evidence_split", READ_KEY },
 	[ROW_EVIDENCE_READS] = { "evidence_reads", READ_KEY },
 	[ROW_EVIDENCE_BYTES] = { "evidence_bytes", READ_KEY },
+	[ROW_EVIDENCE_BATCHES] = { "evidence_batches", READ_KEY },
+	[ROW_PAGES_LOOKED_UP] = { "pages_looked_up", READ_KEY },
+	[ROW_THREADS] = { "threads", READ_KEY },
+	[ROW_STACK_POINTERS] = { "stack_pointers", READ_KEY },
 	[ROW_REPEATS] = { "repeats", READ_INT },
 	[ROW_STATUS_COLUMNS + 0] = { "counter_swap", READ_KEY },
 	[ROW_STATUS_COLUMNS + 1] = { "counter_rss_anon", READ_KEY },
@@ -117,17 +117,30 @@ static const struct read_column census_row_columns[] = {
 	[ROW_STATUS_COLUMNS + 3] = { "counter_rss_shmem", READ_KEY },
 	[ROW_STATUS_COLUMNS + 4] = { "counter_locked", READ_KEY },
 	[ROW_STATUS_COLUMNS + 5] = { "counter_hugetlb", READ_KEY },
+	CENSUS_COUNTERS(TOTAL_COLUMN_)
 };
 _Static_assert(ELEMENTSOF(census_row_columns) == _ROW_MAX, "a column for every field");
 static const struct read_query census_row_query = READ_QUERY(
 	RS_CENSUS_ROW,
-	"SELECT time, trigger, status, light, private, resident, pss, swap, size, regions, counter_private,"
-	"       counter_resident, peak_resident, wall_us, cpu_us, bytes_read, gpu_state, gpu_driver_version,"
-	"       nvidia_mapped, evidence_taken, evidence_why_not, evidence_regions, evidence_confirmed,"
-	"       evidence_split, evidence_reads, evidence_bytes, repeats, counter_swap, counter_rss_anon,"
-	"       counter_rss_file, counter_rss_shmem, counter_locked, counter_hugetlb"
+	"SELECT time, trigger, status, light, counter_private, counter_resident, peak_resident, wall_us, cpu_us,"
+	"       bytes_read, gpu_state, gpu_driver_version, nvidia_mapped, gpu_message, evidence_taken, evidence_why_not,"
+	"       evidence_regions, evidence_confirmed, evidence_split, evidence_reads, evidence_bytes, evidence_batches,"
+	"       pages_looked_up, threads, stack_pointers, repeats, counter_swap, counter_rss_anon, counter_rss_file,"
+	"       counter_rss_shmem, counter_locked, counter_hugetlb" CENSUS_SQL_TOTAL_NAMES
 	" FROM censuses WHERE id = ?1",
 	census_row_columns);
+
+/* Counter k of t from column i, or, for NULL, 0 where a light census did
+ * not read it (light_known false: the census has 0 there) and unknown
+ * otherwise (stored before the store kept it): its bit set in *unknown. */
+static void load_counter(sqlite3_stmt *st, int i, const struct census *c, struct census_totals *t, int k,
+			 bool light_known, uint32_t *unknown)
+{
+	if (sqlite3_column_type(st, i) != SQLITE_NULL)
+		*census_counter(t, k) = column_u64(st, i);
+	else if (!c->light || light_known)
+		*unknown |= 1u << k;
+}
 
 /* The census row into c.  Returns 0 with *ret_meta ({"trigger",
  * "status", "repeats"}) and in *ret_content the census whose classes,
@@ -153,12 +166,9 @@ static int load_row(struct store_reader *r, int64_t census_id, struct census *c,
 		*ret_content = sqlite3_column_type(st, ROW_REPEATS) == SQLITE_NULL ? census_id
 											 : sqlite3_column_int64(st, ROW_REPEATS);
 		c->light = sqlite3_column_int(st, ROW_LIGHT) != 0;
-		c->totals.private = column_u64(st, ROW_PRIVATE);
-		c->totals.resident = column_u64(st, ROW_RESIDENT);
-		c->totals.pss = column_u64(st, ROW_PSS);
-		c->totals.swap = column_u64(st, ROW_SWAP);
-		c->totals.size = column_u64(st, ROW_SIZE);
-		c->totals.count = column_u64(st, ROW_REGIONS);
+		for (int k = 0; k < _CENSUS_N_COUNTERS; k++)
+			load_counter(st, ROW_TOTALS + k, c, &c->totals, k, census_counters[k].light_total,
+				     &c->unknown_totals);
 		*ret_counter_private = column_opt(st, ROW_COUNTER_PRIVATE);
 		if (sqlite3_column_type(st, ROW_COUNTER_RESIDENT) != SQLITE_NULL) {
 			c->status.counter[STATUS_VM_RSS] = column_u64(st, ROW_COUNTER_RESIDENT);
@@ -191,6 +201,11 @@ static int load_row(struct store_reader *r, int64_t census_id, struct census *c,
 		c->evidence.split = column_opt(st, ROW_EVIDENCE_SPLIT);
 		c->evidence.reads = column_opt(st, ROW_EVIDENCE_READS);
 		c->evidence.bytes = column_opt(st, ROW_EVIDENCE_BYTES);
+		/* NULL before schema 11 */
+		c->evidence.calls = column_opt(st, ROW_EVIDENCE_BATCHES);
+		c->evidence.pages = column_opt(st, ROW_PAGES_LOOKED_UP);
+		c->threads_seen = column_opt(st, ROW_THREADS);
+		c->stack_pointers = column_opt(st, ROW_STACK_POINTERS);
 		/* the GPU section: its state, when one was taken */
 		int gpu = gpu_state_from_name((const char *)sqlite3_column_text(st, ROW_GPU_STATE));
 		if (gpu >= 0) {
@@ -200,6 +215,8 @@ static int load_row(struct store_reader *r, int64_t census_id, struct census *c,
 			if (c->gpu.driver_version < 0)
 				c->gpu.driver_version = 0;
 			c->gpu.nvidia_mapped = sqlite3_column_int(st, ROW_NVIDIA_MAPPED) != 0;
+			const char *message = (const char *)sqlite3_column_text(st, ROW_GPU_MESSAGE);
+			snprintf(c->gpu.message, sizeof(c->gpu.message), "%s", message ? message : "");
 		}
 		*ret_meta = read_row_json(st, &census_row_query);
 		e = *ret_meta ? 0 : -ENOMEM;
@@ -208,47 +225,40 @@ static int load_row(struct store_reader *r, int64_t census_id, struct census *c,
 	return e < 0 ? e : 0;
 }
 
-enum class_column { CC_CLASS, CC_PRIVATE, CC_RESIDENT, CC_PSS, CC_SWAP, CC_SIZE, CC_COUNT, CC_CONFIRMED, _CC_MAX };
+/* A class row: its class, then its counters (CENSUS_COUNTERS's per_class
+ * ones, in their order). */
+#define CC_CLASS 0
+#define CLASS_COLUMN_(name, class_key, total_key, per_class, ...) CENSUS_IF_##per_class({ #class_key, READ_KEY }, )
 static const struct read_column class_columns[] = {
-	[CC_CLASS] = { "class", READ_KEY },
-	[CC_PRIVATE] = { "private", READ_KEY },
-	[CC_RESIDENT] = { "resident", READ_KEY },
-	[CC_PSS] = { "pss", READ_KEY },
-	[CC_SWAP] = { "swap", READ_KEY },
-	[CC_SIZE] = { "size", READ_KEY },
-	[CC_COUNT] = { "count", READ_KEY },
-	[CC_CONFIRMED] = { "confirmed", READ_KEY },
+	{ "class", READ_KEY },
+	CENSUS_COUNTERS(CLASS_COLUMN_)
 };
-_Static_assert(ELEMENTSOF(class_columns) == _CC_MAX, "a column for every field");
-static const struct read_query class_query =
-	READ_QUERY(RS_CENSUS_CLASSES,
-		   "SELECT class, private, resident, pss, swap, size, count, confirmed FROM census_classes"
-		   " WHERE census_id = ?1",
-		   class_columns);
+static const struct read_query class_query = READ_QUERY(
+	RS_CENSUS_CLASSES, "SELECT class" CENSUS_SQL_CLASS_NAMES " FROM census_classes WHERE census_id = ?1", class_columns);
 
 static int load_classes(struct store_reader *r, int64_t census_id, struct census *c)
 {
 	sqlite3_stmt *st = NULL;
 	int e;
 
+	/* what the class rows do not carry is not known per class */
+	for (int k = 0; k < _CENSUS_N_COUNTERS; k++)
+		if (!census_counters[k].per_class)
+			c->unknown_classes |= 1u << k;
 	e = read_query_prepare(r, &class_query, &st);
 	if (e < 0)
 		return e;
 	e = read_bound(r, st, sqlite3_bind_int64(st, 1, census_id), "reading census classes");
 	while (e >= 0 && (e = read_step(r, st, "reading census classes")) > 0) {
-		int k = class_from_key((const char *)sqlite3_column_text(st, CC_CLASS));
+		int k = class_from_key((const char *)sqlite3_column_text(st, CC_CLASS)), i = CC_CLASS + 1;
 		/* a class a newer ramwatch wrote: this one has no name for it */
 		if (k < 0)
 			continue;
-		c->classes[k] = (struct census_totals){
-			.private = column_u64(st, CC_PRIVATE),
-			.resident = column_u64(st, CC_RESIDENT),
-			.pss = column_u64(st, CC_PSS),
-			.swap = column_u64(st, CC_SWAP),
-			.size = column_u64(st, CC_SIZE),
-			.count = column_u64(st, CC_COUNT),
-			.confirmed = column_u64(st, CC_CONFIRMED),
-		};
+		c->classes[k] = (struct census_totals){ 0 };
+		for (int j = 0; j < _CENSUS_N_COUNTERS; j++)
+			if (census_counters[j].per_class)
+				load_counter(st, i++, c, &c->classes[k], j, census_counters[j].light_class,
+					     &c->unknown_classes);
 	}
 	read_done(st);
 	return e < 0 ? e : 0;

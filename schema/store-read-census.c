@@ -2,11 +2,15 @@
  * of `ramwatch scan --json` (census_to_json), so the client renders and
  * compares it as it does a census it took itself; and the "census" answer.
  *
- * What the store does not keep is given as unknown (null), not as zero:
- * the status counters of a census stored before schema 7 other than
- * private, resident and peak resident, the locked and hugetlb totals, the largest regions' inodes, the census's
- * source.  A light census's counters per class, region and file are not
- * known either; the census JSON form says so with "light": true. */
+ * What the store does not keep is given as unknown (null), not as zero
+ * (ramwatch-schema(7), NOT STORED): the largest regions' inodes and the
+ * census's source; and what a census stored before the store kept it
+ * lacks: the status counters other than private, resident and peak
+ * resident before schema 7, the totals' locked and hugetlb (and confirmed,
+ * where its classes do not give it) and four figures of the cost before
+ * schema 11 (struct census's unknown counters, and -1).  A light census's
+ * counters per class, region and file are not known either; the census
+ * JSON form says so with "light": true. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -31,14 +35,12 @@ static int dup_into(char **dst, const char *src)
  * set as stored. */
 static int unknowns(json_t *o, int64_t counter_private)
 {
-	json_t *counters = json_object_get(o, "counters"), *totals = json_object_get(o, "totals");
+	json_t *counters = json_object_get(o, "counters");
 	json_t *largest = json_object_get(o, "largest"), *x;
 	size_t i;
 	int e;
 
 	e = read_set(counters, "private", json_field_int_or_null(counter_private));
-	e |= read_set(totals, "locked", json_null());
-	e |= read_set(totals, "hugetlb", json_null());
 	json_array_foreach(largest, i, x)
 		e |= read_set(x, "inode", json_null());
 	return e;

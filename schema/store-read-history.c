@@ -32,6 +32,8 @@ struct page {
 	struct read_sample_key cursor; /* where this page starts (after it) */
 };
 
+/* A sample row as the answer gives it: its place, then each counter of
+ * SAMPLE_COLUMNS under its key, then its span and GPU memory. */
 static json_t *sample_json(const struct read_sample *x)
 {
 	json_t *o = json_object();
@@ -42,14 +44,9 @@ static json_t *sample_json(const struct read_sample *x)
 	e = read_set(o, "process_id", json_integer(x->process_id));
 	e |= read_set(o, "time", json_integer(x->time));
 	e |= read_set(o, "resolution", json_integer(x->resolution));
-	e |= read_set(o, "private", json_integer(x->private_last));
-	e |= read_set(o, "private_min", json_integer(x->private_min));
-	e |= read_set(o, "private_max", json_integer(x->private_max));
-	e |= read_set(o, "resident", json_integer(x->resident_last));
-	e |= read_set(o, "resident_min", json_integer(x->resident_min));
-	e |= read_set(o, "resident_max", json_integer(x->resident_max));
-	e |= read_set(o, "swap", json_integer(x->swap_last));
-	e |= read_set(o, "samples", json_integer(x->samples));
+#define SET_(name, ctype, sqltype, figure, how, unit, key, ...) e |= read_set(o, key, json_integer(x->name));
+	SAMPLE_COLUMNS(SET_)
+#undef SET_
 	e |= read_set(o, "until", json_integer(x->until));
 	e |= read_set(o, "vram", json_field_int_or_null(x->vram_last));
 	e |= read_set(o, "vram_max", json_field_int_or_null(x->vram_max));
@@ -121,6 +118,9 @@ static int compare_bucket(const void *a, const void *b)
 	return x->process_id < y->process_id ? -1 : x->process_id > y->process_id;
 }
 
+/* Each counter of x into a's, by its how (sample-row.h). */
+SAMPLE_DEFINE_MERGE(merge_counters, struct read_sample)
+
 static void merge(struct bucket *b, const struct read_sample *x, int64_t end, int64_t step)
 {
 	struct read_sample *a = &b->acc;
@@ -132,19 +132,13 @@ static void merge(struct bucket *b, const struct read_sample *x, int64_t end, in
 		b->used = true;
 		return;
 	}
-	/* rows come in time order: the later one's last values win */
-	a->private_min = x->private_min < a->private_min ? x->private_min : a->private_min;
-	a->private_max = x->private_max > a->private_max ? x->private_max : a->private_max;
-	a->resident_min = x->resident_min < a->resident_min ? x->resident_min : a->resident_min;
-	a->resident_max = x->resident_max > a->resident_max ? x->resident_max : a->resident_max;
-	a->private_last = x->private_last;
-	a->resident_last = x->resident_last;
-	a->swap_last = x->swap_last;
+	/* rows come in time order: the later one's last values win, and
+	 * samples add up */
+	merge_counters(a, x);
 	/* GPU memory: the later row says what the process held last (-1:
 	 * none), the largest known figure stays */
 	a->vram_last = x->vram_last;
 	a->vram_max = x->vram_max > a->vram_max ? x->vram_max : a->vram_max;
-	a->samples += x->samples;
 	if (x->resolution > a->resolution)
 		a->resolution = x->resolution;
 }

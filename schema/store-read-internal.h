@@ -167,9 +167,7 @@ int read_process_json(struct store_reader *r, const struct read_process *p, json
  * same process, resolution and time, summed over devices (-1: none). */
 struct read_sample {
 	int64_t process_id, time, resolution;
-	int64_t private_min, private_max, private_last;
-	int64_t resident_min, resident_max, resident_last;
-	int64_t swap_last, samples;
+	SAMPLE_COLUMNS(SAMPLE_MEMBER_INT64) /* private_last, ..., samples */
 	int64_t vram_last, vram_max;
 	int64_t stored; /* the row's time in the table */
 	/* the time of the last row a coalesced raw row stands for (its values

@@ -45,9 +45,9 @@ static int64_t column_opt(sqlite3_stmt *st, int i)
 	return sqlite3_column_type(st, i) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, i);
 }
 
-#define VALUES                                                                                            \
-	"s.private_min, s.private_max, s.private_last, s.resident_min, s.resident_max, s.resident_last,"   \
-	" s.swap_last, s.samples, s.until"
+/* The counters of a row (sample-row.h), then its until. */
+#define VALUES SAMPLE_COLUMNS(VALUE_) ", s.until"
+#define VALUE_(name, ...) ", s." #name
 
 /* The GPU memory rows of sample row s, summed over devices, when the flag
  * parameter F says there are any for these instances: SQLite evaluates a
@@ -58,36 +58,22 @@ static int64_t column_opt(sqlite3_stmt *st, int i)
 	" AND g.resolution = s.resolution AND g.time = s.time) END"
 #define VRAM_VALUES(F) VRAM_OF(F, "used_last") " AS vram_last, " VRAM_OF(F, "used_max") " AS vram_max"
 
-/* The columns of VALUES and VRAM_VALUES, from the first of them. */
+/* The columns of VALUES and VRAM_VALUES, from the first of them: the
+ * counters in SAMPLE_COLUMNS's order, then these. */
 enum value_column {
-	V_PRIVATE_MIN,
-	V_PRIVATE_MAX,
-	V_PRIVATE_LAST,
-	V_RESIDENT_MIN,
-	V_RESIDENT_MAX,
-	V_RESIDENT_LAST,
-	V_SWAP_LAST,
-	V_SAMPLES,
-	V_UNTIL,
+	V_UNTIL = _SAMPLE_N_COLUMNS,
 	V_VRAM_LAST,
 	V_VRAM_MAX,
 };
-#define VALUE_COLUMNS                                                                                   \
-	{ "private_min", READ_KEY }, { "private_max", READ_KEY }, { "private_last", READ_KEY },         \
-	{ "resident_min", READ_KEY }, { "resident_max", READ_KEY }, { "resident_last", READ_KEY },      \
-	{ "swap_last", READ_KEY }, { "samples", READ_KEY }, { "until", READ_KEY }, { "vram_last", READ_KEY }, { "vram_max", READ_KEY }
+#define VALUE_COLUMN_(name, ...) { #name, READ_KEY },
+#define VALUE_COLUMNS SAMPLE_COLUMNS(VALUE_COLUMN_) { "until", READ_KEY }, { "vram_last", READ_KEY }, { "vram_max", READ_KEY }
 
 /* VALUES, then VRAM_VALUES, from column first. */
 static void load(sqlite3_stmt *st, int first, struct read_sample *x)
 {
-	x->private_min = sqlite3_column_int64(st, first + V_PRIVATE_MIN);
-	x->private_max = sqlite3_column_int64(st, first + V_PRIVATE_MAX);
-	x->private_last = sqlite3_column_int64(st, first + V_PRIVATE_LAST);
-	x->resident_min = sqlite3_column_int64(st, first + V_RESIDENT_MIN);
-	x->resident_max = sqlite3_column_int64(st, first + V_RESIDENT_MAX);
-	x->resident_last = sqlite3_column_int64(st, first + V_RESIDENT_LAST);
-	x->swap_last = sqlite3_column_int64(st, first + V_SWAP_LAST);
-	x->samples = sqlite3_column_int64(st, first + V_SAMPLES);
+#define LOAD_(name, ...) x->name = sqlite3_column_int64(st, first + SAMPLE_COLUMN_##name);
+	SAMPLE_COLUMNS(LOAD_)
+#undef LOAD_
 	x->until = sqlite3_column_int64(st, first + V_UNTIL);
 	x->vram_last = column_opt(st, first + V_VRAM_LAST);
 	x->vram_max = column_opt(st, first + V_VRAM_MAX);
@@ -161,7 +147,7 @@ static int edges(struct read_samples *w)
 static const struct read_column tier_columns[] = { { "time", READ_KEY }, VALUE_COLUMNS };
 static const struct read_query tier_query =
 	READ_QUERY(RS_SAMPLES_TIER,
-		   "SELECT s.time, " VALUES ", " VRAM_VALUES("?5") " FROM samples s"
+		   "SELECT s.time" VALUES ", " VRAM_VALUES("?5") " FROM samples s"
 		   " WHERE s.process_id = ?1 AND s.resolution = ?2 AND s.time <= ?4 AND s.until >= ?3"
 		   "  AND s.time >= coalesce((SELECT max(p.time) FROM samples p WHERE p.process_id = ?1"
 		   "   AND p.resolution = ?2 AND p.time < ?3), ?3)"
@@ -255,17 +241,17 @@ static const char merged_sql[] =
 	"  FROM sel),"
 	" edge (id, raw, fine) AS MATERIALIZED (SELECT id, raw, min(raw, minute) FROM tiers),"
 	" merged AS ("
-	"  SELECT s.process_id, max(s.time, ?11) AS t, s.resolution, s.time AS stored, " VALUES ", " VRAM_VALUES("?10")
+	"  SELECT s.process_id, max(s.time, ?11) AS t, s.resolution, s.time AS stored" VALUES ", " VRAM_VALUES("?10")
 	"  FROM edge CROSS JOIN samples s ON s.process_id = edge.id AND s.resolution = 0"
 	"   AND s.time >= coalesce((SELECT max(p.time) FROM samples p WHERE p.process_id = edge.id"
 	"    AND p.resolution = 0 AND p.time < ?2), ?2)"
 	"   AND s.time <= ?3 AND s.until >= ?2"
 	"  UNION ALL"
-	"  SELECT s.process_id, min(s.time, edge.raw - 1), s.resolution, s.time, " VALUES ", " VRAM_VALUES("?10")
+	"  SELECT s.process_id, min(s.time, edge.raw - 1), s.resolution, s.time" VALUES ", " VRAM_VALUES("?10")
 	"  FROM edge CROSS JOIN samples s ON s.process_id = edge.id AND s.resolution = 60000"
 	"   AND s.time >= ?2 AND s.time <= ?3 + 60000 AND s.time < edge.raw + 60000"
 	"  UNION ALL"
-	"  SELECT s.process_id, min(s.time, edge.fine - 1), s.resolution, s.time, " VALUES ", " VRAM_VALUES("?10")
+	"  SELECT s.process_id, min(s.time, edge.fine - 1), s.resolution, s.time" VALUES ", " VRAM_VALUES("?10")
 	"  FROM edge CROSS JOIN samples s ON s.process_id = edge.id AND s.resolution = 3600000"
 	"   AND s.time >= ?2 AND s.time <= ?3 + 3600000 AND s.time < edge.fine + 3600000)"
 	" SELECT * FROM merged"

@@ -54,18 +54,22 @@ static const struct read_query census_query =
 #define CLASS_CENSUS_COLUMN 0
 #define CLASS_KEY_COLUMN 1
 #define CLASS_FIRST_VALUE 2
-#define CLASS_VALUES 4
+/* The values: the counters CENSUS_COUNTERS gives history (census-counters.h). */
+#define HISTORY_ONE_(name, class_key, total_key, per_class, light_class, light_total, optional, history, ...) \
+	CENSUS_IF_##history(+1)
+#define CLASS_VALUES (0 CENSUS_COUNTERS(HISTORY_ONE_))
+#define HISTORY_COLUMN_(name, class_key, total_key, per_class, light_class, light_total, optional, history, ...) \
+	CENSUS_IF_##history({ #class_key, READ_INT }, )
+#define HISTORY_SQL_(name, class_key, total_key, per_class, light_class, light_total, optional, history, ...) \
+	CENSUS_IF_##history(", k." #class_key)
 static const struct read_column class_columns[] = {
 	{ "census_id", READ_KEY },
 	{ "class", READ_KEY },
-	{ "private", READ_INT },
-	{ "resident", READ_INT },
-	{ "size", READ_INT },
-	{ "count", READ_INT },
+	CENSUS_COUNTERS(HISTORY_COLUMN_)
 };
 static const struct read_query class_query =
 	READ_QUERY(RS_CLASSES_WINDOW,
-		   "SELECT c.id AS census_id, k.class, k.private, k.resident, k.size, k.count"
+		   "SELECT c.id AS census_id, k.class" CENSUS_COUNTERS(HISTORY_SQL_)
 		   " FROM censuses c JOIN census_classes k ON k.census_id = coalesce(c.repeats, c.id)"
 		   " WHERE c.process_id = ?1 AND c.time >= ?2 AND c.time <= ?3"
 		   "  AND (?4 IS NULL OR k.class IN (SELECT value FROM json_each(?4)))"

@@ -12,10 +12,12 @@
 
 #include "store-internal.h"
 
-/* The columns a repeat has of its own: everything else is copied. */
+/* The columns a repeat has of its own: everything else is copied.  Of
+ * its cost, what the cheap check took; it read no thread, stack pointer
+ * or page table, so those figures stay NULL. */
 static const char *const own[] = {
 	"id", "process_id", "time", "trigger", "status", "message", "wall_us", "cpu_us", "bytes_read", "repeats",
-	"base",
+	"base", "threads", "stack_pointers", "evidence_batches", "pages_looked_up",
 };
 
 static bool is_own(const char *name)

@@ -177,39 +177,40 @@ static int rollup_gpu(struct step *x, int64_t from, int64_t to, int64_t upto)
 	return store_bound_run(x->s, st, rc, "rolling up GPU memory");
 }
 
+/* A bucket's value of each counter (sample-row.h): the min, max or sum
+ * over the bucket's rows (g), or the value of its latest row (l). */
+#define ROLLUP_VALUE_MIN(n) ", g." #n
+#define ROLLUP_VALUE_MAX ROLLUP_VALUE_MIN
+#define ROLLUP_VALUE_SUM ROLLUP_VALUE_MIN
+#define ROLLUP_VALUE_LAST(n) ", l." #n
+#define ROLLUP_VALUE(name, ctype, sqltype, figure, how, ...) ROLLUP_VALUE_##how(name)
+#define ROLLUP_AGGREGATE_MIN(n) ", min(" #n ") AS " #n
+#define ROLLUP_AGGREGATE_MAX(n) ", max(" #n ") AS " #n
+#define ROLLUP_AGGREGATE_SUM(n) ", sum(" #n ") AS " #n
+#define ROLLUP_AGGREGATE_LAST(n)
+#define ROLLUP_AGGREGATE(name, ctype, sqltype, figure, how, ...) ROLLUP_AGGREGATE_##how(name)
+
 /* Rolls the rows of resolution from older than cutoff up into rows of
  * resolution to (also the bucket's width), oldest first, a batch at a time.
  *
  * A bucket's row is at the end of its bucket and holds the min of the mins,
  * the max of the maxes, the sum of the sample counts, and the last values
- * of the latest row in it.  A bucket already rolled up in part (a batch ended
- * inside it, or the cutoff did) merges with what comes later: its last
- * values give way to the later rows', which is right because rows are
- * rolled up in time order. */
+ * of the latest row in it: each counter by its how (sample-row.h).  A
+ * bucket already rolled up in part (a batch ended inside it, or the cutoff
+ * did) merges with what comes later: its last values give way to the
+ * later rows', which is right because rows are rolled up in time order. */
 static int rollup(struct step *x, int64_t from, int64_t to, int64_t cutoff)
 {
 	static const char sql[] =
-		"INSERT INTO samples (process_id, resolution, time, until, private_min, private_max, private_last,"
-		"                     resident_min, resident_max, resident_last, swap_last, samples)"
-		" SELECT g.process_id, ?2, g.bucket, g.bucket, g.private_min, g.private_max, l.private_last,"
-		"        g.resident_min, g.resident_max, l.resident_last, l.swap_last, g.samples"
-		" FROM (SELECT process_id, (time + ?2 - 1) / ?2 * ?2 AS bucket, max(time) AS last_time,"
-		"              min(private_min) AS private_min, max(private_max) AS private_max,"
-		"              min(resident_min) AS resident_min, max(resident_max) AS resident_max,"
-		"              sum(samples) AS samples"
+		"INSERT INTO samples (process_id, resolution, time, until" SAMPLE_SQL_NAMES ")"
+		" SELECT g.process_id, ?2, g.bucket, g.bucket" SAMPLE_COLUMNS(ROLLUP_VALUE)
+		" FROM (SELECT process_id, (time + ?2 - 1) / ?2 * ?2 AS bucket, max(time) AS last_time"
+		SAMPLE_COLUMNS(ROLLUP_AGGREGATE)
 		"       FROM samples WHERE resolution = ?1 AND time <= ?3"
 		"       GROUP BY process_id, bucket) g"
 		" JOIN samples l ON l.process_id = g.process_id AND l.resolution = ?1 AND l.time = g.last_time"
 		" WHERE true" /* an upsert after a join needs it (SQLite's parser) */
-		" ON CONFLICT (process_id, resolution, time) DO UPDATE SET"
-		"  private_min = min(private_min, excluded.private_min),"
-		"  private_max = max(private_max, excluded.private_max),"
-		"  private_last = excluded.private_last,"
-		"  resident_min = min(resident_min, excluded.resident_min),"
-		"  resident_max = max(resident_max, excluded.resident_max),"
-		"  resident_last = excluded.resident_last,"
-		"  swap_last = excluded.swap_last,"
-		"  samples = samples + excluded.samples";
+		" ON CONFLICT (process_id, resolution, time) DO UPDATE SET until = until" SAMPLE_SQL_MERGE;
 	sqlite3_stmt *st;
 	int64_t upto;
 	int r, rc;

@@ -142,7 +142,10 @@ static const char *const census_copy[] = {
 	"UNION SELECT path_id FROM damaged.census_files WHERE census_id = ?1)",
 	"INSERT OR IGNORE INTO main.gpus SELECT * FROM damaged.gpus WHERE id IN "
 	"(SELECT gpu_id FROM damaged.census_gpu WHERE census_id = ?1)",
-	"INSERT INTO main.census_class_rows SELECT *, 0 FROM damaged.census_classes WHERE census_id = ?1",
+	/* by name: a counter a later schema adds per class (census-counters.h)
+	 * comes after gone in the table and before it in the view */
+	"INSERT INTO main.census_class_rows (census_id, class" CENSUS_SQL_CLASS_NAMES ")"
+	" SELECT census_id, class" CENSUS_SQL_CLASS_NAMES " FROM damaged.census_classes WHERE census_id = ?1",
 	"INSERT INTO main.census_region_rows SELECT *, 0 FROM damaged.census_regions WHERE census_id = ?1",
 	"INSERT INTO main.census_file_rows SELECT *, 0 FROM damaged.census_files WHERE census_id = ?1",
 	"INSERT INTO main.census_gpu_rows SELECT *, 0 FROM damaged.census_gpu WHERE census_id = ?1",

@@ -4,7 +4,9 @@
  * boundary of a coarser bucket is cut into one row per bucket, and before
  * expiry a row that began before the cutoff but reaches past it keeps its
  * part from the cutoff on.  A row's samples are shared out as its rows
- * were: evenly over its span, so the parts add up to the whole.
+ * were: evenly over its span, so the parts add up to the whole; its other
+ * counters (SAMPLE_COLUMNS) are the row's in every part, since only a
+ * steady row is coalesced.
  *
  * Workload: a few rows per process at a time, those at the edge of what
  * retention takes; every other row has until = time and is left alone. */
@@ -29,31 +31,32 @@ static int64_t bucket_end(int64_t t, int64_t res)
 
 /* One raw row with its values, as a span is cut. */
 struct span {
-	int64_t process_id, time, until, samples;
-	int64_t private_last, resident_last, swap_last;
+	int64_t process_id, time, until;
+	int64_t samples;            /* the row's: a long span may hold more than a row's type */
+	struct store_sample values; /* every other counter */
 };
 
+/* Writes the part [time, until] of span x, with samples of its samples:
+ * the same counters, since the row was steady over its whole span. */
 static int put_part(struct store *s, const struct span *x, int64_t time, int64_t until, int64_t samples)
 {
+	static const char sql[] = "INSERT OR REPLACE INTO samples (process_id, resolution, time, until" SAMPLE_SQL_NAMES
+				  ") VALUES (?1, 0, ?2, ?3" SAMPLE_SQL_PARAMS ")";
 	sqlite3_stmt *st;
-	int r, rc;
+	int r, rc, i = 4;
 
 	if (samples <= 0)
 		return 0; /* no rows of the span fell there: nothing to stand for */
-	r = store_stmt(s, STMT_SPAN_PART,
-		       "INSERT OR REPLACE INTO samples (process_id, resolution, time, until, private_min, private_max,"
-		       "  private_last, resident_min, resident_max, resident_last, swap_last, samples)"
-		       " VALUES (?1, 0, ?2, ?3, ?4, ?4, ?4, ?5, ?5, ?5, ?6, ?7)",
-		       &st);
+	r = store_stmt(s, STMT_SPAN_PART, sql, &st);
 	if (r < 0)
 		return r;
 	rc = sqlite3_bind_int64(st, 1, x->process_id);
 	rc |= sqlite3_bind_int64(st, 2, time);
 	rc |= sqlite3_bind_int64(st, 3, until);
-	rc |= sqlite3_bind_int64(st, 4, x->private_last);
-	rc |= sqlite3_bind_int64(st, 5, x->resident_last);
-	rc |= sqlite3_bind_int64(st, 6, x->swap_last);
-	rc |= sqlite3_bind_int64(st, 7, samples);
+#define BIND(name, ...) rc |= store_bind_u64(st, i++, x->values.name);
+	SAMPLE_COLUMNS(BIND)
+#undef BIND
+	rc |= sqlite3_bind_int64(st, 4 + SAMPLE_COLUMN_samples, samples);
 	return store_bound_run(s, st, rc, "cutting a coalesced row");
 }
 
@@ -80,7 +83,7 @@ static int next_span(struct store *s, int64_t upto, int64_t res, struct span *x)
 	int r, rc;
 
 	r = store_stmt(s, STMT_SPAN_FIND,
-		       "SELECT process_id, time, until, samples, private_last, resident_last, swap_last FROM samples"
+		       "SELECT process_id, time, until" SAMPLE_SQL_NAMES " FROM samples"
 		       " WHERE resolution = 0 AND time <= ?1 AND until > time"
 		       "  AND until > CASE WHEN ?2 > 0 THEN (time + ?2 - 1) / ?2 * ?2 ELSE ?1 END"
 		       " ORDER BY time LIMIT 1",
@@ -98,11 +101,11 @@ static int next_span(struct store *s, int64_t upto, int64_t res, struct span *x)
 			.process_id = sqlite3_column_int64(st, 0),
 			.time = sqlite3_column_int64(st, 1),
 			.until = sqlite3_column_int64(st, 2),
-			.samples = sqlite3_column_int64(st, 3),
-			.private_last = sqlite3_column_int64(st, 4),
-			.resident_last = sqlite3_column_int64(st, 5),
-			.swap_last = sqlite3_column_int64(st, 6),
+			.samples = sqlite3_column_int64(st, 3 + SAMPLE_COLUMN_samples),
 		};
+#define LOAD(name, ...) x->values.name = sqlite3_column_int64(st, 3 + SAMPLE_COLUMN_##name);
+		SAMPLE_COLUMNS(LOAD)
+#undef LOAD
 		sqlite3_reset(st);
 		return 1;
 	}

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "store-coalesce.h"
 #include "store-internal.h"
 #include "store-migrations.h"
 #include "util.h"

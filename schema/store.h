@@ -25,11 +25,12 @@
 #include "census.h"
 #include "error.h"
 #include "region-events.h"
+#include "sample-row.h"
 
 struct store;
 
 /* The schema version this program writes (PRAGMA user_version). */
-#define STORE_SCHEMA_VERSION 10
+#define STORE_SCHEMA_VERSION 11
 
 struct store_options {
 	const char *path;
@@ -113,13 +114,12 @@ int store_put_process(struct store *s, const struct store_process *p, int64_t *r
 int store_update_process(struct store *s, int64_t id, const struct store_process *p);
 
 /* One fast-tier row: min, max and last of the samples of one StoreInterval,
- * so no peak between two rows is lost. */
+ * so no peak between two rows is lost.  Its counters are SAMPLE_COLUMNS
+ * (sample-row.h): private_last, private_min, private_max, resident_...,
+ * swap_last, samples. */
 struct store_sample {
 	int64_t time; /* end of the interval */
-	uint64_t private_min, private_max, private_last;
-	uint64_t resident_min, resident_max, resident_last;
-	uint64_t swap_last;
-	uint32_t samples;
+	SAMPLE_COLUMNS(SAMPLE_MEMBER)
 };
 
 /* A raw row (samples >= 1).  A second row of the same process and time

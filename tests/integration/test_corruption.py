@@ -59,7 +59,9 @@ def make_history(tmp_path, daemons, target, rows=40000):
     con = sqlite3.connect(d.db_path)
     pid_id = con.execute("SELECT id FROM processes WHERE pid = ?", (target.pid,)).fetchone()[0]
     t0 = con.execute("SELECT min(time) FROM samples").fetchone()[0] - rows * 1000
-    con.executemany("INSERT INTO samples VALUES (?, 0, ?, 1, 2, 3, 4, 5, 6, 0, 10, ?)",
+    con.executemany("INSERT INTO samples (process_id, resolution, time, private_min, private_max, private_last,"
+                    " resident_min, resident_max, resident_last, swap_last, samples, until)"
+                    " VALUES (?, 0, ?, 1, 2, 3, 4, 5, 6, 0, 10, ?)",
                     ((pid_id, t0 + 1000 * i, t0 + 1000 * i) for i in range(rows)))
     con.commit()
     con.execute("PRAGMA wal_checkpoint(TRUNCATE)")

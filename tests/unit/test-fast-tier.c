@@ -67,7 +67,7 @@ static void test_sample_reads(void **state)
 	put(dir, "status", grown, sizeof(grown) - 1);
 	assert_int_equal(sample(&f, t, 2000), 0);
 	assert_int_equal(t->fast.private, 1024 * KiB);
-	assert_int_equal(t->fast.acc.n, 2);
+	assert_int_equal(t->fast.acc.samples, 2);
 	/* a status interval after the last status read, nothing in swap then:
 	 * not yet; a minute after it, read again */
 	assert_int_equal(sample(&f, t, 11000), 0);
@@ -161,14 +161,14 @@ static void test_fast_tier_repeats(void **state)
 	 * tier says how long nothing can fall due */
 	assert_int_equal(sample_at(&f, a, 1000, 1), 0);
 	assert_int_equal(sample_at(&f, a, 2000, 2), 0);
-	assert_int_equal(a->fast.acc.n, 2);
+	assert_int_equal(a->fast.acc.samples, 2);
 	fast_tier_quiet(&f, a, quiet);
 	assert_int_equal(sample_at(&f, a, 3000, 3), 1);
 	assert_int_equal(sample_at(&f, a, 4000, 4), 1);
-	assert_int_equal(a->fast.acc.n, 2); /* not touched */
+	assert_int_equal(a->fast.acc.samples, 2); /* not touched */
 	assert_int_equal(a->ref->info.seen, 2000);
 	fast_tier_settle(&f, a);
-	assert_int_equal(a->fast.acc.n, 4);
+	assert_int_equal(a->fast.acc.samples, 4);
 	assert_int_equal(a->ref->info.seen, 4000);
 	assert_int_equal(a->fast.acc.private_min, 1024 * KiB);
 	assert_int_equal(a->fast.acc.private_max, 1024 * KiB);
@@ -180,7 +180,7 @@ static void test_fast_tier_repeats(void **state)
 	put(dir, "status", spike, sizeof(spike) - 1);
 	put(dir, "statm", "9999 2281 25 1 0 2256 0\n", 24);
 	assert_int_equal(sample_at(&f, a, 6000, 6), 0);
-	assert_int_equal(a->fast.acc.n, 6); /* the repeat at 5000 went in first */
+	assert_int_equal(a->fast.acc.samples, 6); /* the repeat at 5000 went in first */
 	assert_int_equal(a->fast.acc.private_max, 9024 * KiB);
 	assert_int_equal(a->ref->info.peak_private, 9024 * KiB);
 	/* back as it was: the text differs from the last one kept, full again */
@@ -234,9 +234,9 @@ static void test_fast_tier_repeats(void **state)
 	assert_int_equal(sample_at(&f, a, 84000, 20), -ESRCH);
 
 	/* removed: its repeats reach it, the last slot takes its place */
-	uint32_t before = a->fast.acc.n;
+	uint32_t before = a->fast.acc.samples;
 	fast_tier_remove(&f, a);
-	assert_int_equal(a->fast.acc.n, before + 1);
+	assert_int_equal(a->fast.acc.samples, before + 1);
 	assert_int_equal(a->ref->info.seen, 83000);
 	assert_int_equal(fast_tier_count(&f), 1);
 	assert_int_equal(b->fast.slot, 0);

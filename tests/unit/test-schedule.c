@@ -228,15 +228,21 @@ static void test_quiet_until(void **state)
 	config_done(&c);
 }
 
+/* One sample of private, resident and swap, count times. */
+static void add(struct sample_acc *a, uint64_t private, uint64_t resident, uint64_t swap, uint32_t count)
+{
+	sample_acc_add(a, &(struct sample_figures){ .private = private, .resident = resident, .swap = swap }, count);
+}
+
 static void test_sample_acc(void **state)
 {
 	(void)state;
 	struct sample_acc a = { 0 };
 	struct store_sample x = { 0 };
 	assert_false(sample_acc_take(&a, 5, &x));
-	sample_acc_add(&a, 100, 200, 0, 1);
-	sample_acc_add(&a, 900, 950, 1, 1); /* a spike between two rows */
-	sample_acc_add(&a, 50, 300, 2, 1);
+	add(&a, 100, 200, 0, 1);
+	add(&a, 900, 950, 1, 1); /* a spike between two rows */
+	add(&a, 50, 300, 2, 1);
 	assert_true(sample_acc_take(&a, 10, &x));
 	assert_int_equal(x.time, 10);
 	assert_int_equal(x.private_min, 50);
@@ -249,21 +255,21 @@ static void test_sample_acc(void **state)
 	assert_int_equal(x.samples, 3);
 	/* taken: the next row starts over */
 	assert_false(sample_acc_take(&a, 20, &x));
-	sample_acc_add(&a, 7, 8, 0, 1);
+	add(&a, 7, 8, 0, 1);
 	assert_true(sample_acc_take(&a, 30, &x));
 	assert_int_equal(x.private_min, 7);
 	assert_int_equal(x.private_max, 7);
 	assert_int_equal(x.samples, 1);
 	/* samples of the same figures added at once count each, and start a
 	 * row as one sample does */
-	sample_acc_add(&a, 9, 10, 0, 4);
-	sample_acc_add(&a, 3, 10, 0, 1);
+	add(&a, 9, 10, 0, 4);
+	add(&a, 3, 10, 0, 1);
 	assert_true(sample_acc_take(&a, 40, &x));
 	assert_int_equal(x.private_min, 3);
 	assert_int_equal(x.private_max, 9);
 	assert_int_equal(x.samples, 5);
-	sample_acc_add(&a, 1, 1, 0, UINT32_MAX - 1);
-	sample_acc_add(&a, 1, 1, 0, 5);
+	add(&a, 1, 1, 0, UINT32_MAX - 1);
+	add(&a, 1, 1, 0, 5);
 	assert_true(sample_acc_take(&a, 50, &x));
 	assert_int_equal(x.samples, UINT32_MAX);
 }

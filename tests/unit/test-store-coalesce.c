@@ -44,13 +44,25 @@ static int64_t q_int(const char *path, const char *fmt, ...)
 	return v;
 }
 
-/* A row of n samples: steady at v (private v, resident 2v) unless
- * spike > 0, which is the private maximum inside the interval. */
+/* A row of 10 samples: steady at v (private v, resident 2v, swap 3: each
+ * counter of a figure at its value, sample-row.h) unless spike > 0, which
+ * is the private maximum inside the interval. */
 static struct store_sample row(int64_t time, uint64_t v, uint64_t spike)
 {
-	return (struct store_sample){ .time = time, .private_min = v, .private_max = spike > v ? spike : v,
-				      .private_last = v, .resident_min = 2 * v, .resident_max = 2 * v,
-				      .resident_last = 2 * v, .swap_last = 3, .samples = 10 };
+	/* a figure more is steady at 0; samples is set below */
+	const uint64_t f[_SAMPLE_N_FIGURES + 1] = { [SAMPLE_FIGURE_private] = v, [SAMPLE_FIGURE_resident] = 2 * v,
+						   [SAMPLE_FIGURE_swap] = 3 };
+	struct store_sample x = { .time = time };
+
+#define SAMPLE_FIGURE_none _SAMPLE_N_FIGURES
+#define SET_(name, ctype, sqltype, figure, how, ...) x.name = (ctype)f[SAMPLE_FIGURE_##figure];
+	SAMPLE_COLUMNS(SET_)
+#undef SET_
+#undef SAMPLE_FIGURE_none
+	x.samples = 10;
+	if (spike > v)
+		x.private_max = spike;
+	return x;
 }
 
 static void put(struct tmp *t, int64_t id, const struct store_sample *x)

@@ -72,14 +72,30 @@ static int64_t q_int(sqlite3 *db, const char *sql)
 
 /* Every row of what (a table or view), ordered by all its columns, as
  * text with each value's type; sqlite3_free it. */
-static char *dump(sqlite3 *db, const char *what)
+/* The columns of table or view what, as "a, b, c"; sqlite3_free it. */
+static char *columns_of(sqlite3 *db, const char *what)
+{
+	sqlite3_str *out = sqlite3_str_new(db);
+	sqlite3_stmt *st = NULL;
+
+	if (sqlite3_prepare_v2(db, "SELECT name FROM pragma_table_info(?1) ORDER BY cid", -1, &st, NULL) != SQLITE_OK)
+		fail_msg("columns of %s: %s", what, sqlite3_errmsg(db));
+	sqlite3_bind_text(st, 1, what, -1, SQLITE_STATIC);
+	for (int i = 0; sqlite3_step(st) == SQLITE_ROW; i++)
+		sqlite3_str_appendf(out, "%s\"%w\"", i ? ", " : "", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return sqlite3_str_finish(out);
+}
+
+/* The rows of what, their columns (NULL: all) in order. */
+static char *dump_columns(sqlite3 *db, const char *what, const char *columns)
 {
 	sqlite3_str *sql = sqlite3_str_new(db), *out = sqlite3_str_new(db);
 	sqlite3_stmt *st = NULL;
 	char *text;
 	int n;
 
-	text = sqlite3_mprintf("SELECT * FROM %s", what);
+	text = sqlite3_mprintf("SELECT %s FROM %s", columns ? columns : "*", what);
 	if (sqlite3_prepare_v2(db, text, -1, &st, NULL) != SQLITE_OK)
 		fail_msg("%s: %s", text, sqlite3_errmsg(db));
 	n = sqlite3_column_count(st);
@@ -103,6 +119,11 @@ static char *dump(sqlite3 *db, const char *what)
 	/* no rows: SQLite gives NULL for an empty string */
 	text = sqlite3_str_finish(out);
 	return text ? text : sqlite3_mprintf("%s", "");
+}
+
+static char *dump(sqlite3 *db, const char *what)
+{
+	return dump_columns(db, what, NULL);
 }
 
 /* What every reader of censuses reads in SQL. */
@@ -513,7 +534,7 @@ static void test_migrate_from_v8(void **state)
 {
 	struct test_db *t = *state;
 	sqlite3 *db = raw_open(t->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
-	char *before[sizeof(views) / sizeof(views[0])];
+	char *before[sizeof(views) / sizeof(views[0])], *columns[sizeof(views) / sizeof(views[0])];
 
 	raw_exec(db, "PRAGMA journal_mode = WAL");
 	raw_exec(db, "BEGIN");
@@ -544,8 +565,11 @@ static void test_migrate_from_v8(void **state)
 	raw_exec(db, "INSERT INTO censuses (process_id, time, trigger, status, private, resident, repeats)"
 		     " VALUES (1, 3000, 'interval', 'ok', 198, 99, 2)");
 	raw_exec(db, "COMMIT");
-	for (size_t i = 0; i < sizeof(views) / sizeof(views[0]); i++)
-		before[i] = dump(db, views[i]);
+	/* a later schema may add columns: the ones of schema 8 read the same */
+	for (size_t i = 0; i < sizeof(views) / sizeof(views[0]); i++) {
+		columns[i] = columns_of(db, views[i]);
+		before[i] = dump_columns(db, views[i], columns[i]);
+	}
 	sqlite3_close(db);
 
 	struct store *s = open_store(t->db, false);
@@ -554,10 +578,11 @@ static void test_migrate_from_v8(void **state)
 
 	db = raw_open(t->db, SQLITE_OPEN_READONLY);
 	for (size_t i = 0; i < sizeof(views) / sizeof(views[0]); i++) {
-		char *after = dump(db, views[i]);
+		char *after = dump_columns(db, views[i], columns[i]);
 		assert_string_equal(after, before[i]);
 		sqlite3_free(after);
 		sqlite3_free(before[i]);
+		sqlite3_free(columns[i]);
 	}
 	assert_int_equal(q_int(db, "SELECT count(*) FROM censuses WHERE base IS NOT NULL"), 0);
 	assert_int_equal(q_int(db, "SELECT count(*) FROM census_class_rows"), 4);

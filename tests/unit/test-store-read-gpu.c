@@ -326,12 +326,40 @@ static void test_column_tables(void **state)
 	json_decref(a);
 }
 
+/* A GPU section that is not ok keeps why (NVML's words) since schema 11:
+ * the census read back says it as the census taken did. */
+static void test_gpu_section_not_ok(void **state)
+{
+	struct tmp *t = *state;
+	struct census *c = java_census(), *back = NULL;
+	struct store_select sel = by_pid(4242, -1);
+	struct error err;
+	json_t *o = NULL;
+
+	c->gpu = (struct census_gpu){ .taken = true, .state = GPU_ERROR, .nvidia_mapped = true };
+	snprintf(c->gpu.message, sizeof(c->gpu.message), "nvmlInit: driver/library version mismatch");
+	begin(t);
+	put_census(t, put_proc(t, &(struct proc_spec){ .pid = 4242, .uid = 1000, .comm = "python3", .first_seen = H0,
+							.last_seen = H0 + HOUR, .exited_at = -1 }),
+		   H0 + MINUTE, TRIGGER_FIRST, CENSUS_OK, c);
+	commit(t);
+	assert_int_equal(store_read_census(reader_of(t), &sel, INT64_MAX, &o, &err), 0);
+	assert_string_equal(jstr(jget(o, "gpu"), "message"), "nvmlInit: driver/library version mismatch");
+	assert_int_equal(census_from_json(o, &back, &err), 0);
+	assert_int_equal(back->gpu.state, GPU_ERROR);
+	assert_string_equal(back->gpu.message, c->gpu.message);
+	census_free(back);
+	census_free(c);
+	json_decref(o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_vram, tmp_setup, tmp_teardown),
 		cmocka_unit_test_setup_teardown(test_query_plans, tmp_setup, tmp_teardown),
 		cmocka_unit_test_setup_teardown(test_column_tables, tmp_setup, tmp_teardown),
+		cmocka_unit_test_setup_teardown(test_gpu_section_not_ok, tmp_setup, tmp_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,6 +7,12 @@
 #include "limits.h"
 #include "util.h"
 
+/* The columns of a row written by hand, in the order of the values below:
+ * a column added to samples later takes its default. */
+#define ROW_COLUMNS                                                                                             \
+	"(process_id, resolution, time, private_min, private_max, private_last, resident_min, resident_max,"      \
+	" resident_last, swap_last, samples, until)"
+
 static struct store_history_query query(int pid, int64_t since, int64_t until)
 {
 	return (struct store_history_query){ .sel = { .pid = pid, .only_uid = -1 }, .since = since, .until = until,
@@ -234,9 +240,10 @@ static void test_rollup_merge(void **state)
 
 	/* Rows that repeat finer ones (a hand-made database, a minute row
 	 * over raw rows, an hour row over minute rows) are left out. */
-	raw_exec(t->db, "INSERT INTO samples VALUES (1, 60000, 472223 * 3600000 + 9000000, 0, 99999, 0, 0, 99999, 0, 0,"
-			" 999, 472223 * 3600000 + 9000000);"
-			"INSERT INTO samples VALUES (1, 3600000, 472223 * 3600000 + 7200000, 0, 99999, 0, 0, 99999, 0,"
+	raw_exec(t->db, "INSERT INTO samples " ROW_COLUMNS
+			" VALUES (1, 60000, 472223 * 3600000 + 9000000, 0, 99999, 0, 0, 99999, 0, 0,"
+			" 999, 472223 * 3600000 + 9000000),"
+			" (1, 3600000, 472223 * 3600000 + 7200000, 0, 99999, 0, 0, 99999, 0,"
 			" 0, 999, 472223 * 3600000 + 7200000)");
 	o = history(t, &q);
 	a = jget(o, "samples");
@@ -338,7 +345,8 @@ static void test_step(void **state)
 	assert_int_equal(jint(jat(jget(o, "samples"), 0), "samples"), 120);
 	assert_int_equal(jint(jat(jget(o, "samples"), 0), "time"), H0 + HOUR);
 	json_decref(o);
-	raw_exec(t->db, "INSERT INTO samples VALUES (1, 3600000, 472223 * 3600000, 5, 6, 7, 8, 9, 10, 0, 360, 472223 * 3600000)");
+	raw_exec(t->db, "INSERT INTO samples " ROW_COLUMNS " VALUES (1, 3600000, 472223 * 3600000, 5, 6, 7, 8, 9, 10, 0, 360,"
+			" 472223 * 3600000)");
 	q = query(4242, H0 - HOUR, H0);
 	q.step_ms = MINUTE;
 	o = history(t, &q);
@@ -431,8 +439,8 @@ static void test_paging(void **state)
 	 * it, at H0 + 1 min, the first's own time */
 	char sql[512];
 	snprintf(sql, sizeof(sql),
-		 "INSERT INTO samples VALUES (%lld, 60000, %lld, 1, 1, 1, 1, 1, 1, 0, 6, %lld);"
-		 "INSERT INTO samples VALUES (%lld, 60000, %lld, 2, 2, 2, 2, 2, 2, 0, 5, %lld)",
+		 "INSERT INTO samples " ROW_COLUMNS " VALUES (%lld, 60000, %lld, 1, 1, 1, 1, 1, 1, 0, 6, %lld);"
+		 "INSERT INTO samples " ROW_COLUMNS " VALUES (%lld, 60000, %lld, 2, 2, 2, 2, 2, 2, 0, 5, %lld)",
 		 (long long)id[2], (long long)(H0 + MINUTE), (long long)(H0 + MINUTE), (long long)id[2],
 		 (long long)(H0 + 2 * MINUTE), (long long)(H0 + 2 * MINUTE));
 	raw_exec(t->db, sql);

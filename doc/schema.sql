@@ -13,7 +13,7 @@
 PRAGMA auto_vacuum = INCREMENTAL;
 PRAGMA journal_mode = WAL;
 PRAGMA application_id = 1380011351;  -- 0x52414d57
-PRAGMA user_version = 10;
+PRAGMA user_version = 11;
 
 -- table census_class_rows
 CREATE TABLE "census_class_rows" (
@@ -88,7 +88,7 @@ CREATE TABLE censuses (
     cpu_us INTEGER,
     bytes_read INTEGER
 , gpu_state TEXT
-    CHECK (gpu_state IN ('ok', 'no_library', 'no_devices', 'error')), gpu_driver_version INTEGER, nvidia_mapped INTEGER, evidence_taken INTEGER, evidence_why_not TEXT, evidence_regions INTEGER, evidence_confirmed INTEGER, evidence_split INTEGER, evidence_reads INTEGER, evidence_bytes INTEGER, counter_swap INTEGER, counter_rss_anon INTEGER, counter_rss_file INTEGER, counter_rss_shmem INTEGER, counter_locked INTEGER, counter_hugetlb INTEGER, repeats INTEGER REFERENCES censuses (id), base INTEGER REFERENCES censuses (id)) STRICT;
+    CHECK (gpu_state IN ('ok', 'no_library', 'no_devices', 'error')), gpu_driver_version INTEGER, nvidia_mapped INTEGER, evidence_taken INTEGER, evidence_why_not TEXT, evidence_regions INTEGER, evidence_confirmed INTEGER, evidence_split INTEGER, evidence_reads INTEGER, evidence_bytes INTEGER, counter_swap INTEGER, counter_rss_anon INTEGER, counter_rss_file INTEGER, counter_rss_shmem INTEGER, counter_locked INTEGER, counter_hugetlb INTEGER, repeats INTEGER REFERENCES censuses (id), base INTEGER REFERENCES censuses (id), locked INTEGER, hugetlb INTEGER, confirmed INTEGER, threads INTEGER, stack_pointers INTEGER, evidence_batches INTEGER, pages_looked_up INTEGER, gpu_message TEXT) STRICT;
 CREATE INDEX censuses_by_base ON censuses (base) WHERE base IS NOT NULL;
 CREATE INDEX censuses_by_process ON censuses (process_id, time);
 CREATE INDEX censuses_by_repeats ON censuses (repeats) WHERE repeats IS NOT NULL;

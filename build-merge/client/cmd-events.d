@@ -1,0 +1,17 @@
+build-merge/client/cmd-events.o: client/cmd-events.c client/ask.h \
+ common/paths.h client/commands.h client/command-table.h \
+ client/control-client.h common/error.h common/limits.h common/macro.h \
+ client/render-answer.h trace/trace-export.h common/region-event-kind.h \
+ common/util.h
+client/ask.h:
+common/paths.h:
+client/commands.h:
+client/command-table.h:
+client/control-client.h:
+common/error.h:
+common/limits.h:
+common/macro.h:
+client/render-answer.h:
+trace/trace-export.h:
+common/region-event-kind.h:
+common/util.h:

@@ -1,0 +1,14 @@
+build-merge/client/render-processes.o: client/render-processes.c \
+ client/render-answer.h common/error.h common/limits.h common/macro.h \
+ trace/trace-export.h common/region-event-kind.h client/table.h \
+ common/text.h common/timeparse.h common/util.h
+client/render-answer.h:
+common/error.h:
+common/limits.h:
+common/macro.h:
+trace/trace-export.h:
+common/region-event-kind.h:
+client/table.h:
+common/text.h:
+common/timeparse.h:
+common/util.h:

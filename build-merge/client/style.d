@@ -1,0 +1,2 @@
+build-merge/client/style.o: client/style.c client/style.h
+client/style.h:

@@ -1,0 +1,2 @@
+build-merge/common/hashtab.o: common/hashtab.c common/hashtab.h
+common/hashtab.h:

@@ -1,0 +1,3 @@
+build-merge/daemon/control-buffer.o: daemon/control-buffer.c \
+ daemon/control-buffer.h
+daemon/control-buffer.h:

@@ -1,0 +1,46 @@
+build-merge/daemon/discover.o: daemon/discover.c daemon/discover.h \
+ daemon/config.h daemon/selector.h common/error.h common/limits.h \
+ common/macro.h daemon/discover-known.h common/hashtab.h \
+ scanner/proc-parse.h daemon/proc-connector.h daemon/target.h \
+ daemon/census-tier.h daemon/census-take.h scanner/gpu.h scanner/steady.h \
+ scanner/region.h schema/store.h scanner/census.h \
+ scanner/census-counters.h scanner/classes.h scanner/region-events.h \
+ common/region-event-kind.h schema/sample-row.h daemon/export-text.h \
+ daemon/schedule.h daemon/fast-tier.h daemon/sample.h daemon/gpu-watch.h \
+ daemon/core-interface.h daemon/writer.h daemon/watched.h \
+ daemon/daemon-clock.h common/log.h scanner/procfs.h common/util.h
+daemon/discover.h:
+daemon/config.h:
+daemon/selector.h:
+common/error.h:
+common/limits.h:
+common/macro.h:
+daemon/discover-known.h:
+common/hashtab.h:
+scanner/proc-parse.h:
+daemon/proc-connector.h:
+daemon/target.h:
+daemon/census-tier.h:
+daemon/census-take.h:
+scanner/gpu.h:
+scanner/steady.h:
+scanner/region.h:
+schema/store.h:
+scanner/census.h:
+scanner/census-counters.h:
+scanner/classes.h:
+scanner/region-events.h:
+common/region-event-kind.h:
+schema/sample-row.h:
+daemon/export-text.h:
+daemon/schedule.h:
+daemon/fast-tier.h:
+daemon/sample.h:
+daemon/gpu-watch.h:
+daemon/core-interface.h:
+daemon/writer.h:
+daemon/watched.h:
+daemon/daemon-clock.h:
+common/log.h:
+scanner/procfs.h:
+common/util.h:

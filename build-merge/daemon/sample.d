@@ -1,0 +1,19 @@
+build-merge/daemon/sample.o: daemon/sample.c daemon/sample.h \
+ schema/store.h scanner/census.h scanner/census-counters.h \
+ scanner/classes.h scanner/gpu.h scanner/proc-parse.h scanner/region.h \
+ common/error.h common/limits.h common/macro.h scanner/region-events.h \
+ common/region-event-kind.h schema/sample-row.h
+daemon/sample.h:
+schema/store.h:
+scanner/census.h:
+scanner/census-counters.h:
+scanner/classes.h:
+scanner/gpu.h:
+scanner/proc-parse.h:
+scanner/region.h:
+common/error.h:
+common/limits.h:
+common/macro.h:
+scanner/region-events.h:
+common/region-event-kind.h:
+schema/sample-row.h:

@@ -1,0 +1,22 @@
+build-merge/daemon/sysmem.o: daemon/sysmem.c daemon/sysmem.h \
+ schema/store.h scanner/census.h scanner/census-counters.h \
+ scanner/classes.h scanner/gpu.h scanner/proc-parse.h scanner/region.h \
+ common/error.h common/limits.h common/macro.h scanner/region-events.h \
+ common/region-event-kind.h schema/sample-row.h common/fileio.h \
+ common/util.h
+daemon/sysmem.h:
+schema/store.h:
+scanner/census.h:
+scanner/census-counters.h:
+scanner/classes.h:
+scanner/gpu.h:
+scanner/proc-parse.h:
+scanner/region.h:
+common/error.h:
+common/limits.h:
+common/macro.h:
+scanner/region-events.h:
+common/region-event-kind.h:
+schema/sample-row.h:
+common/fileio.h:
+common/util.h:

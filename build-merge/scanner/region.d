@@ -1,0 +1,2 @@
+build-merge/scanner/region.o: scanner/region.c scanner/region.h
+scanner/region.h:

@@ -1,0 +1,20 @@
+build-merge/schema/migrations.o: build-merge/schema/migrations.c \
+ schema/store-migrations.h schema/store.h scanner/census.h \
+ scanner/census-counters.h scanner/classes.h scanner/gpu.h \
+ scanner/proc-parse.h scanner/region.h common/error.h common/limits.h \
+ common/macro.h scanner/region-events.h common/region-event-kind.h \
+ schema/sample-row.h
+schema/store-migrations.h:
+schema/store.h:
+scanner/census.h:
+scanner/census-counters.h:
+scanner/classes.h:
+scanner/gpu.h:
+scanner/proc-parse.h:
+scanner/region.h:
+common/error.h:
+common/limits.h:
+common/macro.h:
+scanner/region-events.h:
+common/region-event-kind.h:
+schema/sample-row.h:

@@ -1,0 +1,31 @@
+build-merge/tests/unit/test-store-repeat.o: \
+ tests/unit/test-store-repeat.c tests/unit/testlib.h scanner/classify.h \
+ scanner/classes.h scanner/region.h common/macro.h scanner/smaps.h \
+ common/strpool.h common/units.h scanner/census.h \
+ scanner/census-counters.h scanner/gpu.h scanner/proc-parse.h \
+ scanner/census-json.h common/error.h common/limits.h \
+ tests/unit/fixtures-census.h scanner/scan.h schema/store-read.h \
+ schema/store.h scanner/region-events.h common/region-event-kind.h \
+ schema/sample-row.h
+tests/unit/testlib.h:
+scanner/classify.h:
+scanner/classes.h:
+scanner/region.h:
+common/macro.h:
+scanner/smaps.h:
+common/strpool.h:
+common/units.h:
+scanner/census.h:
+scanner/census-counters.h:
+scanner/gpu.h:
+scanner/proc-parse.h:
+scanner/census-json.h:
+common/error.h:
+common/limits.h:
+tests/unit/fixtures-census.h:
+scanner/scan.h:
+schema/store-read.h:
+schema/store.h:
+scanner/region-events.h:
+common/region-event-kind.h:
+schema/sample-row.h:

@@ -1,0 +1,30 @@
+build-merge/tests/unit/test-store-salvage.o: \
+ tests/unit/test-store-salvage.c tests/unit/testlib.h scanner/classify.h \
+ scanner/classes.h scanner/region.h common/macro.h scanner/smaps.h \
+ common/strpool.h common/units.h tests/unit/fixtures-census.h \
+ scanner/census.h scanner/census-counters.h scanner/gpu.h \
+ scanner/proc-parse.h scanner/scan.h common/error.h common/limits.h \
+ schema/store-internal.h common/hashtab.h schema/store.h \
+ scanner/region-events.h common/region-event-kind.h schema/sample-row.h
+tests/unit/testlib.h:
+scanner/classify.h:
+scanner/classes.h:
+scanner/region.h:
+common/macro.h:
+scanner/smaps.h:
+common/strpool.h:
+common/units.h:
+tests/unit/fixtures-census.h:
+scanner/census.h:
+scanner/census-counters.h:
+scanner/gpu.h:
+scanner/proc-parse.h:
+scanner/scan.h:
+common/error.h:
+common/limits.h:
+schema/store-internal.h:
+common/hashtab.h:
+schema/store.h:
+scanner/region-events.h:
+common/region-event-kind.h:
+schema/sample-row.h:

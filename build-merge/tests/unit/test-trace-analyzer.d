@@ -1,0 +1,21 @@
+build-merge/tests/unit/test-trace-analyzer.o: \
+ tests/unit/test-trace-analyzer.c common/limits.h trace/trace-integrity.h \
+ trace/trace-analyzer.h trace/trace-counters.h trace/trace-event.h \
+ common/error.h common/macro.h trace/trace-ledger.h trace/trace-scopes.h \
+ common/hashtab.h tests/unit/trace-testlib.h trace/trace-replay.h \
+ trace/trace-parse.h trace/trace-fast.h trace/trace-general.h
+common/limits.h:
+trace/trace-integrity.h:
+trace/trace-analyzer.h:
+trace/trace-counters.h:
+trace/trace-event.h:
+common/error.h:
+common/macro.h:
+trace/trace-ledger.h:
+trace/trace-scopes.h:
+common/hashtab.h:
+tests/unit/trace-testlib.h:
+trace/trace-replay.h:
+trace/trace-parse.h:
+trace/trace-fast.h:
+trace/trace-general.h:

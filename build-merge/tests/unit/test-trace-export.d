@@ -1,0 +1,30 @@
+build-merge/tests/unit/test-trace-export.o: \
+ tests/unit/test-trace-export.c tests/unit/trace-testlib.h \
+ trace/trace-analyzer.h trace/trace-counters.h trace/trace-event.h \
+ common/error.h common/limits.h common/macro.h trace/trace-ledger.h \
+ trace/trace-scopes.h common/hashtab.h trace/trace-replay.h \
+ trace/trace-parse.h trace/trace-fast.h trace/trace-general.h \
+ trace/trace-export.h common/region-event-kind.h trace/trace-integrity.h \
+ trace/trace-report.h trace/trace-rank.h trace/trace-symbols.h \
+ common/units.h
+tests/unit/trace-testlib.h:
+trace/trace-analyzer.h:
+trace/trace-counters.h:
+trace/trace-event.h:
+common/error.h:
+common/limits.h:
+common/macro.h:
+trace/trace-ledger.h:
+trace/trace-scopes.h:
+common/hashtab.h:
+trace/trace-replay.h:
+trace/trace-parse.h:
+trace/trace-fast.h:
+trace/trace-general.h:
+trace/trace-export.h:
+common/region-event-kind.h:
+trace/trace-integrity.h:
+trace/trace-report.h:
+trace/trace-rank.h:
+trace/trace-symbols.h:
+common/units.h:

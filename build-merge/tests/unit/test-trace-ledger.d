@@ -1,0 +1,3 @@
+build-merge/tests/unit/test-trace-ledger.o: \
+ tests/unit/test-trace-ledger.c trace/trace-ledger.h
+trace/trace-ledger.h:

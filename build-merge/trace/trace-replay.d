@@ -1,0 +1,20 @@
+build-merge/trace/trace-replay.o: trace/trace-replay.c \
+ trace/trace-replay.h trace/trace-analyzer.h trace/trace-counters.h \
+ trace/trace-event.h common/error.h common/limits.h common/macro.h \
+ trace/trace-ledger.h trace/trace-scopes.h common/hashtab.h \
+ trace/trace-parse.h trace/trace-fast.h trace/trace-general.h \
+ trace/trace-binary.h
+trace/trace-replay.h:
+trace/trace-analyzer.h:
+trace/trace-counters.h:
+trace/trace-event.h:
+common/error.h:
+common/limits.h:
+common/macro.h:
+trace/trace-ledger.h:
+trace/trace-scopes.h:
+common/hashtab.h:
+trace/trace-parse.h:
+trace/trace-fast.h:
+trace/trace-general.h:
+trace/trace-binary.h:

@@ -1,0 +1,18 @@
+build-merge/trace/trace-report.o: trace/trace-report.c \
+ trace/trace-report.h trace/trace-analyzer.h trace/trace-counters.h \
+ trace/trace-event.h common/error.h common/limits.h common/macro.h \
+ trace/trace-ledger.h trace/trace-scopes.h common/hashtab.h \
+ trace/trace-integrity.h trace/trace-rank.h trace/trace-symbols.h
+trace/trace-report.h:
+trace/trace-analyzer.h:
+trace/trace-counters.h:
+trace/trace-event.h:
+common/error.h:
+common/limits.h:
+common/macro.h:
+trace/trace-ledger.h:
+trace/trace-scopes.h:
+common/hashtab.h:
+trace/trace-integrity.h:
+trace/trace-rank.h:
+trace/trace-symbols.h:

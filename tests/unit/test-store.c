@@ -6,6 +6,8 @@
  * user of the database would see. */
 #include "test-store-lib.h"
 
+#include "man-testlib.h"
+
 /* ------------------------------------------------------------ creating */
 
 static void test_create(void **state)
@@ -41,6 +43,20 @@ static void test_create(void **state)
 	assert_int_equal(store_schema_version(s), STORE_SCHEMA_VERSION);
 	store_close(s);
 	assert_null(store_close(NULL));
+}
+
+/* ramwatch-schema(7) describes the schema of this version, and says which
+ * it is: a migration added without its notes there fails here. */
+static void test_manual_names_the_version(void **state)
+{
+	(void)state;
+	char *text = man_section("ramwatch-schema.7", ".Li PRAGMA user_version", ".Pp"), want[64];
+	snprintf(want, sizeof(want), "the schema version (%d for this description)", STORE_SCHEMA_VERSION);
+	if (!strstr(text, want))
+		fail_msg("ramwatch-schema(7) does not say \"%s\": a new migration's columns and views are "
+			 "described there, and the version said",
+			 want);
+	free(text);
 }
 
 static void test_migrate_from_v1(void **state)
@@ -569,6 +585,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_create, test_db_setup, test_db_teardown),
+		cmocka_unit_test(test_manual_names_the_version),
 		cmocka_unit_test_setup_teardown(test_migrate_from_v1, test_db_setup, test_db_teardown),
 		cmocka_unit_test_setup_teardown(test_migrate_gpu_driver_key, test_db_setup, test_db_teardown),
 		cmocka_unit_test_setup_teardown(test_newer_refused, test_db_setup, test_db_teardown),

@@ -190,7 +190,7 @@ static int render_classes(const struct census *c, const struct render_options *o
 		const struct census_totals *k = &c->classes[order[i]];
 		percent(share, sizeof(share), k->private, c->totals.private);
 		known_percent(confirmed, sizeof(confirmed), k->confirmed, k->private,
-			      c->unknown_classes & CENSUS_COUNTER_BIT(confirmed));
+			      c->unknown_classes[order[i]] & CENSUS_COUNTER_BIT(confirmed));
 		table_add(t, class_key((enum class_id)order[i]));
 		table_add(t, sz(a, k->private));
 		table_add(t, share);

@@ -83,7 +83,7 @@ static json_t *totals_json(const struct census *c)
 static json_t *class_json(const struct census *c, enum class_id k)
 {
 	return counters_of(json_pack("{s:s, s:s}", "key", class_key(k), "label", class_label(k)), &c->classes[k], true,
-			   c->unknown_classes);
+			   c->unknown_classes[k]);
 }
 
 /* "evidence": what reading the process's memory did for this census. */
@@ -406,6 +406,11 @@ static int read_classes(struct reader *rd, const json_t *root)
 
 	if (!json_is_array(a))
 		return bad(rd, "classes: expected an array");
+	/* what a class object does not carry is not known of any class */
+	for (int k = 0; k < _CLASS_MAX; k++)
+		for (int j = 0; j < _CENSUS_N_COUNTERS; j++)
+			if (!census_counters[j].per_class)
+				rd->c->unknown_classes[k] |= 1u << j;
 	json_array_foreach(a, i, v)
 	{
 		char where[32];
@@ -419,7 +424,7 @@ static int read_classes(struct reader *rd, const json_t *root)
 		int k = class_from_saved_key(key);
 		if (k < 0)
 			return bad(rd, "%s.key: unknown class \"%s\"", where, key);
-		if ((r = read_counters_of(rd, v, where, true, &rd->c->classes[k], &rd->c->unknown_classes)) < 0)
+		if ((r = read_counters_of(rd, v, where, true, &rd->c->classes[k], &rd->c->unknown_classes[k])) < 0)
 			return r;
 	}
 	return 0;

@@ -147,12 +147,14 @@ struct census {
 
 	struct census_totals totals;
 	struct census_totals classes[_CLASS_MAX];
-	/* Counters the census's source did not give (CENSUS_COUNTER_BIT): a
-	 * census read back from a store that did not keep them (stored
-	 * before they were), or from a file that lacks them.  Unknown, not
-	 * 0; the JSON says null.  Per class: in every class.  A census taken
-	 * knows them all. */
-	uint32_t unknown_totals, unknown_classes;
+	/* Counters the census does not know (CENSUS_COUNTER_BIT): in its
+	 * totals, and in each class, which may know a counter another does
+	 * not (a class whose memory no allocator accounts for has no bytes in
+	 * use).  A census read back from a store that did not keep them
+	 * (stored before they were), or from a file that lacks them, knows
+	 * none of them.  Unknown, not 0: the JSON says null, the database
+	 * NULL. */
+	uint32_t unknown_totals, unknown_classes[_CLASS_MAX];
 	/* A light census: totals from smaps_rollup, regions from maps.  The
 	 * counters of classes, regions and files are unknown (zero), only their
 	 * size and count are known. */

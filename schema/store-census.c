@@ -93,7 +93,7 @@ static int put_classes(struct store *s, int64_t census_id, const struct census *
 		for (int j = 0; j < _CENSUS_N_COUNTERS; j++)
 			if (census_counters[j].per_class)
 				rc |= bind_census_counter(st, i++, c, t, j, census_counters[j].light_class,
-							  c->unknown_classes);
+							  c->unknown_classes[k]);
 		r = store_bound_run(s, st, rc, "census classes");
 		if (r < 0)
 			return r;

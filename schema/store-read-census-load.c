@@ -241,10 +241,11 @@ static int load_classes(struct store_reader *r, int64_t census_id, struct census
 	sqlite3_stmt *st = NULL;
 	int e;
 
-	/* what the class rows do not carry is not known per class */
-	for (int k = 0; k < _CENSUS_N_COUNTERS; k++)
-		if (!census_counters[k].per_class)
-			c->unknown_classes |= 1u << k;
+	/* what the class rows do not carry is not known of any class */
+	for (int k = 0; k < _CLASS_MAX; k++)
+		for (int j = 0; j < _CENSUS_N_COUNTERS; j++)
+			if (!census_counters[j].per_class)
+				c->unknown_classes[k] |= 1u << j;
 	e = read_query_prepare(r, &class_query, &st);
 	if (e < 0)
 		return e;
@@ -258,7 +259,7 @@ static int load_classes(struct store_reader *r, int64_t census_id, struct census
 		for (int j = 0; j < _CENSUS_N_COUNTERS; j++)
 			if (census_counters[j].per_class)
 				load_counter(st, i++, c, &c->classes[k], j, census_counters[j].light_class,
-					     &c->unknown_classes);
+					     &c->unknown_classes[k]);
 	}
 	read_done(st);
 	return e < 0 ? e : 0;

@@ -140,6 +140,12 @@ static void test_list_is_the_database(void **state)
 		/* what goes to history or the metrics is a class's */
 		assert_true(!k->history || k->per_class);
 		assert_true(!k->metric || k->per_class);
+		/* the metrics have no null: a counter a census may not know is
+		 * none of theirs */
+		if (k->metric && k->optional)
+			fail_msg("%s: metric yes and optional yes; the metrics would say 0 for a class that does "
+				 "not know it",
+				 k->name);
 		/* a counter the first census format lacked must be optional */
 		assert_true(k->per_class || k->optional);
 	}
@@ -214,7 +220,8 @@ static void test_every_counter_reaches_every_output(void **state)
 	assert_int_equal(back->unknown_totals, 0);
 	for (int i = 0; i < _CENSUS_N_COUNTERS; i++) {
 		assert_int_equal(census_counter_value(&back->totals, i), value(_CLASS_MAX, i));
-		assert_int_equal(!!(back->unknown_classes & (1u << i)), !census_counters[i].per_class);
+		for (int j = 0; j < _CLASS_MAX; j++)
+			assert_int_equal(!!(back->unknown_classes[j] & (1u << i)), !census_counters[i].per_class);
 		for (int j = 0; j < _CLASS_MAX && census_counters[i].per_class; j++)
 			assert_int_equal(census_counter_value(&back->classes[j], i), census_counter_value(&c->classes[j], i));
 	}
@@ -261,7 +268,8 @@ static void test_census_json_carries_every_counter(void **state)
 	assert_int_equal(back->unknown_totals, 0);
 	for (int i = 0; i < _CENSUS_N_COUNTERS; i++) {
 		assert_int_equal(census_counter_value(&back->totals, i), value(_CLASS_MAX, i));
-		assert_int_equal(!!(back->unknown_classes & (1u << i)), !census_counters[i].per_class);
+		for (int j = 0; j < _CLASS_MAX; j++)
+			assert_int_equal(!!(back->unknown_classes[j] & (1u << i)), !census_counters[i].per_class);
 		for (int j = 0; j < _CLASS_MAX && census_counters[i].per_class; j++)
 			assert_int_equal(census_counter_value(&back->classes[j], i), census_counter_value(&c->classes[j], i));
 	}
@@ -316,6 +324,62 @@ static void test_metrics_give_the_metric_counters(void **state)
 	}
 	free(text);
 	census_free(c);
+}
+
+/* An optional counter one class knows and another does not (no
+ * allocator accounts for the other's memory): null in that class alone,
+ * through the census's JSON, the database and the census read back. */
+static void test_a_class_may_not_know_a_counter(void **state)
+{
+	struct tmp *t = *state;
+	struct error err;
+	int tried = 0;
+
+	for (int i = 0; i < _CENSUS_N_COUNTERS; i++) {
+		const struct census_counter_info *k = &census_counters[i];
+		if (!k->per_class || !k->optional)
+			continue;
+		struct census *c = census_of_values(), *back = NULL;
+		int known = 0, unknown;
+		while (c->classes[known].count == 0)
+			known++;
+		unknown = known + 1;
+		while (c->classes[unknown].count == 0)
+			unknown++;
+		c->unknown_classes[unknown] |= 1u << i;
+
+		/* the census's own JSON, written and read */
+		json_t *o = census_to_json(c, false);
+		assert_true(json_is_null(json_object_get(class_of(o, class_key(unknown)), k->class_key)));
+		assert_json_value(class_of(o, class_key(known)), k->class_key, value(known, i), "the known class");
+		assert_int_equal(census_from_json(o, &back, &err), 0);
+		if (!(back->unknown_classes[unknown] & (1u << i)) || (back->unknown_classes[known] & (1u << i)))
+			fail_msg("%s: read back from JSON, unknown in the wrong classes", k->name);
+		assert_int_equal(census_counter_value(&back->classes[known], i), value(known, i));
+		census_free(back);
+		json_decref(o);
+
+		/* stored and read back */
+		begin(t);
+		int64_t census_id = put_census(t, proc(t), H0 + MINUTE + tried, TRIGGER_FIRST, CENSUS_OK, c);
+		commit(t);
+		assert_int_equal(q_int(t->db, "SELECT \"%w\" FROM census_classes WHERE census_id = %lld AND class = %Q",
+				       k->class_key, (long long)census_id, class_key(unknown)),
+				 -1);
+		assert_int_equal(q_int(t->db, "SELECT \"%w\" FROM census_classes WHERE census_id = %lld AND class = %Q",
+				       k->class_key, (long long)census_id, class_key(known)),
+				 value(known, i));
+		o = stored_census(t, INT64_MAX);
+		assert_true(json_is_null(json_object_get(class_of(o, class_key(unknown)), k->class_key)));
+		assert_int_equal(census_from_json(o, &back, &err), 0);
+		if (!(back->unknown_classes[unknown] & (1u << i)) || (back->unknown_classes[known] & (1u << i)))
+			fail_msg("%s: read back from the store, unknown in the wrong classes", k->name);
+		census_free(back);
+		json_decref(o);
+		census_free(c);
+		tried++;
+	}
+	assert_true(tried > 0);
 }
 
 /* ------------------------------------------------------------ light censuses */
@@ -479,6 +543,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_every_counter_reaches_every_output, tmp_setup, tmp_teardown),
 		cmocka_unit_test(test_census_json_carries_every_counter),
 		cmocka_unit_test(test_metrics_give_the_metric_counters),
+		cmocka_unit_test_setup_teardown(test_a_class_may_not_know_a_counter, tmp_setup, tmp_teardown),
 		cmocka_unit_test_setup_teardown(test_light_census_stores_what_it_read, tmp_setup, tmp_teardown),
 		cmocka_unit_test_setup_teardown(test_old_censuses_read_back_unknown, tmp_setup, tmp_teardown),
 		cmocka_unit_test(test_every_counter_is_documented),

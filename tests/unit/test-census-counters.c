@@ -507,6 +507,8 @@ static void test_old_censuses_read_back_unknown(void **state)
 
 /* ------------------------------------------------------------ the manual */
 
+/* ramwatch-schema(7), ramwatch(1) and doc/census-format.md describe every
+ * counter where it goes. */
 static void test_every_counter_is_documented(void **state)
 {
 	(void)state;
@@ -534,6 +536,26 @@ static void test_every_counter_is_documented(void **state)
 	free(totals);
 	free(class_list);
 	free(json);
+
+	/* doc/census-format.md: its tables of the totals and of a class */
+	char path[4200], *doc;
+	size_t len;
+	snprintf(path, sizeof(path), "%s/../../%s", fixture(""), "doc/census-format.md");
+	doc = slurp(path, &len);
+	char *t = strstr(doc, "\n## totals\n"), *k = t ? strstr(t, "\n## classes\n") : NULL,
+	     *e = k ? strstr(k + 1, "\n## ") : NULL;
+	assert_true(t && k && e);
+	for (int i = 0; i < _CENSUS_N_COUNTERS; i++) {
+		const struct census_counter_info *c = &census_counters[i];
+		char want[64];
+		snprintf(want, sizeof(want), "`%s`", c->total_key);
+		if (!memmem(t, (size_t)(k - t), want, strlen(want)))
+			fail_msg("doc/census-format.md, totals: no row for `%s`", c->total_key);
+		snprintf(want, sizeof(want), "`%s`", c->class_key);
+		if (c->per_class && !memmem(k, (size_t)(e - k), want, strlen(want)))
+			fail_msg("doc/census-format.md, classes: no row for `%s`", c->class_key);
+	}
+	free(doc);
 }
 
 int main(void)

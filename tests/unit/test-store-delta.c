@@ -233,8 +233,13 @@ static void change(struct proc *p)
 
 	for (int i = 0; i < many; i++) {
 		struct census_totals *k = &c->classes[pick(_CLASS_MAX)];
+		int j = (int)pick(_CENSUS_N_COUNTERS);
 		if (k->count > 0 && pick(8) == 0) {
 			*k = (struct census_totals){ 0 }; /* no region of that class now */
+		} else if (k->count > 0 && pick(3) == 0 && census_counters[j].per_class && j != CENSUS_COUNTER_count) {
+			/* one counter alone, whichever: each column of a class row
+			 * tells it from the key's (the rekeying trigger too) */
+			*census_counter(k, j) += 4096 * (1 + pick(16));
 		} else {
 			k->count = k->count ? k->count : 1;
 			k->size += 4096 * pick(4);
@@ -405,9 +410,33 @@ static void test_random_censuses(void **state)
 	}
 }
 
+/* The classes but malloc as they were in heir, each with one counter
+ * of its row (CENSUS_COUNTERS but count) changed alone: the t-th share
+ * of them, so that three calls change each counter in some class. */
+static void one_counter_alone(struct census *c, const struct census_totals heir[_CLASS_MAX], int t)
+{
+	int counters[_CENSUS_N_COUNTERS], n = 0, m = 0, q = 0;
+
+	for (int j = 0; j < _CENSUS_N_COUNTERS; j++)
+		if (census_counters[j].per_class && j != CENSUS_COUNTER_count)
+			counters[n++] = j;
+	for (int k = 0; k < _CLASS_MAX; k++)
+		m += k != CLASS_MALLOC && heir[k].count > 0;
+	if (3 * m < n)
+		fail_msg("the census has too few classes to change each counter alone");
+	for (int k = 0; k < _CLASS_MAX; k++) {
+		if (k == CLASS_MALLOC || heir[k].count == 0)
+			continue;
+		c->classes[k] = heir[k];
+		*census_counter(&c->classes[k], counters[(q++ + t * m) % n]) += 4096;
+	}
+}
+
 /* A key with deltas and a repeat of one of them goes: the oldest delta
  * becomes the key, the others deltas against it, and every census left
- * reads as it did. */
+ * reads as it did, each class row that differs from the new key's in one
+ * counter alone kept (a column the rekeying trigger does not name fails
+ * here). */
 static void test_key_deleted(void **state)
 {
 	struct test_db *t = *state;
@@ -415,6 +444,7 @@ static void test_key_deleted(void **state)
 	snprintf(whole_path, sizeof(whole_path), "%s/whole.db", t->dir);
 	struct store *s[2] = { open_store(t->db, false), open_store(whole_path, true) };
 	struct proc p = { .pid = 100, .c = java_census() };
+	struct census_totals heir[_CLASS_MAX];
 
 	seed = 1;
 	srand(seed);
@@ -424,6 +454,10 @@ static void test_key_deleted(void **state)
 		if (i == 3 && p.c->n_files > 1)
 			p.c->n_files--; /* a file goes */
 		p.c->largest[i].resident += 4096;
+		if (i == 1)
+			memcpy(heir, p.c->classes, sizeof(heir));
+		if (i >= 3)
+			one_counter_alone(p.c, heir, i - 3);
 		put_both(s, p.pid, H0 + i * MINUTE, p.c, 0);
 	}
 	put_both(s, p.pid, H0 + 6 * MINUTE, NULL, H0 + 2 * MINUTE);

@@ -27,10 +27,12 @@ static uint64_t value(int k, int i)
 }
 
 /* The Java fixture's census with every counter of every class it has, and
- * of its totals, at value(). */
+ * of its totals, at value(), and known. */
 static struct census *census_of_values(void)
 {
 	struct census *c = java_census();
+	c->unknown_totals = 0;
+	memset(c->unknown_classes, 0, sizeof(c->unknown_classes));
 	for (int i = 0; i < _CENSUS_N_COUNTERS; i++) {
 		*census_counter(&c->totals, i) = value(_CLASS_MAX, i);
 		for (int k = 0; k < _CLASS_MAX; k++)

@@ -219,6 +219,17 @@ struct proc {
 	int64_t last_full; /* time of its last census of its own, 0: none */
 };
 
+/* The Java fixture's census, every counter known: the columns the scanner
+ * leaves unknown (NULL) in its classes would compare equal whatever the
+ * statements do with them. */
+static struct census *known_census(void)
+{
+	struct census *c = java_census();
+	c->unknown_totals = 0;
+	memset(c->unknown_classes, 0, sizeof(c->unknown_classes));
+	return c;
+}
+
 static uint64_t pick(uint64_t n)
 {
 	return n ? (uint64_t)rand() % n : 0;
@@ -337,7 +348,7 @@ static void test_random_censuses(void **state)
 	srand(seed);
 
 	for (int i = 0; i < PROCESSES; i++) {
-		procs[i] = (struct proc){ .pid = 100 + i, .c = java_census() };
+		procs[i] = (struct proc){ .pid = 100 + i, .c = known_census() };
 		/* room for the GPU devices change() gives it */
 		procs[i].c->gpu.uses = calloc(2, sizeof(struct census_gpu_use));
 		if (!procs[i].c->gpu.uses)
@@ -443,7 +454,7 @@ static void test_key_deleted(void **state)
 	char whole_path[400];
 	snprintf(whole_path, sizeof(whole_path), "%s/whole.db", t->dir);
 	struct store *s[2] = { open_store(t->db, false), open_store(whole_path, true) };
-	struct proc p = { .pid = 100, .c = java_census() };
+	struct proc p = { .pid = 100, .c = known_census() };
 	struct census_totals heir[_CLASS_MAX];
 
 	seed = 1;

@@ -1,10 +1,11 @@
 /* The class registry (scanner/classes.c) is whole, and what people read
  * names every class: each class has a key, a label, a glyph and colours
  * fit for their uses, none shared where they must be told apart; the man
- * page's CLASSES list, the README's table of classes and both shell
- * completions' lists of --class values name exactly the registry's keys,
- * in its order.  A class added to the enum without its row, or to the
- * registry without its documentation, fails here by name. */
+ * page's CLASSES list, the tables of classes of README.md and
+ * doc/design.md and both shell completions' lists of --class values name
+ * exactly the registry's keys, in its order.  A class added to the enum
+ * without its row, or to the registry without its documentation, fails
+ * here by name. */
 #include "testlib.h"
 
 #include <ctype.h>
@@ -175,21 +176,20 @@ static void test_man_page(void **state)
 	free(man);
 }
 
-/* README.md's table of classes: a header, its rule, then one row per
- * class, "| `KEY` | what | how it is recognised |". */
-static void test_readme(void **state)
+/* The table of classes of a document's section (heading, its line
+ * whole): a header, its rule, then one row per class, "| `KEY` | ...". */
+static void expect_table(const char *name, const char *heading)
 {
-	(void)state;
-	char *readme = repo_file("README.md"), *save = NULL;
-	char *keys[_CLASS_MAX + 8];
+	char *doc = repo_file(name), *save = NULL;
+	char *keys[_CLASS_MAX + 8], where[128];
 	size_t n = 0;
 
-	char *section = strstr(readme, "\n## The classes\n");
+	char *section = strstr(doc, heading);
 	if (!section)
-		fail_msg("README.md has no section \"The classes\"");
+		fail_msg("%s has no section \"%s\"", name, heading + 1);
 	char *table = strstr(section, "\n|");
 	if (!table)
-		fail_msg("README.md's section \"The classes\" has no table");
+		fail_msg("%s's section \"%s\" has no table", name, heading + 1);
 	char *line = strtok_r(table + 1, "\n", &save);
 	line = line ? strtok_r(NULL, "\n", &save) : NULL; /* the header's rule */
 	for (line = line ? strtok_r(NULL, "\n", &save) : NULL; line && startswith(line, "| `");
@@ -200,8 +200,18 @@ static void test_readme(void **state)
 		*end = '\0';
 		keys[n++] = key;
 	}
-	expect_keys("README.md's table of classes", keys, n);
-	free(readme);
+	snprintf(where, sizeof(where), "%s's table of classes", name);
+	expect_keys(where, keys, n);
+	free(doc);
+}
+
+/* README.md's table of classes, "| `KEY` | what | how it is recognised |";
+ * doc/design.md's, "| `KEY` | what |". */
+static void test_readme_and_design(void **state)
+{
+	(void)state;
+	expect_table("README.md", "\n## The classes\n");
+	expect_table("doc/design.md", "\n### Classes\n");
 }
 
 /* The values both shells offer after --class. */
@@ -310,7 +320,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_class_is_whole),
 		cmocka_unit_test(test_man_page),
-		cmocka_unit_test(test_readme),
+		cmocka_unit_test(test_readme_and_design),
 		cmocka_unit_test(test_completions),
 		cmocka_unit_test(test_former_keys),
 		cmocka_unit_test(test_saved_census_with_a_former_key),

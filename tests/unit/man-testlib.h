@@ -28,8 +28,10 @@ static inline char *man_section(const char *name, const char *from, const char *
 	start = strstr(text, from);
 	while (start && start != text && start[-1] != '\n')
 		start = strstr(start + 1, from);
-	if (!start)
+	if (!start) {
 		fail_msg("%s: no line starting with \"%s\"", path, from);
+		return text; /* (fail_msg does not return) */
+	}
 	end = to ? strstr(start + strlen(from), to) : NULL;
 	while (end && end[-1] != '\n')
 		end = strstr(end + 1, to);

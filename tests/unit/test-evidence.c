@@ -17,6 +17,7 @@
 #include "util.h"
 
 #include "evidence-testlib.h"
+#include "man-testlib.h"
 
 #define PAGE 4096ull
 
@@ -559,10 +560,12 @@ static void test_refused(void **state)
 
 /* Every owner the walks find gives its memory a rule, one of its own: an
  * owner left out of evidence-split.c's table would give rule 0, a stack's
- * guard page. */
+ * guard page.  And ramwatch(1) describes each of those rules under
+ * EVIDENCE. */
 static void test_every_owner_has_a_rule(void **state)
 {
 	(void)state;
+	char *man = man_section("ramwatch.1", ".Sh EVIDENCE", ".Sh ");
 	assert_int_equal(evidence_owner_rule(OWNER_NONE), -1);
 	assert_int_equal(evidence_owner_rule(_OWNER_MAX), -1);
 	for (int o = OWNER_NONE + 1; o < _OWNER_MAX; o++) {
@@ -575,7 +578,11 @@ static void test_every_owner_has_a_rule(void **state)
 		for (int p = OWNER_NONE + 1; p < o; p++)
 			if (evidence_owner_rule((enum owner)p) == rule)
 				fail_msg("owners %d and %d share the rule %s", p, o, info->key);
+		/* what a user reads of it */
+		if (!man_names(man, info->key))
+			fail_msg("owner %d: ramwatch(1), EVIDENCE, does not describe its rule %s", o, info->key);
 	}
+	free(man);
 }
 
 int main(void)

@@ -697,8 +697,10 @@ static void test_rule_table(void **state)
 	(void)state;
 	for (size_t i = 0; i < classify_rule_count(); i++) {
 		const struct classify_rule_info *r = classify_rule(i);
-		assert_non_null(r->key);
-		assert_non_null(r->why);
+		if (!r->key || !r->why)
+			fail_msg("rule %zu has no key or no why: a value of enum classify_fixed_rule (classify.h) "
+				 "without its row in rules[] (classify.c)",
+				 i);
 		assert_true(r->cls >= -1 && r->cls < _CLASS_MAX);
 		assert_int_equal(classify_rule_from_key(r->key), (int)i);
 	}

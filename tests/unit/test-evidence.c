@@ -571,10 +571,12 @@ static void test_every_owner_has_a_rule(void **state)
 	for (int o = OWNER_NONE + 1; o < _OWNER_MAX; o++) {
 		int rule = evidence_owner_rule((enum owner)o);
 		if (rule < 0)
-			fail_msg("owner %d has no rule", o);
+			fail_msg("owner %d has no rule: its row in owner_rules[] (scanner/evidence-split.c)", o);
 		const struct classify_rule_info *info = classify_rule((size_t)rule);
-		if (!info || info->cls < 0)
-			fail_msg("owner %d: rule %d gives no class", o, rule);
+		if (!info || !info->key)
+			fail_msg("owner %d: its rule %d has no row in the classifier's rules[] (scanner/classify.c)", o, rule);
+		if (info->cls < 0)
+			fail_msg("owner %d: rule %s gives no class", o, info->key);
 		for (int p = OWNER_NONE + 1; p < o; p++)
 			if (evidence_owner_rule((enum owner)p) == rule)
 				fail_msg("owners %d and %d share the rule %s", p, o, info->key);

@@ -18,7 +18,8 @@
  * (ALTER TABLE samples ADD COLUMN name INTEGER NOT NULL DEFAULT 0, the
  * value rows written before it read back as).  A figure more: a line in
  * SAMPLE_FIGURES, at least its LAST counter in SAMPLE_COLUMNS, and the
- * code that reads it (daemon/target.c fills struct sample_figures).
+ * code that reads it (daemon/fast-tier.c reads the figures into the
+ * target's fast part and hands them over as struct sample_figures).
  *
  * Header only, with no SQLite in it: the daemon, the client and the store
  * all expand the lists. */

@@ -16,7 +16,9 @@
  * one line here, a migration that adds its columns (to censuses, and to
  * census_class_rows when it is stored per class, with the census_classes
  * view and the censuses_rekey trigger made again to name it), and the
- * scanner code that counts it.  Header only. */
+ * scanner code that counts it, setting its bit in struct census's
+ * unknown_classes[class] for a class that does not know it.  Header
+ * only. */
 #pragma once
 
 #include <stdbool.h>
@@ -31,9 +33,11 @@
  *   per_class    yes: the class objects and class rows carry it; no: the
  *                totals alone (a census read back knows it per class as
  *                unknown)
- *   light_class  yes: known per class in a light census; no: a light
- *   light_total  census did not read it (per class, in its totals): its
- *                column is NULL, its JSON 0, as the census has it
+ *   light_class  yes: a light census keeps it (per class, in its totals)
+ *   light_total  as it has it, a value or unknown; no: a light census did
+ *                not read it and has 0: its column is NULL, its JSON 0,
+ *                and it reads back as 0, so a counter a census may leave
+ *                unknown is yes
  *   optional     yes: the census JSON may lack it or say null (it came
  *                after the format's first version): unknown; no: required
  *   history      yes: the class objects of the history answer's censuses

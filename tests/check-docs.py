@@ -7,10 +7,11 @@ new files count before they are committed; in a tree without .git, every
 file under the root but build/):
 
   names      Every file and every function or constant that README.md,
-             tests/README.md and doc/*.md name between backticks must
-             exist: a path (`daemon/fast-tier.c`, `tests/data/fuzz/<target>/`),
-             a file's name (`fast-tier.c`, `control*.c`), a function in a
-             file (`manager.c:on_sample`), or an identifier with an
+             CONTRIBUTING.md, tests/README.md and doc/*.md name between
+             backticks must exist: a path (`daemon/fast-tier.c`,
+             `tests/data/fuzz/<target>/`), a file's name (`fast-tier.c`,
+             `control*.c`), a function in a file
+             (`manager.c:on_sample`), or an identifier with an
              underscore or a trailing "()".  An identifier with a module's
              prefix (`fast_tier_sample`, from fast-tier.c), an RW_
              constant or one written with "()" must be in the code itself
@@ -40,7 +41,7 @@ import subprocess
 import sys
 
 # The documents whose names are checked.
-NAMED_IN = ["README.md", "tests/README.md", "doc/*.md"]
+NAMED_IN = ["README.md", "CONTRIBUTING.md", "tests/README.md", "doc/*.md"]
 
 # Extensions of the files a document names by their bare name: sources,
 # scripts and documents (not what a command writes: ramwatch.db, t.jsonl).

@@ -161,7 +161,9 @@ $(eval $(call layer_objects,client,client))
 $(eval $(call layer_objects,tests/unit,tests))
 $(eval $(call layer_objects,bench,bench))
 
-$(BUILD)/schema/migrations.c: schema/embed-migrations.py $(SCHEMA_MIGRATIONS)
+# (the folder too: a migration file gone, on another branch, changes it
+# and none of the files left)
+$(BUILD)/schema/migrations.c: schema/embed-migrations.py $(SCHEMA_MIGRATIONS) schema/migrations
 	@mkdir -p $(dir $@)
 	$(PYTHON) schema/embed-migrations.py $@ $(SCHEMA_MIGRATIONS)
 

@@ -43,27 +43,6 @@ static struct census *census_of_values(void)
 	return c;
 }
 
-static int64_t q_int(const char *path, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	char *sql = sqlite3_vmprintf(fmt, ap);
-	va_end(ap);
-	sqlite3 *db = NULL;
-	sqlite3_stmt *st = NULL;
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
-		fail_msg("open %s", path);
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		fail_msg("%s: %s", sql, sqlite3_errmsg(db));
-	if (sqlite3_step(st) != SQLITE_ROW)
-		fail_msg("%s: no row", sql);
-	int64_t v = sqlite3_column_type(st, 0) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	sqlite3_close(db);
-	sqlite3_free(sql);
-	return v;
-}
-
 /* Whether table (or view) has column name, and its declared type in *type. */
 static bool has_column(const char *db_path, const char *table, const char *name, char *type, size_t size)
 {
@@ -191,13 +170,13 @@ static void test_every_counter_reaches_every_output(void **state)
 	/* the rows, in SQL */
 	for (int i = 0; i < _CENSUS_N_COUNTERS; i++) {
 		const struct census_counter_info *k = &census_counters[i];
-		assert_int_equal(q_int(t->db, "SELECT \"%w\" FROM censuses WHERE id = %lld", k->total_key,
+		assert_int_equal(q_int_at(t->db, "SELECT \"%w\" FROM censuses WHERE id = %lld", k->total_key,
 				       (long long)census_id),
 				 value(_CLASS_MAX, i));
 		for (int j = 0; j < _CLASS_MAX && k->per_class; j++) {
 			if (c->classes[j].count == 0)
 				continue;
-			assert_int_equal(q_int(t->db, "SELECT \"%w\" FROM census_classes WHERE census_id = %lld AND class = %Q",
+			assert_int_equal(q_int_at(t->db, "SELECT \"%w\" FROM census_classes WHERE census_id = %lld AND class = %Q",
 					       k->class_key, (long long)census_id, class_key(j)),
 					 census_counter_value(&c->classes[j], i));
 		}
@@ -368,10 +347,10 @@ static void test_a_class_may_not_know_a_counter(void **state)
 		begin(t);
 		int64_t census_id = put_census(t, proc(t), H0 + MINUTE + tried, TRIGGER_FIRST, CENSUS_OK, c);
 		commit(t);
-		assert_int_equal(q_int(t->db, "SELECT \"%w\" FROM census_classes WHERE census_id = %lld AND class = %Q",
+		assert_int_equal(q_int_at(t->db, "SELECT \"%w\" FROM census_classes WHERE census_id = %lld AND class = %Q",
 				       k->class_key, (long long)census_id, class_key(unknown)),
 				 -1);
-		assert_int_equal(q_int(t->db, "SELECT \"%w\" FROM census_classes WHERE census_id = %lld AND class = %Q",
+		assert_int_equal(q_int_at(t->db, "SELECT \"%w\" FROM census_classes WHERE census_id = %lld AND class = %Q",
 				       k->class_key, (long long)census_id, class_key(known)),
 				 value(known, i));
 		o = stored_census(t, INT64_MAX);
@@ -414,11 +393,11 @@ static void test_light_census_stores_what_it_read(void **state)
 		some++;
 	for (int i = 0; i < _CENSUS_N_COUNTERS; i++) {
 		const struct census_counter_info *k = &census_counters[i];
-		int64_t v = q_int(t->db, "SELECT \"%w\" FROM censuses WHERE id = %lld", k->total_key, (long long)census_id);
+		int64_t v = q_int_at(t->db, "SELECT \"%w\" FROM censuses WHERE id = %lld", k->total_key, (long long)census_id);
 		/* not read: NULL in the database */
 		assert_int_equal(v, k->light_total ? (int64_t)value(_CLASS_MAX, i) : -1);
 		if (k->per_class)
-			assert_int_equal(q_int(t->db, "SELECT \"%w\" FROM census_classes WHERE census_id = %lld AND class = %Q",
+			assert_int_equal(q_int_at(t->db, "SELECT \"%w\" FROM census_classes WHERE census_id = %lld AND class = %Q",
 					       k->class_key, (long long)census_id, class_key(some)) < 0,
 					 !k->light_class);
 	}
@@ -473,8 +452,8 @@ static void test_old_censuses_read_back_unknown(void **state)
 
 	writer_of(t); /* migrates */
 	assert_int_equal(store_schema_version(t->s), STORE_SCHEMA_VERSION);
-	assert_int_equal(q_int(t->db, "SELECT confirmed FROM censuses WHERE id = 1"), 250);
-	assert_int_equal(q_int(t->db, "SELECT confirmed FROM censuses WHERE id = 2"), -1);
+	assert_int_equal(q_int_at(t->db, "SELECT confirmed FROM censuses WHERE id = 1"), 250);
+	assert_int_equal(q_int_at(t->db, "SELECT confirmed FROM censuses WHERE id = 2"), -1);
 
 	for (int at = 2000; at <= 3000; at += 1000) {
 		json_t *o = stored_census(t, at), *totals = json_object_get(o, "totals");

@@ -84,27 +84,6 @@ static uint64_t merged(int k, uint64_t a, uint64_t b)
 	return 0;
 }
 
-static int64_t q_int(const char *path, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	char *sql = sqlite3_vmprintf(fmt, ap);
-	va_end(ap);
-	sqlite3 *db = NULL;
-	sqlite3_stmt *st = NULL;
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
-		fail_msg("open %s", path);
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		fail_msg("%s: %s", sql, sqlite3_errmsg(db));
-	if (sqlite3_step(st) != SQLITE_ROW)
-		fail_msg("%s: no row", sql);
-	int64_t v = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	sqlite3_close(db);
-	sqlite3_free(sql);
-	return v;
-}
-
 static int64_t proc(struct tmp *t)
 {
 	return put_proc(t, &(struct proc_spec){ .pid = 4242, .start_time = 77, .uid = 1000, .comm = "java",
@@ -239,7 +218,7 @@ static void test_every_column_reaches_every_output(void **state)
 	for (int k = 0; k < _SAMPLE_N_COLUMNS; k++) {
 		const struct sample_column_info *c = &sample_columns[k];
 		/* the database */
-		assert_int_equal(q_int(t->db, "SELECT \"%w\" FROM samples WHERE process_id = %lld", c->name, (long long)id),
+		assert_int_equal(q_int_at(t->db, "SELECT \"%w\" FROM samples WHERE process_id = %lld", c->name, (long long)id),
 				 get(&x, k));
 		/* the views that show it, by their own names */
 		char views[512], *save = NULL;
@@ -254,9 +233,9 @@ static void test_every_column_reaches_every_output(void **state)
 				assert_non_null(value);
 				*value++ = '\0';
 			}
-			int64_t got = filter ? q_int(t->db, "SELECT \"%w\" FROM \"%w\" WHERE process_id = %lld AND \"%w\" = %Q",
+			int64_t got = filter ? q_int_at(t->db, "SELECT \"%w\" FROM \"%w\" WHERE process_id = %lld AND \"%w\" = %Q",
 						     column, v, (long long)id, filter, value)
-					     : q_int(t->db, "SELECT \"%w\" FROM \"%w\" WHERE process_id = %lld", column, v,
+					     : q_int_at(t->db, "SELECT \"%w\" FROM \"%w\" WHERE process_id = %lld", column, v,
 						     (long long)id);
 			if ((uint64_t)got != get(&x, k))
 				fail_msg("view %s.%s gives %lld for %s, stored %llu", v, column, (long long)got, c->name,
@@ -331,9 +310,9 @@ static void test_rows_merge_by_each_columns_how(void **state)
 	put(t->s, id, &a);
 	put(t->s, id, &b); /* the same time: merged into a's row */
 	commit(t);
-	assert_int_equal(q_int(t->db, "SELECT count(*) FROM samples"), 1);
+	assert_int_equal(q_int_at(t->db, "SELECT count(*) FROM samples"), 1);
 	for (int k = 0; k < _SAMPLE_N_COLUMNS; k++)
-		if ((uint64_t)q_int(t->db, "SELECT \"%w\" FROM samples", sample_columns[k].name) !=
+		if ((uint64_t)q_int_at(t->db, "SELECT \"%w\" FROM samples", sample_columns[k].name) !=
 		    merged(k, get(&a, k), get(&b, k)))
 			fail_msg("a second row of the same time merged %s wrongly", sample_columns[k].name);
 
@@ -359,10 +338,10 @@ static void test_rows_merge_by_each_columns_how(void **state)
 	while (more)
 		if (store_retention_step(t->s, &rt, &more) < 0)
 			fail_msg("retention: %s", store_error(t->s));
-	assert_int_equal(q_int(t->db, "SELECT count(*) FROM samples WHERE resolution = 0"), 0);
-	assert_int_equal(q_int(t->db, "SELECT time FROM samples WHERE resolution = 60000"), H0 + MINUTE);
+	assert_int_equal(q_int_at(t->db, "SELECT count(*) FROM samples WHERE resolution = 0"), 0);
+	assert_int_equal(q_int_at(t->db, "SELECT time FROM samples WHERE resolution = 60000"), H0 + MINUTE);
 	for (int k = 0; k < _SAMPLE_N_COLUMNS; k++)
-		if ((uint64_t)q_int(t->db, "SELECT \"%w\" FROM samples WHERE resolution = 60000", sample_columns[k].name) !=
+		if ((uint64_t)q_int_at(t->db, "SELECT \"%w\" FROM samples WHERE resolution = 60000", sample_columns[k].name) !=
 		    merged(k, get(&ab, k), get(&c, k)))
 			fail_msg("the rollup merged %s wrongly", sample_columns[k].name);
 }
@@ -431,9 +410,9 @@ static void test_every_column_keeps_rows_apart(void **state)
 	put(t->s, id, &x);
 	x = steady(time += 10 * SECOND, v, 10); /* the same: coalesced */
 	put(t->s, id, &x);
-	assert_int_equal(q_int(t->db, "SELECT count(*) FROM samples"), 0); /* not committed yet */
+	assert_int_equal(q_int_at(t->db, "SELECT count(*) FROM samples"), 0); /* not committed yet */
 	commit(t);
-	assert_int_equal(q_int(t->db, "SELECT count(*) FROM samples"), rows);
+	assert_int_equal(q_int_at(t->db, "SELECT count(*) FROM samples"), rows);
 
 	/* a figure that moved (still steady at its new value): a row of its own */
 	for (int f = 0; f < _SAMPLE_N_FIGURES; f++) {
@@ -444,7 +423,7 @@ static void test_every_column_keeps_rows_apart(void **state)
 		x = steady(time += 10 * SECOND, v, 10);
 		put(t->s, id, &x);
 		commit(t);
-		if (q_int(t->db, "SELECT count(*) FROM samples") != ++rows)
+		if (q_int_at(t->db, "SELECT count(*) FROM samples") != ++rows)
 			fail_msg("a row whose %s changed joined the row before", sample_figures[f].name);
 	}
 	/* a counter that moved inside the interval (the row is not steady) */
@@ -456,7 +435,7 @@ static void test_every_column_keeps_rows_apart(void **state)
 		set(&x, k, get(&x, k) + (sample_columns[k].how == SAMPLE_MAX ? 1 : -1));
 		put(t->s, id, &x);
 		commit(t);
-		if (q_int(t->db, "SELECT count(*) FROM samples") != ++rows)
+		if (q_int_at(t->db, "SELECT count(*) FROM samples") != ++rows)
 			fail_msg("a row whose %s moved inside its interval joined the row before", sample_columns[k].name);
 		begin(t);
 		x = steady(time += 10 * SECOND, v, 10);
@@ -464,7 +443,7 @@ static void test_every_column_keeps_rows_apart(void **state)
 		commit(t);
 		rows++;
 	}
-	assert_int_equal(q_int(t->db, "SELECT count(*) FROM samples"), rows);
+	assert_int_equal(q_int_at(t->db, "SELECT count(*) FROM samples"), rows);
 }
 
 /* A coalesced row cut by a rollup: each part keeps every counter. */
@@ -484,7 +463,7 @@ static void test_coalesced_row_cut_keeps_every_column(void **state)
 		put(t->s, id, &x);
 	}
 	commit(t);
-	assert_int_equal(q_int(t->db, "SELECT count(*) FROM samples"), 1);
+	assert_int_equal(q_int_at(t->db, "SELECT count(*) FROM samples"), 1);
 
 	bool more = true;
 	struct store_retention rt = { .now = H0 + MINUTE + HOUR, .raw_for = HOUR, .batch = 100 };
@@ -494,17 +473,17 @@ static void test_coalesced_row_cut_keeps_every_column(void **state)
 	/* the first minute rolled up, the rest a raw row: each with every
 	 * counter of the span, the samples shared out */
 	struct store_sample want = steady(0, v, 0);
-	assert_int_equal(q_int(t->db, "SELECT count(*) FROM samples WHERE resolution = 60000 AND time = %lld",
+	assert_int_equal(q_int_at(t->db, "SELECT count(*) FROM samples WHERE resolution = 60000 AND time = %lld",
 			       (long long)(H0 + MINUTE)),
 			 1);
-	assert_int_equal(q_int(t->db, "SELECT count(*) FROM samples WHERE resolution = 0"), 1);
+	assert_int_equal(q_int_at(t->db, "SELECT count(*) FROM samples WHERE resolution = 0"), 1);
 	for (int k = 0; k < _SAMPLE_N_COLUMNS; k++) {
 		if (sample_columns[k].how == SAMPLE_SUM) {
-			assert_int_equal(q_int(t->db, "SELECT sum(\"%w\") FROM samples", sample_columns[k].name), 120);
+			assert_int_equal(q_int_at(t->db, "SELECT sum(\"%w\") FROM samples", sample_columns[k].name), 120);
 			continue;
 		}
-		if ((uint64_t)q_int(t->db, "SELECT min(\"%w\") FROM samples", sample_columns[k].name) != get(&want, k) ||
-		    (uint64_t)q_int(t->db, "SELECT max(\"%w\") FROM samples", sample_columns[k].name) != get(&want, k))
+		if ((uint64_t)q_int_at(t->db, "SELECT min(\"%w\") FROM samples", sample_columns[k].name) != get(&want, k) ||
+		    (uint64_t)q_int_at(t->db, "SELECT max(\"%w\") FROM samples", sample_columns[k].name) != get(&want, k))
 			fail_msg("a part cut from a coalesced row lost %s", sample_columns[k].name);
 	}
 }

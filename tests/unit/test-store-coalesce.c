@@ -23,27 +23,6 @@ static struct store *coalescing_writer(struct tmp *t)
 	return t->s;
 }
 
-static int64_t q_int(const char *path, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	char *sql = sqlite3_vmprintf(fmt, ap);
-	va_end(ap);
-	sqlite3 *db = NULL;
-	sqlite3_stmt *st = NULL;
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
-		fail_msg("open %s", path);
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		fail_msg("%s: %s", sql, sqlite3_errmsg(db));
-	if (sqlite3_step(st) != SQLITE_ROW)
-		fail_msg("%s: no row", sql);
-	int64_t v = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	sqlite3_close(db);
-	sqlite3_free(sql);
-	return v;
-}
-
 /* A row of 10 samples: steady at v (private v, resident 2v, swap 3: each
  * counter of a figure at its value, sample-row.h) unless spike > 0, which
  * is the private maximum inside the interval. */
@@ -94,13 +73,13 @@ static void test_identical_rows_coalesce(void **state)
 	commit(t);
 
 	/* one row stands for the hundred: its span, all their samples */
-	assert_int_equal(q_int(t->db, "SELECT count(*) FROM samples"), 1);
-	assert_int_equal(q_int(t->db, "SELECT time FROM samples"), H0 + SECOND);
-	assert_int_equal(q_int(t->db, "SELECT until FROM samples"), H0 + 100 * SECOND);
-	assert_int_equal(q_int(t->db, "SELECT samples FROM samples"), 1000);
-	assert_int_equal(q_int(t->db, "SELECT private_max FROM samples"), 1000);
-	assert_int_equal(q_int(t->db, "SELECT resident_last FROM samples"), 2000);
-	assert_int_equal(q_int(t->db, "SELECT swap_last FROM samples"), 3);
+	assert_int_equal(q_int_at(t->db, "SELECT count(*) FROM samples"), 1);
+	assert_int_equal(q_int_at(t->db, "SELECT time FROM samples"), H0 + SECOND);
+	assert_int_equal(q_int_at(t->db, "SELECT until FROM samples"), H0 + 100 * SECOND);
+	assert_int_equal(q_int_at(t->db, "SELECT samples FROM samples"), 1000);
+	assert_int_equal(q_int_at(t->db, "SELECT private_max FROM samples"), 1000);
+	assert_int_equal(q_int_at(t->db, "SELECT resident_last FROM samples"), 2000);
+	assert_int_equal(q_int_at(t->db, "SELECT swap_last FROM samples"), 3);
 }
 
 static void test_spike_kept(void **state)
@@ -119,14 +98,14 @@ static void test_spike_kept(void **state)
 	commit(t);
 
 	/* the run before the spike, the spike, the run after it */
-	assert_int_equal(q_int(t->db, "SELECT count(*) FROM samples"), 3);
-	assert_int_equal(q_int(t->db, "SELECT until FROM samples WHERE time = %lld", H0 + SECOND), H0 + 10 * SECOND);
-	assert_int_equal(q_int(t->db, "SELECT private_max FROM samples WHERE time = %lld", H0 + 11 * SECOND), 9000);
-	assert_int_equal(q_int(t->db, "SELECT until FROM samples WHERE time = %lld", H0 + 11 * SECOND),
+	assert_int_equal(q_int_at(t->db, "SELECT count(*) FROM samples"), 3);
+	assert_int_equal(q_int_at(t->db, "SELECT until FROM samples WHERE time = %lld", H0 + SECOND), H0 + 10 * SECOND);
+	assert_int_equal(q_int_at(t->db, "SELECT private_max FROM samples WHERE time = %lld", H0 + 11 * SECOND), 9000);
+	assert_int_equal(q_int_at(t->db, "SELECT until FROM samples WHERE time = %lld", H0 + 11 * SECOND),
 			 H0 + 11 * SECOND);
-	assert_int_equal(q_int(t->db, "SELECT until FROM samples WHERE time = %lld", H0 + 12 * SECOND), H0 + 30 * SECOND);
-	assert_int_equal(q_int(t->db, "SELECT sum(samples) FROM samples"), 300);
-	assert_int_equal(q_int(t->db, "SELECT max(private_max) FROM samples"), 9000);
+	assert_int_equal(q_int_at(t->db, "SELECT until FROM samples WHERE time = %lld", H0 + 12 * SECOND), H0 + 30 * SECOND);
+	assert_int_equal(q_int_at(t->db, "SELECT sum(samples) FROM samples"), 300);
+	assert_int_equal(q_int_at(t->db, "SELECT max(private_max) FROM samples"), 9000);
 }
 
 static void test_changes_end_a_run(void **state)
@@ -150,8 +129,8 @@ static void test_changes_end_a_run(void **state)
 	put(t, id, &e);
 	commit(t);
 	/* none is the same steady row as the one before it */
-	assert_int_equal(q_int(t->db, "SELECT count(*) FROM samples"), 5);
-	assert_int_equal(q_int(t->db, "SELECT count(*) FROM samples WHERE until = time"), 5);
+	assert_int_equal(q_int_at(t->db, "SELECT count(*) FROM samples"), 5);
+	assert_int_equal(q_int_at(t->db, "SELECT count(*) FROM samples WHERE until = time"), 5);
 }
 
 static void test_restart_starts_a_row(void **state)
@@ -177,9 +156,9 @@ static void test_restart_starts_a_row(void **state)
 	}
 	commit(t);
 	/* the first row after opening is a row of its own, then extended */
-	assert_int_equal(q_int(t->db, "SELECT count(*) FROM samples"), 2);
-	assert_int_equal(q_int(t->db, "SELECT until FROM samples WHERE time = %lld", H0 + SECOND), H0 + 5 * SECOND);
-	assert_int_equal(q_int(t->db, "SELECT until FROM samples WHERE time = %lld", H0 + 6 * SECOND), H0 + 10 * SECOND);
+	assert_int_equal(q_int_at(t->db, "SELECT count(*) FROM samples"), 2);
+	assert_int_equal(q_int_at(t->db, "SELECT until FROM samples WHERE time = %lld", H0 + SECOND), H0 + 5 * SECOND);
+	assert_int_equal(q_int_at(t->db, "SELECT until FROM samples WHERE time = %lld", H0 + 6 * SECOND), H0 + 10 * SECOND);
 }
 
 static void test_rolled_back_run(void **state)
@@ -205,9 +184,9 @@ static void test_rolled_back_run(void **state)
 		put(t, id, &x);
 	}
 	commit(t);
-	assert_int_equal(q_int(t->db, "SELECT count(*) FROM samples"), 1);
-	assert_int_equal(q_int(t->db, "SELECT until FROM samples"), H0 + 4 * SECOND);
-	assert_int_equal(q_int(t->db, "SELECT samples FROM samples"), 40);
+	assert_int_equal(q_int_at(t->db, "SELECT count(*) FROM samples"), 1);
+	assert_int_equal(q_int_at(t->db, "SELECT until FROM samples"), H0 + 4 * SECOND);
+	assert_int_equal(q_int_at(t->db, "SELECT samples FROM samples"), 40);
 }
 
 static void test_clock_back(void **state)
@@ -225,8 +204,8 @@ static void test_clock_back(void **state)
 	/* a second row inside the span: not folded in twice, kept once */
 	put(t, id, &back);
 	commit(t);
-	assert_int_equal(q_int(t->db, "SELECT sum(samples) FROM samples"), 30);
-	assert_int_equal(q_int(t->db, "SELECT max(until) FROM samples"), H0 + 2 * SECOND);
+	assert_int_equal(q_int_at(t->db, "SELECT sum(samples) FROM samples"), 30);
+	assert_int_equal(q_int_at(t->db, "SELECT max(until) FROM samples"), H0 + 2 * SECOND);
 }
 
 static void test_off_by_default(void **state)
@@ -241,7 +220,7 @@ static void test_off_by_default(void **state)
 		put(t, id, &x);
 	}
 	commit(t);
-	assert_int_equal(q_int(t->db, "SELECT count(*) FROM samples WHERE until = time"), 5);
+	assert_int_equal(q_int_at(t->db, "SELECT count(*) FROM samples WHERE until = time"), 5);
 }
 
 static void test_gpu_rows_keep_rows_apart(void **state)
@@ -268,15 +247,15 @@ static void test_gpu_rows_keep_rows_apart(void **state)
 		assert_int_equal(store_put_gpu_sample(t->s, id, gpu, H0 + i * SECOND, 1ull << 30), 0);
 	}
 	commit(t);
-	assert_int_equal(q_int(t->db, "SELECT until FROM samples WHERE time = %lld", H0 + SECOND), H0 + 2 * SECOND);
-	assert_int_equal(q_int(t->db, "SELECT samples FROM samples WHERE time = %lld", H0 + SECOND), 20);
+	assert_int_equal(q_int_at(t->db, "SELECT until FROM samples WHERE time = %lld", H0 + SECOND), H0 + 2 * SECOND);
+	assert_int_equal(q_int_at(t->db, "SELECT samples FROM samples WHERE time = %lld", H0 + SECOND), 20);
 	/* and every row from then on is its own, beside its GPU rows */
-	assert_int_equal(q_int(t->db, "SELECT count(*) FROM samples WHERE time >= %lld AND until = time",
+	assert_int_equal(q_int_at(t->db, "SELECT count(*) FROM samples WHERE time >= %lld AND until = time",
 			       H0 + 3 * SECOND),
 			 4);
-	assert_int_equal(q_int(t->db, "SELECT count(*) FROM samples s JOIN gpu_samples g USING (process_id, time)"),
+	assert_int_equal(q_int_at(t->db, "SELECT count(*) FROM samples s JOIN gpu_samples g USING (process_id, time)"),
 			 4);
-	assert_int_equal(q_int(t->db, "SELECT sum(samples) FROM samples"), 60);
+	assert_int_equal(q_int_at(t->db, "SELECT sum(samples) FROM samples"), 60);
 }
 
 static void test_views_give_both_ends(void **state)
@@ -293,19 +272,19 @@ static void test_views_give_both_ends(void **state)
 	}
 	commit(t);
 	/* two runs and the spike between: the runs at both ends */
-	assert_int_equal(q_int(t->db, "SELECT count(*) FROM samples"), 3);
-	assert_int_equal(q_int(t->db, "SELECT count(*) FROM memory_timeline"), 5);
-	assert_int_equal(q_int(t->db, "SELECT max(time) FROM memory_timeline") , (H0 + 50 * SECOND) / 1000);
-	assert_int_equal(q_int(t->db, "SELECT count(*) FROM memory_timeline WHERE time = %lld", (H0 + 29 * SECOND) / 1000),
+	assert_int_equal(q_int_at(t->db, "SELECT count(*) FROM samples"), 3);
+	assert_int_equal(q_int_at(t->db, "SELECT count(*) FROM memory_timeline"), 5);
+	assert_int_equal(q_int_at(t->db, "SELECT max(time) FROM memory_timeline") , (H0 + 50 * SECOND) / 1000);
+	assert_int_equal(q_int_at(t->db, "SELECT count(*) FROM memory_timeline WHERE time = %lld", (H0 + 29 * SECOND) / 1000),
 			 1);
-	assert_int_equal(q_int(t->db, "SELECT max(private_max) FROM memory_timeline"), 5000);
+	assert_int_equal(q_int_at(t->db, "SELECT max(private_max) FROM memory_timeline"), 5000);
 	/* Grafana's panel: its time filter finds the ends of a span */
-	assert_int_equal(q_int(t->db, "SELECT count(*) FROM grafana_process_memory WHERE kind = 'private'"), 5);
-	assert_int_equal(q_int(t->db, "SELECT max(value) FROM grafana_process_memory WHERE kind = 'private'"
+	assert_int_equal(q_int_at(t->db, "SELECT count(*) FROM grafana_process_memory WHERE kind = 'private'"), 5);
+	assert_int_equal(q_int_at(t->db, "SELECT max(value) FROM grafana_process_memory WHERE kind = 'private'"
 				      " AND time_ms >= %lld AND time_ms <= %lld",
 			       H0 + 29 * SECOND, H0 + 31 * SECOND),
 			 5000);
-	assert_int_equal(q_int(t->db, "SELECT count(*) FROM grafana_process_memory WHERE kind = 'resident'"
+	assert_int_equal(q_int_at(t->db, "SELECT count(*) FROM grafana_process_memory WHERE kind = 'resident'"
 				      " AND time_ms = %lld",
 			       H0 + 50 * SECOND),
 			 1);
@@ -340,11 +319,11 @@ static void test_migrate_from_v5(void **state)
 	coalescing_writer(t);
 	assert_int_equal(store_schema_version(t->s), STORE_SCHEMA_VERSION);
 	/* every old row is there, each standing for itself */
-	assert_int_equal(q_int(t->db, "SELECT count(*) FROM samples"), 4);
-	assert_int_equal(q_int(t->db, "SELECT count(*) FROM samples WHERE until = time"), 4);
-	assert_int_equal(q_int(t->db, "SELECT sum(samples) FROM samples"), 386);
-	assert_int_equal(q_int(t->db, "SELECT private_max FROM samples WHERE resolution = 3600000"), 9);
-	assert_int_equal(q_int(t->db, "SELECT count(*) FROM memory_timeline"), 4);
+	assert_int_equal(q_int_at(t->db, "SELECT count(*) FROM samples"), 4);
+	assert_int_equal(q_int_at(t->db, "SELECT count(*) FROM samples WHERE until = time"), 4);
+	assert_int_equal(q_int_at(t->db, "SELECT sum(samples) FROM samples"), 386);
+	assert_int_equal(q_int_at(t->db, "SELECT private_max FROM samples WHERE resolution = 3600000"), 9);
+	assert_int_equal(q_int_at(t->db, "SELECT count(*) FROM memory_timeline"), 4);
 	/* the answers read them as before */
 	struct store_history_query hq = { .sel = { .pid = 42, .only_uid = -1 }, .since = 0, .until = 4000000,
 					  .limit = RW_ANSWER_ROWS_MAX };
@@ -364,7 +343,7 @@ static void test_migrate_from_v5(void **state)
 				  .samples = 10 };
 	put(t, 1, &x);
 	commit(t);
-	assert_int_equal(q_int(t->db, "SELECT count(*) FROM samples WHERE resolution = 0"), 3);
+	assert_int_equal(q_int_at(t->db, "SELECT count(*) FROM samples WHERE resolution = 0"), 3);
 }
 
 /* ------------------------------------------------------------ reading */
@@ -493,8 +472,8 @@ static void test_history_and_report_as_before(void **state)
 	assert_int_equal(store_put_mark(w.a.s, w.id, H0 + 300 * SECOND, "load", 1000), 0);
 	assert_int_equal(store_put_mark(w.b.s, w.id, H0 + 300 * SECOND, "load", 1000), 0);
 	twin_commit(&w);
-	assert_int_equal(q_int(w.a.db, "SELECT count(*) FROM samples"), 4);
-	assert_int_equal(q_int(w.b.db, "SELECT count(*) FROM samples"), 600);
+	assert_int_equal(q_int_at(w.a.db, "SELECT count(*) FROM samples"), 4);
+	assert_int_equal(q_int_at(w.b.db, "SELECT count(*) FROM samples"), 600);
 
 	const int64_t steps[] = { SECOND, 7 * SECOND, MINUTE, HOUR };
 	for (size_t i = 0; i < ELEMENTSOF(steps); i++) {
@@ -545,9 +524,9 @@ static void test_random_sequences(void **state)
 			twin_put(&w, &x);
 		}
 		twin_commit(&w);
-		assert_true(q_int(w.a.db, "SELECT count(*) FROM samples") < 400);
-		assert_int_equal(q_int(w.a.db, "SELECT sum(samples) FROM samples"),
-				 q_int(w.b.db, "SELECT sum(samples) FROM samples"));
+		assert_true(q_int_at(w.a.db, "SELECT count(*) FROM samples") < 400);
+		assert_int_equal(q_int_at(w.a.db, "SELECT sum(samples) FROM samples"),
+				 q_int_at(w.b.db, "SELECT sum(samples) FROM samples"));
 		const int64_t steps[] = { 2 * SECOND, 3 * SECOND, 10 * SECOND, MINUTE };
 		for (size_t i = 0; i < ELEMENTSOF(steps); i++) {
 			same_history(&w, H0, H0 + DAY, steps[i]);
@@ -612,12 +591,12 @@ static void test_rollup_as_before(void **state)
 	assert_string_equal(ma, mb);
 	free(ma);
 	free(mb);
-	assert_int_equal(q_int(w.a.db, "SELECT count(*) FROM samples WHERE resolution = 60000"), 90);
-	assert_int_equal(q_int(w.a.db, "SELECT max(private_max) FROM samples WHERE resolution = 60000"), 70000);
+	assert_int_equal(q_int_at(w.a.db, "SELECT count(*) FROM samples WHERE resolution = 60000"), 90);
+	assert_int_equal(q_int_at(w.a.db, "SELECT max(private_max) FROM samples WHERE resolution = 60000"), 70000);
 	/* the raw part still after the cutoff: one coalesced row from it */
-	assert_int_equal(q_int(w.a.db, "SELECT count(*) FROM samples WHERE resolution = 0"), 2);
-	assert_int_equal(q_int(w.a.db, "SELECT min(time) FROM samples WHERE resolution = 0"), H0 + 90 * MINUTE + 1);
-	assert_int_equal(q_int(w.a.db, "SELECT sum(samples) FROM samples"), q_int(w.b.db, "SELECT sum(samples) FROM samples"));
+	assert_int_equal(q_int_at(w.a.db, "SELECT count(*) FROM samples WHERE resolution = 0"), 2);
+	assert_int_equal(q_int_at(w.a.db, "SELECT min(time) FROM samples WHERE resolution = 0"), H0 + 90 * MINUTE + 1);
+	assert_int_equal(q_int_at(w.a.db, "SELECT sum(samples) FROM samples"), q_int_at(w.b.db, "SELECT sum(samples) FROM samples"));
 	for (int64_t step = MINUTE; step <= HOUR; step *= 60)
 		same_history(&w, H0, H0 + DAY, step);
 	same_report(&w);
@@ -640,19 +619,19 @@ static void test_expiry_across_a_span(void **state)
 	/* rows older than H0 + 60 s go: the span keeps its part from there */
 	struct store_retention rt = { .now = H0 + 60 * SECOND + DAY, .keep = DAY };
 	retain(t, &rt);
-	assert_int_equal(q_int(t->db, "SELECT count(*) FROM samples"), 1);
-	assert_int_equal(q_int(t->db, "SELECT time FROM samples"), H0 + 60 * SECOND);
-	assert_int_equal(q_int(t->db, "SELECT until FROM samples"), H0 + 100 * SECOND);
+	assert_int_equal(q_int_at(t->db, "SELECT count(*) FROM samples"), 1);
+	assert_int_equal(q_int_at(t->db, "SELECT time FROM samples"), H0 + 60 * SECOND);
+	assert_int_equal(q_int_at(t->db, "SELECT until FROM samples"), H0 + 100 * SECOND);
 	/* 41 of its 100 rows are from H0 + 60 s on: its samples are shared
 	 * out by time, to within a row's */
-	int64_t kept = q_int(t->db, "SELECT samples FROM samples");
+	int64_t kept = q_int_at(t->db, "SELECT samples FROM samples");
 	assert_true(kept >= 400 && kept <= 420);
-	assert_int_equal(q_int(t->db, "SELECT private_max FROM samples"), 1000);
+	assert_int_equal(q_int_at(t->db, "SELECT private_max FROM samples"), 1000);
 
 	/* and once the whole span is older, it goes */
 	rt.now = H0 + 101 * SECOND + DAY;
 	retain(t, &rt);
-	assert_int_equal(q_int(t->db, "SELECT count(*) FROM samples"), 0);
+	assert_int_equal(q_int_at(t->db, "SELECT count(*) FROM samples"), 0);
 }
 
 int main(void)

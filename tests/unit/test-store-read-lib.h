@@ -142,6 +142,30 @@ static inline void raw_exec(const char *path, const char *sql)
 	sqlite3_close(db);
 }
 
+/* The first column of the first row of a query (printf-style, sqlite3
+ * formats: %lld, %Q) on the database at path, opened read-only as a
+ * user's; -1 for NULL.  Fails the test when there is no row. */
+static inline int64_t q_int_at(const char *path, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *sql = sqlite3_vmprintf(fmt, ap);
+	va_end(ap);
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
+		fail_msg("open %s", path);
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		fail_msg("%s: %s", sql, sqlite3_errmsg(db));
+	if (sqlite3_step(st) != SQLITE_ROW)
+		fail_msg("%s: no row", sql);
+	int64_t v = sqlite3_column_type(st, 0) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	sqlite3_free(sql);
+	return v;
+}
+
 static inline int64_t put_census(struct tmp *t, int64_t id, int64_t time, enum store_trigger trigger,
 				 enum census_status status, const struct census *c)
 {

@@ -1,2 +1,0 @@
-build-merge/client/style.o: client/style.c client/style.h
-client/style.h:

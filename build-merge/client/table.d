@@ -1,3 +1,0 @@
-build-merge/client/table.o: client/table.c client/table.h common/macro.h
-client/table.h:
-common/macro.h:

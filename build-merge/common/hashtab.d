@@ -1,2 +1,0 @@
-build-merge/common/hashtab.o: common/hashtab.c common/hashtab.h
-common/hashtab.h:

@@ -1,4 +1,0 @@
-build-merge/daemon/control-access.o: daemon/control-access.c \
- daemon/control-access.h common/macro.h
-daemon/control-access.h:
-common/macro.h:

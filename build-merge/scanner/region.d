@@ -1,2 +1,0 @@
-build-merge/scanner/region.o: scanner/region.c scanner/region.h
-scanner/region.h:

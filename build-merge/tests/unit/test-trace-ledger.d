@@ -1,3 +1,0 @@
-build-merge/tests/unit/test-trace-ledger.o: \
- tests/unit/test-trace-ledger.c trace/trace-ledger.h
-trace/trace-ledger.h:

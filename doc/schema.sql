@@ -13,7 +13,7 @@
 PRAGMA auto_vacuum = INCREMENTAL;
 PRAGMA journal_mode = WAL;
 PRAGMA application_id = 1380011351;  -- 0x52414d57
-PRAGMA user_version = 11;
+PRAGMA user_version = 12;
 
 -- table census_class_rows
 CREATE TABLE "census_class_rows" (
@@ -24,7 +24,7 @@ CREATE TABLE "census_class_rows" (
     pss INTEGER,
     swap INTEGER,
     size INTEGER NOT NULL,
-    count INTEGER NOT NULL, confirmed INTEGER, gone INTEGER NOT NULL DEFAULT 0,
+    count INTEGER NOT NULL, confirmed INTEGER, gone INTEGER NOT NULL DEFAULT 0, in_use INTEGER, free INTEGER, overhead INTEGER, unknown INTEGER, returnable INTEGER, how TEXT,
     PRIMARY KEY (census_id, class)
 ) STRICT, WITHOUT ROWID;
 
@@ -88,7 +88,7 @@ CREATE TABLE censuses (
     cpu_us INTEGER,
     bytes_read INTEGER
 , gpu_state TEXT
-    CHECK (gpu_state IN ('ok', 'no_library', 'no_devices', 'error')), gpu_driver_version INTEGER, nvidia_mapped INTEGER, evidence_taken INTEGER, evidence_why_not TEXT, evidence_regions INTEGER, evidence_confirmed INTEGER, evidence_split INTEGER, evidence_reads INTEGER, evidence_bytes INTEGER, counter_swap INTEGER, counter_rss_anon INTEGER, counter_rss_file INTEGER, counter_rss_shmem INTEGER, counter_locked INTEGER, counter_hugetlb INTEGER, repeats INTEGER REFERENCES censuses (id), base INTEGER REFERENCES censuses (id), locked INTEGER, hugetlb INTEGER, confirmed INTEGER, threads INTEGER, stack_pointers INTEGER, evidence_batches INTEGER, pages_looked_up INTEGER, gpu_message TEXT) STRICT;
+    CHECK (gpu_state IN ('ok', 'no_library', 'no_devices', 'error')), gpu_driver_version INTEGER, nvidia_mapped INTEGER, evidence_taken INTEGER, evidence_why_not TEXT, evidence_regions INTEGER, evidence_confirmed INTEGER, evidence_split INTEGER, evidence_reads INTEGER, evidence_bytes INTEGER, counter_swap INTEGER, counter_rss_anon INTEGER, counter_rss_file INTEGER, counter_rss_shmem INTEGER, counter_locked INTEGER, counter_hugetlb INTEGER, repeats INTEGER REFERENCES censuses (id), base INTEGER REFERENCES censuses (id), locked INTEGER, hugetlb INTEGER, confirmed INTEGER, threads INTEGER, stack_pointers INTEGER, evidence_batches INTEGER, pages_looked_up INTEGER, gpu_message TEXT, in_use INTEGER, free INTEGER, overhead INTEGER, unknown INTEGER, returnable INTEGER) STRICT;
 CREATE INDEX censuses_by_base ON censuses (base) WHERE base IS NOT NULL;
 CREATE INDEX censuses_by_process ON censuses (process_id, time);
 CREATE INDEX censuses_by_repeats ON censuses (repeats) WHERE repeats IS NOT NULL;
@@ -113,8 +113,10 @@ WHEN old.repeats IS NULL
  AND EXISTS (SELECT 1 FROM censuses WHERE base = old.id)
 BEGIN
     -- 1. every delta whole: the key's rows it had none of its own for
-    INSERT INTO census_class_rows (census_id, class, private, resident, pss, swap, size, count, confirmed, gone)
-    SELECT c.id, k.class, k.private, k.resident, k.pss, k.swap, k.size, k.count, k.confirmed, 0
+    INSERT INTO census_class_rows (census_id, class, private, resident, pss, swap, size, count, confirmed,
+                                   in_use, free, overhead, unknown, returnable, how, gone)
+    SELECT c.id, k.class, k.private, k.resident, k.pss, k.swap, k.size, k.count, k.confirmed,
+           k.in_use, k.free, k.overhead, k.unknown, k.returnable, k.how, 0
     FROM censuses c JOIN census_class_rows k ON k.census_id = old.id
     WHERE c.base = old.id AND k.gone = 0
       AND NOT EXISTS (SELECT 1 FROM census_class_rows d WHERE d.census_id = c.id AND d.class = k.class);
@@ -149,8 +151,10 @@ BEGIN
     -- 3. the heir's rows they lack are marked gone (first: the marks look
     -- for the rows the deletion takes), then their rows equal to the
     -- heir's go
-    INSERT INTO census_class_rows (census_id, class, private, resident, pss, swap, size, count, confirmed, gone)
-    SELECT c.id, h.class, h.private, h.resident, h.pss, h.swap, h.size, h.count, h.confirmed, 1
+    INSERT INTO census_class_rows (census_id, class, private, resident, pss, swap, size, count, confirmed,
+                                   in_use, free, overhead, unknown, returnable, how, gone)
+    SELECT c.id, h.class, h.private, h.resident, h.pss, h.swap, h.size, h.count, h.confirmed,
+           h.in_use, h.free, h.overhead, h.unknown, h.returnable, h.how, 1
     FROM censuses c JOIN census_class_rows h ON h.census_id = c.base
     WHERE c.base = (SELECT id FROM censuses WHERE base = old.id)
       AND NOT EXISTS (SELECT 1 FROM census_class_rows x WHERE x.census_id = c.id AND x.class = h.class);
@@ -162,7 +166,13 @@ BEGIN
                     AND h.class = census_class_rows.class AND h.private IS census_class_rows.private
                     AND h.resident IS census_class_rows.resident AND h.pss IS census_class_rows.pss
                     AND h.swap IS census_class_rows.swap AND h.size IS census_class_rows.size
-                    AND h.count IS census_class_rows.count AND h.confirmed IS census_class_rows.confirmed);
+                    AND h.count IS census_class_rows.count AND h.confirmed IS census_class_rows.confirmed
+                    AND h.in_use IS census_class_rows.in_use
+                    AND h.free IS census_class_rows.free
+                    AND h.overhead IS census_class_rows.overhead
+                    AND h.unknown IS census_class_rows.unknown
+                    AND h.returnable IS census_class_rows.returnable
+                    AND h.how IS census_class_rows.how);
 
     INSERT INTO census_region_rows (census_id, rank, start, "end", perms, class, rule, private, resident, path_id,
                                     evidence, confirmed, part, gone)
@@ -352,7 +362,8 @@ JOIN process_labels l ON l.process_id = m.process_id;
 
 -- view census_classes
 CREATE VIEW census_classes AS
-SELECT c.id AS census_id, k.class, k.private, k.resident, k.pss, k.swap, k.size, k.count, k.confirmed
+SELECT c.id AS census_id, k.class, k.private, k.resident, k.pss, k.swap, k.size, k.count, k.confirmed,
+       k.in_use, k.free, k.overhead, k.unknown, k.returnable, k.how
 FROM censuses c
 JOIN census_class_rows k ON k.census_id IN (c.id, c.base)
 WHERE k.gone = 0

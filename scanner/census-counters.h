@@ -12,13 +12,17 @@
  * tests/unit/test-census-counters.c checks against it, with every place
  * each counter reaches or is listed as not reaching.
  *
- * A counter more (say the bytes of a class an allocator holds in use):
- * one line here, a migration that adds its columns (to censuses, and to
- * census_class_rows when it is stored per class, with the census_classes
- * view and the censuses_rekey trigger made again to name it), and the
- * scanner code that counts it, setting its bit in struct census's
- * unknown_classes[class] for a class that does not know it.  Header
- * only. */
+ * A counter more: one line here, a migration that adds its columns (to
+ * censuses, and to census_class_rows when it is stored per class, with the
+ * census_classes view and the censuses_rekey trigger made again to name
+ * it), and the scanner code that counts it, setting its bit in struct
+ * census's unknown_classes[class] for a class that does not know it.
+ *
+ * The counters of a heap walk (in_use to returnable) are not sums over
+ * regions: census_summarise leaves them unknown in every class and in the
+ * totals, and census_set_heap (census.h) gives a class the figures its
+ * walks found (heap-walk.h), and the totals their sum over the classes
+ * that know them.  Header only. */
 #pragma once
 
 #include <stdbool.h>
@@ -58,7 +62,20 @@
 	  "huge pages of hugetlbfs: Shared_Hugetlb + Private_Hugetlb")                                               \
 	X(confirmed, confirmed, confirmed, yes, no, no, yes, no, no, "bytes",                                         \
 	  "private bytes whose class is known from a name the kernel shows or from evidence read in the process, "     \
-	  "not from a shape")
+	  "not from a shape")                                                                                         \
+	X(in_use, in_use, in_use, yes, yes, yes, yes, yes, no, "bytes",                                               \
+	  "private bytes in blocks an allocator handed out and did not get back (heap-walk.h); unknown in a class "   \
+	  "no allocator was asked about")                                                                             \
+	X(free_kept, free, free, yes, yes, yes, yes, yes, no, "bytes",                                                \
+	  "private bytes an allocator keeps free for later: freed blocks it did not give back to the kernel")         \
+	X(overhead, overhead, overhead, yes, yes, yes, yes, no, no, "bytes",                                          \
+	  "private bytes of an allocator's regions neither in use nor free: its headers and own structures")         \
+	X(unknown, unknown, unknown, yes, yes, yes, yes, no, no, "bytes",                                             \
+	  "private bytes of a class an allocator accounts for that no walk could tell (a walk that did not check "    \
+	  "out, a read limit reached)")                                                                               \
+	X(returnable, returnable, returnable, yes, yes, yes, yes, yes, no, "bytes",                                   \
+	  "of the free bytes, whole pages the allocator could give back to the kernel (malloc_trim(0), an emptied "   \
+	  "arena)")
 
 /* A counter's bit in masks of counters (struct census's unknowns). */
 #define CENSUS_COUNTER_ENUM_(name, ...) CENSUS_COUNTER_##name,

@@ -80,10 +80,15 @@ static json_t *totals_json(const struct census *c)
 	return counters_of(json_object(), &c->totals, false, c->unknown_totals);
 }
 
+/* A class: its key and label, its counters, and how a heap walk knew its
+ * in_use and free (null where none did). */
 static json_t *class_json(const struct census *c, enum class_id k)
 {
-	return counters_of(json_pack("{s:s, s:s}", "key", class_key(k), "label", class_label(k)), &c->classes[k], true,
-			   c->unknown_classes[k]);
+	json_t *o = counters_of(json_pack("{s:s, s:s}", "key", class_key(k), "label", class_label(k)),
+				&c->classes[k], true, c->unknown_classes[k]);
+	if (o && json_object_set_new(o, "how", c->how[k] ? text_json_string(c->how[k]) : json_null()) < 0)
+		o = (json_decref(o), NULL);
+	return o;
 }
 
 /* "evidence": what reading the process's memory did for this census. */
@@ -406,11 +411,14 @@ static int read_classes(struct reader *rd, const json_t *root)
 
 	if (!json_is_array(a))
 		return bad(rd, "classes: expected an array");
-	/* what a class object does not carry is not known of any class */
-	for (int k = 0; k < _CLASS_MAX; k++)
+	/* what a class object does not carry is not known of any class; a
+	 * heap walk's figures only of the classes the file lists */
+	for (int k = 0; k < _CLASS_MAX; k++) {
+		rd->c->unknown_classes[k] |= CENSUS_HEAP_COUNTERS;
 		for (int j = 0; j < _CENSUS_N_COUNTERS; j++)
 			if (!census_counters[j].per_class)
 				rd->c->unknown_classes[k] |= 1u << j;
+	}
 	json_array_foreach(a, i, v)
 	{
 		char where[32];
@@ -424,7 +432,9 @@ static int read_classes(struct reader *rd, const json_t *root)
 		int k = class_from_saved_key(key);
 		if (k < 0)
 			return bad(rd, "%s.key: unknown class \"%s\"", where, key);
-		if ((r = read_counters_of(rd, v, where, true, &rd->c->classes[k], &rd->c->unknown_classes[k])) < 0)
+		rd->c->unknown_classes[k] &= ~(uint32_t)CENSUS_HEAP_COUNTERS;
+		if ((r = read_counters_of(rd, v, where, true, &rd->c->classes[k], &rd->c->unknown_classes[k])) < 0 ||
+		    (r = get_str(rd, v, where, "how", true, &rd->c->how[k])) < 0)
 			return r;
 	}
 	return 0;

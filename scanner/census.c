@@ -304,6 +304,12 @@ int census_summarise(struct census *c, const struct region *regions, size_t n, s
 		return -ENOMEM;
 	memset(&c->totals, 0, sizeof(c->totals));
 	memset(c->classes, 0, sizeof(c->classes));
+	/* what the heap walks tell comes after (census_set_heap) */
+	c->unknown_totals |= CENSUS_HEAP_COUNTERS;
+	for (int cls = 0; cls < _CLASS_MAX; cls++) {
+		c->unknown_classes[cls] |= CENSUS_HEAP_COUNTERS;
+		c->how[cls] = NULL;
+	}
 	for (size_t i = 0; i < n; i++) {
 		const struct region *r = &regions[i];
 		struct census_totals x;
@@ -389,6 +395,38 @@ size_t census_class_order(const struct census *c, enum class_id order[_CLASS_MAX
 		order[at] = (enum class_id)k;
 	}
 	return n;
+}
+
+int census_set_heap(struct census *c, enum class_id k, uint64_t in_use, uint64_t free_kept, uint64_t overhead,
+		    uint64_t unknown, uint64_t returnable, const char *how)
+{
+	if ((unsigned)k >= _CLASS_MAX)
+		return -EINVAL;
+	const char *text = how ? strpool_intern(c->strings, how, strlen(how)) : NULL;
+	if (how && !text)
+		return -ENOMEM;
+	struct census_totals *t = &c->classes[k];
+	t->in_use = in_use;
+	t->free_kept = free_kept;
+	t->overhead = overhead;
+	t->unknown = unknown;
+	t->returnable = returnable;
+	c->unknown_classes[k] &= ~(uint32_t)CENSUS_HEAP_COUNTERS;
+	c->how[k] = text;
+
+	/* the totals: the sum over the classes that know them */
+	c->totals.in_use = c->totals.free_kept = c->totals.overhead = c->totals.unknown = c->totals.returnable = 0;
+	for (int j = 0; j < _CLASS_MAX; j++) {
+		if (c->unknown_classes[j] & CENSUS_HEAP_COUNTERS)
+			continue;
+		c->totals.in_use += c->classes[j].in_use;
+		c->totals.free_kept += c->classes[j].free_kept;
+		c->totals.overhead += c->classes[j].overhead;
+		c->totals.unknown += c->classes[j].unknown;
+		c->totals.returnable += c->classes[j].returnable;
+	}
+	c->unknown_totals &= ~(uint32_t)CENSUS_HEAP_COUNTERS;
+	return 0;
 }
 
 void census_class_sum(const struct census *c, struct census_totals *ret)

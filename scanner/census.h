@@ -155,6 +155,10 @@ struct census {
 	 * none of them.  Unknown, not 0: the JSON says null, the database
 	 * NULL. */
 	uint32_t unknown_totals, unknown_classes[_CLASS_MAX];
+	/* For each class whose memory a heap walk accounted for (heap-walk.h:
+	 * in_use, free, overhead, unknown, returnable), what was read, in
+	 * c->strings; NULL for the others */
+	const char *how[_CLASS_MAX];
 	/* A light census: totals from smaps_rollup, regions from maps.  The
 	 * counters of classes, regions and files are unknown (zero), only their
 	 * size and count are known. */
@@ -193,6 +197,20 @@ struct census *census_free(struct census *c);
  * keep_all, every region, from classified regions.  Paths must be interned
  * in c->strings.  Returns 0 or -ENOMEM. */
 int census_summarise(struct census *c, const struct region *regions, size_t n, size_t top, bool keep_all);
+
+/* The counters a heap walk gives a class (in_use to returnable): unknown
+ * unless census_set_heap said them. */
+#define CENSUS_HEAP_COUNTERS                                                                                 \
+	(CENSUS_COUNTER_BIT(in_use) | CENSUS_COUNTER_BIT(free_kept) | CENSUS_COUNTER_BIT(overhead) |         \
+	 CENSUS_COUNTER_BIT(unknown) | CENSUS_COUNTER_BIT(returnable))
+
+/* Gives class k the figures of its heap walks (private bytes: in_use +
+ * free + overhead + unknown is the class's private memory, which the
+ * caller checked) and how they were known (copied), and the totals the
+ * sum of those of every class that knows them.  Call it after
+ * census_summarise, which leaves them unknown.  Returns 0 or -ENOMEM. */
+int census_set_heap(struct census *c, enum class_id k, uint64_t in_use, uint64_t free_kept, uint64_t overhead,
+		    uint64_t unknown, uint64_t returnable, const char *how);
 
 /* The classes the census found (count > 0) in the order every table and
  * answer lists them: largest private first, then resident, then size (a

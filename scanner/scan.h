@@ -28,6 +28,16 @@ struct scan_options {
 	size_t max_reads;
 	FILE *record_memory;
 	const char *memory_image;
+	/* Heap walks (heap-walk.h): after evidence, from a live process or a
+	 * memory image, the allocators' own structures are read to tell in
+	 * use from free in each class; not with no_heap (nor without
+	 * evidence).  heap_max_bytes bounds the bytes read (0:
+	 * RW_HEAP_READ_MAX); heap_deadline_us (monotonic, 0: none) is when
+	 * the walks stop, what they did not reach being unknown, so that a
+	 * census never waits for them past its budget. */
+	bool no_heap;
+	uint64_t heap_max_bytes;
+	uint64_t heap_deadline_us;
 	/* A light census (for huge processes): the regions from maps, which
 	 * costs no page-table walk, classified by their shape, and the totals
 	 * from smaps_rollup (one walk, no per-region text).  Class and region

@@ -74,8 +74,8 @@ static int bind_census_counter(sqlite3_stmt *st, int i, const struct census *c, 
 
 static int put_classes(struct store *s, int64_t census_id, const struct census *c)
 {
-	static const char sql[] = "INSERT INTO census_class_rows (census_id, class" CENSUS_SQL_CLASS_NAMES ")"
-				  " VALUES (?1, ?2" CENSUS_SQL_CLASS_PARAMS ")";
+	static const char sql[] = "INSERT INTO census_class_rows (census_id, class" CENSUS_SQL_CLASS_NAMES ", how)"
+				  " VALUES (?1, ?2" CENSUS_SQL_CLASS_PARAMS ", ?)";
 	sqlite3_stmt *st;
 	int r, rc;
 
@@ -94,6 +94,7 @@ static int put_classes(struct store *s, int64_t census_id, const struct census *
 			if (census_counters[j].per_class)
 				rc |= bind_census_counter(st, i++, c, t, j, census_counters[j].light_class,
 							  c->unknown_classes[k]);
+		rc |= store_bind_text(st, i, c->how[k]);
 		r = store_bound_run(s, st, rc, "census classes");
 		if (r < 0)
 			return r;

@@ -232,20 +232,26 @@ static int load_row(struct store_reader *r, int64_t census_id, struct census *c,
 static const struct read_column class_columns[] = {
 	{ "class", READ_KEY },
 	CENSUS_COUNTERS(CLASS_COLUMN_)
+	{ "how", READ_KEY },
 };
-static const struct read_query class_query = READ_QUERY(
-	RS_CENSUS_CLASSES, "SELECT class" CENSUS_SQL_CLASS_NAMES " FROM census_classes WHERE census_id = ?1", class_columns);
+#define CC_HOW (ELEMENTSOF(class_columns) - 1)
+static const struct read_query class_query =
+	READ_QUERY(RS_CENSUS_CLASSES, "SELECT class" CENSUS_SQL_CLASS_NAMES ", how FROM census_classes WHERE census_id = ?1",
+		   class_columns);
 
 static int load_classes(struct store_reader *r, int64_t census_id, struct census *c)
 {
 	sqlite3_stmt *st = NULL;
 	int e;
 
-	/* what the class rows do not carry is not known of any class */
-	for (int k = 0; k < _CLASS_MAX; k++)
+	/* what the class rows do not carry is not known of any class; a heap
+	 * walk's figures only of the classes it has rows for */
+	for (int k = 0; k < _CLASS_MAX; k++) {
+		c->unknown_classes[k] |= CENSUS_HEAP_COUNTERS;
 		for (int j = 0; j < _CENSUS_N_COUNTERS; j++)
 			if (!census_counters[j].per_class)
 				c->unknown_classes[k] |= 1u << j;
+	}
 	e = read_query_prepare(r, &class_query, &st);
 	if (e < 0)
 		return e;
@@ -255,11 +261,16 @@ static int load_classes(struct store_reader *r, int64_t census_id, struct census
 		/* a class a newer ramwatch wrote: this one has no name for it */
 		if (k < 0)
 			continue;
+		bool oom = false;
 		c->classes[k] = (struct census_totals){ 0 };
+		c->unknown_classes[k] &= ~(uint32_t)CENSUS_HEAP_COUNTERS;
 		for (int j = 0; j < _CENSUS_N_COUNTERS; j++)
 			if (census_counters[j].per_class)
 				load_counter(st, i++, c, &c->classes[k], j, census_counters[j].light_class,
 					     &c->unknown_classes[k]);
+		c->how[k] = column_intern(c, st, (int)CC_HOW, &oom);
+		if (oom)
+			e = -ENOMEM;
 	}
 	read_done(st);
 	return e < 0 ? e : 0;

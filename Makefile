@@ -86,7 +86,8 @@ SCANNER_SRCS := scanner/region.c scanner/smaps.c scanner/smaps-fast.c scanner/pr
 	scanner/proclist.c scanner/classes.c scanner/runtimes.c scanner/classify.c scanner/classify-shapes.c scanner/census.c \
 	scanner/census-json.c scanner/region-events.c scanner/scan.c scanner/gpu.c scanner/gpu-nvml.c scanner/gpu-cuda.c \
 	scanner/memsource.c scanner/memsource-live.c scanner/memimage.c scanner/evidence.c scanner/evidence-checks.c \
-	scanner/evidence-split.c scanner/heap-walk.c scanner/heap-pass.c scanner/steady.c scanner/win-census.c \
+	scanner/evidence-split.c scanner/heap-walk.c scanner/heap-pass.c scanner/heap-glibc.c \
+	scanner/heap-glibc-chunks.c scanner/steady.c scanner/win-census.c \
 	scanner/win-capture.c
 
 # trace/: the memtrace analyzer (ramwatch trace summary) and export
@@ -256,7 +257,8 @@ TEST_LIBS_test-command-table = $(CURSES_LIBS)
 
 # The helpers are the processes under test: never sanitized, so their memory
 # has the shapes they report.
-HELPERS := shapes many-maps churn mapfiles residency steady allocs allocs-jemalloc allocs-mimalloc allocs-tcmalloc
+HELPERS := shapes many-maps churn mapfiles residency steady allocs allocs-jemalloc allocs-mimalloc allocs-tcmalloc \
+	glibc-heap
 HELPER_BINS := $(addprefix $(BUILD)/helpers/,$(HELPERS))
 HELPER_CFLAGS := -std=gnu11 -D_GNU_SOURCE -O2 -g $(WARNINGS)
 

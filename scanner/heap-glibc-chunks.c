@@ -99,6 +99,12 @@ static int read_round(struct glibc *g, struct chain *c, size_t n)
 		uint64_t at = c[i].p + 8, split = (at & ~(GLIBC_PAGE - 1)) + GLIBC_PAGE;
 		uint64_t parts[2][2] = { { at, split < at + 16 ? split : at + 16 }, { split, at + 16 } };
 		c[i].readable = true;
+		if (!in_arena(g, c[i].arena, c[i].p, GLIBC_MINSIZE)) {
+			snprintf(why, sizeof(why), "a fastbin link at %#" PRIx64 " points outside its arena's heaps", c[i].p);
+			glibc_arena_fail(g, c[i].arena, why);
+			c[i].readable = false;
+			continue;
+		}
 		for (int j = 0; j < 2 && parts[j][0] < parts[j][1]; j++) {
 			enum page_state st = page_runs_state(&g->w->runs, parts[j][0]);
 			if (st != PAGE_RESIDENT) {
@@ -517,7 +523,6 @@ int glibc_walk_chunks(struct glibc *g)
 		cut = true;
 	else if (r < 0)
 		return r;
-	g->fast_chunks = g->n_fast;
 	if (!g->win && !(g->win = malloc(WINDOW)))
 		return -ENOMEM;
 	if (!g->probes && !(g->probes = malloc(WINDOW_PAGES * sizeof(*g->probes))))
@@ -536,7 +541,7 @@ int glibc_walk_chunks(struct glibc *g)
 			r = 0;
 		} else {
 			skip_fast(g, &fast_at, it->first, true);
-			uint64_t before = g->not_reached;
+			uint64_t before = g->not_reached, chunks = g->chunks;
 			r = walk_heap(g, it, &fast_at, &a);
 			if (r >= 0 || r == -ECANCELED) {
 				int e = flush(g, &a);
@@ -547,6 +552,7 @@ int glibc_walk_chunks(struct glibc *g)
 				cut = true;
 				r = 0;
 			} else if (r == -EBADMSG) {
+				g->chunks = chunks;
 				glibc_arena_fail(g, it->arena, g->why);
 				a.kind = SPAN_NONE;
 				g->n_spans = it->span_from;
@@ -563,5 +569,8 @@ int glibc_walk_chunks(struct glibc *g)
 	}
 	if (!cut)
 		skip_fast(g, &fast_at, UINT64_MAX, true);
+	g->fast_chunks = 0;
+	for (size_t i = 0; i < g->n_fast; i++)
+		g->fast_chunks += !g->arenas[g->fast[i].arena].failed;
 	return assemble(g);
 }

@@ -692,6 +692,7 @@ static int find_arenas(struct glibc *g, const struct main_found *m)
 			glibc_arena_fail(g, g->n_arenas - 1, g->why);
 		} else if ((r = arena_heaps(g, a, g->n_arenas - 1)) == -EBADMSG) {
 			g->n_items = items;
+			g->arenas[g->n_arenas - 1].heaps = 0;
 			glibc_arena_fail(g, g->n_arenas - 1, g->why);
 			r = 0;
 		}
@@ -809,7 +810,7 @@ static void say_how(struct glibc *g, unsigned tries)
 				      format_bytes(mm, g->mmapped_mem));
 	if (g->arenas_failed && n < size) {
 		without_addresses(why, sizeof(why), g->arena_why);
-		n += (size_t)snprintf(how + n, size - n, "; %zu arena%s unknown, changing as read (%s; %u tries)",
+		n += (size_t)snprintf(how + n, size - n, "; %zu arena%s did not check out, unknown (%s; %u tries)",
 				      g->arenas_failed, g->arenas_failed == 1 ? "" : "s", why, tries);
 	} else if (tries > 1 && n < size) {
 		n += (size_t)snprintf(how + n, size - n, "; checked out on the %s try", ordinal(tries - 1));

@@ -266,15 +266,18 @@ static int open_mapped(int pid, const struct region *r)
 
 	if (len >= 10 && streq(r->path + len - 10, " (deleted)"))
 		len -= 10;
+	/* O_NONBLOCK: the path is the process's to change, and a FIFO put
+	 * there must not hold the census; what was opened must be the file
+	 * mapped, the same device and inode */
 	snprintf(path, sizeof(path), "/proc/%d/root%.*s", pid, (int)len, r->path);
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_ino == r->inode && major(st.st_dev) == r->dev_major &&
-	    minor(st.st_dev) == r->dev_minor)
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_ino == r->inode &&
+	    major(st.st_dev) == r->dev_major && minor(st.st_dev) == r->dev_minor)
 		return fd;
 	if (fd >= 0)
 		close(fd);
 	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, pid, r->start, r->end);
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	return fd >= 0 ? fd : -errno;
 }
 

@@ -105,7 +105,7 @@ static int read_round(struct glibc *g, struct chain *c, size_t n)
 		c[i].readable = true;
 		if (!in_arena(g, c[i].arena, c[i].p, GLIBC_MINSIZE)) {
 			snprintf(why, sizeof(why), "a fastbin link at %#" PRIx64 " points outside its arena's heaps", c[i].p);
-			glibc_arena_fail(g, c[i].arena, why);
+			heap_glibc_arena_fail(g, c[i].arena, why);
 			c[i].readable = false;
 			continue;
 		}
@@ -114,7 +114,7 @@ static int read_round(struct glibc *g, struct chain *c, size_t n)
 			if (st != PAGE_RESIDENT) {
 				snprintf(why, sizeof(why), "a fastbin chunk at %#" PRIx64 " is %s", c[i].p,
 					 st == PAGE_SWAPPED ? "in swap" : "not in memory");
-				glibc_arena_fail(g, c[i].arena, why);
+				heap_glibc_arena_fail(g, c[i].arena, why);
 				c[i].readable = false;
 				break;
 			}
@@ -133,7 +133,7 @@ static int read_round(struct glibc *g, struct chain *c, size_t n)
 		g->w->bytes_read += probes[i].got;
 		if (probes[i].got != probes[i].len && c[owner[i]].readable) {
 			snprintf(why, sizeof(why), "a fastbin chunk at %#" PRIx64 " could not be read", c[owner[i]].p);
-			glibc_arena_fail(g, c[owner[i]].arena, why);
+			heap_glibc_arena_fail(g, c[owner[i]].arena, why);
 			c[owner[i]].readable = false;
 		}
 	}
@@ -144,7 +144,7 @@ static int read_round(struct glibc *g, struct chain *c, size_t n)
  * when the chunk read does not check out. */
 static int chain_step(struct glibc *g, struct chain *x, uint64_t *next)
 {
-	uint64_t size = glibc_u64(x->buf, 0) & ~GLIBC_SIZE_BITS, fd = glibc_u64(x->buf, 8);
+	uint64_t size = heap_glibc_u64(x->buf, 0) & ~GLIBC_SIZE_BITS, fd = heap_glibc_u64(x->buf, 8);
 	char why[160];
 	int r;
 
@@ -175,7 +175,7 @@ static int chain_step(struct glibc *g, struct chain *x, uint64_t *next)
 			return 0;
 		}
 	}
-	glibc_arena_fail(g, x->arena, why);
+	heap_glibc_arena_fail(g, x->arena, why);
 	return 0;
 }
 
@@ -192,7 +192,7 @@ static int read_fastbins(struct glibc *g)
 		while (active < sizeof(c) / sizeof(c[0]) && next_arena < g->n_arenas) {
 			uint64_t head = g->arenas[next_arena].failed ? 0 : g->arenas[next_arena].fastbins[next_bin];
 			if (head && (head & 15))
-				glibc_arena_fail(g, next_arena, "a fastbin's head is not a chunk");
+				heap_glibc_arena_fail(g, next_arena, "a fastbin's head is not a chunk");
 			else if (head)
 				c[active++] = (struct chain){ .p = head, .arena = next_arena, .bin = (unsigned)next_bin,
 							      .tortoise = head, .power = 1, .lam = 1 };
@@ -229,8 +229,8 @@ static int read_fastbins(struct glibc *g)
 	qsort_safe(g->fast, g->n_fast, sizeof(*g->fast), fast_cmp);
 	for (size_t i = 1; i < g->n_fast; i++)
 		if (g->fast[i].addr == g->fast[i - 1].addr) {
-			glibc_arena_fail(g, g->fast[i].arena, "a chunk is in two fastbins");
-			glibc_arena_fail(g, g->fast[i - 1].arena, "a chunk is in two fastbins");
+			heap_glibc_arena_fail(g, g->fast[i].arena, "a chunk is in two fastbins");
+			heap_glibc_arena_fail(g, g->fast[i - 1].arena, "a chunk is in two fastbins");
 		}
 	return 0;
 }
@@ -310,10 +310,10 @@ static int header(struct glibc *g, uint64_t p, uint64_t limit, uint64_t *prev_si
 		enum page_state st = page_runs_state(&g->w->runs, p);
 		if (st == PAGE_SWAPPED)
 			return -ENODATA;
-		return glibc_bad(g, "the chunk header at %#" PRIx64 " is not in memory", p);
+		return heap_glibc_bad(g, "the chunk header at %#" PRIx64 " is not in memory", p);
 	}
-	*prev_size = glibc_u64(g->win, p - g->win_start);
-	*size = glibc_u64(g->win, p - g->win_start + 8);
+	*prev_size = heap_glibc_u64(g->win, p - g->win_start);
+	*size = heap_glibc_u64(g->win, p - g->win_start + 8);
 	return 0;
 }
 
@@ -393,10 +393,10 @@ static int in_fastbin(struct glibc *g, size_t *at, uint64_t p, uint64_t size, bo
 {
 	*ret = false;
 	if (*at < g->n_fast && g->fast[*at].addr < p)
-		return glibc_bad(g, "the fastbin chunk at %#" PRIx64 " is not on a chunk boundary", g->fast[*at].addr);
+		return heap_glibc_bad(g, "the fastbin chunk at %#" PRIx64 " is not on a chunk boundary", g->fast[*at].addr);
 	if (*at < g->n_fast && g->fast[*at].addr == p) {
 		if (size != (g->fast[*at].bin + 2) * 16)
-			return glibc_bad(g, "the fastbin chunk at %#" PRIx64 " has another size in the heap", p);
+			return heap_glibc_bad(g, "the fastbin chunk at %#" PRIx64 " has another size in the heap", p);
 		(*at)++;
 		*ret = true;
 	}
@@ -417,7 +417,7 @@ static int walk_heap(struct glibc *g, const struct glibc_item *it, size_t *fast_
 	for (;;) {
 		uint64_t ps = 0, sz = 0, size;
 		if (p + 16 > it->end)
-			return glibc_bad(g, "the heap at %#" PRIx64 " ends with no fencepost", it->cover_start);
+			return heap_glibc_bad(g, "the heap at %#" PRIx64 " ends with no fencepost", it->cover_start);
 		r = header(g, p, it->end, &ps, &sz);
 		if (r == -ECANCELED || r == -ENODATA) {
 			uint64_t from = prev ? prev : p;
@@ -435,11 +435,11 @@ static int walk_heap(struct glibc *g, const struct glibc_item *it, size_t *fast_
 			bool fast = false;
 			if (!(sz & GLIBC_PREV_INUSE)) {
 				if (ps != prev_size)
-					return glibc_bad(g, "the free chunk at %#" PRIx64 " has no footer", prev);
+					return heap_glibc_bad(g, "the free chunk at %#" PRIx64 " has no footer", prev);
 				if (!prev_flag)
-					return glibc_bad(g, "two free chunks side by side at %#" PRIx64, prev);
+					return heap_glibc_bad(g, "two free chunks side by side at %#" PRIx64, prev);
 				if (*fast_at < g->n_fast && g->fast[*fast_at].addr == prev)
-					return glibc_bad(g, "the fastbin chunk at %#" PRIx64 " is marked free", prev);
+					return heap_glibc_bad(g, "the fastbin chunk at %#" PRIx64 " is marked free", prev);
 				r = emit(g, a, prev, p, true, prev + FREE_KEEP);
 			} else if ((r = in_fastbin(g, fast_at, prev, prev_size, &fast)) >= 0) {
 				r = emit(g, a, prev, p, fast, 0);
@@ -450,32 +450,32 @@ static int walk_heap(struct glibc *g, const struct glibc_item *it, size_t *fast_
 		size = sz & ~GLIBC_SIZE_BITS;
 		if (it->top && p == stop) {
 			if (p + size != it->end || (sz & GLIBC_IS_MMAPPED))
-				return glibc_bad(g, "the top chunk at %#" PRIx64 " does not end its heap", p);
+				return heap_glibc_bad(g, "the top chunk at %#" PRIx64 " does not end its heap", p);
 			return emit(g, a, p, it->end, true, p + GLIBC_MINSIZE + 1);
 		}
 		if (!it->top && size == 0) {
 			/* the fencepost sysmalloc writes when it starts a new heap */
 			if (p + 16 > it->end || p + 48 < it->end)
-				return glibc_bad(g, "the heap at %#" PRIx64 " does not end with its fenceposts", it->cover_start);
+				return heap_glibc_bad(g, "the heap at %#" PRIx64 " does not end with its fenceposts", it->cover_start);
 			return 0;
 		}
 		if ((sz & GLIBC_IS_MMAPPED) || (main_heap && (sz & GLIBC_NON_MAIN_ARENA)))
-			return glibc_bad(g, "a chunk at %#" PRIx64 " has flags no heap chunk has (%#" PRIx64 ")", p,
+			return heap_glibc_bad(g, "a chunk at %#" PRIx64 " has flags no heap chunk has (%#" PRIx64 ")", p,
 					 sz & GLIBC_SIZE_BITS);
 		if (size & 15)
-			return glibc_bad(g, "the chunk at %#" PRIx64 " has a size not a multiple of 16", p);
+			return heap_glibc_bad(g, "the chunk at %#" PRIx64 " has a size not a multiple of 16", p);
 		if (p == it->first && !(sz & GLIBC_PREV_INUSE))
-			return glibc_bad(g, "the first chunk at %#" PRIx64 " says the one before it is free", p);
+			return heap_glibc_bad(g, "the first chunk at %#" PRIx64 " says the one before it is free", p);
 		if (size < GLIBC_MINSIZE) {
 			if (it->top || size != 16)
-				return glibc_bad(g, "the chunk at %#" PRIx64 " is smaller than any chunk", p);
+				return heap_glibc_bad(g, "the chunk at %#" PRIx64 " is smaller than any chunk", p);
 			/* the fencepost before the end: overhead, no chunk */
 			prev = 0;
 			p += 16;
 			continue;
 		}
 		if (p + size > stop || p + size < p)
-			return glibc_bad(g, "the chunk at %#" PRIx64 " runs past %s", p, it->top ? "the top chunk" : "its heap");
+			return heap_glibc_bad(g, "the chunk at %#" PRIx64 " runs past %s", p, it->top ? "the top chunk" : "its heap");
 		prev = p;
 		prev_size = size;
 		prev_flag = sz & GLIBC_PREV_INUSE;
@@ -490,7 +490,7 @@ static void skip_fast(struct glibc *g, size_t *at, uint64_t end, bool blame)
 {
 	for (; *at < g->n_fast && g->fast[*at].addr < end; (*at)++)
 		if (blame)
-			glibc_arena_fail(g, g->fast[*at].arena, "a fastbin chunk is not a chunk of its heaps");
+			heap_glibc_arena_fail(g, g->fast[*at].arena, "a fastbin chunk is not a chunk of its heaps");
 }
 
 /* The spans kept become the walk's, item by item: an arena that failed
@@ -515,10 +515,10 @@ static int assemble(struct glibc *g)
 				r = heap_walk_add(g->w, x->start, x->end, x->in_use, x->free);
 		}
 	}
-	return r == -EINVAL ? glibc_bad(g, "spans out of order") : r;
+	return r == -EINVAL ? heap_glibc_bad(g, "spans out of order") : r;
 }
 
-int glibc_walk_chunks(struct glibc *g)
+int heap_glibc_walk_chunks(struct glibc *g)
 {
 	struct pending a = { .kind = SPAN_NONE };
 	size_t fast_at = 0;
@@ -561,7 +561,7 @@ int glibc_walk_chunks(struct glibc *g)
 				r = 0;
 			} else if (r == -EBADMSG) {
 				g->chunks = chunks;
-				glibc_arena_fail(g, it->arena, g->why);
+				heap_glibc_arena_fail(g, it->arena, g->why);
 				a.kind = SPAN_NONE;
 				g->n_spans = it->span_from;
 				skip_fast(g, &fast_at, it->end, false);

@@ -88,7 +88,7 @@ static const struct glibc_layout layouts[] = {
 /* pages of libc's read-only data read at a time, looking for its banner */
 #define BANNER_BATCH 16u
 
-int glibc_bad(struct glibc *g, const char *fmt, ...)
+int heap_glibc_bad(struct glibc *g, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -97,7 +97,7 @@ int glibc_bad(struct glibc *g, const char *fmt, ...)
 	return -EBADMSG;
 }
 
-void glibc_arena_fail(struct glibc *g, size_t a, const char *why)
+void heap_glibc_arena_fail(struct glibc *g, size_t a, const char *why)
 {
 	if (g->arenas[a].failed)
 		return;
@@ -131,7 +131,7 @@ static bool budget_left(struct glibc *g, uint64_t bytes)
 	return g->w->bytes_read + bytes <= g->in->limits->max_bytes;
 }
 
-int glibc_read(struct glibc *g, uint64_t addr, size_t len, void *buf)
+int heap_glibc_read(struct glibc *g, uint64_t addr, size_t len, void *buf)
 {
 	struct mem_probe probes[2];
 	size_t n = 0;
@@ -234,7 +234,7 @@ static int banner_in(struct glibc *g, const struct region *r, int *minor)
 		uint64_t end = at + BANNER_BATCH * GLIBC_PAGE < r->end ? at + BANNER_BATCH * GLIBC_PAGE : r->end;
 		size_t n = 0;
 		for (uint64_t p = at; p < end; p += GLIBC_PAGE, n++) {
-			rr = glibc_read(g, p, GLIBC_PAGE, buf + 32 + n * GLIBC_PAGE);
+			rr = heap_glibc_read(g, p, GLIBC_PAGE, buf + 32 + n * GLIBC_PAGE);
 			if (rr == -ENODATA) {
 				memset(buf + 32 + n * GLIBC_PAGE, 0, GLIBC_PAGE);
 				rr = 0;
@@ -344,7 +344,7 @@ static int libc_version(struct glibc *g, int *minor)
 			continue;
 		int e = banner_in(g, r, &m);
 		if (e == -ECANCELED)
-			return glibc_bad(g, "the byte limit was reached before glibc's version was read");
+			return heap_glibc_bad(g, "the byte limit was reached before glibc's version was read");
 		if (e < 0)
 			return e;
 		if (m >= 0 || (m = banner_in_file(in->pid, r)) >= 0) {
@@ -352,7 +352,7 @@ static int libc_version(struct glibc *g, int *minor)
 			return 0;
 		}
 	}
-	return glibc_bad(g, "glibc's version could not be read (its banner is not in memory%s)",
+	return heap_glibc_bad(g, "glibc's version could not be read (its banner is not in memory%s)",
 			 in->pid > 0 ? ", nor in libc's file" : "");
 }
 
@@ -375,20 +375,20 @@ static bool state_ok(const struct glibc *g, uint64_t addr, const uint8_t *b, uin
 {
 	const struct heap_walk_input *in = g->in;
 
-	if (glibc_u32(b, MS_MUTEX) > 2 || (glibc_u32(b, MS_FLAGS) & ~7u) || glibc_u32(b, MS_HAVE_FASTCHUNKS) > 1)
+	if (heap_glibc_u32(b, MS_MUTEX) > 2 || (heap_glibc_u32(b, MS_FLAGS) & ~7u) || heap_glibc_u32(b, MS_HAVE_FASTCHUNKS) > 1)
 		return false;
 	for (unsigned i = 0; i < GLIBC_NBINS - 1; i++) {
-		uint64_t fd = glibc_u64(b, MS_BINS + 16 * i), bk = glibc_u64(b, MS_BINS + 16 * i + 8);
+		uint64_t fd = heap_glibc_u64(b, MS_BINS + 16 * i), bk = heap_glibc_u64(b, MS_BINS + 16 * i + 8);
 		uint64_t self = addr + MS_BINS + 16 * i - 16;
 		if (fd == self && bk == self)
 			continue;
 		if (fd == self || bk == self || ((fd | bk) & 15) || !in_writable(in, fd) || !in_writable(in, bk))
 			return false;
 	}
-	uint64_t top = glibc_u64(b, MS_TOP), next = glibc_u64(b, MS_NEXT), next_free = glibc_u64(b, MS_NEXT_FREE);
+	uint64_t top = heap_glibc_u64(b, MS_TOP), next = heap_glibc_u64(b, MS_NEXT), next_free = heap_glibc_u64(b, MS_NEXT_FREE);
 	if ((top & 15) || (top != addr + MS_TOP && !in_writable(in, top)))
 		return false;
-	if (glibc_u64(b, MS_SYSTEM_MEM) > glibc_u64(b, MS_MAX_SYSTEM_MEM))
+	if (heap_glibc_u64(b, MS_SYSTEM_MEM) > heap_glibc_u64(b, MS_MAX_SYSTEM_MEM))
 		return false;
 	if (next != addr && !arena_addr(g, next, main))
 		return false;
@@ -402,22 +402,22 @@ static bool state_ok(const struct glibc *g, uint64_t addr, const uint8_t *b, uin
 static bool par_ok(const struct glibc *g, const uint8_t *b, const struct region *brk)
 {
 	const struct glibc_layout *l = g->layout;
-	int32_t n = (int32_t)glibc_u32(b, l->par_n_mmaps), n_max = (int32_t)glibc_u32(b, l->par_n_mmaps_max);
-	int32_t max_n = (int32_t)glibc_u32(b, l->par_max_n_mmaps);
-	uint32_t no_dyn = glibc_u32(b, l->par_no_dyn_threshold);
-	uint64_t mem = glibc_u64(b, l->par_mmapped_mem), max_mem = glibc_u64(b, l->par_max_mmapped_mem);
-	uint64_t sbrk = glibc_u64(b, l->par_sbrk_base);
+	int32_t n = (int32_t)heap_glibc_u32(b, l->par_n_mmaps), n_max = (int32_t)heap_glibc_u32(b, l->par_n_mmaps_max);
+	int32_t max_n = (int32_t)heap_glibc_u32(b, l->par_max_n_mmaps);
+	uint32_t no_dyn = heap_glibc_u32(b, l->par_no_dyn_threshold);
+	uint64_t mem = heap_glibc_u64(b, l->par_mmapped_mem), max_mem = heap_glibc_u64(b, l->par_max_mmapped_mem);
+	uint64_t sbrk = heap_glibc_u64(b, l->par_sbrk_base);
 
 	if (n < 0 || n_max < 0 || max_n < n || no_dyn > 1 || (mem & (GLIBC_PAGE - 1)) || mem > max_mem ||
 	    (n == 0) != (mem == 0))
 		return false;
-	if (glibc_u64(b, l->par_mmap_threshold) > (UINT64_C(1) << 30))
+	if (heap_glibc_u64(b, l->par_mmap_threshold) > (UINT64_C(1) << 30))
 		return false;
-	if (glibc_u64(b, l->par_tcache_bins) > TCACHE_MAX_BINS || glibc_u64(b, l->par_tcache_max_bytes) > TCACHE_MAX_BYTES ||
-	    glibc_u64(b, l->par_tcache_count) > TCACHE_MAX_COUNT)
+	if (heap_glibc_u64(b, l->par_tcache_bins) > TCACHE_MAX_BINS || heap_glibc_u64(b, l->par_tcache_max_bytes) > TCACHE_MAX_BYTES ||
+	    heap_glibc_u64(b, l->par_tcache_count) > TCACHE_MAX_COUNT)
 		return false;
 	if (l->par_hp_pagesize) {
-		uint64_t hp = glibc_u64(b, l->par_hp_pagesize);
+		uint64_t hp = heap_glibc_u64(b, l->par_hp_pagesize);
 		if (hp && (hp < GLIBC_PAGE || (hp & (hp - 1))))
 			return false;
 	}
@@ -467,23 +467,23 @@ struct main_found {
  * chunk and sbrk_base 0.  Returns 1, 0, or an error of reading top. */
 static int pair_ok(struct glibc *g, uint64_t s, const uint8_t *sb, const uint8_t *pb, const struct region *brk)
 {
-	uint64_t top = glibc_u64(sb, MS_TOP), mem = glibc_u64(sb, MS_SYSTEM_MEM);
-	uint64_t sbrk = glibc_u64(pb, g->layout->par_sbrk_base);
+	uint64_t top = heap_glibc_u64(sb, MS_TOP), mem = heap_glibc_u64(sb, MS_SYSTEM_MEM);
+	uint64_t sbrk = heap_glibc_u64(pb, g->layout->par_sbrk_base);
 	uint8_t hdr[8];
 
 	if (mem == 0)
 		return top == s + MS_TOP && sbrk == 0;
-	if (!brk || !sbrk || (glibc_u32(sb, MS_FLAGS) & MS_NONCONTIGUOUS))
+	if (!brk || !sbrk || (heap_glibc_u32(sb, MS_FLAGS) & MS_NONCONTIGUOUS))
 		return 0;
 	uint64_t end = sbrk + mem;
 	if (end < sbrk || end > brk->end || top < ((sbrk + 15) & ~UINT64_C(15)) || top + GLIBC_MINSIZE > end)
 		return 0;
-	int r = glibc_read(g, top + 8, 8, hdr);
+	int r = heap_glibc_read(g, top + 8, 8, hdr);
 	if (r == -ENODATA)
 		return 0;
 	if (r < 0)
 		return r;
-	return top + (glibc_u64(hdr, 0) & ~GLIBC_SIZE_BITS) == end;
+	return top + (heap_glibc_u64(hdr, 0) & ~GLIBC_SIZE_BITS) == end;
 }
 
 static int find_main(struct glibc *g, struct main_found *ret)
@@ -498,7 +498,7 @@ static int find_main(struct glibc *g, struct main_found *ret)
 		if (in->regions[i].path && streq(in->regions[i].path, "[heap]"))
 			brk = &in->regions[i];
 	if (libc_data(in, &start, &end) < 0)
-		return glibc_bad(g, "libc's writable data is not mapped as glibc maps it");
+		return heap_glibc_bad(g, "libc's writable data is not mapped as glibc maps it");
 	size_t len = end - start, pages = len / GLIBC_PAGE;
 	uint8_t *data = calloc(1, len), *read = calloc(pages, 1);
 	if (!data || !read) {
@@ -507,7 +507,7 @@ static int find_main(struct glibc *g, struct main_found *ret)
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < pages; i++) {
-		r = glibc_read(g, start + i * GLIBC_PAGE, GLIBC_PAGE, data + i * GLIBC_PAGE);
+		r = heap_glibc_read(g, start + i * GLIBC_PAGE, GLIBC_PAGE, data + i * GLIBC_PAGE);
 		if (r == -ENODATA)
 			continue;
 		if (r < 0)
@@ -528,22 +528,22 @@ static int find_main(struct glibc *g, struct main_found *ret)
 			if (r == 0)
 				continue;
 			if (found++) {
-				r = glibc_bad(g, "two places in libc's data look like main_arena and mp_");
+				r = heap_glibc_bad(g, "two places in libc's data look like main_arena and mp_");
 				goto out;
 			}
 			ret->arena = start + s;
 			ret->par = start + p;
 			memcpy(ret->state, data + s, MS_SIZE);
-			ret->sbrk_base = glibc_u64(data + p, l->par_sbrk_base);
-			g->mmapped_mem = glibc_u64(data + p, l->par_mmapped_mem);
-			g->n_mmaps = (int)glibc_u32(data + p, l->par_n_mmaps);
+			ret->sbrk_base = heap_glibc_u64(data + p, l->par_sbrk_base);
+			g->mmapped_mem = heap_glibc_u64(data + p, l->par_mmapped_mem);
+			g->n_mmaps = (int)heap_glibc_u32(data + p, l->par_n_mmaps);
 		}
 	}
-	r = found ? 0 : glibc_bad(g, "main_arena was not found in libc's data (its top chunk does not end [heap])");
+	r = found ? 0 : heap_glibc_bad(g, "main_arena was not found in libc's data (its top chunk does not end [heap])");
 out:
 	free(data);
 	free(read);
-	return r == -ECANCELED ? glibc_bad(g, "the byte limit was reached before main_arena was found") : r;
+	return r == -ECANCELED ? heap_glibc_bad(g, "the byte limit was reached before main_arena was found") : r;
 }
 
 /* ------------------------------------------------------------ arenas and heaps */
@@ -576,9 +576,9 @@ static int add_arena(struct glibc *g, uint64_t addr, const uint8_t *state)
 	memset(a, 0, sizeof(*a));
 	a->addr = addr;
 	for (int i = 0; i < GLIBC_NFASTBINS; i++)
-		a->fastbins[i] = glibc_u64(state, MS_FASTBINS + 8 * (size_t)i);
-	a->top = glibc_u64(state, MS_TOP);
-	a->system_mem = glibc_u64(state, MS_SYSTEM_MEM);
+		a->fastbins[i] = heap_glibc_u64(state, MS_FASTBINS + 8 * (size_t)i);
+	a->top = heap_glibc_u64(state, MS_TOP);
+	a->system_mem = heap_glibc_u64(state, MS_SYSTEM_MEM);
 	return 0;
 }
 
@@ -594,22 +594,22 @@ static int arena_heaps(struct glibc *g, uint64_t a, size_t index)
 
 	for (size_t n = 0;; n++) {
 		if (n > g->in->n_regions)
-			return glibc_bad(g, "the heaps of the arena at %#" PRIx64 " loop", a);
-		r = glibc_read(g, x, l->heap_info, hi);
+			return heap_glibc_bad(g, "the heaps of the arena at %#" PRIx64 " loop", a);
+		r = heap_glibc_read(g, x, l->heap_info, hi);
 		if (r == -ENODATA)
-			return glibc_bad(g, "the heap_info at %#" PRIx64 " is not in memory", x);
+			return heap_glibc_bad(g, "the heap_info at %#" PRIx64 " is not in memory", x);
 		if (r < 0)
 			return r;
-		uint64_t ar_ptr = glibc_u64(hi, 0), prev = glibc_u64(hi, 8), size = glibc_u64(hi, 16);
-		uint64_t mprotect = glibc_u64(hi, 24);
+		uint64_t ar_ptr = heap_glibc_u64(hi, 0), prev = heap_glibc_u64(hi, 8), size = heap_glibc_u64(hi, 16);
+		uint64_t mprotect = heap_glibc_u64(hi, 24);
 		const struct region *reg = region_at(g->in, x);
 		if (ar_ptr != a || size < l->heap_info + GLIBC_MINSIZE || size > mprotect || mprotect > GLIBC_HEAP_MAX ||
 		    ((size | mprotect) & (GLIBC_PAGE - 1)))
-			return glibc_bad(g, "the heap_info at %#" PRIx64 " does not name its arena %#" PRIx64, x, a);
-		if (l->hi_pagesize && glibc_u64(hi, l->hi_pagesize) != GLIBC_PAGE)
-			return glibc_bad(g, "the arena at %#" PRIx64 " has heaps of huge pages (glibc.malloc.hugetlb)", a);
+			return heap_glibc_bad(g, "the heap_info at %#" PRIx64 " does not name its arena %#" PRIx64, x, a);
+		if (l->hi_pagesize && heap_glibc_u64(hi, l->hi_pagesize) != GLIBC_PAGE)
+			return heap_glibc_bad(g, "the arena at %#" PRIx64 " has heaps of huge pages (glibc.malloc.hugetlb)", a);
 		if (!reg || reg->start != x || reg->end < x + size || !region_writable(reg))
-			return glibc_bad(g, "the heap at %#" PRIx64 " is not a region of its own", x);
+			return heap_glibc_bad(g, "the heap at %#" PRIx64 " is not a region of its own", x);
 		struct glibc_item it = {
 			.kind = ITEM_ARENA_HEAP,
 			.cover_start = reg->start,
@@ -620,7 +620,7 @@ static int arena_heaps(struct glibc *g, uint64_t a, size_t index)
 			.arena = index,
 		};
 		if (it.top && (it.top < it.first || it.top + GLIBC_MINSIZE > it.end))
-			return glibc_bad(g, "the top chunk of the arena at %#" PRIx64 " is outside its heap", a);
+			return heap_glibc_bad(g, "the top chunk of the arena at %#" PRIx64 " is outside its heap", a);
 		if ((r = add_item(g, &it)) < 0)
 			return r;
 		g->arenas[index].heaps++;
@@ -628,13 +628,13 @@ static int arena_heaps(struct glibc *g, uint64_t a, size_t index)
 		if (prev == 0)
 			break;
 		if (prev & (GLIBC_HEAP_MAX - 1))
-			return glibc_bad(g, "a heap_info's prev at %#" PRIx64 " is not a heap", x);
+			return heap_glibc_bad(g, "a heap_info's prev at %#" PRIx64 " is not a heap", x);
 		x = prev;
 	}
 	if (x != first_heap)
-		return glibc_bad(g, "the heaps of the arena at %#" PRIx64 " do not lead to its first", a);
+		return heap_glibc_bad(g, "the heaps of the arena at %#" PRIx64 " do not lead to its first", a);
 	if (sum != ar->system_mem)
-		return glibc_bad(g, "the heaps of the arena at %#" PRIx64 " hold %" PRIu64 " bytes, its system_mem %" PRIu64,
+		return heap_glibc_bad(g, "the heaps of the arena at %#" PRIx64 " hold %" PRIu64 " bytes, its system_mem %" PRIu64,
 				 a, sum, ar->system_mem);
 	return 0;
 }
@@ -649,7 +649,7 @@ static int find_arenas(struct glibc *g, const struct main_found *m)
 	if (!state)
 		return -ENOMEM;
 	r = add_arena(g, m->arena, m->state);
-	uint64_t mem = glibc_u64(m->state, MS_SYSTEM_MEM);
+	uint64_t mem = heap_glibc_u64(m->state, MS_SYSTEM_MEM);
 	if (r >= 0 && mem > 0) {
 		const struct region *brk = region_at(in, m->sbrk_base);
 		struct glibc_item it = {
@@ -664,24 +664,24 @@ static int find_arenas(struct glibc *g, const struct main_found *m)
 		r = add_item(g, &it);
 		g->arenas[0].heaps = 1;
 	}
-	for (uint64_t a = glibc_u64(m->state, MS_NEXT); r >= 0 && a != m->arena;) {
+	for (uint64_t a = heap_glibc_u64(m->state, MS_NEXT); r >= 0 && a != m->arena;) {
 		for (size_t i = 0; i < g->n_arenas; i++)
 			if (g->arenas[i].addr == a) {
-				r = glibc_bad(g, "the ring of arenas loops at %#" PRIx64, a);
+				r = heap_glibc_bad(g, "the ring of arenas loops at %#" PRIx64, a);
 				goto out;
 			}
 		if (g->n_arenas > in->n_regions) {
-			r = glibc_bad(g, "more arenas than regions");
+			r = heap_glibc_bad(g, "more arenas than regions");
 			break;
 		}
-		r = glibc_read(g, a, MS_SIZE, state);
+		r = heap_glibc_read(g, a, MS_SIZE, state);
 		if (r == -ENODATA)
-			r = glibc_bad(g, "the arena at %#" PRIx64 " is not in memory", a);
+			r = heap_glibc_bad(g, "the arena at %#" PRIx64 " is not in memory", a);
 		if (r < 0)
 			break;
-		uint64_t next = glibc_u64(state, MS_NEXT);
+		uint64_t next = heap_glibc_u64(state, MS_NEXT);
 		if (((a - g->layout->heap_info) & (GLIBC_HEAP_MAX - 1)) || !arena_addr(g, next, m->arena)) {
-			r = glibc_bad(g, "the arena at %#" PRIx64 " is not a malloc_state", a);
+			r = heap_glibc_bad(g, "the arena at %#" PRIx64 " is not a malloc_state", a);
 			break;
 		}
 		if ((r = add_arena(g, a, state)) < 0)
@@ -692,11 +692,11 @@ static int find_arenas(struct glibc *g, const struct main_found *m)
 		size_t items = g->n_items;
 		if (!state_ok(g, a, state, m->arena)) {
 			snprintf(g->why, sizeof(g->why), "the arena at %#" PRIx64 " was changing as it was read", a);
-			glibc_arena_fail(g, g->n_arenas - 1, g->why);
+			heap_glibc_arena_fail(g, g->n_arenas - 1, g->why);
 		} else if ((r = arena_heaps(g, a, g->n_arenas - 1)) == -EBADMSG) {
 			g->n_items = items;
 			g->arenas[g->n_arenas - 1].heaps = 0;
-			glibc_arena_fail(g, g->n_arenas - 1, g->why);
+			heap_glibc_arena_fail(g, g->n_arenas - 1, g->why);
 			r = 0;
 		}
 		if (r < 0)
@@ -705,7 +705,7 @@ static int find_arenas(struct glibc *g, const struct main_found *m)
 	}
 out:
 	free(state);
-	return r == -ECANCELED ? glibc_bad(g, "the byte limit was reached before the arenas were read") : r;
+	return r == -ECANCELED ? heap_glibc_bad(g, "the byte limit was reached before the arenas were read") : r;
 }
 
 /* The regions evidence confirmed as glibc's mmapped blocks. */
@@ -764,12 +764,12 @@ static int walk_once(struct glibc *g)
 	qsort_safe(g->items, g->n_items, sizeof(*g->items), item_cmp);
 	for (size_t i = 0; i < g->n_items; i++) {
 		if (i > 0 && g->items[i].cover_start < g->items[i - 1].cover_end)
-			return glibc_bad(g, "two heaps overlap at %#" PRIx64, g->items[i].cover_start);
+			return heap_glibc_bad(g, "two heaps overlap at %#" PRIx64, g->items[i].cover_start);
 		r = heap_walk_cover(g->w, g->in->src, g->items[i].cover_start, g->items[i].cover_end);
 		if (r < 0)
 			return r;
 	}
-	r = glibc_walk_chunks(g);
+	r = heap_glibc_walk_chunks(g);
 	return r < 0 ? r : g->arenas_failed > 0;
 }
 

@@ -131,32 +131,32 @@ struct glibc {
 
 /* Sets g->why (printf-style) and returns -EBADMSG: the walk did not check
  * out (it may on another try). */
-int glibc_bad(struct glibc *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int heap_glibc_bad(struct glibc *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Says arena a did not check out (the first time, with why): its heaps
  * will be unknown, the rest of the walk stands. */
-void glibc_arena_fail(struct glibc *g, size_t a, const char *why);
+void heap_glibc_arena_fail(struct glibc *g, size_t a, const char *why);
 
 /* Reads len bytes at addr, in pages the page tables show in memory
  * (file pages too: libc's text).  Returns 0, -ENODATA when a page is not
  * in memory, -ECANCELED at the byte limit, or the source's error. */
-int glibc_read(struct glibc *g, uint64_t addr, size_t len, void *buf);
+int heap_glibc_read(struct glibc *g, uint64_t addr, size_t len, void *buf);
 
 /* Reads the fastbin chains of every arena into g->fast, then walks every
  * item in address order into spans of g->w (covered before).  An arena
  * whose chunks do not check out is failed (g->arenas_failed, its reason in
  * g->arena_why) and its heaps are unknown; the others stand.  Returns 0,
  * -ENOMEM, or the source's error. */
-int glibc_walk_chunks(struct glibc *g);
+int heap_glibc_walk_chunks(struct glibc *g);
 
-static inline uint64_t glibc_u64(const uint8_t *b, size_t off)
+static inline uint64_t heap_glibc_u64(const uint8_t *b, size_t off)
 {
 	uint64_t v;
 	__builtin_memcpy(&v, b + off, 8);
 	return v;
 }
 
-static inline uint32_t glibc_u32(const uint8_t *b, size_t off)
+static inline uint32_t heap_glibc_u32(const uint8_t *b, size_t off)
 {
 	uint32_t v;
 	__builtin_memcpy(&v, b + off, 4);

@@ -88,7 +88,7 @@ SCANNER_SRCS := scanner/region.c scanner/smaps.c scanner/smaps-fast.c scanner/pr
 	scanner/census-json.c scanner/region-events.c scanner/scan.c scanner/gpu.c scanner/gpu-nvml.c scanner/gpu-cuda.c \
 	scanner/memsource.c scanner/memsource-live.c scanner/memimage.c scanner/evidence.c scanner/evidence-checks.c \
 	scanner/evidence-split.c scanner/heap-walk.c scanner/heap-pass.c scanner/heap-glibc.c \
-	scanner/heap-glibc-chunks.c scanner/steady.c scanner/win-census.c \
+	scanner/heap-glibc-libc.c scanner/heap-glibc-chunks.c scanner/steady.c scanner/win-census.c \
 	scanner/win-capture.c
 
 # trace/: the memtrace analyzer (ramwatch trace summary) and export

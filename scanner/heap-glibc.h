@@ -1,7 +1,7 @@
-/* The glibc heap walker's insides, shared by its two files: heap-glibc.c
- * finds glibc's structures (its version, main_arena and mp_ in libc's
- * data, the ring of arenas, each arena's heaps) and heap-glibc-chunks.c
- * reads the chunks (the fastbins, then each heap from end to end, a
+/* The glibc heap walker's insides, shared by its files: heap-glibc-libc.c
+ * finds libc (its version, its data), heap-glibc.c glibc's structures
+ * (main_arena and mp_ in libc's data, the ring of arenas, each arena's
+ * heaps) and heap-glibc-chunks.c reads the chunks (the fastbins, then each heap from end to end, a
  * window of resident pages at a time) into spans.  Not part of the
  * scanner's interface: heap_walk_glibc (heap-walkers.h) is. */
 #pragma once
@@ -128,6 +128,18 @@ struct glibc {
 	const char *cut;      /* why the walk stopped short: "the byte limit", "the deadline" */
 	char why[160];        /* what did not check out */
 };
+
+/* glibc's minor version, from libc's name or its banner
+ * (heap-glibc-libc.c).  Returns 0 with *minor, -ENOENT when libc is not
+ * mapped (not glibc: nothing to walk), -EBADMSG when its version cannot
+ * be read (g->why), or an error. */
+int heap_glibc_version(struct glibc *g, int *minor);
+/* libc's writable data: its read-write mappings and the anonymous one
+ * right after the last (the rest of .bss).  Returns 0 with [*start, *end),
+ * or -ENOENT. */
+int heap_glibc_libc_data(const struct heap_walk_input *in, uint64_t *start, uint64_t *end);
+/* The region holding addr, or NULL (regions are sorted). */
+const struct region *heap_glibc_region_at(const struct heap_walk_input *in, uint64_t addr);
 
 /* Sets g->why (printf-style) and returns -EBADMSG: the walk did not check
  * out (it may on another try). */

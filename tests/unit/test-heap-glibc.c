@@ -307,7 +307,8 @@ static void test_synthetic_corrupt(void **state)
 	}
 }
 
-/* --no-heap, and a census without evidence, walk nothing. */
+/* --no-heap, a census without evidence, and one past its deadline walk
+ * nothing. */
 static void test_not_asked(void **state)
 {
 	(void)state;
@@ -324,6 +325,13 @@ static void test_not_asked(void **state)
 	struct scan_options no_evidence = { .memory_image = image, .no_evidence = true };
 	assert_int_equal(scan_smaps_file(smaps, status, &no_evidence, &c, &err), 0);
 	assert_true(c->unknown_classes[CLASS_MALLOC] & CENSUS_HEAP_COUNTERS);
+	c = census_free(c);
+
+	/* a census whose deadline has passed starts no walk */
+	struct scan_options late = { .memory_image = image, .heap_deadline_us = 1 };
+	assert_int_equal(scan_smaps_file(smaps, status, &late, &c, &err), 0);
+	assert_true(c->unknown_classes[CLASS_MALLOC] & CENSUS_HEAP_COUNTERS);
+	assert_null(c->how[CLASS_MALLOC]);
 	census_free(c);
 	free(smaps);
 	free(status);

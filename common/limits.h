@@ -101,6 +101,11 @@
  * about all of them again would double its cost). */
 #define RW_EVIDENCE_WINDOW_PAGES (64u)
 
+/* Heap walks (scanner/heap-walk.h): a walk of an allocator's structures
+ * that does not check out (the program moved them while they were read)
+ * is read again at most this many times, then what it covers is unknown. */
+#define RW_HEAP_RETRIES (3u)
+
 /* A memory image (ramwatch scan --memory), read whole, at most, and the
  * bytes of one of its data records. */
 #define RW_MEMIMAGE_MAX (64u * 1024u * 1024u)

@@ -36,7 +36,7 @@
  * worth at a time (an aligned window of the arena size); a window with
  * such a pool is read again, at most limits->retries times, then is
  * unknown.  Only pages already resident are read (memsource_read). */
-#include "heap-walk.h"
+#include "heap-walkers.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -48,8 +48,6 @@
 #include "runtimes.h"
 #include "units.h"
 #include "util.h"
-
-int heap_walk_pymalloc(const struct heap_walk_input *in, struct heap_walk *w);
 
 /* The layouts of 64-bit CPython 3.8 to 3.13, by minor version.  The pool
  * header is the same in all (48 bytes: count, freeblock, nextpool,

@@ -11,14 +11,12 @@
 #include <inttypes.h>
 
 #include "classes.h"
-#include "heap-walk.h"
+#include "heap-walkers.h"
 #include "limits.h"
 #include "memimage.h"
 #include "util.h"
 
 #include "evidence-testlib.h"
-
-int heap_walk_pymalloc(const struct heap_walk_input *in, struct heap_walk *w);
 
 #define PAGE 4096ull
 #define HEADER 48u

@@ -14,6 +14,8 @@
 #include "heap-walkers.h"
 #include "limits.h"
 #include "memimage.h"
+#include "census.h"
+#include "scan.h"
 #include "util.h"
 
 #include "evidence-testlib.h"
@@ -500,6 +502,47 @@ static void test_deadline(void **state)
 	walked_done(&x);
 }
 
+/* ------------------------------------------------- a real process */
+
+/* tests/data/memimage/python3-pools: Debian's python3 (3.11) holding one
+ * in nine of 150,000 bytes objects of seven sizes; sys._debugmallocstats()
+ * printed 5,266,400 bytes in allocated blocks, 28,291,232 in available
+ * blocks and 9 unused pools in 33 arenas.  Two of the arenas lie in the
+ * kernel region of a library's .bss (the images class): the python class
+ * holds the other 31. */
+static void test_capture(void **state)
+{
+	(void)state;
+	char *smaps, *status, *image;
+	struct scan_options o = { .keep_regions = true };
+	struct error err = { 0 };
+	struct census *c = NULL;
+	const char *dir = fixture("memimage");
+
+	assert_true(asprintf(&smaps, "%s/python3-pools.smaps", dir) > 0);
+	assert_true(asprintf(&status, "%s/python3-pools.status", dir) > 0);
+	assert_true(asprintf(&image, "%s/python3-pools.img", dir) > 0);
+	o.memory_image = image;
+	if (scan_smaps_file(smaps, status, &o, &c, &err) < 0)
+		fail_msg("python3-pools: %s", err.message);
+	const struct census_totals *k = &c->classes[CLASS_PYTHON];
+	assert_int_equal(c->unknown_classes[CLASS_PYTHON] & CENSUS_HEAP_COUNTERS, 0);
+	assert_int_equal(k->in_use + k->free_kept + k->overhead + k->unknown, k->private);
+	/* what the live census found */
+	assert_int_equal(k->in_use, 3493760);
+	assert_int_equal(k->free_kept, 27966527);
+	assert_int_equal(k->unknown, 0);
+	assert_non_null(c->how[CLASS_PYTHON]);
+	assert_non_null(strstr(c->how[CLASS_PYTHON], "pymalloc (CPython 3.11): 31 arenas, 1,954 pools"));
+	/* and what CPython said, within 2 MiB */
+	assert_true(k->in_use <= 5266400 && 5266400 - k->in_use <= 2 * MiB);
+	assert_true(k->free_kept <= 28291232 + 147456 && 28291232 + 147456 - k->free_kept <= 2 * MiB);
+	census_free(c);
+	free(smaps);
+	free(status);
+	free(image);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -514,6 +557,7 @@ int main(void)
 		cmocka_unit_test(test_empty_arena),
 		cmocka_unit_test(test_read_limit),
 		cmocka_unit_test(test_deadline),
+		cmocka_unit_test(test_capture),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -455,7 +455,7 @@ int heap_walk_pymalloc(const struct heap_walk_input *in, struct heap_walk *w)
 		len += snprintf(w->how + len, sizeof(w->how) - len, "; %s arena%s all empty", grouped(b1, empty_arenas),
 				empty_arenas == 1 ? "" : "s");
 	if (len > 0 && (size_t)len < sizeof(w->how))
-		len += snprintf(w->how + len, sizeof(w->how) - len, "), from pool headers");
+		len += snprintf(w->how + len, sizeof(w->how) - len, "), from pool headers, arena structures not read");
 	if (t.windows_moved && len > 0 && (size_t)len < sizeof(w->how))
 		len += snprintf(w->how + len, sizeof(w->how) - len, "; %s arena%s unknown: pools changed while read, %u tries",
 				grouped(b1, t.windows_moved), t.windows_moved == 1 ? "" : "s", tries);

@@ -1,0 +1,200 @@
+"""pymalloc's in use and free bytes, read from outside, against CPython's
+own figures: tests/helpers/pymalloc-objects.py makes and drops small
+objects of seven sizes and prints sys._debugmallocstats() when asked, and
+`ramwatch scan PID --json` must find, in the python class, the bytes in
+allocated blocks as in_use and the bytes in available blocks and unused
+pools as free, within 3 % or 2 MiB; the census leaves the process as it
+was; a process whose threads make and drop objects during the census gets
+figures that add up, or unknown, never a wrong figure."""
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+
+import pytest
+
+from conftest import MiB, scan_json
+from test_evidence import census_unchanged, classes, wait_idle_or_sleeping
+
+PROGRAM = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "helpers", "pymalloc-objects.py")
+COUNTERS = ("in_use", "free", "overhead", "unknown")
+
+
+class Target:
+    """The helper running under python, its _debugmallocstats() a line away."""
+
+    def __init__(self, python, mode, n):
+        self.err = tempfile.TemporaryFile(mode="w+")
+        self.p = subprocess.Popen([python, PROGRAM, mode, str(n)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=self.err, text=True)
+        line = self.p.stdout.readline()
+        assert line, f"{python} {PROGRAM} exited before it was ready"
+        self.info = json.loads(line)
+        self.pid = self.info["pid"]
+
+    def stats(self):
+        """The figures sys._debugmallocstats() prints (bytes)."""
+        self.err.seek(0)
+        self.err.truncate()
+        self.p.stdin.write("stats\n")
+        self.p.stdin.flush()
+        assert self.p.stdout.readline().strip() == "done"
+        self.err.seek(0)
+        text = self.err.read()
+
+        def number(pattern):
+            m = re.search(pattern, text, re.M)
+            assert m, (pattern, text[:2000])
+            return int(m.group(1).replace(",", ""))
+
+        return {
+            "allocated": number(r"^# bytes in allocated blocks\s*=\s*([\d,]+)"),
+            "available": number(r"^# bytes in available blocks\s*=\s*([\d,]+)"),
+            "unused_pools": number(r"^\d+ unused pools \* \d+ bytes\s*=\s*([\d,]+)"),
+            "arenas": number(r"^# arenas allocated current\s*=\s*([\d,]+)"),
+        }
+
+    def close(self):
+        if self.p.poll() is None:
+            self.p.stdin.close()
+            try:
+                self.p.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.p.kill()
+                self.p.wait()
+        self.err.close()
+
+
+def python_version(python):
+    try:
+        out = subprocess.run([python, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+                             capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return out.stdout.strip()
+
+
+def near(measured, expected, slack=0):
+    """Within 3 % or 2 MiB, whichever is larger (and slack more)."""
+    return abs(measured - expected) <= max(0.03 * expected, 2 * MiB) + slack
+
+
+def python_class(census):
+    k = classes(census)["python"]
+    for key in COUNTERS + ("returnable",):
+        assert isinstance(k[key], int), (key, k)
+    # what a user adds up first
+    assert sum(k[key] for key in COUNTERS) == k["private"], k
+    assert k["returnable"] <= k["free"], k
+    return k
+
+
+def compare(t, census, stats):
+    k = python_class(census)
+    assert k["how"].startswith(f"pymalloc (CPython {t.info['python']}): "), k["how"]
+    # The first arenas pymalloc maps may land right after a library's
+    # .bss and merge with it into one kernel region, which the census
+    # gives to the images class (rule image_bss): their pools are not the
+    # python class's.  They are few (a few MiB); each holds at most an
+    # arena's bytes.
+    walked = int(re.search(r": ([\d,]+) arenas?,", k["how"]).group(1).replace(",", ""))
+    missing = stats["arenas"] - walked
+    arena = (256 << 10) if t.info["python"] in ("3.8", "3.9") else MiB
+    assert 0 <= missing * arena <= 4 * MiB, (k["how"], stats)
+    assert near(k["in_use"], stats["allocated"], missing * arena), (k, stats)
+    # the census counts the pools never carved only where they are memory
+    # (none is: pymalloc never wrote them), _debugmallocstats all of them
+    assert near(k["free"], stats["available"] + stats["unused_pools"], missing * arena), (k, stats)
+    return k
+
+
+DEBIAN_PYTHON = "/usr/bin/python3"
+
+
+@pytest.fixture(scope="module")
+def debian_python():
+    if not os.path.exists(DEBIAN_PYTHON):
+        pytest.skip("no /usr/bin/python3")
+    return DEBIAN_PYTHON
+
+
+@pytest.mark.parametrize("mode,n", [("fragmented", 2000000), ("dropped", 3000000)])
+def test_against_debugmallocstats(debian_python, mode, n):
+    """Fragmented: every ninth object kept, so most pools hold few blocks
+    and most of the arenas is free.  Dropped: one in 400 kept, so most
+    pools are empty, the returnable part."""
+    t = Target(debian_python, mode, n)
+    try:
+        wait_idle_or_sleeping(t.pid)
+        before = t.stats()
+        census = census_unchanged(t.pid)
+        after = t.stats()
+        assert before == after, "the target changed its heap on its own"
+        k = compare(t, census, before)
+        assert k["unknown"] <= 0.03 * k["private"], k
+        if mode == "fragmented":
+            # most of what the arenas hold is free, and pools are in use
+            assert k["free"] > 4 * k["in_use"], k
+        else:
+            # empty pools are the returnable part: all of their pages
+            assert near(k["returnable"], before["unused_pools"]), (k, before)
+            assert "empty, returnable" in k["how"]
+    finally:
+        t.close()
+
+
+def test_busy_target(debian_python):
+    """Two threads make and drop objects during every census: each is a
+    figure that adds up, arenas caught changing being unknown with the
+    reason, never a figure the pools did not check out for."""
+    t = Target(debian_python, "busy", 500000)
+    try:
+        # what the program holds, give or take what the threads churn
+        allocated = t.stats()["allocated"]
+        seen_known = 0
+        for _ in range(12):
+            census = scan_json(t.pid)
+            k = python_class(census)
+            assert k["in_use"] + k["free"] <= k["private"]
+            assert allocated / 2 <= k["in_use"] <= 2 * allocated, (k, allocated)
+            if k["unknown"] > 0.03 * k["private"]:
+                assert "changed while read" in k["how"] or "no pool header" in k["how"], k["how"]
+            else:
+                seen_known += 1
+        # the threads hold the GIL in turns: most censuses check out
+        assert seen_known > 0
+    finally:
+        t.close()
+
+
+def other_pythons():
+    """CPython 3.8 to 3.13 builds this machine has besides Debian's (pyenv's
+    or on the PATH), each a layout of the table: 4 KiB pools before 3.10,
+    16 KiB since."""
+    found = []
+    root = os.path.expanduser("~/.pyenv/versions")
+    for minor in (8, 9, 10, 12, 13):
+        paths = []
+        if os.path.isdir(root):
+            paths += [os.path.join(root, d, "bin", f"python3.{minor}") for d in sorted(os.listdir(root))
+                      if d.startswith(f"3.{minor}.")]
+        paths += [p for p in [shutil.which(f"python3.{minor}")] if p]
+        path = next((p for p in paths if os.access(p, os.X_OK) and python_version(p) == f"3.{minor}"), None)
+        found.append(pytest.param(path, minor, id=f"3.{minor}"))
+    return found
+
+
+@pytest.mark.parametrize("python,minor", other_pythons())
+def test_other_layouts(python, minor):
+    if not python:
+        pytest.skip(f"no CPython 3.{minor} on this machine")
+    t = Target(python, "fragmented", 1000000)
+    try:
+        wait_idle_or_sleeping(t.pid)
+        stats = t.stats()
+        census = census_unchanged(t.pid)
+        compare(t, census, stats)
+    finally:
+        t.close()

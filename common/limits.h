@@ -96,6 +96,12 @@
  * of many tiny regions would pay for reads that cannot find anything. */
 #define RW_EVIDENCE_MIN_SPAN (64u * 1024u)
 
+/* A library's .bss (the image_bss shape) is searched for pymalloc's pools
+ * in a Python process only from this size on: the smallest arena (256 KiB
+ * before CPython 3.10), so that the small .bss of every other library is
+ * not read. */
+#define RW_EVIDENCE_BSS_ARENA_MIN (256u * 1024u)
+
 /* Pages whose residency evidence asks about at a time, around the pages
  * it reads (a census's smaps has walked every page table already: asking
  * about all of them again would double its cost). */

@@ -79,7 +79,7 @@ struct pass {
 	uint64_t *pages;
 	size_t n_pages, pages_allocated;
 	/* the shape rules whose regions are read, looked up once a pass */
-	int rule_glibc_arena, rule_stack_shape;
+	int rule_glibc_arena, rule_stack_shape, rule_image_bss;
 };
 
 /* ------------------------------------------------------------ segments */
@@ -140,6 +140,12 @@ static bool wants_evidence(const struct pass *p, const struct region *r)
 		/* a guard below and no thread's stack pointer in it: a block
 		 * mapped just above another mapping's guard looks the same */
 		return r->rule == p->rule_stack_shape;
+	case CLASS_IMAGES:
+		/* pymalloc's first arenas, mapped right after a library's
+		 * .bss, are merged into it by the kernel: the shape says
+		 * image, the pools' headers say python (CPython 3.11 on Debian
+		 * 12: two arenas a process) */
+		return p->python && r->rule == p->rule_image_bss && region_size(r) >= RW_EVIDENCE_BSS_ARENA_MIN;
 	default:
 		return false;
 	}
@@ -661,6 +667,7 @@ int evidence_apply(struct memsource *src, struct region **regions, size_t *n, si
 	*res = (struct evidence_result){ .taken = true };
 	p.rule_glibc_arena = classify_rule_from_key("glibc_arena");
 	p.rule_stack_shape = classify_rule_from_key("stack_shape");
+	p.rule_image_bss = classify_rule_from_key("image_bss");
 	find_allocator(&p, *regions, *n);
 	p.slot = p.allocator == RUNTIMES_MALLOC_MIMALLOC || p.allocator == RUNTIMES_MALLOC_TCMALLOC ? PROBE_SLOT : PROBE_LEN;
 	if ((r = make_walkers(&p, *regions, *n)) < 0)

@@ -20,8 +20,6 @@
 /* bytes of a page kept to search with the next: a version string is
  * shorter */
 #define VERSION_TAIL 128u
-/* bytes of an image's read-only mappings searched for the version string */
-#define VERSION_SEARCH_MAX (32ull << 20)
 
 int jemalloc_fail(struct jemalloc_walk *j, int code, const char *fmt, ...)
 {
@@ -170,12 +168,8 @@ int jemalloc_read_probes(struct jemalloc_walk *j, struct mem_probe *probes, size
 	return WALK_OK;
 }
 
-/* Calls fn with the bytes of each resident page that meets [start, end),
- * in address order, read in batches (fn clips to the range).  *swapped says
- * whether a page there is in swap (never read); a resident page that
- * could not be read is WALK_MOVED.  fn returns WALK_OK to go on. */
-
-int jemalloc_each_page(struct jemalloc_walk *j, uint64_t start, uint64_t end, bool *swapped, jemalloc_page_fn fn, void *arg)
+int jemalloc_each_page(struct jemalloc_walk *j, uint64_t start, uint64_t end, unsigned batch, bool *swapped,
+		       jemalloc_page_fn fn, void *arg)
 {
 	_cleanup_(page_runs_done) struct page_runs runs = { 0 };
 	struct mem_probe probes[JEMALLOC_BATCH_PAGES];
@@ -197,7 +191,7 @@ int jemalloc_each_page(struct jemalloc_walk *j, uint64_t start, uint64_t end, bo
 			continue;
 		while (from < to) {
 			size_t n = 0;
-			for (; n < JEMALLOC_BATCH_PAGES && from < to; n++, from += JEMALLOC_PAGE)
+			for (; n < batch && n < JEMALLOC_BATCH_PAGES && from < to; n++, from += JEMALLOC_PAGE)
 				probes[n] = (struct mem_probe){
 					.addr = from, .len = JEMALLOC_PAGE, .buf = j->batch + n * JEMALLOC_PAGE, .runs = &runs
 				};
@@ -205,7 +199,8 @@ int jemalloc_each_page(struct jemalloc_walk *j, uint64_t start, uint64_t end, bo
 				return r;
 			for (size_t k = 0; k < n; k++) {
 				if (probes[k].got != JEMALLOC_PAGE)
-					return jemalloc_fail(j, WALK_MOVED, "a page of jemalloc's structures at 0x%" PRIx64 " went out of memory while read", probes[k].addr);
+					return jemalloc_fail(j, WALK_MOVED, "a page of jemalloc's structures at 0x%" PRIx64
+							     " went out of memory while read", probes[k].addr);
 				if ((r = fn(j, probes[k].addr, j->batch + k * JEMALLOC_PAGE, arg)) != WALK_OK)
 					return r;
 			}
@@ -246,21 +241,25 @@ static int version_in_memory(struct jemalloc_walk *j, bool *found)
 {
 	const struct heap_walk_input *in = j->in;
 	_cleanup_free_ struct search *s = calloc(1, sizeof(*s));
-	uint64_t searched = 0;
-	int r = WALK_OK;
 
 	if (!s)
 		return -ENOMEM;
-	for (size_t i = 0; i < in->n_regions && !s->found; i++) {
-		const struct region *m = &in->regions[i];
-		bool swapped;
-		if (!same_file(m, j->image) || m->perms[0] != 'r' || m->perms[1] == 'w' || m->perms[2] == 'x')
-			continue;
-		if ((searched += region_size(m)) > VERSION_SEARCH_MAX)
-			break;
-		r = jemalloc_each_page(j, m->start, m->end, &swapped, search_page, s);
-		if (r < 0 || (r == WALK_NO && !s->found))
-			return r;
+	/* the read-only data after the code first (.rodata, where the string
+	 * is), a page at a time: it is found in the first page or so */
+	for (int pass = 0; pass < 2 && !s->found; pass++) {
+		bool after_code = false;
+		for (size_t i = 0; i < in->n_regions && !s->found; i++) {
+			const struct region *m = &in->regions[i];
+			bool swapped;
+			if (!same_file(m, j->image))
+				continue;
+			after_code |= m->perms[2] == 'x';
+			if (m->perms[0] != 'r' || m->perms[1] == 'w' || m->perms[2] == 'x' || after_code != (pass == 0))
+				continue;
+			int r = jemalloc_each_page(j, m->start, m->end, 1, &swapped, search_page, s);
+			if (r < 0 || (r == WALK_NO && !s->found))
+				return r;
+		}
 	}
 	*found = s->found;
 	return WALK_OK;
@@ -293,8 +292,10 @@ static bool version_in_file(struct jemalloc_walk *j)
 		const struct region *m = &in->regions[i];
 		if (!same_file(m, j->image) || m->perms[0] != 'r' || m->perms[1] == 'w' || m->perms[2] == 'x')
 			continue;
-		/* in pieces of 1 MiB that overlap by the string's length */
-		for (uint64_t off = 0; off < region_size(m) && !found && searched < VERSION_SEARCH_MAX;) {
+		/* in pieces of 1 MiB that overlap by more than the string's
+		 * length; the file's bytes count against the walk's limit as
+		 * the process's would */
+		for (uint64_t off = 0; off < region_size(m) && !found && (!j->max_bytes || searched < j->max_bytes);) {
 			uint64_t want = region_size(m) - off < (1 << 20) ? region_size(m) - off : (1 << 20);
 			ssize_t got = pread(fd, buf, want, (off_t)(m->offset + off));
 			if (got <= 0)
@@ -449,7 +450,8 @@ int jemalloc_find_roots(struct jemalloc_walk *j)
 	if ((r = find_chunks(j)) < 0)
 		return r;
 	/* the data's nonzero words: most of its pages were never touched */
-	if ((r = jemalloc_each_page(j, j->data_start, j->data_end, &swapped, note_words, &allocated)) != WALK_OK)
+	r = jemalloc_each_page(j, j->data_start, j->data_end, JEMALLOC_BATCH_PAGES, &swapped, note_words, &allocated);
+	if (r != WALK_OK)
 		return r;
 	if (swapped)
 		return jemalloc_fail(j, WALK_NO, "the data of %s is partly in swap", jemalloc_file_name(j->image->path));

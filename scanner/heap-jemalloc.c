@@ -47,9 +47,6 @@
 #include "util.h"
 
 #define READ_BATCH 512u /* extent records read at once */
-/* leaves of the extent map read, at most: one for each GiB of address
- * space where jemalloc holds extents */
-#define LEAVES_MAX 4096u
 
 /* ------------------------------------------------------------ one walk */
 
@@ -100,9 +97,13 @@ static int read_leaves(struct jemalloc_walk *j, uint64_t root, bool verify)
 			.leaf = j->words[i].bits, .chunk = (j->words[i].key - root) / 8,
 			.hash = 0xcbf29ce484222325ull, .verify = verify,
 		};
-		if (leaf >= LEAVES_MAX)
-			return jemalloc_fail(j, WALK_NO, "more than %u GiB of address space in jemalloc's extent map", LEAVES_MAX);
-		if ((r = jemalloc_each_page(j, lr.leaf, lr.leaf + jemalloc_leaf_bytes(j->lay), &swapped, note_entries, &lr)) != WALK_OK)
+		/* each leaf is a question to the page tables, even when none
+		 * of its pages is read: the deadline bounds them */
+		if (j->in->limits && j->in->limits->deadline_us && now_monotonic_us() > j->in->limits->deadline_us)
+			return jemalloc_fail(j, WALK_NO, "out of time (the census's budget)");
+		r = jemalloc_each_page(j, lr.leaf, lr.leaf + jemalloc_leaf_bytes(j->lay), JEMALLOC_BATCH_PAGES, &swapped,
+				       note_entries, &lr);
+		if (r != WALK_OK)
 			return r;
 		if (swapped)
 			return jemalloc_fail(j, WALK_NO, "part of jemalloc's extent map is in swap");
@@ -544,6 +545,10 @@ int heap_walk_jemalloc(const struct heap_walk_input *in, struct heap_walk *w)
 	r = jemalloc_find_version(&j, &found);
 	if (r < 0)
 		goto out;
+	if (r == WALK_NO) {
+		r = give_up(&j, 0);
+		goto out;
+	}
 	if (!found) {
 		jemalloc_fail(&j, WALK_NO, "its version string was not found in %s", jemalloc_file_name(j.image->path));
 		r = give_up(&j, 0);

@@ -18,7 +18,7 @@ import time
 
 import pytest
 
-from conftest import HELPERS, MiB, scan_json, stop
+from conftest import HELPERS, MiB, run, scan_json, stop
 
 PAGE = 4096
 STATUS_KEYS = ("VmRSS", "RssAnon", "VmSwap", "VmPTE")
@@ -145,6 +145,37 @@ def test_busy_target():
     finally:
         h.stop()
     assert checked + unknown == 12
+
+
+def test_saved_capture(tmp_path):
+    """A capture saved without the process's memory still shows a jemalloc
+    program's memory as malloc's, by its shape (libjemalloc mapped, 2 MiB
+    mappings), and says nothing of in use or free: unknown (null), no
+    sentence of what was read, since nothing was.  With the memory image
+    saved by the live census, the census taken again has its figures."""
+    h = Heap("jemalloc-heap", "--mib=32")
+    try:
+        h.stats()
+        smaps = tmp_path / "smaps"
+        image = tmp_path / "mem.img"
+        smaps.write_bytes(open(f"/proc/{h.pid}/smaps", "rb").read())
+        live = scan_json(h.pid, "--save-memory", image)
+    finally:
+        h.stop()
+    saved = json.loads(run("scan", "--smaps", smaps, "--json", "--regions", check=0).stdout)
+    assert not saved["evidence"]["taken"]
+    m = malloc_of(saved)
+    assert m["private"] >= 0.95 * saved["totals"]["private"], saved["classes"]
+    for key in ("in_use", "free", "overhead", "unknown", "returnable", "how"):
+        assert m[key] is None, (key, m)
+        assert saved["totals"][key if key != "how" else "in_use"] is None
+    shaped = [r for r in saved["regions"] if r["rule"] == "jemalloc_shape"]
+    assert shaped and all(r["class"] == "malloc" and not r["confirmed"] for r in shaped)
+    assert sum(r["private"] for r in shaped) >= 0.95 * m["private"]
+    again = json.loads(run("scan", "--smaps", smaps, "--memory", image, "--json", check=0).stdout)
+    a, b = malloc_of(again), malloc_of(live)
+    assert {k: a[k] for k in ("in_use", "free", "overhead", "unknown", "how")} == \
+        {k: b[k] for k in ("in_use", "free", "overhead", "unknown", "how")}
 
 
 # ------------------------------------------------------------ redis

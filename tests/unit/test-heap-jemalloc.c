@@ -12,6 +12,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include "census.h"
 #include "evidence.h"
@@ -188,13 +190,29 @@ struct tampered {
 	void (*tamper)(struct mem_probe *p, unsigned count, void *arg);
 	void *arg;
 	unsigned counts[2]; /* of pages, of extent records */
+	/* with the classic pagemap the pages of this file are a file's, not
+	 * the process's: never read */
+	const char *file;
+	struct walked *x;
+	/* the process whose root the file is read through (0: none) */
+	int pid;
 };
+
+/* The region of the walked capture holding addr, or NULL. */
+static const struct region *region_holding(const struct walked *x, uint64_t addr);
 
 static int t_residency(void *self, uint64_t start, uint64_t end, uint64_t max_pages, bool present_only,
 		       struct page_runs *runs, uint64_t *ret_end)
 {
 	struct tampered *t = self;
-	return t->inner.ops->residency(t->inner.self, start, end, max_pages, present_only, runs, ret_end);
+	size_t before = runs->n;
+	int r = t->inner.ops->residency(t->inner.self, start, end, max_pages, present_only, runs, ret_end);
+	for (size_t i = before; t->file && r == 0 && i < runs->n; i++) {
+		const struct region *m = region_holding(t->x, runs->v[i].start);
+		if (m && m->path && streq(m->path, t->file) && runs->v[i].state == PAGE_RESIDENT)
+			runs->v[i].state = PAGE_FILE;
+	}
+	return r;
 }
 
 static int t_present(void *self, const uint64_t *pages, size_t n, bool *in_memory)
@@ -251,14 +269,34 @@ static void walk(struct walked *x, const char *name, struct tampered *t, const s
 	x->pool = strpool_new();
 	assert_int_equal(evidence_apply(&src, &x->p.r, &x->p.n, RW_REGIONS_MAX, x->pool, &res), 0);
 	memimage_source(x->img, &t->inner);
+	t->x = x;
+	if (t->file) {
+		/* the file on this machine stands for the one captured */
+		struct stat st;
+		assert_int_equal(stat(t->file, &st), 0);
+		for (size_t i = 0; i < x->p.n; i++)
+			if (x->p.r[i].path && streq(x->p.r[i].path, t->file)) {
+				x->p.r[i].inode = st.st_ino;
+				x->p.r[i].dev_major = major(st.st_dev);
+				x->p.r[i].dev_minor = minor(st.st_dev);
+			}
+	}
 	struct memsource tsrc = { .ops = &tampered_ops, .self = t, .max_probes = UINT64_MAX };
 	struct heap_walk_input in = {
-		.src = &tsrc, .regions = x->p.r, .n_regions = x->p.n, .limits = limits,
+		.src = &tsrc, .regions = x->p.r, .n_regions = x->p.n, .limits = limits, .pid = t->pid,
 	};
 	x->r = heap_walk_jemalloc(&in, &x->w);
 	for (size_t i = 0; i < x->p.n; i++)
 		x->priv[x->p.r[i].cls] += region_private(&x->p.r[i]);
 	heap_figures_compute(&x->w, 1, x->p.r, x->p.n, x->priv, x->f);
+}
+
+static const struct region *region_holding(const struct walked *x, uint64_t addr)
+{
+	for (size_t i = 0; i < x->p.n; i++)
+		if (x->p.r[i].start <= addr && addr < x->p.r[i].end)
+			return &x->p.r[i];
+	return NULL;
 }
 
 static void walked_done(struct walked *x)
@@ -374,6 +412,47 @@ static void test_unknown_version(void **state)
 	walked_done(&x);
 }
 
+/* A kernel without PAGEMAP_SCAN (before Linux 6.7) tells a file's pages
+ * from the process's own, and those are never read: the version string is
+ * then read from the library's file as the process sees it
+ * (/proc/PID/root), where it is the file mapped (device and inode).  The
+ * library on this machine stands in for the captured process's; skipped
+ * where it is not jemalloc 5.3.0. */
+static void test_version_from_the_file(void **state)
+{
+	(void)state;
+	static const char lib[] = "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2";
+	struct walked plain, x;
+	struct tampered t0 = { 0 };
+	_cleanup_free_ char *bytes = NULL;
+	struct jemalloc_version v;
+	size_t len;
+
+	if (read_full_fileat(AT_FDCWD, lib, 64 * MiB, &bytes, &len) < 0 ||
+	    !jemalloc_version_find((const uint8_t *)bytes, len, &v) || v.major != 5 || v.minor != 3 || v.bugfix != 0) {
+		skip();
+		return;
+	}
+	walk(&plain, "c-jemalloc-heap", &t0, &no_limits);
+	assert_false(plain.w.failed);
+
+	struct tampered t = { .file = lib, .pid = getpid() };
+	walk(&x, "c-jemalloc-heap", &t, &no_limits);
+	assert_false(x.w.failed);
+	assert_string_equal(x.w.how, plain.w.how);
+	assert_int_equal(x.f[CLASS_MALLOC].in_use, plain.f[CLASS_MALLOC].in_use);
+	walked_done(&x);
+
+	/* no process to read the file through (a saved capture): unknown,
+	 * and why */
+	struct tampered none = { .file = lib };
+	walk(&x, "c-jemalloc-heap", &none, &no_limits);
+	assert_true(x.w.failed);
+	assert_string_equal(x.w.why_not, "jemalloc: its version string was not found in libjemalloc.so.2");
+	walked_done(&x);
+	walked_done(&plain);
+}
+
 /* Past the bytes the walk may read, and past its deadline: unknown, with
  * the reason, and what it read counted. */
 static void test_limits(void **state)
@@ -422,6 +501,7 @@ int main(void)
 		cmocka_unit_test(test_moving_every_time),
 		cmocka_unit_test(test_moving_once),
 		cmocka_unit_test(test_unknown_version),
+		cmocka_unit_test(test_version_from_the_file),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_not_jemalloc),
 	};

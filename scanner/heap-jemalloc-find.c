@@ -168,8 +168,8 @@ int jemalloc_read_probes(struct jemalloc_walk *j, struct mem_probe *probes, size
 	return WALK_OK;
 }
 
-int jemalloc_each_page(struct jemalloc_walk *j, uint64_t start, uint64_t end, unsigned batch, bool *swapped,
-		       jemalloc_page_fn fn, void *arg)
+int jemalloc_each_page(struct jemalloc_walk *j, uint64_t start, uint64_t end, unsigned batch, bool file_pages,
+		       bool *swapped, jemalloc_page_fn fn, void *arg)
 {
 	_cleanup_(page_runs_done) struct page_runs runs = { 0 };
 	struct mem_probe probes[JEMALLOC_BATCH_PAGES];
@@ -182,6 +182,13 @@ int jemalloc_each_page(struct jemalloc_walk *j, uint64_t start, uint64_t end, un
 		return -ENOMEM;
 	if ((r = memsource_residency(j->in->src, start, end, &runs)) < 0)
 		return r;
+	for (size_t i = 0; i < runs.n; i++) {
+		/* a file's page the page tables map is in memory as much as
+		 * the process's own: reading it faults nothing in (the
+		 * classic pagemap tells them apart, PAGEMAP_SCAN does not) */
+		if (file_pages && runs.v[i].state == PAGE_FILE)
+			runs.v[i].state = PAGE_RESIDENT;
+	}
 	for (size_t i = 0; i < runs.n; i++) {
 		uint64_t from = runs.v[i].start > start ? runs.v[i].start : start;
 		uint64_t to = runs.v[i].end < end ? runs.v[i].end : end;
@@ -256,7 +263,7 @@ static int version_in_memory(struct jemalloc_walk *j, bool *found)
 			after_code |= m->perms[2] == 'x';
 			if (m->perms[0] != 'r' || m->perms[1] == 'w' || m->perms[2] == 'x' || after_code != (pass == 0))
 				continue;
-			int r = jemalloc_each_page(j, m->start, m->end, 1, &swapped, search_page, s);
+			int r = jemalloc_each_page(j, m->start, m->end, 1, true, &swapped, search_page, s);
 			if (r < 0 || (r == WALK_NO && !s->found))
 				return r;
 		}
@@ -329,6 +336,8 @@ static int cmp_u64(const void *a, const void *b)
 size_t jemalloc_unique(uint64_t *v, size_t n)
 {
 	size_t k = 0;
+	if (n == 0)
+		return 0;
 	qsort(v, n, sizeof(*v), cmp_u64);
 	for (size_t i = 0; i < n; i++)
 		if (k == 0 || v[k - 1] != v[i])
@@ -450,7 +459,8 @@ int jemalloc_find_roots(struct jemalloc_walk *j)
 	if ((r = find_chunks(j)) < 0)
 		return r;
 	/* the data's nonzero words: most of its pages were never touched */
-	r = jemalloc_each_page(j, j->data_start, j->data_end, JEMALLOC_BATCH_PAGES, &swapped, note_words, &allocated);
+	r = jemalloc_each_page(j, j->data_start, j->data_end, JEMALLOC_BATCH_PAGES, false, &swapped, note_words,
+			       &allocated);
 	if (r != WALK_OK)
 		return r;
 	if (swapped)

@@ -129,15 +129,16 @@ const char *jemalloc_file_name(const char *path);
 /* Reads a batch of probes, counted against the walk's limits.  Returns
  * WALK_OK, WALK_NO (a limit: j->why says which) or -errno. */
 int jemalloc_read_probes(struct jemalloc_walk *j, struct mem_probe *probes, size_t n);
-/* Calls fn with the bytes of each resident page that meets [start, end),
- * in address order, read batch pages at a time (at most
- * JEMALLOC_BATCH_PAGES; fn clips to the range).  *swapped
- * says whether a page there is in swap (never read); a resident page
- * that could not be read is WALK_MOVED.  fn returns WALK_OK to go on;
- * anything else stops the reading and is returned. */
+/* Calls fn with the bytes of each resident page that meets [start, end)
+ * (with file_pages, also each page of a file the page tables map), in
+ * address order, read batch pages at a time (at most JEMALLOC_BATCH_PAGES;
+ * fn clips to the range).  *swapped says whether a page there is in swap
+ * (never read); a resident page that could not be read is WALK_MOVED.  fn
+ * returns WALK_OK to go on; anything else stops the reading and is
+ * returned. */
 typedef int (*jemalloc_page_fn)(struct jemalloc_walk *j, uint64_t addr, const uint8_t *page, void *arg);
-int jemalloc_each_page(struct jemalloc_walk *j, uint64_t start, uint64_t end, unsigned batch, bool *swapped,
-		       jemalloc_page_fn fn, void *arg);
+int jemalloc_each_page(struct jemalloc_walk *j, uint64_t start, uint64_t end, unsigned batch, bool file_pages,
+		       bool *swapped, jemalloc_page_fn fn, void *arg);
 
 /* Finds jemalloc's image: libjemalloc.so, or the program itself where
  * jemalloc's base blocks were read and no library serves malloc.

@@ -101,8 +101,8 @@ static int read_leaves(struct jemalloc_walk *j, uint64_t root, bool verify)
 		 * of its pages is read: the deadline bounds them */
 		if (j->in->limits && j->in->limits->deadline_us && now_monotonic_us() > j->in->limits->deadline_us)
 			return jemalloc_fail(j, WALK_NO, "out of time (the census's budget)");
-		r = jemalloc_each_page(j, lr.leaf, lr.leaf + jemalloc_leaf_bytes(j->lay), JEMALLOC_BATCH_PAGES, &swapped,
-				       note_entries, &lr);
+		r = jemalloc_each_page(j, lr.leaf, lr.leaf + jemalloc_leaf_bytes(j->lay), JEMALLOC_BATCH_PAGES, false,
+				       &swapped, note_entries, &lr);
 		if (r != WALK_OK)
 			return r;
 		if (swapped)
@@ -141,7 +141,7 @@ static int cmp_record(const void *a, const void *b)
 static struct record *find_record(const struct jemalloc_walk *j, uint64_t at)
 {
 	struct record key = { .at = at };
-	return bsearch(&key, j->records, j->n_records, sizeof(*j->records), cmp_record);
+	return j->n_records ? bsearch(&key, j->records, j->n_records, sizeof(*j->records), cmp_record) : NULL;
 }
 
 /* Reads every extent record the entries name. */
@@ -302,6 +302,11 @@ static int decode(struct jemalloc_walk *j, const struct jemalloc_classes *sc)
 		/* the first page of an extent */
 		if (rec->head_seen || rec->size == 0 || rec->addr + rec->size < rec->addr || rec->addr < prev_end)
 			return jemalloc_fail(j, WALK_MOVED, "extents at 0x%" PRIx64 " overlap", e->key);
+		/* jemalloc keeps every extent it holds mapped, retained ones too */
+		uint64_t mapped = jemalloc_anon_end(j->in, rec->addr);
+		if (!mapped || rec->addr + rec->size > mapped)
+			return jemalloc_fail(j, WALK_MOVED, "an extent at 0x%" PRIx64 " of %" PRIu64 " bytes is not all mapped",
+					     e->key, rec->size);
 		if (jemalloc_bits(rec->bits, l->pai_shift, 1))
 			return jemalloc_fail(j, WALK_NO, "its huge page allocator (opt.hpa) is on: its page slabs are not read");
 		/* an extent given back keeps the map's size class and slab bit
@@ -429,7 +434,8 @@ static int walk_root(struct jemalloc_walk *j, uint64_t root)
 	if ((r = read_leaves(j, root, false)) != WALK_OK)
 		return r;
 	/* leaves come in address order, and their words within them */
-	qsort(j->entries, j->n_entries, sizeof(*j->entries), cmp_entry);
+	if (j->n_entries)
+		qsort(j->entries, j->n_entries, sizeof(*j->entries), cmp_entry);
 	if ((r = add_covers(j, true)) < 0)
 		return r;
 	if ((r = read_records(j)) != WALK_OK)

@@ -180,6 +180,28 @@ static void test_captured(void **state)
 	}
 }
 
+/* A small jemalloc 5.3.0 process laid out by hand, byte for byte
+ * (tests/data/make-jemalloc-image.py): two slabs, a large extent, a dirty
+ * one, a retained one; the walk finds what the script says, to the byte. */
+static void test_synthetic(void **state)
+{
+	(void)state;
+	struct scan_options o = { 0 };
+	struct census *c = census_of("synthetic-jemalloc", &o);
+	const struct census_totals *m = &c->classes[CLASS_MALLOC];
+
+	assert_string_equal(c->how[CLASS_MALLOC], "jemalloc 5.3.0: 5 extents, 2 slabs, 1 large, 1 dirty or muzzy");
+	assert_int_equal(m->in_use, 28 * 32 + 200 * 48 + 16384);
+	assert_int_equal(m->free_kept, (PAGE - 28 * 32) + (3 * PAGE - 200 * 48) + PAGE + 3 * PAGE);
+	assert_int_equal(m->returnable, 3 * PAGE);
+	/* the base block's two pages: its header and the map's leaf, the
+	 * extents' records */
+	assert_int_equal(m->overhead, 2 * PAGE);
+	assert_int_equal(m->unknown, 0);
+	assert_int_equal(m->private, 14 * PAGE);
+	census_free(c);
+}
+
 /* ------------------------------------------------------------ a heap that moves */
 
 /* The walker run on a captured process's regions, through a source that
@@ -190,9 +212,11 @@ struct tampered {
 	void (*tamper)(struct mem_probe *p, unsigned count, void *arg);
 	void *arg;
 	unsigned counts[2]; /* of pages, of extent records */
-	/* with the classic pagemap the pages of this file are a file's, not
-	 * the process's: never read */
+	/* the pages of this file, in memory, are said to be file_state:
+	 * PAGE_FILE as the classic pagemap tells them, PAGE_ABSENT where the
+	 * page tables do not map them */
 	const char *file;
+	enum page_state file_state;
 	struct walked *x;
 	/* the process whose root the file is read through (0: none) */
 	int pid;
@@ -210,7 +234,7 @@ static int t_residency(void *self, uint64_t start, uint64_t end, uint64_t max_pa
 	for (size_t i = before; t->file && r == 0 && i < runs->n; i++) {
 		const struct region *m = region_holding(t->x, runs->v[i].start);
 		if (m && m->path && streq(m->path, t->file) && runs->v[i].state == PAGE_RESIDENT)
-			runs->v[i].state = PAGE_FILE;
+			runs->v[i].state = t->file_state;
 	}
 	return r;
 }
@@ -249,7 +273,8 @@ struct walked {
 
 /* Classifies the capture, reads evidence from its image, then walks
  * jemalloc's heap through the tampered source within limits. */
-static void walk(struct walked *x, const char *name, struct tampered *t, const struct heap_limits *limits)
+static void walk_image(struct walked *x, const char *name, const char *image_name, struct tampered *t,
+		       const struct heap_limits *limits)
 {
 	char path[4200], msg[192] = "";
 	size_t len;
@@ -260,7 +285,7 @@ static void walk(struct walked *x, const char *name, struct tampered *t, const s
 	snprintf(path, sizeof(path), "%s/%s.smaps", fixture("memimage"), name);
 	_cleanup_free_ char *smaps = NULL, *image = NULL;
 	assert_int_equal(read_full_fileat(AT_FDCWD, path, 64 * MiB, &smaps, &len), 0);
-	snprintf(path, sizeof(path), "%s/%s.img", fixture("memimage"), name);
+	snprintf(path, sizeof(path), "%s", fixture(image_name));
 	assert_int_equal(read_full_fileat(AT_FDCWD, path, 64 * MiB, &image, &len), 0);
 	x->p = classify_text(smaps, NULL);
 	assert_int_equal(x->p.error, 0);
@@ -291,6 +316,13 @@ static void walk(struct walked *x, const char *name, struct tampered *t, const s
 	heap_figures_compute(&x->w, 1, x->p.r, x->p.n, x->priv, x->f);
 }
 
+static void walk(struct walked *x, const char *name, struct tampered *t, const struct heap_limits *limits)
+{
+	char image[300];
+	snprintf(image, sizeof(image), "memimage/%s.img", name);
+	walk_image(x, name, image, t, limits);
+}
+
 static const struct region *region_holding(const struct walked *x, uint64_t addr)
 {
 	for (size_t i = 0; i < x->p.n; i++)
@@ -308,6 +340,39 @@ static void walked_done(struct walked *x)
 }
 
 static const struct heap_limits no_limits = { .retries = RW_HEAP_RETRIES };
+
+/* The same process, corrupted as a heap read while it changes, or broken,
+ * may be (the seeds of tests/fuzz/fuzz-heap.c): unknown, with the reason,
+ * and the sum stands. */
+static void test_corrupted(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *seed, *why;
+	} cases[] = {
+		{ "jemalloc-wild-size",
+		  "jemalloc 5.3.0: an extent at 0x7f0040004000 of 140737488351232 bytes is not all mapped, 4 tries" },
+		{ "jemalloc-record-out",
+		  "jemalloc 5.3.0: an extent record at 0x100000000080 is not in jemalloc's memory, 4 tries" },
+		{ "jemalloc-overlap",
+		  "jemalloc 5.3.0: the map names an extent for 0x7f0040008000 that does not hold it, 4 tries" },
+		{ "jemalloc-root-self", "jemalloc 5.3.0: its extent map was not found in the data of libjemalloc.so.2" },
+		{ "jemalloc-bitmap", "jemalloc 5.3.0: a slab at 0x7f0040001000 counts 57 free regions, its bitmap 56, 4 tries" },
+	};
+	for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+		char image[300];
+		struct walked x;
+		struct tampered t = { 0 };
+		snprintf(image, sizeof(image), "fuzz/heap/%s.img", cases[i].seed);
+		walk_image(&x, "synthetic-jemalloc", image, &t, &no_limits);
+		assert_int_equal(x.r, 0);
+		assert_true(x.w.failed);
+		if (!streq(x.w.why_not, cases[i].why))
+			fail_msg("%s: %s", cases[i].seed, x.w.why_not);
+		assert_int_equal(x.f[CLASS_MALLOC].unknown, x.priv[CLASS_MALLOC]);
+		walked_done(&x);
+	}
+}
 
 /* Every slab's record read says one region more or one fewer is free
  * than its count of free regions does. */
@@ -412,12 +477,13 @@ static void test_unknown_version(void **state)
 	walked_done(&x);
 }
 
-/* A kernel without PAGEMAP_SCAN (before Linux 6.7) tells a file's pages
- * from the process's own, and those are never read: the version string is
- * then read from the library's file as the process sees it
- * (/proc/PID/root), where it is the file mapped (device and inode).  The
- * library on this machine stands in for the captured process's; skipped
- * where it is not jemalloc 5.3.0. */
+/* Where the version string's page is not mapped in the process's page
+ * tables, it is read from the library's file as the process sees it
+ * (/proc/PID/root), where it is the file mapped (device and inode); a
+ * file's page the page tables map is read as the process's own (the
+ * classic pagemap, before Linux 6.7, tells them apart).  The library on
+ * this machine stands in for the captured process's; skipped where it is
+ * not jemalloc 5.3.0. */
 static void test_version_from_the_file(void **state)
 {
 	(void)state;
@@ -436,16 +502,22 @@ static void test_version_from_the_file(void **state)
 	walk(&plain, "c-jemalloc-heap", &t0, &no_limits);
 	assert_false(plain.w.failed);
 
-	struct tampered t = { .file = lib, .pid = getpid() };
+	struct tampered t = { .file = lib, .file_state = PAGE_ABSENT, .pid = getpid() };
 	walk(&x, "c-jemalloc-heap", &t, &no_limits);
 	assert_false(x.w.failed);
 	assert_string_equal(x.w.how, plain.w.how);
 	assert_int_equal(x.f[CLASS_MALLOC].in_use, plain.f[CLASS_MALLOC].in_use);
 	walked_done(&x);
 
+	struct tampered classic = { .file = lib, .file_state = PAGE_FILE };
+	walk(&x, "c-jemalloc-heap", &classic, &no_limits);
+	assert_false(x.w.failed);
+	assert_string_equal(x.w.how, plain.w.how);
+	walked_done(&x);
+
 	/* no process to read the file through (a saved capture): unknown,
 	 * and why */
-	struct tampered none = { .file = lib };
+	struct tampered none = { .file = lib, .file_state = PAGE_ABSENT };
 	walk(&x, "c-jemalloc-heap", &none, &no_limits);
 	assert_true(x.w.failed);
 	assert_string_equal(x.w.why_not, "jemalloc: its version string was not found in libjemalloc.so.2");
@@ -498,6 +570,8 @@ int main(void)
 		cmocka_unit_test(test_size_classes),
 		cmocka_unit_test(test_version),
 		cmocka_unit_test(test_captured),
+		cmocka_unit_test(test_synthetic),
+		cmocka_unit_test(test_corrupted),
 		cmocka_unit_test(test_moving_every_time),
 		cmocka_unit_test(test_moving_once),
 		cmocka_unit_test(test_unknown_version),

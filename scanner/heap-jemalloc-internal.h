@@ -108,10 +108,12 @@ static inline uint64_t jemalloc_root_bytes(const struct jemalloc_layout *l)
 	return 8ull << l->root_bits;
 }
 
-/* A region of the malloc class the evidence pass gave to jemalloc. */
+/* A region of the malloc class the evidence pass gave to jemalloc, or
+ * that is jemalloc's by its shape (where evidence did not reach it). */
 static inline bool jemalloc_rule(const struct region *r)
 {
-	return r->cls == CLASS_MALLOC && (r->rule == RULE_JEMALLOC_BASE || r->rule == RULE_JEMALLOC_EXTENTS);
+	return r->cls == CLASS_MALLOC && (r->rule == RULE_JEMALLOC_BASE || r->rule == RULE_JEMALLOC_EXTENTS ||
+					  streq(classify_rule(r->rule)->key, "jemalloc_shape"));
 }
 
 /* Says why the walk stopped (j->why) and returns code. */

@@ -88,9 +88,9 @@ SCANNER_SRCS := scanner/region.c scanner/smaps.c scanner/smaps-fast.c scanner/pr
 	scanner/census-json.c scanner/region-events.c scanner/scan.c scanner/gpu.c scanner/gpu-nvml.c scanner/gpu-cuda.c \
 	scanner/memsource.c scanner/memsource-live.c scanner/memimage.c scanner/evidence.c scanner/evidence-checks.c \
 	scanner/evidence-split.c scanner/heap-walk.c scanner/heap-pass.c scanner/heap-glibc.c \
-	scanner/heap-glibc-libc.c scanner/heap-glibc-chunks.c scanner/steady.c scanner/win-census.c \
-	scanner/win-capture.c
-SCANNER_SRCS += scanner/heap-pymalloc.c
+	scanner/heap-glibc-libc.c scanner/heap-glibc-chunks.c scanner/heap-pymalloc.c \
+	scanner/heap-jemalloc.c scanner/heap-jemalloc-find.c scanner/heap-jemalloc-layout.c \
+	scanner/steady.c scanner/win-census.c scanner/win-capture.c
 
 # trace/: the memtrace analyzer (ramwatch trace summary) and export
 TRACE_SRCS := trace/trace-event.c trace/trace-fast.c trace/trace-general.c trace/trace-parse.c \
@@ -241,7 +241,7 @@ $(BUILD)/ramwatchd: $(call objects,$(DAEMON_MAIN)) $(DAEMON_LIBS)
 # Unit tests (cmocka), one per module: tests/README.md says which tests which.
 UNIT_TESTS := test-util test-log test-strpool test-text test-hashtab test-timeparse test-units test-error test-json-field \
 	test-smaps test-proc-parse test-classes test-classify test-runtimes test-census test-evidence-checks test-evidence test-memimage test-heap-walk test-heap-glibc test-census-json \
-	test-heap-pymalloc \
+	test-heap-pymalloc test-heap-jemalloc \
 	test-scan-live test-region-events test-gpu test-gpu-census test-win-census \
 	test-trace-parse test-trace-analyzer test-trace-scopes test-trace-ledger test-trace-report \
 	test-trace-replay test-trace-export test-trace-binary test-trace-stacks \
@@ -261,7 +261,7 @@ TEST_LIBS_test-command-table = $(CURSES_LIBS)
 # The helpers are the processes under test: never sanitized, so their memory
 # has the shapes they report.
 HELPERS := shapes many-maps churn mapfiles residency steady allocs allocs-jemalloc allocs-mimalloc allocs-tcmalloc \
-	glibc-heap
+	glibc-heap jemalloc-heap jemalloc-heap-static
 HELPER_BINS := $(addprefix $(BUILD)/helpers/,$(HELPERS))
 HELPER_CFLAGS := -std=gnu11 -D_GNU_SOURCE -O2 -g $(WARNINGS)
 
@@ -283,6 +283,16 @@ ALLOCATOR_LIB_tcmalloc := -ltcmalloc_minimal
 $(BUILD)/helpers/allocs-%: tests/helpers/allocs.c
 	@mkdir -p $(dir $@)
 	$(CC) $(HELPER_CFLAGS) -o $@ $< -lpthread $(ALLOCATOR_LIB_$*)
+
+# a fragmented jemalloc heap that tells mallctl's statistics: with Debian's
+# libjemalloc.so, and with its libjemalloc.a inside the program
+$(BUILD)/helpers/jemalloc-heap: tests/helpers/jemalloc-heap.c
+	@mkdir -p $(dir $@)
+	$(CC) $(HELPER_CFLAGS) -o $@ $< -lpthread -ljemalloc
+
+$(BUILD)/helpers/jemalloc-heap-static: tests/helpers/jemalloc-heap.c
+	@mkdir -p $(dir $@)
+	$(CC) $(HELPER_CFLAGS) -o $@ $< -Wl,-Bstatic -ljemalloc -Wl,-Bdynamic -lpthread -ldl -lm -lstdc++
 
 $(BUILD)/helpers/many-maps: bench/many-maps.c
 	@mkdir -p $(dir $@)

@@ -53,6 +53,12 @@
  * mmap's own placements are far above it. */
 #define CUDA_WINDOW_START 0x200000000ull
 #define CUDA_WINDOW_END (0x10000000000ull + 4 * GiB)
+/* jemalloc maps its memory a huge page (2 MiB) at a time or more: its
+ * base blocks (metadata) 2 MiB-aligned, its extents in mappings of 2 MiB
+ * and more that mmap places top-down below them, so that the kernel's
+ * merged regions end on a 2 MiB boundary (jemalloc 5.x on Linux: base.c
+ * maps HUGEPAGE-aligned, pac.c grows by HUGEPAGE and up). */
+#define JEMALLOC_HUGEPAGE (2 * MiB)
 
 struct ctx {
 	struct region *r;
@@ -128,6 +134,7 @@ bool shape_mmgp_reservation(const struct ctx *c, size_t i);
 bool shape_stack_pointer(const struct ctx *c, size_t i);
 bool shape_partition_alloc(const struct ctx *c, size_t i);
 bool shape_glibc_arena(const struct ctx *c, size_t i);
+bool shape_jemalloc(const struct ctx *c, size_t i);
 bool shape_stack_guard(const struct ctx *c, size_t i);
 bool shape_python_arena(const struct ctx *c, size_t i);
 bool shape_openblas_buffer(const struct ctx *c, size_t i);

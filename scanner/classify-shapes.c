@@ -134,6 +134,18 @@ bool shape_partition_alloc(const struct ctx *c, size_t i)
 	return contiguous(below, r) && is_anon_private(below) && region_inaccessible(below) && below->start <= base;
 }
 
+/* jemalloc's memory, in a process that maps libjemalloc: an anonymous
+ * read-write region of 2 MiB or more that starts or ends on a 2 MiB
+ * boundary (thread stacks, whose guard below says so, are decided
+ * before).  A shape only: the evidence pass reads its base blocks where
+ * it may, and the heap walk its extents. */
+bool shape_jemalloc(const struct ctx *c, size_t i)
+{
+	const struct region *r = &c->r[i];
+	return is_anon_private(r) && is_rw(r) && region_size(r) >= JEMALLOC_HUGEPAGE &&
+	       (r->start % JEMALLOC_HUGEPAGE == 0 || r->end % JEMALLOC_HUGEPAGE == 0);
+}
+
 /* A non-main arena heap: aligned to 64 MiB, its writable part first, then
  * its inaccessible reserve, together exactly 64 MiB.  The writable part may
  * be split by flags (THP advice), so the run is walked both ways.  A heap

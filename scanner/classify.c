@@ -340,6 +340,7 @@ enum rule_need {
 	NEED_OPENBLAS,
 	NEED_NVIDIA,
 	NEED_PARTITION_ALLOC,
+	NEED_JEMALLOC,
 };
 
 /* The permissions an anonymous region must have for a rule to be asked. */
@@ -516,6 +517,9 @@ static const struct rule rules[] = {
 		"glibc malloc arena heap: 64 MiB-aligned, used part then reserve, 64 MiB in all", shape_glibc_arena, PERMS_RW),
 	A("stack_shape", CLASS_STACKS,
 		"thread stack shape: a guard page right below it (no thread's stack pointer seen in it)", shape_stack_guard, PERMS_RW),
+	AN("jemalloc_shape", CLASS_MALLOC,
+		"jemalloc's memory by its shape: libjemalloc serves malloc, and it maps 2 MiB at a time or more "
+		"(2 MiB or more, starting or ending on a 2 MiB boundary)", shape_jemalloc, NEED_JEMALLOC, PERMS_RW),
 	AN("jvm_reserved", CLASS_RUNTIME_HEAP,
 		"read-write parts of a reservation of 16 MiB or more in a JVM: its class metadata (metaspace, compressed class space) and its garbage collector's tables",
 		shape_jvm_reserved, NEED_JVM, PERMS_RW),
@@ -603,6 +607,7 @@ static bool need_met(const struct ctx *c, enum rule_need need)
 	case NEED_OPENBLAS: return c->rt.openblas;
 	case NEED_NVIDIA: return c->rt.nvidia;
 	case NEED_PARTITION_ALLOC: return c->partition_alloc;
+	case NEED_JEMALLOC: return c->rt.allocator == RUNTIMES_MALLOC_JEMALLOC;
 	}
 	return false;
 }

@@ -66,12 +66,14 @@ int evidence_owner_rule(enum owner owner)
 
 /* The segments of walker w within region r, clipped, neighbours of one
  * owner joined: the parts of one region.  With jemalloc, a stretch of no
- * header in a region of no known shape is jemalloc's extents (a thread
- * stack by its guard, or an arena by its size, keeps its shape). */
+ * header in a region of no known shape, or of jemalloc's, is jemalloc's
+ * extents (a thread stack by its guard, or an arena by its size, keeps
+ * its shape). */
 static size_t make_parts(const struct walker *w, const struct region *r, bool jemalloc, struct part *parts)
 {
 	const struct segments *s = &w->segs;
-	bool extents = jemalloc && r->cls == CLASS_OTHER && !w->brk && !w->cut;
+	bool extents = jemalloc && (r->cls == CLASS_OTHER || streq(classify_rule(r->rule)->key, "jemalloc_shape")) &&
+		       !w->brk && !w->cut;
 	size_t n = 0;
 	for (size_t i = 0; i < s->n; i++) {
 		uint64_t a = s->v[i].start > r->start ? s->v[i].start : r->start;

@@ -79,7 +79,7 @@ struct pass {
 	uint64_t *pages;
 	size_t n_pages, pages_allocated;
 	/* the shape rules whose regions are read, looked up once a pass */
-	int rule_glibc_arena, rule_stack_shape, rule_image_bss;
+	int rule_glibc_arena, rule_stack_shape, rule_image_bss, rule_jemalloc_shape;
 };
 
 /* ------------------------------------------------------------ segments */
@@ -135,7 +135,7 @@ static bool wants_evidence(const struct pass *p, const struct region *r)
 	case CLASS_OPENBLAS:
 		return true;
 	case CLASS_MALLOC:
-		return r->rule == p->rule_glibc_arena;
+		return r->rule == p->rule_glibc_arena || r->rule == p->rule_jemalloc_shape;
 	case CLASS_STACKS:
 		/* a guard below and no thread's stack pointer in it: a block
 		 * mapped just above another mapping's guard looks the same */
@@ -668,6 +668,7 @@ int evidence_apply(struct memsource *src, struct region **regions, size_t *n, si
 	p.rule_glibc_arena = classify_rule_from_key("glibc_arena");
 	p.rule_stack_shape = classify_rule_from_key("stack_shape");
 	p.rule_image_bss = classify_rule_from_key("image_bss");
+	p.rule_jemalloc_shape = classify_rule_from_key("jemalloc_shape");
 	find_allocator(&p, *regions, *n);
 	p.slot = p.allocator == RUNTIMES_MALLOC_MIMALLOC || p.allocator == RUNTIMES_MALLOC_TCMALLOC ? PROBE_SLOT : PROBE_LEN;
 	if ((r = make_walkers(&p, *regions, *n)) < 0)

@@ -18,6 +18,7 @@
 #define HEAP_WALKERS(X) \
 	X(glibc)        \
 	X(pymalloc)     \
+	X(jemalloc)     \
 	/* the list ends here */
 
 #define HEAP_WALKER_DECLARE_(name) int heap_walk_##name(const struct heap_walk_input *in, struct heap_walk *w);

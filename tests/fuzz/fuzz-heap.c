@@ -7,7 +7,8 @@
  * walker, within a small byte limit.  Nothing may crash, leak, loop, or
  * read out of bounds, a walker returns only what heap-walk.h allows, and
  * the figures of each class it describes add up to the class's private
- * bytes.  Seeds: tests/data/fuzz/heap (tests/data/make-glibc-image.py). */
+ * bytes.  Seeds: tests/data/fuzz/heap (tests/data/make-glibc-image.py,
+ * make-jemalloc-image.py). */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -33,6 +34,7 @@ static const struct row {
 	int (*walk)(const struct heap_walk_input *in, struct heap_walk *w);
 } rows[] = {
 	{ "memimage/synthetic-glibc.smaps", heap_walk_glibc },
+	{ "memimage/synthetic-jemalloc.smaps", heap_walk_jemalloc },
 };
 
 #define N_ROWS (sizeof(rows) / sizeof(rows[0]))

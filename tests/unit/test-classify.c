@@ -353,6 +353,44 @@ static void test_runtimes(void **state)
 	}
 }
 
+/* jemalloc maps 2 MiB at a time or more: in a process that maps
+ * libjemalloc, an anonymous region of 2 MiB or more starting or ending on
+ * a 2 MiB boundary is its memory by shape; a thread stack stays a stack,
+ * smaller or unaligned memory stays anonymous, and without libjemalloc
+ * the same shapes are nobody's. */
+static void test_jemalloc_shape(void **state)
+{
+	(void)state;
+	for (int with = 0; with < 2; with++) {
+		BEGIN
+		/* extents merged by the kernel: the end on a boundary */
+		put_region(f, 0x7f0000080000, 0x7f0000a00000, "rw-p", NULL, 4 * MiB, 4 * MiB, RW);
+		/* a base block: 2 MiB-aligned both ends */
+		put_region(f, 0x7f0000e00000, 0x7f0001600000, "rw-p", NULL, 440 * KiB, 440 * KiB, RW);
+		/* a thread stack: its guard below, 2 MiB-aligned too */
+		put_region(f, 0x7f00017ff000, 0x7f0001800000, "---p", NULL, 0, 0, NONE);
+		put_region(f, 0x7f0001800000, 0x7f0002000000, "rw-p", NULL, 12 * KiB, 12 * KiB, RW);
+		/* neither end on a boundary, and less than 2 MiB */
+		put_region(f, 0x7f0002081000, 0x7f0002481000, "rw-p", NULL, 4 * MiB, 4 * MiB, RW);
+		put_region(f, 0x7f0002600000, 0x7f0002700000, "rw-p", NULL, 1 * MiB, 1 * MiB, RW);
+		if (with)
+			put_region(f, 0x7f0100000000, 0x7f0100009000, "r--p", "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2",
+				   0x9000, 0, "rd mr mw me ");
+		END(NULL)
+		if (with) {
+			assert_class(&p, 0x7f0000080000, "malloc", "jemalloc_shape");
+			assert_class(&p, 0x7f0000e00000, "malloc", "jemalloc_shape");
+		} else {
+			assert_class(&p, 0x7f0000080000, "other", "anonymous");
+			assert_class(&p, 0x7f0000e00000, "other", "anonymous");
+		}
+		assert_class(&p, 0x7f0001800000, "stacks", "stack_shape");
+		assert_class(&p, 0x7f0002081000, "other", "anonymous");
+		assert_class(&p, 0x7f0002600000, "other", "anonymous");
+		parsed_free(&p);
+	}
+}
+
 /* PartitionAlloc (Chromium): a super page's first partition page is
  * inaccessible but for its metadata page; slot spans follow, split where
  * parts are decommitted; a direct map has its data 16 KiB past a 2 MiB
@@ -551,6 +589,20 @@ static void test_captured_processes(void **state)
 	assert_int_equal(c->classes[CLASS_STACKS].count, 45);
 	census_free(c);
 
+	/* a jemalloc program's capture without its memory image: its
+	 * extents and base blocks by their shape, its threads' stacks as
+	 * stacks, in use and free unknown (nothing was read) */
+	c = census_of("memimage/c-jemalloc-heap.smaps", &o);
+	assert_census_class(c, 0x7f9580880000, "malloc", "jemalloc_shape");
+	assert_census_class(c, 0x7f9581280000, "malloc", "jemalloc_shape");
+	assert_census_class(c, 0x7f9582e00000, "malloc", "jemalloc_shape");
+	assert_census_class(c, 0x7f9581dff000, "stacks", "stack_shape");
+	assert_census_class(c, 0x7f9582600000, "stacks", "stack_shape");
+	assert_true(c->classes[CLASS_MALLOC].private * 100 >= c->totals.private * 95);
+	assert_true(c->unknown_classes[CLASS_MALLOC] & CENSUS_COUNTER_BIT(in_use));
+	assert_null(c->how[CLASS_MALLOC]);
+	census_free(c);
+
 	c = census_of("smaps/python3-threads.smaps", &o); /* 300,000 strings, 3 sleeping threads */
 	assert_census_class(c, 0x7f7e07a62000, "python", "pymalloc_arenas");
 	assert_census_class(c, 0x7f7e044e6000, "stacks", "stack_guard_page");
@@ -740,6 +792,7 @@ int main(void)
 		cmocka_unit_test(test_stacks),             cmocka_unit_test(test_jit_and_reserving_allocator),
 		cmocka_unit_test(test_runtimes),           cmocka_unit_test(test_python_and_openblas),
 		cmocka_unit_test(test_partition_alloc),
+		cmocka_unit_test(test_jemalloc_shape),
 		cmocka_unit_test(test_cuda),               cmocka_unit_test(test_captured_processes),
 		cmocka_unit_test(test_cuda_layouts),       cmocka_unit_test(test_rule_table),
 	};

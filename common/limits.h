@@ -106,6 +106,11 @@
 #define RW_MEMIMAGE_MAX (64u * 1024u * 1024u)
 #define RW_MEMIMAGE_DATA_MAX (4096u)
 
+/* The JVM's hsperfdata file (scanner/heap-jvm.c), read whole, at most:
+ * the largest -XX:PerfDataMemorySize HotSpot accepts.  A larger file is
+ * not a JVM's and is not read. */
+#define RW_HSPERF_FILE_MAX (2u * 1024u * 1024u)
+
 /* trace analyzer */
 
 /* The longest event line of a memtrace (ramwatch trace summary), newline

@@ -1,0 +1,270 @@
+/* The Java heap's in use and free (heap-walk.h), from the JVM's own
+ * performance counters: the hsperfdata file HotSpot maps shared at
+ * /tmp/hsperfdata_USER/PID and updates as its collector runs, the file
+ * jstat reads.  In use is the heap spaces' used bytes, free their
+ * capacity (what the collector committed) less used, as `jstat -gc`
+ * shows them; the class is runtime_heap, the regions the Java heap's
+ * (rule jvm_heap).
+ *
+ * The file is read as a file, never through the process's memory: the
+ * mapping the census saw (its path as the process sees it, its inode)
+ * says which file, so a stale file of another JVM that had the same pid
+ * is never taken, and a JVM in a container is read through its own root.
+ * /proc/PID/map_files/ opens the very file mapped (it needs
+ * CAP_SYS_ADMIN: the daemon); otherwise the path is resolved inside
+ * /proc/PID/root with openat2's RESOLVE_IN_ROOT, so a symbolic link in
+ * the container cannot lead outside it, and the file must have the
+ * mapping's inode.  A JVM run with -XX:-UsePerfData (or
+ * -XX:+PerfDisableSharedMem) has no such file: its heap stays unknown,
+ * saying why.
+ *
+ * hsperfdata gives sums, not addresses.  Figures count private pages only
+ * (heap-walk.h), and the objects a JVM holds have been written, so they
+ * are private memory: in use is the used bytes up to the heap's private
+ * bytes, free the rest of the capacity up to what remains private.  The
+ * walk says so by spans laid over the heap's private pages in address
+ * order, in use first: which pages hold the objects is not known, how
+ * many bytes are is.  Capacity committed but never touched is no memory
+ * and counts nowhere; metaspace and the collector's tables (rule
+ * jvm_reserved) are not described by this walk and stay unknown. */
+#include "heap-jvm.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <linux/limits.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "classify.h"
+#include "hsperf.h"
+#include "limits.h"
+#include "macro.h"
+#include "util.h"
+
+/* Whether the region is part of the Java heap the classifier found. */
+static bool is_java_heap(const struct region *r, int rule)
+{
+	return r->cls == CLASS_RUNTIME_HEAP && rule >= 0 && r->rule == rule;
+}
+
+/* Whether path is a JVM's counters file, ".../hsperfdata_USER/DIGITS",
+ * maybe deleted (the kernel appends " (deleted)"); *deleted says which. */
+static bool is_perf_path(const char *path, bool *deleted)
+{
+	static const char gone[] = " (deleted)";
+	const char *slash = path ? strrchr(path, '/') : NULL;
+	if (!slash || slash == path)
+		return false;
+	const char *dir = slash - 1;
+	while (dir > path && *dir != '/')
+		dir--;
+	if (strncmp(dir, "/hsperfdata_", 12) != 0 || dir + 12 >= slash)
+		return false;
+	size_t digits = strspn(slash + 1, "0123456789"), rest = strlen(slash + 1 + digits);
+	*deleted = rest == sizeof(gone) - 1 && strcmp(slash + 1 + digits, gone) == 0;
+	return digits > 0 && (rest == 0 || *deleted);
+}
+
+/* The mapping of the JVM's counters file, or NULL. */
+static const struct region *perf_mapping(const struct heap_walk_input *in, bool *deleted)
+{
+	for (size_t i = 0; i < in->n_regions; i++) {
+		const struct region *r = &in->regions[i];
+		if (r->inode && region_shared(r) && is_perf_path(r->path, deleted))
+			return r;
+	}
+	return NULL;
+}
+
+/* Opens the file of mapping r: through map_files (the file itself), else
+ * by its path inside the process's root.  Returns an fd, -ESRCH when the
+ * process is gone, or another -errno with why set. */
+static int open_perf_file(const char *proc_root, int pid, const struct region *r, bool deleted, char *why,
+			  size_t why_size)
+{
+	char name[PATH_MAX];
+	_cleanup_close_ int pid_fd = -1, root_fd = -1;
+	int fd;
+
+	snprintf(name, sizeof(name), "%s/%d", proc_root, pid);
+	pid_fd = open(name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (pid_fd < 0)
+		return errno == ENOENT ? -ESRCH : negative_errno();
+	snprintf(name, sizeof(name), "map_files/%" PRIx64 "-%" PRIx64, r->start, r->end);
+	fd = openat(pid_fd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd >= 0)
+		return fd;
+	/* EPERM without CAP_SYS_ADMIN; whatever else failed, the path is
+	 * tried too, and the inode tells whether it is the file mapped */
+	if (deleted) {
+		snprintf(why, why_size, "its hsperfdata file was deleted (reading it needs CAP_SYS_ADMIN)");
+		return -ENOENT;
+	}
+	root_fd = openat(pid_fd, "root", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (root_fd < 0) {
+		snprintf(why, why_size, "its root could not be opened: %s", strerror(errno));
+		return negative_errno();
+	}
+	struct open_how how = {
+		.flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW,
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	};
+	fd = (int)syscall(SYS_openat2, root_fd, r->path + strspn(r->path, "/"), &how, sizeof(how));
+	if (fd < 0) {
+		snprintf(why, why_size, "its hsperfdata file %s could not be opened: %s", r->path, strerror(errno));
+		return negative_errno();
+	}
+	return fd;
+}
+
+/* Reads the whole file behind fd (the inode of mapping r) into buf.
+ * Returns its length, or -errno with why set. */
+static ssize_t read_perf_file(int fd, const struct region *r, uint64_t budget, uint8_t *buf, char *why,
+			      size_t why_size)
+{
+	struct stat st;
+
+	/* The inode, not the device: a file on overlayfs (a container's
+	 * /tmp) is mapped as the file of the layer below, whose device is
+	 * not the one stat shows through the overlay. */
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_ino != r->inode) {
+		snprintf(why, why_size, "the file at %s is not the one the JVM maps", r->path);
+		return -ESTALE;
+	}
+	if (st.st_size < (off_t)HSPERF_PROLOGUE_SIZE || st.st_size > (off_t)RW_HSPERF_FILE_MAX) {
+		snprintf(why, why_size, "its hsperfdata file is %jd bytes: not a JVM's", (intmax_t)st.st_size);
+		return -EBADMSG;
+	}
+	if ((uint64_t)st.st_size > budget) {
+		snprintf(why, why_size, "the bytes a census may read of the process were spent");
+		return -E2BIG;
+	}
+	size_t got = 0, want = (size_t)st.st_size;
+	while (got < want) {
+		ssize_t n = pread(fd, buf + got, want - got, (off_t)got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			snprintf(why, why_size, "its hsperfdata file could not be read: %s", strerror(errno));
+			return negative_errno();
+		}
+		if (n == 0)
+			break; /* truncated meanwhile: the parser judges what is there */
+		got += (size_t)n;
+	}
+	return (ssize_t)got;
+}
+
+/* Lays in_use then free bytes over the private pages of the walk's
+ * covers, in address order (the file says how many bytes, not where). */
+static int lay_spans(struct heap_walk *w, uint64_t in_use, uint64_t free_bytes)
+{
+	for (size_t i = 0; i < w->runs.n && (in_use || free_bytes); i++) {
+		const struct page_run *run = &w->runs.v[i];
+		if (run->state != PAGE_RESIDENT && run->state != PAGE_SWAPPED)
+			continue;
+		uint64_t at = run->start;
+		uint64_t take = run->end - at < in_use ? run->end - at : in_use;
+		if (take) {
+			int r = heap_walk_add(w, at, at + take, take, 0);
+			if (r < 0)
+				return r;
+			at += take;
+			in_use -= take;
+		}
+		take = run->end - at < free_bytes ? run->end - at : free_bytes;
+		if (take) {
+			int r = heap_walk_add(w, at, at + take, 0, take);
+			if (r < 0)
+				return r;
+			free_bytes -= take;
+		}
+	}
+	return 0;
+}
+
+static int give_up(struct heap_walk *w, const char *why)
+{
+	w->failed = true;
+	snprintf(w->why_not, sizeof(w->why_not), "hsperfdata: %s", why);
+	return 0;
+}
+
+int heap_jvm_walk(const struct heap_walk_input *in, const char *proc_root, struct heap_walk *w)
+{
+	const int rule = classify_rule_from_key("jvm_heap");
+	uint64_t priv = 0;
+	char why[160] = "";
+	bool deleted = false;
+
+	w->cls = CLASS_RUNTIME_HEAP;
+	for (size_t i = 0; i < in->n_regions; i++) {
+		const struct region *r = &in->regions[i];
+		if (!is_java_heap(r, rule) || region_inaccessible(r))
+			continue;
+		int e = heap_walk_cover(w, in->src, r->start, r->end);
+		if (e < 0)
+			return e;
+		priv += heap_walk_private(w, r->start, r->end);
+	}
+	if (w->n_covers == 0)
+		return 0; /* no Java heap here */
+
+	const struct region *perf = perf_mapping(in, &deleted);
+	if (in->pid <= 0)
+		return give_up(w, "read from a live JVM only, not from a saved census");
+	if (!perf)
+		return give_up(w, "the JVM maps no hsperfdata file (run with -XX:-UsePerfData or "
+				  "-XX:+PerfDisableSharedMem?)");
+
+	_cleanup_free_ uint8_t *buf = malloc(RW_HSPERF_FILE_MAX);
+	if (!buf)
+		return -ENOMEM;
+	struct hsperf_heap heap;
+	unsigned tries = 1 + (in->limits ? in->limits->retries : 0);
+	uint64_t budget = in->limits && in->limits->max_bytes ? in->limits->max_bytes : UINT64_MAX;
+	int r = -EAGAIN;
+	for (unsigned t = 0; t < tries && r == -EAGAIN; t++) {
+		if (t > 0 && in->limits && in->limits->deadline_us && now_monotonic_us() >= in->limits->deadline_us)
+			break;
+		_cleanup_close_ int fd = open_perf_file(proc_root, in->pid, perf, deleted, why, sizeof(why));
+		if (fd == -ESRCH)
+			return -ESRCH;
+		if (fd < 0)
+			return give_up(w, why);
+		ssize_t len = read_perf_file(fd, perf, budget > w->bytes_read ? budget - w->bytes_read : 0, buf, why,
+					     sizeof(why));
+		if (len < 0)
+			return give_up(w, why);
+		w->bytes_read += (uint64_t)len;
+		r = hsperf_parse_heap(buf, (size_t)len, &heap, why, sizeof(why));
+	}
+	if (r == -EAGAIN && tries > 1)
+		snprintf(why + strlen(why), sizeof(why) - strlen(why), ", %u tries", tries);
+	if (r < 0)
+		return give_up(w, why);
+
+	uint64_t in_use = heap.used < priv ? heap.used : priv;
+	uint64_t free_bytes = heap.capacity - heap.used;
+	if (free_bytes > priv - in_use)
+		free_bytes = priv - in_use;
+	r = lay_spans(w, in_use, free_bytes);
+	if (r < 0)
+		return r;
+
+	char used_s[FORMAT_BYTES_MAX], cap_s[FORMAT_BYTES_MAX];
+	snprintf(w->how, sizeof(w->how), "hsperfdata: %s%sused %s of %s committed", heap.gc, heap.gc[0] ? ", " : "",
+		 format_bytes(used_s, heap.used), format_bytes(cap_s, heap.capacity));
+	return 0;
+}
+
+int heap_walk_jvm(const struct heap_walk_input *in, struct heap_walk *w)
+{
+	return heap_jvm_walk(in, "/proc", w);
+}

@@ -86,7 +86,7 @@ SCANNER_SRCS := scanner/region.c scanner/smaps.c scanner/smaps-fast.c scanner/pr
 	scanner/proclist.c scanner/classes.c scanner/runtimes.c scanner/classify.c scanner/classify-shapes.c scanner/census.c \
 	scanner/census-json.c scanner/region-events.c scanner/scan.c scanner/gpu.c scanner/gpu-nvml.c scanner/gpu-cuda.c \
 	scanner/memsource.c scanner/memsource-live.c scanner/memimage.c scanner/evidence.c scanner/evidence-checks.c \
-	scanner/evidence-split.c scanner/heap-walk.c scanner/hsperf.c scanner/heap-jvm.c scanner/steady.c scanner/win-census.c scanner/win-capture.c
+	scanner/evidence-split.c scanner/heap-walk.c scanner/mapping-file.c scanner/hsperf.c scanner/heap-jvm.c scanner/steady.c scanner/win-census.c scanner/win-capture.c
 
 # trace/: the memtrace analyzer (ramwatch trace summary) and export
 TRACE_SRCS := trace/trace-event.c trace/trace-fast.c trace/trace-general.c trace/trace-parse.c \
@@ -255,7 +255,8 @@ TEST_LIBS_test-command-table = $(CURSES_LIBS)
 
 # The helpers are the processes under test: never sanitized, so their memory
 # has the shapes they report.
-HELPERS := shapes many-maps churn mapfiles residency steady allocs allocs-jemalloc allocs-mimalloc allocs-tcmalloc
+HELPERS := shapes many-maps churn mapfiles residency steady allocs allocs-jemalloc allocs-mimalloc allocs-tcmalloc \
+	heapstat-mimalloc heapstat-tcmalloc
 HELPER_BINS := $(addprefix $(BUILD)/helpers/,$(HELPERS))
 HELPER_CFLAGS := -std=gnu11 -D_GNU_SOURCE -O2 -g $(WARNINGS)
 
@@ -277,6 +278,14 @@ ALLOCATOR_LIB_tcmalloc := -ltcmalloc_minimal
 $(BUILD)/helpers/allocs-%: tests/helpers/allocs.c
 	@mkdir -p $(dir $@)
 	$(CC) $(HELPER_CFLAGS) -o $@ $< -lpthread $(ALLOCATOR_LIB_$*)
+
+# the fragmented heap helper, with the allocator's own figures: built against each allocator's API
+HEAPSTAT_FLAGS_mimalloc := -DHEAPSTAT_MIMALLOC
+HEAPSTAT_FLAGS_tcmalloc := -DHEAPSTAT_TCMALLOC
+
+$(BUILD)/helpers/heapstat-%: tests/helpers/heapstat.c
+	@mkdir -p $(dir $@)
+	$(CC) $(HELPER_CFLAGS) $(HEAPSTAT_FLAGS_$*) -o $@ $< -lpthread $(ALLOCATOR_LIB_$*)
 
 $(BUILD)/helpers/many-maps: bench/many-maps.c
 	@mkdir -p $(dir $@)

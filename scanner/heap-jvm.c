@@ -7,14 +7,10 @@
  * (rule jvm_heap).
  *
  * The file is read as a file, never through the process's memory: the
- * mapping the census saw (its path as the process sees it, its inode)
- * says which file, so a stale file of another JVM that had the same pid
- * is never taken, and a JVM in a container is read through its own root.
- * /proc/PID/map_files/ opens the very file mapped (it needs
- * CAP_SYS_ADMIN: the daemon); otherwise the path is resolved inside
- * /proc/PID/root with openat2's RESOLVE_IN_ROOT, so a symbolic link in
- * the container cannot lead outside it, and the file must have the
- * mapping's inode.  A JVM run with -XX:-UsePerfData (or
+ * mapping the census saw says which file (mapping-file.h), so a stale
+ * file of another JVM that had the same pid is never taken, and a JVM in
+ * a container is read through its own root.  A JVM run with
+ * -XX:-UsePerfData (or
  * -XX:+PerfDisableSharedMem) has no such file: its heap stays unknown,
  * saying why.
  *
@@ -30,21 +26,17 @@
 #include "heap-jvm.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
-#include <linux/limits.h>
-#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "classify.h"
 #include "hsperf.h"
 #include "limits.h"
 #include "macro.h"
+#include "mapping-file.h"
 #include "util.h"
 
 /* Whether the region is part of the Java heap the classifier found. */
@@ -54,8 +46,8 @@ static bool is_java_heap(const struct region *r, int rule)
 }
 
 /* Whether path is a JVM's counters file, ".../hsperfdata_USER/DIGITS",
- * maybe deleted (the kernel appends " (deleted)"); *deleted says which. */
-static bool is_perf_path(const char *path, bool *deleted)
+ * maybe deleted (the kernel appends " (deleted)"). */
+static bool is_perf_path(const char *path)
 {
 	static const char gone[] = " (deleted)";
 	const char *slash = path ? strrchr(path, '/') : NULL;
@@ -67,76 +59,28 @@ static bool is_perf_path(const char *path, bool *deleted)
 	if (strncmp(dir, "/hsperfdata_", 12) != 0 || dir + 12 >= slash)
 		return false;
 	size_t digits = strspn(slash + 1, "0123456789"), rest = strlen(slash + 1 + digits);
-	*deleted = rest == sizeof(gone) - 1 && strcmp(slash + 1 + digits, gone) == 0;
-	return digits > 0 && (rest == 0 || *deleted);
+	return digits > 0 && (rest == 0 || strcmp(slash + 1 + digits, gone) == 0);
 }
 
 /* The mapping of the JVM's counters file, or NULL. */
-static const struct region *perf_mapping(const struct heap_walk_input *in, bool *deleted)
+static const struct region *perf_mapping(const struct heap_walk_input *in)
 {
 	for (size_t i = 0; i < in->n_regions; i++) {
 		const struct region *r = &in->regions[i];
-		if (r->inode && region_shared(r) && is_perf_path(r->path, deleted))
+		if (r->inode && region_shared(r) && is_perf_path(r->path))
 			return r;
 	}
 	return NULL;
 }
 
-/* Opens the file of mapping r: through map_files (the file itself), else
- * by its path inside the process's root.  Returns an fd, -ESRCH when the
- * process is gone, or another -errno with why set. */
-static int open_perf_file(const char *proc_root, int pid, const struct region *r, bool deleted, char *why,
-			  size_t why_size)
-{
-	char name[PATH_MAX];
-	_cleanup_close_ int pid_fd = -1, root_fd = -1;
-	int fd;
-
-	snprintf(name, sizeof(name), "%s/%d", proc_root, pid);
-	pid_fd = open(name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (pid_fd < 0)
-		return errno == ENOENT ? -ESRCH : negative_errno();
-	snprintf(name, sizeof(name), "map_files/%" PRIx64 "-%" PRIx64, r->start, r->end);
-	fd = openat(pid_fd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd >= 0)
-		return fd;
-	/* EPERM without CAP_SYS_ADMIN; whatever else failed, the path is
-	 * tried too, and the inode tells whether it is the file mapped */
-	if (deleted) {
-		snprintf(why, why_size, "its hsperfdata file was deleted (reading it needs CAP_SYS_ADMIN)");
-		return -ENOENT;
-	}
-	root_fd = openat(pid_fd, "root", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (root_fd < 0) {
-		snprintf(why, why_size, "its root could not be opened: %s", strerror(errno));
-		return negative_errno();
-	}
-	struct open_how how = {
-		.flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW,
-		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
-	};
-	fd = (int)syscall(SYS_openat2, root_fd, r->path + strspn(r->path, "/"), &how, sizeof(how));
-	if (fd < 0) {
-		snprintf(why, why_size, "its hsperfdata file %s could not be opened: %s", r->path, strerror(errno));
-		return negative_errno();
-	}
-	return fd;
-}
-
-/* Reads the whole file behind fd (the inode of mapping r) into buf.
+/* Reads the whole file behind fd into buf.
  * Returns its length, or -errno with why set. */
-static ssize_t read_perf_file(int fd, const struct region *r, uint64_t budget, uint8_t *buf, char *why,
-			      size_t why_size)
+static ssize_t read_perf_file(int fd, uint64_t budget, uint8_t *buf, char *why, size_t why_size)
 {
 	struct stat st;
 
-	/* The inode, not the device: a file on overlayfs (a container's
-	 * /tmp) is mapped as the file of the layer below, whose device is
-	 * not the one stat shows through the overlay. */
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_ino != r->inode) {
-		snprintf(why, why_size, "the file at %s is not the one the JVM maps", r->path);
-		return -ESTALE;
-	}
+	if (fstat(fd, &st) < 0)
+		return negative_errno();
 	if (st.st_size < (off_t)HSPERF_PROLOGUE_SIZE || st.st_size > (off_t)RW_HSPERF_FILE_MAX) {
 		snprintf(why, why_size, "its hsperfdata file is %jd bytes: not a JVM's", (intmax_t)st.st_size);
 		return -EBADMSG;
@@ -201,7 +145,6 @@ int heap_jvm_walk(const struct heap_walk_input *in, const char *proc_root, struc
 	const int rule = classify_rule_from_key("jvm_heap");
 	uint64_t priv = 0;
 	char why[160] = "";
-	bool deleted = false;
 
 	w->cls = CLASS_RUNTIME_HEAP;
 	for (size_t i = 0; i < in->n_regions; i++) {
@@ -216,7 +159,7 @@ int heap_jvm_walk(const struct heap_walk_input *in, const char *proc_root, struc
 	if (w->n_covers == 0)
 		return 0; /* no Java heap here */
 
-	const struct region *perf = perf_mapping(in, &deleted);
+	const struct region *perf = perf_mapping(in);
 	if (in->pid <= 0)
 		return give_up(w, "read from a live JVM only, not from a saved census");
 	if (!perf)
@@ -233,12 +176,12 @@ int heap_jvm_walk(const struct heap_walk_input *in, const char *proc_root, struc
 	for (unsigned t = 0; t < tries && r == -EAGAIN; t++) {
 		if (t > 0 && in->limits && in->limits->deadline_us && now_monotonic_us() >= in->limits->deadline_us)
 			break;
-		_cleanup_close_ int fd = open_perf_file(proc_root, in->pid, perf, deleted, why, sizeof(why));
+		_cleanup_close_ int fd = mapping_file_open(proc_root, in->pid, perf, why, sizeof(why));
 		if (fd == -ESRCH)
 			return -ESRCH;
 		if (fd < 0)
 			return give_up(w, why);
-		ssize_t len = read_perf_file(fd, perf, budget > w->bytes_read ? budget - w->bytes_read : 0, buf, why,
+		ssize_t len = read_perf_file(fd, budget > w->bytes_read ? budget - w->bytes_read : 0, buf, why,
 					     sizeof(why));
 		if (len < 0)
 			return give_up(w, why);

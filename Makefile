@@ -86,7 +86,7 @@ SCANNER_SRCS := scanner/region.c scanner/smaps.c scanner/smaps-fast.c scanner/pr
 	scanner/proclist.c scanner/classes.c scanner/runtimes.c scanner/classify.c scanner/classify-shapes.c scanner/census.c \
 	scanner/census-json.c scanner/region-events.c scanner/scan.c scanner/gpu.c scanner/gpu-nvml.c scanner/gpu-cuda.c \
 	scanner/memsource.c scanner/memsource-live.c scanner/memimage.c scanner/evidence.c scanner/evidence-checks.c \
-	scanner/evidence-split.c scanner/heap-walk.c scanner/mapping-file.c scanner/hsperf.c scanner/heap-jvm.c scanner/steady.c scanner/win-census.c scanner/win-capture.c
+	scanner/evidence-split.c scanner/heap-walk.c scanner/mapping-file.c scanner/hsperf.c scanner/heap-jvm.c scanner/elf-read.c scanner/heap-private.c scanner/heap-mimalloc.c scanner/steady.c scanner/win-census.c scanner/win-capture.c
 
 # trace/: the memtrace analyzer (ramwatch trace summary) and export
 TRACE_SRCS := trace/trace-event.c trace/trace-fast.c trace/trace-general.c trace/trace-parse.c \

@@ -111,6 +111,12 @@
  * not a JVM's and is not read. */
 #define RW_HSPERF_FILE_MAX (2u * 1024u * 1024u)
 
+/* An allocator's library, read whole, at most, to learn its version from
+ * its own code (scanner/heap-mimalloc.c): Debian's libmimalloc is
+ * 120 KiB.  A larger file is not read, and the allocator's figures are
+ * unknown. */
+#define RW_LIBRARY_READ_MAX (16u * 1024u * 1024u)
+
 /* trace analyzer */
 
 /* The longest event line of a memtrace (ramwatch trace summary), newline

@@ -17,10 +17,9 @@
  * hsperfdata gives sums, not addresses.  Figures count private pages only
  * (heap-walk.h), and the objects a JVM holds have been written, so they
  * are private memory: in use is the used bytes up to the heap's private
- * bytes, free the rest of the capacity up to what remains private.  The
- * walk says so by spans laid over the heap's private pages in address
- * order, in use first: which pages hold the objects is not known, how
- * many bytes are is.  Capacity committed but never touched is no memory
+ * bytes, free the rest of the capacity up to what remains private
+ * (heap-private.h: which pages hold the objects is not known, how many
+ * bytes do is).  Capacity committed but never touched is no memory
  * and counts nowhere; metaspace and the collector's tables (rule
  * jvm_reserved) are not described by this walk and stay unknown. */
 #include "heap-jvm.h"
@@ -33,6 +32,7 @@
 #include <unistd.h>
 
 #include "classify.h"
+#include "heap-private.h"
 #include "hsperf.h"
 #include "limits.h"
 #include "macro.h"
@@ -105,34 +105,6 @@ static ssize_t read_perf_file(int fd, uint64_t budget, uint8_t *buf, char *why, 
 	return (ssize_t)got;
 }
 
-/* Lays in_use then free bytes over the private pages of the walk's
- * covers, in address order (the file says how many bytes, not where). */
-static int lay_spans(struct heap_walk *w, uint64_t in_use, uint64_t free_bytes)
-{
-	for (size_t i = 0; i < w->runs.n && (in_use || free_bytes); i++) {
-		const struct page_run *run = &w->runs.v[i];
-		if (run->state != PAGE_RESIDENT && run->state != PAGE_SWAPPED)
-			continue;
-		uint64_t at = run->start;
-		uint64_t take = run->end - at < in_use ? run->end - at : in_use;
-		if (take) {
-			int r = heap_walk_add(w, at, at + take, take, 0);
-			if (r < 0)
-				return r;
-			at += take;
-			in_use -= take;
-		}
-		take = run->end - at < free_bytes ? run->end - at : free_bytes;
-		if (take) {
-			int r = heap_walk_add(w, at, at + take, 0, take);
-			if (r < 0)
-				return r;
-			free_bytes -= take;
-		}
-	}
-	return 0;
-}
-
 static int give_up(struct heap_walk *w, const char *why)
 {
 	w->failed = true;
@@ -197,9 +169,15 @@ int heap_jvm_walk(const struct heap_walk_input *in, const char *proc_root, struc
 	uint64_t free_bytes = heap.capacity - heap.used;
 	if (free_bytes > priv - in_use)
 		free_bytes = priv - in_use;
-	r = lay_spans(w, in_use, free_bytes);
-	if (r < 0)
-		return r;
+	for (size_t i = 0; i < w->n_covers; i++) {
+		uint64_t start = w->covers[i].start, end = w->covers[i].end, p = heap_walk_private(w, start, end);
+		uint64_t u = in_use < p ? in_use : p, f = free_bytes < p - u ? free_bytes : p - u;
+		r = heap_private_add(w, start, end, u, f, false);
+		if (r < 0)
+			return r;
+		in_use -= u;
+		free_bytes -= f;
+	}
 
 	char used_s[FORMAT_BYTES_MAX], cap_s[FORMAT_BYTES_MAX];
 	snprintf(w->how, sizeof(w->how), "hsperfdata: %s%sused %s of %s committed", heap.gc, heap.gc[0] ? ", " : "",

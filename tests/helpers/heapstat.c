@@ -9,9 +9,9 @@
  *   heapstat-tcmalloc (the same options)
  *
  * Each thread (the main one and --threads more, default 2) allocates
- * --small blocks (default 100000) of 16 to 1024 bytes, --medium (default
- * 2000) of 8 to 64 KiB and --large (default 8) of 256 KiB to 2 MiB, every
- * byte written, keeps one block in --keep (default 4) in a volatile global
+ * --small blocks (default 60000) of 16 to 1024 bytes, --medium (default
+ * 500) of 8 to 64 KiB and --large (default 8) of 256 KiB to 2 MiB, every
+ * byte of each block written (malloc_usable_size of it), keeps one block in --keep (default 4) in a volatile global
  * array and frees the others, in an order that leaves the kept ones spread
  * over the heap.  The main thread then holds one block of --huge MiB
  * (default 40), written.  With --busy the other threads go on allocating
@@ -36,6 +36,7 @@
  * It exits when its standard input closes or on SIGTERM. */
 #include <errno.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -65,7 +66,7 @@ struct options {
 	bool busy;
 };
 
-static struct options opt = { .small = 100000, .medium = 2000, .large = 8, .huge_mib = 40, .keep = 4, .threads = 2 };
+static struct options opt = { .small = 60000, .medium = 500, .large = 8, .huge_mib = 40, .keep = 4, .threads = 2 };
 
 /* What keeps the kept blocks reachable: the compiler cannot drop the
  * stores, and nothing is freed behind the figures' back. */
@@ -110,7 +111,9 @@ static void fill(size_t index)
 		all[i] = malloc(len);
 		if (!all[i])
 			die("malloc");
-		memset(all[i], (int)(i & 0xff), len);
+		/* the whole block the allocator handed out, not only what was
+		 * asked for: its figures count blocks, a census private pages */
+		memset(all[i], (int)(i & 0xff), malloc_usable_size(all[i]));
 	}
 	for (size_t i = 0; i < n; i++) {
 		if (i % opt.keep == 0)

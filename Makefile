@@ -239,7 +239,7 @@ $(BUILD)/ramwatchd: $(call objects,$(DAEMON_MAIN)) $(DAEMON_LIBS)
 
 # Unit tests (cmocka), one per module: tests/README.md says which tests which.
 UNIT_TESTS := test-util test-log test-strpool test-text test-hashtab test-timeparse test-units test-error test-json-field \
-	test-smaps test-proc-parse test-classes test-classify test-runtimes test-census test-evidence-checks test-evidence test-memimage test-heap-walk test-heap-jvm test-census-json \
+	test-smaps test-proc-parse test-classes test-classify test-runtimes test-census test-evidence-checks test-evidence test-memimage test-heap-walk test-heap-jvm test-heap-mimalloc test-census-json \
 	test-scan-live test-region-events test-gpu test-gpu-census test-win-census \
 	test-trace-parse test-trace-analyzer test-trace-scopes test-trace-ledger test-trace-report \
 	test-trace-replay test-trace-export test-trace-binary test-trace-stacks \

@@ -33,6 +33,7 @@
 
 #include "classify.h"
 #include "heap-private.h"
+#include "heap-walkers.h"
 #include "hsperf.h"
 #include "limits.h"
 #include "macro.h"

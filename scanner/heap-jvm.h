@@ -9,6 +9,3 @@
  * proc_root/PID/map_files/START-END, else proc_root/PID/root/PATH.
  * Returns as every walker (heap-walk.h). */
 int heap_jvm_walk(const struct heap_walk_input *in, const char *proc_root, struct heap_walk *w);
-
-/* The walker (heap-walkers.h). */
-int heap_walk_jvm(const struct heap_walk_input *in, struct heap_walk *w);

@@ -45,6 +45,7 @@
 #include "evidence.h"
 #include "fileio.h"
 #include "heap-private.h"
+#include "heap-walkers.h"
 #include "limits.h"
 #include "macro.h"
 #include "mapping-file.h"
@@ -214,10 +215,9 @@ int heap_mimalloc_check(const uint8_t *b, size_t len, uint64_t addr, uint64_t li
 	ret->n_runs = 0;
 	ret->pages = pages_used;
 	ret->cached = false;
-	if (ret->length > limit - addr) {
-		snprintf(why, why_size, "a segment past the end of its region");
-		return -EBADMSG;
-	}
+	/* a segment's tail mimalloc never committed may be inaccessible, a
+	 * region of its own: what the walk covers ends with the region */
+	ret->end = ret->length < limit - addr ? addr + ret->length : limit;
 	const uint8_t *s0 = b + SEG_SLICE0;
 	if (u32_at(s0, PG_SLICE_COUNT) != info || u32_at(s0, PG_SLICE_OFFSET) != 0 || u32_at(s0, PG_XBLOCK_SIZE) == 0) {
 		snprintf(why, why_size, "the segment's header slices are not its first run");
@@ -273,11 +273,15 @@ int heap_mimalloc_add(struct heap_walk *w, const struct mimalloc_segment *seg)
 		const struct mimalloc_run *r = &seg->runs[k];
 		uint64_t start = seg->addr + (uint64_t)r->first * SLICE, end = start + (uint64_t)r->count * SLICE;
 		int e = 0;
-		if (end > seg->addr + seg->length)
-			end = seg->addr + seg->length;
+		if (start >= seg->end)
+			break;
+		if (end > seg->end)
+			end = seg->end;
 		if (!r->page) {
 			e = heap_walk_add_free(w, start, end, start, end);
 		} else {
+			/* heap_private_add lays spans over the covers' private
+			 * pages only: none past the segment's end */
 			uint64_t carved = r->blocks + r->capacity * r->bsize;
 			if (r->capacity)
 				e = heap_private_add(w, r->blocks, carved, r->used * r->bsize,
@@ -388,7 +392,7 @@ static int64_t walk_segment(const struct heap_walk_input *in, uint64_t addr, uin
 		/* the segment is checked whole before it is covered */
 		if (heap_mimalloc_check(b, HEAP_MIMALLOC_HEADER_BYTES, addr, limit, seg, t->why, sizeof(t->why)) < 0)
 			continue;
-		r = heap_walk_cover(w, in->src, addr, addr + seg->length);
+		r = heap_walk_cover(w, in->src, addr, seg->end);
 		if (r == 0)
 			r = heap_mimalloc_add(w, seg);
 		if (r < 0)

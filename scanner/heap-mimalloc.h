@@ -34,6 +34,7 @@ struct mimalloc_run {
 
 struct mimalloc_segment {
 	uint64_t addr, length;
+	uint64_t end;       /* of what is walked: the segment's, or its region's when sooner */
 	uint64_t pages;     /* pages in use */
 	bool cached;        /* freed, kept by mimalloc for reuse: all its slices free */
 	uint32_t n_runs;    /* runs[0] is the segment's own header */
@@ -41,8 +42,8 @@ struct mimalloc_segment {
 };
 
 /* Checks the segment header read at addr (len bytes of b, at least
- * HEAP_MIMALLOC_HEADER_BYTES, absent pages as zeros), which must end at
- * or before limit: the slices must tile the segment, each page's counts
+ * HEAP_MIMALLOC_HEADER_BYTES, absent pages as zeros) in a region ending
+ * at limit (a tail never committed may lie past it): the slices must tile the segment, each page's counts
  * must fit it, its free lists point at block boundaries inside it, the
  * pages in use be as many as the segment counts.  Pure.  Returns 0 with
  * *ret, or -EBADMSG with why set. */
@@ -66,6 +67,3 @@ int heap_mimalloc_walk_version(const struct heap_walk_input *in, int version, st
 /* The walk with the proc root at proc_root ("/proc" live): the version
  * read from the libmimalloc the process maps (mapping-file.h). */
 int heap_mimalloc_walk(const struct heap_walk_input *in, const char *proc_root, struct heap_walk *w);
-
-/* The walker (heap-walkers.h). */
-int heap_walk_mimalloc(const struct heap_walk_input *in, struct heap_walk *w);

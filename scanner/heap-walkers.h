@@ -17,6 +17,8 @@
 /* X(NAME): heap_walk_NAME, whose allocator is named NAME in messages. */
 #define HEAP_WALKERS(X) \
 	X(glibc)        \
+	X(mimalloc)     \
+	X(jvm)          \
 	/* the list ends here */
 
 #define HEAP_WALKER_DECLARE_(name) int heap_walk_##name(const struct heap_walk_input *in, struct heap_walk *w);

@@ -180,9 +180,14 @@ int heap_jvm_walk(const struct heap_walk_input *in, const char *proc_root, struc
 		free_bytes -= f;
 	}
 
-	char used_s[FORMAT_BYTES_MAX], cap_s[FORMAT_BYTES_MAX];
-	snprintf(w->how, sizeof(w->how), "hsperfdata: %s%sused %s of %s committed", heap.gc, heap.gc[0] ? ", " : "",
-		 format_bytes(used_s, heap.used), format_bytes(cap_s, heap.capacity));
+	/* a committed heap whose pages were never all touched (-Xms, a heap
+	 * that grew and was collected) has less private memory than its
+	 * capacity: say how much, so that its free is understood */
+	char used_s[FORMAT_BYTES_MAX], cap_s[FORMAT_BYTES_MAX], priv_s[FORMAT_BYTES_MAX], touched[64] = "";
+	if (priv < heap.capacity)
+		snprintf(touched, sizeof(touched), ", %s of it private", format_bytes(priv_s, priv));
+	snprintf(w->how, sizeof(w->how), "hsperfdata: %s%sused %s of %s committed%s", heap.gc, heap.gc[0] ? ", " : "",
+		 format_bytes(used_s, heap.used), format_bytes(cap_s, heap.capacity), touched);
 	return 0;
 }
 

@@ -405,8 +405,8 @@ static void test_walk_reads_the_file(void **state)
 	assert_int_equal(f.w.cls, CLASS_RUNTIME_HEAP);
 	assert_int_equal(f.w.n_covers, 1);
 	char used_s[FORMAT_BYTES_MAX], cap_s[FORMAT_BYTES_MAX], how[200];
-	snprintf(how, sizeof(how), "hsperfdata: G1, used %s of %s committed", format_bytes(used_s, h.used),
-		 format_bytes(cap_s, h.capacity));
+	snprintf(how, sizeof(how), "hsperfdata: G1, used %s of %s committed, 64.0 MiB of it private",
+		 format_bytes(used_s, h.used), format_bytes(cap_s, h.capacity));
 	assert_string_equal(f.w.how, how);
 	assert_int_equal(f.w.bytes_read, 32768);
 

@@ -10,7 +10,7 @@
 #                   and the documents' check (make check-docs)
 #   make fuzz       every libFuzzer target for FUZZ_SECONDS each (default 20: about 3 min in all);
 #                   make fuzz FUZZ_SECONDS=600 runs each longer.  Targets (tests/fuzz/): smaps,
-#                   evidence, trace, control, config, census-json, units, proc, win-capture
+#                   evidence, trace, control, config, census-json, units, proc, win-capture, heap
 #   make bench      measure the scanner against cat and pmap, what evidence costs a
 #                   census, the daemon, history reads and the trace analyzer (BENCHMARKS.md)
 #   make install    PREFIX, DESTDIR, BINDIR, SBINDIR, MANDIR, SYSCONFDIR, UNITDIR honoured
@@ -239,7 +239,7 @@ $(BUILD)/ramwatchd: $(call objects,$(DAEMON_MAIN)) $(DAEMON_LIBS)
 
 # Unit tests (cmocka), one per module: tests/README.md says which tests which.
 UNIT_TESTS := test-util test-log test-strpool test-text test-hashtab test-timeparse test-units test-error test-json-field \
-	test-smaps test-proc-parse test-classes test-classify test-runtimes test-census test-evidence-checks test-evidence test-memimage test-heap-walk test-heap-jvm test-heap-mimalloc test-census-json \
+	test-smaps test-proc-parse test-classes test-classify test-runtimes test-census test-evidence-checks test-evidence test-memimage test-heap-walk test-heap-glibc test-heap-jvm test-heap-mimalloc test-census-json \
 	test-scan-live test-region-events test-gpu test-gpu-census test-win-census \
 	test-trace-parse test-trace-analyzer test-trace-scopes test-trace-ledger test-trace-report \
 	test-trace-replay test-trace-export test-trace-binary test-trace-stacks \
@@ -434,7 +434,7 @@ FUZZ_CONFIG_SRCS := daemon/config.c daemon/config-parse.c daemon/config-table.c 
 	daemon/selector.c $(COMMON_SRCS)
 FUZZ_CENSUS_JSON_SRCS := client/render-census.c client/table.c $(SCANNER_SRCS) $(COMMON_SRCS)
 FUZZ_CONTROL_SRCS := $(DAEMON_SRCS) $(SCHEMA_SRCS) $(SCHEMA_GENERATED) $(SCANNER_SRCS) $(COMMON_SRCS)
-FUZZ_NEW := units proc config census-json control win-capture trace-binary
+FUZZ_NEW := units proc config census-json control win-capture trace-binary heap
 
 $(BUILD)/fuzz/fuzz-trace-binary: tests/fuzz/fuzz-trace-binary.c $(FUZZ_TRACE_SRCS) common/text.c common/hashtab.c \
 		common/error.c
@@ -454,6 +454,12 @@ $(BUILD)/fuzz/fuzz-config: tests/fuzz/fuzz-config.c $(FUZZ_CONFIG_SRCS)
 	clang $(FUZZ_FLAGS) $(INC_daemon) -o $@ $^ $(FUZZ_LIBS)
 
 $(BUILD)/fuzz/fuzz-win-capture: tests/fuzz/fuzz-win-capture.c $(SCANNER_SRCS) $(COMMON_SRCS)
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_FLAGS) $(INC_scanner) -o $@ $^ $(FUZZ_LIBS)
+
+# the heap walkers, every one of the registry (scanner/heap-walkers.h), on
+# corrupted heaps: seeds in tests/data/fuzz/heap, fixtures read at start
+$(BUILD)/fuzz/fuzz-heap: tests/fuzz/fuzz-heap.c $(SCANNER_SRCS) $(COMMON_SRCS)
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_FLAGS) $(INC_scanner) -o $@ $^ $(FUZZ_LIBS)
 

@@ -97,6 +97,15 @@ int glibc_bad(struct glibc *g, const char *fmt, ...)
 	return -EBADMSG;
 }
 
+void glibc_arena_fail(struct glibc *g, size_t a, const char *why)
+{
+	if (g->arenas[a].failed)
+		return;
+	g->arenas[a].failed = true;
+	if (g->arenas_failed++ == 0)
+		snprintf(g->arena_why, sizeof(g->arena_why), "%s", why);
+}
+
 /* The region holding addr, or NULL (regions are sorted). */
 static const struct region *region_at(const struct heap_walk_input *in, uint64_t addr)
 {
@@ -667,13 +676,29 @@ static int find_arenas(struct glibc *g, const struct main_found *m)
 			r = glibc_bad(g, "the arena at %#" PRIx64 " is not in memory", a);
 		if (r < 0)
 			break;
-		if (!state_ok(g, a, state, m->arena) || ((a - g->layout->heap_info) & (GLIBC_HEAP_MAX - 1))) {
+		uint64_t next = glibc_u64(state, MS_NEXT);
+		if (((a - g->layout->heap_info) & (GLIBC_HEAP_MAX - 1)) || !arena_addr(g, next, m->arena)) {
 			r = glibc_bad(g, "the arena at %#" PRIx64 " is not a malloc_state", a);
 			break;
 		}
-		if ((r = add_arena(g, a, state)) < 0 || (r = arena_heaps(g, a, g->n_arenas - 1)) < 0)
+		if ((r = add_arena(g, a, state)) < 0)
 			break;
-		a = glibc_u64(state, MS_NEXT);
+		/* an arena whose bins or heaps change as they are read (its
+		 * threads run) is unknown; the ring goes on through its next,
+		 * which changes only when an arena is made */
+		size_t items = g->n_items;
+		if (!state_ok(g, a, state, m->arena)) {
+			snprintf(g->why, sizeof(g->why), "the arena at %#" PRIx64 " was changing as it was read", a);
+			glibc_arena_fail(g, g->n_arenas - 1, g->why);
+		} else if ((r = arena_heaps(g, a, g->n_arenas - 1)) == -EBADMSG) {
+			g->n_items = items;
+			g->arenas[g->n_arenas - 1].heaps = 0;
+			glibc_arena_fail(g, g->n_arenas - 1, g->why);
+			r = 0;
+		}
+		if (r < 0)
+			break;
+		a = next;
 	}
 out:
 	free(state);
@@ -712,8 +737,9 @@ static void reset(struct glibc *g)
 	heap_walk_done(g->w);
 	g->w->bytes_read = bytes;
 	g->w->cls = cls;
-	g->n_arenas = g->n_items = g->n_fast = 0;
+	g->n_arenas = g->n_items = g->n_fast = g->n_spans = g->arenas_failed = 0;
 	g->chunks = g->fast_chunks = g->mmapped_regions = g->not_reached = 0;
+	g->arena_why[0] = '\0';
 	g->mmapped_mem = 0;
 	g->n_mmaps = 0;
 	g->cut = NULL;
@@ -721,8 +747,9 @@ static void reset(struct glibc *g)
 	g->why[0] = '\0';
 }
 
-/* One try: the structures, then the chunks.  Returns 0, -EBADMSG (did
- * not check out: g->why), or an error. */
+/* One try: the structures, then the chunks.  Returns 0, 1 when some
+ * arenas did not check out (the walk stands, their heaps unknown),
+ * -EBADMSG when the structures did not (g->why), or an error. */
 static int walk_once(struct glibc *g)
 {
 	struct main_found m;
@@ -739,7 +766,8 @@ static int walk_once(struct glibc *g)
 		if (r < 0)
 			return r;
 	}
-	return glibc_walk_chunks(g);
+	r = glibc_walk_chunks(g);
+	return r < 0 ? r : g->arenas_failed > 0;
 }
 
 static const char *ordinal(unsigned n)
@@ -748,26 +776,47 @@ static const char *ordinal(unsigned n)
 	return n < 5 ? words[n] : "last";
 }
 
+/* why without the addresses it names ("the free chunk at 0x7f.. has no
+ * footer" becomes "the free chunk has no footer"): a sentence that fits
+ * beside the figures. */
+static void without_addresses(char *dst, size_t size, const char *why)
+{
+	size_t n = 0;
+	for (const char *p = why; *p && n + 1 < size;) {
+		if (startswith(p, " at 0x")) {
+			p += 6;
+			while ((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f'))
+				p++;
+			continue;
+		}
+		dst[n++] = *p++;
+	}
+	dst[n] = '\0';
+}
+
 static void say_how(struct glibc *g, unsigned tries)
 {
-	char mm[FORMAT_BYTES_MAX], nr[FORMAT_BYTES_MAX];
-	size_t heaps = 0;
-	int n;
+	char mm[FORMAT_BYTES_MAX], nr[FORMAT_BYTES_MAX], why[160];
+	char *how = g->w->how;
+	size_t heaps = 0, size = sizeof(g->w->how), n;
 
 	for (size_t i = 0; i < g->n_arenas; i++)
 		heaps += g->arenas[i].heaps;
-	n = snprintf(g->w->how, sizeof(g->w->how),
-		     "glibc 2.%d: %zu arena%s, %zu heap%s, %" PRIu64 " chunks (%" PRIu64 " in fastbins; tcache counted in use)",
-		     g->minor, g->n_arenas, g->n_arenas == 1 ? "" : "s", heaps, heaps == 1 ? "" : "s", g->chunks,
-		     g->fast_chunks);
-	if (n > 0 && (size_t)n < sizeof(g->w->how) && g->n_mmaps > 0)
-		n += snprintf(g->w->how + n, sizeof(g->w->how) - (size_t)n, "; %d mmapped blocks of %s", g->n_mmaps,
-			      format_bytes(mm, g->mmapped_mem));
-	if (n > 0 && (size_t)n < sizeof(g->w->how) && tries > 1)
-		n += snprintf(g->w->how + n, sizeof(g->w->how) - (size_t)n, "; checked out on the %s try", ordinal(tries - 1));
-	if (n > 0 && (size_t)n < sizeof(g->w->how) && g->cut)
-		snprintf(g->w->how + n, sizeof(g->w->how) - (size_t)n, "; stopped at %s: %s not walked, unknown", g->cut,
-			 format_bytes(nr, g->not_reached));
+	snprintf(how, size, "glibc 2.%d: %zu arena%s (%zu heap%s), %" PRIu64 " chunks, %" PRIu64 " in fastbins; tcache counted in use",
+		 g->minor, g->n_arenas, g->n_arenas == 1 ? "" : "s", heaps, heaps == 1 ? "" : "s", g->chunks, g->fast_chunks);
+	n = strlen(how);
+	if (g->n_mmaps > 0 && n < size)
+		n += (size_t)snprintf(how + n, size - n, "; %d mmapped block%s (%s)", g->n_mmaps, g->n_mmaps == 1 ? "" : "s",
+				      format_bytes(mm, g->mmapped_mem));
+	if (g->arenas_failed && n < size) {
+		without_addresses(why, sizeof(why), g->arena_why);
+		n += (size_t)snprintf(how + n, size - n, "; %zu arena%s did not check out, unknown (%s; %u tries)",
+				      g->arenas_failed, g->arenas_failed == 1 ? "" : "s", why, tries);
+	} else if (tries > 1 && n < size) {
+		n += (size_t)snprintf(how + n, size - n, "; checked out on the %s try", ordinal(tries - 1));
+	}
+	if (g->cut && n < size)
+		snprintf(how + n, size - n, "; stopped at %s: %s not walked, unknown", g->cut, format_bytes(nr, g->not_reached));
 }
 
 /* The walk did not check out: every malloc region is unknown, and the
@@ -809,6 +858,7 @@ static void glibc_done(struct glibc *g)
 	free(g->arenas);
 	free(g->items);
 	free(g->fast);
+	free(g->spans);
 	free(g->win);
 	free(g->probes);
 	page_runs_done(&g->scratch);
@@ -845,10 +895,16 @@ int heap_walk_glibc(const struct heap_walk_input *in, struct heap_walk *w)
 	for (;;) {
 		r = walk_once(&g);
 		tries++;
-		if (r != -EBADMSG)
+		if (r != -EBADMSG && r != 1)
 			break;
-		if (tries > in->limits->retries ||
-		    (in->limits->deadline_us && now_monotonic_us() >= in->limits->deadline_us)) {
+		bool last = tries > in->limits->retries ||
+			    (in->limits->deadline_us && now_monotonic_us() >= in->limits->deadline_us);
+		if (r == 1 && last) {
+			/* what checked out stands, the rest is unknown */
+			r = 0;
+			break;
+		}
+		if (last) {
 			snprintf(why, sizeof(why), "%s", g.why);
 			r = give_up(&g, why, tries);
 			goto out;

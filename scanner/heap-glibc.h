@@ -72,6 +72,7 @@ struct glibc_item {
 	uint64_t end;                    /* where the chunks end: the heap's end (top's end, or past its fenceposts) */
 	uint64_t top;                    /* the arena's top chunk when it lies here, else 0 */
 	size_t arena;                    /* index in glibc.arenas */
+	size_t span_from, span_to;       /* its spans in glibc.spans, once walked */
 };
 
 struct glibc_arena {
@@ -79,6 +80,14 @@ struct glibc_arena {
 	uint64_t fastbins[GLIBC_NFASTBINS];
 	uint64_t top, system_mem;
 	size_t heaps;
+	bool failed; /* its chunks did not check out: its heaps are unknown */
+};
+
+/* A chunk in a fastbin. */
+struct glibc_fast {
+	uint64_t addr;
+	uint32_t arena;
+	uint32_t bin;
 };
 
 /* One walk's state (heap-glibc.c owns it; heap-glibc-chunks.c reads the
@@ -93,9 +102,13 @@ struct glibc {
 	size_t n_arenas, arenas_allocated;
 	struct glibc_item *items;
 	size_t n_items, items_allocated;
-	/* fastbin chunks: address | bin index (addresses are 16-aligned), sorted */
-	uint64_t *fast;
+	/* the chunks in fastbins, sorted by address */
+	struct glibc_fast *fast;
 	size_t n_fast, fast_allocated;
+	/* the spans of the items, in address order, before they are added
+	 * to the walk (those of an arena that does not check out are not) */
+	struct heap_span *spans;
+	size_t n_spans, spans_allocated;
 	uint64_t mmapped_mem;
 	int n_mmaps;
 
@@ -108,6 +121,8 @@ struct glibc {
 
 	/* what was found, for how */
 	uint64_t chunks, fast_chunks, mmapped_regions;
+	size_t arenas_failed;
+	char arena_why[160]; /* why the first arena that failed did */
 	uint64_t not_reached; /* bytes of heaps the limits kept the walk from */
 	const char *cut;      /* why the walk stopped short: "the byte limit", "the deadline" */
 	char why[160];        /* what did not check out */
@@ -117,15 +132,20 @@ struct glibc {
  * out (it may on another try). */
 int glibc_bad(struct glibc *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Says arena a did not check out (the first time, with why): its heaps
+ * will be unknown, the rest of the walk stands. */
+void glibc_arena_fail(struct glibc *g, size_t a, const char *why);
+
 /* Reads len bytes at addr, in pages the page tables show in memory
  * (file pages too: libc's text).  Returns 0, -ENODATA when a page is not
  * in memory, -ECANCELED at the byte limit, or the source's error. */
 int glibc_read(struct glibc *g, uint64_t addr, size_t len, void *buf);
 
 /* Reads the fastbin chains of every arena into g->fast, then walks every
- * item in address order into spans of g->w (covered before).  Returns 0,
- * -EBADMSG (g->why says what did not check out), -ENOMEM, or the
- * source's error. */
+ * item in address order into spans of g->w (covered before).  An arena
+ * whose chunks do not check out is failed (g->arenas_failed, its reason in
+ * g->arena_why) and its heaps are unknown; the others stand.  Returns 0,
+ * -ENOMEM, or the source's error. */
 int glibc_walk_chunks(struct glibc *g);
 
 static inline uint64_t glibc_u64(const uint8_t *b, size_t off)

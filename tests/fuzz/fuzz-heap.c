@@ -7,7 +7,10 @@
  * walker, within a small byte limit.  Nothing may crash, leak, loop, or
  * read out of bounds, a walker returns only what heap-walk.h allows, and
  * the figures of each class it describes add up to the class's private
- * bytes.  Seeds: tests/data/fuzz/heap (tests/data/make-glibc-image.py). */
+ * bytes.  The input is also given as it is to the parsers of the files
+ * walkers read besides memory: the JVM's hsperfdata file and a library's
+ * ELF headers (mimalloc's version).  Seeds: tests/data/fuzz/heap
+ * (tests/data/make-glibc-image.py, tests/data/make-mimalloc-image.py). */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -18,7 +21,9 @@
 #include "classify.h"
 #include "evidence.h"
 #include "fileio.h"
+#include "heap-mimalloc.h"
 #include "heap-walkers.h"
+#include "hsperf.h"
 #include "limits.h"
 #include "memimage.h"
 #include "smaps.h"
@@ -28,11 +33,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* One row a walker: the process its seeds stand for (under
  * RAMWATCH_TEST_DATA), and the walker. */
+/* mimalloc's walk with the layout of 2.0.9 (the version a live walk
+ * reads from the library, which an image does not hold). */
+static int walk_mimalloc_209(const struct heap_walk_input *in, struct heap_walk *w)
+{
+	return heap_mimalloc_walk_version(in, 209, w);
+}
+
 static const struct row {
 	const char *smaps;
 	int (*walk)(const struct heap_walk_input *in, struct heap_walk *w);
 } rows[] = {
 	{ "memimage/synthetic-glibc.smaps", heap_walk_glibc },
+	{ "memimage/c-mimalloc.smaps", walk_mimalloc_209 },
 };
 
 #define N_ROWS (sizeof(rows) / sizeof(rows[0]))
@@ -123,8 +136,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct memimage *img = NULL;
 	char msg[192];
 
+	struct hsperf_heap heap;
+
 	if (!pool)
 		load();
+	(void)hsperf_parse_heap(data, size, &heap, msg, sizeof(msg));
+	(void)heap_mimalloc_version(data, size);
 	if (memimage_parse((const char *)data, size, &img, msg, sizeof(msg)) < 0)
 		return 0;
 	for (size_t i = 0; i < N_ROWS; i++)

@@ -11,8 +11,9 @@
 #   make fuzz       every libFuzzer target for FUZZ_SECONDS each (default 20: about 3 min in all);
 #                   make fuzz FUZZ_SECONDS=600 runs each longer.  Targets (tests/fuzz/): smaps,
 #                   evidence, trace, control, config, census-json, units, proc, win-capture, heap
-#   make bench      measure the scanner against cat and pmap, what evidence costs a
-#                   census, the daemon, history reads and the trace analyzer (BENCHMARKS.md)
+#   make bench      measure the scanner against cat and pmap, what evidence and the heap
+#                   walks cost a census, the daemon, history reads and the trace analyzer
+#                   (BENCHMARKS.md)
 #   make install    PREFIX, DESTDIR, BINDIR, SBINDIR, MANDIR, SYSCONFDIR, UNITDIR honoured
 #   make deb        build/deb/ramwatch_VERSION_ARCH.deb, lintian-clean (make rpm: the .rpm)
 #   make check-install  check the units, build both packages, install and run the .deb, purge it
@@ -221,7 +222,7 @@ BENCH_LIBS := $(SCHEMA_LIB) $(SCANNER_LIB) $(COMMON_LIB)
 
 .PHONY: all run check check-build check-unit check-integration check-sanitizers check-layers fuzz lint-man soak soak-asan \
 	check-docs schema-doc \
-	bench bench-scan bench-gpu-start bench-evidence bench-daemon bench-history bench-store-size bench-trace bench-tracer \
+	bench bench-scan bench-gpu-start bench-evidence bench-heap bench-daemon bench-history bench-store-size bench-trace bench-tracer \
 	install uninstall clean deps deps-packaging check-units deb rpm check-install check-metrics check-gpu-script
 
 all: $(BUILD)/ramwatch $(BUILD)/ramwatchd $(BUILD)/libramwatch-trace.so
@@ -567,7 +568,7 @@ run: deps $(BUILD)/ramwatch $(BUILD)/ramwatchd
 	@echo
 	sqlite3 -readonly -box $(RUN_STATE)/ramwatch.db < doc/recorded.sql
 
-bench: bench-scan bench-evidence bench-daemon bench-history bench-trace
+bench: bench-scan bench-evidence bench-heap bench-daemon bench-history bench-trace
 
 $(BUILD)/bench/idle-target: bench/idle-target.c
 	@mkdir -p $(dir $@)
@@ -598,6 +599,10 @@ bench-gpu-start: deps $(BUILD)/ramwatch $(BUILD)/helpers/many-maps $(GPU_STANDIN
 # what evidence costs a census, per program (BENCHMARKS.md)
 bench-evidence: deps $(BUILD)/ramwatch $(BUILD)/bench/evidence-loop $(HELPER_BINS)
 	RAMWATCH_BUILD=$(abspath $(BUILD)) $(PYTHON) bench/evidence-bench.py
+
+# what the heap walks cost a census, per GiB and per 100k chunks (BENCHMARKS.md)
+bench-heap: deps $(BUILD)/ramwatch $(BUILD)/helpers/glibc-heap
+	RAMWATCH_BUILD=$(abspath $(BUILD)) $(PYTHON) bench/heap-bench.py
 
 # A week of one process's timeline at the default settings among 50 others,
 # read back by history and report beside a plain count of the same rows

@@ -31,6 +31,10 @@
 
 #define WINDOW (1u << 20)
 #define WINDOW_PAGES (WINDOW / GLIBC_PAGE)
+/* chunks this large on average (the last few) are read a header's page at
+ * a time: a system call a chunk costs less than a window's pages, most of
+ * them the blocks' insides (a page read costs about a third of a call) */
+#define SPARSE_CHUNK (4 * GLIBC_PAGE)
 /* sizeof (struct malloc_chunk): what malloc_trim keeps of a free chunk */
 #define FREE_KEEP UINT64_C(48)
 
@@ -244,11 +248,14 @@ static bool was_read(const struct glibc *g, size_t page)
 }
 
 /* Reads the resident pages of [page of addr, + WINDOW) below limit, in
- * one batch, as far as the byte limit allows.  Returns 0, or -ECANCELED
- * with g->cut. */
+ * one batch, as far as the byte limit allows; where the chunks are large
+ * (g->avg_chunk of SPARSE_CHUNK or more), the page of addr alone: a
+ * window would read mostly the blocks' insides.  Returns 0, or
+ * -ECANCELED with g->cut. */
 static int window_load(struct glibc *g, uint64_t addr, uint64_t limit)
 {
 	uint64_t start = addr & ~(GLIBC_PAGE - 1), end = (limit + GLIBC_PAGE - 1) & ~(GLIBC_PAGE - 1);
+	uint64_t span = g->avg_chunk >= SPARSE_CHUNK ? GLIBC_PAGE : WINDOW;
 	uint64_t left = g->in->limits->max_bytes > g->w->bytes_read ? g->in->limits->max_bytes - g->w->bytes_read : 0;
 	size_t n = 0;
 	int r;
@@ -257,8 +264,8 @@ static int window_load(struct glibc *g, uint64_t addr, uint64_t limit)
 		g->cut = "the census's deadline";
 		return -ECANCELED;
 	}
-	if (end > start + WINDOW)
-		end = start + WINDOW;
+	if (end > start + span)
+		end = start + span;
 	memset(g->win_read, 0, sizeof(g->win_read));
 	g->win_start = g->win_end = start;
 	for (uint64_t p = start; p < end; p += GLIBC_PAGE) {
@@ -472,6 +479,7 @@ static int walk_heap(struct glibc *g, const struct glibc_item *it, size_t *fast_
 		prev = p;
 		prev_size = size;
 		prev_flag = sz & GLIBC_PREV_INUSE;
+		g->avg_chunk = (g->avg_chunk * 7 + size) / 8;
 		p += size;
 	}
 }

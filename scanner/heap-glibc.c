@@ -743,7 +743,7 @@ static void reset(struct glibc *g)
 	g->mmapped_mem = 0;
 	g->n_mmaps = 0;
 	g->cut = NULL;
-	g->win_start = g->win_end = 0;
+	g->win_start = g->win_end = g->avg_chunk = 0;
 	g->why[0] = '\0';
 }
 

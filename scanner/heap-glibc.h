@@ -115,6 +115,7 @@ struct glibc {
 	/* the window of pages the chunk walk reads */
 	uint8_t *win;
 	uint64_t win_start, win_end;
+	uint64_t avg_chunk; /* of the last chunks walked, about: how wide a window to read */
 	uint64_t win_read[(1u << 20) / GLIBC_PAGE / 64]; /* bit per page: read */
 	struct mem_probe *probes;
 	struct page_runs scratch; /* the residency of a small read */

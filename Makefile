@@ -89,7 +89,7 @@ SCANNER_SRCS := scanner/region.c scanner/smaps.c scanner/smaps-fast.c scanner/pr
 	scanner/memsource.c scanner/memsource-live.c scanner/memimage.c scanner/evidence.c scanner/evidence-checks.c \
 	scanner/evidence-split.c scanner/heap-walk.c scanner/heap-pass.c scanner/heap-glibc.c \
 	scanner/heap-glibc-chunks.c scanner/mapping-file.c scanner/hsperf.c scanner/heap-jvm.c scanner/elf-read.c \
-	scanner/heap-private.c scanner/heap-mimalloc.c scanner/steady.c scanner/win-census.c \
+	scanner/heap-private.c scanner/heap-read.c scanner/heap-mimalloc.c scanner/steady.c scanner/win-census.c \
 	scanner/win-capture.c
 
 # trace/: the memtrace analyzer (ramwatch trace summary) and export

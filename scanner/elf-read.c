@@ -11,7 +11,9 @@ enum {
 	EHDR_SIZE = 64,
 	SHDR_SIZE = 64,
 	SYM_SIZE = 24,
+	SHT_NOTE = 7,
 	SHT_NOBITS = 8,
+	NT_GNU_BUILD_ID = 3,
 	SHT_DYNSYM = 11,
 	SHN_UNDEF = 0,
 	SHN_LORESERVE = 0xff00,
@@ -61,17 +63,27 @@ static int section_at(const uint8_t *b, size_t len, uint64_t shoff, uint16_t shn
 	return 0;
 }
 
-int elf_dynamic_symbol(const uint8_t *b, size_t len, const char *name, size_t *ret_offset, size_t *ret_size)
+/* The ELF header's section table, checked: its offset and count. */
+static int section_table(const uint8_t *b, size_t len, uint64_t *shoff, uint16_t *shnum)
 {
 	static const uint8_t ident[] = { 0x7f, 'E', 'L', 'F', 2 /* 64-bit */, 1 /* little-endian */ };
-	struct section dynsym, strtab, text;
-	size_t name_len = strlen(name);
-
 	if (len < EHDR_SIZE || memcmp(b, ident, sizeof(ident)) != 0)
 		return -EBADMSG;
-	uint64_t shoff = u64_at(b, 40);
-	uint16_t shentsize = u16_at(b, 58), shnum = u16_at(b, 60);
-	if (shentsize != SHDR_SIZE || shnum == 0 || !within(shoff, (uint64_t)shnum * SHDR_SIZE, len))
+	*shoff = u64_at(b, 40);
+	*shnum = u16_at(b, 60);
+	if (u16_at(b, 58) != SHDR_SIZE || *shnum == 0 || !within(*shoff, (uint64_t)*shnum * SHDR_SIZE, len))
+		return -EBADMSG;
+	return 0;
+}
+
+int elf_dynamic_symbol(const uint8_t *b, size_t len, const char *name, size_t *ret_offset, size_t *ret_size)
+{
+	struct section dynsym, strtab, text;
+	size_t name_len = strlen(name);
+	uint64_t shoff;
+	uint16_t shnum;
+
+	if (section_table(b, len, &shoff, &shnum) < 0)
 		return -EBADMSG;
 
 	uint32_t i;
@@ -106,6 +118,40 @@ int elf_dynamic_symbol(const uint8_t *b, size_t len, const char *name, size_t *r
 		*ret_offset = (size_t)(text.offset + (value - text.addr));
 		*ret_size = (size_t)size;
 		return 0;
+	}
+	return -ENOENT;
+}
+
+int elf_build_id(const uint8_t *b, size_t len, uint8_t *ret, size_t size, size_t *ret_len)
+{
+	uint64_t shoff;
+	uint16_t shnum;
+	struct section note;
+
+	if (section_table(b, len, &shoff, &shnum) < 0)
+		return -EBADMSG;
+	for (uint32_t i = 0; i < shnum; i++) {
+		if (section_at(b, len, shoff, shnum, i, &note) < 0)
+			return -EBADMSG;
+		if (note.type != SHT_NOTE)
+			continue;
+		/* notes: namesz, descsz, type, then name and desc, each
+		 * padded to 4 bytes */
+		for (uint64_t at = 0; note.size - at >= 12;) {
+			const uint8_t *n = b + note.offset + at;
+			uint64_t namesz = u32_at(n, 0), descsz = u32_at(n, 4), type = u32_at(n, 8);
+			uint64_t name_pad = (namesz + 3) & ~3ull, desc_pad = (descsz + 3) & ~3ull;
+			if (name_pad > note.size - at - 12 || desc_pad > note.size - at - 12 - name_pad)
+				return -EBADMSG;
+			if (type == NT_GNU_BUILD_ID && namesz == 4 && memcmp(n + 12, "GNU", 4) == 0) {
+				if (descsz == 0 || descsz > size)
+					return -EBADMSG;
+				memcpy(ret, n + 12 + name_pad, descsz);
+				*ret_len = (size_t)descsz;
+				return 0;
+			}
+			at += 12 + name_pad + desc_pad;
+		}
 	}
 	return -ENOENT;
 }

@@ -45,6 +45,7 @@
 #include "evidence.h"
 #include "fileio.h"
 #include "heap-private.h"
+#include "heap-read.h"
 #include "heap-walkers.h"
 #include "limits.h"
 #include "macro.h"
@@ -56,7 +57,6 @@
 #define SEGMENT (32 * MiB)
 #define SLICE (64 * KiB)
 #define SLICES_MAX 512u
-#define HEADER_PAGES ((HEAP_MIMALLOC_HEADER_BYTES + PAGE - 1) / PAGE)
 
 /* mimalloc 2.0.9, x86-64 and aarch64 (checked with offsetof against its
  * headers as Debian 12 builds them: release, MI_SECURE 0, MI_DEBUG 0,
@@ -304,64 +304,25 @@ struct tally {
 	char why[160]; /* the last reason a segment was left unknown */
 };
 
-/* Reads pages [from, to) of the header of the segment at addr into b
- * (whose residency is in runs): resident pages read, absent and zero
- * pages as zeros.  Returns 0, -EAGAIN when a page could not be read (it
- * moved, or the read limit was reached), -EIO when a page is swapped out
- * (reading it would swap it in), or the source's error. */
-static int read_pages(struct memsource *src, uint64_t addr, size_t from, size_t to, uint8_t *b,
-		      const struct page_runs *runs, uint64_t *bytes)
-{
-	struct mem_probe probes[HEADER_PAGES];
-	size_t n = 0;
-
-	for (size_t i = from; i < to; i++) {
-		uint64_t at = addr + i * PAGE;
-		size_t len = i + 1 < HEADER_PAGES ? PAGE : HEAP_MIMALLOC_HEADER_BYTES - i * PAGE;
-		enum page_state state = page_runs_state(runs, at);
-		if (state == PAGE_ABSENT || state == PAGE_ZERO)
-			memset(b + i * PAGE, 0, len);
-		else if (state == PAGE_RESIDENT)
-			probes[n++] = (struct mem_probe){ .addr = at, .len = (uint32_t)len, .buf = b + i * PAGE, .runs = runs };
-		else
-			return -EIO;
-	}
-	int r = memsource_read(src, probes, n);
-	if (r < 0)
-		return r;
-	for (size_t i = 0; i < n; i++) {
-		*bytes += probes[i].got;
-		if (probes[i].got == 0)
-			return -EAGAIN;
-	}
-	return 0;
-}
-
 /* Reads the header of the segment at addr (ending by limit) into b: its
  * first page, and the rest only when that page is a segment's.  Returns
- * as read_pages, or -EBADMSG when the first page is no segment's. */
-static int read_header(struct memsource *src, uint64_t addr, uint64_t limit, uint8_t *b, struct page_runs *runs,
-		       uint64_t *bytes)
+ * as heap_read, or -EBADMSG when the first page is no segment's. */
+static int read_header(struct memsource *src, uint64_t addr, uint64_t limit, uint8_t *b, uint64_t *bytes)
 {
 	uint64_t pages_used;
-
-	page_runs_clear(runs);
-	int r = memsource_residency(src, addr, addr + HEADER_PAGES * PAGE, runs);
-	if (r < 0)
-		return r;
-	r = read_pages(src, addr, 0, 1, b, runs, bytes);
+	int r = heap_read(src, addr, PAGE, b, bytes);
 	if (r < 0)
 		return r;
 	if (!evidence_mimalloc_segment(b, PAGE, addr, limit, &pages_used))
 		return -EBADMSG;
-	return read_pages(src, addr, 1, HEADER_PAGES, b, runs, bytes);
+	return heap_read(src, addr + PAGE, HEAP_MIMALLOC_HEADER_BYTES - PAGE, b + PAGE, bytes);
 }
 
 /* Walks the segment at addr (ending by limit): read, checked, retried.
  * Returns its length with its spans in w, 0 when it was left unknown (t
  * says why), or -errno (-ESRCH, -ENOMEM). */
 static int64_t walk_segment(const struct heap_walk_input *in, uint64_t addr, uint64_t limit, uint8_t *b,
-			    struct mimalloc_segment *seg, struct page_runs *runs, struct heap_walk *w, struct tally *t)
+			    struct mimalloc_segment *seg, struct heap_walk *w, struct tally *t)
 {
 	unsigned tries = 1 + (in->limits ? in->limits->retries : 0);
 	uint64_t max = in->limits && in->limits->max_bytes ? in->limits->max_bytes : UINT64_MAX;
@@ -375,7 +336,7 @@ static int64_t walk_segment(const struct heap_walk_input *in, uint64_t addr, uin
 			snprintf(t->why, sizeof(t->why), "the census's time for heap walks was spent");
 			return 0;
 		}
-		int r = read_header(in->src, addr, limit, b, runs, &w->bytes_read);
+		int r = read_header(in->src, addr, limit, b, &w->bytes_read);
 		if (r == -EIO) {
 			snprintf(t->why, sizeof(t->why), "a segment's header is swapped out");
 			return 0;
@@ -416,7 +377,6 @@ int heap_mimalloc_walk_version(const struct heap_walk_input *in, int version, st
 {
 	const int rule = classify_rule_from_key("mimalloc_segments");
 	const char *name = heap_mimalloc_layout(version);
-	struct page_runs runs = { 0 };
 	struct tally t = { 0 };
 	int r = 0;
 
@@ -445,7 +405,7 @@ int heap_mimalloc_walk_version(const struct heap_walk_input *in, int version, st
 		if (!is_segments(reg, rule))
 			continue;
 		for (uint64_t addr = (reg->start + SEGMENT - 1) & ~(SEGMENT - 1); addr < reg->end;) {
-			int64_t len = walk_segment(in, addr, reg->end, b, seg, &runs, w, &t);
+			int64_t len = walk_segment(in, addr, reg->end, b, seg, w, &t);
 			if (len < 0) {
 				r = (int)len;
 				break;
@@ -457,7 +417,6 @@ int heap_mimalloc_walk_version(const struct heap_walk_input *in, int version, st
 	}
 	free(b);
 	free(seg);
-	page_runs_done(&runs);
 	if (r < 0)
 		return r;
 	if (t.segments == 0 && t.unknown) {

@@ -89,7 +89,7 @@ SCANNER_SRCS := scanner/region.c scanner/smaps.c scanner/smaps-fast.c scanner/pr
 	scanner/memsource.c scanner/memsource-live.c scanner/memimage.c scanner/evidence.c scanner/evidence-checks.c \
 	scanner/evidence-split.c scanner/heap-walk.c scanner/heap-pass.c scanner/heap-glibc.c \
 	scanner/heap-glibc-chunks.c scanner/mapping-file.c scanner/hsperf.c scanner/heap-jvm.c scanner/elf-read.c \
-	scanner/heap-private.c scanner/heap-read.c scanner/heap-mimalloc.c scanner/steady.c scanner/win-census.c \
+	scanner/heap-private.c scanner/heap-read.c scanner/heap-mimalloc.c scanner/heap-tcmalloc.c scanner/steady.c scanner/win-census.c \
 	scanner/win-capture.c
 
 # trace/: the memtrace analyzer (ramwatch trace summary) and export
@@ -240,7 +240,7 @@ $(BUILD)/ramwatchd: $(call objects,$(DAEMON_MAIN)) $(DAEMON_LIBS)
 
 # Unit tests (cmocka), one per module: tests/README.md says which tests which.
 UNIT_TESTS := test-util test-log test-strpool test-text test-hashtab test-timeparse test-units test-error test-json-field \
-	test-smaps test-proc-parse test-classes test-classify test-runtimes test-census test-evidence-checks test-evidence test-memimage test-heap-walk test-heap-glibc test-heap-jvm test-heap-mimalloc test-census-json \
+	test-smaps test-proc-parse test-classes test-classify test-runtimes test-census test-evidence-checks test-evidence test-memimage test-heap-walk test-heap-glibc test-heap-jvm test-heap-mimalloc test-heap-tcmalloc test-census-json \
 	test-scan-live test-region-events test-gpu test-gpu-census test-win-census \
 	test-trace-parse test-trace-analyzer test-trace-scopes test-trace-ledger test-trace-report \
 	test-trace-replay test-trace-export test-trace-binary test-trace-stacks \

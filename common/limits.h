@@ -128,6 +128,11 @@
  * unknown. */
 #define RW_LIBRARY_READ_MAX (16u * 1024u * 1024u)
 
+/* Thread caches of a tcmalloc process read, at most, by its heap walk
+ * (scanner/heap-tcmalloc.c): two small reads each.  Past it the malloc
+ * class is unknown, saying so. */
+#define RW_TCMALLOC_THREADS_MAX (16384u)
+
 /* trace analyzer */
 
 /* The longest event line of a memtrace (ramwatch trace summary), newline

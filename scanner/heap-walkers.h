@@ -18,6 +18,7 @@
 #define HEAP_WALKERS(X) \
 	X(glibc)        \
 	X(mimalloc)     \
+	X(tcmalloc)     \
 	X(jvm)          \
 	/* the list ends here */
 

@@ -10,7 +10,7 @@
  * bytes.  The input is also given as it is to the parsers of the files
  * walkers read besides memory: the JVM's hsperfdata file and a library's
  * ELF headers (mimalloc's version).  Seeds: tests/data/fuzz/heap
- * (tests/data/make-glibc-image.py, tests/data/make-mimalloc-image.py). */
+ * (tests/data/make-glibc-image.py, tests/data/make-allocator-seeds.py). */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -22,6 +22,7 @@
 #include "evidence.h"
 #include "fileio.h"
 #include "heap-mimalloc.h"
+#include "heap-tcmalloc.h"
 #include "heap-walkers.h"
 #include "hsperf.h"
 #include "limits.h"
@@ -40,12 +41,23 @@ static int walk_mimalloc_209(const struct heap_walk_input *in, struct heap_walk 
 	return heap_mimalloc_walk_version(in, 209, w);
 }
 
+/* tcmalloc's walk with the globals of Debian's libtcmalloc_minimal 2.10,
+ * loaded where c-tcmalloc's process has it (the build a live walk reads
+ * from the library). */
+static int walk_tcmalloc_minimal(const struct heap_walk_input *in, struct heap_walk *w)
+{
+	static const uint8_t id[20] = { 0x39, 0xdf, 0xd4, 0xa5, 0x85, 0x57, 0x03, 0xfa, 0x6c, 0x24,
+					0x69, 0x74, 0x92, 0x82, 0xf7, 0x5b, 0x18, 0xa1, 0xaa, 0x66 };
+	return heap_tcmalloc_walk_build(in, heap_tcmalloc_build(id, sizeof(id)), 0x7f6b61a13000ull, w);
+}
+
 static const struct row {
 	const char *smaps;
 	int (*walk)(const struct heap_walk_input *in, struct heap_walk *w);
 } rows[] = {
 	{ "memimage/synthetic-glibc.smaps", heap_walk_glibc },
 	{ "memimage/c-mimalloc.smaps", walk_mimalloc_209 },
+	{ "memimage/c-tcmalloc.smaps", walk_tcmalloc_minimal },
 };
 
 #define N_ROWS (sizeof(rows) / sizeof(rows[0]))

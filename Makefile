@@ -90,6 +90,8 @@ SCANNER_SRCS := scanner/region.c scanner/smaps.c scanner/smaps-fast.c scanner/pr
 	scanner/evidence-split.c scanner/heap-walk.c scanner/heap-pass.c scanner/heap-glibc.c \
 	scanner/heap-glibc-libc.c scanner/heap-glibc-chunks.c scanner/heap-pymalloc.c \
 	scanner/heap-jemalloc.c scanner/heap-jemalloc-find.c scanner/heap-jemalloc-layout.c \
+	scanner/mapping-file.c scanner/hsperf.c scanner/heap-jvm.c scanner/elf-read.c \
+	scanner/heap-private.c scanner/heap-read.c scanner/heap-mimalloc.c scanner/heap-tcmalloc.c \
 	scanner/steady.c scanner/win-census.c scanner/win-capture.c
 
 # trace/: the memtrace analyzer (ramwatch trace summary) and export
@@ -241,7 +243,7 @@ $(BUILD)/ramwatchd: $(call objects,$(DAEMON_MAIN)) $(DAEMON_LIBS)
 # Unit tests (cmocka), one per module: tests/README.md says which tests which.
 UNIT_TESTS := test-util test-log test-strpool test-text test-hashtab test-timeparse test-units test-error test-json-field \
 	test-smaps test-proc-parse test-classes test-classify test-runtimes test-census test-evidence-checks test-evidence test-memimage test-heap-walk test-heap-glibc test-census-json \
-	test-heap-pymalloc test-heap-jemalloc \
+	test-heap-pymalloc test-heap-jemalloc test-heap-jvm test-heap-mimalloc test-heap-tcmalloc \
 	test-scan-live test-region-events test-gpu test-gpu-census test-win-census \
 	test-trace-parse test-trace-analyzer test-trace-scopes test-trace-ledger test-trace-report \
 	test-trace-replay test-trace-export test-trace-binary test-trace-stacks \
@@ -261,7 +263,7 @@ TEST_LIBS_test-command-table = $(CURSES_LIBS)
 # The helpers are the processes under test: never sanitized, so their memory
 # has the shapes they report.
 HELPERS := shapes many-maps churn mapfiles residency steady allocs allocs-jemalloc allocs-mimalloc allocs-tcmalloc \
-	glibc-heap jemalloc-heap jemalloc-heap-static
+	glibc-heap jemalloc-heap jemalloc-heap-static heapstat-mimalloc heapstat-tcmalloc
 HELPER_BINS := $(addprefix $(BUILD)/helpers/,$(HELPERS))
 HELPER_CFLAGS := -std=gnu11 -D_GNU_SOURCE -O2 -g $(WARNINGS)
 
@@ -293,6 +295,14 @@ $(BUILD)/helpers/jemalloc-heap: tests/helpers/jemalloc-heap.c
 $(BUILD)/helpers/jemalloc-heap-static: tests/helpers/jemalloc-heap.c
 	@mkdir -p $(dir $@)
 	$(CC) $(HELPER_CFLAGS) -o $@ $< -Wl,-Bstatic -ljemalloc -Wl,-Bdynamic -lpthread -ldl -lm -lstdc++
+
+# the fragmented heap helper, with the allocator's own figures: built against each allocator's API
+HEAPSTAT_FLAGS_mimalloc := -DHEAPSTAT_MIMALLOC
+HEAPSTAT_FLAGS_tcmalloc := -DHEAPSTAT_TCMALLOC
+
+$(BUILD)/helpers/heapstat-%: tests/helpers/heapstat.c
+	@mkdir -p $(dir $@)
+	$(CC) $(HELPER_CFLAGS) $(HEAPSTAT_FLAGS_$*) -o $@ $< -lpthread $(ALLOCATOR_LIB_$*)
 
 $(BUILD)/helpers/many-maps: bench/many-maps.c
 	@mkdir -p $(dir $@)

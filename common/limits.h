@@ -123,6 +123,22 @@
 #define RW_MEMIMAGE_MAX (64u * 1024u * 1024u)
 #define RW_MEMIMAGE_DATA_MAX (4096u)
 
+/* The JVM's hsperfdata file (scanner/heap-jvm.c), read whole, at most:
+ * the largest -XX:PerfDataMemorySize HotSpot accepts.  A larger file is
+ * not a JVM's and is not read. */
+#define RW_HSPERF_FILE_MAX (2u * 1024u * 1024u)
+
+/* An allocator's library, read whole, at most, to learn its version from
+ * its own code (scanner/heap-mimalloc.c): Debian's libmimalloc is
+ * 120 KiB.  A larger file is not read, and the allocator's figures are
+ * unknown. */
+#define RW_LIBRARY_READ_MAX (16u * 1024u * 1024u)
+
+/* Thread caches of a tcmalloc process read, at most, by its heap walk
+ * (scanner/heap-tcmalloc.c): two small reads each.  Past it the malloc
+ * class is unknown, saying so. */
+#define RW_TCMALLOC_THREADS_MAX (16384u)
+
 /* trace analyzer */
 
 /* The longest event line of a memtrace (ramwatch trace summary), newline

@@ -105,5 +105,4 @@ int evidence_conclude(struct memsource *src, struct region **regions, size_t *n,
 /* Checks of evidence-checks.c not exported in evidence.h. */
 bool evidence_glibc_tcache(const uint8_t *b, size_t len);
 uint64_t evidence_jemalloc_base(const uint8_t *b, size_t len, uint64_t addr, uint64_t end);
-uint64_t evidence_mimalloc_segment(const uint8_t *b, size_t len, uint64_t addr, uint64_t end, uint64_t *used);
 uint64_t evidence_tcmalloc_spans(const uint8_t *b, size_t len, uint64_t heap_start, uint64_t heap_end);

@@ -56,3 +56,9 @@ uint64_t evidence_glibc_heap_info(const uint8_t *b, size_t len, uint64_t addr, u
 /* A pymalloc pool header at addr (48 bytes): returns the pool size (4 or
  * 16 KiB) with its arena index in *arena, or 0. */
 uint64_t evidence_pymalloc_pool(const uint8_t *b, size_t len, uint64_t addr, uint32_t *arena);
+/* A mimalloc 2.0 segment header at addr (272 bytes: mi_segment_t and its
+ * first slice), in a region ending at end: returns the segment's length
+ * within the region, with its pages in use in *used, or 0.  The heap
+ * walk (heap-mimalloc.c) checks the same header before it reads the
+ * rest. */
+uint64_t evidence_mimalloc_segment(const uint8_t *b, size_t len, uint64_t addr, uint64_t end, uint64_t *used);

@@ -19,6 +19,9 @@
 	X(glibc)        \
 	X(pymalloc)     \
 	X(jemalloc)     \
+	X(mimalloc)     \
+	X(tcmalloc)     \
+	X(jvm)          \
 	/* the list ends here */
 
 #define HEAP_WALKER_DECLARE_(name) int heap_walk_##name(const struct heap_walk_input *in, struct heap_walk *w);

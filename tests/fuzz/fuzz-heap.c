@@ -7,8 +7,11 @@
  * walker, within a small byte limit.  Nothing may crash, leak, loop, or
  * read out of bounds, a walker returns only what heap-walk.h allows, and
  * the figures of each class it describes add up to the class's private
- * bytes.  Seeds: tests/data/fuzz/heap (tests/data/make-glibc-image.py,
- * make-jemalloc-image.py). */
+ * bytes.  The input is also given as it is to the parsers of the files
+ * walkers read besides memory: the JVM's hsperfdata file and a library's
+ * ELF headers (mimalloc's version).  Seeds: tests/data/fuzz/heap
+ * (tests/data/make-glibc-image.py, make-jemalloc-image.py,
+ * make-allocator-seeds.py). */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -19,13 +22,33 @@
 #include "classify.h"
 #include "evidence.h"
 #include "fileio.h"
+#include "heap-mimalloc.h"
+#include "heap-tcmalloc.h"
 #include "heap-walkers.h"
+#include "hsperf.h"
 #include "limits.h"
 #include "memimage.h"
 #include "smaps.h"
 #include "strpool.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* mimalloc's walk with the layout of 2.0.9 (the version a live walk
+ * reads from the library, which an image does not hold). */
+static int walk_mimalloc_209(const struct heap_walk_input *in, struct heap_walk *w)
+{
+	return heap_mimalloc_walk_version(in, 209, w);
+}
+
+/* tcmalloc's walk with the globals of Debian's libtcmalloc_minimal 2.10,
+ * loaded where c-tcmalloc's process has it (the build a live walk reads
+ * from the library). */
+static int walk_tcmalloc_minimal(const struct heap_walk_input *in, struct heap_walk *w)
+{
+	static const uint8_t id[20] = { 0x39, 0xdf, 0xd4, 0xa5, 0x85, 0x57, 0x03, 0xfa, 0x6c, 0x24,
+					0x69, 0x74, 0x92, 0x82, 0xf7, 0x5b, 0x18, 0xa1, 0xaa, 0x66 };
+	return heap_tcmalloc_walk_build(in, heap_tcmalloc_build(id, sizeof(id)), 0x7f6b61a13000ull, w);
+}
 
 /* One row a walker: the process its seeds stand for (under
  * RAMWATCH_TEST_DATA), and the walker. */
@@ -35,6 +58,9 @@ static const struct row {
 } rows[] = {
 	{ "memimage/synthetic-glibc.smaps", heap_walk_glibc },
 	{ "memimage/synthetic-jemalloc.smaps", heap_walk_jemalloc },
+	{ "memimage/python3-pools.smaps", heap_walk_pymalloc },
+	{ "memimage/c-mimalloc.smaps", walk_mimalloc_209 },
+	{ "memimage/c-tcmalloc.smaps", walk_tcmalloc_minimal },
 };
 
 #define N_ROWS (sizeof(rows) / sizeof(rows[0]))
@@ -125,8 +151,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct memimage *img = NULL;
 	char msg[192];
 
+	struct hsperf_heap heap;
+
 	if (!pool)
 		load();
+	(void)hsperf_parse_heap(data, size, &heap, msg, sizeof(msg));
+	(void)heap_mimalloc_version(data, size);
 	if (memimage_parse((const char *)data, size, &img, msg, sizeof(msg)) < 0)
 		return 0;
 	for (size_t i = 0; i < N_ROWS; i++)

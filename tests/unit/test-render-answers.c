@@ -233,6 +233,39 @@ static void test_history(void **state)
 	json_decref(j);
 }
 
+/* Where a heap walk read a class's allocator, the census line shows its
+ * memory in use beside its private, and a census between two that read
+ * them says it read none; the CSV has in_use, free and returnable. */
+static void test_history_in_use(void **state)
+{
+	(void)state;
+	json_t *j = parse(history_answer);
+	json_t *censuses = json_object_get(j, "censuses");
+	json_t *malloc98 = json_object_get(json_object_get(json_array_get(censuses, 0), "classes"), "malloc");
+	json_object_set_new(malloc98, "in_use", json_integer(393216));
+	json_object_set_new(malloc98, "free", json_integer(131072));
+	json_object_set_new(malloc98, "returnable", json_integer(65536));
+	history_options = (struct history_options){ .format = ANSWER_TABLE };
+	char *text = capture_json(history_render, j);
+	assert_contains(text, "census #98 (first): private 1.00 MiB, resident 3.00 MiB; malloc 512 KiB (384 KiB in "
+			      "use), other 320 KiB, images 128 KiB, stacks 64.0 KiB, +1 more\n");
+	assert_contains(text, "census #99 (growth): private 65.0 MiB, resident 67.0 MiB; other 64.3 MiB, malloc "
+			      "512 KiB; in use not read\n");
+	/* a census that failed says why, nothing more */
+	assert_contains(text, "census #100 (interval): exited: process 4242 exited\n");
+	free(text);
+
+	const char *chosen[] = { "malloc" };
+	history_options = (struct history_options){ .format = ANSWER_CSV, .classes = chosen, .n_classes = 1 };
+	text = capture_json(history_render, j);
+	assert_contains(text, "time,process_id,pid,kind,name,status,private,private_min,private_max,resident,"
+			      "resident_min,resident_max,swap,in_use,free,returnable\n");
+	assert_contains(text, "1795960801.500,17,4242,class,malloc,,524288,,,524288,,,,393216,131072,65536\n");
+	assert_contains(text, "1795960815.200,17,4242,class,malloc,,524288,,,524288,,,,,,\n");
+	free(text);
+	json_decref(j);
+}
+
 static void test_for_programs(void **state)
 {
 	(void)state;
@@ -529,6 +562,7 @@ int main(void)
 		cmocka_unit_test_setup(test_status, set_zone),
 		cmocka_unit_test_setup(test_processes, set_zone),
 		cmocka_unit_test_setup(test_history, set_zone),
+		cmocka_unit_test_setup(test_history_in_use, set_zone),
 		cmocka_unit_test(test_for_programs),
 		cmocka_unit_test(test_region_events),
 		cmocka_unit_test_setup(test_report, set_zone),

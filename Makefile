@@ -104,7 +104,7 @@ SCHEMA_SRCS := schema/store.c schema/store-stmt.c schema/store-put.c schema/stor
 	schema/store-read-processes.c schema/store-read-samples.c schema/store-read-history.c \
 	schema/store-read-window.c schema/store-read-census.c schema/store-read-compare.c \
 	schema/store-read-report.c schema/store-read-events.c schema/store-read-page.c schema/store-read-rows.c \
-	schema/store-read-census-load.c \
+	schema/store-read-census-load.c schema/store-read-heap.c \
 	schema/query.c
 SCHEMA_MIGRATIONS := $(sort $(wildcard schema/migrations/*.sql))
 SCHEMA_GENERATED := $(BUILD)/schema/migrations.c

@@ -117,7 +117,7 @@ void heap_words_growth(FILE *f, enum class_id cls, enum heap_growth g, const str
 
 	if (g == HEAP_GROWTH_NONE)
 		return;
-	fprintf(f, "%s grew by %s", class_key(cls), format_bytes(x, b->private - a->private));
+	fprintf(f, "grew by %s", format_bytes(x, b->private - a->private));
 	if (g != HEAP_GROWTH_UNKNOWN || (a->known && b->known))
 		fprintf(f, " (in use %s, free %s)", format_bytes_delta(y, used), format_bytes_delta(z, free_change));
 	switch (g) {

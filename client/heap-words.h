@@ -37,9 +37,11 @@ const struct heap_allocator *heap_words_allocator(enum class_id cls, const char 
  * line: led by "- " in Markdown (md), by two spaces in text. */
 void heap_words_class(FILE *f, enum class_id cls, const struct census_totals *t, const char *how, bool md);
 
-/* One sentence on a class that grew from a to b, naming what the growth
+/* What a class that grew from a to b grew by and of what ("grew by
+ * 300 MiB (in use +20.0 MiB, free +280 MiB): kept by ..."): what the growth
  * was made of (g, heap_trend_growth) and, when the allocator kept it, the
  * returnable part and what gives it back.  Nothing for
- * HEAP_GROWTH_NONE.  No line end: the caller ends the sentence. */
+ * HEAP_GROWTH_NONE.  The caller names the class before, and ends the
+ * sentence. */
 void heap_words_growth(FILE *f, enum class_id cls, enum heap_growth g, const struct heap_point *a,
 		       const struct heap_point *b, const char *how);

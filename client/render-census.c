@@ -563,7 +563,7 @@ static int render_heap_changes(const struct census *a, const struct census *b, c
 		if (!any)
 			heading(o, f, "What grew: in use (held by the program) or free (kept by the allocator)");
 		any = true;
-		fputs(md ? "- " : "  ", f);
+		fprintf(f, "%s%s ", md ? "- " : "  ", class_key((enum class_id)k));
 		heap_words_growth(f, (enum class_id)k, g, &x, &y, b->how[k] ? b->how[k] : a->how[k]);
 		fputs(".\n", f);
 	}

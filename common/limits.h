@@ -240,6 +240,11 @@
 #define RW_HEAP_RISE_SPAN_MS (60u * 60u * 1000u)
 #define RW_HEAP_RISE_BYTES (1024u * 1024u)
 
+/* The censuses the report names for a class's growth (those where its in
+ * use or its free memory rose), at most: the latest; it says how many
+ * there are in all.  A process watched for weeks has thousands. */
+#define RW_REPORT_HEAP_CENSUSES 10u
+
 /* A census is stored as the changes from its process's key census
  * (ramwatch-schema(7), DELTAS) when they are at most this percent of its
  * rows and the key has fewer than RW_CENSUS_DELTAS_MAX deltas; otherwise

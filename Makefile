@@ -86,7 +86,9 @@ SCANNER_SRCS := scanner/region.c scanner/smaps.c scanner/smaps-fast.c scanner/pr
 	scanner/proclist.c scanner/classes.c scanner/runtimes.c scanner/classify.c scanner/classify-shapes.c scanner/census.c \
 	scanner/census-json.c scanner/region-events.c scanner/scan.c scanner/gpu.c scanner/gpu-nvml.c scanner/gpu-cuda.c \
 	scanner/memsource.c scanner/memsource-live.c scanner/memimage.c scanner/evidence.c scanner/evidence-checks.c \
-	scanner/evidence-split.c scanner/steady.c scanner/win-census.c scanner/win-capture.c scanner/heap-trend.c
+	scanner/evidence-split.c scanner/heap-walk.c scanner/heap-pass.c scanner/heap-glibc.c \
+	scanner/heap-glibc-chunks.c scanner/steady.c scanner/win-census.c \
+	scanner/win-capture.c scanner/heap-trend.c
 
 # trace/: the memtrace analyzer (ramwatch trace summary) and export
 TRACE_SRCS := trace/trace-event.c trace/trace-fast.c trace/trace-general.c trace/trace-parse.c \
@@ -236,7 +238,7 @@ $(BUILD)/ramwatchd: $(call objects,$(DAEMON_MAIN)) $(DAEMON_LIBS)
 
 # Unit tests (cmocka), one per module: tests/README.md says which tests which.
 UNIT_TESTS := test-util test-log test-strpool test-text test-hashtab test-timeparse test-units test-error test-json-field \
-	test-smaps test-proc-parse test-classes test-classify test-runtimes test-census test-evidence-checks test-evidence test-memimage test-census-json \
+	test-smaps test-proc-parse test-classes test-classify test-runtimes test-census test-evidence-checks test-evidence test-memimage test-heap-walk test-census-json \
 	test-scan-live test-region-events test-heap-trend test-gpu test-gpu-census test-win-census \
 	test-trace-parse test-trace-analyzer test-trace-scopes test-trace-ledger test-trace-report \
 	test-trace-replay test-trace-export test-trace-binary test-trace-stacks \
@@ -255,7 +257,8 @@ TEST_LIBS_test-command-table = $(CURSES_LIBS)
 
 # The helpers are the processes under test: never sanitized, so their memory
 # has the shapes they report.
-HELPERS := shapes many-maps churn mapfiles residency steady allocs allocs-jemalloc allocs-mimalloc allocs-tcmalloc
+HELPERS := shapes many-maps churn mapfiles residency steady allocs allocs-jemalloc allocs-mimalloc allocs-tcmalloc \
+	glibc-heap
 HELPER_BINS := $(addprefix $(BUILD)/helpers/,$(HELPERS))
 HELPER_CFLAGS := -std=gnu11 -D_GNU_SOURCE -O2 -g $(WARNINGS)
 

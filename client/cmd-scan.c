@@ -156,7 +156,7 @@ struct scan_args {
 	const char *name, *smaps, *status, *out_path, *proc, *socket, *memory, *save_memory;
 	enum output out;
 	size_t top;
-	bool regions, light, daemon, gpu_asked, no_gpu, no_evidence;
+	bool regions, light, daemon, gpu_asked, no_gpu, no_evidence, no_heap;
 	int pid;
 };
 
@@ -186,6 +186,7 @@ static int scan_parse_args(const struct command *self, int argc, char **argv, st
 		case 'g': a->gpu_asked = true; break;
 		case 'G': a->no_gpu = true; break;
 		case 'E': a->no_evidence = true; break;
+		case 'H': a->no_heap = true; break;
 		case 'M': a->memory = optarg; break;
 		case 'W': a->save_memory = optarg; break;
 		case 'd': a->daemon = true; break;
@@ -290,7 +291,7 @@ int cmd_scan(const struct command *self, int argc, char **argv)
 		return fail("out of memory");
 	struct scan_options so = { .proc_root = a.proc, .top = a.top, .keep_regions = a.regions || a.out_path,
 				   .light = a.light, .gpu = gpu, .no_evidence = a.no_evidence,
-				   .memory_image = a.memory, .record_memory = memory_out };
+				   .no_heap = a.no_heap, .memory_image = a.memory, .record_memory = memory_out };
 
 	if (a.smaps) {
 		struct error err = { 0 };

@@ -111,6 +111,10 @@ static const struct command_option scan_options[] = {
 	{ .name = "no-evidence", .val = 'E',
 	  .help = "classify by shape alone: read nothing of the process's memory (by default, the headers "
 		  "allocators wrote are read, only in resident pages, to confirm whose memory each region is)" },
+	{ .name = "no-heap", .val = 'H',
+	  .help = "read no allocator's own structures: how much of each class is in use or kept free stays "
+		  "unknown (by default, glibc's arenas and the other allocators' heaps are walked after evidence, "
+		  "only in resident pages)" },
 	{ .name = "save-memory", .arg = "FILE", .val = 'W', .complete = COMPLETE_FILE,
 	  .help = "save what evidence read as a memory image (with a copy of /proc/PID/smaps, the census can "
 		  "be taken again with --memory)" },

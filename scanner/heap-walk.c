@@ -54,6 +54,11 @@ int heap_walk_add_free(struct heap_walk *w, uint64_t start, uint64_t end, uint64
 		      });
 }
 
+int heap_walk_add_unknown(struct heap_walk *w, uint64_t start, uint64_t end)
+{
+	return add(w, &(struct heap_span){ .start = start, .end = end, .unknown = true });
+}
+
 int heap_walk_cover(struct heap_walk *w, struct memsource *src, uint64_t start, uint64_t end)
 {
 	if (end <= start || (w->n_covers && start < w->covers[w->n_covers - 1].end))
@@ -139,6 +144,10 @@ static void tally_walk(const struct heap_walk *w, const struct region *regions, 
 	for (size_t i = 0; i < w->n_spans; i++) {
 		const struct heap_span *s = &w->spans[i];
 		uint64_t len = s->end - s->start, priv = private_in_class(w, regions, n, s->start, s->end);
+		if (s->unknown) {
+			x.unknown += priv;
+			continue;
+		}
 		uint64_t in_use = scaled(s->in_use, priv, len), free_bytes = scaled(s->free, priv, len);
 		uint64_t ret = s->ret_end ? whole_pages(w, s->ret_start, s->ret_end) : 0;
 		x.in_use += in_use;
@@ -146,17 +155,19 @@ static void tally_walk(const struct heap_walk *w, const struct region *regions, 
 		x.returnable += ret < free_bytes ? ret : free_bytes;
 	}
 	/* spans outside the covers cannot make more than the covers hold */
-	if (x.in_use + x.free > covered) {
-		uint64_t described = x.in_use + x.free;
+	if (x.in_use + x.free + x.unknown > covered) {
+		uint64_t described = x.in_use + x.free + x.unknown;
 		x.in_use = scaled(x.in_use, covered, described);
-		x.free = covered - x.in_use;
+		x.unknown = scaled(x.unknown, covered, described);
+		x.free = covered - x.in_use - x.unknown;
 	}
 	if (x.returnable > x.free)
 		x.returnable = x.free;
 	t->in_use += x.in_use;
 	t->free += x.free;
+	t->unknown += x.unknown;
 	t->returnable += x.returnable;
-	t->overhead += covered - x.in_use - x.free;
+	t->overhead += covered - x.in_use - x.free - x.unknown;
 }
 
 static void join_how(char *dst, size_t size, const char *how)

@@ -56,6 +56,7 @@ struct heap_span {
 	uint64_t start, end;
 	uint64_t in_use, free;
 	uint64_t ret_start, ret_end;
+	bool unknown; /* not reached (heap_walk_add_unknown): its private bytes are unknown */
 };
 
 /* What one walker found for one class: its spans, sorted by start and not
@@ -87,6 +88,11 @@ struct heap_walk {
 int heap_walk_add(struct heap_walk *w, uint64_t start, uint64_t end, uint64_t in_use, uint64_t free);
 /* The same with the returnable subrange of its free bytes. */
 int heap_walk_add_free(struct heap_walk *w, uint64_t start, uint64_t end, uint64_t ret_start, uint64_t ret_end);
+/* Says the walk did not reach [start, end), which it covers (a deadline,
+ * the byte limit, a header in a swapped page): its private bytes are
+ * unknown, not overhead, while the rest of the walk stands.  Ordered as
+ * the other spans.  Returns 0, -EINVAL, -ENOMEM. */
+int heap_walk_add_unknown(struct heap_walk *w, uint64_t start, uint64_t end);
 /* Says the walk is about [start, end) (after any range it was given
  * before: covers come in address order) and reads its residency through
  * src into w->runs.  Returns 0, -EINVAL out of order, -ENOMEM, or the

@@ -231,14 +231,16 @@ int memimage_parse(const char *buf, size_t len, struct memimage **ret, char *msg
 			return -EBADMSG;
 		}
 	qsort_safe(img->chunks, img->n_chunks, sizeof(*img->chunks), chunk_cmp);
-	/* bytes lie in one page, never one the image says is not resident (a
-	 * page of no run may hold bytes: a region smaps shows wholly resident
-	 * is read without asking the page tables, so none were recorded) */
+	/* bytes lie in one page, never one the image says is swapped or the
+	 * zero page (a page of no run may hold bytes: a region smaps shows
+	 * wholly resident is read without asking the page tables, so none
+	 * were recorded; a file's page mapped may, as libc's version string
+	 * read by the glibc heap walk) */
 	for (size_t i = 0; i < img->n_chunks; i++) {
 		const struct chunk *c = &img->chunks[i];
 		uint64_t last = c->addr + c->len - 1;
 		enum page_state st = page_runs_state(&img->runs, c->addr);
-		if ((c->addr & ~(PAGE - 1)) != (last & ~(PAGE - 1)) || (st != PAGE_RESIDENT && st != PAGE_ABSENT)) {
+		if ((c->addr & ~(PAGE - 1)) != (last & ~(PAGE - 1)) || (st != PAGE_RESIDENT && st != PAGE_ABSENT && st != PAGE_FILE)) {
 			snprintf(msg, msg_size, "data at %" PRIx64 " is not within one resident page", c->addr);
 			return -EBADMSG;
 		}

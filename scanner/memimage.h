@@ -14,9 +14,11 @@
  * Pages named by no line are absent, except in a region smaps shows wholly
  * resident, which the census reads without asking the page tables (so an
  * image records nothing of it).  Bytes lie within one page, never one the
- * image says is swapped, zero or a file's, and are read back only where
- * given: a probe of bytes the image does not hold reads nothing, as a page
- * that could not be read. */
+ * image says is swapped or zero, and are read back only where given: a
+ * probe of bytes the image does not hold reads nothing, as a page that
+ * could not be read.  (A file's page holds bytes where a heap walk read a
+ * library's text, its version, in a page the page tables map: the
+ * classic pagemap tells those pages apart, PAGEMAP_SCAN does not.) */
 #pragma once
 
 #include <stddef.h>

@@ -21,6 +21,7 @@
 #include "evidence.h"
 #include "fileio.h"
 #include "gpu.h"
+#include "heap-pass.h"
 #include "limits.h"
 #include "memimage.h"
 #include "macro.h"
@@ -86,32 +87,57 @@ static void note_evidence(struct census *c, const struct evidence_result *res)
 	c->evidence.pages = (int64_t)res->pages;
 }
 
-/* Reads evidence through src (which it closes) for the classified
- * regions.  A source that may not be read leaves the shapes standing and
- * the census saying why; a process that vanished is -ESRCH. */
+/* Reads evidence through *src for the classified regions.  With
+ * o->record_memory, *src becomes a recorder wrapped around it, so that what
+ * the heap walks read after evidence is saved too; the caller closes *src
+ * either way.  A source that may not be read leaves the shapes standing
+ * and the census saying why; a process that vanished is -ESRCH. */
 static int read_evidence(struct census *c, struct memsource *src, struct region **regions, size_t *n,
 			 const struct scan_options *o)
 {
 	struct evidence_result res;
-	struct memsource rec = { 0 };
 	int r;
 
 	src->max_probes = o && o->max_reads ? o->max_reads : RW_EVIDENCE_READS_MAX;
 	if (o && o->record_memory) {
+		struct memsource rec = { 0 };
 		r = memimage_record(src, o->record_memory, &rec);
-		if (r < 0) {
-			memsource_close(src);
+		if (r < 0)
 			return r;
-		}
-		src = &rec;
+		*src = rec;
 	}
 	size_t max = o && o->max_regions ? o->max_regions : RW_REGIONS_MAX;
 	r = evidence_apply(src, regions, n, max, c->strings, &res);
-	memsource_close(src);
 	note_evidence(c, &res);
 	if (r == -EPERM || r == -EACCES)
 		return 0;
 	return r;
+}
+
+/* The heap walks (heap-pass.h), after evidence and the census's sums:
+ * not when turned off, nor where evidence read nothing (no rights to the
+ * memory, a light census, a saved file without its image).  Returns 0,
+ * -ESRCH (the process vanished) or -ENOMEM. */
+static int take_heap(struct census *c, struct memsource *src, const struct region *regions, size_t n,
+		     const struct scan_options *o, int pid)
+{
+	if ((o && o->no_heap) || !c->evidence.taken || !src->ops)
+		return 0;
+	struct heap_limits limits = {
+		.max_bytes = o && o->heap_max_bytes ? o->heap_max_bytes : RW_HEAP_READ_MAX,
+		.deadline_us = o ? o->heap_deadline_us : 0,
+		.retries = RW_HEAP_RETRIES,
+	};
+	struct heap_walk_input in = {
+		.src = src,
+		.regions = regions,
+		.n_regions = n,
+		.limits = &limits,
+		.exe = c->exe,
+		.cmdline = c->cmdline,
+		.pid = pid,
+	};
+	return heap_pass_run(c, &in, NULL);
 }
 
 static void evidence_not_taken(struct census *c, const char *fmt, ...) _printf_(2, 3);
@@ -398,11 +424,11 @@ static int confirm_instance(struct census *c, const struct scan_target *t, size_
 }
 
 /* Evidence read from the process's memory, where it may be read; else the
- * census says why not. */
+ * census says why not.  *src is the source it read through, left open for
+ * the heap walks (closed by the caller; no ops when none was opened). */
 static int take_evidence(struct census *c, const struct scan_target *t, const struct scan_options *o,
-			 struct region **regions, size_t *n, struct error *err)
+			 struct region **regions, size_t *n, struct memsource *src, struct error *err)
 {
-	struct memsource src;
 	char why[256] = "";
 	int r;
 
@@ -420,7 +446,7 @@ static int take_evidence(struct census *c, const struct scan_target *t, const st
 				   t->root);
 		return 0;
 	}
-	r = memsource_open_live(&src, t->pid, t->pid_fd, why, sizeof(why));
+	r = memsource_open_live(src, t->pid, t->pid_fd, why, sizeof(why));
 	if (r == -ESRCH)
 		return exited_during(err, t->pid);
 	if (r == -ENOMEM)
@@ -429,7 +455,7 @@ static int take_evidence(struct census *c, const struct scan_target *t, const st
 		evidence_not_taken(c, "%s", why);
 		return 0;
 	}
-	r = read_evidence(c, &src, regions, n, o);
+	r = read_evidence(c, src, regions, n, o);
 	if (r == -ESRCH || r == -ENOENT)
 		return exited_during(err, t->pid);
 	if (r < 0)
@@ -462,6 +488,7 @@ int scan_process(int pid, const struct scan_options *o, struct census **ret, str
 	_cleanup_free_ uint64_t *sps = NULL;
 	_cleanup_(regions_freep) struct region *regions = NULL;
 	_cleanup_(scan_target_done) struct scan_target t = { .root_fd = -1, .pid_fd = -1 };
+	_cleanup_(memsource_close) struct memsource src = { 0 };
 	uint64_t bytes = 0, t0 = now_monotonic_us(), cpu0 = now_thread_cpu_us();
 	size_t n = 0, n_sps = 0, threads = 0;
 	bool have_sps = false;
@@ -499,9 +526,15 @@ int scan_process(int pid, const struct scan_options *o, struct census **ret, str
 			error_set(err, r, "out of memory");
 	}
 	if (r >= 0)
-		r = take_evidence(c, &t, o, &regions, &n, err);
+		r = take_evidence(c, &t, o, &regions, &n, &src, err);
 	if (r >= 0 && (r = summarise(c, regions, n, o)) < 0)
 		error_set(err, r, "out of memory");
+	if (r >= 0 && (r = take_heap(c, &src, regions, n, o, t.pid)) < 0) {
+		if (r == -ESRCH || r == -ENOENT)
+			r = exited_during(err, t.pid);
+		else
+			error_set(err, r, "reading the heaps of process %d: %s", t.pid, strerror(-r));
+	}
 	if (r >= 0 && o && o->light)
 		r = read_light_totals(c, &t, &bytes, err);
 	if (r < 0)
@@ -611,12 +644,12 @@ int scan_smaps_file(const char *smaps_path, const char *status_path, const struc
 	r = classify_regions(regions, n, &hints);
 	if (r < 0)
 		return error_set(err, r, "out of memory");
+	_cleanup_(memimage_freep) struct memimage *img = NULL;
+	_cleanup_(memsource_close) struct memsource src = { 0 };
 	if (o && o->memory_image && !o->no_evidence) {
-		_cleanup_(memimage_freep) struct memimage *img = NULL;
 		r = load_image(o->memory_image, &img, err);
 		if (r < 0)
 			return r;
-		struct memsource src;
 		memimage_source(img, &src);
 		r = read_evidence(c, &src, &regions, &n, o);
 		if (r < 0)
@@ -627,6 +660,9 @@ int scan_smaps_file(const char *smaps_path, const char *status_path, const struc
 	r = summarise(c, regions, n, o);
 	if (r < 0)
 		return error_set(err, r, "out of memory");
+	r = take_heap(c, &src, regions, n, o, 0);
+	if (r < 0)
+		return error_set(err, r, "%s: %s", o->memory_image, strerror(-r));
 	c->bytes_read = (int64_t)bytes;
 	*ret = TAKE_PTR(c);
 	return 0;

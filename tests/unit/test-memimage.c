@@ -69,6 +69,10 @@ static void test_image_format(void **state)
 		if (r != -EBADMSG || !strstr(msg, bad[i].says))
 			fail_msg("image %zu: %d \"%s\", expected \"%s\"", i, r, msg, bad[i].says);
 	}
+	/* bytes in a file's page: a library's text a heap walk read where the page tables map it */
+	assert_int_equal(parse_image("ramwatch-memory-image 1\nfile 1000 2000\ndata 1000 00\n", &img, msg), 0);
+	img = memimage_free(img);
+	assert_int_equal(parse_image("ramwatch-memory-image 1\nzero 1000 2000\ndata 1000 00\n", &img, msg), -EBADMSG);
 	/* bytes in a page of no run: a wholly resident region's, read without asking */
 	assert_int_equal(parse_image("ramwatch-memory-image 1\ndata 1000 00\n", &img, msg), 0);
 	img = memimage_free(img);

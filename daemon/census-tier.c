@@ -171,8 +171,11 @@ void census_tier_record(struct census_tier *ct, struct target *t, const struct c
 			      res->meta.repeats_time > 0		 ? ", nothing changed since the last full census"
 			      : status == CENSUS_OK && !res->heap_read ? ", in use and free not read (InUseInterval)"
 									 : "");
-	if (status == CENSUS_OK && res->census)
+	if (status == CENSUS_OK && res->census) {
+		struct export_classes before = t->census.classes;
 		export_classes_from_census(res->census, &t->census.classes);
+		export_classes_keep_heap(&before, &t->census.classes);
+	}
 	if (status == CENSUS_OK && res->heap_read)
 		schedule_heap_done(&t->census.plan, now);
 	notify_waiters(t, res);

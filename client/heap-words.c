@@ -48,6 +48,21 @@ static const char *find_word(const char *s, const char *word)
 	return NULL;
 }
 
+struct heap_point heap_words_point(const struct census *c, enum class_id k)
+{
+	const struct census_totals *t = &c->classes[k];
+	const uint32_t bits = CENSUS_COUNTER_BIT(in_use) | CENSUS_COUNTER_BIT(free_kept);
+	return (struct heap_point){
+		.time_ms = c->taken_at_ms,
+		.private = t->private,
+		.known = !(c->unknown_classes[k] & bits),
+		.in_use = t->in_use,
+		.free = t->free_kept,
+		.unknown = t->unknown,
+		.returnable = t->returnable,
+	};
+}
+
 const struct heap_allocator *heap_words_allocator(enum class_id cls, const char *how)
 {
 	const struct heap_allocator *best = NULL;

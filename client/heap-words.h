@@ -17,7 +17,12 @@
 #include "classes.h"
 #include "heap-trend.h"
 
+struct census;
 struct census_totals;
+
+/* Class k of census c as heap-trend.h compares it: known when a heap walk
+ * read the class's allocator (its in use and free are known). */
+struct heap_point heap_words_point(const struct census *c, enum class_id k);
 
 struct heap_allocator {
 	const char *name;        /* "glibc", "pymalloc", ...; "the allocator" */

@@ -503,21 +503,6 @@ static int render_file_changes(const struct census *a, const struct census *b, c
 	return print_table(t, o, f);
 }
 
-/* A class of a census as heap-trend.h compares it. */
-static struct heap_point heap_point_of(const struct census *c, int k)
-{
-	const struct census_totals *t = &c->classes[k];
-	return (struct heap_point){
-		.time_ms = c->taken_at_ms,
-		.private = t->private,
-		.known = knows_heap(c, k),
-		.in_use = t->in_use,
-		.free = t->free_kept,
-		.unknown = t->unknown,
-		.returnable = t->returnable,
-	};
-}
-
 /* In use and free of the classes either census read them for, before and
  * after, and a sentence on each class that grew: held by the program or
  * kept by its allocator.  Nothing when neither census read any. */
@@ -556,7 +541,7 @@ static int render_heap_changes(const struct census *a, const struct census *b, c
 	bool any = false;
 	for (size_t i = 0; i < n; i++) {
 		int k = rows[i].cls;
-		struct heap_point x = heap_point_of(a, k), y = heap_point_of(b, k);
+		struct heap_point x = heap_words_point(a, (enum class_id)k), y = heap_words_point(b, (enum class_id)k);
 		enum heap_growth g = heap_trend_growth(&x, &y);
 		if (g == HEAP_GROWTH_NONE)
 			continue;

@@ -97,6 +97,7 @@ int census_take(struct census_last *l, const struct census_subject *s, const str
 	struct scan_options so = {
 		.keep_regions = true, .light = o->light, .gpu_snapshot = o->gpu, .no_evidence = !o->evidence,
 		.no_heap = !o->heap || o->light, .heap_deadline_us = o->heap ? t0 + o->heap_allowance_us : 0,
+		.heap_max_bytes = RW_HEAP_READ_MAX,
 	};
 	struct error err = { 0 };
 	struct census *c = NULL;

@@ -18,7 +18,7 @@ import time
 
 import pytest
 
-from conftest import HELPERS, MiB, run, stop, wait_idle
+from conftest import HELPERS, MiB, run, scan_json, stop, wait_idle
 from rwdaemon import fast_config
 
 
@@ -190,3 +190,33 @@ def test_interval_census_reads_at_in_use_interval(tmp_path, allocs, daemons):
                          pid_row, t, what="a repeat", timeout=30)[0]
     repeated = d.query("SELECT * FROM censuses WHERE id = ?", repeat["repeats"])[0]
     assert (repeat["in_use"], repeat["free"]) == (repeated["in_use"], repeated["free"])
+
+
+def test_walk_stops_at_the_budget(tmp_path, daemons):
+    """ScanBudget=0.5%: a census may spend 300 ms at most (the budget's
+    whole credit, a minute's share).  A 900 MiB fragmented glibc heap takes
+    longer to walk (ramwatch scan, unhurried, says how long): the census
+    stops its walk there and does not wait for the rest; what the walk read
+    stands, the rest is unknown, and the class says why."""
+    heap = subprocess.Popen([os.path.join(HELPERS, "glibc-heap"), "--fragmented=900"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        assert heap.stdout.readline(), "glibc-heap exited before it was ready"
+        unhurried = scan_json(heap.pid)
+        walk_us = unhurried["cost"]["wall_us"]
+        d = daemons(tmp_path, config(heap.pid, "ScanBudget=0.5%\n")).start()
+        pid_row = d.process_id(heap.pid)
+        first = d.wait_rows("SELECT * FROM censuses WHERE process_id = ? AND trigger = 'first'", pid_row,
+                            timeout=30)[0]
+        # never waits for the walk past its budget
+        assert first["wall_us"] < walk_us, (first["wall_us"], walk_us)
+        k = malloc_row(d, first["id"])
+        if k["in_use"] is None:
+            # the read of smaps alone took the budget: no walk began
+            assert k["how"] is None, k
+            return
+        adds_up(k)
+        assert "stopped at the census's deadline" in k["how"], k["how"]
+        assert k["unknown"] > 100 * MiB and k["in_use"] + k["free"] > 0, k
+    finally:
+        stop(heap)

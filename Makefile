@@ -10,9 +10,10 @@
 #                   and the documents' check (make check-docs)
 #   make fuzz       every libFuzzer target for FUZZ_SECONDS each (default 20: about 3 min in all);
 #                   make fuzz FUZZ_SECONDS=600 runs each longer.  Targets (tests/fuzz/): smaps,
-#                   evidence, trace, control, config, census-json, units, proc, win-capture
-#   make bench      measure the scanner against cat and pmap, what evidence costs a
-#                   census, the daemon, history reads and the trace analyzer (BENCHMARKS.md)
+#                   evidence, trace, control, config, census-json, units, proc, win-capture, heap
+#   make bench      measure the scanner against cat and pmap, what evidence and the heap
+#                   walks cost a census, the daemon, history reads and the trace analyzer
+#                   (BENCHMARKS.md)
 #   make install    PREFIX, DESTDIR, BINDIR, SBINDIR, MANDIR, SYSCONFDIR, UNITDIR honoured
 #   make deb        build/deb/ramwatch_VERSION_ARCH.deb, lintian-clean (make rpm: the .rpm)
 #   make check-install  check the units, build both packages, install and run the .deb, purge it
@@ -87,7 +88,7 @@ SCANNER_SRCS := scanner/region.c scanner/smaps.c scanner/smaps-fast.c scanner/pr
 	scanner/census-json.c scanner/region-events.c scanner/scan.c scanner/gpu.c scanner/gpu-nvml.c scanner/gpu-cuda.c \
 	scanner/memsource.c scanner/memsource-live.c scanner/memimage.c scanner/evidence.c scanner/evidence-checks.c \
 	scanner/evidence-split.c scanner/heap-walk.c scanner/heap-pass.c scanner/heap-glibc.c \
-	scanner/heap-glibc-chunks.c scanner/steady.c scanner/win-census.c \
+	scanner/heap-glibc-libc.c scanner/heap-glibc-chunks.c scanner/steady.c scanner/win-census.c \
 	scanner/win-capture.c scanner/heap-trend.c
 
 # trace/: the memtrace analyzer (ramwatch trace summary) and export
@@ -220,7 +221,7 @@ BENCH_LIBS := $(SCHEMA_LIB) $(SCANNER_LIB) $(COMMON_LIB)
 
 .PHONY: all run check check-build check-unit check-integration check-sanitizers check-layers fuzz lint-man soak soak-asan \
 	check-docs schema-doc \
-	bench bench-scan bench-gpu-start bench-evidence bench-daemon bench-history bench-store-size bench-trace bench-tracer \
+	bench bench-scan bench-gpu-start bench-evidence bench-heap bench-daemon bench-history bench-store-size bench-trace bench-tracer \
 	install uninstall clean deps deps-packaging check-units deb rpm check-install check-metrics check-gpu-script
 
 all: $(BUILD)/ramwatch $(BUILD)/ramwatchd $(BUILD)/libramwatch-trace.so
@@ -238,7 +239,7 @@ $(BUILD)/ramwatchd: $(call objects,$(DAEMON_MAIN)) $(DAEMON_LIBS)
 
 # Unit tests (cmocka), one per module: tests/README.md says which tests which.
 UNIT_TESTS := test-util test-log test-strpool test-text test-hashtab test-timeparse test-units test-error test-json-field \
-	test-smaps test-proc-parse test-classes test-classify test-runtimes test-census test-evidence-checks test-evidence test-memimage test-heap-walk test-census-json \
+	test-smaps test-proc-parse test-classes test-classify test-runtimes test-census test-evidence-checks test-evidence test-memimage test-heap-walk test-heap-glibc test-census-json \
 	test-scan-live test-region-events test-heap-trend test-gpu test-gpu-census test-win-census \
 	test-trace-parse test-trace-analyzer test-trace-scopes test-trace-ledger test-trace-report \
 	test-trace-replay test-trace-export test-trace-binary test-trace-stacks \
@@ -425,7 +426,7 @@ FUZZ_CONFIG_SRCS := daemon/config.c daemon/config-parse.c daemon/config-table.c 
 	daemon/selector.c $(COMMON_SRCS)
 FUZZ_CENSUS_JSON_SRCS := client/render-census.c client/heap-words.c client/table.c $(SCANNER_SRCS) $(COMMON_SRCS)
 FUZZ_CONTROL_SRCS := $(DAEMON_SRCS) $(SCHEMA_SRCS) $(SCHEMA_GENERATED) $(SCANNER_SRCS) $(COMMON_SRCS)
-FUZZ_NEW := units proc config census-json control win-capture trace-binary
+FUZZ_NEW := units proc config census-json control win-capture trace-binary heap
 
 $(BUILD)/fuzz/fuzz-trace-binary: tests/fuzz/fuzz-trace-binary.c $(FUZZ_TRACE_SRCS) common/text.c common/hashtab.c \
 		common/error.c
@@ -445,6 +446,12 @@ $(BUILD)/fuzz/fuzz-config: tests/fuzz/fuzz-config.c $(FUZZ_CONFIG_SRCS)
 	clang $(FUZZ_FLAGS) $(INC_daemon) -o $@ $^ $(FUZZ_LIBS)
 
 $(BUILD)/fuzz/fuzz-win-capture: tests/fuzz/fuzz-win-capture.c $(SCANNER_SRCS) $(COMMON_SRCS)
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_FLAGS) $(INC_scanner) -o $@ $^ $(FUZZ_LIBS)
+
+# the heap walkers, every one of the registry (scanner/heap-walkers.h), on
+# corrupted heaps: seeds in tests/data/fuzz/heap, fixtures read at start
+$(BUILD)/fuzz/fuzz-heap: tests/fuzz/fuzz-heap.c $(SCANNER_SRCS) $(COMMON_SRCS)
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_FLAGS) $(INC_scanner) -o $@ $^ $(FUZZ_LIBS)
 
@@ -552,7 +559,7 @@ run: deps $(BUILD)/ramwatch $(BUILD)/ramwatchd
 	@echo
 	sqlite3 -readonly -box $(RUN_STATE)/ramwatch.db < doc/recorded.sql
 
-bench: bench-scan bench-evidence bench-daemon bench-history bench-trace
+bench: bench-scan bench-evidence bench-heap bench-daemon bench-history bench-trace
 
 $(BUILD)/bench/idle-target: bench/idle-target.c
 	@mkdir -p $(dir $@)
@@ -583,6 +590,10 @@ bench-gpu-start: deps $(BUILD)/ramwatch $(BUILD)/helpers/many-maps $(GPU_STANDIN
 # what evidence costs a census, per program (BENCHMARKS.md)
 bench-evidence: deps $(BUILD)/ramwatch $(BUILD)/bench/evidence-loop $(HELPER_BINS)
 	RAMWATCH_BUILD=$(abspath $(BUILD)) $(PYTHON) bench/evidence-bench.py
+
+# what the heap walks cost a census, per GiB and per 100k chunks (BENCHMARKS.md)
+bench-heap: deps $(BUILD)/ramwatch $(BUILD)/helpers/glibc-heap
+	RAMWATCH_BUILD=$(abspath $(BUILD)) $(PYTHON) bench/heap-bench.py
 
 # A week of one process's timeline at the default settings among 50 others,
 # read back by history and report beside a plain count of the same rows

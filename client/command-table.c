@@ -116,7 +116,7 @@ static const struct command_option scan_options[] = {
 		  "unknown (by default, glibc's arenas and the other allocators' heaps are walked after evidence, "
 		  "only in resident pages)" },
 	{ .name = "save-memory", .arg = "FILE", .val = 'W', .complete = COMPLETE_FILE,
-	  .help = "save what evidence read as a memory image (with a copy of /proc/PID/smaps, the census can "
+	  .help = "save what evidence and the heap walks read as a memory image (with a copy of /proc/PID/smaps, the census can "
 		  "be taken again with --memory)" },
 	{ .name = "memory", .arg = "FILE", .val = 'M', .complete = COMPLETE_FILE,
 	  .help = "with --smaps: read evidence from this memory image" },

@@ -102,12 +102,13 @@
 #define RW_EVIDENCE_WINDOW_PAGES (64u)
 
 /* Heap walks (scanner/heap-walk.h): the bytes of a process's memory the
- * walkers may read in one census, all together (a heap is read a window
- * of resident pages at a time, about 3 ms a MiB on one core: this bounds
- * a census of a program with tens of GiB of heap to a few seconds; what
- * the walks did not reach is unknown), and how many more times a walk
- * that did not check out (the program moved its heap while it was read)
- * is tried before its memory is unknown. */
+ * walkers may read in one census, all together (a heap of small chunks is
+ * read whole, a window of resident pages at a time, about 0.35 s a GiB on
+ * one core here, BENCHMARKS.md: this bounds a census of a program with
+ * tens of GiB of heap to well under a second; what the walks did not
+ * reach is unknown), and how many more times a walk that did not check
+ * out (the program moved its heap while it was read) is tried before its
+ * memory is unknown. */
 #define RW_HEAP_READ_MAX (1024ull * 1024u * 1024u)
 #define RW_HEAP_RETRIES (3u)
 

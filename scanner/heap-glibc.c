@@ -6,10 +6,10 @@
  * caches count in use, as mallinfo2 counts them).
  *
  * How it finds the structures (this file):
- *  - glibc's version, from libc's file name (libc-2.31.so) or the banner
- *    in its read-only data ("... release version 2.36."), picks the
- *    layout of malloc_par and heap_info (the table below); a version the
- *    table does not hold leaves malloc's memory unknown, with the reason;
+ *  - glibc's version (heap-glibc-libc.c: from libc's file name or its
+ *    banner) picks the layout of malloc_par and heap_info (the table
+ *    below); a version the table does not hold leaves malloc's memory
+ *    unknown, with the reason;
  *  - main_arena is the malloc_state in libc's writable data whose bins
  *    each point to themselves or into mapped memory, whose next is itself
  *    or an arena at the start of a 64 MiB-aligned heap, and whose top
@@ -33,15 +33,11 @@
 #include "heap-glibc.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
-#include <unistd.h>
 
 #include "classify.h"
 #include "macro.h"
@@ -82,13 +78,8 @@ static const struct glibc_layout layouts[] = {
 #define TCACHE_MAX_BINS 64u
 #define TCACHE_MAX_BYTES 1032u
 #define TCACHE_MAX_COUNT 65535u
-/* libc's writable data read at most when looking for main_arena: 2.36's
- * .data and .bss are 60 KiB */
-#define LIBC_DATA_MAX (1024u * 1024u)
-/* pages of libc's read-only data read at a time, looking for its banner */
-#define BANNER_BATCH 16u
 
-int glibc_bad(struct glibc *g, const char *fmt, ...)
+int heap_glibc_bad(struct glibc *g, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -97,8 +88,16 @@ int glibc_bad(struct glibc *g, const char *fmt, ...)
 	return -EBADMSG;
 }
 
-/* The region holding addr, or NULL (regions are sorted). */
-static const struct region *region_at(const struct heap_walk_input *in, uint64_t addr)
+void heap_glibc_arena_fail(struct glibc *g, size_t a, const char *why)
+{
+	if (g->arenas[a].failed)
+		return;
+	g->arenas[a].failed = true;
+	if (g->arenas_failed++ == 0)
+		snprintf(g->arena_why, sizeof(g->arena_why), "%s", why);
+}
+
+const struct region *heap_glibc_region_at(const struct heap_walk_input *in, uint64_t addr)
 {
 	size_t lo = 0, hi = in->n_regions;
 	while (lo < hi) {
@@ -113,7 +112,7 @@ static const struct region *region_at(const struct heap_walk_input *in, uint64_t
 
 static bool in_writable(const struct heap_walk_input *in, uint64_t addr)
 {
-	const struct region *r = region_at(in, addr);
+	const struct region *r = heap_glibc_region_at(in, addr);
 	return r && region_writable(r);
 }
 
@@ -122,7 +121,7 @@ static bool budget_left(struct glibc *g, uint64_t bytes)
 	return g->w->bytes_read + bytes <= g->in->limits->max_bytes;
 }
 
-int glibc_read(struct glibc *g, uint64_t addr, size_t len, void *buf)
+int heap_glibc_read(struct glibc *g, uint64_t addr, size_t len, void *buf)
 {
 	struct mem_probe probes[2];
 	size_t n = 0;
@@ -164,186 +163,6 @@ int glibc_read(struct glibc *g, uint64_t addr, size_t len, void *buf)
 	return 0;
 }
 
-/* ------------------------------------------------------------ libc */
-
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	return slash ? slash + 1 : path;
-}
-
-/* libc.so.6, or libc-2.NN.so before 2.34 (*minor set then, else -1). */
-static bool is_libc(const char *path, int *minor)
-{
-	const char *b = base_name(path);
-	uint64_t v;
-
-	*minor = -1;
-	if (startswith(b, "libc.so.6"))
-		return true;
-	const char *rest = startswith(b, "libc-2.");
-	if (!rest)
-		return false;
-	size_t digits = strspn(rest, "0123456789");
-	if (digits == 0 || digits > 3 || !startswith(rest + digits, ".so") || parse_u64_n(rest, digits, 10, &v) < 0)
-		return false;
-	*minor = (int)v;
-	return true;
-}
-
-/* "release version 2.NN." in buf: NN, or -1.  A development snapshot
- * (2.40.9000) is no release: its layout may be anything. */
-static int banner_minor(const uint8_t *buf, size_t len)
-{
-	static const char needle[] = "release version 2.";
-	const uint8_t *p = memmem(buf, len, needle, sizeof(needle) - 1);
-	if (!p)
-		return -1;
-	p += sizeof(needle) - 1;
-	size_t left = (size_t)(buf + len - p), digits = 0;
-	int v = 0;
-	while (digits < left && digits < 3 && p[digits] >= '0' && p[digits] <= '9')
-		v = v * 10 + (p[digits++] - '0');
-	if (digits == 0 || digits + 1 >= left || p[digits] != '.' || (p[digits + 1] >= '0' && p[digits + 1] <= '9'))
-		return -1;
-	return v;
-}
-
-/* Looks for the banner in the pages of one read-only mapping of libc that
- * are in memory, a batch at a time.  Returns 0 with *minor (-1: not
- * found there), or an error (-ECANCELED at the byte limit). */
-static int banner_in(struct glibc *g, const struct region *r, int *minor)
-{
-	uint8_t *buf = malloc(32 + BANNER_BATCH * GLIBC_PAGE);
-	bool carry = false;
-	int rr = 0;
-
-	*minor = -1;
-	if (!buf)
-		return -ENOMEM;
-	for (uint64_t at = r->start; at < r->end && *minor < 0;) {
-		uint64_t end = at + BANNER_BATCH * GLIBC_PAGE < r->end ? at + BANNER_BATCH * GLIBC_PAGE : r->end;
-		size_t n = 0;
-		for (uint64_t p = at; p < end; p += GLIBC_PAGE, n++) {
-			rr = glibc_read(g, p, GLIBC_PAGE, buf + 32 + n * GLIBC_PAGE);
-			if (rr == -ENODATA) {
-				memset(buf + 32 + n * GLIBC_PAGE, 0, GLIBC_PAGE);
-				rr = 0;
-			}
-			if (rr < 0)
-				goto out;
-		}
-		/* with the last bytes of the batch before, so that a banner
-		 * across two batches is found whole */
-		*minor = carry ? banner_minor(buf, 32 + n * GLIBC_PAGE) : banner_minor(buf + 32, n * GLIBC_PAGE);
-		memmove(buf, buf + n * GLIBC_PAGE, 32);
-		carry = true;
-		at = end;
-	}
-out:
-	free(buf);
-	return rr;
-}
-
-/* The file a region maps, opened through the process's own view
- * (/proc/PID/root/PATH: the same rights as reading its memory), or through
- * map_files (root only) when that path now names another file (libc
- * upgraded in place).  Returns a descriptor or -errno. */
-static int open_mapped(int pid, const struct region *r)
-{
-	char path[4200];
-	struct stat st;
-	size_t len = strlen(r->path);
-
-	if (len >= 10 && streq(r->path + len - 10, " (deleted)"))
-		len -= 10;
-	snprintf(path, sizeof(path), "/proc/%d/root%.*s", pid, (int)len, r->path);
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_ino == r->inode && major(st.st_dev) == r->dev_major &&
-	    minor(st.st_dev) == r->dev_minor)
-		return fd;
-	if (fd >= 0)
-		close(fd);
-	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, pid, r->start, r->end);
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	return fd >= 0 ? fd : -errno;
-}
-
-/* The banner in the part of libc's file a read-only mapping shows, read
- * from the file: a process forked from another has none of libc's text in
- * its page tables until it touches it, and reading the file disturbs no
- * process.  Only for a live process (pid > 0).  Returns the minor version
- * or -1. */
-static int banner_in_file(int pid, const struct region *r)
-{
-	enum { CHUNK = 64 * 1024 };
-	uint8_t *buf;
-	int fd, found = -1;
-	bool carry = false;
-
-	if (pid <= 0 || (fd = open_mapped(pid, r)) < 0)
-		return -1;
-	if (!(buf = malloc(32 + CHUNK))) {
-		close(fd);
-		return -1;
-	}
-	for (uint64_t off = r->offset, end = r->offset + (r->end - r->start); off < end && found < 0;) {
-		size_t want = end - off < CHUNK ? (size_t)(end - off) : CHUNK;
-		ssize_t got = pread(fd, buf + 32, want, (off_t)off);
-		if (got <= 0)
-			break;
-		found = carry ? banner_minor(buf, 32 + (size_t)got) : banner_minor(buf + 32, (size_t)got);
-		if (got >= 32)
-			memmove(buf, buf + got, 32);
-		carry = got >= 32;
-		off += (uint64_t)got;
-	}
-	free(buf);
-	close(fd);
-	return found;
-}
-
-/* glibc's minor version, from libc's name or its banner.  Returns 0 with
- * *minor, -ENOENT when libc is not mapped (not glibc: nothing to walk),
- * -EBADMSG when its version cannot be read (g->why), or an error. */
-static int libc_version(struct glibc *g, int *minor)
-{
-	const struct heap_walk_input *in = g->in;
-	bool seen = false;
-	int m;
-
-	for (size_t i = 0; i < in->n_regions; i++) {
-		const struct region *r = &in->regions[i];
-		if (!r->path || !is_libc(r->path, &m))
-			continue;
-		seen = true;
-		if (m >= 0) {
-			*minor = m;
-			return 0;
-		}
-	}
-	if (!seen)
-		return -ENOENT;
-	/* the banner lies in the read-only data, after the text */
-	for (size_t i = 0; i < in->n_regions; i++) {
-		const struct region *r = &in->regions[i];
-		if (!r->path || !is_libc(r->path, &m) || r->offset == 0 || r->perms[0] != 'r' || r->perms[1] == 'w' ||
-		    r->perms[2] == 'x')
-			continue;
-		int e = banner_in(g, r, &m);
-		if (e == -ECANCELED)
-			return glibc_bad(g, "the byte limit was reached before glibc's version was read");
-		if (e < 0)
-			return e;
-		if (m >= 0 || (m = banner_in_file(in->pid, r)) >= 0) {
-			*minor = m;
-			return 0;
-		}
-	}
-	return glibc_bad(g, "glibc's version could not be read (its banner is not in memory%s)",
-			 in->pid > 0 ? ", nor in libc's file" : "");
-}
-
 /* ------------------------------------------------------------ main_arena and mp_ */
 
 /* Whether addr can be an arena: main_arena (main, once known), or one at
@@ -363,20 +182,20 @@ static bool state_ok(const struct glibc *g, uint64_t addr, const uint8_t *b, uin
 {
 	const struct heap_walk_input *in = g->in;
 
-	if (glibc_u32(b, MS_MUTEX) > 2 || (glibc_u32(b, MS_FLAGS) & ~7u) || glibc_u32(b, MS_HAVE_FASTCHUNKS) > 1)
+	if (heap_glibc_u32(b, MS_MUTEX) > 2 || (heap_glibc_u32(b, MS_FLAGS) & ~7u) || heap_glibc_u32(b, MS_HAVE_FASTCHUNKS) > 1)
 		return false;
 	for (unsigned i = 0; i < GLIBC_NBINS - 1; i++) {
-		uint64_t fd = glibc_u64(b, MS_BINS + 16 * i), bk = glibc_u64(b, MS_BINS + 16 * i + 8);
+		uint64_t fd = heap_glibc_u64(b, MS_BINS + 16 * i), bk = heap_glibc_u64(b, MS_BINS + 16 * i + 8);
 		uint64_t self = addr + MS_BINS + 16 * i - 16;
 		if (fd == self && bk == self)
 			continue;
 		if (fd == self || bk == self || ((fd | bk) & 15) || !in_writable(in, fd) || !in_writable(in, bk))
 			return false;
 	}
-	uint64_t top = glibc_u64(b, MS_TOP), next = glibc_u64(b, MS_NEXT), next_free = glibc_u64(b, MS_NEXT_FREE);
+	uint64_t top = heap_glibc_u64(b, MS_TOP), next = heap_glibc_u64(b, MS_NEXT), next_free = heap_glibc_u64(b, MS_NEXT_FREE);
 	if ((top & 15) || (top != addr + MS_TOP && !in_writable(in, top)))
 		return false;
-	if (glibc_u64(b, MS_SYSTEM_MEM) > glibc_u64(b, MS_MAX_SYSTEM_MEM))
+	if (heap_glibc_u64(b, MS_SYSTEM_MEM) > heap_glibc_u64(b, MS_MAX_SYSTEM_MEM))
 		return false;
 	if (next != addr && !arena_addr(g, next, main))
 		return false;
@@ -390,56 +209,28 @@ static bool state_ok(const struct glibc *g, uint64_t addr, const uint8_t *b, uin
 static bool par_ok(const struct glibc *g, const uint8_t *b, const struct region *brk)
 {
 	const struct glibc_layout *l = g->layout;
-	int32_t n = (int32_t)glibc_u32(b, l->par_n_mmaps), n_max = (int32_t)glibc_u32(b, l->par_n_mmaps_max);
-	int32_t max_n = (int32_t)glibc_u32(b, l->par_max_n_mmaps);
-	uint32_t no_dyn = glibc_u32(b, l->par_no_dyn_threshold);
-	uint64_t mem = glibc_u64(b, l->par_mmapped_mem), max_mem = glibc_u64(b, l->par_max_mmapped_mem);
-	uint64_t sbrk = glibc_u64(b, l->par_sbrk_base);
+	int32_t n = (int32_t)heap_glibc_u32(b, l->par_n_mmaps), n_max = (int32_t)heap_glibc_u32(b, l->par_n_mmaps_max);
+	int32_t max_n = (int32_t)heap_glibc_u32(b, l->par_max_n_mmaps);
+	uint32_t no_dyn = heap_glibc_u32(b, l->par_no_dyn_threshold);
+	uint64_t mem = heap_glibc_u64(b, l->par_mmapped_mem), max_mem = heap_glibc_u64(b, l->par_max_mmapped_mem);
+	uint64_t sbrk = heap_glibc_u64(b, l->par_sbrk_base);
 
 	if (n < 0 || n_max < 0 || max_n < n || no_dyn > 1 || (mem & (GLIBC_PAGE - 1)) || mem > max_mem ||
 	    (n == 0) != (mem == 0))
 		return false;
-	if (glibc_u64(b, l->par_mmap_threshold) > (UINT64_C(1) << 30))
+	if (heap_glibc_u64(b, l->par_mmap_threshold) > (UINT64_C(1) << 30))
 		return false;
-	if (glibc_u64(b, l->par_tcache_bins) > TCACHE_MAX_BINS || glibc_u64(b, l->par_tcache_max_bytes) > TCACHE_MAX_BYTES ||
-	    glibc_u64(b, l->par_tcache_count) > TCACHE_MAX_COUNT)
+	if (heap_glibc_u64(b, l->par_tcache_bins) > TCACHE_MAX_BINS || heap_glibc_u64(b, l->par_tcache_max_bytes) > TCACHE_MAX_BYTES ||
+	    heap_glibc_u64(b, l->par_tcache_count) > TCACHE_MAX_COUNT)
 		return false;
 	if (l->par_hp_pagesize) {
-		uint64_t hp = glibc_u64(b, l->par_hp_pagesize);
+		uint64_t hp = heap_glibc_u64(b, l->par_hp_pagesize);
 		if (hp && (hp < GLIBC_PAGE || (hp & (hp - 1))))
 			return false;
 	}
 	if (sbrk && (!brk || sbrk < brk->start || sbrk >= brk->end))
 		return false;
 	return true;
-}
-
-/* libc's writable data: its read-write mappings and the anonymous one
- * right after the last (the rest of .bss).  Returns 0 with [*start, *end),
- * or -ENOENT. */
-static int libc_data(const struct heap_walk_input *in, uint64_t *start, uint64_t *end)
-{
-	uint64_t a = 0, b = 0, libc_end = 0;
-	int m;
-
-	for (size_t i = 0; i < in->n_regions; i++) {
-		const struct region *r = &in->regions[i];
-		if (r->path && is_libc(r->path, &m)) {
-			libc_end = r->end;
-			if (region_writable(r)) {
-				if (!a)
-					a = r->start;
-				b = r->end;
-			}
-		} else if (!r->path && r->start == libc_end && b == libc_end && region_writable(r)) {
-			b = r->end;
-		}
-	}
-	if (!a || b - a > LIBC_DATA_MAX)
-		return -ENOENT;
-	*start = a;
-	*end = b;
-	return 0;
 }
 
 /* What main_arena's and mp_'s search found. */
@@ -455,23 +246,23 @@ struct main_found {
  * chunk and sbrk_base 0.  Returns 1, 0, or an error of reading top. */
 static int pair_ok(struct glibc *g, uint64_t s, const uint8_t *sb, const uint8_t *pb, const struct region *brk)
 {
-	uint64_t top = glibc_u64(sb, MS_TOP), mem = glibc_u64(sb, MS_SYSTEM_MEM);
-	uint64_t sbrk = glibc_u64(pb, g->layout->par_sbrk_base);
+	uint64_t top = heap_glibc_u64(sb, MS_TOP), mem = heap_glibc_u64(sb, MS_SYSTEM_MEM);
+	uint64_t sbrk = heap_glibc_u64(pb, g->layout->par_sbrk_base);
 	uint8_t hdr[8];
 
 	if (mem == 0)
 		return top == s + MS_TOP && sbrk == 0;
-	if (!brk || !sbrk || (glibc_u32(sb, MS_FLAGS) & MS_NONCONTIGUOUS))
+	if (!brk || !sbrk || (heap_glibc_u32(sb, MS_FLAGS) & MS_NONCONTIGUOUS))
 		return 0;
 	uint64_t end = sbrk + mem;
 	if (end < sbrk || end > brk->end || top < ((sbrk + 15) & ~UINT64_C(15)) || top + GLIBC_MINSIZE > end)
 		return 0;
-	int r = glibc_read(g, top + 8, 8, hdr);
+	int r = heap_glibc_read(g, top + 8, 8, hdr);
 	if (r == -ENODATA)
 		return 0;
 	if (r < 0)
 		return r;
-	return top + (glibc_u64(hdr, 0) & ~GLIBC_SIZE_BITS) == end;
+	return top + (heap_glibc_u64(hdr, 0) & ~GLIBC_SIZE_BITS) == end;
 }
 
 static int find_main(struct glibc *g, struct main_found *ret)
@@ -485,8 +276,8 @@ static int find_main(struct glibc *g, struct main_found *ret)
 	for (size_t i = 0; i < in->n_regions; i++)
 		if (in->regions[i].path && streq(in->regions[i].path, "[heap]"))
 			brk = &in->regions[i];
-	if (libc_data(in, &start, &end) < 0)
-		return glibc_bad(g, "libc's writable data is not mapped as glibc maps it");
+	if (heap_glibc_libc_data(in, &start, &end) < 0)
+		return heap_glibc_bad(g, "libc's writable data is not mapped as glibc maps it");
 	size_t len = end - start, pages = len / GLIBC_PAGE;
 	uint8_t *data = calloc(1, len), *read = calloc(pages, 1);
 	if (!data || !read) {
@@ -495,7 +286,7 @@ static int find_main(struct glibc *g, struct main_found *ret)
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < pages; i++) {
-		r = glibc_read(g, start + i * GLIBC_PAGE, GLIBC_PAGE, data + i * GLIBC_PAGE);
+		r = heap_glibc_read(g, start + i * GLIBC_PAGE, GLIBC_PAGE, data + i * GLIBC_PAGE);
 		if (r == -ENODATA)
 			continue;
 		if (r < 0)
@@ -516,22 +307,22 @@ static int find_main(struct glibc *g, struct main_found *ret)
 			if (r == 0)
 				continue;
 			if (found++) {
-				r = glibc_bad(g, "two places in libc's data look like main_arena and mp_");
+				r = heap_glibc_bad(g, "two places in libc's data look like main_arena and mp_");
 				goto out;
 			}
 			ret->arena = start + s;
 			ret->par = start + p;
 			memcpy(ret->state, data + s, MS_SIZE);
-			ret->sbrk_base = glibc_u64(data + p, l->par_sbrk_base);
-			g->mmapped_mem = glibc_u64(data + p, l->par_mmapped_mem);
-			g->n_mmaps = (int)glibc_u32(data + p, l->par_n_mmaps);
+			ret->sbrk_base = heap_glibc_u64(data + p, l->par_sbrk_base);
+			g->mmapped_mem = heap_glibc_u64(data + p, l->par_mmapped_mem);
+			g->n_mmaps = (int)heap_glibc_u32(data + p, l->par_n_mmaps);
 		}
 	}
-	r = found ? 0 : glibc_bad(g, "main_arena was not found in libc's data (its top chunk does not end [heap])");
+	r = found ? 0 : heap_glibc_bad(g, "main_arena was not found in libc's data (its top chunk does not end [heap])");
 out:
 	free(data);
 	free(read);
-	return r == -ECANCELED ? glibc_bad(g, "the byte limit was reached before main_arena was found") : r;
+	return r == -ECANCELED ? heap_glibc_bad(g, "the byte limit was reached before main_arena was found") : r;
 }
 
 /* ------------------------------------------------------------ arenas and heaps */
@@ -564,9 +355,9 @@ static int add_arena(struct glibc *g, uint64_t addr, const uint8_t *state)
 	memset(a, 0, sizeof(*a));
 	a->addr = addr;
 	for (int i = 0; i < GLIBC_NFASTBINS; i++)
-		a->fastbins[i] = glibc_u64(state, MS_FASTBINS + 8 * (size_t)i);
-	a->top = glibc_u64(state, MS_TOP);
-	a->system_mem = glibc_u64(state, MS_SYSTEM_MEM);
+		a->fastbins[i] = heap_glibc_u64(state, MS_FASTBINS + 8 * (size_t)i);
+	a->top = heap_glibc_u64(state, MS_TOP);
+	a->system_mem = heap_glibc_u64(state, MS_SYSTEM_MEM);
 	return 0;
 }
 
@@ -582,22 +373,22 @@ static int arena_heaps(struct glibc *g, uint64_t a, size_t index)
 
 	for (size_t n = 0;; n++) {
 		if (n > g->in->n_regions)
-			return glibc_bad(g, "the heaps of the arena at %#" PRIx64 " loop", a);
-		r = glibc_read(g, x, l->heap_info, hi);
+			return heap_glibc_bad(g, "the heaps of the arena at %#" PRIx64 " loop", a);
+		r = heap_glibc_read(g, x, l->heap_info, hi);
 		if (r == -ENODATA)
-			return glibc_bad(g, "the heap_info at %#" PRIx64 " is not in memory", x);
+			return heap_glibc_bad(g, "the heap_info at %#" PRIx64 " is not in memory", x);
 		if (r < 0)
 			return r;
-		uint64_t ar_ptr = glibc_u64(hi, 0), prev = glibc_u64(hi, 8), size = glibc_u64(hi, 16);
-		uint64_t mprotect = glibc_u64(hi, 24);
-		const struct region *reg = region_at(g->in, x);
+		uint64_t ar_ptr = heap_glibc_u64(hi, 0), prev = heap_glibc_u64(hi, 8), size = heap_glibc_u64(hi, 16);
+		uint64_t mprotect = heap_glibc_u64(hi, 24);
+		const struct region *reg = heap_glibc_region_at(g->in, x);
 		if (ar_ptr != a || size < l->heap_info + GLIBC_MINSIZE || size > mprotect || mprotect > GLIBC_HEAP_MAX ||
 		    ((size | mprotect) & (GLIBC_PAGE - 1)))
-			return glibc_bad(g, "the heap_info at %#" PRIx64 " does not name its arena %#" PRIx64, x, a);
-		if (l->hi_pagesize && glibc_u64(hi, l->hi_pagesize) != GLIBC_PAGE)
-			return glibc_bad(g, "the arena at %#" PRIx64 " has heaps of huge pages (glibc.malloc.hugetlb)", a);
+			return heap_glibc_bad(g, "the heap_info at %#" PRIx64 " does not name its arena %#" PRIx64, x, a);
+		if (l->hi_pagesize && heap_glibc_u64(hi, l->hi_pagesize) != GLIBC_PAGE)
+			return heap_glibc_bad(g, "the arena at %#" PRIx64 " has heaps of huge pages (glibc.malloc.hugetlb)", a);
 		if (!reg || reg->start != x || reg->end < x + size || !region_writable(reg))
-			return glibc_bad(g, "the heap at %#" PRIx64 " is not a region of its own", x);
+			return heap_glibc_bad(g, "the heap at %#" PRIx64 " is not a region of its own", x);
 		struct glibc_item it = {
 			.kind = ITEM_ARENA_HEAP,
 			.cover_start = reg->start,
@@ -608,7 +399,7 @@ static int arena_heaps(struct glibc *g, uint64_t a, size_t index)
 			.arena = index,
 		};
 		if (it.top && (it.top < it.first || it.top + GLIBC_MINSIZE > it.end))
-			return glibc_bad(g, "the top chunk of the arena at %#" PRIx64 " is outside its heap", a);
+			return heap_glibc_bad(g, "the top chunk of the arena at %#" PRIx64 " is outside its heap", a);
 		if ((r = add_item(g, &it)) < 0)
 			return r;
 		g->arenas[index].heaps++;
@@ -616,13 +407,13 @@ static int arena_heaps(struct glibc *g, uint64_t a, size_t index)
 		if (prev == 0)
 			break;
 		if (prev & (GLIBC_HEAP_MAX - 1))
-			return glibc_bad(g, "a heap_info's prev at %#" PRIx64 " is not a heap", x);
+			return heap_glibc_bad(g, "a heap_info's prev at %#" PRIx64 " is not a heap", x);
 		x = prev;
 	}
 	if (x != first_heap)
-		return glibc_bad(g, "the heaps of the arena at %#" PRIx64 " do not lead to its first", a);
+		return heap_glibc_bad(g, "the heaps of the arena at %#" PRIx64 " do not lead to its first", a);
 	if (sum != ar->system_mem)
-		return glibc_bad(g, "the heaps of the arena at %#" PRIx64 " hold %" PRIu64 " bytes, its system_mem %" PRIu64,
+		return heap_glibc_bad(g, "the heaps of the arena at %#" PRIx64 " hold %" PRIu64 " bytes, its system_mem %" PRIu64,
 				 a, sum, ar->system_mem);
 	return 0;
 }
@@ -637,9 +428,9 @@ static int find_arenas(struct glibc *g, const struct main_found *m)
 	if (!state)
 		return -ENOMEM;
 	r = add_arena(g, m->arena, m->state);
-	uint64_t mem = glibc_u64(m->state, MS_SYSTEM_MEM);
+	uint64_t mem = heap_glibc_u64(m->state, MS_SYSTEM_MEM);
 	if (r >= 0 && mem > 0) {
-		const struct region *brk = region_at(in, m->sbrk_base);
+		const struct region *brk = heap_glibc_region_at(in, m->sbrk_base);
 		struct glibc_item it = {
 			.kind = ITEM_MAIN_HEAP,
 			.cover_start = brk->start,
@@ -652,32 +443,48 @@ static int find_arenas(struct glibc *g, const struct main_found *m)
 		r = add_item(g, &it);
 		g->arenas[0].heaps = 1;
 	}
-	for (uint64_t a = glibc_u64(m->state, MS_NEXT); r >= 0 && a != m->arena;) {
+	for (uint64_t a = heap_glibc_u64(m->state, MS_NEXT); r >= 0 && a != m->arena;) {
 		for (size_t i = 0; i < g->n_arenas; i++)
 			if (g->arenas[i].addr == a) {
-				r = glibc_bad(g, "the ring of arenas loops at %#" PRIx64, a);
+				r = heap_glibc_bad(g, "the ring of arenas loops at %#" PRIx64, a);
 				goto out;
 			}
 		if (g->n_arenas > in->n_regions) {
-			r = glibc_bad(g, "more arenas than regions");
+			r = heap_glibc_bad(g, "more arenas than regions");
 			break;
 		}
-		r = glibc_read(g, a, MS_SIZE, state);
+		r = heap_glibc_read(g, a, MS_SIZE, state);
 		if (r == -ENODATA)
-			r = glibc_bad(g, "the arena at %#" PRIx64 " is not in memory", a);
+			r = heap_glibc_bad(g, "the arena at %#" PRIx64 " is not in memory", a);
 		if (r < 0)
 			break;
-		if (!state_ok(g, a, state, m->arena) || ((a - g->layout->heap_info) & (GLIBC_HEAP_MAX - 1))) {
-			r = glibc_bad(g, "the arena at %#" PRIx64 " is not a malloc_state", a);
+		uint64_t next = heap_glibc_u64(state, MS_NEXT);
+		if (((a - g->layout->heap_info) & (GLIBC_HEAP_MAX - 1)) || !arena_addr(g, next, m->arena)) {
+			r = heap_glibc_bad(g, "the arena at %#" PRIx64 " is not a malloc_state", a);
 			break;
 		}
-		if ((r = add_arena(g, a, state)) < 0 || (r = arena_heaps(g, a, g->n_arenas - 1)) < 0)
+		if ((r = add_arena(g, a, state)) < 0)
 			break;
-		a = glibc_u64(state, MS_NEXT);
+		/* an arena whose bins or heaps change as they are read (its
+		 * threads run) is unknown; the ring goes on through its next,
+		 * which changes only when an arena is made */
+		size_t items = g->n_items;
+		if (!state_ok(g, a, state, m->arena)) {
+			snprintf(g->why, sizeof(g->why), "the arena at %#" PRIx64 " was changing as it was read", a);
+			heap_glibc_arena_fail(g, g->n_arenas - 1, g->why);
+		} else if ((r = arena_heaps(g, a, g->n_arenas - 1)) == -EBADMSG) {
+			g->n_items = items;
+			g->arenas[g->n_arenas - 1].heaps = 0;
+			heap_glibc_arena_fail(g, g->n_arenas - 1, g->why);
+			r = 0;
+		}
+		if (r < 0)
+			break;
+		a = next;
 	}
 out:
 	free(state);
-	return r == -ECANCELED ? glibc_bad(g, "the byte limit was reached before the arenas were read") : r;
+	return r == -ECANCELED ? heap_glibc_bad(g, "the byte limit was reached before the arenas were read") : r;
 }
 
 /* The regions evidence confirmed as glibc's mmapped blocks. */
@@ -712,17 +519,19 @@ static void reset(struct glibc *g)
 	heap_walk_done(g->w);
 	g->w->bytes_read = bytes;
 	g->w->cls = cls;
-	g->n_arenas = g->n_items = g->n_fast = 0;
+	g->n_arenas = g->n_items = g->n_fast = g->n_spans = g->arenas_failed = 0;
 	g->chunks = g->fast_chunks = g->mmapped_regions = g->not_reached = 0;
+	g->arena_why[0] = '\0';
 	g->mmapped_mem = 0;
 	g->n_mmaps = 0;
 	g->cut = NULL;
-	g->win_start = g->win_end = 0;
+	g->win_start = g->win_end = g->avg_chunk = 0;
 	g->why[0] = '\0';
 }
 
-/* One try: the structures, then the chunks.  Returns 0, -EBADMSG (did
- * not check out: g->why), or an error. */
+/* One try: the structures, then the chunks.  Returns 0, 1 when some
+ * arenas did not check out (the walk stands, their heaps unknown),
+ * -EBADMSG when the structures did not (g->why), or an error. */
 static int walk_once(struct glibc *g)
 {
 	struct main_found m;
@@ -734,12 +543,13 @@ static int walk_once(struct glibc *g)
 	qsort_safe(g->items, g->n_items, sizeof(*g->items), item_cmp);
 	for (size_t i = 0; i < g->n_items; i++) {
 		if (i > 0 && g->items[i].cover_start < g->items[i - 1].cover_end)
-			return glibc_bad(g, "two heaps overlap at %#" PRIx64, g->items[i].cover_start);
+			return heap_glibc_bad(g, "two heaps overlap at %#" PRIx64, g->items[i].cover_start);
 		r = heap_walk_cover(g->w, g->in->src, g->items[i].cover_start, g->items[i].cover_end);
 		if (r < 0)
 			return r;
 	}
-	return glibc_walk_chunks(g);
+	r = heap_glibc_walk_chunks(g);
+	return r < 0 ? r : g->arenas_failed > 0;
 }
 
 static const char *ordinal(unsigned n)
@@ -748,26 +558,47 @@ static const char *ordinal(unsigned n)
 	return n < 5 ? words[n] : "last";
 }
 
+/* why without the addresses it names ("the free chunk at 0x7f.. has no
+ * footer" becomes "the free chunk has no footer"): a sentence that fits
+ * beside the figures. */
+static void without_addresses(char *dst, size_t size, const char *why)
+{
+	size_t n = 0;
+	for (const char *p = why; *p && n + 1 < size;) {
+		if (startswith(p, " at 0x")) {
+			p += 6;
+			while ((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f'))
+				p++;
+			continue;
+		}
+		dst[n++] = *p++;
+	}
+	dst[n] = '\0';
+}
+
 static void say_how(struct glibc *g, unsigned tries)
 {
-	char mm[FORMAT_BYTES_MAX], nr[FORMAT_BYTES_MAX];
-	size_t heaps = 0;
-	int n;
+	char mm[FORMAT_BYTES_MAX], nr[FORMAT_BYTES_MAX], why[160];
+	char *how = g->w->how;
+	size_t heaps = 0, size = sizeof(g->w->how), n;
 
 	for (size_t i = 0; i < g->n_arenas; i++)
 		heaps += g->arenas[i].heaps;
-	n = snprintf(g->w->how, sizeof(g->w->how),
-		     "glibc 2.%d: %zu arena%s, %zu heap%s, %" PRIu64 " chunks (%" PRIu64 " in fastbins; tcache counted in use)",
-		     g->minor, g->n_arenas, g->n_arenas == 1 ? "" : "s", heaps, heaps == 1 ? "" : "s", g->chunks,
-		     g->fast_chunks);
-	if (n > 0 && (size_t)n < sizeof(g->w->how) && g->n_mmaps > 0)
-		n += snprintf(g->w->how + n, sizeof(g->w->how) - (size_t)n, "; %d mmapped blocks of %s", g->n_mmaps,
-			      format_bytes(mm, g->mmapped_mem));
-	if (n > 0 && (size_t)n < sizeof(g->w->how) && tries > 1)
-		n += snprintf(g->w->how + n, sizeof(g->w->how) - (size_t)n, "; checked out on the %s try", ordinal(tries - 1));
-	if (n > 0 && (size_t)n < sizeof(g->w->how) && g->cut)
-		snprintf(g->w->how + n, sizeof(g->w->how) - (size_t)n, "; stopped at %s: %s not walked, unknown", g->cut,
-			 format_bytes(nr, g->not_reached));
+	snprintf(how, size, "glibc 2.%d: %zu arena%s (%zu heap%s), %" PRIu64 " chunks, %" PRIu64 " in fastbins; tcache counted in use",
+		 g->minor, g->n_arenas, g->n_arenas == 1 ? "" : "s", heaps, heaps == 1 ? "" : "s", g->chunks, g->fast_chunks);
+	n = strlen(how);
+	if (g->n_mmaps > 0 && n < size)
+		n += (size_t)snprintf(how + n, size - n, "; %d mmapped block%s (%s)", g->n_mmaps, g->n_mmaps == 1 ? "" : "s",
+				      format_bytes(mm, g->mmapped_mem));
+	if (g->arenas_failed && n < size) {
+		without_addresses(why, sizeof(why), g->arena_why);
+		n += (size_t)snprintf(how + n, size - n, "; %zu arena%s did not check out, unknown (%s; %u tries)",
+				      g->arenas_failed, g->arenas_failed == 1 ? "" : "s", why, tries);
+	} else if (tries > 1 && n < size) {
+		n += (size_t)snprintf(how + n, size - n, "; checked out on the %s try", ordinal(tries - 1));
+	}
+	if (g->cut && n < size)
+		snprintf(how + n, size - n, "; stopped at %s: %s not walked, unknown", g->cut, format_bytes(nr, g->not_reached));
 }
 
 /* The walk did not check out: every malloc region is unknown, and the
@@ -809,6 +640,7 @@ static void glibc_done(struct glibc *g)
 	free(g->arenas);
 	free(g->items);
 	free(g->fast);
+	free(g->spans);
 	free(g->win);
 	free(g->probes);
 	page_runs_done(&g->scratch);
@@ -824,7 +656,7 @@ int heap_walk_glibc(const struct heap_walk_input *in, struct heap_walk *w)
 	w->cls = CLASS_MALLOC;
 	if (!glibc_serves_malloc(in))
 		return 0;
-	r = libc_version(&g, &minor);
+	r = heap_glibc_version(&g, &minor);
 	if (r == -ENOENT)
 		return 0; /* no glibc: a static program, musl */
 	if (r == -EBADMSG) {
@@ -845,10 +677,16 @@ int heap_walk_glibc(const struct heap_walk_input *in, struct heap_walk *w)
 	for (;;) {
 		r = walk_once(&g);
 		tries++;
-		if (r != -EBADMSG)
+		if (r != -EBADMSG && r != 1)
 			break;
-		if (tries > in->limits->retries ||
-		    (in->limits->deadline_us && now_monotonic_us() >= in->limits->deadline_us)) {
+		bool last = tries > in->limits->retries ||
+			    (in->limits->deadline_us && now_monotonic_us() >= in->limits->deadline_us);
+		if (r == 1 && last) {
+			/* what checked out stands, the rest is unknown */
+			r = 0;
+			break;
+		}
+		if (last) {
 			snprintf(why, sizeof(why), "%s", g.why);
 			r = give_up(&g, why, tries);
 			goto out;

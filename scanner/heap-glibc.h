@@ -1,7 +1,7 @@
-/* The glibc heap walker's insides, shared by its two files: heap-glibc.c
- * finds glibc's structures (its version, main_arena and mp_ in libc's
- * data, the ring of arenas, each arena's heaps) and heap-glibc-chunks.c
- * reads the chunks (the fastbins, then each heap from end to end, a
+/* The glibc heap walker's insides, shared by its files: heap-glibc-libc.c
+ * finds libc (its version, its data), heap-glibc.c glibc's structures
+ * (main_arena and mp_ in libc's data, the ring of arenas, each arena's
+ * heaps) and heap-glibc-chunks.c reads the chunks (the fastbins, then each heap from end to end, a
  * window of resident pages at a time) into spans.  Not part of the
  * scanner's interface: heap_walk_glibc (heap-walkers.h) is. */
 #pragma once
@@ -72,6 +72,7 @@ struct glibc_item {
 	uint64_t end;                    /* where the chunks end: the heap's end (top's end, or past its fenceposts) */
 	uint64_t top;                    /* the arena's top chunk when it lies here, else 0 */
 	size_t arena;                    /* index in glibc.arenas */
+	size_t span_from, span_to;       /* its spans in glibc.spans, once walked */
 };
 
 struct glibc_arena {
@@ -79,6 +80,14 @@ struct glibc_arena {
 	uint64_t fastbins[GLIBC_NFASTBINS];
 	uint64_t top, system_mem;
 	size_t heaps;
+	bool failed; /* its chunks did not check out: its heaps are unknown */
+};
+
+/* A chunk in a fastbin. */
+struct glibc_fast {
+	uint64_t addr;
+	uint32_t arena;
+	uint32_t bin;
 };
 
 /* One walk's state (heap-glibc.c owns it; heap-glibc-chunks.c reads the
@@ -93,49 +102,73 @@ struct glibc {
 	size_t n_arenas, arenas_allocated;
 	struct glibc_item *items;
 	size_t n_items, items_allocated;
-	/* fastbin chunks: address | bin index (addresses are 16-aligned), sorted */
-	uint64_t *fast;
+	/* the chunks in fastbins, sorted by address */
+	struct glibc_fast *fast;
 	size_t n_fast, fast_allocated;
+	/* the spans of the items, in address order, before they are added
+	 * to the walk (those of an arena that does not check out are not) */
+	struct heap_span *spans;
+	size_t n_spans, spans_allocated;
 	uint64_t mmapped_mem;
 	int n_mmaps;
 
 	/* the window of pages the chunk walk reads */
 	uint8_t *win;
 	uint64_t win_start, win_end;
+	uint64_t avg_chunk; /* of the last chunks walked, about: how wide a window to read */
 	uint64_t win_read[(1u << 20) / GLIBC_PAGE / 64]; /* bit per page: read */
 	struct mem_probe *probes;
 	struct page_runs scratch; /* the residency of a small read */
 
 	/* what was found, for how */
 	uint64_t chunks, fast_chunks, mmapped_regions;
+	size_t arenas_failed;
+	char arena_why[160]; /* why the first arena that failed did */
 	uint64_t not_reached; /* bytes of heaps the limits kept the walk from */
 	const char *cut;      /* why the walk stopped short: "the byte limit", "the deadline" */
 	char why[160];        /* what did not check out */
 };
 
+/* glibc's minor version, from libc's name or its banner
+ * (heap-glibc-libc.c).  Returns 0 with *minor, -ENOENT when libc is not
+ * mapped (not glibc: nothing to walk), -EBADMSG when its version cannot
+ * be read (g->why), or an error. */
+int heap_glibc_version(struct glibc *g, int *minor);
+/* libc's writable data: its read-write mappings and the anonymous one
+ * right after the last (the rest of .bss).  Returns 0 with [*start, *end),
+ * or -ENOENT. */
+int heap_glibc_libc_data(const struct heap_walk_input *in, uint64_t *start, uint64_t *end);
+/* The region holding addr, or NULL (regions are sorted). */
+const struct region *heap_glibc_region_at(const struct heap_walk_input *in, uint64_t addr);
+
 /* Sets g->why (printf-style) and returns -EBADMSG: the walk did not check
  * out (it may on another try). */
-int glibc_bad(struct glibc *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int heap_glibc_bad(struct glibc *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Says arena a did not check out (the first time, with why): its heaps
+ * will be unknown, the rest of the walk stands. */
+void heap_glibc_arena_fail(struct glibc *g, size_t a, const char *why);
 
 /* Reads len bytes at addr, in pages the page tables show in memory
  * (file pages too: libc's text).  Returns 0, -ENODATA when a page is not
  * in memory, -ECANCELED at the byte limit, or the source's error. */
-int glibc_read(struct glibc *g, uint64_t addr, size_t len, void *buf);
+int heap_glibc_read(struct glibc *g, uint64_t addr, size_t len, void *buf);
 
 /* Reads the fastbin chains of every arena into g->fast, then walks every
- * item in address order into spans of g->w (covered before).  Returns 0,
- * -EBADMSG (g->why says what did not check out), -ENOMEM, or the
- * source's error. */
-int glibc_walk_chunks(struct glibc *g);
+ * item in address order into spans of g->w (covered before).  An arena
+ * whose chunks do not check out is failed (g->arenas_failed, its reason in
+ * g->arena_why) and its heaps are unknown; the others stand.  Returns 0,
+ * -ENOMEM, or the source's error. */
+int heap_glibc_walk_chunks(struct glibc *g);
 
-static inline uint64_t glibc_u64(const uint8_t *b, size_t off)
+static inline uint64_t heap_glibc_u64(const uint8_t *b, size_t off)
 {
 	uint64_t v;
 	__builtin_memcpy(&v, b + off, 8);
 	return v;
 }
 
-static inline uint32_t glibc_u32(const uint8_t *b, size_t off)
+static inline uint32_t heap_glibc_u32(const uint8_t *b, size_t off)
 {
 	uint32_t v;
 	__builtin_memcpy(&v, b + off, 4);

@@ -42,6 +42,11 @@
 #include "memsource.h"
 #include "region.h"
 
+/* The longest sentence a walk's how or why_not holds, and a class's how
+ * (its walks' joined): room for the figures a walk read and, beside
+ * them, why part of it is unknown. */
+#define HEAP_HOW_MAX 320
+
 /* One stretch of a heap, [start, end).  in_use and free are the bytes of
  * it the allocator counts so (in_use + free <= end - start; the rest is
  * overhead: headers, padding, the allocator's own structures).  A span
@@ -78,8 +83,8 @@ struct heap_walk {
 	 * figures count (resident and swapped pages are private memory) */
 	struct page_runs runs;
 	bool failed;                /* did not check out after its retries: all unknown */
-	char how[200];              /* what was read: "glibc 2.36: 3 arenas, 41,233 chunks, tcache in use" */
-	char why_not[200];          /* when failed: why ("a chunk size past the heap's end, 3 tries") */
+	char how[HEAP_HOW_MAX];     /* what was read: "glibc 2.36: 3 arenas, 41,233 chunks, tcache in use" */
+	char why_not[HEAP_HOW_MAX]; /* when failed: why ("a chunk size past the heap's end, 3 tries") */
 	uint64_t bytes_read;        /* of the process's memory, for the cost and the limit */
 };
 
@@ -109,7 +114,7 @@ void heap_walk_done(struct heap_walk *w);
 struct heap_figures {
 	bool known;          /* some walk described this class */
 	uint64_t in_use, free, overhead, unknown, returnable;
-	char how[200];
+	char how[HEAP_HOW_MAX];
 };
 
 /* What a walker may spend: bytes of the process's memory read (per

@@ -3,17 +3,21 @@
  * asked, so that tests compare what a census says is in use and free in
  * the malloc class with what glibc says from inside.
  *
- *   glibc-heap [--fragmented=MiB] [--arenas=N] [--arena-size=MiB]
- *              [--fastbins=N] [--mmapped=N] [--busy=N] [--seed=N]
+ *   glibc-heap [--fragmented=MiB] [--small=N] [--arenas=N]
+ *              [--arena-size=MiB|KiBk] [--fastbins=N] [--mmapped=N]
+ *              [--busy=N] [--seed=N]
  *
  *   --fragmented  the main heap ([heap]): MiB of blocks of 32 bytes to
  *                 32 KiB, every byte written, then three in four freed
  *                 (the fourth keeps the free ones apart): most of the heap
  *                 is free chunks between blocks in use, as a program that
  *                 dropped most of what it built leaves it (default 0)
+ *   --small       the same with N blocks of 16 bytes to 2 KiB: a heap of a
+ *                 few hundred KiB, small enough to save as a memory image
  *   --arenas      threads, each with an arena of its own holding
- *                 --arena-size MiB (default 100) of 48 KiB blocks, so over
- *                 several 64 MiB heaps, every other block freed (default 0)
+ *                 --arena-size MiB (default 100; "192k": KiB) of blocks
+ *                 of 48 KiB (4 KiB below 1 MiB), so over several 64 MiB
+ *                 heaps, every other block freed (default 0)
  *   --fastbins    blocks of each fastbin size (24 to 120 bytes asked)
  *                 freed by the main thread and by each arena thread: the
  *                 thread caches take seven of each size, the fastbins the
@@ -37,6 +41,7 @@
 #include <getopt.h>
 #include <malloc.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,7 +56,7 @@ static void *volatile *volatile kept;
 static size_t n_kept, kept_max;
 static pthread_mutex_t kept_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static size_t opt_fragmented, opt_arena_size = 100, opt_fastbins, opt_mmapped;
+static size_t opt_fragmented, opt_small, opt_arena_kib = 100 * 1024, opt_fastbins, opt_mmapped;
 static int opt_arenas, opt_busy;
 static unsigned opt_seed = 1;
 
@@ -127,13 +132,13 @@ static void fill_fastbins(size_t n, uint32_t *rnd)
 static void *arena_thread(void *arg)
 {
 	uint32_t rnd = opt_seed * 7919u + (uint32_t)(uintptr_t)arg;
-	size_t blocks = opt_arena_size * MiB / (48 * 1024);
+	size_t size = opt_arena_kib < 1024 ? 4096 : 48 * 1024, blocks = opt_arena_kib * 1024 / size;
 	void **v = malloc(blocks * sizeof(*v));
 
 	if (!v)
 		die("malloc");
 	for (size_t i = 0; i < blocks; i++)
-		v[i] = block(48 * 1024 - 16 * (next_random(&rnd) % 64), (int)(i & 0xff));
+		v[i] = block(size - 16 * (next_random(&rnd) % 64), (int)(i & 0xff));
 	for (size_t i = 0; i < blocks; i++) {
 		if (i % 2)
 			free(v[i]);
@@ -175,15 +180,17 @@ static void *busy_thread(void *arg)
 	return NULL;
 }
 
-static void make_fragmented(size_t mib, uint32_t *rnd)
+/* Blocks up to max bytes until total bytes (or count blocks) are made,
+ * three in four then freed. */
+static void make_fragmented(size_t bytes, size_t count, size_t max, uint32_t *rnd)
 {
 	size_t total = 0, n = 0, cap = 1 << 16;
 	void **v = malloc(cap * sizeof(*v));
 
 	if (!v)
 		die("malloc");
-	while (total < mib * MiB) {
-		size_t size = 32 + next_random(rnd) % (32 * 1024);
+	while (count ? n < count : total < bytes) {
+		size_t size = 16 + next_random(rnd) % max;
 		if (n == cap) {
 			void **w = realloc(v, 2 * cap * sizeof(*v));
 			if (!w)
@@ -234,7 +241,8 @@ static void parse_args(int argc, char **argv)
 		{ "fragmented", required_argument, NULL, 'f' }, { "arenas", required_argument, NULL, 'a' },
 		{ "arena-size", required_argument, NULL, 's' }, { "fastbins", required_argument, NULL, 'b' },
 		{ "mmapped", required_argument, NULL, 'm' },    { "busy", required_argument, NULL, 'u' },
-		{ "seed", required_argument, NULL, 'r' },       { NULL, 0, NULL, 0 },
+		{ "seed", required_argument, NULL, 'r' },       { "small", required_argument, NULL, 'S' },
+		{ NULL, 0, NULL, 0 },
 	};
 	int opt;
 
@@ -245,6 +253,9 @@ static void parse_args(int argc, char **argv)
 			exit(2);
 		errno = 0;
 		v = strtoul(optarg, &end, 10);
+		bool kib = opt == 's' && *end == 'k';
+		if (kib)
+			end++;
 		if (errno || *end || end == optarg) {
 			fprintf(stderr, "glibc-heap: bad number '%s'\n", optarg);
 			exit(2);
@@ -252,7 +263,8 @@ static void parse_args(int argc, char **argv)
 		switch (opt) {
 		case 'f': opt_fragmented = v; break;
 		case 'a': opt_arenas = (int)(v < MAX_THREADS ? v : MAX_THREADS); break;
-		case 's': opt_arena_size = v; break;
+		case 's': opt_arena_kib = kib ? v : v * 1024; break;
+		case 'S': opt_small = v; break;
 		case 'b': opt_fastbins = v; break;
 		case 'm': opt_mmapped = v; break;
 		case 'u': opt_busy = (int)(v < MAX_THREADS ? v : MAX_THREADS); break;
@@ -273,7 +285,9 @@ int main(int argc, char **argv)
 	rnd = opt_seed * 2654435761u + 1;
 	keep(NULL); /* the list of kept blocks first, below the shapes */
 	if (opt_fragmented)
-		make_fragmented(opt_fragmented, &rnd);
+		make_fragmented(opt_fragmented * MiB, 0, 32 * 1024, &rnd);
+	if (opt_small)
+		make_fragmented(0, opt_small, 2048, &rnd);
 	for (size_t i = 0; i < opt_mmapped; i++)
 		keep(block((1 + i % 4) * MiB + 4096 * (i % 3), 0x77));
 	for (int i = 0; i < opt_arenas; i++)

@@ -116,9 +116,9 @@ def test_agrees_with_mallinfo2(shape):
         # the counts the walk gives are glibc's own
         assert f"{m['smblks']} in fastbins" in c["how"], (c["how"], m)
         if m["hblks"]:
-            assert f"{m['hblks']} mmapped blocks" in c["how"], (c["how"], m)
+            assert f"{m['hblks']} mmapped block" in c["how"], (c["how"], m)
         if shape == "arenas":
-            assert "4 arenas, 7 heaps" in c["how"], c["how"]
+            assert "4 arenas (7 heaps)" in c["how"], c["how"]
         if shape == "fastbins":
             assert m["smblks"] > 6 * 2000, m
         if shape == "fragmented":
@@ -162,26 +162,32 @@ def test_busy_target_is_never_wrong():
             adds_up(c)
             assert c["how"].startswith("glibc"), c
             if c["unknown"] == c["private"]:
-                assert "tries" in c["how"] or "try" in c["how"], c["how"]
+                # nothing checked out: said why, after its tries
+                assert "tries)" in c["how"], c["how"]
                 outcomes["unknown"] += 1
             else:
-                assert c["in_use"] > 0 and c["free"] > 0, c
+                # the main heap, which does not move, checked out; the
+                # busy threads' arenas may not have
+                assert c["in_use"] > 8 * MiB and c["free"] > 25 * MiB, c
+                if c["unknown"] > 0:
+                    assert "did not check out, unknown" in c["how"], c["how"]
                 outcomes["checked"] += 1
-        assert sum(outcomes.values()) == 25
+        assert outcomes["checked"] > 0, outcomes
     finally:
         stop(p)
 
 
 def test_byte_limit_stops_the_walk():
-    """A heap larger than RW_HEAP_READ_MAX (1 GiB): the walk reads up to the
-    limit, says so, and what it did not reach is unknown."""
-    p, info = start_heap("--fragmented=1200")
+    """A heap whose walk must read more than RW_HEAP_READ_MAX (1 GiB): 1.3
+    million small blocks, a chunk header in every page.  The walk reads up
+    to the limit, says so, and what it did not reach is unknown."""
+    p, info = start_heap("--small=1300000")
     pid = info["pid"]
     try:
         c = malloc_class(scan_json(pid))
         adds_up(c)
         assert "stopped at the byte limit" in c["how"], c["how"]
-        assert 50 * MiB < c["unknown"] < 400 * MiB, c
+        assert 20 * MiB < c["unknown"] < 600 * MiB, c
         # what it read stands
         assert c["in_use"] + c["free"] > 800 * MiB, c
     finally:

@@ -92,7 +92,7 @@ SCANNER_SRCS := scanner/region.c scanner/smaps.c scanner/smaps-fast.c scanner/pr
 	scanner/heap-jemalloc.c scanner/heap-jemalloc-find.c scanner/heap-jemalloc-layout.c \
 	scanner/mapping-file.c scanner/hsperf.c scanner/heap-jvm.c scanner/elf-read.c \
 	scanner/heap-private.c scanner/heap-read.c scanner/heap-mimalloc.c scanner/heap-tcmalloc.c \
-	scanner/steady.c scanner/win-census.c scanner/win-capture.c
+	scanner/heap-trend.c scanner/steady.c scanner/win-census.c scanner/win-capture.c
 
 # trace/: the memtrace analyzer (ramwatch trace summary) and export
 TRACE_SRCS := trace/trace-event.c trace/trace-fast.c trace/trace-general.c trace/trace-parse.c \
@@ -110,7 +110,7 @@ SCHEMA_SRCS := schema/store.c schema/store-stmt.c schema/store-put.c schema/stor
 	schema/store-read-processes.c schema/store-read-samples.c schema/store-read-history.c \
 	schema/store-read-window.c schema/store-read-census.c schema/store-read-compare.c \
 	schema/store-read-report.c schema/store-read-events.c schema/store-read-page.c schema/store-read-rows.c \
-	schema/store-read-census-load.c \
+	schema/store-read-census-load.c schema/store-read-heap.c \
 	schema/query.c
 SCHEMA_MIGRATIONS := $(sort $(wildcard schema/migrations/*.sql))
 SCHEMA_GENERATED := $(BUILD)/schema/migrations.c
@@ -137,7 +137,7 @@ CLIENT_SRCS := client/cmd-scan.c client/census-print.c client/render-census.c cl
 	client/cmd-top.c client/top-ask.c client/top-model.c client/top-layout.c client/top-screen.c
 CLIENT_SRCS += client/render-region-changes.c client/style.c
 CLIENT_SRCS += client/chart.c client/render-html.c client/render-html-charts.c
-CLIENT_SRCS += client/command-table.c
+CLIENT_SRCS += client/command-table.c client/heap-words.c
 CLIENT_MAIN := client/ramwatch.c
 
 # ================================================================== include paths, per layer
@@ -244,7 +244,7 @@ $(BUILD)/ramwatchd: $(call objects,$(DAEMON_MAIN)) $(DAEMON_LIBS)
 UNIT_TESTS := test-util test-log test-strpool test-text test-hashtab test-timeparse test-units test-error test-json-field \
 	test-smaps test-proc-parse test-classes test-classify test-runtimes test-census test-evidence-checks test-evidence test-memimage test-heap-walk test-heap-glibc test-census-json \
 	test-heap-pymalloc test-heap-jemalloc test-heap-jvm test-heap-mimalloc test-heap-tcmalloc \
-	test-scan-live test-region-events test-gpu test-gpu-census test-win-census \
+	test-scan-live test-region-events test-heap-trend test-gpu test-gpu-census test-win-census \
 	test-trace-parse test-trace-analyzer test-trace-scopes test-trace-ledger test-trace-report \
 	test-trace-replay test-trace-export test-trace-binary test-trace-stacks \
 	test-store test-store-failures test-store-salvage test-store-retention test-store-read test-store-read-events test-store-read-gpu test-store-read-history test-store-read-page test-store-coalesce test-sample-row test-census-counters test-store-repeat test-store-delta test-steady test-query test-query-limits \
@@ -446,7 +446,7 @@ FUZZ_UNITS_SRCS := common/units.c common/timeparse.c common/util.c
 FUZZ_PROC_SRCS := scanner/proc-parse.c common/util.c
 FUZZ_CONFIG_SRCS := daemon/config.c daemon/config-parse.c daemon/config-table.c daemon/config-values.c \
 	daemon/selector.c $(COMMON_SRCS)
-FUZZ_CENSUS_JSON_SRCS := client/render-census.c client/table.c $(SCANNER_SRCS) $(COMMON_SRCS)
+FUZZ_CENSUS_JSON_SRCS := client/render-census.c client/heap-words.c client/table.c $(SCANNER_SRCS) $(COMMON_SRCS)
 FUZZ_CONTROL_SRCS := $(DAEMON_SRCS) $(SCHEMA_SRCS) $(SCHEMA_GENERATED) $(SCANNER_SRCS) $(COMMON_SRCS)
 FUZZ_NEW := units proc config census-json control win-capture trace-binary heap
 
@@ -819,10 +819,10 @@ $(WIN_JANSSON):
 WIN_COMMON_SRCS := $(COMMON_SRCS) common/windows/posix.c
 WIN_SCANNER_SRCS := scanner/region.c scanner/proc-parse.c scanner/classes.c scanner/runtimes.c scanner/classify.c \
 	scanner/classify-shapes.c scanner/census.c scanner/census-json.c scanner/gpu.c scanner/windows/gpu-none.c \
-	scanner/win-census.c scanner/win-capture.c \
+	scanner/win-census.c scanner/win-capture.c scanner/heap-trend.c \
 	scanner/windows/winscan.c scanner/windows/winscan-evidence.c scanner/windows/win-text.c
 WIN_TRACE_SRCS := $(filter-out trace/trace-symbols.c,$(TRACE_SRCS)) trace/windows/trace-symbols.c
-WIN_CLIENT_SRCS := client/census-print.c client/render-census.c client/table.c client/cmd-trace.c \
+WIN_CLIENT_SRCS := client/census-print.c client/render-census.c client/heap-words.c client/table.c client/cmd-trace.c \
 	client/cmd-diff.c client/render-region-changes.c client/ask.c client/answer.c \
 	client/command-table.c client/windows/cmd-scan.c client/windows/control-client.c
 WIN_SRCS := $(WIN_COMMON_SRCS) $(WIN_SCANNER_SRCS) $(WIN_TRACE_SRCS) $(WIN_CLIENT_SRCS) $(CLIENT_MAIN)

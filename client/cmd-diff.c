@@ -12,6 +12,7 @@
 #include "classes.h"
 #include "commands.h"
 #include "control-client.h"
+#include "heap-words.h"
 #include "limits.h"
 #include "macro.h"
 #include "render-answer.h"
@@ -144,6 +145,25 @@ static json_t *side_json(const struct census *c, int64_t id)
 			 (json_int_t)c->totals.private, "resident", (json_int_t)c->totals.resident);
 }
 
+/* Where either census read the allocator of class k: its in use and free
+ * before and after (null on a side that did not), the returnable part
+ * after, and what the class's growth was made of (heap-trend.h). */
+static int heap_json(const struct census *a, const struct census *b, enum class_id k, json_t *o)
+{
+	struct heap_point x = heap_words_point(a, k), y = heap_words_point(b, k);
+	int r = 0;
+
+	if (!x.known && !y.known)
+		return 0;
+	r |= json_object_set_new(o, "in_use_before", x.known ? json_integer((json_int_t)x.in_use) : json_null());
+	r |= json_object_set_new(o, "in_use", y.known ? json_integer((json_int_t)y.in_use) : json_null());
+	r |= json_object_set_new(o, "free_before", x.known ? json_integer((json_int_t)x.free) : json_null());
+	r |= json_object_set_new(o, "free", y.known ? json_integer((json_int_t)y.free) : json_null());
+	r |= json_object_set_new(o, "returnable", y.known ? json_integer((json_int_t)y.returnable) : json_null());
+	r |= json_object_set_new(o, "growth", json_string(heap_growth_name(heap_trend_growth(&x, &y))));
+	return r < 0 ? -ENOMEM : 0;
+}
+
 /* The comparison for programs: the two sides, the classes (those in
  * either census, largest change of private first) and, for stored
  * censuses, the region changes between them. */
@@ -160,11 +180,10 @@ static int print_diff_json(const struct census *a, const struct census *b, int64
 		const struct census_totals *x = &a->classes[k], *y = &b->classes[k];
 		if (x->count == 0 && y->count == 0)
 			continue;
-		if (json_array_append_new(classes, json_pack("{s:s, s:I, s:I, s:I, s:I}", "class",
-							     class_key((enum class_id)k), "private_before",
-							     (json_int_t)x->private, "private", (json_int_t)y->private,
-							     "resident_before", (json_int_t)x->resident, "resident",
-							     (json_int_t)y->resident)) < 0)
+		json_t *c = json_pack("{s:s, s:I, s:I, s:I, s:I}", "class", class_key((enum class_id)k), "private_before",
+				      (json_int_t)x->private, "private", (json_int_t)y->private, "resident_before",
+				      (json_int_t)x->resident, "resident", (json_int_t)y->resident);
+		if (!c || json_array_append_new(classes, c) < 0 || heap_json(a, b, (enum class_id)k, c) < 0)
 			return fail("%s", strerror(ENOMEM));
 	}
 	if (stored_pair && json_object_set_new(o, "regions", region_changes_json(v, n)) < 0)

@@ -91,6 +91,13 @@ int render_history(const json_t *answer, const struct history_options *o, FILE *
  * what is new since the previous census. */
 int render_report(const json_t *report, FILE *f);
 
+/* One entry of the report's in_use_or_kept: what the class's growth was
+ * made of (held by the program or kept by its allocator), the censuses
+ * that show it, and a slow rise of its memory in use; as a Markdown list
+ * item (md) or as plain text without a line end.  Writes nothing and
+ * returns false for a class that neither grew nor rose. */
+bool render_report_heap_class(FILE *f, const json_t *entry, bool md);
+
 /* The report answer and the history answer of the same instance (all
  * pages merged) as one self-contained HTML page: the report's figures and
  * tables, and charts of private and resident memory (the fast tier's

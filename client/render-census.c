@@ -9,6 +9,7 @@
 
 #include "census.h"
 #include "classes.h"
+#include "heap-words.h"
 #include "table.h"
 #include "util.h"
 
@@ -175,12 +176,54 @@ static int render_evidence_line(const struct census *c, FILE *f)
 	return 0;
 }
 
+/* Whether class k's memory was accounted for by a heap walk: its in use
+ * and free figures are known. */
+static bool knows_heap(const struct census *c, int k)
+{
+	const uint32_t bits = CENSUS_COUNTER_BIT(in_use) | CENSUS_COUNTER_BIT(free_kept);
+	return k < _CLASS_MAX ? !(c->unknown_classes[k] & bits) : !(c->unknown_totals & bits);
+}
+
+/* Whether any class the census found knows its in use and free memory. */
+static bool any_heap(const struct census *c)
+{
+	for (int k = 0; k < _CLASS_MAX; k++)
+		if (c->classes[k].count > 0 && knows_heap(c, k))
+			return true;
+	return false;
+}
+
+/* A heap counter of class k (or the totals: _CLASS_MAX), or "-" where no
+ * walk read it. */
+static const char *heap_counter(char *buf, const struct census *c, int k, uint64_t v)
+{
+	return knows_heap(c, k) ? sz(buf, v) : "-";
+}
+
+/* The sentence of each class a heap walk read, largest private first. */
+static void render_heap_lines(const struct census *c, const struct render_options *o, FILE *f)
+{
+	enum class_id order[_CLASS_MAX];
+	size_t n = census_class_order(c, order);
+
+	heading(o, f, "In use or kept (what each allocator's own structures say, read from outside the process)");
+	for (size_t i = 0; i < n; i++)
+		if (knows_heap(c, order[i]))
+			heap_words_class(f, order[i], &c->classes[order[i]], c->how[order[i]], o->format == RENDER_MARKDOWN);
+}
+
 static int render_classes(const struct census *c, const struct render_options *o, FILE *f)
 {
+	/* in use and free beside private, only when some class knows them:
+	 * the table of a census no walk read stays as it always was */
+	bool heap = any_heap(c);
 	_cleanup_(table_freep) struct table *t =
-		table_new("CLASS", ">PRIVATE", ">SHARE", ">CONFIRMED", ">RESIDENT", ">PSS", ">SWAP", ">REGIONS", "WHAT", NULL);
-	char a[FORMAT_BYTES_MAX], b[FORMAT_BYTES_MAX], p[FORMAT_BYTES_MAX], s[FORMAT_BYTES_MAX], share[16],
-		confirmed[16];
+		heap ? table_new("CLASS", ">PRIVATE", ">IN USE", ">FREE", ">SHARE", ">CONFIRMED", ">RESIDENT", ">PSS",
+				 ">SWAP", ">REGIONS", "WHAT", NULL)
+		     : table_new("CLASS", ">PRIVATE", ">SHARE", ">CONFIRMED", ">RESIDENT", ">PSS", ">SWAP", ">REGIONS",
+				 "WHAT", NULL);
+	char a[FORMAT_BYTES_MAX], b[FORMAT_BYTES_MAX], p[FORMAT_BYTES_MAX], s[FORMAT_BYTES_MAX], u[FORMAT_BYTES_MAX],
+		v[FORMAT_BYTES_MAX], share[16], confirmed[16];
 	enum class_id order[_CLASS_MAX];
 
 	if (!t)
@@ -193,6 +236,10 @@ static int render_classes(const struct census *c, const struct render_options *o
 			      c->unknown_classes[order[i]] & CENSUS_COUNTER_BIT(confirmed));
 		table_add(t, class_key((enum class_id)order[i]));
 		table_add(t, sz(a, k->private));
+		if (heap) {
+			table_add(t, heap_counter(u, c, order[i], k->in_use));
+			table_add(t, heap_counter(v, c, order[i], k->free_kept));
+		}
 		table_add(t, share);
 		table_add(t, confirmed);
 		table_add(t, sz(b, k->resident));
@@ -203,6 +250,10 @@ static int render_classes(const struct census *c, const struct render_options *o
 	}
 	table_add(t, "total");
 	table_add(t, sz(a, c->totals.private));
+	if (heap) {
+		table_add(t, heap_counter(u, c, _CLASS_MAX, c->totals.in_use));
+		table_add(t, heap_counter(v, c, _CLASS_MAX, c->totals.free_kept));
+	}
 	table_add(t, c->totals.private ? "100%" : "-");
 	known_percent(confirmed, sizeof(confirmed), c->totals.confirmed, c->totals.private,
 		      c->unknown_totals & CENSUS_COUNTER_BIT(confirmed));
@@ -213,12 +264,19 @@ static int render_classes(const struct census *c, const struct render_options *o
 	table_addf(t, "%" PRIu64, c->totals.count);
 	table_add(t, "");
 	heading(o, f,
-		"Memory by class (private: anonymous memory, resident or swapped; share: of private; confirmed: "
-		"of the class's private memory, known by name or by evidence read, not by shape)");
+		heap ? "Memory by class (private: anonymous memory, resident or swapped; in use, free: of the class's "
+		       "private memory, as its allocator counts it, \"-\" where no allocator was read; share: of "
+		       "private; confirmed: of the class's private memory, known by name or by evidence read, not by "
+		       "shape)"
+		     : "Memory by class (private: anonymous memory, resident or swapped; share: of private; confirmed: "
+		       "of the class's private memory, known by name or by evidence read, not by shape)");
 	int r = print_table(t, o, f);
 	if (r < 0)
 		return r;
-	return render_evidence_line(c, f);
+	r = render_evidence_line(c, f);
+	if (r >= 0 && heap)
+		render_heap_lines(c, o, f);
+	return r;
 }
 
 /* The GPU section: a table of the devices the process holds memory on;
@@ -445,6 +503,58 @@ static int render_file_changes(const struct census *a, const struct census *b, c
 	return print_table(t, o, f);
 }
 
+/* In use and free of the classes either census read them for, before and
+ * after, and a sentence on each class that grew: held by the program or
+ * kept by its allocator.  Nothing when neither census read any. */
+static int render_heap_changes(const struct census *a, const struct census *b, const struct diff_row *rows, size_t n,
+			       const struct render_options *o, FILE *f)
+{
+	_cleanup_(table_freep) struct table *t = table_new("CLASS", ">IN USE BEFORE", ">AFTER", ">CHANGE",
+							   ">FREE BEFORE", ">AFTER", ">CHANGE", NULL);
+	char s[6][FORMAT_BYTES_MAX];
+	bool md = o->format == RENDER_MARKDOWN;
+
+	if (!t)
+		return -ENOMEM;
+	if (!any_heap(a) && !any_heap(b))
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		int k = rows[i].cls;
+		const struct census_totals *x = &a->classes[k], *y = &b->classes[k];
+		bool both = knows_heap(a, k) && knows_heap(b, k);
+		if (!knows_heap(a, k) && !knows_heap(b, k))
+			continue;
+		table_add(t, class_key((enum class_id)k));
+		table_add(t, heap_counter(s[0], a, k, x->in_use));
+		table_add(t, heap_counter(s[1], b, k, y->in_use));
+		table_add(t, both ? format_bytes_delta(s[2], change(x->in_use, y->in_use)) : "-");
+		table_add(t, heap_counter(s[3], a, k, x->free_kept));
+		table_add(t, heap_counter(s[4], b, k, y->free_kept));
+		table_add(t, both ? format_bytes_delta(s[5], change(x->free_kept, y->free_kept)) : "-");
+	}
+	heading(o, f,
+		"In use and free by class (as the allocators count them; \"-\" where a census read no allocator of "
+		"the class)");
+	int r = print_table(t, o, f);
+	if (r < 0)
+		return r;
+	bool any = false;
+	for (size_t i = 0; i < n; i++) {
+		int k = rows[i].cls;
+		struct heap_point x = heap_words_point(a, (enum class_id)k), y = heap_words_point(b, (enum class_id)k);
+		enum heap_growth g = heap_trend_growth(&x, &y);
+		if (g == HEAP_GROWTH_NONE)
+			continue;
+		if (!any)
+			heading(o, f, "What grew: in use (held by the program) or free (kept by the allocator)");
+		any = true;
+		fprintf(f, "%s%s ", md ? "- " : "  ", class_key((enum class_id)k));
+		heap_words_growth(f, (enum class_id)k, g, &x, &y, b->how[k] ? b->how[k] : a->how[k]);
+		fputs(".\n", f);
+	}
+	return 0;
+}
+
 int render_diff(const struct census *a, const struct census *b, const struct render_options *o, FILE *f)
 {
 	_cleanup_(table_freep) struct table *t = table_new("CLASS", ">PRIVATE BEFORE", ">AFTER", ">CHANGE",
@@ -497,6 +607,8 @@ int render_diff(const struct census *a, const struct census *b, const struct ren
 	}
 	heading(o, f, "Change by class, largest first");
 	int r = print_table(t, o, f);
+	if (r >= 0)
+		r = render_heap_changes(a, b, rows, n, o, f);
 	if (r >= 0)
 		r = render_file_changes(a, b, o, f);
 	return r < 0 ? r : ferror(f) ? -EIO : 0;

@@ -106,21 +106,46 @@ static int cmp_class(const void *x, const void *y)
 	return strcmp(a->key, b->key);
 }
 
+/* Whether any class of any census of the answer knows its memory in use
+ * (a heap walk read its allocator). */
+static bool any_in_use(const json_t *answer)
+{
+	const json_t *c, *k;
+	const char *key;
+	size_t i;
+	int64_t v;
+
+	json_array_foreach(json_object_get(answer, "censuses"), i, c)
+		json_object_foreach(json_object_get(c, "classes"), key, k)
+			if (answer_int(k, "in_use", &v))
+				return true;
+	return false;
+}
+
+/* A class on a census line: "malloc 200 MiB", and where a heap walk read
+ * its allocator, " (120 MiB in use)". */
+static void census_class(FILE *f, const char *key, const json_t *v, const char *field, bool first)
+{
+	char a[FORMAT_BYTES_MAX];
+	int64_t in_use;
+
+	fprintf(f, "%s%s %s", first ? "" : ", ", key, v ? answer_bytes(a, v, field) : "0 B");
+	if (v && answer_int(v, "in_use", &in_use))
+		fprintf(f, " (%s in use)", answer_bytes(a, v, "in_use"));
+}
+
 /* "python 600 MiB, malloc 200 MiB": the chosen classes, else the largest
  * by private (by size in a light census, whose memory counts are null). */
 static void census_classes(FILE *f, const json_t *classes, bool light, const struct history_options *o)
 {
 	struct class_entry top[64];
-	char a[FORMAT_BYTES_MAX];
 	const char *key, *field = light ? "size" : "private";
 	const json_t *v;
 	size_t n = 0;
 
 	if (o->n_classes > 0) {
-		for (size_t i = 0; i < o->n_classes; i++) {
-			v = json_object_get(classes, o->classes[i]);
-			fprintf(f, "%s%s %s", i ? ", " : "", o->classes[i], v ? answer_bytes(a, v, field) : "0 B");
-		}
+		for (size_t i = 0; i < o->n_classes; i++)
+			census_class(f, o->classes[i], json_object_get(classes, o->classes[i]), field, i == 0);
 		return;
 	}
 	json_object_foreach((json_t *)classes, key, v) {
@@ -131,12 +156,27 @@ static void census_classes(FILE *f, const json_t *classes, bool light, const str
 	}
 	qsort_safe(top, n, sizeof(top[0]), cmp_class);
 	for (size_t i = 0; i < n && i < CENSUS_LINE_CLASSES; i++)
-		fprintf(f, "%s%s %s", i ? ", " : "", top[i].key, answer_bytes(a, top[i].v, field));
+		census_class(f, top[i].key, top[i].v, field, i == 0);
 	if (n > CENSUS_LINE_CLASSES)
 		fprintf(f, ", +%zu more", n - CENSUS_LINE_CLASSES);
 }
 
-static void census_line(FILE *f, const json_t *c, const struct history_options *o)
+/* Whether a class of census c knows its memory in use. */
+static bool census_in_use(const json_t *c)
+{
+	const json_t *k;
+	const char *key;
+	int64_t v;
+
+	json_object_foreach(json_object_get(c, "classes"), key, k)
+		if (answer_int(k, "in_use", &v))
+			return true;
+	return false;
+}
+
+/* A census on its line; in_use: other censuses of the answer read memory
+ * in use, so one that did not says so. */
+static void census_line(FILE *f, const json_t *c, const struct history_options *o, bool in_use)
 {
 	char a[FORMAT_BYTES_MAX], b[FORMAT_BYTES_MAX];
 	const char *trigger = answer_str(c, "trigger"), *status = answer_str(c, "status");
@@ -165,6 +205,9 @@ static void census_line(FILE *f, const json_t *c, const struct history_options *
 		fputs(light ? "; by size: " : "; ", f);
 		census_classes(f, classes, light, o);
 	}
+	/* the daemon reads in use at some censuses only (InUseInterval) */
+	if (in_use && !light && !census_in_use(c))
+		fputs("; in use not read", f);
 	fputc('\n', f);
 }
 
@@ -233,7 +276,8 @@ static int sample_table(const struct line *lines, size_t n, bool vram, char **re
 	return 0;
 }
 
-static int instance_table(FILE *f, const struct line *lines, size_t n, const struct history_options *o)
+static int instance_table(FILE *f, const struct line *lines, size_t n, const struct history_options *o,
+			  bool in_use)
 {
 	_cleanup_free_ char *table = NULL;
 	char when[TIMEPARSE_FORMAT_MAX];
@@ -264,7 +308,7 @@ static int instance_table(FILE *f, const struct line *lines, size_t n, const str
 		}
 		fprintf(f, "%-*s  ", (int)width, timeparse_format_local(when, lines[i].time));
 		if (lines[i].kind == LINE_CENSUS) {
-			census_line(f, lines[i].v, o);
+			census_line(f, lines[i].v, o, in_use);
 		} else {
 			const char *name = answer_str(lines[i].v, "name");
 			const char *line = o->decorated ? "──" : "--";
@@ -311,7 +355,10 @@ static bool class_chosen(const struct history_options *o, const char *key)
  * A line fills a column with its own value of the same name (a census and
  * a class their private and resident, a census its vram), and leaves the
  * others empty. */
-static void csv_values(FILE *f, const json_t *v, bool vram)
+/* The columns a class has where a heap walk read its allocator. */
+static const char *const in_use_columns[] = { "in_use", "free", "returnable" };
+
+static void csv_values(FILE *f, const json_t *v, bool vram, bool in_use)
 {
 	for (size_t k = 0; k < _SAMPLE_N_COLUMNS; k++)
 		if (sample_columns[k].csv)
@@ -320,20 +367,26 @@ static void csv_values(FILE *f, const json_t *v, bool vram)
 		csv_int(f, v, "vram");
 		csv_int(f, v, "vram_max");
 	}
+	for (size_t k = 0; in_use && k < ELEMENTSOF(in_use_columns); k++)
+		csv_int(f, v, in_use_columns[k]);
 	fputc('\n', f);
 }
 
-static void csv_header(FILE *f, bool vram)
+static void csv_header(FILE *f, bool vram, bool in_use)
 {
 	fputs("time,process_id,pid,kind,name,status", f);
 	for (size_t k = 0; k < _SAMPLE_N_COLUMNS; k++)
 		if (sample_columns[k].csv)
 			fprintf(f, ",%s", sample_columns[k].key);
-	fputs(vram ? ",vram,vram_max\n" : "\n", f);
+	if (vram)
+		fputs(",vram,vram_max", f);
+	for (size_t k = 0; in_use && k < ELEMENTSOF(in_use_columns); k++)
+		fprintf(f, ",%s", in_use_columns[k]);
+	fputc('\n', f);
 }
 
 static void instance_csv(FILE *f, const struct line *lines, size_t n, int64_t process_id, int64_t pid,
-			 const struct history_options *o, bool vram)
+			 const struct history_options *o, bool vram, bool in_use)
 {
 	for (size_t i = 0; i < n; i++) {
 		const json_t *v = lines[i].v, *classes, *c;
@@ -341,23 +394,23 @@ static void instance_csv(FILE *f, const struct line *lines, size_t n, int64_t pr
 		switch (lines[i].kind) {
 		case LINE_SAMPLE:
 			csv_head(f, lines[i].time, process_id, pid, "sample", NULL, NULL);
-			csv_values(f, v, vram);
+			csv_values(f, v, vram, in_use);
 			break;
 		case LINE_CENSUS:
 			csv_head(f, lines[i].time, process_id, pid, "census", answer_str(v, "trigger"),
 				 answer_str(v, "status"));
-			csv_values(f, v, vram);
+			csv_values(f, v, vram, in_use);
 			classes = json_object_get(v, "classes");
 			json_object_foreach((json_t *)classes, key, c) {
 				if (!class_chosen(o, key))
 					continue;
 				csv_head(f, lines[i].time, process_id, pid, "class", key, NULL);
-				csv_values(f, c, vram);
+				csv_values(f, c, vram, in_use);
 			}
 			break;
 		case LINE_MARK:
 			csv_head(f, lines[i].time, process_id, pid, "mark", answer_str(v, "name"), NULL);
-			csv_values(f, v, vram);
+			csv_values(f, v, vram, in_use);
 			break;
 		}
 	}
@@ -398,9 +451,9 @@ int render_history(const json_t *answer, const struct history_options *o, FILE *
 			answer_int(v, "first_seen", &x->since);
 	}
 	qsort_safe(inst, n, sizeof(*inst), cmp_instance);
-	bool vram = any_vram(answer, "samples") || any_vram(answer, "censuses");
+	bool vram = any_vram(answer, "samples") || any_vram(answer, "censuses"), in_use = any_in_use(answer);
 	if (o->format == ANSWER_CSV)
-		csv_header(f, vram);
+		csv_header(f, vram, in_use);
 	if (n == 0 && o->format != ANSWER_CSV)
 		fputs("no process matches\n", f);
 	for (i = 0; i < n && r == 0; i++) {
@@ -409,13 +462,13 @@ int render_history(const json_t *answer, const struct history_options *o, FILE *
 		if ((r = collect(answer, inst[i].process_id, n == 1, &lines, &n_lines)) < 0)
 			break;
 		if (o->format == ANSWER_CSV) {
-			instance_csv(f, lines, n_lines, inst[i].process_id, inst[i].pid, o, vram);
+			instance_csv(f, lines, n_lines, inst[i].process_id, inst[i].pid, o, vram, in_use);
 			continue;
 		}
 		if (i > 0)
 			fputc('\n', f);
 		heading(f, inst[i].v);
-		r = instance_table(f, lines, n_lines, o);
+		r = instance_table(f, lines, n_lines, o, in_use);
 	}
 	if (r < 0)
 		return r;

@@ -180,12 +180,22 @@ static void class_cell(FILE *f, const char *key)
 static void census_classes(FILE *f, const json_t *census)
 {
 	static const char *const head[] = { "class", ">private", ">resident", ">size", ">regions" };
+	/* in use and free where a heap walk read some class's allocator */
+	static const char *const head_heap[] = { "class", ">private", ">in use", ">free", ">resident", ">size",
+						 ">regions" };
 	const json_t *c;
-	char s[3][FORMAT_BYTES_MAX];
+	char s[5][FORMAT_BYTES_MAX];
 	size_t i;
+	bool heap = false;
+	int64_t v;
 
+	json_array_foreach(json_object_get(census, "classes"), i, c)
+		heap |= answer_int(c, "in_use", &v);
 	fputs("<h3>Memory by class</h3>\n", f);
-	table_head(f, head, sizeof(head) / sizeof(head[0]));
+	if (heap)
+		table_head(f, head_heap, sizeof(head_heap) / sizeof(head_heap[0]));
+	else
+		table_head(f, head, sizeof(head) / sizeof(head[0]));
 	json_array_foreach(json_object_get(census, "classes"), i, c) {
 		int64_t count = 0;
 		char n[24];
@@ -194,6 +204,10 @@ static void census_classes(FILE *f, const json_t *census)
 		fputs("<tr>", f);
 		class_cell(f, answer_str(c, "key"));
 		cell_n(f, answer_bytes(s[0], c, "private"));
+		if (heap) {
+			cell_n(f, answer_bytes(s[3], c, "in_use"));
+			cell_n(f, answer_bytes(s[4], c, "free"));
+		}
 		cell_n(f, answer_bytes(s[1], c, "resident"));
 		cell_n(f, answer_bytes(s[2], c, "size"));
 		cell_n(f, n);
@@ -254,6 +268,44 @@ static void last_census(FILE *f, const json_t *report)
 	fprintf(f, ") at %s.</p>\n", answer_time(when, c, "taken_at"));
 	census_classes(f, c);
 	census_regions(f, c);
+}
+
+/* Of each class a census read the allocator of: held or kept, as the
+ * Markdown report says it. */
+static int in_use_or_kept(FILE *f, const json_t *report)
+{
+	const json_t *list = json_object_get(report, "in_use_or_kept"), *e;
+	size_t i, shown = 0;
+
+	if (json_array_size(list) == 0)
+		return 0;
+	fputs("<h2>In use or kept</h2>\n<p>Of each class whose allocator a census read, from the first census that "
+	      "read it to the last: memory in use that grew is held by the program (a leak candidate); free memory "
+	      "that grew is kept by the allocator (fragmentation or caching).</p>\n<ul>\n",
+	      f);
+	json_array_foreach(list, i, e) {
+		char *text = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&text, &len);
+		if (!m)
+			return -ENOMEM;
+		bool any = render_report_heap_class(m, e, false);
+		if (fclose(m) != 0) {
+			free(text);
+			return -ENOMEM;
+		}
+		if (any) {
+			fputs("<li>", f);
+			html(f, text);
+			fputs("</li>\n", f);
+			shown++;
+		}
+		free(text);
+	}
+	fputs("</ul>\n", f);
+	if (shown == 0)
+		fputs("<p class=\"none\">No class grew.</p>\n", f);
+	return 0;
 }
 
 static void class_changes(FILE *f, const json_t *classes)
@@ -404,6 +456,8 @@ int render_report_html(const json_t *report, const json_t *history, FILE *f)
 	fputs("<p class=\"caption\">From the censuses: each census's classes hold until the next.</p>\n", f);
 	phases(f, report);
 	last_census(f, report);
+	if ((r = in_use_or_kept(f, report)) < 0)
+		return r;
 	since_previous(f, report);
 	fputs("<footer>Written by ramwatch " RAMWATCH_VERSION "; times are local.</footer>\n</body>\n</html>\n", f);
 	return ferror(f) ? -EIO : 0;

@@ -10,11 +10,14 @@
 
 #include "census-json.h"
 #include "census.h"
+#include "classes.h"
+#include "heap-words.h"
 #include "limits.h"
 #include "macro.h"
 #include "render-census.h"
 #include "table.h"
 #include "timeparse.h"
+#include "units.h"
 #include "util.h"
 
 DEFINE_CLEANUP(struct census *, census_free)
@@ -180,9 +183,9 @@ static int last_census(FILE *f, const json_t *report)
 	return r;
 }
 
-static void trend_row(struct table *t, const json_t *e, const json_t *first, bool vram)
+static void trend_row(struct table *t, const json_t *e, const json_t *first, bool vram, bool in_use)
 {
-	char s[4][FORMAT_BYTES_MAX], when[TIMEPARSE_FORMAT_MAX];
+	char s[6][FORMAT_BYTES_MAX], when[TIMEPARSE_FORMAT_MAX];
 	const char *trigger = answer_str(e, "trigger"), *status = answer_str(e, "status");
 	int64_t id, a, b;
 
@@ -206,15 +209,26 @@ static void trend_row(struct table *t, const json_t *e, const json_t *first, boo
 		table_add(t, "-");
 	if (vram)
 		table_add(t, answer_bytes(s[3], e, "vram"));
+	if (in_use) {
+		table_add(t, answer_bytes(s[4], e, "in_use"));
+		table_add(t, answer_bytes(s[5], e, "free"));
+	}
 }
 
 static int trend(FILE *f, const json_t *report)
 {
-	bool vram = any_vram(report, "trend", "vram");
-	_cleanup_(table_freep) struct table *t =
-		vram ? table_new("census", "time", "trigger", ">private", ">resident", ">private since the first",
-				 ">VRAM", NULL)
-		     : table_new("census", "time", "trigger", ">private", ">resident", ">private since the first", NULL);
+	bool vram = any_vram(report, "trend", "vram"), in_use = any_vram(report, "trend", "in_use");
+	/* VRAM where the process held any, in use and free where a census
+	 * read them: otherwise the table is as it always was */
+	const char *headers[9] = { "census", "time", "trigger", ">private", ">resident", ">private since the first" };
+	size_t n_headers = 6;
+	if (vram)
+		headers[n_headers++] = ">VRAM";
+	if (in_use) {
+		headers[n_headers++] = ">in use";
+		headers[n_headers++] = ">free";
+	}
+	_cleanup_(table_freep) struct table *t = table_new_v(headers, n_headers);
 	const json_t *list = json_object_get(report, "trend"), *first = NULL, *last = NULL, *e;
 	char a[FORMAT_BYTES_MAX], b[FORMAT_BYTES_MAX];
 	size_t n = json_array_size(list), i;
@@ -238,19 +252,135 @@ static int trend(FILE *f, const json_t *report)
 	json_array_foreach(list, i, e) {
 		if (n > TREND_MAX && i == TREND_HEAD) {
 			table_addf(t, "(%zu more)", n - TREND_MAX);
-			for (int k = 0; k < (vram ? 6 : 5); k++)
+			for (size_t k = 1; k < n_headers; k++)
 				table_add(t, "");
 		}
 		if (n > TREND_MAX && i >= TREND_HEAD && i < n - (TREND_MAX - TREND_HEAD))
 			continue;
-		trend_row(t, e, first, vram);
+		trend_row(t, e, first, vram, in_use);
 	}
 	int r = table_print_markdown(t, f);
 	if (first && last && first != last)
 		fprintf(f, "\nChange from the first census to the last: private %s, resident %s.\n",
 			change(a, first, last, "private"), change(b, first, last, "resident"));
+	if (in_use)
+		fputs("\nIn use and free: the sums over the classes whose allocator the census read; `-` where it read "
+		      "none (ramwatchd reads them at the first census, at growth, marks and requests, and at most every "
+		      "InUseInterval otherwise).\n",
+		      f);
 	fputs("\n", f);
 	return r;
+}
+
+/* A census of a class as the report's in_use_or_kept gives it. */
+static struct heap_point heap_point_of(const json_t *o)
+{
+	int64_t v[6] = { 0 };
+	static const char *const keys[] = { "time", "private", "in_use", "free", "unknown", "returnable" };
+	bool known = json_is_object(o);
+
+	for (size_t i = 0; i < ELEMENTSOF(keys); i++)
+		known &= answer_int(o, keys[i], &v[i]);
+	return (struct heap_point){ .time_ms = v[0],
+				    .private = (uint64_t)v[1],
+				    .known = known,
+				    .in_use = (uint64_t)v[2],
+				    .free = (uint64_t)v[3],
+				    .unknown = (uint64_t)v[4],
+				    .returnable = (uint64_t)v[5] };
+}
+
+/* "#120 (2026-11-29 14:00:15), #130 (...)" */
+static void census_list(FILE *f, const json_t *list)
+{
+	char when[TIMEPARSE_FORMAT_MAX];
+	const json_t *x;
+	size_t i;
+	int64_t id;
+
+	json_array_foreach(list, i, x) {
+		if (!answer_int(x, "census_id", &id))
+			continue;
+		fprintf(f, "%s#%" PRId64 " (%s)", i ? ", " : "", id, answer_time(when, x, "time"));
+	}
+}
+
+bool render_report_heap_class(FILE *f, const json_t *e, bool md)
+{
+	const char *key = answer_str(e, "class"), *growth = answer_str(e, "growth"), *how = answer_str(e, "how");
+	const json_t *first = json_object_get(e, "first"), *last = json_object_get(e, "last");
+	const json_t *rise = json_object_get(e, "slow_rise"), *shown = json_object_get(e, "shown_by");
+	char a[FORMAT_BYTES_MAX], b[FORMAT_BYTES_MAX], d[UNITS_FORMAT_MAX];
+	int cls = key ? class_from_key(key) : -1;
+	int64_t id1 = 0, id2 = 0, n = 0;
+	bool grew = growth && !streq(growth, "none");
+
+	if (cls < 0 || (!grew && !json_is_object(rise)))
+		return false;
+	fprintf(f, md ? "- **%s**" : "%s", key);
+	if (grew) {
+		struct heap_point x = heap_point_of(first), y = heap_point_of(last);
+		enum heap_growth g = streq(growth, "held")	 ? HEAP_GROWTH_HELD
+				     : streq(growth, "kept")	 ? HEAP_GROWTH_KEPT
+				     : streq(growth, "both")	 ? HEAP_GROWTH_BOTH
+				     : streq(growth, "overhead") ? HEAP_GROWTH_OVERHEAD
+								 : HEAP_GROWTH_UNKNOWN;
+		answer_int(first, "census_id", &id1);
+		answer_int(last, "census_id", &id2);
+		fprintf(f, ", from census #%" PRId64 " to #%" PRId64 ", ", id1, id2);
+		heap_words_growth(f, (enum class_id)cls, g, &x, &y, how);
+		fputc('.', f);
+		answer_int(e, "shown_by_count", &n);
+		if (n > 0) {
+			fputs(g == HEAP_GROWTH_KEPT ? " Free memory rose at census " : " Memory in use rose at census ", f);
+			census_list(f, shown);
+			if (n > (int64_t)json_array_size(shown))
+				fprintf(f, " (the last %zu of %" PRId64 ")", json_array_size(shown), n);
+			fputc('.', f);
+		}
+	}
+	if (json_is_object(rise)) {
+		int64_t rises = 0, steps = 0, span = 0, change = 0, rate = 0;
+		answer_int(rise, "rises", &rises);
+		answer_int(rise, "steps", &steps);
+		answer_int(rise, "span_ms", &span);
+		answer_int(rise, "change", &change);
+		answer_int(rise, "bytes_per_hour", &rate);
+		answer_int(json_object_get(rise, "first"), "census_id", &id1);
+		answer_int(json_object_get(rise, "last"), "census_id", &id2);
+		fprintf(f,
+			" %sA slow, steady rise of memory in use%s: it rose at %" PRId64 " of the %" PRId64
+			" censuses after #%" PRId64 " up to #%" PRId64 ", by %s over %s (%s an hour): a leak candidate "
+			"that no single growth shows.",
+			md ? "**" : "", md ? "**" : "", rises, steps, id1, id2, format_bytes_delta(a, change),
+			units_format_duration(d, (uint64_t)(span > 0 ? span / 60000 : 0) * 60000000u),
+			format_bytes(b, (uint64_t)(rate > 0 ? rate : 0)));
+	}
+	if (md)
+		fputc('\n', f);
+	return true;
+}
+
+/* Of each class a census read the allocator of: held or kept. */
+static void in_use_or_kept(FILE *f, const json_t *report)
+{
+	const json_t *list = json_object_get(report, "in_use_or_kept"), *e;
+	size_t i;
+	bool any = false;
+
+	if (json_array_size(list) == 0)
+		return;
+	fputs("## In use or kept\n\n"
+	      "Of each class whose allocator a census read (ramwatchd reads it at the first census, at growth, marks and "
+	      "requests, and at most every InUseInterval otherwise), from the first census that read it to the last: "
+	      "memory in use that grew is held by the program (a leak candidate); free memory that grew is kept by "
+	      "the allocator (fragmentation or caching), and its returnable part could be given back.\n\n",
+	      f);
+	json_array_foreach(list, i, e)
+		any |= render_report_heap_class(f, e, true);
+	if (!any)
+		fputs("No class grew.\n", f);
+	fputc('\n', f);
 }
 
 static int class_changes(FILE *f, const json_t *classes)
@@ -349,8 +479,10 @@ int render_report(const json_t *report, FILE *f)
 		return -EBADMSG;
 	title(f, json_object_get(report, "process"));
 	peak(f, report);
-	if ((r = phases(f, report)) < 0 || (r = last_census(f, report)) < 0 || (r = trend(f, report)) < 0 ||
-	    (r = since_previous(f, report)) < 0)
+	if ((r = phases(f, report)) < 0 || (r = last_census(f, report)) < 0 || (r = trend(f, report)) < 0)
+		return r;
+	in_use_or_kept(f, report);
+	if ((r = since_previous(f, report)) < 0)
 		return r;
 	return ferror(f) ? -EIO : 0;
 }

@@ -204,6 +204,14 @@ static bool any_vram(const struct top_row *rows, const size_t *order, size_t n)
 	return false;
 }
 
+static bool any_in_use(const struct top_row *rows, const size_t *order, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (rows[order[i]].have_in_use)
+			return true;
+	return false;
+}
+
 static void growth_text(char *buf, const struct top_row *r)
 {
 	if (r->have_growth)
@@ -220,7 +228,7 @@ static void list(struct top_frame *f, const struct top_view *v, const struct top
 	unsigned shown = top_layout_rows(f->lines);
 	size_t first = v->first < n_order ? v->first : 0;
 	size_t end = first + shown < n_order ? first + shown : n_order;
-	bool vram = any_vram(rows, order, n_order);
+	bool vram = any_vram(rows, order, n_order), in_use = any_in_use(rows, order + first, end - first);
 	uint64_t biggest = 0;
 	char window[UNITS_FORMAT_MAX], head[UNITS_FORMAT_MAX + 8];
 
@@ -231,8 +239,11 @@ static void list(struct top_frame *f, const struct top_view *v, const struct top
 	title(f, v, n_order);
 	top_frame_put(f, 1, 0, v->system_line ? v->system_line : "", 0, 0);
 	legend(f, 2, rows, order + first, end - first);
-	unsigned x = putf(f, 3, 0, TOP_ATTR_BOLD, "%7s %-8s %10s %10s %10s %10s ", "PID", "USER", "PRIVATE", "RESIDENT",
-			  "PEAK", "GROWTH");
+	unsigned x = putf(f, 3, 0, TOP_ATTR_BOLD, "%7s %-8s %10s ", "PID", "USER", "PRIVATE");
+	/* where a census of a process on screen read its allocators */
+	if (in_use)
+		x = putf(f, 3, x, TOP_ATTR_BOLD, "%10s ", "IN USE");
+	x = putf(f, 3, x, TOP_ATTR_BOLD, "%10s %10s %10s ", "RESIDENT", "PEAK", "GROWTH");
 	if (vram)
 		x = putf(f, 3, x, TOP_ATTR_BOLD, "%10s ", "VRAM");
 	x = putf(f, 3, x, TOP_ATTR_BOLD, "%-*s ", (int)TOP_BAR_CELLS, "CLASSES");
@@ -245,15 +256,18 @@ static void list(struct top_frame *f, const struct top_view *v, const struct top
 		unsigned y = HEAD_LINES + (unsigned)(i - first);
 		uint8_t attr = i == v->selected ? TOP_ATTR_REVERSE : TOP_ATTR_NONE;
 		char p[FORMAT_BYTES_MAX], res[FORMAT_BYTES_MAX], pk[FORMAT_BYTES_MAX], g[FORMAT_BYTES_MAX],
-			vr[FORMAT_BYTES_MAX], spark[TOP_SPARK_POINTS * 3 + 1], user[24];
+			vr[FORMAT_BYTES_MAX], iu[FORMAT_BYTES_MAX], spark[TOP_SPARK_POINTS * 3 + 1], user[24];
 
 		if (r->user[0])
 			snprintf(user, sizeof(user), "%.8s", r->user);
 		else
 			snprintf(user, sizeof(user), "%" PRId64, r->uid);
 		growth_text(g, r);
-		x = putf(f, y, 0, attr, "%7d %-8s %10s %10s %10s %10s ", r->pid, user, format_bytes(p, r->private),
-			 format_bytes(res, r->resident), format_bytes(pk, r->peak_private), g);
+		x = putf(f, y, 0, attr, "%7d %-8s %10s ", r->pid, user, format_bytes(p, r->private));
+		if (in_use)
+			x = putf(f, y, x, attr, "%10s ", r->have_in_use ? format_bytes(iu, r->in_use) : "-");
+		x = putf(f, y, x, attr, "%10s %10s %10s ", format_bytes(res, r->resident), format_bytes(pk, r->peak_private),
+			 g);
 		if (vram)
 			x = putf(f, y, x, attr, "%10s ", r->have_vram ? format_bytes(vr, r->vram) : "-");
 		bar(f, y, x, r, top_bar_length(r->private, biggest, TOP_BAR_CELLS));
@@ -292,14 +306,21 @@ static unsigned detail_classes(struct top_frame *f, unsigned y, const struct top
 		return top_frame_put(f, y, 0, "classes: no census read yet", 0, 0), y + 1;
 	for (size_t i = 0; i < r->n_classes; i++)
 		total += r->classes[i].private;
-	putf(f, y++, 0, TOP_ATTR_BOLD, "classes at the census of %s (private):",
-	     r->classes_time >= 0 ? timeparse_format_local(when, r->classes_time) : "?");
+	putf(f, y++, 0, TOP_ATTR_BOLD, "classes at the census of %s (private%s):",
+	     r->classes_time >= 0 ? timeparse_format_local(when, r->classes_time) : "?",
+	     r->have_in_use ? "; in use and free as the allocators count them" : "");
 	for (size_t i = 0; i < r->n_classes && y + 8 < f->lines; i++) {
-		struct top_class_look l = top_class_look(r->classes[i].key);
-		char g[2] = { l.glyph, 0 };
+		const struct top_class_share *s = &r->classes[i];
+		struct top_class_look l = top_class_look(s->key);
+		char g[2] = { l.glyph, 0 }, iu[FORMAT_BYTES_MAX], fr[FORMAT_BYTES_MAX], heap[2 * FORMAT_BYTES_MAX + 24];
 		unsigned x = top_frame_put(f, y, 2, g, (uint8_t)l.colour, TOP_ATTR_BAR);
-		x = putf(f, y, x, 0, " %-14s %10s %5.1f%% ", r->classes[i].key, format_bytes(size, r->classes[i].private),
-			 total ? 100.0 * (double)r->classes[i].private / (double)total : 0.0);
+		if (s->have_in_use)
+			snprintf(heap, sizeof(heap), "%10s in use %10s free ", format_bytes(iu, s->in_use),
+				 format_bytes(fr, s->free));
+		else
+			snprintf(heap, sizeof(heap), "%*s", r->have_in_use ? 34 : 0, "");
+		x = putf(f, y, x, 0, " %-14s %10s %5.1f%% %s", s->key, format_bytes(size, s->private),
+			 total ? 100.0 * (double)s->private / (double)total : 0.0, heap);
 		unsigned cells = top_bar_length(r->classes[i].private, total, 40);
 		for (unsigned k = 0; k < cells; k++)
 			x = top_frame_put(f, y, x, g, (uint8_t)l.colour, TOP_ATTR_BAR);
@@ -339,6 +360,12 @@ static void detail_view(struct top_frame *f, const struct top_view *v, const str
 		     r->census_status);
 	else
 		putf(f, y++, 0, 0, "last census: none yet");
+	if (r->have_in_use) {
+		char iu[FORMAT_BYTES_MAX], fr[FORMAT_BYTES_MAX];
+		putf(f, y++, 0, 0, "in use %s  free %s  (of the classes whose allocator the census of %s read)",
+		     format_bytes(iu, r->in_use), format_bytes(fr, r->free),
+		     r->in_use_time >= 0 ? timeparse_format_local(when, r->in_use_time) : "?");
+	}
 	y = detail_classes(f, y, r) + 1;
 
 	n = tail(detail, "marks", TOP_DETAIL_MARKS_MAX, &first);

@@ -138,6 +138,10 @@ void top_rows_carry(struct top_row *rows, size_t n, const struct top_row *old, s
 		r->classes_time = (*found)->classes_time;
 		r->n_classes = (*found)->n_classes;
 		memcpy(r->classes, (*found)->classes, sizeof(r->classes));
+		r->have_in_use = (*found)->have_in_use;
+		r->in_use = (*found)->in_use;
+		r->free = (*found)->free;
+		r->in_use_time = (*found)->in_use_time;
 		memcpy(r->spark, (*found)->spark, sizeof(r->spark));
 		memcpy(r->spark_known, (*found)->spark_known, sizeof(r->spark_known));
 		r->have_start = (*found)->have_start;
@@ -237,20 +241,53 @@ int top_row_take_census(struct top_row *row, const json_t *history)
 	const char *key;
 	const json_t *v;
 	size_t n = 0;
+	struct top_class_share before[TOP_CLASSES_MAX];
+	size_t n_before = row->n_classes;
+	bool fresh = false;
+	memcpy(before, row->classes, sizeof(before));
 	json_object_foreach((json_t *)json_object_get(last, "classes"), key, v) {
-		int64_t private;
+		int64_t private, in_use, free_kept;
+		struct top_class_share *s = &row->classes[n];
 		if (n >= TOP_CLASSES_MAX)
 			break;
 		if (!answer_int(v, "private", &private) || private < 0)
 			private = 0; /* a light census: the class is there, its memory not known */
-		snprintf(row->classes[n].key, sizeof(row->classes[n].key), "%s", key);
-		row->classes[n++].private = (uint64_t)private;
+		*s = (struct top_class_share){ .private = (uint64_t)private };
+		snprintf(s->key, sizeof(s->key), "%s", key);
+		if (answer_int(v, "in_use", &in_use) && answer_int(v, "free", &free_kept) && in_use >= 0 &&
+		    free_kept >= 0) {
+			s->have_in_use = true;
+			s->in_use = (uint64_t)in_use;
+			s->free = (uint64_t)free_kept;
+			fresh = true;
+		}
+		n++;
 	}
+	/* where this census read no allocator, the last figures read stand */
+	for (size_t j = 0; !fresh && j < n; j++)
+		for (size_t k = 0; k < n_before; k++)
+			if (before[k].have_in_use && streq(before[k].key, row->classes[j].key)) {
+				row->classes[j].have_in_use = true;
+				row->classes[j].in_use = before[k].in_use;
+				row->classes[j].free = before[k].free;
+			}
 	qsort(row->classes, n, sizeof(row->classes[0]), cmp_share);
 	row->n_classes = n;
+	row->have_in_use = false;
+	row->in_use = row->free = 0;
+	for (size_t j = 0; j < n; j++)
+		if (row->classes[j].have_in_use) {
+			row->have_in_use = true;
+			row->in_use += row->classes[j].in_use;
+			row->free += row->classes[j].free;
+		}
 	(void)answer_int(last, "census_id", &row->classes_census_id);
 	if (!answer_int(last, "time", &row->classes_time))
 		row->classes_time = -1;
+	if (fresh)
+		row->in_use_time = row->classes_time;
+	else if (!row->have_in_use)
+		row->in_use_time = -1;
 	return 0;
 }
 

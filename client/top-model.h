@@ -45,6 +45,11 @@ const char *top_sort_name(enum top_sort s);
 struct top_class_share {
 	char key[CLASS_KEY_MAX + 1]; /* the class's key ("malloc") */
 	uint64_t private; /* bytes, at the census */
+	/* of it, in use by the program and kept free by its allocator, as the
+	 * last census that read them said (a heap walk: the daemon reads them
+	 * at some censuses only); have_in_use false where none did */
+	bool have_in_use;
+	uint64_t in_use, free;
 };
 
 /* How a class is drawn: its letter (the bar holds it, so a terminal
@@ -82,6 +87,11 @@ struct top_row {
 	int64_t classes_census_id, classes_time;
 	size_t n_classes;
 	struct top_class_share classes[TOP_CLASSES_MAX];
+	/* the sums of the classes' in use and free (have_in_use: some class
+	 * has them), and the time of the census that read them */
+	bool have_in_use;
+	uint64_t in_use, free;
+	int64_t in_use_time;
 
 	/* private memory over the window, a point per bucket, oldest first
 	 * (spark_known false where the bucket has no sample) */
@@ -115,9 +125,11 @@ void top_row_take_history(struct top_row *row, const json_t *history, int64_t si
  * its start): private at the start, and the growth since. */
 void top_row_take_start(struct top_row *row, const json_t *history);
 
-/* The classes of the newest ok census of a history answer into row.
- * Returns 0, or -ENOENT when the answer holds no ok census (row
- * untouched). */
+/* The classes of the newest ok census of a history answer into row.  A
+ * class's in use and free are that census's, or, where it read none (the
+ * daemon reads them at some censuses only), those the row had from an
+ * earlier census.  Returns 0, or -ENOENT when the answer holds no ok
+ * census (row untouched). */
 int top_row_take_census(struct top_row *row, const json_t *history);
 
 /* Whether row passes the filters: name (NULL or "": any) is a part of its

@@ -237,6 +237,13 @@
 #define RW_HEAP_KEEP_FREE (2u * 1024u * 1024u)
 #define RW_HEAP_MMAP_THRESHOLD (1024u * 1024u)
 
+/* A census's heap walks (in use and free, ramwatchd.conf(5)
+ * InUseInterval=) stop this long after the census started at the latest,
+ * whatever the budget holds: a client that asked waits for the census.
+ * Reading 450 MiB of a glibc heap took 75 to 135 ms; this is some 15 GiB
+ * of heap. */
+#define RW_HEAP_WALK_MAX_US (5u * 1000u * 1000u)
+
 /* Censuses of one pass of the census tier stop after this much wall time,
  * so the fast tier keeps its pace. */
 #define RW_CENSUS_PASS_US (250u * 1000u)
@@ -244,6 +251,32 @@
 /* A region that keeps its place is a region event when its private memory
  * moved by at least this much (or its size changed). */
 #define RW_REGION_EVENT_MIN_CHANGE (1024u * 1024u)
+
+/* In use or kept over time (scanner/heap-trend.c, ramwatch report) */
+
+/* A class grew between two censuses when its private memory rose by at
+ * least this much; below it the walks' figures move by a few chunks and
+ * pages, which says nothing of a leak or a free list.  Its in use or its
+ * free memory rose when it rose by this much too. */
+#define RW_HEAP_GROWTH_MIN (1024u * 1024u)
+
+/* A slow, steady rise of a class's memory in use (a leak that no single
+ * growth census shows): among the last RW_HEAP_RISE_CENSUSES censuses that
+ * read its figures, in use rose from one to the next at least
+ * RW_HEAP_RISE_MIN times, over at least RW_HEAP_RISE_SPAN_MS, and by at
+ * least RW_HEAP_RISE_BYTES from the first to the last.  At the default
+ * InUseInterval (15 minutes) eight censuses span an hour and three
+ * quarters; a program that only warms up (its caches fill, then stop)
+ * rises in the first few and then holds, and is not flagged. */
+#define RW_HEAP_RISE_CENSUSES 8u
+#define RW_HEAP_RISE_MIN 6u
+#define RW_HEAP_RISE_SPAN_MS (60u * 60u * 1000u)
+#define RW_HEAP_RISE_BYTES (1024u * 1024u)
+
+/* The censuses the report names for a class's growth (those where its in
+ * use or its free memory rose), at most: the latest; it says how many
+ * there are in all.  A process watched for weeks has thousands. */
+#define RW_REPORT_HEAP_CENSUSES 10u
 
 /* A census is stored as the changes from its process's key census
  * (ramwatch-schema(7), DELTAS) when they are at most this percent of its

@@ -91,14 +91,18 @@ static void keep_mark(struct census_last *l, const struct steady_mark *mark, str
 int census_take(struct census_last *l, const struct census_subject *s, const struct census_take_options *o,
 		struct census_result *ret)
 {
+	uint64_t t0 = now_monotonic_us(), cpu0 = now_thread_cpu_us(), steady_bytes = 0;
+	/* the walks' deadline counts from the census's start: the steady
+	 * check and the read of smaps come out of the same allowance */
 	struct scan_options so = {
 		.keep_regions = true, .light = o->light, .gpu_snapshot = o->gpu, .no_evidence = !o->evidence,
+		.no_heap = !o->heap || o->light, .heap_deadline_us = o->heap ? t0 + o->heap_allowance_us : 0,
+		.heap_max_bytes = RW_HEAP_READ_MAX,
 	};
 	struct error err = { 0 };
 	struct census *c = NULL;
 	struct steady_mark mark = { .source = STEADY_NONE };
 	_cleanup_(steady_files_done) struct steady_files files = { 0 };
-	uint64_t t0 = now_monotonic_us(), cpu0 = now_thread_cpu_us(), steady_bytes = 0;
 	int r;
 
 	*ret = (struct census_result){
@@ -147,6 +151,7 @@ int census_take(struct census_last *l, const struct census_subject *s, const str
 
 	ret->meta.status = CENSUS_OK;
 	ret->meta.light = c->light;
+	ret->heap_read = !so.no_heap;
 	keep_mark(l, &mark, &files, o->mappings);
 	l->steady_light = c->light;
 	l->steady_on_gpu = s->on_gpu;

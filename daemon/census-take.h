@@ -29,6 +29,8 @@ struct census_result {
 				       * repeat (meta.repeats_time set) */
 	struct region_event *events;  /* since the previous census */
 	size_t n_events;
+	bool heap_read;               /* a full census (not a repeat) that was to read
+				       * in use and free (census_take_options.heap) */
 };
 
 /* What a process's last census left for its next one.  Others read
@@ -65,6 +67,11 @@ struct census_take_options {
 	enum store_trigger trigger;
 	bool light;              /* maps and smaps_rollup only */
 	bool evidence;           /* read allocators' headers */
+	/* read in use and free (the heap walks, after evidence), for at most
+	 * heap_allowance_us from the census's start: what the walks did not
+	 * reach by then is unknown */
+	bool heap;
+	uint64_t heap_allowance_us;
 	bool may_repeat;         /* a repeat of the last full census may stand for it */
 	/* what the change watch said of its mappings, taken just before
 	 * (fast_tier_take_mappings) */

@@ -98,6 +98,17 @@ struct target *census_tier_next(struct census_tier *ct, const struct watched *w)
 	return best;
 }
 
+struct census_heap_plan census_tier_heap_plan(const struct census_tier *ct, const struct target *t, bool light,
+					      uint64_t now)
+{
+	const struct census_plan *p = &t->census.plan;
+
+	if (light || !ct->config->evidence || !schedule_heap_due(p, ct->config, schedule_trigger(p), now))
+		return (struct census_heap_plan){ .walk = false };
+	return (struct census_heap_plan){ .walk = true,
+					  .allowance_us = budget_heap_allowance(&ct->budget, schedule_needs_budget(p)) };
+}
+
 bool census_tier_light(const struct census_tier *ct, const struct target *t)
 {
 	if (t->census.plan.want_full)
@@ -157,9 +168,16 @@ void census_tier_record(struct census_tier *ct, struct target *t, const struct c
 		log_pid_debug(t->pid, "census of process %d (%s, %s%s): %s%s", t->pid, comm, store_trigger_name(trigger),
 			      trigger == TRIGGER_GROWTH && t->census.plan.vram_growth ? " of GPU memory" : "",
 			      store_census_status_name(status),
-			      res->meta.repeats_time > 0 ? ", nothing changed since the last full census" : "");
-	if (status == CENSUS_OK && res->census)
+			      res->meta.repeats_time > 0		 ? ", nothing changed since the last full census"
+			      : status == CENSUS_OK && !res->heap_read ? ", in use and free not read (InUseInterval)"
+									 : "");
+	if (status == CENSUS_OK && res->census) {
+		struct export_classes before = t->census.classes;
 		export_classes_from_census(res->census, &t->census.classes);
+		export_classes_keep_heap(&before, &t->census.classes);
+	}
+	if (status == CENSUS_OK && res->heap_read)
+		schedule_heap_done(&t->census.plan, now);
 	notify_waiters(t, res);
 	schedule_done(&t->census.plan, now, status, private);
 }
@@ -202,10 +220,14 @@ enum census_status census_tier_take(struct census_tier *ct, struct target *t, en
 		.on_gpu = t->gpu.on_gpu,
 		.vram = t->gpu.vram,
 	};
+	bool light = census_tier_light(ct, t);
+	struct census_heap_plan heap = census_tier_heap_plan(ct, t, light, now_monotonic_us());
 	const struct census_take_options o = {
 		.trigger = trigger,
-		.light = census_tier_light(ct, t),
+		.light = light,
 		.evidence = ct->config->evidence,
+		.heap = heap.walk,
+		.heap_allowance_us = heap.allowance_us,
 		.may_repeat = may_repeat(t, writer),
 		.mappings = mappings,
 		.now_ms = daemon_clock_now_ms(),

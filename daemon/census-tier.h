@@ -91,6 +91,19 @@ struct target *census_tier_next(struct census_tier *ct, const struct watched *w)
  * above HugeProcess. */
 bool census_tier_light(const struct census_tier *ct, const struct target *t);
 
+/* How t's next census reads in use and free (the heap walks): whether it
+ * walks at all (at first sight, growth, a mark or a request, and an
+ * interval census at most every InUseInterval; never a light census, nor
+ * without Evidence=), and for how long from its start (what the budget
+ * allows, budget_heap_allowance: the credit left, or for a request or a
+ * mark, which run outside the budget, its cap). */
+struct census_heap_plan {
+	bool walk;
+	uint64_t allowance_us;
+};
+struct census_heap_plan census_tier_heap_plan(const struct census_tier *ct, const struct target *t, bool light,
+					      uint64_t now);
+
 /* Takes t's census now (mappings: what the change watch said of them,
  * taken just before, fast_tier_take_mappings; gpu: the last GPU snapshot,
  * or NULL) and queues it on writer.  Returns the census's status:

@@ -39,6 +39,8 @@ const struct config_setting config_settings[CONFIG_SETTINGS_N] = {
 	{ "Sampling", "CensusOnGrowth", CONFIG_GROWTH, FIELD(census_on_growth), "256M 5%", 0, UINT64_MAX, 0, 10.0,
 	  false },
 	{ "Sampling", "CensusMinSpacing", CONFIG_TIME, FIELD(census_min_spacing), "10s", 0, DAY, 0, 0, false },
+	/* 0: every census reads in use and free */
+	{ "Sampling", "InUseInterval", CONFIG_TIME, FIELD(in_use_interval), "15min", 0, 7 * DAY, 0, 0, false },
 	{ "Sampling", "ScanBudget", CONFIG_PERCENT, FIELD(scan_budget), "2%", 0, 0, 0.001, 1.0, false },
 	{ "Sampling", "HugeProcess", CONFIG_SIZE, FIELD(huge_process), "32G", 0, UINT64_MAX, 0, 0, false },
 	{ "Sampling", "Evidence", CONFIG_BOOL, FIELD(evidence), "yes", 0, 0, 0, 0, false },

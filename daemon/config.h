@@ -42,6 +42,7 @@ struct daemon_config {
 	uint64_t growth_bytes;            /*   at least this many bytes ... */
 	double growth_ratio;              /*   ... and this fraction of the last census's private */
 	config_usec_t census_min_spacing; /* CensusMinSpacing= */
+	config_usec_t in_use_interval;    /* InUseInterval=: heap walks of interval censuses, at most this often */
 	double scan_budget;               /* ScanBudget=: fraction of one CPU, 0.02 is 2 % */
 	uint64_t huge_process;            /* HugeProcess=, resident bytes */
 	bool evidence;                    /* Evidence=: read allocators' headers in censuses */

@@ -25,6 +25,29 @@ void export_classes_from_census(const struct census *c, struct export_classes *r
 	CENSUS_IF_##metric(ret->name[k] = c->classes[k].name;)
 		CENSUS_COUNTERS(COPY_)
 #undef COPY_
+		const uint32_t bits = CENSUS_COUNTER_BIT(in_use) | CENSUS_COUNTER_BIT(free_kept);
+		if (c->classes[k].count > 0 && !c->light && !(c->unknown_classes[k] & bits)) {
+			ret->heap |= 1u << k;
+			ret->in_use[k] = c->classes[k].in_use;
+			ret->free_kept[k] = c->classes[k].free_kept;
+			ret->returnable[k] =
+				c->unknown_classes[k] & CENSUS_COUNTER_BIT(returnable) ? 0 : c->classes[k].returnable;
+		}
+	}
+}
+
+void export_classes_keep_heap(const struct export_classes *before, struct export_classes *now)
+{
+	if (!before->ok || now->light)
+		return;
+	for (int k = 0; k < _CLASS_MAX; k++) {
+		uint32_t bit = 1u << k;
+		if (!(now->present & bit) || (now->heap & bit) || !(before->heap & bit))
+			continue;
+		now->heap |= bit;
+		now->in_use[k] = before->in_use[k];
+		now->free_kept[k] = before->free_kept[k];
+		now->returnable[k] = before->returnable[k];
 	}
 }
 
@@ -114,6 +137,9 @@ struct group {
 	uint64_t peak_private;
 	uint32_t present;
 	struct export_classes classes; /* the sums of the processes' (ok, light and present unused) */
+	/* per class, the processes whose last census found it, and those of
+	 * them whose figures in use and free are known */
+	uint32_t with_class[_CLASS_MAX], with_heap[_CLASS_MAX];
 	struct group_gpu *gpu; /* per device of the snapshot; NULL without one */
 };
 
@@ -153,6 +179,17 @@ static void group_add(struct group *g, const struct export_process *p, size_t n_
 		return;
 	}
 	g->present |= c->present;
+	for (int k = 0; k < _CLASS_MAX; k++) {
+		if (!(c->present & (1u << k)))
+			continue;
+		g->with_class[k]++;
+		if (c->heap & (1u << k)) {
+			g->with_heap[k]++;
+			g->classes.in_use[k] += c->in_use[k];
+			g->classes.free_kept[k] += c->free_kept[k];
+			g->classes.returnable[k] += c->returnable[k];
+		}
+	}
 	for (int k = 0; k < _CLASS_MAX; k++) {
 #define ADD_(name, class_key, total_key, per_class, light_class, light_total, optional, history, metric, ...) \
 	CENSUS_IF_##metric(g->classes.name[k] += c->name[k];)
@@ -261,6 +298,25 @@ static void put_groups(FILE *f, const struct group *g, size_t ng)
 			   group_sample(f, "ramwatch_memory_bytes", &g[i], rest, g[i].classes.name[k]);)
 			CENSUS_COUNTERS(PUT_)
 #undef PUT_
+		}
+
+	/* only where every process of the group with the class knows them:
+	 * the metrics have no null, and a sum over some of them would read as
+	 * the group's */
+	family(f, "ramwatch_allocator_bytes", "gauge",
+	       "Of each class's memory, what its allocator counts in use by the program, free (kept for later) and "
+	       "returnable (of free, whole pages it could give back), summed over the group's processes at the last "
+	       "census of each that read them; only the classes of which every process's census read them.");
+	for (size_t i = 0; i < ng; i++)
+		for (int k = 0; k < _CLASS_MAX; k++) {
+			if (g[i].with_class[k] == 0 || g[i].with_heap[k] != g[i].with_class[k])
+				continue;
+			const uint64_t v[] = { g[i].classes.in_use[k], g[i].classes.free_kept[k], g[i].classes.returnable[k] };
+			static const char *const kinds[] = { "in_use", "free", "returnable" };
+			for (size_t j = 0; j < ELEMENTSOF(kinds); j++) {
+				snprintf(rest, sizeof(rest), ",class=\"%s\",kind=\"%s\"", class_key(k), kinds[j]);
+				group_sample(f, "ramwatch_allocator_bytes", &g[i], rest, v[j]);
+			}
 		}
 
 	family(f, "ramwatch_process_memory_bytes", "gauge",

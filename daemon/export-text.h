@@ -29,10 +29,21 @@ struct export_classes {
 	bool light;      /* ... and it was light: no private or resident per class */
 	uint32_t present; /* bit c: the census found regions of class c */
 	CENSUS_COUNTERS(EXPORT_CLASS_MEMBER_)
+	/* Of each class, what its allocator counts in use and free (of it,
+	 * returnable), where a heap walk read them (bit c of heap): optional
+	 * counters (census-counters.h, metric no), which the metrics give in
+	 * a family of their own only for the classes that know them. */
+	uint32_t heap;
+	uint64_t in_use[_CLASS_MAX], free_kept[_CLASS_MAX], returnable[_CLASS_MAX];
 };
 
 /* Fills *ret from an ok census. */
 void export_classes_from_census(const struct census *c, struct export_classes *ret);
+/* After export_classes_from_census: the in use and free of the classes
+ * that now, a census that read no allocator (the daemon reads them at
+ * some censuses only), present but not known, are those before had, as
+ * the last census that read them said. */
+void export_classes_keep_heap(const struct export_classes *before, struct export_classes *now);
 
 /* One watched process, as the metrics see it.  Strings are borrowed; NULL
  * when unknown. */

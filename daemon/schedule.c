@@ -120,6 +120,20 @@ void schedule_done(struct census_plan *p, uint64_t now, enum census_status statu
 	}
 }
 
+bool schedule_heap_due(const struct census_plan *p, const struct daemon_config *c, enum store_trigger t,
+		       uint64_t now)
+{
+	if (t != TRIGGER_INTERVAL || !p->heap_read)
+		return true;
+	return now >= p->heap_at && now - p->heap_at >= c->in_use_interval;
+}
+
+void schedule_heap_done(struct census_plan *p, uint64_t now)
+{
+	p->heap_read = true;
+	p->heap_at = now;
+}
+
 void budget_init(struct budget *b, double share, uint64_t now)
 {
 	*b = (struct budget){ .last = now };
@@ -154,4 +168,12 @@ void budget_charge(struct budget *b, uint64_t cpu_us)
 {
 	b->credit -= (double)cpu_us;
 	b->spent += cpu_us;
+}
+
+uint64_t budget_heap_allowance(const struct budget *b, bool within)
+{
+	double us = within ? b->credit : b->cap;
+	if (us <= 0)
+		return 0;
+	return us >= (double)RW_HEAP_WALK_MAX_US ? RW_HEAP_WALK_MAX_US : (uint64_t)us;
 }

@@ -26,6 +26,8 @@ struct census_plan {
 	uint64_t vram;          /* the GPU memory it holds now (all devices), as last told */
 	uint64_t last_vram;     /* ... at the last ok census */
 	bool vram_growth;       /* the growth trigger pending is the GPU memory's */
+	bool heap_read;         /* a census read in use and free (walked the heaps) */
+	uint64_t heap_at;       /* ... the last one, when it was tried */
 };
 
 /* The private size at which a growth census is due: the last census's
@@ -72,6 +74,16 @@ int schedule_compare(const struct census_plan *a, const struct census_plan *b);
  * (schedule_update_vram), what later growth is measured from. */
 void schedule_done(struct census_plan *p, uint64_t now, enum census_status status, uint64_t private);
 
+/* Whether the census about to be taken with trigger t reads in use and
+ * free (the heap walks, heap-walk.h): at the censuses that matter (first
+ * sight, growth, a mark, a request), and an interval census when none has
+ * read them yet or InUseInterval passed since the last that did. */
+bool schedule_heap_due(const struct census_plan *p, const struct daemon_config *c, enum store_trigger t,
+		       uint64_t now);
+
+/* A census that read in use and free was taken at now. */
+void schedule_heap_done(struct census_plan *p, uint64_t now);
+
 /* The census budget: a share of one CPU, as credit that accrues with time
  * (up to a cap: the share of RW_BUDGET_WINDOW) and is spent by each
  * census's CPU time.  A census runs while credit is positive, so one census
@@ -91,3 +103,10 @@ void budget_set_share(struct budget *b, double share);
 void budget_refill(struct budget *b, uint64_t now);
 bool budget_allows(const struct budget *b);
 void budget_charge(struct budget *b, uint64_t cpu_us);
+/* How long (us, from its start) a census may spend before its heap walks
+ * stop, what they did not reach being unknown: the credit left when it
+ * runs within the budget (within), else (a request, a mark) the most the
+ * budget ever holds, its cap; at most RW_HEAP_WALK_MAX_US either way.
+ * CPU time is what the budget counts and wall time what a deadline can
+ * be: a census reading memory spends one as the other. */
+uint64_t budget_heap_allowance(const struct budget *b, bool within);

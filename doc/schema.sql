@@ -13,7 +13,7 @@
 PRAGMA auto_vacuum = INCREMENTAL;
 PRAGMA journal_mode = WAL;
 PRAGMA application_id = 1380011351;  -- 0x52414d57
-PRAGMA user_version = 12;
+PRAGMA user_version = 13;
 
 -- table census_class_rows
 CREATE TABLE "census_class_rows" (
@@ -431,7 +431,12 @@ SELECT c.time / 1000.0 AS time,
        k.pss,
        k.swap,
        k.count,
-       c.repeats
+       c.repeats,
+       k.in_use,
+       k.free,
+       k.overhead,
+       k.unknown,
+       k.returnable
 FROM censuses c
 JOIN census_classes k ON k.census_id = coalesce(c.repeats, c.id)
 JOIN process_labels l ON l.process_id = c.process_id
@@ -547,11 +552,46 @@ SELECT c.time / 1000.0 AS time,
        l.pid,
        l.label,
        k.resident,
-       c.id AS census_id
+       c.id AS census_id,
+       k.in_use,
+       k.free,
+       k.returnable
 FROM censuses c
 JOIN census_classes k ON k.census_id = coalesce(c.repeats, c.id)
 JOIN process_labels l ON l.process_id = c.process_id
 WHERE c.status = 'ok' AND k.private IS NOT NULL;
+
+-- view grafana_process_in_use
+CREATE VIEW grafana_process_in_use AS
+SELECT c.time / 1000.0 AS time,
+       k.class || ' in use' AS metric,
+       k.in_use AS value,
+       c.time AS time_ms,
+       'in_use' AS kind,
+       k.class,
+       c.process_id,
+       l.pid,
+       l.label,
+       c.id AS census_id
+FROM censuses c
+JOIN census_classes k ON k.census_id = coalesce(c.repeats, c.id)
+JOIN process_labels l ON l.process_id = c.process_id
+WHERE c.status = 'ok' AND k.in_use IS NOT NULL
+UNION ALL
+SELECT c.time / 1000.0,
+       k.class || ' free',
+       k.free,
+       c.time,
+       'free',
+       k.class,
+       c.process_id,
+       l.pid,
+       l.label,
+       c.id
+FROM censuses c
+JOIN census_classes k ON k.census_id = coalesce(c.repeats, c.id)
+JOIN process_labels l ON l.process_id = c.process_id
+WHERE c.status = 'ok' AND k.free IS NOT NULL;
 
 -- view grafana_process_memory
 CREATE VIEW grafana_process_memory AS

@@ -63,6 +63,7 @@ enum read_stmt {
 	RS_MARKS,
 	RS_VRAM_ANY,
 	RS_CENSUS_GPU,
+	RS_HEAP_CLASSES,
 	_RS_MAX
 };
 
@@ -302,6 +303,13 @@ typedef void (*read_row_seen_fn)(sqlite3_stmt *st, void *userdata);
  * (read_step's what). */
 int read_rows(struct store_reader *r, sqlite3_stmt *st, const struct read_query *q, unsigned limit, json_t *a,
 	      read_row_seen_fn seen, void *userdata, const char *what);
+
+/* ------------------------------------------------------------ in use or kept */
+
+/* The report's "in_use_or_kept" of instance process_id: an entry for each
+ * class some census read in use and free of (store-read-heap.c).  Returns
+ * 0 with *ret (an array) or a negative errno. */
+int read_heap_report(struct store_reader *r, int64_t process_id, json_t **ret);
 
 /* ------------------------------------------------------------ JSON */
 

@@ -1,6 +1,8 @@
 /* The "report" answer for one instance: the process, its peaks, its phases
- * (cut by marks), its last census in full, the trend of every census, and
- * what changed since the ok census before the last.
+ * (cut by marks), its last census in full, the trend of every census, what
+ * changed since the ok census before the last, and for each allocator
+ * class whether its growth is held by the program or kept by its
+ * allocator (store-read-heap.c).
  *
  * The peaks and phases come from one walk of the instance's merged fast
  * tier (read_samples_start): at the default settings a day of raw rows
@@ -212,13 +214,16 @@ static const struct read_column trend_columns[] = {
 	{ "resident", READ_INT },
 	{ "vram", READ_INT },
 	{ "repeats", READ_INT },
+	{ "in_use", READ_INT },
+	{ "free", READ_INT },
 };
-/* a repeat's GPU memory is the repeated census's */
+/* a repeat's GPU memory is the repeated census's; its in use and free
+ * are copied in its row */
 static const struct read_query trend_query =
 	READ_QUERY(RS_TREND,
 		   "SELECT c.id AS census_id, c.time, c.trigger, c.status, c.private, c.resident,"
 		   "  (SELECT sum(g.used) FROM census_gpu g WHERE g.census_id = coalesce(c.repeats, c.id)) AS vram,"
-		   "  c.repeats"
+		   "  c.repeats, c.in_use, c.free"
 		   " FROM censuses c WHERE c.process_id = ?1 ORDER BY c.time, c.id",
 		   trend_columns);
 
@@ -249,7 +254,7 @@ static int report(struct store_reader *r, const struct store_select *sel, json_t
 	struct read_process *p = NULL;
 	struct phase *ph = NULL;
 	struct peaks peaks = { 0 };
-	json_t *answer = NULL, *process = NULL, *census = NULL, *trend_list = NULL, *since = NULL;
+	json_t *answer = NULL, *process = NULL, *census = NULL, *trend_list = NULL, *since = NULL, *heap = NULL;
 	size_t n = 0, n_phases = 0;
 	int64_t last_row, census_id, census_time;
 	int e;
@@ -282,6 +287,8 @@ static int report(struct store_reader *r, const struct store_select *sel, json_t
 		else
 			e = read_since_previous(r, p->id, census_id, census_time, &since);
 	}
+	if (e >= 0)
+		e = read_heap_report(r, p->id, &heap);
 	if (e >= 0) {
 		answer = json_object();
 		e = answer ? 0 : -ENOMEM;
@@ -291,6 +298,7 @@ static int report(struct store_reader *r, const struct store_select *sel, json_t
 		e |= read_set(answer, "last_census", json_incref(census));
 		e |= read_set(answer, "trend", json_incref(trend_list));
 		e |= read_set(answer, "since_previous", json_incref(since));
+		e |= read_set(answer, "in_use_or_kept", json_incref(heap));
 	}
 	read_processes_free(p, n);
 	phases_free(ph, n_phases);
@@ -298,6 +306,7 @@ static int report(struct store_reader *r, const struct store_select *sel, json_t
 	json_decref(census);
 	json_decref(trend_list);
 	json_decref(since);
+	json_decref(heap);
 	if (e < 0) {
 		json_decref(answer);
 		return e;

@@ -30,7 +30,7 @@
 struct store;
 
 /* The schema version this program writes (PRAGMA user_version). */
-#define STORE_SCHEMA_VERSION 12
+#define STORE_SCHEMA_VERSION 13
 
 struct store_options {
 	const char *path;

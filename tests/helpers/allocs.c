@@ -36,9 +36,19 @@
  *      "lo": "0x...", "hi": "0x..."}, ...]}
  * where addr is the pointer the allocator returned, size the bytes asked
  * for, and for summary entries [lo, hi) covers every block of the group.
+ * Then it reads commands, a line each, on its standard input, and answers
+ * each with a line of JSON:
+ *   "grow N"   N MiB more of 1 KiB blocks from the main thread (the brk heap
+ *              with glibc), every byte written;
+ *   "drop"     frees three in four of the blocks grown so far (the fourth
+ *              keeps the free ones apart: glibc keeps them);
+ *   "stats"    nothing more;
+ * the answer: {"grown": bytes held of grown blocks, "mallinfo": {"uordblks":
+ * N, "fordblks": N, "hblkhd": N}} (mallinfo null with another allocator).
  * It exits when its standard input closes or on SIGTERM. */
 #include <errno.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -310,6 +320,64 @@ static size_t parse_sizes(char *s, size_t *sizes)
 	return n;
 }
 
+/* the blocks "grow" made, and which "drop" freed */
+#define GROW_BLOCK 1024
+static void *volatile *volatile grown;
+static size_t n_grown, grown_max, grown_held;
+
+static void grow(size_t mib)
+{
+	size_t n = mib * MiB / GROW_BLOCK;
+	if (n_grown + n > grown_max) {
+		size_t more = (n_grown + n) * 2;
+		void **v = must(realloc((void **)grown, more * sizeof(void *)), "realloc");
+		grown = (void *volatile *)v;
+		grown_max = more;
+	}
+	for (size_t i = 0; i < n; i++) {
+		void *b = must(malloc(GROW_BLOCK), "malloc");
+		memset(b, 0x77, GROW_BLOCK);
+		grown[n_grown++] = b;
+		grown_held += GROW_BLOCK;
+	}
+}
+
+static void drop(void)
+{
+	for (size_t i = 0; i < n_grown; i++)
+		if (i % 4 != 3 && grown[i]) {
+			free(grown[i]);
+			grown[i] = NULL;
+			grown_held -= GROW_BLOCK;
+		}
+}
+
+static void answer(void)
+{
+	printf("{\"grown\": %zu, \"mallinfo\": ", grown_held);
+	if (is_glibc) {
+		struct mallinfo2 m = mallinfo2();
+		printf("{\"uordblks\": %zu, \"fordblks\": %zu, \"hblkhd\": %zu}", m.uordblks, m.fordblks, m.hblkhd);
+	} else
+		printf("null");
+	printf("}\n");
+	fflush(stdout);
+}
+
+/* One command line (see the top of the file). */
+static void command(const char *line)
+{
+	if (strncmp(line, "grow ", 5) == 0)
+		grow(parse_count(line + 5, "grow", 4096));
+	else if (strcmp(line, "drop") == 0)
+		drop();
+	else if (strcmp(line, "stats") != 0) {
+		fprintf(stderr, "allocs: unknown command: %s\n", line);
+		exit(2);
+	}
+	answer();
+}
+
 static volatile sig_atomic_t stop;
 
 static void on_signal(int sig)
@@ -381,6 +449,8 @@ int main(int argc, char **argv)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	print_ready();
 
+	char line[64];
+	size_t len = 0;
 	while (!stop) {
 		struct pollfd pfd = { .fd = STDIN_FILENO, .events = POLLIN };
 		int r = poll(&pfd, 1, -1);
@@ -388,6 +458,14 @@ int main(int argc, char **argv)
 			char ch;
 			if (read(STDIN_FILENO, &ch, 1) <= 0)
 				break; /* stdin closed: the test is done */
+			if (ch != '\n' && len + 1 < sizeof(line)) {
+				line[len++] = ch;
+				continue;
+			}
+			line[len] = '\0';
+			len = 0;
+			if (line[0])
+				command(line);
 		}
 	}
 	return 0;

@@ -124,7 +124,8 @@ def test_textfile_has_the_helpers_classes(env):
 
     # every family, with its type
     assert types == {
-        "ramwatch_memory_bytes": "gauge", "ramwatch_process_memory_bytes": "gauge",
+        "ramwatch_memory_bytes": "gauge", "ramwatch_allocator_bytes": "gauge",
+        "ramwatch_process_memory_bytes": "gauge",
         "ramwatch_peak_private_bytes": "gauge", "ramwatch_processes": "gauge",
         "ramwatch_light_census_processes": "gauge", "ramwatch_censuses_total": "counter",
         "ramwatch_census_seconds_total": "counter", "ramwatch_deferred_censuses_total": "counter",
@@ -160,6 +161,17 @@ def test_textfile_has_the_helpers_classes(env):
     # locked) is private
     assert value(samples, "ramwatch_memory_bytes", group="shapes", **{"class": "other", "kind": "private"}) >= \
         touched["other"]
+
+    # the helpers' glibc heaps, read by their first censuses: in use, free
+    # and returnable, within the class's private memory
+    heap = {k: value(samples, "ramwatch_allocator_bytes", group="shapes", **{"class": "malloc", "kind": k})
+            for k in ("in_use", "free", "returnable")}
+    malloc = value(samples, "ramwatch_memory_bytes", group="shapes", **{"class": "malloc", "kind": "private"})
+    assert None not in heap.values(), heap
+    assert heap["in_use"] > 0 and heap["in_use"] + heap["free"] <= malloc and heap["returnable"] <= heap["free"], \
+        (heap, malloc)
+    # only the classes an allocator was read for
+    assert {l["class"] for n, l, v in samples if n == "ramwatch_allocator_bytes"} <= {"malloc", "python"}
 
     # the fast tier's sums and peaks against the kernel's counters
     private = value(samples, "ramwatch_process_memory_bytes", group="shapes", kind="private")

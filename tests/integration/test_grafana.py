@@ -111,19 +111,23 @@ def test_dashboard_uses_the_sqlite_plugin(dashboard):
     titles = [p["title"] for p in dashboard["panels"]]
     assert titles == ["Private memory by process", "Resident memory by process", "Classes of $process",
                       "System memory", "Memory pressure", "Censuses per minute", "GPU memory by process",
-                      "GPU memory by device"]
+                      "GPU memory by device", "In use and free of $process"]
 
 
 def test_every_query_runs(dashboard, filled):
     db, start, end, label = filled
     con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     psi = con.execute("SELECT count(*) FROM system WHERE pressure_some_avg10 IS NOT NULL").fetchone()[0] > 0
+    # the heap walks read an allocator of the process at some census
+    walked = con.execute("SELECT count(*) FROM class_timeline WHERE in_use IS NOT NULL").fetchone()[0] > 0
     for where, t, raw in queries(dashboard):
         sql = interpolate(raw, start, end, label)
         cur = con.execute(sql)
         rows = cur.fetchall()
         names = [c[0] for c in cur.description]
         if where == "panel 'Memory pressure'" and not psi:
+            assert rows == [], where
+        elif where == "panel 'In use and free of $process'" and not walked:
             assert rows == [], where
         else:
             assert rows, f"{where}: no rows from\n{sql}"
@@ -163,6 +167,12 @@ def test_panels_show_what_was_stored(dashboard, filled):
     assert len(vram) == con.execute("SELECT count(*) FROM gpu_samples").fetchone()[0]
     devices = con.execute(by_title["GPU memory by device"]).fetchall()
     assert {(m, v) for _, m, v in devices} == {("GPU 0 used", 4 * 1024 ** 3), ("GPU 0 total", 80 * 1024 ** 3)}
+    # in use and free: a series of each for every class a census read an
+    # allocator of, as class_timeline has them
+    heap = con.execute(by_title["In use and free of $process"]).fetchall()
+    want = con.execute("SELECT time, class, in_use, free FROM class_timeline WHERE in_use IS NOT NULL").fetchall()
+    assert sorted(heap) == sorted([(t, f"{k} in use", u) for t, k, u, _ in want] +
+                                  [(t, f"{k} free", f) for t, k, _, f in want])
     # a time range without rows gives none
     empty = interpolate(dashboard["panels"][0]["targets"][0]["rawQueryText"], 0, 1000, label)
     assert con.execute(empty).fetchall() == []

@@ -110,7 +110,7 @@ class Holder:
 class Pane:
     """ramwatch top (or a shell) in a tmux session of its own server."""
 
-    def __init__(self, command, width=160, height=40, env=("TERM=screen",)):
+    def __init__(self, command, width=172, height=40, env=("TERM=screen",)):
         # a server of its own, its socket in a directory removed after
         self.dir = tempfile.mkdtemp(prefix="rwtmux-")
         self.server = os.path.join(self.dir, "tmux.sock")
@@ -142,14 +142,39 @@ class Pane:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
+ROW = re.compile(r"^\s*(\d+) (\S+)\s+([\d.]+ \S+)\s+([\d.]+ \S+)\s+([\d.]+ \S+)\s+([-+]?[\d.]+ \S+|-)\s(.*)$")
+# the same with the IN USE column after PRIVATE (where a census read an allocator)
+ROW_IN_USE = re.compile(
+    r"^\s*(\d+) (\S+)\s+([\d.]+ \S+)\s+([\d.]+ \S+|-)\s+([\d.]+ \S+)\s+([\d.]+ \S+)\s+([-+]?[\d.]+ \S+|-)\s(.*)$")
+
+
+def has_in_use(screen):
+    return re.search(r"^\s+PID USER\s+PRIVATE\s+IN USE\s+RESIDENT", screen, re.M) is not None
+
+
 def rows(screen):
     """The process rows of the list: pid, user, private, resident, peak, growth, rest."""
     out = []
+    with_in_use = has_in_use(screen)
     for line in screen.splitlines():
-        m = re.match(r"^\s*(\d+) (\S+)\s+([\d.]+ \S+)\s+([\d.]+ \S+)\s+([\d.]+ \S+)\s+([-+]?[\d.]+ \S+|-)\s(.*)$", line)
+        m = (ROW_IN_USE if with_in_use else ROW).match(line)
         if m:
-            out.append(m.groups())
+            g = m.groups()
+            out.append(g[:3] + g[4:] if with_in_use else g)
     return out
+
+
+def in_use(screen):
+    """The IN USE column of each row, by pid (none without the column)."""
+    if not has_in_use(screen):
+        return {}
+    return {int(m.group(1)): m.group(4) for m in map(ROW_IN_USE.match, screen.splitlines()) if m}
+
+
+def size_of(text):
+    """A size as the client writes it, in bytes."""
+    v, unit = text.split()
+    return float(v) * {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40}[unit]
 
 
 def order_of(screen, pids):
@@ -234,7 +259,12 @@ def test_rows_and_order_by_each_key(env):
         screen = p.wait(lambda t: len(order_of(t, pids)) == 3 and "m malloc" in t, "the three holders")
         assert re.search(r"^ramwatch top: \d+ processes, by private, every 300ms", screen, re.M), screen
         assert re.search(r"^machine: [\d.]+ \S+ total, [\d.]+ \S+ available \(\d+%\)", screen, re.M), screen
-        assert "PID USER        PRIVATE   RESIDENT       PEAK     GROWTH CLASSES" in screen
+        assert re.search(r"PID USER        PRIVATE(     IN USE)?   RESIDENT       PEAK     GROWTH CLASSES", screen)
+        # the holders' glibc heaps were read: their memory in use beside
+        # private, big's 96 MiB block among it
+        assert has_in_use(screen), screen
+        big_in_use = in_use(screen)[env.big.pid]
+        assert big_in_use != "-" and 90 * MiB <= size_of(big_in_use) <= env.big.private(), (big_in_use, screen)
         assert order_of(screen, pids) == [env.big.pid, env.mid.pid, env.small.pid]
         # each row's figures are the daemon's, as the client writes them
         answer = {q["pid"]: q for q in env.d.ask({"op": "processes"})["result"]["processes"]}
@@ -317,9 +347,14 @@ def test_detail_census_and_mark(env):
         p.keys("Home", "Enter")
         screen = p.wait_text(f"ramwatch top: pid {pid} (rwhold-big) of user root")
         assert f"command: {env.dir}/rwhold-big {env.dir}/holder.py\n" in screen
-        assert re.search(r"^classes at the census of \d{4}-\d\d-\d\d \d\d:\d\d:\d\d \(private\):", screen, re.M), screen
+        assert re.search(r"^classes at the census of \d{4}-\d\d-\d\d \d\d:\d\d:\d\d \(private"
+                         r"(; in use and free as the allocators count them)?\):", screen, re.M), screen
         m = re.search(r"^  m malloc\s+([\d.]+) MiB\s+([\d.]+)%", screen, re.M)
         assert m and 90 <= float(m.group(1)) <= 110 and float(m.group(2)) > 80, screen
+        # glibc's heap read: the 96 MiB block is in use, and little is free
+        m = re.search(r"^  m malloc .*% +([\d.]+ \S+) in use +([\d.]+ \S+) free ", screen, re.M)
+        assert m and size_of(m.group(1)) >= 90 * MiB and size_of(m.group(2)) < 8 * MiB, screen
+        assert re.search(r"^in use [\d.]+ MiB  free [\d.]+ \S+  \(of the classes whose allocator", screen, re.M), screen
         assert "marks (0):" in screen
 
         p.keys("c")

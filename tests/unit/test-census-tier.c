@@ -8,6 +8,7 @@
 #include <errno.h>
 
 #include "census-tier.h"
+#include "limits.h"
 #include "config.h"
 #include "schedule.h"
 #include "target-testlib.h"
@@ -41,13 +42,15 @@ static int teardown(void **state)
 }
 
 /* A census of t that came back with status, having cost cpu_us, and what
- * the tier makes of it at now. */
+ * the tier makes of it at now; it read in use and free when the tier's
+ * plan said it would (census_take does as told). */
 static void census_done(struct census_tier *ct, struct target *t, enum census_status status, uint64_t cpu_us,
 			uint64_t now)
 {
 	struct census_result res = {
 		.meta = { .trigger = schedule_trigger(&t->census.plan), .status = status, .cpu_us = (int64_t)cpu_us,
 			  .wall_us = (int64_t)cpu_us, .bytes_read = -1 },
+		.heap_read = status == CENSUS_OK && census_tier_heap_plan(ct, t, false, now).walk,
 	};
 	snprintf(res.message, sizeof(res.message), "%s", store_census_status_name(status));
 	res.meta.message = res.message;
@@ -195,6 +198,93 @@ static void test_budget_defers(void **state)
 	watched_remove(w, b, false);
 	target_free(a);
 	target_free(b);
+	census_tier_free(ct);
+	watched_free(w);
+}
+
+/* In use and free (the heap walks): read at first sight, growth, a mark
+ * and a request, and by an interval census at most every InUseInterval;
+ * never by a light census nor without Evidence=.  Their deadline is what
+ * the budget holds: the credit left within it, its cap for a request or a
+ * mark, at most RW_HEAP_WALK_MAX_US. */
+static void test_heap_plan(void **state)
+{
+	(void)state;
+	struct watched *w = watched_new();
+	struct census_tier *ct = census_tier_new(&config, 0);
+	struct target *a = test_target(100, 1, 1000, "a");
+	struct census_heap_plan h;
+
+	assert_int_equal(config.in_use_interval, 15 * 60 * SEC); /* the default */
+	assert_int_equal(watched_add(w, a, 10), 0);
+	census_tier_first_sight(ct, a, 0);
+	h = census_tier_heap_plan(ct, a, false, 0);
+	assert_true(h.walk);
+	/* the whole credit: 2 % of a minute */
+	assert_int_equal(h.allowance_us, 1200000);
+	/* never a light census */
+	assert_false(census_tier_heap_plan(ct, a, true, 0).walk);
+	a->fast.private = 1 * GiB;
+	census_done(ct, a, CENSUS_OK, 200000, 1 * SEC);
+	assert_true(a->census.plan.heap_read);
+
+	/* the credit left after a census of 0.2 s */
+	census_tier_sampled(ct, a, 301 * SEC);
+	assert_int_equal(schedule_trigger(&a->census.plan), TRIGGER_INTERVAL);
+	census_tier_refill(ct, 1 * SEC);
+	/* interval censuses within InUseInterval of the last that read
+	 * them: none read in use */
+	assert_false(census_tier_heap_plan(ct, a, false, 301 * SEC).walk);
+	census_done(ct, a, CENSUS_OK, 1000, 301 * SEC);
+	census_tier_sampled(ct, a, 601 * SEC);
+	assert_false(census_tier_heap_plan(ct, a, false, 601 * SEC).walk);
+	census_done(ct, a, CENSUS_OK, 1000, 601 * SEC);
+	/* a growth census does */
+	a->fast.private = 2 * GiB;
+	census_tier_sampled(ct, a, 700 * SEC);
+	assert_int_equal(schedule_trigger(&a->census.plan), TRIGGER_GROWTH);
+	assert_true(census_tier_heap_plan(ct, a, false, 700 * SEC).walk);
+	census_done(ct, a, CENSUS_OK, 1000, 700 * SEC);
+	/* InUseInterval is counted from it: a microsecond short, then at it */
+	census_tier_sampled(ct, a, 1000 * SEC);
+	assert_int_equal(schedule_trigger(&a->census.plan), TRIGGER_INTERVAL);
+	assert_false(census_tier_heap_plan(ct, a, false, 1600 * SEC - 1).walk);
+	assert_true(census_tier_heap_plan(ct, a, false, 1600 * SEC).walk);
+
+	/* the credit spent: the walk gets what is left, then nothing; a
+	 * request gets the budget's cap all the same */
+	census_tier_refill(ct, 1600 * SEC);
+	census_done(ct, a, CENSUS_OK, 1100000, 1600 * SEC);
+	census_tier_sampled(ct, a, 1900 * SEC);
+	census_tier_refill(ct, 1600 * SEC);
+	a->census.plan.heap_read = false; /* due whatever the interval */
+	assert_int_equal(census_tier_heap_plan(ct, a, false, 1600 * SEC).allowance_us, 100000);
+	schedule_add(&a->census.plan, TRIGGER_MARK, 1600 * SEC);
+	h = census_tier_heap_plan(ct, a, false, 1600 * SEC);
+	assert_true(h.walk);
+	assert_int_equal(h.allowance_us, 1200000);
+
+	/* at 100 % the cap is a minute: RW_HEAP_WALK_MAX_US bounds it */
+	config.scan_budget = 1.0;
+	census_tier_reload(ct);
+	census_tier_refill(ct, 3600 * SEC);
+	assert_int_equal(census_tier_heap_plan(ct, a, false, 3600 * SEC).allowance_us, RW_HEAP_WALK_MAX_US);
+	config.scan_budget = 0.02;
+
+	/* InUseInterval=0: every census reads them */
+	config.in_use_interval = 0;
+	census_done(ct, a, CENSUS_OK, 1000, 3600 * SEC);
+	census_tier_sampled(ct, a, 3900 * SEC);
+	assert_int_equal(schedule_trigger(&a->census.plan), TRIGGER_INTERVAL);
+	assert_true(census_tier_heap_plan(ct, a, false, 3900 * SEC).walk);
+	/* Evidence=no: none */
+	config.evidence = false;
+	assert_false(census_tier_heap_plan(ct, a, false, 3900 * SEC).walk);
+	config.evidence = true;
+	config.in_use_interval = 15 * 60 * SEC;
+
+	watched_remove(w, a, false);
+	target_free(a);
 	census_tier_free(ct);
 	watched_free(w);
 }
@@ -347,6 +437,7 @@ int main(void)
 		cmocka_unit_test(test_first_sight_and_interval),
 		cmocka_unit_test(test_growth),
 		cmocka_unit_test(test_budget_defers),
+		cmocka_unit_test(test_heap_plan),
 		cmocka_unit_test(test_request_runs_at_once),
 		cmocka_unit_test(test_mark_runs_at_once),
 		cmocka_unit_test(test_forget),

@@ -59,6 +59,7 @@ static const char default_text[] = "# The effective configuration of ramwatchd; 
 				   "CensusInterval=5min\n"
 				   "CensusOnGrowth=256M 5%\n"
 				   "CensusMinSpacing=10s\n"
+				   "InUseInterval=15min\n"
 				   "ScanBudget=2%\n"
 				   "HugeProcess=32G\n"
 				   "Evidence=yes\n"
@@ -91,6 +92,7 @@ static void test_defaults(void **state)
 	assert_int_equal(c.growth_bytes, 256 * MiB);
 	assert_true(c.growth_ratio == 0.05);
 	assert_int_equal(c.census_min_spacing, 10000000);
+	assert_int_equal(c.in_use_interval, 900000000);
 	assert_true(c.scan_budget == 0.02);
 	assert_int_equal(c.huge_process, 32 * GiB);
 	assert_true(c.evidence);
@@ -136,6 +138,7 @@ static void test_every_setting(void **state)
 		{ "[Sampling]\nCensusOnGrowth=10%, 1G\n", "CensusOnGrowth: 256M 5% -> 1G 10%\n",
 		  "CensusOnGrowth=1G 10%\n" },
 		{ "[Sampling]\nCensusMinSpacing=0\n", "CensusMinSpacing: 10s -> 0\n", "CensusMinSpacing=0\n" },
+		{ "[Sampling]\nInUseInterval=1h\n", "InUseInterval: 15min -> 1h\n", "InUseInterval=1h\n" },
 		{ "[Sampling]\nScanBudget=0.005\n", "ScanBudget: 2% -> 0.5%\n", "ScanBudget=0.5%\n" },
 		{ "[Sampling]\nHugeProcess=0\n", "HugeProcess: 32G -> 0\n", "HugeProcess=0\n" },
 		{ "[Sampling]\nEvidence=off\n", "Evidence: yes -> no\n", "Evidence=no\n" },
@@ -437,6 +440,8 @@ static void test_bounds(void **state)
 		"[Sampling]\nCensusInterval=7d",
 		"[Sampling]\nCensusMinSpacing=0",
 		"[Sampling]\nCensusMinSpacing=1d",
+		"[Sampling]\nInUseInterval=0",
+		"[Sampling]\nInUseInterval=7d",
 		"[Sampling]\nScanBudget=0.1%",
 		"[Sampling]\nScanBudget=0.001",
 		"[Sampling]\nScanBudget=100%",
@@ -461,6 +466,7 @@ static void test_bounds(void **state)
 		"[Sampling]\nCensusInterval=999ms",
 		"[Sampling]\nCensusInterval=7d 1s",
 		"[Sampling]\nCensusMinSpacing=1d 1us",
+		"[Sampling]\nInUseInterval=7d 1us",
 		"[Sampling]\nScanBudget=0.09%",
 		"[Sampling]\nScanBudget=0",
 		"[Sampling]\nScanBudget=100.1%",
@@ -602,7 +608,7 @@ static void test_round_trip(void **state)
 		"[Watch]\nWatch=name:postgres* cmdline:*train.py* exe:/opt/*/bin/java user:root user:0 "
 		"cgroup:/system.slice pid:42\nIgnore=all\nMinPrivate=1536\nMaxProcesses=7\n"
 		"[Sampling]\nSampleInterval=1.25s\nStoreInterval=1h 1us\nDiscoverInterval=100ms\n"
-		"CensusInterval=7d\nCensusOnGrowth=0.3%\nCensusMinSpacing=0\nScanBudget=0.123456789\n"
+		"CensusInterval=7d\nCensusOnGrowth=0.3%\nCensusMinSpacing=0\nInUseInterval=0\nScanBudget=0.123456789\n"
 		"HugeProcess=1T\n[Store]\nRetention=10y\nMaxDatabaseSize=0\n",
 		"[Sampling]\nCensusOnGrowth=no\nScanBudget=33.3%\n[Store]\nRetention=400d\nMaxDatabaseSize=1.5G\n",
 		"[Sampling]\nCensusOnGrowth=1G\n[Watch]\nIgnore=pid:1\n",

@@ -74,6 +74,11 @@ static void fixed_processes(struct export_process p[4])
 	priv[CLASS_PYTHON] = 150, res[CLASS_PYTHON] = 160;
 	res[CLASS_IMAGES] = 200;
 	python_full = classes_of(false, priv, res, 1u << CLASS_MALLOC | 1u << CLASS_PYTHON | 1u << CLASS_IMAGES);
+	/* a heap walk read its malloc class (postgres's did not) */
+	python_full.heap = 1u << CLASS_MALLOC;
+	python_full.in_use[CLASS_MALLOC] = 70;
+	python_full.free_kept[CLASS_MALLOC] = 25;
+	python_full.returnable[CLASS_MALLOC] = 8;
 	memset(priv, 0, sizeof(priv));
 	memset(res, 0, sizeof(res));
 	/* a light census: sizes known, memory per class zero */
@@ -110,6 +115,14 @@ static const char expected_by_comm[] =
 	"ramwatch_memory_bytes{group=\"python3\",class=\"malloc\",kind=\"resident\"} 120\n"
 	"ramwatch_memory_bytes{group=\"python3\",class=\"python\",kind=\"private\"} 150\n"
 	"ramwatch_memory_bytes{group=\"python3\",class=\"python\",kind=\"resident\"} 160\n"
+	"# HELP ramwatch_allocator_bytes Of each class's memory, what its allocator counts in use by the program, "
+	"free (kept for later) and returnable (of free, whole pages it could give back), summed over the group's "
+	"processes at the last census of each that read them; only the classes of which every process's census "
+	"read them.\n"
+	"# TYPE ramwatch_allocator_bytes gauge\n"
+	"ramwatch_allocator_bytes{group=\"python3\",class=\"malloc\",kind=\"in_use\"} 70\n"
+	"ramwatch_allocator_bytes{group=\"python3\",class=\"malloc\",kind=\"free\"} 25\n"
+	"ramwatch_allocator_bytes{group=\"python3\",class=\"malloc\",kind=\"returnable\"} 8\n"
 	"# HELP ramwatch_process_memory_bytes Memory of the group's processes at their last sample of the fast "
 	"tier.\n"
 	"# TYPE ramwatch_process_memory_bytes gauge\n"
@@ -469,6 +482,62 @@ static void test_group_limit(void **state)
 	assert_int_equal(strlen(export_group_key(&p, EXPORT_GROUP_COMM, buf)), RW_EXPORT_GROUP_MAX);
 }
 
+/* In use and free: given only for the classes of which every process of
+ * the group knows them (the metrics have no null), and kept from the last
+ * census that read them while the censuses between read none. */
+static void test_allocator_bytes(void **state)
+{
+	(void)state;
+	struct export_process p[4];
+	fixed_processes(p);
+	/* a second postgres whose malloc class a walk read: the group's other
+	 * one did not, so the group has no series */
+	struct export_classes known = postgres_full;
+	known.heap = 1u << CLASS_MALLOC;
+	known.in_use[CLASS_MALLOC] = 9;
+	p[3] = (struct export_process){ .comm = "postgres", .uid = 113, .user = "postgres", .classes = &known };
+	char *text = build(p, 4, EXPORT_GROUP_COMM);
+	assert_no_line_with(text, "ramwatch_allocator_bytes{group=\"postgres\"");
+	assert_line(text, "ramwatch_allocator_bytes{group=\"python3\",class=\"malloc\",kind=\"in_use\"} 70");
+	free(text);
+	/* both know it: the sums */
+	postgres_full.heap = 1u << CLASS_MALLOC;
+	postgres_full.in_use[CLASS_MALLOC] = 1;
+	postgres_full.free_kept[CLASS_MALLOC] = 2;
+	text = build(p, 4, EXPORT_GROUP_COMM);
+	assert_line(text, "ramwatch_allocator_bytes{group=\"postgres\",class=\"malloc\",kind=\"in_use\"} 10");
+	assert_line(text, "ramwatch_allocator_bytes{group=\"postgres\",class=\"malloc\",kind=\"free\"} 2");
+	free(text);
+
+	/* a census that read none keeps what the last one that did read */
+	struct census *c = census_new();
+	struct export_classes before, now;
+	assert_non_null(c);
+	c->classes[CLASS_MALLOC] = (struct census_totals){ .private = 100, .resident = 100, .count = 1 };
+	c->classes[CLASS_STACKS] = (struct census_totals){ .private = 8, .resident = 8, .count = 1 };
+	c->unknown_classes[CLASS_MALLOC] = c->unknown_classes[CLASS_STACKS] = CENSUS_HEAP_COUNTERS;
+	assert_int_equal(census_set_heap(c, CLASS_MALLOC, 60, 30, 10, 0, 20, "glibc 2.36"), 0);
+	export_classes_from_census(c, &before);
+	assert_int_equal(before.heap, 1u << CLASS_MALLOC);
+	assert_int_equal(before.in_use[CLASS_MALLOC], 60);
+	assert_int_equal(before.returnable[CLASS_MALLOC], 20);
+	c->unknown_classes[CLASS_MALLOC] |= CENSUS_HEAP_COUNTERS;
+	c->classes[CLASS_MALLOC].private = 120;
+	export_classes_from_census(c, &now);
+	assert_int_equal(now.heap, 0);
+	export_classes_keep_heap(&before, &now);
+	assert_int_equal(now.heap, 1u << CLASS_MALLOC);
+	assert_int_equal(now.private[CLASS_MALLOC], 120);
+	assert_int_equal(now.in_use[CLASS_MALLOC], 60);
+	assert_int_equal(now.free_kept[CLASS_MALLOC], 30);
+	/* a class the census no longer has keeps nothing */
+	c->classes[CLASS_MALLOC].count = 0;
+	export_classes_from_census(c, &now);
+	export_classes_keep_heap(&before, &now);
+	assert_int_equal(now.heap, 0);
+	census_free(c);
+}
+
 static void test_classes_from_census(void **state)
 {
 	(void)state;
@@ -567,6 +636,7 @@ int main(void)
 		cmocka_unit_test(test_group_by_unit_and_user), cmocka_unit_test(test_unit_of_cgroup),
 		cmocka_unit_test(test_hostile_names),	   cmocka_unit_test(test_light_left_out),
 		cmocka_unit_test(test_group_limit),	   cmocka_unit_test(test_classes_from_census),
+		cmocka_unit_test(test_allocator_bytes),
 		cmocka_unit_test(test_write_file),	   cmocka_unit_test(test_gpu),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -233,6 +233,39 @@ static void test_history(void **state)
 	json_decref(j);
 }
 
+/* Where a heap walk read a class's allocator, the census line shows its
+ * memory in use beside its private, and a census between two that read
+ * them says it read none; the CSV has in_use, free and returnable. */
+static void test_history_in_use(void **state)
+{
+	(void)state;
+	json_t *j = parse(history_answer);
+	json_t *censuses = json_object_get(j, "censuses");
+	json_t *malloc98 = json_object_get(json_object_get(json_array_get(censuses, 0), "classes"), "malloc");
+	json_object_set_new(malloc98, "in_use", json_integer(393216));
+	json_object_set_new(malloc98, "free", json_integer(131072));
+	json_object_set_new(malloc98, "returnable", json_integer(65536));
+	history_options = (struct history_options){ .format = ANSWER_TABLE };
+	char *text = capture_json(history_render, j);
+	assert_contains(text, "census #98 (first): private 1.00 MiB, resident 3.00 MiB; malloc 512 KiB (384 KiB in "
+			      "use), other 320 KiB, images 128 KiB, stacks 64.0 KiB, +1 more\n");
+	assert_contains(text, "census #99 (growth): private 65.0 MiB, resident 67.0 MiB; other 64.3 MiB, malloc "
+			      "512 KiB; in use not read\n");
+	/* a census that failed says why, nothing more */
+	assert_contains(text, "census #100 (interval): exited: process 4242 exited\n");
+	free(text);
+
+	const char *chosen[] = { "malloc" };
+	history_options = (struct history_options){ .format = ANSWER_CSV, .classes = chosen, .n_classes = 1 };
+	text = capture_json(history_render, j);
+	assert_contains(text, "time,process_id,pid,kind,name,status,private,private_min,private_max,resident,"
+			      "resident_min,resident_max,swap,in_use,free,returnable\n");
+	assert_contains(text, "1795960801.500,17,4242,class,malloc,,524288,,,524288,,,,393216,131072,65536\n");
+	assert_contains(text, "1795960815.200,17,4242,class,malloc,,524288,,,524288,,,,,,\n");
+	free(text);
+	json_decref(j);
+}
+
 static void test_for_programs(void **state)
 {
 	(void)state;
@@ -426,6 +459,73 @@ static void test_report(void **state)
 	json_decref(j);
 }
 
+/* The report's in use or kept: the trend gets in use and free where a
+ * census read them; each class that grew says whether the program holds
+ * the growth or its allocator keeps it, with the censuses that show it,
+ * and a slow rise of in use is flagged with its rate. */
+static void test_report_in_use_or_kept(void **state)
+{
+	(void)state;
+	json_t *j = parse(report_answer);
+	json_t *trend = json_object_get(j, "trend");
+	json_object_set_new(json_array_get(trend, 0), "in_use", json_integer(786432));
+	json_object_set_new(json_array_get(trend, 0), "free", json_integer(262144));
+	json_object_set_new(json_array_get(trend, 2), "in_use", json_null());
+	json_object_set_new(
+		j, "in_use_or_kept",
+		parse("[{\"class\": \"malloc\", \"censuses\": 13, \"growth\": \"held\","
+		      "  \"first\": {\"census_id\": 98, \"time\": 1795960801500, \"private\": 104857600,"
+		      "   \"in_use\": 62914560, \"free\": 31457280, \"unknown\": 0, \"returnable\": 8388608},"
+		      "  \"last\": {\"census_id\": 140, \"time\": 1795971601500, \"private\": 155189248,"
+		      "   \"in_use\": 113246208, \"free\": 31457280, \"unknown\": 0, \"returnable\": 8388608},"
+		      "  \"shown_by\": [{\"census_id\": 130, \"time\": 1795969801500},"
+		      "                {\"census_id\": 140, \"time\": 1795971601500}],"
+		      "  \"shown_by_count\": 12,"
+		      "  \"slow_rise\": {\"flagged\": true, \"first\": {\"census_id\": 120}, \"last\": {\"census_id\": 140},"
+		      "   \"rises\": 7, \"steps\": 7, \"span_ms\": 6300000, \"change\": 29360128,"
+		      "   \"bytes_per_hour\": 16777216},"
+		      "  \"how\": \"glibc 2.36: 1 arena\"},"
+		      " {\"class\": \"python\", \"censuses\": 2, \"growth\": \"kept\","
+		      "  \"first\": {\"census_id\": 98, \"time\": 1795960801500, \"private\": 104857600,"
+		      "   \"in_use\": 52428800, \"free\": 41943040, \"unknown\": 0, \"returnable\": 0},"
+		      "  \"last\": {\"census_id\": 99, \"time\": 1795960815200, \"private\": 419430400,"
+		      "   \"in_use\": 73400320, \"free\": 335544320, \"unknown\": 0, \"returnable\": 268435456},"
+		      "  \"shown_by\": [{\"census_id\": 99, \"time\": 1795960815200}], \"shown_by_count\": 1,"
+		      "  \"slow_rise\": null, \"how\": \"pymalloc (CPython 3.11): 400 arenas\"},"
+		      " {\"class\": \"runtime_heap\", \"censuses\": 3, \"growth\": \"none\","
+		      "  \"first\": {\"census_id\": 98}, \"last\": {\"census_id\": 99}, \"shown_by\": [],"
+		      "  \"shown_by_count\": 0, \"slow_rise\": null, \"how\": null}]"));
+	json_object_set_new(j, "last_census", stored_census());
+	char *text = capture_json(render_report, j);
+
+	assert_contains(text, "| census | time | trigger | private | resident | private since the first | in use | "
+			      "free |\n");
+	assert_contains(text, "| #98 | 2026-11-29 14:00:01 | first | 1.00 MiB | 3.00 MiB | 0 B | 768 KiB | 256 KiB |\n");
+	assert_contains(text, "| #99 | 2026-11-29 14:00:15 | growth | 65.0 MiB | 67.0 MiB | +64.0 MiB | - | - |\n");
+	assert_contains(text, "\n## In use or kept\n\n");
+	assert_contains(text, "\n- **malloc**, from census #98 to #140, grew by 48.0 MiB (in use +48.0 MiB, free 0 B): held "
+			      "by the program, a leak candidate. Memory in use rose at census #130 (2026-11-29 16:30:01), "
+			      "#140 (2026-11-29 17:00:01) (the last 2 of 12). **A slow, steady rise of memory in use**: it "
+			      "rose at 7 of the 7 censuses after #120 up to #140, by +28.0 MiB over 1h 45min (16.0 MiB an "
+			      "hour): a leak candidate that no single growth shows.\n");
+	assert_contains(text, "\n- **python**, from census #98 to #99, grew by 300 MiB (in use +20.0 MiB, free +280 MiB): "
+			      "kept by pymalloc (fragmentation or caching), 256 MiB of its free memory returnable: "
+			      "gc.collect()");
+	assert_contains(text, "Free memory rose at census #99 (2026-11-29 14:00:15).\n");
+	/* a class that did not grow is not listed */
+	assert_null(strstr(text, "**runtime_heap**"));
+	free(text);
+
+	/* no census read an allocator: no section, and the trend as it was */
+	json_object_del(j, "in_use_or_kept");
+	json_object_set_new(json_array_get(trend, 0), "in_use", json_null());
+	text = capture_json(render_report, j);
+	assert_null(strstr(text, "In use or kept"));
+	assert_contains(text, "| census | time | trigger | private | resident | private since the first |\n");
+	free(text);
+	json_decref(j);
+}
+
 /* ---------------------------------------------------------------- GPU memory */
 
 /* Where a process holds GPU memory, the lists get columns for it (and the
@@ -529,9 +629,11 @@ int main(void)
 		cmocka_unit_test_setup(test_status, set_zone),
 		cmocka_unit_test_setup(test_processes, set_zone),
 		cmocka_unit_test_setup(test_history, set_zone),
+		cmocka_unit_test_setup(test_history_in_use, set_zone),
 		cmocka_unit_test(test_for_programs),
 		cmocka_unit_test(test_region_events),
 		cmocka_unit_test_setup(test_report, set_zone),
+		cmocka_unit_test_setup(test_report_in_use_or_kept, set_zone),
 		cmocka_unit_test_setup(test_vram, set_zone),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -165,6 +165,47 @@ static void test_page(void **state)
 	free(page);
 }
 
+/* In use or kept: the last census's classes get in use and free where a
+ * heap walk read them, and each class that grew its sentence, escaped;
+ * without them the page is as before. */
+static void test_in_use_or_kept(void **state)
+{
+	(void)state;
+	json_error_t e;
+	json_t *report = json_loads(report_json, 0, &e);
+	assert_non_null(report);
+	json_t *other = json_array_get(json_object_get(json_object_get(report, "last_census"), "classes"), 0);
+	json_object_set_new(other, "in_use", json_integer(15728640));
+	json_object_set_new(other, "free", json_integer(4194304));
+	json_object_set_new(report, "in_use_or_kept",
+			    json_loads("[{\"class\": \"malloc\", \"growth\": \"held\","
+				       " \"first\": {\"census_id\": 6, \"time\": " T "000500, \"private\": 0, \"in_use\": 0,"
+				       "  \"free\": 0, \"unknown\": 0, \"returnable\": 0},"
+				       " \"last\": {\"census_id\": 7, \"time\": " T "002500, \"private\": 5242880,"
+				       "  \"in_use\": 5242880, \"free\": 0, \"unknown\": 0, \"returnable\": 0},"
+				       " \"shown_by\": [], \"shown_by_count\": 0, \"slow_rise\": null,"
+				       " \"how\": \"glibc <2.36> & co\"}]",
+				       0, &e));
+	char *text = json_dumps(report, 0);
+	char *page = page_of(text, history_json, 0);
+	assert_non_null(strstr(page, "<th>class</th><th class=\"n\">private</th><th class=\"n\">in use</th>"
+				     "<th class=\"n\">free</th>"));
+	assert_non_null(strstr(page, "<td class=\"n\">20.0 MiB</td><td class=\"n\">15.0 MiB</td>"
+				     "<td class=\"n\">4.00 MiB</td>"));
+	assert_non_null(strstr(page, "<h2>In use or kept</h2>"));
+	assert_non_null(strstr(page, "<li>malloc, from census #6 to #7, grew by 5.00 MiB (in use +5.00 MiB, free 0 B): "
+				     "held by the program, a leak candidate.</li>"));
+	assert_null(strstr(page, "<2.36>"));
+	free(page);
+	free(text);
+	json_decref(report);
+
+	page = page_of(report_json, history_json, 0);
+	assert_null(strstr(page, "In use or kept"));
+	assert_null(strstr(page, ">in use<"));
+	free(page);
+}
+
 static void test_nothing_stored(void **state)
 {
 	char *page;
@@ -257,6 +298,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_charts),
 		cmocka_unit_test(test_page),
+		cmocka_unit_test(test_in_use_or_kept),
 		cmocka_unit_test(test_nothing_stored),
 		cmocka_unit_test(test_limits),
 	};

@@ -140,6 +140,114 @@ static void test_diff(void **state)
 	census_free(b);
 }
 
+/* The figures a heap walk would give two classes of a census: in use,
+ * free, overhead, unknown and returnable that add up to their private
+ * bytes. */
+static void set_heap(struct census *c)
+{
+	uint64_t p = c->classes[CLASS_PYTHON].private, m = c->classes[CLASS_MALLOC].private;
+	assert_int_equal(census_set_heap(c, CLASS_PYTHON, p / 4, p / 2, p / 8, p - p / 4 - p / 2 - p / 8, p / 4,
+					 "pymalloc (CPython 3.11): 24 arenas"),
+			 0);
+	assert_int_equal(census_set_heap(c, CLASS_MALLOC, m / 2, m / 2 - 4096, 4096, 0, 0, "glibc 2.36: 1 arena"), 0);
+}
+
+/* The line of the table that starts with prefix (a class key and a
+ * space), as a string of its own. */
+static char *line_of(const char *text, const char *prefix)
+{
+	const char *p = strstr(text, prefix);
+	assert_non_null(p);
+	return strndup(p + 1, strcspn(p + 1, "\n"));
+}
+
+/* A census no allocator was read for keeps the table it always had; one
+ * with a heap walk's figures shows in use and free beside private for
+ * the classes that know them, "-" elsewhere, and a sentence a user can
+ * act on for each, with what was read. */
+static void test_census_heap(void **state)
+{
+	(void)state;
+	struct census *c = load("smaps/python3-threads.smaps");
+	struct render_args r = { .a = c, .o = { .format = RENDER_TEXT, .top = 5 } };
+	char *plain = capture(print_census, &r);
+	assert_null(strstr(plain, "IN USE"));
+	assert_null(strstr(plain, "In use or kept"));
+	assert_non_null(strstr(plain, "\nCLASS          PRIVATE  SHARE  CONFIRMED"));
+
+	set_heap(c);
+	char *text = capture(print_census, &r);
+	assert_non_null(strstr(text, "\nCLASS          PRIVATE    IN USE      FREE  SHARE  CONFIRMED"));
+	char *python = line_of(text, "\npython "), *other = line_of(text, "\nother "), *total = line_of(text, "\ntotal ");
+	assert_non_null(strstr(python, "29.8 MiB  7.45 MiB  14.9 MiB  78.5%"));
+	assert_non_null(strstr(other, "6.10 MiB         -         -  16.0%"));
+	/* the totals: the sums over the classes that know them */
+	assert_non_null(strstr(total, "38.0 MiB  7.83 MiB  15.3 MiB   100%"));
+	assert_non_null(strstr(text, "\n  malloc: 384 KiB in use, 380 KiB free inside glibc's arenas, none of it in whole "
+				     "pages the allocator could give back"));
+	assert_non_null(strstr(text, "\n  python: 7.45 MiB in use, pymalloc keeps 14.9 MiB of free blocks, 7.45 MiB of it "
+				     "returnable: gc.collect()"));
+	assert_non_null(strstr(text, "3.73 MiB unknown (pymalloc (CPython 3.11): 24 arenas).\n"));
+	/* the rest of the output is the same */
+	assert_string_equal(strstr(text, "\nLargest regions"), strstr(plain, "\nLargest regions"));
+
+	/* a walk that told nothing says unknown, and why */
+	uint64_t m = c->classes[CLASS_MALLOC].private;
+	assert_int_equal(census_set_heap(c, CLASS_MALLOC, 0, 0, 0, m, 0, "glibc 2.36: the heap moved while read, 3 tries"),
+			 0);
+	char *unknown = capture(print_census, &r);
+	assert_non_null(strstr(unknown, "\n  malloc: 768 KiB unknown: glibc 2.36: the heap moved while read, 3 tries.\n"));
+
+	r.o.format = RENDER_MARKDOWN;
+	char *md = capture(print_census, &r);
+	assert_non_null(strstr(md, "| python | 29.8 MiB | 7.45 MiB | 14.9 MiB | 78.5% |"));
+	assert_non_null(strstr(md, "| other | 6.10 MiB | - | - | 16.0% |"));
+	assert_non_null(strstr(md, "\n- python: 7.45 MiB in use"));
+	free(plain);
+	free(text);
+	free(python);
+	free(other);
+	free(total);
+	free(unknown);
+	free(md);
+	census_free(c);
+}
+
+/* The diff compares in use and free where both censuses know them, and
+ * says of each class that grew whether the program holds the growth (in
+ * use) or its allocator keeps it (free, with the returnable part). */
+static void test_diff_heap(void **state)
+{
+	(void)state;
+	struct census *a = load("smaps/python3-threads.smaps"), *b = load("smaps/python3-threads.smaps");
+	struct render_args r = { .a = a, .b = b, .o = { .format = RENDER_TEXT, .top = 20 } };
+	char *plain = capture(print_diff, &r);
+	assert_null(strstr(plain, "In use and free"));
+
+	set_heap(a);
+	b->classes[CLASS_PYTHON].private += 300 * MiB;
+	b->classes[CLASS_MALLOC].private += 100 * MiB;
+	uint64_t p = a->classes[CLASS_PYTHON].private, m = a->classes[CLASS_MALLOC].private;
+	assert_int_equal(census_set_heap(b, CLASS_PYTHON, p / 4 + 20 * MiB, p / 2 + 280 * MiB, p / 8,
+					 p - p / 4 - p / 2 - p / 8, p / 4 + 250 * MiB, "pymalloc (CPython 3.11): 300 arenas"),
+			 0);
+	assert_int_equal(census_set_heap(b, CLASS_MALLOC, m / 2 + 100 * MiB, m / 2 - 4096, 4096, 0, 0, "glibc 2.36"), 0);
+	char *text = capture(print_diff, &r);
+	char *python = line_of(strstr(text, "In use and free by class"), "\npython ");
+	assert_string_equal(python, "python       7.45 MiB  27.5 MiB  +20.0 MiB     14.9 MiB  295 MiB  +280 MiB");
+	assert_non_null(strstr(text, "\n  python grew by 300 MiB (in use +20.0 MiB, free +280 MiB): kept by pymalloc "
+				     "(fragmentation or caching), 257 MiB of its free memory returnable: gc.collect()"));
+	assert_non_null(strstr(text, "\n  malloc grew by 100 MiB (in use +100 MiB, free 0 B): held by the program, a "
+				     "leak candidate.\n"));
+	/* a class that did not grow gets no sentence */
+	assert_null(strstr(text, "images grew"));
+	free(plain);
+	free(text);
+	free(python);
+	census_free(a);
+	census_free(b);
+}
+
 /* Events of three censuses folded per region: one that grew twice grew
  * once by the sum, one that came and went is not there, one that grew and
  * shrank back is not either, one that grew and went went from where it
@@ -223,6 +331,8 @@ int main(void)
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_census_table),
 		cmocka_unit_test(test_diff),
+		cmocka_unit_test(test_census_heap),
+		cmocka_unit_test(test_diff_heap),
 		cmocka_unit_test(test_region_changes),
 		cmocka_unit_test(test_style),
 	};

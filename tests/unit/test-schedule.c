@@ -160,9 +160,17 @@ static void test_budget(void **state)
 	assert_true(budget_allows(&b));
 	assert_true(b.credit == 0.02 * 60 * SEC);
 
+	/* a census's heap walks may take the credit, or the cap outside the
+	 * budget */
+	assert_int_equal(budget_heap_allowance(&b, true), 1200000);
+	assert_int_equal(budget_heap_allowance(&b, false), 1200000);
+
 	/* one census may overdraw; then nothing until it is paid back */
 	budget_charge(&b, 2 * SEC);
 	assert_false(budget_allows(&b));
+	/* overdrawn: nothing within the budget, the cap outside it */
+	assert_int_equal(budget_heap_allowance(&b, true), 0);
+	assert_int_equal(budget_heap_allowance(&b, false), 1200000);
 	budget_refill(&b, t += 30 * SEC); /* +0.6 s: still short by 0.2 s */
 	assert_false(budget_allows(&b));
 	budget_refill(&b, t += 11 * SEC);
@@ -187,6 +195,25 @@ static void test_budget(void **state)
 	assert_true(b.credit <= 0.02 * 60 * SEC);
 	budget_set_share(&b, 0.01);
 	assert_true(b.credit <= 0.01 * 60 * SEC);
+}
+
+/* An interval census reads in use and free when none did yet, or
+ * InUseInterval after the last that did; every other trigger reads them. */
+static void test_heap_due(void **state)
+{
+	(void)state;
+	struct daemon_config c = defaults(); /* InUseInterval 15 min */
+	struct census_plan p = { 0 };
+	uint64_t t = 1000 * SEC;
+
+	for (int tr = 0; tr < _TRIGGER_MAX; tr++)
+		assert_true(schedule_heap_due(&p, &c, (enum store_trigger)tr, t));
+	schedule_heap_done(&p, t);
+	assert_false(schedule_heap_due(&p, &c, TRIGGER_INTERVAL, t + 15 * 60 * SEC - 1));
+	assert_true(schedule_heap_due(&p, &c, TRIGGER_INTERVAL, t + 15 * 60 * SEC));
+	for (int tr = 0; tr < _TRIGGER_MAX; tr++)
+		if (tr != TRIGGER_INTERVAL)
+			assert_true(schedule_heap_due(&p, &c, (enum store_trigger)tr, t + 1));
 }
 
 /* schedule_quiet_until is exact: before it, a sample with the same private
@@ -280,6 +307,7 @@ int main(void)
 		cmocka_unit_test(test_first_interval_growth), cmocka_unit_test(test_quiet_until), cmocka_unit_test(test_vram_growth),
 		cmocka_unit_test(test_denied_is_not_retried_at_once),
 		cmocka_unit_test(test_order),		      cmocka_unit_test(test_budget),
+		cmocka_unit_test(test_heap_due),
 		cmocka_unit_test(test_sample_acc),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

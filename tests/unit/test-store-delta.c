@@ -129,7 +129,7 @@ static char *dump(sqlite3 *db, const char *what)
 /* What every reader of censuses reads in SQL. */
 static const char *const views[] = {
 	"census_classes", "census_regions",  "census_files", "census_gpu", "class_timeline", "file_timeline",
-	"grafana_process_classes", "census_log",
+	"grafana_process_classes", "grafana_process_in_use", "census_log",
 };
 
 static void assert_same_views(const char *a, const char *b, int step)
@@ -610,8 +610,17 @@ static void test_migrate_from_v8(void **state)
 	raw_exec(db, "INSERT INTO censuses (process_id, time, trigger, status, private, resident, repeats)"
 		     " VALUES (1, 3000, 'interval', 'ok', 198, 99, 2)");
 	raw_exec(db, "COMMIT");
-	/* a later schema may add columns: the ones of schema 8 read the same */
+	/* a later schema may add columns: the ones of schema 8 read the same
+	 * (and views: those schema 8 had) */
 	for (size_t i = 0; i < sizeof(views) / sizeof(views[0]); i++) {
+		char *exists = sqlite3_mprintf("SELECT count(*) FROM sqlite_master WHERE type = 'view' AND name = %Q",
+					       views[i]);
+		int64_t n = q_int(db, exists);
+		sqlite3_free(exists);
+		if (n == 0) {
+			columns[i] = before[i] = NULL;
+			continue;
+		}
 		columns[i] = columns_of(db, views[i]);
 		before[i] = dump_columns(db, views[i], columns[i]);
 	}
@@ -623,6 +632,8 @@ static void test_migrate_from_v8(void **state)
 
 	db = raw_open(t->db, SQLITE_OPEN_READONLY);
 	for (size_t i = 0; i < sizeof(views) / sizeof(views[0]); i++) {
+		if (!before[i])
+			continue;
 		char *after = dump_columns(db, views[i], columns[i]);
 		assert_string_equal(after, before[i]);
 		sqlite3_free(after);

@@ -15,6 +15,98 @@
 #include "store-read-internal.h"
 #include "util.h"
 
+/* Gives class k of c these figures (the rest of its private bytes
+ * overhead), as a heap walk would. */
+static void heap_of(struct census *c, enum class_id k, uint64_t private, uint64_t in_use, uint64_t free_kept,
+		    uint64_t returnable)
+{
+	c->classes[k].private = private;
+	assert_true(in_use + free_kept <= private);
+	assert_int_equal(census_set_heap(c, k, in_use, free_kept, private - in_use - free_kept, 0, returnable,
+					 k == CLASS_MALLOC ? "glibc 2.36: 1 arena" : "JVM (hsperfdata): G1"),
+			 0);
+}
+
+/* The report's in_use_or_kept: malloc's memory in use rises at every
+ * census that reads it (held, a slow rise, the censuses that show it cut
+ * at RW_REPORT_HEAP_CENSUSES), the JVM heap grows once by memory it keeps
+ * committed and unused (kept, with its returnable part), an interval
+ * census between them read no allocator ("-" in the trend, no step), and
+ * a class no census read the allocator of has no entry. */
+static void test_report_in_use_or_kept(void **state)
+{
+	struct tmp *t = *state;
+	struct store_reader *r = reader_of(t);
+	struct store_select sel = by_pid(4242, -1);
+	struct error err;
+	json_t *o = NULL;
+	const unsigned n = RW_REPORT_HEAP_CENSUSES + 3;
+	int64_t ids[RW_REPORT_HEAP_CENSUSES + 3], unread = 0;
+
+	begin(t);
+	int64_t p = put_proc(t, &(struct proc_spec){ .pid = 4242, .uid = 1000, .comm = "java", .first_seen = H0,
+						     .last_seen = H0 + DAY, .exited_at = -1 });
+	for (unsigned i = 0; i < n; i++) {
+		struct census *c = java_census();
+		heap_of(c, CLASS_MALLOC, 100 * MiB + i * 4 * MiB, 60 * MiB + i * 4 * MiB, 30 * MiB, 8 * MiB);
+		bool grown = i >= n / 2;
+		heap_of(c, CLASS_RUNTIME_HEAP, grown ? 400 * MiB : 300 * MiB, 200 * MiB, grown ? 190 * MiB : 90 * MiB,
+			grown ? 150 * MiB : 50 * MiB);
+		ids[i] = put_census(t, p, H0 + i * 15 * MINUTE, i ? TRIGGER_INTERVAL : TRIGGER_FIRST, CENSUS_OK, c);
+		census_free(c);
+		if (i == 2) {
+			/* between two that read them, one that did not */
+			c = java_census();
+			unread = put_census(t, p, H0 + i * 15 * MINUTE + MINUTE, TRIGGER_INTERVAL, CENSUS_OK, c);
+			census_free(c);
+		}
+	}
+	commit(t);
+	assert_int_equal(store_read_report(r, &sel, &o, &err), 0);
+
+	/* the trend: in use and free of each census, null where it read none */
+	const json_t *trend = jget(o, "trend"), *x;
+	assert_int_equal(json_array_size(trend), n + 1);
+	assert_int_equal(jint(jat(trend, 0), "in_use"), 60 * MiB + 200 * MiB);
+	assert_int_equal(jint(jat(trend, 3), "census_id"), unread);
+	assert_true(jnull(jat(trend, 3), "in_use"));
+	assert_true(jnull(jat(trend, 3), "free"));
+
+	const json_t *list = jget(o, "in_use_or_kept");
+	assert_int_equal(json_array_size(list), 2); /* by class: malloc, runtime_heap */
+	x = jat(list, 0);
+	assert_string_equal(jstr(x, "class"), "malloc");
+	assert_int_equal(jint(x, "censuses"), n);
+	assert_string_equal(jstr(x, "growth"), "held");
+	assert_int_equal(jint(jget(x, "first"), "census_id"), ids[0]);
+	assert_int_equal(jint(jget(x, "last"), "census_id"), ids[n - 1]);
+	assert_int_equal(jint(jget(x, "last"), "in_use"), 60 * MiB + (n - 1) * 4 * MiB);
+	assert_string_equal(jstr(x, "how"), "glibc 2.36: 1 arena");
+	/* every step after the first shows it: the last RW_REPORT_HEAP_CENSUSES */
+	assert_int_equal(jint(x, "shown_by_count"), n - 1);
+	const json_t *shown = jget(x, "shown_by");
+	assert_int_equal(json_array_size(shown), RW_REPORT_HEAP_CENSUSES);
+	assert_int_equal(jint(jat(shown, 0), "census_id"), ids[n - RW_REPORT_HEAP_CENSUSES]);
+	assert_int_equal(jint(jat(shown, RW_REPORT_HEAP_CENSUSES - 1), "census_id"), ids[n - 1]);
+	/* a slow rise: the last RW_HEAP_RISE_CENSUSES that read it */
+	const json_t *rise = jget(x, "slow_rise");
+	assert_true(json_is_true(jget(rise, "flagged")));
+	assert_int_equal(jint(rise, "rises"), RW_HEAP_RISE_CENSUSES - 1);
+	assert_int_equal(jint(jget(rise, "first"), "census_id"), ids[n - RW_HEAP_RISE_CENSUSES]);
+	assert_int_equal(jint(rise, "change"), (RW_HEAP_RISE_CENSUSES - 1) * 4 * MiB);
+	assert_int_equal(jint(rise, "span_ms"), (RW_HEAP_RISE_CENSUSES - 1) * 15 * MINUTE);
+	assert_int_equal(jint(rise, "bytes_per_hour"), 16 * MiB);
+
+	x = jat(list, 1);
+	assert_string_equal(jstr(x, "class"), "runtime_heap");
+	assert_string_equal(jstr(x, "growth"), "kept");
+	assert_int_equal(jint(jget(x, "last"), "returnable"), 150 * MiB);
+	assert_int_equal(jint(x, "shown_by_count"), 1);
+	assert_int_equal(jint(jat(jget(x, "shown_by"), 0), "census_id"), ids[n / 2]);
+	assert_true(jnull(x, "slow_rise"));
+	json_decref(o);
+}
+
 /* ------------------------------------------------------------ opening */
 
 static void test_open_refused(void **state)
@@ -714,6 +806,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_census_from_schema6, tmp_setup, tmp_teardown),
 		cmocka_unit_test_setup_teardown(test_not_utf8, tmp_setup, tmp_teardown),
 		cmocka_unit_test_setup_teardown(test_report, tmp_setup, tmp_teardown),
+		cmocka_unit_test_setup_teardown(test_report_in_use_or_kept, tmp_setup, tmp_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

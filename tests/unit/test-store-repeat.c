@@ -125,6 +125,11 @@ static void test_repeat_row(void **state)
 	struct census *c = java_census();
 	int64_t p, full, r1, r2, bad;
 
+	/* a heap walk read the malloc class: a repeat repeats its figures */
+	uint64_t m = c->classes[CLASS_MALLOC].private;
+	assert_true(m > 4096);
+	assert_int_equal(census_set_heap(c, CLASS_MALLOC, m / 2, m / 2 - 4096, 4096, 0, 4096, "glibc 2.36"), 0);
+
 	assert_int_equal(store_begin(s), 0);
 	p = put_proc(s, H0);
 	full = put_full(s, p, H0, c);
@@ -150,6 +155,25 @@ static void test_repeat_row(void **state)
 	assert_int_equal(q_int(db, "SELECT time FROM censuses WHERE id = %lld", (long long)r2), H0 + 2 * MINUTE);
 	assert_int_equal(q_int(db, "SELECT cpu_us FROM censuses WHERE id = %lld", (long long)r2), 110);
 	assert_int_equal(q_int(db, "SELECT bytes_read FROM censuses WHERE id = %lld", (long long)r2), 3000);
+	assert_int_equal(q_int(db, "SELECT in_use FROM censuses WHERE id = %lld", (long long)r2), (int64_t)(m / 2));
+	assert_int_equal(q_int(db, "SELECT free FROM censuses WHERE id = %lld", (long long)r2), (int64_t)(m / 2 - 4096));
+	assert_int_equal(q_int(db, "SELECT in_use FROM class_timeline WHERE census_id = %lld AND class = 'malloc'",
+			       (long long)r2),
+			 (int64_t)(m / 2));
+	assert_int_equal(q_int(db, "SELECT returnable FROM grafana_process_classes WHERE census_id = %lld"
+				   " AND metric = 'malloc'",
+			       (long long)r2),
+			 4096);
+	assert_int_equal(q_int(db, "SELECT value FROM grafana_process_in_use WHERE census_id = %lld"
+				   " AND metric = 'malloc free'",
+			       (long long)r2),
+			 (int64_t)(m / 2 - 4096));
+	/* the classes no walk read have no in use */
+	assert_int_equal(q_int(db, "SELECT count(*) FROM class_timeline WHERE census_id = %lld AND in_use IS NULL",
+			       (long long)r2),
+			 q_int(db, "SELECT count(*) FROM class_timeline WHERE census_id = %lld", (long long)r2) - 1);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM grafana_process_in_use WHERE census_id = %lld", (long long)r2),
+			 2);
 	/* no content of its own: the views read it through repeats */
 	assert_int_equal(q_int(db, "SELECT count(*) FROM census_classes WHERE census_id = %lld", (long long)r2), 0);
 	int64_t n_classes = q_int(db, "SELECT count(*) FROM census_classes WHERE census_id = %lld", (long long)full);

@@ -224,7 +224,7 @@ static void test_history_limit(void **state)
 static void test_bar(void **state)
 {
 	(void)state;
-	struct top_class_share c[3] = { { "malloc", 60 }, { "python", 30 }, { "stacks", 10 } };
+	struct top_class_share c[3] = { { .key = "malloc", .private = 60 }, { .key = "python", .private = 30 }, { .key = "stacks", .private = 10 } };
 	unsigned cells[3];
 
 	assert_int_equal(top_bar_length(100, 100, 20), 20);
@@ -242,11 +242,11 @@ static void test_bar(void **state)
 	assert_int_equal(cells[0], 4);
 	assert_int_equal(cells[1], 2);
 	assert_int_equal(cells[2], 1);
-	struct top_class_share tiny[2] = { { "malloc", 1000000 }, { "stacks", 1 } };
+	struct top_class_share tiny[2] = { { .key = "malloc", .private = 1000000 }, { .key = "stacks", .private = 1 } };
 	assert_int_equal(top_bar_split(tiny, 2, 5, cells), 5);
 	assert_int_equal(cells[0], 5);
 	assert_int_equal(cells[1], 0);
-	struct top_class_share zero[1] = { { "malloc", 0 } };
+	struct top_class_share zero[1] = { { .key = "malloc", .private = 0 } };
 	assert_int_equal(top_bar_split(zero, 1, 5, cells), 0);
 
 	assert_int_equal(top_class_look("malloc").glyph, 'm');
@@ -411,6 +411,81 @@ static void test_layout(void **state)
 	json_decref(h);
 }
 
+/* In use beside private: a census that read the allocators gives each
+ * class its in use and free, and the row their sums; a later census that
+ * read none keeps them (the daemon reads them at some censuses only); the
+ * list shows an IN USE column where a row on screen has it, the detail
+ * view the figures of each class. */
+static void test_in_use(void **state)
+{
+	(void)state;
+	struct top_row *rows;
+	size_t n, order[4];
+	json_t *walked = load("{\"censuses\": [{\"process_id\": 1, \"census_id\": 7, \"time\": 5000, \"status\": \"ok\","
+			      " \"classes\": {\"malloc\": {\"private\": 75497472, \"in_use\": 52428800, \"free\": 20971520},"
+			      "  \"python\": {\"private\": 25165824}}}]}");
+	json_t *not_walked = load("{\"censuses\": [{\"process_id\": 1, \"census_id\": 9, \"time\": 9000, \"status\": \"ok\","
+				  " \"classes\": {\"malloc\": {\"private\": 80000000, \"in_use\": null, \"free\": null},"
+				  "  \"python\": {\"private\": 25165824}}}]}");
+
+	parse(&rows, &n);
+	assert_int_equal(top_row_take_census(&rows[0], walked), 0);
+	assert_true(rows[0].have_in_use);
+	assert_int_equal(rows[0].in_use, 50 * MiB);
+	assert_int_equal(rows[0].free, 20 * MiB);
+	assert_int_equal(rows[0].in_use_time, 5000);
+	assert_string_equal(rows[0].classes[0].key, "malloc");
+	assert_true(rows[0].classes[0].have_in_use);
+	assert_false(rows[0].classes[1].have_in_use);
+
+	assert_int_equal(top_row_take_census(&rows[0], not_walked), 0);
+	assert_int_equal(rows[0].classes_census_id, 9);
+	assert_int_equal(rows[0].classes[0].private, 80000000);
+	assert_true(rows[0].have_in_use && rows[0].classes[0].have_in_use);
+	assert_int_equal(rows[0].in_use, 50 * MiB);
+	assert_int_equal(rows[0].in_use_time, 5000);
+
+	size_t m = top_order(rows, n, TOP_SORT_PRIVATE, NULL, NULL, order);
+	struct top_view v = { .sort = TOP_SORT_PRIVATE, .ascii = true, .window_ms = 300000, .interval_ms = 2000,
+			      .only_uid = -1 };
+	struct top_frame *f = top_frame_new(10, 170);
+	top_layout(f, &v, rows, order, m, NULL);
+	char *text = frame_text(f);
+	assert_non_null(strstr(text, "    PID USER        PRIVATE     IN USE   RESIDENT       PEAK     GROWTH"));
+	assert_non_null(strstr(text, "    100 root        100 MiB   50.0 MiB    105 MiB    200 MiB"));
+	assert_non_null(strstr(text, "    200 ana        50.0 MiB          -    200 MiB"));
+	free(text);
+	top_frame_free(f);
+
+	json_t *d = load("{\"marks\": [], \"censuses\": []}");
+	f = top_frame_new(24, 120);
+	v = (struct top_view){ .detail = true, .ascii = true, .window_ms = 300000, .interval_ms = 2000, .only_uid = -1 };
+	top_layout(f, &v, rows, order, m, d);
+	text = frame_text(f);
+	assert_non_null(strstr(text, "\nin use 50.0 MiB  free 20.0 MiB  (of the classes whose allocator the census of "));
+	assert_non_null(strstr(text, "  m malloc           76.3 MiB  76.1%   50.0 MiB in use   20.0 MiB free "));
+	assert_non_null(strstr(text, "  p python           24.0 MiB  23.9%                                   ppp"));
+	free(text);
+	top_frame_free(f);
+	json_decref(d);
+
+	/* no census read them: no column */
+	free(rows);
+	parse(&rows, &n);
+	f = top_frame_new(10, 170);
+	m = top_order(rows, n, TOP_SORT_PRIVATE, NULL, NULL, order);
+	v = (struct top_view){ .sort = TOP_SORT_PRIVATE, .ascii = true, .window_ms = 300000, .interval_ms = 2000,
+			       .only_uid = -1 };
+	top_layout(f, &v, rows, order, m, NULL);
+	text = frame_text(f);
+	assert_null(strstr(text, "IN USE"));
+	free(text);
+	top_frame_free(f);
+	free(rows);
+	json_decref(walked);
+	json_decref(not_walked);
+}
+
 static void test_frame(void **state)
 {
 	(void)state;
@@ -450,6 +525,7 @@ int main(void)
 		cmocka_unit_test(test_system_line),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_layout),
+		cmocka_unit_test(test_in_use),
 		cmocka_unit_test(test_frame),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -13,6 +13,7 @@
 #include "heap-jemalloc.h"
 #include "heap-walk.h"
 #include "macro.h"
+#include "util.h"
 
 #define JEMALLOC_PAGE 4096ull
 /* pages read at once */

@@ -629,9 +629,17 @@ static bool glibc_serves_malloc(const struct heap_walk_input *in)
 {
 	struct runtimes rt;
 	runtimes_init(&rt);
-	for (size_t i = 0; i < in->n_regions; i++)
-		if (in->regions[i].path)
-			runtimes_note_file(&rt, in->regions[i].path);
+	for (size_t i = 0; i < in->n_regions; i++) {
+		const struct region *r = &in->regions[i];
+		/* a program with another allocator inside (redis builds
+		 * jemalloc into itself) maps libc alone: evidence that
+		 * read that allocator's structures is the word that counts */
+		if (r->rule == RULE_JEMALLOC_BASE || r->rule == RULE_JEMALLOC_EXTENTS || r->rule == RULE_MIMALLOC ||
+		    r->rule == RULE_TCMALLOC)
+			return false;
+		if (r->path)
+			runtimes_note_file(&rt, r->path);
+	}
 	return rt.allocator == RUNTIMES_MALLOC_GLIBC;
 }
 

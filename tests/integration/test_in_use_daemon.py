@@ -193,18 +193,22 @@ def test_interval_census_reads_at_in_use_interval(tmp_path, allocs, daemons):
 
 
 def test_walk_stops_at_the_budget(tmp_path, daemons):
-    """ScanBudget=0.5%: a census may spend 300 ms at most (the budget's
-    whole credit, a minute's share).  A 900 MiB fragmented glibc heap takes
-    longer to walk (ramwatch scan, unhurried, says how long): the census
-    stops its walk there and does not wait for the rest; what the walk read
-    stands, the rest is unknown, and the class says why."""
-    heap = subprocess.Popen([os.path.join(HELPERS, "glibc-heap"), "--fragmented=900"], stdin=subprocess.PIPE,
+    """ScanBudget=0.1%: a census may spend 60 ms at most (the budget's
+    whole credit, a minute's share).  A glibc heap of 600,000 small blocks,
+    three in four freed (300,000 chunks), takes at least twice that to walk
+    (ramwatch scan, unhurried, says how long): the census stops its walk
+    there and does not wait for the rest; what the walk read stands, the
+    rest is unknown, and the class says why."""
+    credit_us = 60_000
+    heap = subprocess.Popen([os.path.join(HELPERS, "glibc-heap"), "--small=600000"], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, text=True)
     try:
         assert heap.stdout.readline(), "glibc-heap exited before it was ready"
         unhurried = scan_json(heap.pid)
         walk_us = unhurried["cost"]["wall_us"]
-        d = daemons(tmp_path, config(heap.pid, "ScanBudget=0.5%\n")).start()
+        # the premise: the whole census takes well past the budget's credit
+        assert walk_us > 2 * credit_us, walk_us
+        d = daemons(tmp_path, config(heap.pid, "ScanBudget=0.1%\n")).start()
         pid_row = d.process_id(heap.pid)
         first = d.wait_rows("SELECT * FROM censuses WHERE process_id = ? AND trigger = 'first'", pid_row,
                             timeout=30)[0]

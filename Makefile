@@ -614,7 +614,7 @@ bench-evidence: deps $(BUILD)/ramwatch $(BUILD)/bench/evidence-loop $(HELPER_BIN
 	RAMWATCH_BUILD=$(abspath $(BUILD)) $(PYTHON) bench/evidence-bench.py
 
 # what the heap walks cost a census, per GiB and per 100k chunks (BENCHMARKS.md)
-bench-heap: deps $(BUILD)/ramwatch $(BUILD)/helpers/glibc-heap
+bench-heap: deps $(BUILD)/ramwatch $(addprefix $(BUILD)/helpers/,glibc-heap jemalloc-heap heapstat-mimalloc heapstat-tcmalloc)
 	RAMWATCH_BUILD=$(abspath $(BUILD)) $(PYTHON) bench/heap-bench.py
 
 # A week of one process's timeline at the default settings among 50 others,

@@ -10,23 +10,10 @@
 
 #include <string.h>
 
+#include "bytes.h"
 #include "units.h"
 
 #define PAGE (4 * KiB)
-
-static uint64_t u64_at(const uint8_t *b, size_t off)
-{
-	uint64_t v;
-	memcpy(&v, b + off, 8);
-	return v;
-}
-
-static uint32_t u32_at(const uint8_t *b, size_t off)
-{
-	uint32_t v;
-	memcpy(&v, b + off, 4);
-	return v;
-}
 
 /* glibc malloc/malloc.c, sysmalloc_mmap (2.26 to 2.40, as Debian and
  * Fedora ship them): a chunk served by mmap starts its mapping with
@@ -41,7 +28,7 @@ uint64_t evidence_glibc_chunk(const uint8_t *b, size_t len, uint64_t addr, uint6
 {
 	if (len < 16 || (addr & (PAGE - 1)) || addr >= end)
 		return 0;
-	uint64_t prev_size = u64_at(b, 0), size = u64_at(b, 8);
+	uint64_t prev_size = bytes_u64(b, 0), size = bytes_u64(b, 8);
 	if (prev_size != 0 || (size & (PAGE - 1)) != 2)
 		return 0;
 	size &= ~(uint64_t)7;
@@ -62,7 +49,7 @@ uint64_t evidence_glibc_heap_info(const uint8_t *b, size_t len, uint64_t addr, u
 
 	if (len < 32 || (addr & (heap_max - 1)))
 		return 0;
-	uint64_t ar_ptr = u64_at(b, 0), prev = u64_at(b, 8), size = u64_at(b, 16), mprotect = u64_at(b, 24);
+	uint64_t ar_ptr = bytes_u64(b, 0), prev = bytes_u64(b, 8), size = bytes_u64(b, 16), mprotect = bytes_u64(b, 24);
 	if (ar_ptr == 0 || (ar_ptr & 7) || (prev & (heap_max - 1)) || prev == addr)
 		return 0;
 	if (size == 0 || size > heap_max || (size & (PAGE - 1)) || mprotect < size || mprotect > heap_max ||
@@ -91,9 +78,9 @@ uint64_t evidence_pymalloc_pool(const uint8_t *b, size_t len, uint64_t addr, uin
 
 	if (len < 48)
 		return 0;
-	uint32_t count = u32_at(b, 0), arenaindex = u32_at(b, 32), szidx = u32_at(b, 36);
-	uint32_t nextoffset = u32_at(b, 40), maxnextoffset = u32_at(b, 44);
-	uint64_t freeblock = u64_at(b, 8);
+	uint32_t count = bytes_u32(b, 0), arenaindex = bytes_u32(b, 32), szidx = bytes_u32(b, 36);
+	uint32_t nextoffset = bytes_u32(b, 40), maxnextoffset = bytes_u32(b, 44);
+	uint64_t freeblock = bytes_u64(b, 8);
 	if (szidx >= classes || arenaindex >= (1u << 24))
 		return 0;
 	uint32_t size = (szidx + 1) * 16;
@@ -123,8 +110,8 @@ bool evidence_glibc_tcache(const uint8_t *b, size_t len)
 {
 	if (len < 16)
 		return false;
-	uint64_t size = u64_at(b, 8);
-	return u64_at(b, 0) == 0 && (size == 0x291 || size == 0x251);
+	uint64_t size = bytes_u64(b, 8);
+	return bytes_u64(b, 0) == 0 && (size == 0x291 || size == 0x251);
 }
 
 /* jemalloc 5.x src/base.c: metadata comes from base blocks, mapped at a
@@ -139,8 +126,8 @@ uint64_t evidence_jemalloc_base(const uint8_t *b, size_t len, uint64_t addr, uin
 
 	if (len < 40 || (addr & (align - 1)) || addr >= end)
 		return 0;
-	uint64_t size = u64_at(b, 0), next = u64_at(b, 8), e_bits = u64_at(b, 16);
-	uint64_t e_addr = u64_at(b, 24), e_bsize = u64_at(b, 32);
+	uint64_t size = bytes_u64(b, 0), next = bytes_u64(b, 8), e_bits = bytes_u64(b, 16);
+	uint64_t e_addr = bytes_u64(b, 24), e_bsize = bytes_u64(b, 32);
 	if (size == 0 || (size & (align - 1)) || size > end - addr || (next & (align - 1)) || next == addr)
 		return 0;
 	if ((e_bits & 0xfff) != 0xfff || e_addr <= addr || e_addr > addr + size || e_bsize > size ||
@@ -170,17 +157,17 @@ uint64_t evidence_mimalloc_segment(const uint8_t *b, size_t len, uint64_t addr, 
 	for (size_t i = 11; i < 16; i++)
 		if (b[i] != 0)
 			return 0;
-	uint64_t alignment = u64_at(b, 16), align_offset = u64_at(b, 24);
+	uint64_t alignment = bytes_u64(b, 16), align_offset = bytes_u64(b, 24);
 	if (alignment < segment || (alignment & (alignment - 1)) || align_offset >= alignment || b[32] > 1)
 		return 0;
-	uint64_t pages_used = u64_at(b, 208), slices = u64_at(b, 224), info_slices = u64_at(b, 232);
-	uint32_t kind = u32_at(b, 240);
-	uint64_t entries = u64_at(b, 248);
+	uint64_t pages_used = bytes_u64(b, 208), slices = bytes_u64(b, 224), info_slices = bytes_u64(b, 232);
+	uint32_t kind = bytes_u32(b, 240);
+	uint64_t entries = bytes_u64(b, 248);
 	if (pages_used > slices_max || info_slices != 1 || kind > 1 || slices == 0 || slices > (1ull << 40) / slice)
 		return 0;
 	if ((kind == 0 && slices != slices_max) || entries != (slices < slices_max ? slices : slices_max))
 		return 0;
-	if (u32_at(b, 264) != info_slices || u32_at(b, 268) != 0)
+	if (bytes_u32(b, 264) != info_slices || bytes_u32(b, 268) != 0)
 		return 0;
 	uint64_t length = slices * slice;
 	*used = pages_used;
@@ -201,8 +188,8 @@ uint64_t evidence_tcmalloc_spans(const uint8_t *b, size_t len, uint64_t heap_sta
 	for (size_t off = 0; off + record <= len; off += 16) {
 		uint64_t run = 0;
 		for (size_t at = off; at + record <= len; at += record) {
-			uint64_t start = u64_at(b, at), pages = u64_at(b, at + 8);
-			uint64_t next = u64_at(b, at + 16), prev = u64_at(b, at + 24);
+			uint64_t start = bytes_u64(b, at), pages = bytes_u64(b, at + 8);
+			uint64_t next = bytes_u64(b, at + 16), prev = bytes_u64(b, at + 24);
 			if (start == 0 || start > (heap_end >> shift) || (start << shift) < heap_start || pages == 0 ||
 			    pages >= (1u << 20) || ((start + pages) << shift) > heap_end || !next || !prev || (next & 7) ||
 			    (prev & 7))

@@ -180,15 +180,8 @@ static void find_allocator(struct pass *p, const struct region *r, size_t n)
 /* The region of walker w holding addr. */
 static const struct region *region_at(const struct pass *p, const struct walker *w, uint64_t addr)
 {
-	size_t lo = w->first, hi = w->last + 1;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (p->regions[mid].end <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return &p->regions[lo <= w->last ? lo : w->last];
+	size_t i = w->first + regions_first_after(p->regions + w->first, w->last + 1 - w->first, addr);
+	return &p->regions[i <= w->last ? i : w->last];
 }
 
 /* Fills window x from addr's page on: a region smaps shows all resident

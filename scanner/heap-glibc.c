@@ -99,15 +99,8 @@ void heap_glibc_arena_fail(struct glibc *g, size_t a, const char *why)
 
 const struct region *heap_glibc_region_at(const struct heap_walk_input *in, uint64_t addr)
 {
-	size_t lo = 0, hi = in->n_regions;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (in->regions[mid].end <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < in->n_regions && in->regions[lo].start <= addr ? &in->regions[lo] : NULL;
+	size_t i = regions_first_after(in->regions, in->n_regions, addr);
+	return i < in->n_regions && in->regions[i].start <= addr ? &in->regions[i] : NULL;
 }
 
 static bool in_writable(const struct heap_walk_input *in, uint64_t addr)

@@ -54,15 +54,8 @@ static bool anon_rw(const struct region *r)
 /* The index of the region holding addr, or n. */
 static size_t region_index(const struct heap_walk_input *in, uint64_t addr)
 {
-	size_t lo = 0, hi = in->n_regions;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (in->regions[mid].end <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < in->n_regions && in->regions[lo].start <= addr ? lo : in->n_regions;
+	size_t i = regions_first_after(in->regions, in->n_regions, addr);
+	return i < in->n_regions && in->regions[i].start <= addr ? i : in->n_regions;
 }
 
 /* The end of the stretch of contiguous anonymous read-write private
@@ -80,15 +73,8 @@ uint64_t jemalloc_anon_end(const struct heap_walk_input *in, uint64_t addr)
 /* Whether some anonymous region meets [start, end). */
 static bool anon_meets(const struct heap_walk_input *in, uint64_t start, uint64_t end)
 {
-	size_t lo = 0, hi = in->n_regions;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (in->regions[mid].end <= start)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (size_t i = lo; i < in->n_regions && in->regions[i].start < end; i++)
+	for (size_t i = regions_first_after(in->regions, in->n_regions, start);
+	     i < in->n_regions && in->regions[i].start < end; i++)
 		if (anon_rw(&in->regions[i]))
 			return true;
 	return false;

@@ -40,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes.h"
 #include "classify.h"
 #include "elf-read.h"
 #include "evidence.h"
@@ -105,27 +106,6 @@ const char *heap_mimalloc_layout(int version)
 	return NULL;
 }
 
-static uint64_t u64_at(const uint8_t *b, size_t off)
-{
-	uint64_t v;
-	memcpy(&v, b + off, 8);
-	return v;
-}
-
-static uint32_t u32_at(const uint8_t *b, size_t off)
-{
-	uint32_t v;
-	memcpy(&v, b + off, 4);
-	return v;
-}
-
-static uint16_t u16_at(const uint8_t *b, size_t off)
-{
-	uint16_t v;
-	memcpy(&v, b + off, 2);
-	return v;
-}
-
 int heap_mimalloc_version(const uint8_t *elf, size_t len)
 {
 	size_t off, size;
@@ -138,10 +118,10 @@ int heap_mimalloc_version(const uint8_t *elf, size_t len)
 		size -= 4;
 	}
 	if (size >= 6 && c[0] == 0xb8 && c[5] == 0xc3) /* mov eax, imm32; ret */
-		return (int)(u32_at(c, 1) & 0x7fffffff);
+		return (int)(bytes_u32(c, 1) & 0x7fffffff);
 	/* aarch64: movz w0, #imm16 (0x52800000 | imm16 << 5); ret */
-	if (size >= 8 && (u32_at(c, 0) & 0xffe0001f) == 0x52800000 && u32_at(c, 4) == 0xd65f03c0)
-		return (int)((u32_at(c, 0) >> 5) & 0xffff);
+	if (size >= 8 && (bytes_u32(c, 0) & 0xffe0001f) == 0x52800000 && bytes_u32(c, 4) == 0xd65f03c0)
+		return (int)((bytes_u32(c, 0) >> 5) & 0xffff);
 	return -ENOTSUP;
 }
 
@@ -168,8 +148,8 @@ static bool back_offsets(const uint8_t *b, uint32_t first, uint32_t count, uint3
 		extra = entries - first - 1;
 	for (uint32_t k = 1; k <= extra; k++) {
 		const uint8_t *s = b + SEG_SLICE0 + (size_t)(first + k) * PAGE_SIZE_BYTES;
-		if (u32_at(s, PG_SLICE_OFFSET) != k * PAGE_SIZE_BYTES || u32_at(s, PG_SLICE_COUNT) != 0 ||
-		    u32_at(s, PG_XBLOCK_SIZE) != 1)
+		if (bytes_u32(s, PG_SLICE_OFFSET) != k * PAGE_SIZE_BYTES || bytes_u32(s, PG_SLICE_COUNT) != 0 ||
+		    bytes_u32(s, PG_XBLOCK_SIZE) != 1)
 			return false;
 	}
 	return true;
@@ -177,22 +157,22 @@ static bool back_offsets(const uint8_t *b, uint32_t first, uint32_t count, uint3
 
 static int check_page(const uint8_t *s, uint64_t addr, struct mimalloc_run *pg, char *why, size_t why_size)
 {
-	uint32_t xblock = u32_at(s, PG_XBLOCK_SIZE);
+	uint32_t xblock = bytes_u32(s, PG_XBLOCK_SIZE);
 	uint64_t start_offset = xblock >= 8 && xblock <= 1024 ? SMALL_START_OFFSET : 0;
 	uint64_t area = (uint64_t)pg->count * SLICE - start_offset;
 
 	pg->page = true;
 	pg->blocks = addr + (uint64_t)pg->first * SLICE + start_offset;
 	pg->bsize = xblock < HUGE_BLOCK_SIZE ? xblock : area;
-	pg->capacity = u16_at(s, PG_CAPACITY);
-	pg->reserved = u16_at(s, PG_RESERVED);
-	pg->used = u32_at(s, PG_USED);
+	pg->capacity = bytes_u16(s, PG_CAPACITY);
+	pg->reserved = bytes_u16(s, PG_RESERVED);
+	pg->used = bytes_u32(s, PG_USED);
 	if (pg->capacity > pg->reserved || pg->used > pg->capacity || pg->reserved * pg->bsize > area)
 		return bad(why, why_size, "a page's block counts do not fit it", pg->first);
 	if (s[PG_FLAGS] > 3)
 		return bad(why, why_size, "a page's flags out of range", pg->first);
-	if (!block_pointer(u64_at(s, PG_FREE), pg) || !block_pointer(u64_at(s, PG_LOCAL_FREE), pg) ||
-	    !block_pointer(u64_at(s, PG_THREAD_FREE) & ~(uint64_t)3, pg))
+	if (!block_pointer(bytes_u64(s, PG_FREE), pg) || !block_pointer(bytes_u64(s, PG_LOCAL_FREE), pg) ||
+	    !block_pointer(bytes_u64(s, PG_THREAD_FREE) & ~(uint64_t)3, pg))
 		return bad(why, why_size, "a page's free list points outside its blocks", pg->first);
 	return 0;
 }
@@ -207,9 +187,9 @@ int heap_mimalloc_check(const uint8_t *b, size_t len, uint64_t addr, uint64_t li
 		snprintf(why, why_size, "a segment header that does not check out");
 		return -EBADMSG;
 	}
-	uint64_t slices = u64_at(b, SEG_SLICES), info = u64_at(b, SEG_INFO_SLICES);
-	uint32_t entries = (uint32_t)u64_at(b, SEG_SLICE_ENTRIES);
-	bool huge = u32_at(b, SEG_KIND) == 1;
+	uint64_t slices = bytes_u64(b, SEG_SLICES), info = bytes_u64(b, SEG_INFO_SLICES);
+	uint32_t entries = (uint32_t)bytes_u64(b, SEG_SLICE_ENTRIES);
+	bool huge = bytes_u32(b, SEG_KIND) == 1;
 	ret->addr = addr;
 	ret->length = slices * SLICE;
 	ret->n_runs = 0;
@@ -219,7 +199,7 @@ int heap_mimalloc_check(const uint8_t *b, size_t len, uint64_t addr, uint64_t li
 	 * region of its own: what the walk covers ends with the region */
 	ret->end = ret->length < limit - addr ? addr + ret->length : limit;
 	const uint8_t *s0 = b + SEG_SLICE0;
-	if (u32_at(s0, PG_SLICE_COUNT) != info || u32_at(s0, PG_SLICE_OFFSET) != 0 || u32_at(s0, PG_XBLOCK_SIZE) == 0) {
+	if (bytes_u32(s0, PG_SLICE_COUNT) != info || bytes_u32(s0, PG_SLICE_OFFSET) != 0 || bytes_u32(s0, PG_XBLOCK_SIZE) == 0) {
 		snprintf(why, why_size, "the segment's header slices are not its first run");
 		return -EBADMSG;
 	}
@@ -228,7 +208,7 @@ int heap_mimalloc_check(const uint8_t *b, size_t len, uint64_t addr, uint64_t li
 	/* A segment freed to mimalloc's cache (no pages in use, no owner)
 	 * keeps its runs marked taken (mi_span_queue_delete sets xblock_size
 	 * to 1 on the way out): all of it is free. */
-	if (pages_used == 0 && u64_at(b, SEG_THREAD_ID) == 0 && !huge) {
+	if (pages_used == 0 && bytes_u64(b, SEG_THREAD_ID) == 0 && !huge) {
 		ret->cached = true;
 		ret->runs[ret->n_runs++] =
 			(struct mimalloc_run){ .first = (uint32_t)info, .count = (uint32_t)(slices - info) };
@@ -239,8 +219,8 @@ int heap_mimalloc_check(const uint8_t *b, size_t len, uint64_t addr, uint64_t li
 	uint64_t used_pages = 0;
 	for (uint32_t i = (uint32_t)info; i < entries;) {
 		const uint8_t *s = b + SEG_SLICE0 + (size_t)i * PAGE_SIZE_BYTES;
-		uint32_t count = u32_at(s, PG_SLICE_COUNT), xblock = u32_at(s, PG_XBLOCK_SIZE);
-		if (count == 0 || u32_at(s, PG_SLICE_OFFSET) != 0)
+		uint32_t count = bytes_u32(s, PG_SLICE_COUNT), xblock = bytes_u32(s, PG_XBLOCK_SIZE);
+		if (count == 0 || bytes_u32(s, PG_SLICE_OFFSET) != 0)
 			return bad(why, why_size, "a run of slices that does not start where the last ended", i);
 		if ((uint64_t)i + count > (huge ? slices : entries))
 			return bad(why, why_size, "a run of slices past the segment's end", i);
@@ -255,7 +235,7 @@ int heap_mimalloc_check(const uint8_t *b, size_t len, uint64_t addr, uint64_t li
 			used_pages++;
 		} else if (count > 1 && i + count - 1 < entries) {
 			const uint8_t *last = b + SEG_SLICE0 + (size_t)(i + count - 1) * PAGE_SIZE_BYTES;
-			if (u32_at(last, PG_SLICE_OFFSET) != (count - 1) * PAGE_SIZE_BYTES || u32_at(last, PG_SLICE_COUNT) != 0)
+			if (bytes_u32(last, PG_SLICE_OFFSET) != (count - 1) * PAGE_SIZE_BYTES || bytes_u32(last, PG_SLICE_COUNT) != 0)
 				return bad(why, why_size, "a free run whose last slice does not point back at it", i);
 		}
 		i += count;

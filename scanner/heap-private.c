@@ -2,24 +2,10 @@
  * (heap-private.h).  Pure: it reads only the walk's residency. */
 #include "heap-private.h"
 
-/* The first run of runs ending after addr. */
-static size_t first_after(const struct page_runs *runs, uint64_t addr)
-{
-	size_t lo = 0, hi = runs->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (runs->v[mid].end <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 int heap_private_add(struct heap_walk *w, uint64_t start, uint64_t end, uint64_t in_use, uint64_t free_bytes,
 		     bool returnable)
 {
-	for (size_t i = first_after(&w->runs, start); i < w->runs.n && w->runs.v[i].start < end; i++) {
+	for (size_t i = page_runs_first_after(&w->runs, start); i < w->runs.n && w->runs.v[i].start < end; i++) {
 		const struct page_run *run = &w->runs.v[i];
 		if (run->state != PAGE_RESIDENT && run->state != PAGE_SWAPPED)
 			continue;

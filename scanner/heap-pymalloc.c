@@ -44,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes.h"
 #include "macro.h"
 #include "runtimes.h"
 #include "units.h"
@@ -78,32 +79,18 @@ enum verdict {
 	SLOT_MOVING, /* a pool's header whose fields disagree: read mid-change */
 };
 
-static uint32_t u32_at(const uint8_t *b, size_t off)
-{
-	uint32_t v;
-	memcpy(&v, b + off, 4);
-	return v;
-}
-
-static uint64_t u64_at(const uint8_t *b, size_t off)
-{
-	uint64_t v;
-	memcpy(&v, b + off, 8);
-	return v;
-}
-
 /* The verdict on the header b read at addr.  The fields that describe the
  * pool's shape (size class, maxnextoffset, nextoffset on a block boundary)
  * decide whether this is a pool at all; a pool whose count and free list
  * then contradict its carved blocks is one caught changing. */
 static enum verdict pool_check(const struct pymalloc_layout *l, const uint8_t *b, uint64_t addr, struct pool *p)
 {
-	p->count = u32_at(b, 0);
-	p->freeblock = u64_at(b, 8);
-	p->arenaindex = u32_at(b, 32);
-	p->szidx = u32_at(b, 36);
-	p->nextoffset = u32_at(b, 40);
-	p->maxnextoffset = u32_at(b, 44);
+	p->count = bytes_u32(b, 0);
+	p->freeblock = bytes_u64(b, 8);
+	p->arenaindex = bytes_u32(b, 32);
+	p->szidx = bytes_u32(b, 36);
+	p->nextoffset = bytes_u32(b, 40);
+	p->maxnextoffset = bytes_u32(b, 44);
 	if (p->szidx >= l->classes || p->arenaindex >= (1u << 24))
 		return SLOT_NONE;
 	uint32_t size = (p->szidx + 1) * l->alignment;

@@ -44,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes.h"
 #include "classify.h"
 #include "elf-read.h"
 #include "fileio.h"
@@ -109,29 +110,15 @@ const struct tcmalloc_build *heap_tcmalloc_build(const uint8_t *build_id, size_t
 	return NULL;
 }
 
-static uint64_t u64_at(const uint8_t *b, size_t off)
-{
-	uint64_t v;
-	memcpy(&v, b + off, 8);
-	return v;
-}
-
-static uint32_t u32_at(const uint8_t *b, size_t off)
-{
-	uint32_t v;
-	memcpy(&v, b + off, 4);
-	return v;
-}
-
 unsigned heap_tcmalloc_classes(const uint8_t *sm)
 {
-	uint32_t n = u32_at(sm, SM_COUNT), last = 0;
+	uint32_t n = bytes_u32(sm, SM_COUNT), last = 0;
 
-	if (n < 2 || n > TC_CLASSES_MAX || u32_at(sm, SM_SIZE) != 0)
+	if (n < 2 || n > TC_CLASSES_MAX || bytes_u32(sm, SM_SIZE) != 0)
 		return 0;
 	for (uint32_t k = 1; k < TC_CLASSES_MAX; k++) {
-		uint32_t size = u32_at(sm, SM_SIZE + 4 * k), move = u32_at(sm, SM_MOVE + 4 * k);
-		uint64_t pages = u64_at(sm, SM_PAGES + 8 * k);
+		uint32_t size = bytes_u32(sm, SM_SIZE + 4 * k), move = bytes_u32(sm, SM_MOVE + 4 * k);
+		uint64_t pages = bytes_u64(sm, SM_PAGES + 8 * k);
 		if (k >= n) {
 			if (size != 0)
 				return 0;
@@ -149,7 +136,7 @@ unsigned heap_tcmalloc_classes(const uint8_t *sm)
  * which are never among the library's globals. */
 static bool list_head(const uint8_t *b, uint64_t addr, const struct tcmalloc_globals *g)
 {
-	uint64_t next = u64_at(b, SPAN_NEXT), prev = u64_at(b, SPAN_PREV);
+	uint64_t next = bytes_u64(b, SPAN_NEXT), prev = bytes_u64(b, SPAN_PREV);
 	if (next == addr && prev == addr)
 		return true;
 	bool outside = (next < g->globals_start || next >= g->globals_end) && (prev < g->globals_start || prev >= g->globals_end);
@@ -173,10 +160,10 @@ int heap_tcmalloc_sum(const struct tcmalloc_globals *g, struct tcmalloc_figures 
 		snprintf(why, why_size, "its size classes do not check out");
 		return -EBADMSG;
 	}
-	f.system = u64_at(st, ST_SYSTEM);
-	f.pageheap_free = u64_at(st, ST_FREE);
-	f.unmapped = u64_at(st, ST_UNMAPPED);
-	uint64_t committed = u64_at(st, ST_COMMITTED);
+	f.system = bytes_u64(st, ST_SYSTEM);
+	f.pageheap_free = bytes_u64(st, ST_FREE);
+	f.unmapped = bytes_u64(st, ST_UNMAPPED);
+	uint64_t committed = bytes_u64(st, ST_COMMITTED);
 	if (f.system % TC_PAGE || f.pageheap_free % TC_PAGE || f.unmapped % TC_PAGE || f.system > (1ull << 47) ||
 	    f.pageheap_free > f.system || f.unmapped > f.system - f.pageheap_free || committed > f.system) {
 		snprintf(why, why_size, "the page heap's statistics do not check out");
@@ -189,10 +176,10 @@ int heap_tcmalloc_sum(const struct tcmalloc_globals *g, struct tcmalloc_figures 
 	for (unsigned k = 0; k < f.classes; k++) {
 		const uint8_t *c = g->central + (size_t)k * TCMALLOC_CENTRAL_BYTES;
 		uint64_t at = g->central_addr + (uint64_t)k * TCMALLOC_CENTRAL_BYTES;
-		uint64_t spans = u64_at(c, CF_NUM_SPANS), counter = u64_at(c, CF_COUNTER);
-		int32_t used = (int32_t)u32_at(c, CF_USED_SLOTS), cache = (int32_t)u32_at(c, CF_CACHE_SIZE);
-		int32_t max_cache = (int32_t)u32_at(c, CF_MAX_CACHE_SIZE);
-		if (u64_at(c, CF_SIZE_CLASS) != k)
+		uint64_t spans = bytes_u64(c, CF_NUM_SPANS), counter = bytes_u64(c, CF_COUNTER);
+		int32_t used = (int32_t)bytes_u32(c, CF_USED_SLOTS), cache = (int32_t)bytes_u32(c, CF_CACHE_SIZE);
+		int32_t max_cache = (int32_t)bytes_u32(c, CF_MAX_CACHE_SIZE);
+		if (bytes_u64(c, CF_SIZE_CLASS) != k)
 			return bad(why, why_size, "a central free list of another size class", k);
 		if (!list_head(c + CF_EMPTY, at + CF_EMPTY, g) || !list_head(c + CF_NONEMPTY, at + CF_NONEMPTY, g))
 			return bad(why, why_size, "a central free list's spans that are not a list", k);
@@ -203,8 +190,8 @@ int heap_tcmalloc_sum(const struct tcmalloc_globals *g, struct tcmalloc_figures 
 				return bad(why, why_size, "objects of size class 0", k);
 			continue;
 		}
-		uint64_t size = u32_at(g->sizemap, SM_SIZE + 4 * k), pages = u64_at(g->sizemap, SM_PAGES + 8 * k);
-		uint64_t move = u32_at(g->sizemap, SM_MOVE + 4 * k), per_span = pages * TC_PAGE / size;
+		uint64_t size = bytes_u32(g->sizemap, SM_SIZE + 4 * k), pages = bytes_u64(g->sizemap, SM_PAGES + 8 * k);
+		uint64_t move = bytes_u32(g->sizemap, SM_MOVE + 4 * k), per_span = pages * TC_PAGE / size;
 		if (spans > f.system / (pages * TC_PAGE) || counter > spans * per_span)
 			return bad(why, why_size, "a central free list holding more than its spans", k);
 		span_bytes += spans * pages * TC_PAGE;
@@ -284,8 +271,8 @@ static int read_once(const struct heap_walk_input *in, const struct tcmalloc_bui
 	/* the thread caches: a list, as long as its count says */
 	uint8_t head[16];
 	READ(base + build->thread_heap_count, 16, head);
-	int32_t count = (int32_t)u32_at(head, 0);
-	uint64_t next = u64_at(head, 8);
+	int32_t count = (int32_t)bytes_u32(head, 0);
+	uint64_t next = bytes_u64(head, 8);
 	if (count < 0 || (unsigned)count > RW_TCMALLOC_THREADS_MAX) {
 		snprintf(why, why_size, "%d thread caches: more than a census reads (%u)", count, RW_TCMALLOC_THREADS_MAX);
 		return count < 0 ? -EBADMSG : -E2BIG;
@@ -301,14 +288,14 @@ static int read_once(const struct heap_walk_input *in, const struct tcmalloc_bui
 			return -EBADMSG;
 		}
 		READ(next + TC_SIZE_AT, sizeof(tc), tc);
-		int32_t size = (int32_t)u32_at(tc, 0);
+		int32_t size = (int32_t)bytes_u32(tc, 0);
 		if (size < 0) {
 			snprintf(why, why_size, "a thread cache of a negative size");
 			return -EBADMSG;
 		}
 		g.thread_bytes += (uint64_t)size;
 		g.threads++;
-		next = u64_at(tc, TC_NEXT_AT - TC_SIZE_AT);
+		next = bytes_u64(tc, TC_NEXT_AT - TC_SIZE_AT);
 	}
 #undef READ
 	if (g.threads != (unsigned)count) {

@@ -66,8 +66,7 @@ void page_runs_done(struct page_runs *runs)
 	*runs = (struct page_runs){ 0 };
 }
 
-/* The index of the first run ending after addr (n when none). */
-static size_t first_after(const struct page_runs *runs, uint64_t addr)
+size_t page_runs_first_after(const struct page_runs *runs, uint64_t addr)
 {
 	size_t lo = 0, hi = runs->n;
 	while (lo < hi) {
@@ -82,14 +81,14 @@ static size_t first_after(const struct page_runs *runs, uint64_t addr)
 
 enum page_state page_runs_state(const struct page_runs *runs, uint64_t addr)
 {
-	size_t i = first_after(runs, addr);
+	size_t i = page_runs_first_after(runs, addr);
 	return i < runs->n && runs->v[i].start <= addr ? runs->v[i].state : PAGE_ABSENT;
 }
 
 uint64_t page_runs_next(const struct page_runs *runs, uint64_t addr, uint64_t end, enum page_state s)
 {
 	addr &= ~(PAGE - 1);
-	for (size_t i = first_after(runs, addr); i < runs->n && runs->v[i].start < end; i++) {
+	for (size_t i = page_runs_first_after(runs, addr); i < runs->n && runs->v[i].start < end; i++) {
 		if (runs->v[i].state != s)
 			continue;
 		uint64_t at = runs->v[i].start > addr ? runs->v[i].start : addr;
@@ -100,14 +99,14 @@ uint64_t page_runs_next(const struct page_runs *runs, uint64_t addr, uint64_t en
 
 uint64_t page_runs_run_end(const struct page_runs *runs, uint64_t addr)
 {
-	size_t i = first_after(runs, addr);
+	size_t i = page_runs_first_after(runs, addr);
 	return i < runs->n && runs->v[i].start <= addr ? runs->v[i].end : addr;
 }
 
 uint64_t page_runs_bytes(const struct page_runs *runs, uint64_t start, uint64_t end, enum page_state s)
 {
 	uint64_t sum = 0;
-	for (size_t i = first_after(runs, start); i < runs->n && runs->v[i].start < end; i++) {
+	for (size_t i = page_runs_first_after(runs, start); i < runs->n && runs->v[i].start < end; i++) {
 		if (runs->v[i].state != s)
 			continue;
 		uint64_t a = runs->v[i].start > start ? runs->v[i].start : start;

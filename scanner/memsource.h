@@ -48,6 +48,8 @@ int page_runs_add(struct page_runs *runs, uint64_t start, uint64_t end, enum pag
 void page_runs_clear(struct page_runs *runs);
 void page_runs_done(struct page_runs *runs);
 /* The state of the page holding addr. */
+/* The index of the first run ending after addr (runs->n when none). */
+size_t page_runs_first_after(const struct page_runs *runs, uint64_t addr);
 enum page_state page_runs_state(const struct page_runs *runs, uint64_t addr);
 /* The first page at or after addr (below end) whose state is s, or end. */
 uint64_t page_runs_next(const struct page_runs *runs, uint64_t addr, uint64_t end, enum page_state s);

@@ -204,3 +204,16 @@ int regions_grow(struct region **regions, size_t used, size_t *allocated, size_t
 	*allocated = want;
 	return 0;
 }
+
+size_t regions_first_after(const struct region *regions, size_t n, uint64_t addr)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (regions[mid].end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}

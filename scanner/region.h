@@ -145,6 +145,9 @@ static inline void region_set_kb(struct region *r, enum region_count c, uint64_t
 int regions_grow(struct region **regions, size_t used, size_t *allocated, size_t max);
 /* Frees an array of regions; accepts NULL. */
 void regions_free(struct region *regions);
+/* The index of the first of n regions (in address order, apart) that ends
+ * after addr: the one holding addr, or the next; n when none does. */
+size_t regions_first_after(const struct region *regions, size_t n, uint64_t addr);
 
 static inline uint64_t region_size(const struct region *r)
 {

@@ -5,7 +5,21 @@
 #include <fnmatch.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
+
+int array_grow(void **v, size_t n, size_t *allocated, size_t size, size_t first)
+{
+	if (n < *allocated)
+		return 0;
+	size_t want = *allocated ? *allocated * 2 : first;
+	void *p = realloc(*v, want * size);
+	if (!p)
+		return -ENOMEM;
+	*v = p;
+	*allocated = want;
+	return 0;
+}
 
 bool endswith(const char *s, const char *suffix)
 {

@@ -28,6 +28,11 @@ static inline const char *startswith(const char *s, const char *prefix)
 
 bool endswith(const char *s, const char *suffix);
 
+/* Makes room for one more element in the array *v of n elements of size
+ * bytes that has room for *allocated: doubles it when full, starting at
+ * first.  Returns 0, or -ENOMEM with the array as it was. */
+int array_grow(void **v, size_t n, size_t *allocated, size_t size, size_t first);
+
 /* Parses a whole string as an unsigned decimal (base 10) or, with base 16,
  * hexadecimal number.  No sign, no spaces, no trailing characters, no
  * overflow.  Returns 0 and sets *ret, or -EINVAL / -ERANGE. */

@@ -57,14 +57,8 @@ struct chain {
 
 static int fast_add(struct glibc *g, uint64_t p, size_t arena, unsigned bin)
 {
-	if (g->n_fast == g->fast_allocated) {
-		size_t want = g->fast_allocated ? 2 * g->fast_allocated : 64;
-		struct glibc_fast *v = realloc(g->fast, want * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		g->fast = v;
-		g->fast_allocated = want;
-	}
+	if (array_grow((void **)&g->fast, g->n_fast, &g->fast_allocated, sizeof(*g->fast), 64) < 0)
+		return -ENOMEM;
 	g->fast[g->n_fast++] = (struct glibc_fast){ .addr = p, .arena = (uint32_t)arena, .bin = bin };
 	return 0;
 }
@@ -329,14 +323,8 @@ struct pending {
 
 static int keep_span(struct glibc *g, const struct heap_span *x)
 {
-	if (g->n_spans == g->spans_allocated) {
-		size_t want = g->spans_allocated ? 2 * g->spans_allocated : 256;
-		struct heap_span *v = realloc(g->spans, want * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		g->spans = v;
-		g->spans_allocated = want;
-	}
+	if (array_grow((void **)&g->spans, g->n_spans, &g->spans_allocated, sizeof(*g->spans), 256) < 0)
+		return -ENOMEM;
 	g->spans[g->n_spans++] = *x;
 	return 0;
 }

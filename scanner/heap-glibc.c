@@ -322,28 +322,16 @@ out:
 
 static int add_item(struct glibc *g, const struct glibc_item *it)
 {
-	if (g->n_items == g->items_allocated) {
-		size_t want = g->items_allocated ? 2 * g->items_allocated : 16;
-		struct glibc_item *v = realloc(g->items, want * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		g->items = v;
-		g->items_allocated = want;
-	}
+	if (array_grow((void **)&g->items, g->n_items, &g->items_allocated, sizeof(*g->items), 16) < 0)
+		return -ENOMEM;
 	g->items[g->n_items++] = *it;
 	return 0;
 }
 
 static int add_arena(struct glibc *g, uint64_t addr, const uint8_t *state)
 {
-	if (g->n_arenas == g->arenas_allocated) {
-		size_t want = g->arenas_allocated ? 2 * g->arenas_allocated : 8;
-		struct glibc_arena *v = realloc(g->arenas, want * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		g->arenas = v;
-		g->arenas_allocated = want;
-	}
+	if (array_grow((void **)&g->arenas, g->n_arenas, &g->arenas_allocated, sizeof(*g->arenas), 8) < 0)
+		return -ENOMEM;
 	struct glibc_arena *a = &g->arenas[g->n_arenas++];
 	memset(a, 0, sizeof(*a));
 	a->addr = addr;

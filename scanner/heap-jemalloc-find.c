@@ -30,19 +30,6 @@ int jemalloc_fail(struct jemalloc_walk *j, int code, const char *fmt, ...)
 	return code;
 }
 
-int jemalloc_grow(void **v, size_t n, size_t *allocated, size_t size)
-{
-	if (n < *allocated)
-		return 0;
-	size_t want = *allocated ? *allocated * 2 : 256;
-	void *p = realloc(*v, want * size);
-	if (!p)
-		return -ENOMEM;
-	*v = p;
-	*allocated = want;
-	return 0;
-}
-
 /* ------------------------------------------------------------ regions */
 
 static bool anon_rw(const struct region *r)
@@ -357,7 +344,7 @@ static int find_chunks(struct jemalloc_walk *j)
 			for (uint64_t c = r->start >> shift; c <= (r->end - 1) >> shift; c++) {
 				if (n >= (1u << j->lay->root_bits))
 					break;
-				if (jemalloc_grow((void **)&j->chunks, n, &allocated, sizeof(*j->chunks)) < 0)
+				if (array_grow((void **)&j->chunks, n, &allocated, sizeof(*j->chunks), 256) < 0)
 					return -ENOMEM;
 				j->chunks[n++] = c;
 			}
@@ -422,7 +409,7 @@ static int note_words(struct jemalloc_walk *j, uint64_t addr, const uint8_t *pag
 		uint64_t v = jemalloc_get64(page + k);
 		if (!v)
 			continue;
-		if (jemalloc_grow((void **)&j->words, j->n_words, allocated, sizeof(*j->words)) < 0)
+		if (array_grow((void **)&j->words, j->n_words, allocated, sizeof(*j->words), 256) < 0)
 			return -ENOMEM;
 		j->words[j->n_words++] = (struct entry){ addr + k, v };
 	}
@@ -460,7 +447,7 @@ int jemalloc_find_roots(struct jemalloc_walk *j)
 			if (j->words[i].key < 8 * j->chunks[c] || root < j->data_start ||
 			    root + jemalloc_root_bytes(j->lay) > j->data_end || !root_shaped(j, root))
 				continue;
-			if (jemalloc_grow((void **)&j->roots, j->n_roots, &roots_allocated, sizeof(*j->roots)) < 0)
+			if (array_grow((void **)&j->roots, j->n_roots, &roots_allocated, sizeof(*j->roots), 256) < 0)
 				return -ENOMEM;
 			j->roots[j->n_roots++] = root;
 		}

@@ -119,9 +119,6 @@ static inline bool jemalloc_rule(const struct region *r)
 
 /* Says why the walk stopped (j->why) and returns code. */
 int jemalloc_fail(struct jemalloc_walk *j, int code, const char *fmt, ...) _printf_(3, 4);
-/* Grows *v (of *allocated elements of size bytes) to hold more than n.
- * Returns 0 or -ENOMEM. */
-int jemalloc_grow(void **v, size_t n, size_t *allocated, size_t size);
 /* Sorts v and leaves each value once; returns how many. */
 size_t jemalloc_unique(uint64_t *v, size_t n);
 /* The end of the stretch of contiguous anonymous read-write private

@@ -76,7 +76,7 @@ static int note_entries(struct jemalloc_walk *j, uint64_t addr, const uint8_t *p
 		uint64_t key = (lr->chunk << (l->lg_page + l->leaf_bits)) | (index << l->lg_page);
 		if ((v & between) || ((v & low_mask) == 0 && (v & ((1ull << meta_end) - 1))))
 			return jemalloc_fail(j, WALK_MOVED, "a word of jemalloc's extent map for 0x%" PRIx64 " is not one", key);
-		if (jemalloc_grow((void **)&j->entries, j->n_entries, &j->entries_allocated, sizeof(*j->entries)) < 0)
+		if (array_grow((void **)&j->entries, j->n_entries, &j->entries_allocated, sizeof(*j->entries), 256) < 0)
 			return -ENOMEM;
 		j->entries[j->n_entries++] = (struct entry){ key, v };
 	}
@@ -212,7 +212,7 @@ static int read_records(struct jemalloc_walk *j)
 static int add_piece(struct jemalloc_walk *j, uint64_t start, uint64_t end, uint64_t in_use, uint64_t free_bytes,
 		     bool returnable)
 {
-	if (jemalloc_grow((void **)&j->pieces, j->n_pieces, &j->pieces_allocated, sizeof(*j->pieces)) < 0)
+	if (array_grow((void **)&j->pieces, j->n_pieces, &j->pieces_allocated, sizeof(*j->pieces), 256) < 0)
 		return -ENOMEM;
 	j->pieces[j->n_pieces++] = (struct piece){ start, end, in_use, free_bytes, returnable };
 	return 0;

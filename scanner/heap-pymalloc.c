@@ -121,14 +121,8 @@ struct tally {
 
 static int note_arena(struct tally *t, uint32_t index, bool used)
 {
-	if (t->n_arenas == t->arenas_allocated) {
-		size_t want = t->arenas_allocated ? 2 * t->arenas_allocated : 256;
-		uint32_t *v = realloc(t->arenas, want * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		t->arenas = v;
-		t->arenas_allocated = want;
-	}
+	if (array_grow((void **)&t->arenas, t->n_arenas, &t->arenas_allocated, sizeof(*t->arenas), 256) < 0)
+		return -ENOMEM;
 	t->arenas[t->n_arenas++] = index << 1 | used;
 	return 0;
 }

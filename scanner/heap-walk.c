@@ -9,20 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PAGE 4096ull
+#include "util.h"
 
-static int grow(void **v, size_t n, size_t *allocated, size_t size)
-{
-	if (n < *allocated)
-		return 0;
-	size_t want = *allocated ? *allocated * 2 : 64;
-	void *p = realloc(*v, want * size);
-	if (!p)
-		return -ENOMEM;
-	*v = p;
-	*allocated = want;
-	return 0;
-}
+#define PAGE 4096ull
 
 static int add(struct heap_walk *w, const struct heap_span *x)
 {
@@ -32,7 +21,7 @@ static int add(struct heap_walk *w, const struct heap_span *x)
 		return -EINVAL;
 	if (w->n_spans && x->start < w->spans[w->n_spans - 1].end)
 		return -EINVAL;
-	if (grow((void **)&w->spans, w->n_spans, &w->allocated, sizeof(*w->spans)) < 0)
+	if (array_grow((void **)&w->spans, w->n_spans, &w->allocated, sizeof(*w->spans), 64) < 0)
 		return -ENOMEM;
 	w->spans[w->n_spans++] = *x;
 	return 0;
@@ -63,7 +52,7 @@ int heap_walk_cover(struct heap_walk *w, struct memsource *src, uint64_t start, 
 {
 	if (end <= start || (w->n_covers && start < w->covers[w->n_covers - 1].end))
 		return -EINVAL;
-	if (grow((void **)&w->covers, w->n_covers, &w->covers_allocated, sizeof(*w->covers)) < 0)
+	if (array_grow((void **)&w->covers, w->n_covers, &w->covers_allocated, sizeof(*w->covers), 64) < 0)
 		return -ENOMEM;
 	/* residency at page granularity: a cover that starts or ends inside
 	 * a page shares it with the range before or after */

@@ -49,6 +49,15 @@ def smaps(regions):
     return "".join(sorted(regions, key=lambda text: int(text.split("-", 1)[0], 16)))
 
 
+def status(name, pid, vm_kb, rss_anon_kb, rss_file_kb, threads):
+    """/proc/PID/status of the process, as far as a census reads it."""
+    return (f"Name:\t{name}\nUmask:\t0022\nState:\tS (sleeping)\nTgid:\t{pid}\nPid:\t{pid}\nPPid:\t1\n"
+            "Uid:\t1000\t1000\t1000\t1000\nGid:\t1000\t1000\t1000\t1000\n"
+            f"VmPeak:\t{vm_kb:8} kB\nVmSize:\t{vm_kb:8} kB\nVmRSS:\t{rss_anon_kb + rss_file_kb:8} kB\n"
+            f"RssAnon:\t{rss_anon_kb:8} kB\nRssFile:\t{rss_file_kb:8} kB\nRssShmem:\t{0:8} kB\n"
+            f"VmSwap:\t{0:8} kB\nThreads:\t{threads}\n")
+
+
 def write_capture(name, smaps_text, status, image):
     """tests/data/memimage/NAME.smaps, .status and .img."""
     for ext, text in (("smaps", smaps_text), ("status", status), ("img", image)):

@@ -20,7 +20,7 @@ glibc-2.36): its smaps and the memory image a census of it would read.
 
     tests/data/make-glibc-image.py        # rewrites the files
 """
-from handmade import PAGE, Memory, region, smaps as in_order, write_capture, write_seed
+from handmade import PAGE, Memory, region, smaps as in_order, status, write_capture, write_seed
 
 LIBC = "/usr/lib/x86_64-linux-gnu/libc.so.6"
 LIBC_BASE = 0x7F0000000000
@@ -170,23 +170,7 @@ EXPECTED = {
     "returnable": PAGE,
 }
 
-STATUS = """Name:\tsynthetic-glibc
-Umask:\t0022
-State:\tS (sleeping)
-Tgid:\t4242
-Pid:\t4242
-PPid:\t1
-Uid:\t1000\t1000\t1000\t1000
-Gid:\t1000\t1000\t1000\t1000
-VmPeak:\t   68000 kB
-VmSize:\t   68000 kB
-VmRSS:\t      40 kB
-RssAnon:\t      32 kB
-RssFile:\t       8 kB
-RssShmem:\t       0 kB
-VmSwap:\t       0 kB
-Threads:\t2
-"""
+STATUS = status("synthetic-glibc", 4242, vm_kb=68000, rss_anon_kb=32, rss_file_kb=8, threads=2)
 
 
 def main():

@@ -22,7 +22,7 @@ src/base.c of jemalloc 5.3.0, on x86-64: 48-bit addresses, 4 KiB pages,
 
     tests/data/make-jemalloc-image.py        # rewrites the files
 """
-from handmade import PAGE, Memory, region, smaps as in_order, write_capture, write_seed
+from handmade import PAGE, Memory, region, smaps as in_order, status, write_capture, write_seed
 
 MiB = 1 << 20
 
@@ -155,23 +155,7 @@ EXPECTED = {
     "returnable": 3 * PAGE,
 }
 
-STATUS = """Name:\tsynthetic-jemalloc
-Umask:\t0022
-State:\tS (sleeping)
-Tgid:\t4343
-Pid:\t4343
-PPid:\t1
-Uid:\t1000\t1000\t1000\t1000
-Gid:\t1000\t1000\t1000\t1000
-VmPeak:\t   12000 kB
-VmSize:\t   12000 kB
-VmRSS:\t      88 kB
-RssAnon:\t      80 kB
-RssFile:\t       8 kB
-RssShmem:\t       0 kB
-VmSwap:\t       0 kB
-Threads:\t1
-"""
+STATUS = status("synthetic-jemalloc", 4343, vm_kb=12000, rss_anon_kb=80, rss_file_kb=8, threads=1)
 
 
 def main():

@@ -140,6 +140,20 @@ def heapstat(allocator, *args, settle=True):
     return t
 
 
+def saved_census_finds_the_same(t, tmp_path):
+    """A quiet heapstat helper's census taken again from its saved smaps,
+    status and memory image: the malloc class adds up, and says what the
+    live census said."""
+    t.ask("stats")  # its first answer allocates stdio's buffer: the figures after it stay put
+    wait_sleeping(t.pid)
+    live, saved = census_again(t.pid, tmp_path)
+    live, again = class_of(live, "malloc"), class_of(saved, "malloc")
+    adds_up(again)
+    assert again["how"] == live["how"], (again["how"], live["how"])
+    for key in ("in_use", "free", "returnable"):
+        assert again[key] == live[key], (key, again, live)
+
+
 def busy_known(t, how, censuses=6):
     """Censuses of a heapstat helper whose threads allocate and free while
     it is read: each adds up and names the allocator (how), and where it

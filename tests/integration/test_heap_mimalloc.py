@@ -11,8 +11,8 @@ swap and page tables as they were.  A program whose threads allocate and
 free while it is read gets checked figures or unknown segments, and the
 figures add up to the class's private bytes every time.  A census taken
 again from the saved smaps and memory image finds the same."""
-from heapcheck import adds_up, busy_known, census_again, census_unchanged, class_of, heapstat, near, slack, \
-    wait_sleeping
+from heapcheck import adds_up, busy_known, census_unchanged, class_of, heapstat, near, saved_census_finds_the_same, \
+    slack, wait_sleeping
 
 SMALL = ["--small=40000", "--medium=300", "--threads=2"]
 
@@ -40,11 +40,4 @@ def test_busy_program_is_checked_or_unknown():
 
 def test_saved_census_finds_the_same(tmp_path):
     with heapstat("mimalloc", *SMALL) as t:
-        t.ask("stats")
-        wait_sleeping(t.pid)
-        live, saved = census_again(t.pid, tmp_path)
-        live, again = class_of(live, "malloc"), class_of(saved, "malloc")
-        adds_up(again)
-        assert again["how"] == live["how"], (again["how"], live["how"])
-        for key in ("in_use", "free", "returnable"):
-            assert again[key] == live[key], (key, again, live)
+        saved_census_finds_the_same(t, tmp_path)

@@ -140,12 +140,29 @@ def heapstat(allocator, *args, settle=True):
     return t
 
 
+def settle_heapstat(t):
+    """Its first answer allocates stdio's buffer: the figures after it stay put."""
+    t.ask("stats")
+    wait_sleeping(t.pid)
+
+
+def quiet_census(t):
+    """A census of a quiet heapstat helper that leaves it as it was, and
+    what its allocator says right after: (the malloc class, which adds up;
+    the allocator's figures)."""
+    settle_heapstat(t)
+    census = census_unchanged(t.pid)
+    own = t.ask("stats")["stats"]
+    c = class_of(census, "malloc")
+    adds_up(c)
+    return c, own
+
+
 def saved_census_finds_the_same(t, tmp_path):
     """A quiet heapstat helper's census taken again from its saved smaps,
     status and memory image: the malloc class adds up, and says what the
     live census said."""
-    t.ask("stats")  # its first answer allocates stdio's buffer: the figures after it stay put
-    wait_sleeping(t.pid)
+    settle_heapstat(t)
     live, saved = census_again(t.pid, tmp_path)
     live, again = class_of(live, "malloc"), class_of(saved, "malloc")
     adds_up(again)

@@ -12,20 +12,14 @@ program's resident memory, swap and page tables as they were.  A program whose t
 free while it is read gets checked figures or unknown segments, and the
 figures add up to the class's private bytes every time.  A census taken
 again from the saved smaps and memory image finds the same."""
-from heapcheck import adds_up, busy_known, census_unchanged, class_of, heapstat, near, saved_census_finds_the_same, \
-    wait_sleeping
+from heapcheck import busy_known, heapstat, near, quiet_census, saved_census_finds_the_same
 
 SMALL = ["--small=40000", "--medium=300", "--threads=2"]
 
 
 def test_quiet_program_agrees_with_tcmalloc():
     with heapstat("tcmalloc", *SMALL) as t:
-        t.ask("stats")  # its first answer allocates stdio's buffer: the figures after it stay put
-        wait_sleeping(t.pid)
-        census = census_unchanged(t.pid)
-        own = t.ask("stats")["stats"]
-        c = class_of(census, "malloc")
-        adds_up(c)
+        c, own = quiet_census(t)
         assert c["how"].startswith("gperftools 2.10 (libtcmalloc_minimal.so.4): "), c["how"]
         assert c["unknown"] == 0, c
         assert near(c["in_use"], own["allocated"]), (c, own)

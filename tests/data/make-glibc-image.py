@@ -20,11 +20,7 @@ glibc-2.36): its smaps and the memory image a census of it would read.
 
     tests/data/make-glibc-image.py        # rewrites the files
 """
-import os
-import struct
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-PAGE = 4096
+from handmade import PAGE, Memory, region, smaps as in_order, status, write_capture, write_seed
 
 LIBC = "/usr/lib/x86_64-linux-gnu/libc.so.6"
 LIBC_BASE = 0x7F0000000000
@@ -45,21 +41,7 @@ MS_FASTBINS, MS_TOP, MS_BINS, MS_NEXT, MS_SYSTEM = 16, 96, 112, 2160, 2184
 MS_SIZE = 2200
 
 
-class Memory:
-    def __init__(self):
-        self.pages = {}
-
-    def write(self, addr, data):
-        for i, b in enumerate(data):
-            page = (addr + i) & ~(PAGE - 1)
-            self.pages.setdefault(page, bytearray(PAGE))[(addr + i) - page] = b
-
-    def u64(self, addr, v):
-        self.write(addr, struct.pack("<Q", v & 0xFFFFFFFFFFFFFFFF))
-
-    def u32(self, addr, v):
-        self.write(addr, struct.pack("<I", v))
-
+class Heap(Memory):
     def chunk(self, addr, size, flags, prev_size=0):
         self.u64(addr, prev_size)
         self.u64(addr + 8, size | flags)
@@ -90,7 +72,7 @@ def arena(mem, a, top, system_mem, nxt, flags, fastbins, unsorted=None):
 
 
 def build(variant=None):
-    mem = Memory()
+    mem = Heap()
     mem.write(RODATA + 0x100, b"GNU C Library (Debian GLIBC 2.36-9+deb12u14) stable release version 2.36.\n")
 
     # [heap]: chunks from sbrk_base to the top chunk
@@ -161,24 +143,9 @@ def image(mem):
     return "\n".join(lines) + "\n"
 
 
-def region(start, end, perms, offset=0, path="", rss=0, anon=None, flags=None, inode=0):
-    if anon is None:
-        anon = rss if not path or path == "[heap]" else 0
-    if flags is None:
-        flags = " ".join(code for letter, code in zip(perms[:3], ("rd", "wr", "ex")) if letter != "-") + " mr mw me"
-        flags += " ac" if perms[1] == "w" else ""
-    dev = "fe:00" if inode else "00:00"
-    head = f"{start:08x}-{end:08x} {perms} {offset:08x} {dev} {inode}"
-    head = f"{head:<73}{path}" if path else head + " "
-    kb = lambda b: f"{b // 1024} kB"
-    return (f"{head}\nSize: {kb(end - start)}\nRss: {kb(rss)}\nPss: {kb(rss)}\n"
-            f"Private_Dirty: {kb(anon)}\nPrivate_Clean: {kb(rss - anon)}\nAnonymous: {kb(anon)}\n"
-            f"Swap: 0 kB\nVmFlags: {flags}\n")
-
-
 def smaps():
     libc = 332835
-    return "".join(sorted([
+    return in_order([
         region(0x400000, 0x401000, "r-xp", path="/usr/bin/synthetic-glibc", rss=PAGE, inode=1000),
         region(HEAP, HEAP_END, "rw-p", path="[heap]", rss=2 * PAGE),
         region(T, T_END, "rw-p", rss=2 * PAGE, flags="rd wr mr mw me nr ac"),
@@ -191,7 +158,7 @@ def smaps():
         region(DATA + 0x2000, DATA + 0xF000, "rw-p"),
         region(MMAP, MMAP + MMAP_SIZE, "rw-p", rss=PAGE),
         region(0x7FFC00000000, 0x7FFC00021000, "rw-p", path="[stack]", rss=2 * PAGE),
-    ], key=lambda text: int(text.split("-", 1)[0], 16)))
+    ])
 
 
 # What a walk of the image must say of the malloc class (private 20 KiB:
@@ -203,40 +170,14 @@ EXPECTED = {
     "returnable": PAGE,
 }
 
-STATUS = """Name:\tsynthetic-glibc
-Umask:\t0022
-State:\tS (sleeping)
-Tgid:\t4242
-Pid:\t4242
-PPid:\t1
-Uid:\t1000\t1000\t1000\t1000
-Gid:\t1000\t1000\t1000\t1000
-VmPeak:\t   68000 kB
-VmSize:\t   68000 kB
-VmRSS:\t      40 kB
-RssAnon:\t      32 kB
-RssFile:\t       8 kB
-RssShmem:\t       0 kB
-VmSwap:\t       0 kB
-Threads:\t2
-"""
+STATUS = status("synthetic-glibc", 4242, vm_kb=68000, rss_anon_kb=32, rss_file_kb=8, threads=2)
 
 
 def main():
-    mem_dir = os.path.join(HERE, "memimage")
-    seeds = os.path.join(HERE, "fuzz", "heap")
-    os.makedirs(seeds, exist_ok=True)
-    with open(os.path.join(mem_dir, "synthetic-glibc.smaps"), "w") as f:
-        f.write(smaps())
-    with open(os.path.join(mem_dir, "synthetic-glibc.status"), "w") as f:
-        f.write(STATUS)
-    with open(os.path.join(mem_dir, "synthetic-glibc.img"), "w") as f:
-        f.write(image(build()))
-    with open(os.path.join(seeds, "glibc.img"), "w") as f:
-        f.write(image(build()))
+    write_capture("synthetic-glibc", smaps(), STATUS, image(build()))
+    write_seed("glibc", image(build()))
     for variant in ("fastbin-loop", "wild-size", "chain-out", "ring-loop", "heap-prev-self"):
-        with open(os.path.join(seeds, f"glibc-{variant}.img"), "w") as f:
-            f.write(image(build(variant)))
+        write_seed(f"glibc-{variant}", image(build(variant)))
     for k, v in EXPECTED.items():
         print(f"{k}: {v}")
 

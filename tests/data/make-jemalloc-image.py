@@ -22,11 +22,8 @@ src/base.c of jemalloc 5.3.0, on x86-64: 48-bit addresses, 4 KiB pages,
 
     tests/data/make-jemalloc-image.py        # rewrites the files
 """
-import os
-import struct
+from handmade import PAGE, Memory, region, smaps as in_order, status, write_capture, write_seed
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-PAGE = 4096
 MiB = 1 << 20
 
 LIB = "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2"
@@ -47,19 +44,6 @@ EXT_END = EXT + 0x20000
 
 NSIZES = 232                  # SC_NSIZES with a 16-byte quantum
 ACTIVE, DIRTY, MUZZY, RETAINED = 0, 1, 2, 3
-
-
-class Memory:
-    def __init__(self):
-        self.pages = {}
-
-    def write(self, addr, data):
-        for i, b in enumerate(data):
-            page = (addr + i) & ~(PAGE - 1)
-            self.pages.setdefault(page, bytearray(PAGE))[(addr + i) - page] = b
-
-    def u64(self, addr, v):
-        self.write(addr, struct.pack("<Q", v & 0xFFFFFFFFFFFFFFFF))
 
 
 def e_bits(state, szind, slab=False, nfree=0, arena=0):
@@ -143,26 +127,11 @@ def image(mem):
     return "\n".join(lines) + "\n"
 
 
-def region(start, end, perms, offset=0, path="", rss=0, anon=None, flags=None, inode=0):
-    if anon is None:
-        anon = rss if not path else 0
-    if flags is None:
-        flags = " ".join(code for letter, code in zip(perms[:3], ("rd", "wr", "ex")) if letter != "-") + " mr mw me"
-        flags += " ac" if perms[1] == "w" else ""
-    dev = "fe:00" if inode else "00:00"
-    head = f"{start:08x}-{end:08x} {perms} {offset:08x} {dev} {inode}"
-    head = f"{head:<73}{path}" if path else head + " "
-    kb = lambda b: f"{b // 1024} kB"
-    return (f"{head}\nSize: {kb(end - start)}\nRss: {kb(rss)}\nPss: {kb(rss)}\n"
-            f"Private_Dirty: {kb(anon)}\nPrivate_Clean: {kb(rss - anon)}\nAnonymous: {kb(anon)}\n"
-            f"Swap: 0 kB\nVmFlags: {flags}\n")
-
-
 def smaps(mem):
     def resident_in(start, end):
         return PAGE * sum(1 for p in mem.pages if start <= p < end)
     ext_rss = PAGE * sum(size // PAGE for name, _, size, *_ in EXTENTS if name in RESIDENT)
-    return "".join(sorted([
+    return in_order([
         region(0x400000, 0x401000, "r-xp", path="/usr/bin/synthetic-jemalloc", rss=PAGE, inode=1001),
         region(BASE, BASE + BASE_SIZE, "rw-p", rss=resident_in(BASE, BASE + BASE_SIZE)),
         region(EXT, EXT_END, "rw-p", rss=ext_rss),
@@ -173,7 +142,7 @@ def smaps(mem):
         region(DATA, BSS, "rw-p", 0xCC000, LIB, rss=PAGE, anon=PAGE, inode=LIB_INODE),
         region(BSS, BSS_END, "rw-p", rss=resident_in(BSS, BSS_END)),
         region(0x7FFC00000000, 0x7FFC00021000, "rw-p", path="[stack]", rss=2 * PAGE),
-    ], key=lambda text: int(text.split("-", 1)[0], 16)))
+    ])
 
 
 # What a walk of the image must say of the malloc class: the slabs' regions
@@ -186,41 +155,15 @@ EXPECTED = {
     "returnable": 3 * PAGE,
 }
 
-STATUS = """Name:\tsynthetic-jemalloc
-Umask:\t0022
-State:\tS (sleeping)
-Tgid:\t4343
-Pid:\t4343
-PPid:\t1
-Uid:\t1000\t1000\t1000\t1000
-Gid:\t1000\t1000\t1000\t1000
-VmPeak:\t   12000 kB
-VmSize:\t   12000 kB
-VmRSS:\t      88 kB
-RssAnon:\t      80 kB
-RssFile:\t       8 kB
-RssShmem:\t       0 kB
-VmSwap:\t       0 kB
-Threads:\t1
-"""
+STATUS = status("synthetic-jemalloc", 4343, vm_kb=12000, rss_anon_kb=80, rss_file_kb=8, threads=1)
 
 
 def main():
-    mem_dir = os.path.join(HERE, "memimage")
-    seeds = os.path.join(HERE, "fuzz", "heap")
-    os.makedirs(seeds, exist_ok=True)
     mem = build()
-    with open(os.path.join(mem_dir, "synthetic-jemalloc.smaps"), "w") as f:
-        f.write(smaps(mem))
-    with open(os.path.join(mem_dir, "synthetic-jemalloc.status"), "w") as f:
-        f.write(STATUS)
-    with open(os.path.join(mem_dir, "synthetic-jemalloc.img"), "w") as f:
-        f.write(image(mem))
-    with open(os.path.join(seeds, "jemalloc.img"), "w") as f:
-        f.write(image(mem))
+    write_capture("synthetic-jemalloc", smaps(mem), STATUS, image(mem))
+    write_seed("jemalloc", image(mem))
     for variant in ("wild-size", "record-out", "overlap", "root-self", "bitmap"):
-        with open(os.path.join(seeds, f"jemalloc-{variant}.img"), "w") as f:
-            f.write(image(build(variant)))
+        write_seed(f"jemalloc-{variant}", image(build(variant)))
     for k, v in EXPECTED.items():
         print(f"{k}: {v}")
 

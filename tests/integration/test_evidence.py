@@ -15,34 +15,9 @@ import time
 
 import pytest
 
-from conftest import HELPERS, MiB, region_at, rollup, run, scan_json, start_java_hold, stop
+from conftest import HELPERS, MiB, region_at, rollup, run, scan_json, start_java_hold
+from heapcheck import Target, census_unchanged, classes, wait_sleeping
 from rwdaemon import fast_config
-
-STATUS_KEYS = ("VmRSS", "RssAnon", "VmSwap", "VmPTE")
-
-
-def status(pid):
-    out = {}
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            key, _, value = line.partition(":")
-            if key in STATUS_KEYS:
-                out[key] = int(value.split()[0])
-    return out
-
-
-def census_unchanged(pid, tries=1):
-    """A census with its regions, taken while the target's VmRSS, RssAnon,
-    VmSwap and VmPTE stay as they were (programs with threads of their own,
-    a JVM's or Node's, may change them on their own: such a program gets a
-    few tries, one of which must show nothing changed)."""
-    for _ in range(tries):
-        before = status(pid)
-        census = scan_json(pid, "--regions")
-        after = status(pid)
-        if before == after:
-            return census
-    raise AssertionError(f"the census changed the process: {before} -> {after}")
 
 
 def conserved(pid, tries=1):
@@ -62,13 +37,9 @@ def conserved(pid, tries=1):
     return census
 
 
-def classes(census):
-    return {c["key"]: c for c in census["classes"]}
-
-
 def check_program(pid, rules, tries=1):
     """What every program must show; returns the census with its regions."""
-    census = census_unchanged(pid, tries)
+    census = census_unchanged(pid, "--regions", tries=tries)
     assert census["evidence"]["taken"], census["evidence"]
     assert census["cost"]["evidence_reads"] > 0
     assert census["cost"]["evidence_reads"] <= 65536
@@ -90,14 +61,6 @@ def check_program(pid, rules, tries=1):
     return census
 
 
-def start_json(cmd, **kw):
-    """Starts a program that prints one line of JSON when ready."""
-    p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, **kw)
-    line = p.stdout.readline()
-    assert line, f"{cmd} exited before it was ready"
-    return p, json.loads(line)
-
-
 def start_ready(cmd, **kw):
     p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, **kw)
     line = p.stdout.readline()
@@ -116,24 +79,8 @@ def chunk_of(census, pointer):
 
 @pytest.fixture(scope="module")
 def allocs_glibc():
-    p, info = start_json([os.path.join(HELPERS, "allocs")])
-    wait_idle_or_sleeping(info["pid"])
-    yield info
-    stop(p)
-
-
-def wait_idle_or_sleeping(pid, timeout=5):
-    """The allocator helpers wait in read(): settled once no thread runs."""
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        states = []
-        for tid in os.listdir(f"/proc/{pid}/task"):
-            with open(f"/proc/{pid}/task/{tid}/stat") as f:
-                states.append(f.read().rsplit(")", 1)[1].split()[0])
-        if all(s in "SD" for s in states):
-            return
-        time.sleep(0.01)
-    raise AssertionError(f"process {pid} did not settle")
+    with Target([os.path.join(HELPERS, "allocs")], settle=True) as t:
+        yield t.info
 
 
 def test_c_glibc(allocs_glibc):
@@ -161,13 +108,12 @@ def test_c_glibc(allocs_glibc):
     ("jemalloc", ["jemalloc_extents"]),
 ])
 def test_c_other_allocators(allocator, rules):
-    p, info = start_json([os.path.join(HELPERS, f"allocs-{allocator}")])
-    try:
-        assert info["allocator"] == allocator
-        wait_idle_or_sleeping(info["pid"])
-        c = check_program(info["pid"], rules)
+    with Target([os.path.join(HELPERS, f"allocs-{allocator}")]) as t:
+        assert t.info["allocator"] == allocator
+        wait_sleeping(t.pid)
+        c = check_program(t.pid, rules)
         # the blocks the program holds are malloc's, whichever allocator
-        for b in info["blocks"]:
+        for b in t.info["blocks"]:
             if b["kind"] in ("large", "merged"):
                 assert region_at(c, int(b["addr"], 16))["class"] == "malloc", b
         if allocator == "jemalloc":
@@ -177,8 +123,6 @@ def test_c_other_allocators(allocator, rules):
             ext = [r for r in c["regions"] if r["rule"] == "jemalloc_extents"]
             assert ext and not any(r["confirmed"] for r in ext)
             assert "by elimination" in ext[0]["why"]
-    finally:
-        stop(p)
 
 
 # ------------------------------------------------------------ CPython, numpy
@@ -197,7 +141,7 @@ def test_cpython():
     """)
     p = start_ready(["/usr/bin/python3", "-c", code])
     try:
-        wait_idle_or_sleeping(p.pid)
+        wait_sleeping(p.pid)
         c = check_program(p.pid, ["pymalloc_pools", "glibc_mmap_chunks"])
         k = classes(c)
         # 80 MiB + 20 x 2 MiB of blocks; pymalloc arenas hold the strings
@@ -219,7 +163,7 @@ def test_numpy():
     """)
     p = start_ready(["/usr/bin/python3", "-c", code])
     try:
-        wait_idle_or_sleeping(p.pid)
+        wait_sleeping(p.pid)
         c = check_program(p.pid, ["glibc_mmap_chunks"])
         # numpy's madvise splits a large array's mapping: its header page is
         # a region of its own, the array the next, and both are malloc's
@@ -331,15 +275,12 @@ def swap(tmp_path):
 
 
 def test_untouched_and_swapped_pages_stay_so(swap):
-    p, info = start_json([os.path.join(HELPERS, "residency"), "256", "16"])
-    try:
+    with Target([os.path.join(HELPERS, "residency"), "256", "16"]) as t:
+        info = t.info
         if info["pageout"] != "ok" or info["paged_out_swap"] < 8 * 1024:
             pytest.skip(f"MADV_PAGEOUT did not reach swap here ({info['pageout']}, "
                         f"{info['paged_out_swap']} kB swapped)")
-        before = status(info["pid"])
-        c = scan_json(info["pid"], "--regions")
-        after = status(info["pid"])
-        assert before == after, (before, after)
+        c = census_unchanged(t.pid, "--regions")
         # 256 MiB never written: the header page read, the rest left alone
         r = chunk_of(c, int(info["untouched"], 16))
         assert r["rule"] == "glibc_mmap_chunks" and r["size"] >= 256 * MiB
@@ -348,8 +289,6 @@ def test_untouched_and_swapped_pages_stay_so(swap):
         s = chunk_of(c, int(info["paged_out"], 16))
         assert s["rule"] != "glibc_mmap_chunks", s
         assert "swap" in (s["evidence"] or ""), s
-    finally:
-        stop(p)
 
 
 # ------------------------------------------------------------ options
@@ -388,12 +327,8 @@ def test_no_evidence_and_saved_files(allocs_glibc, tmp_path):
 def test_unprivileged_owner_reads_its_own(unprivileged_user, tmp_path):
     """A user's own process is read as root's would be (same user: ptrace
     access where Yama allows it)."""
-    p = subprocess.Popen(["runuser", "-u", unprivileged_user, "--", os.path.join(HELPERS, "allocs")],
-                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    try:
-        info = json.loads(p.stdout.readline())
-        wait_idle_or_sleeping(info["pid"])
-        c = scan_json(info["pid"], "--regions", user=unprivileged_user)
+    with Target(["runuser", "-u", unprivileged_user, "--", os.path.join(HELPERS, "allocs")], settle=True) as t:
+        c = scan_json(t.pid, "--regions", user=unprivileged_user)
         scope = open("/proc/sys/kernel/yama/ptrace_scope").read().strip() \
             if os.path.exists("/proc/sys/kernel/yama/ptrace_scope") else "0"
         if scope == "0":
@@ -401,8 +336,6 @@ def test_unprivileged_owner_reads_its_own(unprivileged_user, tmp_path):
             assert any(r["rule"] == "glibc_mmap_chunks" for r in c["regions"])
         else:
             assert not c["evidence"]["taken"] and "ptrace" in c["evidence"]["why_not"]
-    finally:
-        stop(p)
 
 
 # ------------------------------------------------------------ the daemon

@@ -18,56 +18,20 @@ import time
 
 import pytest
 
-from conftest import HELPERS, MiB, run, scan_json, stop
+from conftest import HELPERS, MiB, run, scan_json
+from heapcheck import Target, adds_up, assert_near, census_unchanged, class_of, slack, status
 
 PAGE = 4096
-STATUS_KEYS = ("VmRSS", "RssAnon", "VmSwap", "VmPTE")
-
-
-def status(pid):
-    out = {}
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            key, _, value = line.partition(":")
-            if key in STATUS_KEYS:
-                out[key] = int(value.split()[0])
-    return out
 
 
 def malloc_of(census):
-    return next(c for c in census["classes"] if c["key"] == "malloc")
+    return class_of(census, "malloc")
 
 
-def near(got, want, what):
-    """Within 3 % or 2 MiB: memory never written is in no census, and
-    jemalloc counts as allocated the regions its thread caches took and
-    have not handed out."""
-    assert abs(got - want) <= max(0.03 * want, 2 * MiB), f"{what}: ramwatch {got}, jemalloc {want}"
-
-
-def adds_up(m):
-    assert m["in_use"] + m["free"] + m["overhead"] + m["unknown"] == m["private"], m
-    assert 0 <= m["returnable"] <= m["free"], m
-
-
-class Heap:
+def heap(name, *args):
     """tests/helpers/jemalloc-heap.c: a fragmented jemalloc heap that
-    prints mallctl's statistics when asked."""
-
-    def __init__(self, name, *args):
-        self.p = subprocess.Popen([os.path.join(HELPERS, name), *args], stdin=subprocess.PIPE,
-                                  stdout=subprocess.PIPE, text=True)
-        line = self.p.stdout.readline()
-        assert line, f"{name} exited before it was ready"
-        self.pid = json.loads(line)["pid"]
-
-    def stats(self):
-        self.p.stdin.write("stats\n")
-        self.p.stdin.flush()
-        return json.loads(self.p.stdout.readline())
-
-    def stop(self):
-        stop(self.p)
+    prints mallctl's statistics when asked ("stats")."""
+    return Target([os.path.join(HELPERS, name), *args])
 
 
 def kept(s):
@@ -78,43 +42,34 @@ def kept(s):
 
 @pytest.mark.parametrize("helper", ["jemalloc-heap", "jemalloc-heap-static"])
 def test_against_mallctl(helper):
-    h = Heap(helper, "--mib=96", "--threads=3", "--keep=3")
-    try:
-        before = h.stats()
+    with heap(helper, "--mib=96", "--threads=3", "--keep=3") as h:
+        before = h.ask("stats")
         assert before["version"].startswith("5.3.0-")
         census = scan_json(h.pid)
-        after = h.stats()
+        after = h.ask("stats")
         assert before == after, "the heap moved: the helper is quiet once ready"
         m = malloc_of(census)
         assert m["how"].startswith("jemalloc 5.3.0: "), m["how"]
         assert m["unknown"] == 0, m
         adds_up(m)
-        near(m["in_use"], before["allocated"], "in use")
-        near(m["free"], kept(before), "free")
+        assert_near(m["in_use"], before["allocated"], "in use")
+        assert_near(m["free"], kept(before), "free")
         # the dirty pages, whole and written, are what purging gives back
-        near(m["returnable"], (before["pdirty"] + before["pmuzzy"]) * PAGE, "returnable")
+        assert_near(m["returnable"], (before["pdirty"] + before["pmuzzy"]) * PAGE, "returnable")
         # jemalloc's metadata, its base blocks, is neither
         assert 0 < m["overhead"] <= before["metadata"] + 2 * MiB
         # the figures are the program's: the totals carry them
         assert census["totals"]["in_use"] == m["in_use"]
-    finally:
-        h.stop()
 
 
 def test_target_untouched():
     """VmRSS, RssAnon, VmSwap and VmPTE as they were: nothing faulted in,
     no page table filled, by the heap walk as by evidence."""
-    h = Heap("jemalloc-heap", "--mib=64")
-    try:
-        h.stats()
+    with heap("jemalloc-heap", "--mib=64") as h:
+        h.ask("stats")
         for _ in range(3):
-            before = status(h.pid)
-            m = malloc_of(scan_json(h.pid))
-            after = status(h.pid)
-            assert before == after, (before, after)
+            m = malloc_of(census_unchanged(h.pid))
             assert m["unknown"] == 0 and m["in_use"] > 0, m
-    finally:
-        h.stop()
 
 
 def test_busy_target():
@@ -122,28 +77,24 @@ def test_busy_target():
     reads: each census's malloc figures add up to its private memory, and
     are either checked (then near what mallctl says before and after, give
     or take what the busy threads hold) or unknown with the reason."""
-    h = Heap("jemalloc-heap", "--mib=64", "--busy=2")
     checked = unknown = 0
     # the busy threads hold up to 256 blocks of up to 20 KiB each
     churn = 2 * 256 * 20480
-    try:
+    with heap("jemalloc-heap", "--mib=64", "--busy=2") as h:
         for _ in range(12):
-            before = h.stats()
+            before = h.ask("stats")
             m = malloc_of(scan_json(h.pid))
-            after = h.stats()
+            after = h.ask("stats")
             adds_up(m)
             if m["unknown"] == 0:
                 checked += 1
                 low = min(before["allocated"], after["allocated"]) - churn
                 high = max(before["allocated"], after["allocated"]) + churn
-                assert low - max(0.03 * low, 2 * MiB) <= m["in_use"] <= high + max(0.03 * high, 2 * MiB), \
-                    (m, before, after)
+                assert low - slack(low) <= m["in_use"] <= high + slack(high), (m, before, after)
             else:
                 unknown += 1
                 assert m["in_use"] == 0 and m["free"] == 0, m
                 assert m["how"].startswith("jemalloc 5.3.0: ") and "tries" in m["how"], m["how"]
-    finally:
-        h.stop()
     assert checked + unknown == 12
 
 
@@ -153,15 +104,12 @@ def test_saved_capture(tmp_path):
     mappings), and says nothing of in use or free: unknown (null), no
     sentence of what was read, since nothing was.  With the memory image
     saved by the live census, the census taken again has its figures."""
-    h = Heap("jemalloc-heap", "--mib=32")
-    try:
-        h.stats()
+    with heap("jemalloc-heap", "--mib=32") as h:
+        h.ask("stats")
         smaps = tmp_path / "smaps"
         image = tmp_path / "mem.img"
         smaps.write_bytes(open(f"/proc/{h.pid}/smaps", "rb").read())
         live = scan_json(h.pid, "--save-memory", image)
-    finally:
-        h.stop()
     saved = json.loads(run("scan", "--smaps", smaps, "--json", "--regions", check=0).stdout)
     assert not saved["evidence"]["taken"]
     m = malloc_of(saved)
@@ -249,9 +197,9 @@ def test_redis_against_info_memory(tmp_path):
         assert m["how"].startswith("jemalloc 5.3.0: "), m["how"]
         assert m["unknown"] == 0
         adds_up(m)
-        near(m["in_use"], before["allocated"], "in use")
-        near(m["free"], before["active"] - before["allocated"] + (before["dirty"] + before["muzzy"]) * PAGE,
-             "free")
+        assert_near(m["in_use"], before["allocated"], "in use")
+        assert_near(m["free"], before["active"] - before["allocated"] + (before["dirty"] + before["muzzy"]) * PAGE,
+                    "free")
         # two thirds of the keys deleted: most of what jemalloc holds is free
         assert m["free"] > m["in_use"]
     finally:

@@ -18,39 +18,24 @@ mapped_files class, not the heap's).
 A JVM run with -XX:-UsePerfData has no such file: its heap stays unknown,
 saying why.  The census leaves the JVM's resident memory, swap and page
 tables as they were."""
-import json
 import os
 import shutil
 import subprocess
 
 import pytest
 
-from conftest import MiB, scan_json, stop
+from conftest import MiB, scan_json
+from heapcheck import Target, adds_up, class_of, status
 
 HEAPFILL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "helpers", "HeapFill.java")
-STATUS_KEYS = ("VmRSS", "RssAnon", "VmSwap", "VmPTE")
 JSTAT_ROUNDING = 8 * 0.05 * 1024  # eight columns, each rounded to 0.1 KiB
 
 pytestmark = pytest.mark.skipif(not shutil.which("java") or not shutil.which("jstat"),
                                 reason="no java and jstat (Debian: default-jdk-headless)")
 
 
-def status(pid):
-    out = {}
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            key, _, value = line.partition(":")
-            if key in STATUS_KEYS:
-                out[key] = int(value.split()[0])
-    return out
-
-
 def start_heapfill(*jvm_options):
-    p = subprocess.Popen(["java", "-Xmx256m", "-Xshare:off", *jvm_options, HEAPFILL],
-                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    line = p.stdout.readline()
-    assert line, f"HeapFill {jvm_options} exited before it was ready"
-    return p, json.loads(line)
+    return Target(["java", "-Xmx256m", "-Xshare:off", *jvm_options, HEAPFILL])
 
 
 def jstat_gc(pid):
@@ -66,16 +51,7 @@ def jstat_gc(pid):
 
 
 def heap_class(census):
-    for c in census["classes"]:
-        if c["key"] == "runtime_heap":
-            return c
-    raise AssertionError(f"no runtime_heap class in {[c['key'] for c in census['classes']]}")
-
-
-def adds_up(c):
-    for key in ("in_use", "free", "overhead", "unknown", "returnable"):
-        assert isinstance(c[key], int) and c[key] >= 0, (key, c)
-    assert c["in_use"] + c["free"] + c["overhead"] + c["unknown"] == c["private"], c
+    return class_of(census, "runtime_heap")
 
 
 def census_against_jstat(pid, tries=3):
@@ -94,30 +70,24 @@ def census_against_jstat(pid, tries=3):
 
 @pytest.mark.parametrize("gc", ["G1", "Parallel"])
 def test_in_use_is_jstat_used(gc):
-    p, info = start_heapfill(f"-XX:+Use{gc}GC")
-    try:
-        census, (used1, cap1), (used2, cap2) = census_against_jstat(info["pid"])
+    with start_heapfill(f"-XX:+Use{gc}GC") as t:
+        census, (used1, cap1), (used2, cap2) = census_against_jstat(t.pid)
         c = heap_class(census)
         adds_up(c)
         assert c["how"].startswith(f"hsperfdata: {gc}, used "), c["how"]
         lo, hi = min(used1, used2) - JSTAT_ROUNDING, max(used1, used2) + JSTAT_ROUNDING
         assert lo <= c["in_use"] <= hi, (c, used1, used2)
         # the helper's own view: what it kept is in use
-        assert c["in_use"] >= info["kept"], (c, info)
+        assert c["in_use"] >= t.info["kept"], (c, t.info)
         # free is committed memory not used, and only what is private of it
         assert c["free"] <= max(cap1, cap2) - min(used1, used2) + JSTAT_ROUNDING, (c, cap1, cap2)
         assert c["returnable"] == 0
-    finally:
-        stop(p)
 
 
 def test_without_perf_data_stays_unknown():
-    p, info = start_heapfill("-XX:-UsePerfData")
-    try:
-        c = heap_class(scan_json(info["pid"]))
+    with start_heapfill("-XX:-UsePerfData") as t:
+        c = heap_class(scan_json(t.pid))
         adds_up(c)
         assert "-XX:-UsePerfData" in c["how"], c["how"]
         assert c["in_use"] == 0 and c["free"] == 0
         assert c["unknown"] >= 24 * MiB, c
-    finally:
-        stop(p)

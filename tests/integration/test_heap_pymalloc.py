@@ -6,7 +6,6 @@ allocated blocks as in_use and the bytes in available blocks and unused
 pools as free, within 3 % or 2 MiB; the census leaves the process as it
 was; a process whose threads make and drop objects during the census gets
 figures that add up, or unknown, never a wrong figure."""
-import json
 import os
 import re
 import shutil
@@ -15,24 +14,19 @@ import tempfile
 
 import pytest
 
-from conftest import MiB, scan_json
-from test_evidence import census_unchanged, classes, wait_idle_or_sleeping
+from conftest import scan_json
+from heapcheck import Target, adds_up, census_unchanged, class_of, near, wait_sleeping
 
 PROGRAM = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "helpers", "pymalloc-objects.py")
-COUNTERS = ("in_use", "free", "overhead", "unknown")
 
 
-class Target:
-    """The helper running under python, its _debugmallocstats() a line away."""
+class Objects(Target):
+    """The helper running under python, its _debugmallocstats() a line away
+    (on its standard error)."""
 
     def __init__(self, python, mode, n):
         self.err = tempfile.TemporaryFile(mode="w+")
-        self.p = subprocess.Popen([python, PROGRAM, mode, str(n)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=self.err, text=True)
-        line = self.p.stdout.readline()
-        assert line, f"{python} {PROGRAM} exited before it was ready"
-        self.info = json.loads(line)
-        self.pid = self.info["pid"]
+        super().__init__([python, PROGRAM, mode, str(n)], stderr=self.err)
 
     def stats(self):
         """The figures sys._debugmallocstats() prints (bytes)."""
@@ -56,14 +50,8 @@ class Target:
             "arenas": number(r"^# arenas allocated current\s*=\s*([\d,]+)"),
         }
 
-    def close(self):
-        if self.p.poll() is None:
-            self.p.stdin.close()
-            try:
-                self.p.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.p.kill()
-                self.p.wait()
+    def stop(self):
+        super().stop()
         self.err.close()
 
 
@@ -76,18 +64,9 @@ def python_version(python):
     return out.stdout.strip()
 
 
-def near(measured, expected):
-    """Within 3 % or 2 MiB, whichever is larger."""
-    return abs(measured - expected) <= max(0.03 * expected, 2 * MiB)
-
-
 def python_class(census):
-    k = classes(census)["python"]
-    for key in COUNTERS + ("returnable",):
-        assert isinstance(k[key], int), (key, k)
-    # what a user adds up first
-    assert sum(k[key] for key in COUNTERS) == k["private"], k
-    assert k["returnable"] <= k["free"], k
+    k = class_of(census, "python")
+    adds_up(k)
     return k
 
 
@@ -122,11 +101,10 @@ def test_against_debugmallocstats(debian_python, mode, n):
     """Fragmented: every ninth object kept, so most pools hold few blocks
     and most of the arenas is free.  Dropped: one in 400 kept, so most
     pools are empty, the returnable part."""
-    t = Target(debian_python, mode, n)
-    try:
-        wait_idle_or_sleeping(t.pid)
+    with Objects(debian_python, mode, n) as t:
+        wait_sleeping(t.pid)
         before = t.stats()
-        census = census_unchanged(t.pid)
+        census = census_unchanged(t.pid, "--regions")
         after = t.stats()
         assert before == after, "the target changed its heap on its own"
         k = compare(t, census, before)
@@ -138,16 +116,13 @@ def test_against_debugmallocstats(debian_python, mode, n):
             # empty pools are the returnable part: all of their pages
             assert near(k["returnable"], before["unused_pools"]), (k, before)
             assert "empty, returnable" in k["how"]
-    finally:
-        t.close()
 
 
 def test_busy_target(debian_python):
     """Two threads make and drop objects during every census: each is a
     figure that adds up, arenas caught changing being unknown with the
     reason, never a figure the pools did not check out for."""
-    t = Target(debian_python, "busy", 500000)
-    try:
+    with Objects(debian_python, "busy", 500000) as t:
         # what the program holds, give or take what the threads churn
         allocated = t.stats()["allocated"]
         seen_known = 0
@@ -162,8 +137,6 @@ def test_busy_target(debian_python):
                 seen_known += 1
         # the threads hold the GIL in turns: most censuses check out
         assert seen_known > 0
-    finally:
-        t.close()
 
 
 def other_pythons():
@@ -187,11 +160,8 @@ def other_pythons():
 def test_other_layouts(python, minor):
     if not python:
         pytest.skip(f"no CPython 3.{minor} on this machine")
-    t = Target(python, "fragmented", 1000000)
-    try:
-        wait_idle_or_sleeping(t.pid)
+    with Objects(python, "fragmented", 1000000) as t:
+        wait_sleeping(t.pid)
         stats = t.stats()
-        census = census_unchanged(t.pid)
+        census = census_unchanged(t.pid, "--regions")
         compare(t, census, stats)
-    finally:
-        t.close()

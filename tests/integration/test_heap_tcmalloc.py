@@ -12,136 +12,28 @@ program's resident memory, swap and page tables as they were.  A program whose t
 free while it is read gets checked figures or unknown segments, and the
 figures add up to the class's private bytes every time.  A census taken
 again from the saved smaps and memory image finds the same."""
-import json
-import os
-import subprocess
-import time
+from heapcheck import busy_known, heapstat, near, quiet_census, saved_census_finds_the_same
 
-import pytest
-
-from conftest import HELPERS, MiB, run, scan_json, stop
-
-HEAPSTAT = os.path.join(HELPERS, "heapstat-tcmalloc")
-STATUS_KEYS = ("VmRSS", "RssAnon", "VmSwap", "VmPTE")
 SMALL = ["--small=40000", "--medium=300", "--threads=2"]
 
 
-def status(pid):
-    out = {}
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            key, _, value = line.partition(":")
-            if key in STATUS_KEYS:
-                out[key] = int(value.split()[0])
-    return out
-
-
-def wait_sleeping(pid, timeout=10):
-    """The helper's threads wait on a condition, its main thread in read():
-    settled once no thread runs."""
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        states = []
-        for tid in os.listdir(f"/proc/{pid}/task"):
-            with open(f"/proc/{pid}/task/{tid}/stat") as f:
-                states.append(f.read().rsplit(")", 1)[1].split()[0])
-        if all(s in "SD" for s in states):
-            return
-        time.sleep(0.01)
-    raise AssertionError(f"process {pid} did not settle")
-
-
-def start(*args, settle=True):
-    p = subprocess.Popen([HEAPSTAT, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    line = p.stdout.readline()
-    assert line, f"heapstat-tcmalloc {args} exited before it was ready"
-    info = json.loads(line)
-    assert info["allocator"] == "tcmalloc", info
-    if settle:
-        wait_sleeping(info["pid"])
-    return p, info
-
-
-def stats(p):
-    p.stdin.write("stats\n")
-    p.stdin.flush()
-    return json.loads(p.stdout.readline())["stats"]
-
-
-def malloc_class(census):
-    for c in census["classes"]:
-        if c["key"] == "malloc":
-            return c
-    raise AssertionError(f"no malloc class in {[c['key'] for c in census['classes']]}")
-
-
-def adds_up(c):
-    for key in ("in_use", "free", "overhead", "unknown", "returnable"):
-        assert isinstance(c[key], int) and c[key] >= 0, (key, c)
-    assert c["in_use"] + c["free"] + c["overhead"] + c["unknown"] == c["private"], c
-    assert c["returnable"] <= c["free"], c
-
-
-def close(a, b):
-    return abs(a - b) <= max(0.03 * b, 2 * MiB)
-
-
 def test_quiet_program_agrees_with_tcmalloc():
-    p, info = start(*SMALL)
-    try:
-        pid = info["pid"]
-        stats(p)  # its first answer allocates stdio's buffer: the figures after it stay put
-        wait_sleeping(pid)
-        before = status(pid)
-        census = scan_json(pid)
-        after = status(pid)
-        assert before == after, (before, after)
-        own = stats(p)
-        c = malloc_class(census)
-        adds_up(c)
+    with heapstat("tcmalloc", *SMALL) as t:
+        c, own = quiet_census(t)
         assert c["how"].startswith("gperftools 2.10 (libtcmalloc_minimal.so.4): "), c["how"]
         assert c["unknown"] == 0, c
-        assert close(c["in_use"], own["allocated"]), (c, own)
+        assert near(c["in_use"], own["allocated"]), (c, own)
         kept = own["pageheap_free"] + own["central_free"] + own["transfer_free"] + own["thread_free"]
-        assert close(c["free"], kept), (c, own)
+        assert near(c["free"], kept), (c, own)
         assert c["returnable"] <= own["pageheap_free"], (c, own)
-        assert close(c["returnable"], own["pageheap_free"]), (c, own)
-    finally:
-        stop(p)
+        assert near(c["returnable"], own["pageheap_free"]), (c, own)
 
 
 def test_busy_program_is_checked_or_unknown():
-    p, info = start("--busy", *SMALL, settle=False)
-    try:
-        known = 0
-        for _ in range(6):
-            c = malloc_class(scan_json(info["pid"]))
-            adds_up(c)
-            assert c["how"].startswith("gperftools 2.10"), c["how"]
-            if c["in_use"] or c["free"]:
-                known += 1
-                assert c["in_use"] <= c["private"]
-        assert known > 0, "no census of the busy program read its heap"
-    finally:
-        stop(p)
+    with heapstat("tcmalloc", "--busy", *SMALL, settle=False) as t:
+        assert busy_known(t, "gperftools 2.10") > 0, "no census of the busy program read its heap"
 
 
 def test_saved_census_finds_the_same(tmp_path):
-    p, info = start(*SMALL)
-    try:
-        pid = info["pid"]
-        stats(p)
-        wait_sleeping(pid)
-        smaps, status_file, image = tmp_path / "p.smaps", tmp_path / "p.status", tmp_path / "p.img"
-        smaps.write_bytes(open(f"/proc/{pid}/smaps", "rb").read())
-        status_file.write_bytes(open(f"/proc/{pid}/status", "rb").read())
-        live = malloc_class(scan_json(pid, "--save-memory", image))
-        saved = json.loads(run("scan", "--smaps", smaps, "--status", status_file, "--memory", image, "--json",
-                               check=0).stdout)
-        again = malloc_class(saved)
-        adds_up(again)
-        assert again["how"] == live["how"], (again["how"], live["how"])
-        for key in ("in_use", "free", "returnable"):
-            assert again[key] == live[key], (key, again, live)
-    finally:
-        stop(p)
+    with heapstat("tcmalloc", *SMALL) as t:
+        saved_census_finds_the_same(t, tmp_path)

@@ -11,40 +11,32 @@ follow the program: a growth census sees in use grow, a census after the
 program freed sees free grow instead.  The report says which: held by the
 program, or kept by the allocator; history says in use beside private,
 and that the interval censuses in between read none."""
-import json
 import os
-import subprocess
 import time
 
 import pytest
 
-from conftest import HELPERS, MiB, run, scan_json, stop, wait_idle
+from conftest import HELPERS, MiB, run, scan_json, wait_idle
+from heapcheck import Target, adds_up, near
 from rwdaemon import fast_config
 
 
-class Allocs:
+class Allocs(Target):
     """The helper, its pipes kept to give it commands."""
 
     def __init__(self):
-        self.proc = subprocess.Popen([os.path.join(HELPERS, "allocs"), "--sizes=1", "--threads=0", "--small=2000"],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-        line = self.proc.stdout.readline()
-        assert line, "allocs exited before it was ready"
-        self.pid = json.loads(line)["pid"]
+        super().__init__([os.path.join(HELPERS, "allocs"), "--sizes=1", "--threads=0", "--small=2000"])
 
     def command(self, text):
-        self.proc.stdin.write(text + "\n")
-        self.proc.stdin.flush()
-        answer = json.loads(self.proc.stdout.readline())
+        answer = self.ask(text)
         wait_idle(self.pid)
         return answer["mallinfo"]
 
 
 @pytest.fixture
 def allocs():
-    a = Allocs()
-    yield a
-    stop(a.proc)
+    with Allocs() as a:
+        yield a
 
 
 def config(pid, extra=""):
@@ -63,15 +55,8 @@ def malloc_row(d, census_id):
     return rows[0]
 
 
-def adds_up(k):
-    for key in ("in_use", "free", "overhead", "unknown", "returnable"):
-        assert isinstance(k[key], int) and k[key] >= 0, (key, k)
-    assert k["in_use"] + k["free"] + k["overhead"] + k["unknown"] == k["private"], k
-    assert k["returnable"] <= k["free"], k
-
-
 def agrees(ours, theirs, what):
-    assert abs(ours - theirs) <= max(0.03 * theirs, 2 * MiB), f"{what}: stored {ours}, mallinfo2 {theirs}"
+    assert near(ours, theirs), f"{what}: stored {ours}, mallinfo2 {theirs}"
 
 
 def agrees_with(k, m):
@@ -200,10 +185,7 @@ def test_walk_stops_at_the_budget(tmp_path, daemons):
     there and does not wait for the rest; what the walk read stands, the
     rest is unknown, and the class says why."""
     credit_us = 60_000
-    heap = subprocess.Popen([os.path.join(HELPERS, "glibc-heap"), "--small=600000"], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, text=True)
-    try:
-        assert heap.stdout.readline(), "glibc-heap exited before it was ready"
+    with Target([os.path.join(HELPERS, "glibc-heap"), "--small=600000"]) as heap:
         unhurried = scan_json(heap.pid)
         walk_us = unhurried["cost"]["wall_us"]
         # the premise: the whole census takes well past the budget's credit
@@ -222,5 +204,3 @@ def test_walk_stops_at_the_budget(tmp_path, daemons):
         adds_up(k)
         assert "stopped at the census's deadline" in k["how"], k["how"]
         assert k["unknown"] > 100 * MiB and k["in_use"] + k["free"] > 0, k
-    finally:
-        stop(heap)

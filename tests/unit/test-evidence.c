@@ -17,51 +17,34 @@
 #include "util.h"
 
 #include "evidence-testlib.h"
+#include "test-heap-lib.h"
 #include "man-testlib.h"
 
 #define PAGE 4096ull
 
 /* ------------------------------------------------------------ the pass */
 
-/* An image built as text. */
-struct image {
-	struct text t;
-	FILE *f;
-};
-
-static void image_open(struct image *i)
-{
-	i->f = text_open(&i->t);
-	fprintf(i->f, "ramwatch-memory-image 1\n");
-}
-
-static void image_pages(struct image *i, const char *state, uint64_t start, uint64_t end)
-{
-	fprintf(i->f, "%s %" PRIx64 " %" PRIx64 "\n", state, start, end);
-}
-
 /* n bytes at addr, then zeros to 64: the pass reads 64 bytes at a header,
  * and an image answers only reads it holds whole. */
-static void image_bytes(struct image *i, uint64_t addr, const uint8_t *b, size_t n)
+static void image_header(struct image *i, uint64_t addr, const uint8_t *b, size_t n)
 {
-	fprintf(i->f, "data %" PRIx64 " ", addr);
-	for (size_t k = 0; k < 64; k++)
-		fprintf(i->f, "%02x", k < n ? b[k] : 0);
-	fputc('\n', i->f);
+	uint8_t padded[64] = { 0 };
+	memcpy(padded, b, n);
+	image_bytes(i, addr, padded, sizeof(padded));
 }
 
 static void image_chunk(struct image *i, uint64_t addr, uint64_t size)
 {
 	uint8_t b[16] = { 0 };
 	put_u64(b, 8, size | 2);
-	image_bytes(i, addr, b, 16);
+	image_header(i, addr, b, 16);
 }
 
 static void image_pool(struct image *i, uint64_t addr, uint32_t arena)
 {
 	uint8_t b[64];
 	make_pool(b, addr, 16 * KiB, 5, arena);
-	image_bytes(i, addr, b, 64);
+	image_header(i, addr, b, 64);
 }
 
 struct run {
@@ -353,7 +336,7 @@ static void test_jemalloc(void **state)
 	put_u64(b, 16, 0x0e80afff);
 	put_u64(b, 24, a + 4 * MiB + 0x1000);
 	put_u64(b, 32, 2 * MiB - 0x1000);
-	image_bytes(&i, a + 4 * MiB, b, 40);
+	image_header(&i, a + 4 * MiB, b, 40);
 	run_pass(&run, text_close(&t), text_close(&i.t), 0);
 	assert_int_equal(run.r, 0);
 	/* base block and extents are both malloc: one region, which says both */
@@ -387,7 +370,7 @@ static void test_jemalloc_built_in(void **state)
 	put_u64(b, 16, 0x0e80afff);
 	put_u64(b, 24, a + 0x1000);
 	put_u64(b, 32, 2 * MiB - 0x1000);
-	image_bytes(&i, a, b, 40);
+	image_header(&i, a, b, 40);
 	run_pass(&run, text_close(&t), text_close(&i.t), 0);
 	assert_int_equal(run.r, 0);
 	assert_int_equal(run.p.n, 2);
@@ -465,18 +448,8 @@ static void test_nothing_to_read(void **state)
  * the census finds what the live one did. */
 static void check_captured(const char *name, const char *const *rules, size_t n_rules)
 {
-	char *smaps, *status, *image;
 	struct scan_options o = { .keep_regions = true };
-	struct error err = { 0 };
-	struct census *c = NULL;
-	const char *dir = fixture("memimage");
-
-	assert_true(asprintf(&smaps, "%s/%s.smaps", dir, name) > 0);
-	assert_true(asprintf(&status, "%s/%s.status", dir, name) > 0);
-	assert_true(asprintf(&image, "%s/%s.img", dir, name) > 0);
-	o.memory_image = image;
-	if (scan_smaps_file(smaps, status, &o, &c, &err) < 0)
-		fail_msg("%s: %s", name, err.message);
+	struct census *c = capture_census(name, NULL, &o);
 	assert_true(c->evidence.taken);
 	/* other under 10 % of private memory (under 1 % here) */
 	uint64_t private = c->totals.private;
@@ -500,9 +473,6 @@ static void check_captured(const char *name, const char *const *rules, size_t n_
 	for (size_t i = 0; i < c->n_regions; i++)
 		assert_true(c->regions[i].rule && c->regions[i].why);
 	census_free(c);
-	free(smaps);
-	free(status);
-	free(image);
 }
 
 static void test_captured(void **state)

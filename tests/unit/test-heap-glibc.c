@@ -19,6 +19,8 @@
 #include "scan.h"
 #include "util.h"
 
+#include "test-heap-lib.h"
+
 #define NAME "c-glibc-heap"
 /* what a walk that never checks out says: its tries, RW_HEAP_RETRIES more than one */
 #define TRIES "4 tries"
@@ -36,28 +38,12 @@ _Static_assert(RW_HEAP_RETRIES == 3, "TRIES says RW_HEAP_RETRIES + 1");
 #define HEAP_START 0x5611200b7000ull
 #define BANNER_END_PAGE 0x7ff5b8b10000ull
 
-static char *path_of(const char *ext)
-{
-	char *p;
-	assert_true(asprintf(&p, "%s/%s.%s", fixture("memimage"), NAME, ext) > 0);
-	return p;
-}
-
 /* The census of the capture, with image standing for its memory image
  * (NULL: the captured one). */
 static struct census *take(const char *image, uint64_t max_bytes)
 {
-	char *smaps = path_of("smaps"), *status = path_of("status"), *own = path_of("img");
-	struct scan_options o = { .memory_image = image ? image : own, .heap_max_bytes = max_bytes };
-	struct error err = { 0 };
-	struct census *c = NULL;
-
-	if (scan_smaps_file(smaps, status, &o, &c, &err) < 0)
-		fail_msg("%s: %s", NAME, err.message);
-	free(smaps);
-	free(status);
-	free(own);
-	return c;
+	struct scan_options o = { .heap_max_bytes = max_bytes };
+	return capture_census(NAME, image, &o);
 }
 
 /* in use + free + overhead + unknown is the class's private bytes, and
@@ -68,8 +54,7 @@ static const struct census_totals *malloc_of(const struct census *c)
 	assert_false(c->unknown_classes[CLASS_MALLOC] & CENSUS_HEAP_COUNTERS);
 	assert_non_null(c->how[CLASS_MALLOC]);
 	assert_int_equal(k->private, LIVE_PRIVATE);
-	assert_int_equal(k->in_use + k->free_kept + k->overhead + k->unknown, k->private);
-	assert_true(k->returnable <= k->free_kept);
+	assert_class_adds_up(c, CLASS_MALLOC);
 	assert_int_equal(c->totals.in_use, k->in_use);
 	assert_int_equal(c->totals.unknown, k->unknown);
 	return k;
@@ -152,7 +137,7 @@ static const char *patch_line(FILE *f, const char *line, size_t off, const uint8
 static char *patched(uint64_t addr, size_t off, const uint8_t *old, const uint8_t *new_bytes, size_t len)
 {
 	size_t text_len, found = 0;
-	char *img = path_of("img"), *text = slurp(img, &text_len), *out_path;
+	char *img = capture_path(NAME, "img"), *text = slurp(img, &text_len), *out_path;
 	char key[40];
 
 	snprintf(key, sizeof(key), "\ndata %" PRIx64 " ", addr);
@@ -220,48 +205,24 @@ static void test_unknown_version(void **state)
 static void test_image_without_libc(void **state)
 {
 	(void)state;
-	char *smaps, *status, *image;
-	const char *dir = fixture("memimage");
-	assert_true(asprintf(&smaps, "%s/python3-blocks.smaps", dir) > 0);
-	assert_true(asprintf(&status, "%s/python3-blocks.status", dir) > 0);
-	assert_true(asprintf(&image, "%s/python3-blocks.img", dir) > 0);
-	struct scan_options o = { .memory_image = image };
-	struct error err = { 0 };
-	struct census *c = NULL;
-
-	if (scan_smaps_file(smaps, status, &o, &c, &err) < 0)
-		fail_msg("python3-blocks: %s", err.message);
+	struct scan_options o = { 0 };
+	struct census *c = capture_census("python3-blocks", NULL, &o);
 	const struct census_totals *k = &c->classes[CLASS_MALLOC];
 	assert_non_null(c->how[CLASS_MALLOC]);
 	assert_non_null(strstr(c->how[CLASS_MALLOC], "version could not be read"));
 	assert_int_equal(k->unknown, k->private);
 	census_free(c);
-	free(smaps);
-	free(status);
-	free(image);
 }
 
 /* The process tests/data/make-glibc-image.py lays out by hand, whose
  * every chunk is known: the walk finds its figures to the byte. */
 static struct census *take_synthetic(const char *image)
 {
-	char *smaps, *status, *own;
-	const char *data = fixture("");
-	assert_true(asprintf(&smaps, "%smemimage/synthetic-glibc.smaps", data) > 0);
-	assert_true(asprintf(&status, "%smemimage/synthetic-glibc.status", data) > 0);
-	assert_true(asprintf(&own, "%s%s", data, image) > 0);
-	struct scan_options o = { .memory_image = own };
-	struct error err = { 0 };
-	struct census *c = NULL;
-	if (scan_smaps_file(smaps, status, &o, &c, &err) < 0)
-		fail_msg("synthetic-glibc: %s", err.message);
-	const struct census_totals *k = &c->classes[CLASS_MALLOC];
+	struct scan_options o = { 0 };
+	struct census *c = capture_census("synthetic-glibc", fixture(image), &o);
 	assert_non_null(c->how[CLASS_MALLOC]);
-	assert_int_equal(k->private, 20480);
-	assert_int_equal(k->in_use + k->free_kept + k->overhead + k->unknown, k->private);
-	free(smaps);
-	free(status);
-	free(own);
+	assert_int_equal(c->classes[CLASS_MALLOC].private, 20480);
+	assert_class_adds_up(c, CLASS_MALLOC);
 	return c;
 }
 
@@ -312,30 +273,25 @@ static void test_synthetic_corrupt(void **state)
 static void test_not_asked(void **state)
 {
 	(void)state;
-	char *smaps = path_of("smaps"), *status = path_of("status"), *image = path_of("img");
-	struct error err = { 0 };
 	struct census *c = NULL;
 
-	struct scan_options no_heap = { .memory_image = image, .no_heap = true };
-	assert_int_equal(scan_smaps_file(smaps, status, &no_heap, &c, &err), 0);
+	struct scan_options no_heap = { .no_heap = true };
+	c = capture_census(NAME, NULL, &no_heap);
 	assert_true(c->unknown_classes[CLASS_MALLOC] & CENSUS_HEAP_COUNTERS);
 	assert_null(c->how[CLASS_MALLOC]);
 	c = census_free(c);
 
-	struct scan_options no_evidence = { .memory_image = image, .no_evidence = true };
-	assert_int_equal(scan_smaps_file(smaps, status, &no_evidence, &c, &err), 0);
+	struct scan_options no_evidence = { .no_evidence = true };
+	c = capture_census(NAME, NULL, &no_evidence);
 	assert_true(c->unknown_classes[CLASS_MALLOC] & CENSUS_HEAP_COUNTERS);
 	c = census_free(c);
 
 	/* a census whose deadline has passed starts no walk */
-	struct scan_options late = { .memory_image = image, .heap_deadline_us = 1 };
-	assert_int_equal(scan_smaps_file(smaps, status, &late, &c, &err), 0);
+	struct scan_options late = { .heap_deadline_us = 1 };
+	c = capture_census(NAME, NULL, &late);
 	assert_true(c->unknown_classes[CLASS_MALLOC] & CENSUS_HEAP_COUNTERS);
 	assert_null(c->how[CLASS_MALLOC]);
 	census_free(c);
-	free(smaps);
-	free(status);
-	free(image);
 }
 
 int main(void)

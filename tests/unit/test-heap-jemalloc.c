@@ -25,6 +25,8 @@
 #include "fileio.h"
 #include "util.h"
 
+#include "test-heap-lib.h"
+
 #define PAGE 4096ull
 
 /* ------------------------------------------------------------ pure parts */
@@ -127,25 +129,6 @@ static void assert_near(uint64_t got, uint64_t want, const char *what, const cha
 		fail_msg("%s: %s %" PRIu64 ", jemalloc says %" PRIu64, name, what, got, want);
 }
 
-static struct census *census_of(const char *name, struct scan_options *o)
-{
-	char *smaps, *status, *image;
-	struct error err = { 0 };
-	struct census *c = NULL;
-	const char *dir = fixture("memimage");
-
-	assert_true(asprintf(&smaps, "%s/%s.smaps", dir, name) > 0);
-	assert_true(asprintf(&status, "%s/%s.status", dir, name) > 0);
-	assert_true(asprintf(&image, "%s/%s.img", dir, name) > 0);
-	o->memory_image = image;
-	if (scan_smaps_file(smaps, status, o, &c, &err) < 0)
-		fail_msg("%s: %s", name, err.message);
-	free(smaps);
-	free(status);
-	free(image);
-	return c;
-}
-
 static bool known(const struct census *c, enum census_counter counter)
 {
 	return !(c->unknown_classes[CLASS_MALLOC] & (1u << counter));
@@ -160,7 +143,7 @@ static void test_captured(void **state)
 	for (size_t i = 0; i < ELEMENTSOF(captures); i++) {
 		const struct captured *k = &captures[i];
 		struct scan_options o = { 0 };
-		struct census *c = census_of(k->name, &o);
+		struct census *c = capture_census(k->name, NULL, &o);
 		const struct census_totals *m = &c->classes[CLASS_MALLOC];
 
 		assert_true(known(c, CENSUS_COUNTER_in_use));
@@ -170,9 +153,8 @@ static void test_captured(void **state)
 		assert_near(m->in_use, k->allocated, "in use", k->name);
 		assert_near(m->free_kept, k->active - k->allocated + (k->pdirty + k->pmuzzy) * PAGE, "free", k->name);
 		assert_int_equal(m->unknown, 0);
-		assert_int_equal(m->in_use + m->free_kept + m->overhead + m->unknown, m->private);
+		assert_class_adds_up(c, CLASS_MALLOC);
 		/* the dirty pages, whole, are what jemalloc could give back */
-		assert_true(m->returnable <= m->free_kept);
 		assert_near(m->returnable, k->pdirty * PAGE, "returnable", k->name);
 		/* its metadata (base blocks) is overhead, and there is some */
 		assert_true(m->overhead > 0);
@@ -187,7 +169,7 @@ static void test_synthetic(void **state)
 {
 	(void)state;
 	struct scan_options o = { 0 };
-	struct census *c = census_of("synthetic-jemalloc", &o);
+	struct census *c = capture_census("synthetic-jemalloc", NULL, &o);
 	const struct census_totals *m = &c->classes[CLASS_MALLOC];
 
 	assert_string_equal(c->how[CLASS_MALLOC], "jemalloc 5.3.0: 5 extents, 2 slabs, 1 large, 1 dirty or muzzy");
@@ -262,12 +244,9 @@ static int t_read(void *self, struct mem_probe *probes, size_t n)
 static const struct memsource_ops tampered_ops = { .residency = t_residency, .present = t_present, .read = t_read };
 
 struct walked {
-	struct parsed p;
-	struct memimage *img;
-	struct strpool *pool;
+	struct capture c;
 	struct heap_walk w;
 	struct heap_figures f[_CLASS_MAX];
-	uint64_t priv[_CLASS_MAX];
 	int r;
 };
 
@@ -276,44 +255,29 @@ struct walked {
 static void walk_image(struct walked *x, const char *name, const char *image_name, struct tampered *t,
 		       const struct heap_limits *limits)
 {
-	char path[4200], msg[192] = "";
-	size_t len;
-	struct memsource src;
-	struct evidence_result res;
+	struct parsed *p = &x->c.p;
 
 	memset(x, 0, sizeof(*x));
-	snprintf(path, sizeof(path), "%s/%s.smaps", fixture("memimage"), name);
-	_cleanup_free_ char *smaps = NULL, *image = NULL;
-	assert_int_equal(read_full_fileat(AT_FDCWD, path, 64 * MiB, &smaps, &len), 0);
-	snprintf(path, sizeof(path), "%s", fixture(image_name));
-	assert_int_equal(read_full_fileat(AT_FDCWD, path, 64 * MiB, &image, &len), 0);
-	x->p = classify_text(smaps, NULL);
-	assert_int_equal(x->p.error, 0);
-	assert_int_equal(memimage_parse(image, len, &x->img, msg, sizeof(msg)), 0);
-	memimage_source(x->img, &src);
-	x->pool = strpool_new();
-	assert_int_equal(evidence_apply(&src, &x->p.r, &x->p.n, RW_REGIONS_MAX, x->pool, &res), 0);
-	memimage_source(x->img, &t->inner);
+	capture_open_image(&x->c, name, image_name);
+	memimage_source(x->c.img, &t->inner);
 	t->x = x;
 	if (t->file) {
 		/* the file on this machine stands for the one captured */
 		struct stat st;
 		assert_int_equal(stat(t->file, &st), 0);
-		for (size_t i = 0; i < x->p.n; i++)
-			if (x->p.r[i].path && streq(x->p.r[i].path, t->file)) {
-				x->p.r[i].inode = st.st_ino;
-				x->p.r[i].dev_major = major(st.st_dev);
-				x->p.r[i].dev_minor = minor(st.st_dev);
+		for (size_t i = 0; i < p->n; i++)
+			if (p->r[i].path && streq(p->r[i].path, t->file)) {
+				p->r[i].inode = st.st_ino;
+				p->r[i].dev_major = major(st.st_dev);
+				p->r[i].dev_minor = minor(st.st_dev);
 			}
 	}
 	struct memsource tsrc = { .ops = &tampered_ops, .self = t, .max_probes = UINT64_MAX };
 	struct heap_walk_input in = {
-		.src = &tsrc, .regions = x->p.r, .n_regions = x->p.n, .limits = limits, .pid = t->pid,
+		.src = &tsrc, .regions = p->r, .n_regions = p->n, .limits = limits, .pid = t->pid,
 	};
 	x->r = heap_walk_jemalloc(&in, &x->w);
-	for (size_t i = 0; i < x->p.n; i++)
-		x->priv[x->p.r[i].cls] += region_private(&x->p.r[i]);
-	heap_figures_compute(&x->w, 1, x->p.r, x->p.n, x->priv, x->f);
+	heap_figures_compute(&x->w, 1, p->r, p->n, x->c.class_private, x->f);
 }
 
 static void walk(struct walked *x, const char *name, struct tampered *t, const struct heap_limits *limits)
@@ -325,18 +289,16 @@ static void walk(struct walked *x, const char *name, struct tampered *t, const s
 
 static const struct region *region_holding(const struct walked *x, uint64_t addr)
 {
-	for (size_t i = 0; i < x->p.n; i++)
-		if (x->p.r[i].start <= addr && addr < x->p.r[i].end)
-			return &x->p.r[i];
+	for (size_t i = 0; i < x->c.p.n; i++)
+		if (x->c.p.r[i].start <= addr && addr < x->c.p.r[i].end)
+			return &x->c.p.r[i];
 	return NULL;
 }
 
 static void walked_done(struct walked *x)
 {
 	heap_walk_done(&x->w);
-	parsed_free(&x->p);
-	memimage_free(x->img);
-	strpool_free(x->pool);
+	capture_close(&x->c);
 }
 
 static const struct heap_limits no_limits = { .retries = RW_HEAP_RETRIES };
@@ -369,7 +331,7 @@ static void test_corrupted(void **state)
 		assert_true(x.w.failed);
 		if (!streq(x.w.why_not, cases[i].why))
 			fail_msg("%s: %s", cases[i].seed, x.w.why_not);
-		assert_int_equal(x.f[CLASS_MALLOC].unknown, x.priv[CLASS_MALLOC]);
+		assert_int_equal(x.f[CLASS_MALLOC].unknown, x.c.class_private[CLASS_MALLOC]);
 		walked_done(&x);
 	}
 }
@@ -402,11 +364,10 @@ static void test_moving_every_time(void **state)
 	if (!strstr(x.w.why_not, "free regions") || !strstr(x.w.why_not, "4 tries"))
 		fail_msg("%s", x.w.why_not);
 	const struct heap_figures *f = &x.f[CLASS_MALLOC];
-	assert_true(f->known);
+	assert_adds_up(f, x.c.class_private[CLASS_MALLOC]);
 	assert_int_equal(f->in_use, 0);
 	assert_int_equal(f->free, 0);
 	assert_true(f->unknown > 0);
-	assert_int_equal(f->in_use + f->free + f->overhead + f->unknown, x.priv[CLASS_MALLOC]);
 	assert_string_equal(f->how, x.w.why_not);
 	walked_done(&x);
 }
@@ -473,7 +434,7 @@ static void test_unknown_version(void **state)
 	assert_string_equal(x.w.why_not,
 			    "jemalloc 5.2.1: no layout of this version is known (5.2.1-0-g54eaed1d8b56b1aa528be3bdd1877e59c56fa90c)");
 	/* its regions are unknown, all of them */
-	assert_int_equal(x.f[CLASS_MALLOC].unknown, x.priv[CLASS_MALLOC]);
+	assert_int_equal(x.f[CLASS_MALLOC].unknown, x.c.class_private[CLASS_MALLOC]);
 	walked_done(&x);
 }
 
@@ -539,7 +500,7 @@ static void test_limits(void **state)
 	assert_true(x.w.failed);
 	assert_non_null(strstr(x.w.why_not, "the read limit (64.0 KiB) was reached"));
 	assert_true(x.w.bytes_read <= small.max_bytes);
-	assert_int_equal(x.f[CLASS_MALLOC].unknown, x.priv[CLASS_MALLOC]);
+	assert_int_equal(x.f[CLASS_MALLOC].unknown, x.c.class_private[CLASS_MALLOC]);
 	walked_done(&x);
 
 	struct heap_limits late = { .deadline_us = 1, .retries = RW_HEAP_RETRIES };

@@ -22,6 +22,7 @@
 #include "util.h"
 
 #include "evidence-testlib.h"
+#include "test-heap-lib.h"
 
 #define SEG (32 * MiB)
 #define SLICE (64 * KiB)
@@ -35,63 +36,6 @@
  * 47018304 bytes in use. */
 #define CAPTURE_IN_USE 47018304ull
 
-struct capture {
-	struct parsed p;
-	struct memimage *img;
-	struct memsource src;
-	struct strpool *pool;
-	struct heap_limits limits;
-	struct heap_walk_input in;
-	uint64_t class_private[_CLASS_MAX];
-};
-
-static void capture_open(struct capture *c)
-{
-	size_t len;
-	char msg[192] = "";
-	struct evidence_result res;
-
-	memset(c, 0, sizeof(*c));
-	char *smaps = slurp(fixture("memimage/c-mimalloc.smaps"), &len);
-	c->p = classify_text(smaps, NULL);
-	free(smaps);
-	assert_int_equal(c->p.error, 0);
-	char *image = slurp(fixture("memimage/c-mimalloc.img"), &len);
-	assert_int_equal(memimage_parse(image, len, &c->img, msg, sizeof(msg)), 0);
-	free(image);
-	memimage_source(c->img, &c->src);
-	c->src.max_probes = RW_EVIDENCE_READS_MAX;
-	c->pool = strpool_new();
-	assert_int_equal(evidence_apply(&c->src, &c->p.r, &c->p.n, RW_REGIONS_MAX, c->pool, &res), 0);
-	c->src.max_probes = UINT64_MAX;
-	for (size_t i = 0; i < c->p.n; i++)
-		c->class_private[c->p.r[i].cls] += region_private(&c->p.r[i]);
-	c->limits = (struct heap_limits){ .max_bytes = RW_HEAP_READ_MAX, .retries = RW_HEAP_RETRIES };
-	c->in = (struct heap_walk_input){ .src = &c->src, .regions = c->p.r, .n_regions = c->p.n, .limits = &c->limits };
-}
-
-static void capture_close(struct capture *c)
-{
-	parsed_free(&c->p);
-	memsource_close(&c->src);
-	memimage_free(c->img);
-	strpool_free(c->pool);
-}
-
-static struct heap_figures figures(const struct capture *c, const struct heap_walk *w)
-{
-	struct heap_figures f[_CLASS_MAX];
-	heap_figures_compute(w, 1, c->p.r, c->p.n, c->class_private, f);
-	return f[CLASS_MALLOC];
-}
-
-static void adds_up(const struct heap_figures *f, uint64_t private_bytes)
-{
-	assert_true(f->known);
-	assert_int_equal(f->in_use + f->free + f->overhead + f->unknown, private_bytes);
-	assert_true(f->returnable <= f->free);
-}
-
 /* The capture read again gives what mimalloc said of itself, to the
  * byte, and its segments' free runs as returnable. */
 static void test_capture_agrees_with_mimalloc(void **state)
@@ -100,13 +44,13 @@ static void test_capture_agrees_with_mimalloc(void **state)
 	struct capture c;
 	struct heap_walk w = { 0 };
 
-	capture_open(&c);
+	capture_open(&c, "c-mimalloc");
 	assert_int_equal(heap_mimalloc_walk_version(&c.in, 209, &w), 0);
 	assert_false(w.failed);
 	assert_string_equal(w.how, "mimalloc 2.0.9: 3 segments, 402 pages in use");
 	assert_true(w.bytes_read > 0 && w.bytes_read <= 3 * HEAP_MIMALLOC_HEADER_BYTES);
-	struct heap_figures f = figures(&c, &w);
-	adds_up(&f, c.class_private[CLASS_MALLOC]);
+	struct heap_figures f = capture_figures(&c, &w, CLASS_MALLOC);
+	assert_adds_up(&f, c.class_private[CLASS_MALLOC]);
 	assert_int_equal(f.in_use, CAPTURE_IN_USE);
 	assert_int_equal(f.unknown, 0);
 	assert_true(f.free > 20 * MiB);
@@ -122,16 +66,9 @@ static void test_capture_saved_census(void **state)
 {
 	(void)state;
 	struct scan_options o = { 0 };
-	struct census *census = NULL;
-	struct error err = { 0 };
-	char smaps[4096], status[4096], image[4096];
+	struct census *census = capture_census("c-mimalloc", NULL, &o);
 	struct stat st;
 
-	snprintf(smaps, sizeof(smaps), "%s", fixture("memimage/c-mimalloc.smaps"));
-	snprintf(status, sizeof(status), "%s", fixture("memimage/c-mimalloc.status"));
-	snprintf(image, sizeof(image), "%s", fixture("memimage/c-mimalloc.img"));
-	o.memory_image = image;
-	assert_int_equal(scan_smaps_file(smaps, status, &o, &census, &err), 0);
 	const char *how = census->how[CLASS_MALLOC];
 	assert_non_null(how);
 	bool same_library = stat("/usr/lib/x86_64-linux-gnu/libmimalloc.so.2.0", &st) == 0 && st.st_ino == 14885075;

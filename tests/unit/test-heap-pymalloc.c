@@ -19,35 +19,12 @@
 #include "util.h"
 
 #include "evidence-testlib.h"
+#include "test-heap-lib.h"
 
 #define PAGE 4096ull
 #define HEADER 48u
 
 /* ---------------------------------------------------------- images */
-
-struct image {
-	struct text t;
-	FILE *f;
-};
-
-static void image_open(struct image *i)
-{
-	i->f = text_open(&i->t);
-	fprintf(i->f, "ramwatch-memory-image 1\n");
-}
-
-static void image_pages(struct image *i, const char *state, uint64_t start, uint64_t end)
-{
-	fprintf(i->f, "%s %" PRIx64 " %" PRIx64 "\n", state, start, end);
-}
-
-static void image_bytes(struct image *i, uint64_t addr, const uint8_t *b, size_t n)
-{
-	fprintf(i->f, "data %" PRIx64 " ", addr);
-	for (size_t k = 0; k < n; k++)
-		fprintf(i->f, "%02x", b[k]);
-	fputc('\n', i->f);
-}
 
 /* A pool header as pymalloc writes it: count blocks in use of class
  * szidx, carved blocks carved from the header's end, the free list's
@@ -127,12 +104,9 @@ static void walked_done(struct walked *x)
 }
 
 /* What a user checks first: the figures add up to the class. */
-static void assert_adds_up(const struct walked *x)
+static void walked_adds_up(const struct walked *x)
 {
-	const struct heap_figures *f = &x->f[CLASS_PYTHON];
-	assert_true(f->known);
-	assert_int_equal(f->in_use + f->free + f->overhead + f->unknown, x->private);
-	assert_true(f->returnable <= f->free);
+	assert_adds_up(&x->f[CLASS_PYTHON], x->private);
 }
 
 /* -------------------------------------------- 3.10 to 3.13: 16 KiB pools */
@@ -168,7 +142,7 @@ static void check_arena_16k(const struct walked *x)
 
 	assert_int_equal(x->r, 0);
 	assert_false(x->w.failed);
-	assert_adds_up(x);
+	walked_adds_up(x);
 	assert_int_equal(x->private, 5 * pool);
 	/* the full pool of 32-byte blocks and 100 blocks of 64 bytes */
 	assert_int_equal(f->in_use, blocks_of(pool, 1) * 32 + 100 * 64);
@@ -229,7 +203,7 @@ static void test_untouched_tail(void **state)
 	image_pool(&i, p, pool, 0, 60, 64, 62, 2); /* 64 blocks of 16 bytes carved: 1,072 bytes */
 	struct region r = python_region(p, p + MiB);
 	walk(&x, text_close(&i.t), &r, 1, "/usr/bin/python3.11", NULL);
-	assert_adds_up(&x);
+	walked_adds_up(&x);
 	assert_int_equal(x.private, PAGE);
 	assert_int_equal(x.f[CLASS_PYTHON].in_use, 60 * 16);
 	/* free: 4 carved blocks, and the blocks never carved in the page
@@ -264,7 +238,7 @@ static void test_layout_4k(void **state)
 		walk(&x, text_close(&i.t), &r, 1, exes[k], NULL);
 		const struct heap_figures *f = &x.f[CLASS_PYTHON];
 		assert_int_equal(x.r, 0);
-		assert_adds_up(&x);
+		walked_adds_up(&x);
 		assert_int_equal(f->in_use, blocks_of(pool, 0) * 16 + 3 * 512 + 10 * 48);
 		assert_int_equal(f->free, 2 * 512 + (blocks_of(pool, 31) - 5) * 512 + pool + 2 * 48 +
 						  (blocks_of(pool, 2) - 12) * 48);
@@ -294,7 +268,7 @@ static void test_layout_of_the_version(void **state)
 	struct region r = python_region(a, a + 256 * KiB);
 	walk(&x, text_close(&i.t), &r, 1, "/usr/bin/python3.11", NULL);
 	assert_true(x.w.failed);
-	assert_adds_up(&x);
+	walked_adds_up(&x);
 	assert_int_equal(x.f[CLASS_PYTHON].unknown, 4 * pool);
 	assert_non_null(strstr(x.f[CLASS_PYTHON].how, "no pool header checks out"));
 	walked_done(&x);
@@ -323,7 +297,7 @@ static void test_version_unknown(void **state)
 		walk(&x, text_close(&i.t), &r, 1, cases[k].exe, NULL);
 		assert_int_equal(x.r, 0);
 		assert_true(x.w.failed);
-		assert_adds_up(&x);
+		walked_adds_up(&x);
 		assert_int_equal(x.f[CLASS_PYTHON].unknown, 16 * KiB);
 		assert_int_equal(x.f[CLASS_PYTHON].in_use, 0);
 		assert_non_null(strstr(x.f[CLASS_PYTHON].how, cases[k].says));
@@ -388,7 +362,7 @@ static void test_moving(void **state)
 			const struct heap_figures *f = &x.f[CLASS_PYTHON];
 			assert_int_equal(x.r, 0);
 			assert_false(x.w.failed);
-			assert_adds_up(&x);
+			walked_adds_up(&x);
 			/* the first arena's two headers, read 1 + retries times, and the second's */
 			assert_int_equal(x.src.probes, 2 * (1 + retries) + 1);
 			assert_int_equal(f->unknown, 2 * pool);
@@ -413,7 +387,7 @@ static void test_all_moving(void **state)
 	struct region r = python_region(a, a + MiB);
 	walk(&x, text_close(&i.t), &r, 1, "/usr/bin/python3.11", NULL);
 	assert_true(x.w.failed);
-	assert_adds_up(&x);
+	walked_adds_up(&x);
 	assert_int_equal(x.f[CLASS_PYTHON].unknown, 16 * KiB);
 	assert_non_null(strstr(x.f[CLASS_PYTHON].how, "pools changed while read"));
 	walked_done(&x);
@@ -444,7 +418,7 @@ static void test_empty_arena(void **state)
 	struct region r = python_region(a, a + 3 * MiB);
 
 	walk(&x, arenas(a, 3), &r, 1, "/usr/bin/python3.11", NULL);
-	assert_adds_up(&x);
+	walked_adds_up(&x);
 	assert_int_equal(x.f[CLASS_PYTHON].in_use, 2 * 12 * 32);
 	assert_int_equal(x.f[CLASS_PYTHON].returnable, 4 * 16 * KiB);
 	assert_non_null(strstr(x.f[CLASS_PYTHON].how, "3 arenas, 6 pools (4 empty, returnable; 1 arena all empty)"));
@@ -470,7 +444,7 @@ static void test_read_limit(void **state)
 		walk(&x, arenas(a, 3), &r, 1, "/usr/bin/python3.11", &lim);
 		const struct heap_figures *f = &x.f[CLASS_PYTHON];
 		assert_int_equal(x.r, 0);
-		assert_adds_up(&x);
+		walked_adds_up(&x);
 		assert_true(x.w.bytes_read <= lim.max_bytes);
 		assert_int_equal(x.w.bytes_read, 2 * HEADER * k);
 		assert_int_equal(f->unknown, (3 - k) * 32 * KiB);
@@ -496,7 +470,7 @@ static void test_deadline(void **state)
 
 	walk(&x, arenas(a, 3), &r, 1, "/usr/bin/python3.11", &lim);
 	assert_true(x.w.failed);
-	assert_adds_up(&x);
+	walked_adds_up(&x);
 	assert_int_equal(x.src.probes, 0);
 	assert_non_null(strstr(x.f[CLASS_PYTHON].how, "time budget"));
 	walked_done(&x);
@@ -513,18 +487,8 @@ static void test_deadline(void **state)
 static void test_capture(void **state)
 {
 	(void)state;
-	char *smaps, *status, *image;
 	struct scan_options o = { .keep_regions = true };
-	struct error err = { 0 };
-	struct census *c = NULL;
-	const char *dir = fixture("memimage");
-
-	assert_true(asprintf(&smaps, "%s/python3-pools.smaps", dir) > 0);
-	assert_true(asprintf(&status, "%s/python3-pools.status", dir) > 0);
-	assert_true(asprintf(&image, "%s/python3-pools.img", dir) > 0);
-	o.memory_image = image;
-	if (scan_smaps_file(smaps, status, &o, &c, &err) < 0)
-		fail_msg("python3-pools: %s", err.message);
+	struct census *c = capture_census("python3-pools", NULL, &o);
 	const struct census_totals *k = &c->classes[CLASS_PYTHON];
 	assert_int_equal(c->unknown_classes[CLASS_PYTHON] & CENSUS_HEAP_COUNTERS, 0);
 	assert_int_equal(k->in_use + k->free_kept + k->overhead + k->unknown, k->private);
@@ -538,9 +502,6 @@ static void test_capture(void **state)
 	assert_true(k->in_use <= 5266400 && 5266400 - k->in_use <= 2 * MiB);
 	assert_true(k->free_kept <= 28291232 + 147456 && 28291232 + 147456 - k->free_kept <= 2 * MiB);
 	census_free(c);
-	free(smaps);
-	free(status);
-	free(image);
 }
 
 int main(void)

@@ -20,6 +20,7 @@
 #include "util.h"
 
 #include "evidence-testlib.h"
+#include "test-heap-lib.h"
 
 static const uint8_t minimal_id[20] = { 0x39, 0xdf, 0xd4, 0xa5, 0x85, 0x57, 0x03, 0xfa, 0x6c, 0x24,
 					0x69, 0x74, 0x92, 0x82, 0xf7, 0x5b, 0x18, 0xa1, 0xaa, 0x66 };
@@ -33,72 +34,26 @@ static const uint8_t minimal_id[20] = { 0x39, 0xdf, 0xd4, 0xa5, 0x85, 0x57, 0x03
 #define CAPTURE_FREE (3497984ull + 3772280ull + 5923840ull + 3118016ull) /* page heap, central, transfer, thread */
 #define CAPTURE_LIBRARY 0x7f6b61a13000ull
 
-struct capture {
-	struct parsed p;
-	struct memimage *img;
-	struct memsource src;
-	struct strpool *pool;
-	struct heap_limits limits;
-	struct heap_walk_input in;
-	uint64_t class_private[_CLASS_MAX];
-};
-
-static void capture_open(struct capture *c)
-{
-	size_t len;
-	char msg[192] = "";
-	struct evidence_result res;
-
-	memset(c, 0, sizeof(*c));
-	char *smaps = slurp(fixture("memimage/c-tcmalloc.smaps"), &len);
-	c->p = classify_text(smaps, NULL);
-	free(smaps);
-	assert_int_equal(c->p.error, 0);
-	char *image = slurp(fixture("memimage/c-tcmalloc.img"), &len);
-	assert_int_equal(memimage_parse(image, len, &c->img, msg, sizeof(msg)), 0);
-	free(image);
-	memimage_source(c->img, &c->src);
-	c->src.max_probes = RW_EVIDENCE_READS_MAX;
-	c->pool = strpool_new();
-	assert_int_equal(evidence_apply(&c->src, &c->p.r, &c->p.n, RW_REGIONS_MAX, c->pool, &res), 0);
-	c->src.max_probes = UINT64_MAX;
-	for (size_t i = 0; i < c->p.n; i++)
-		c->class_private[c->p.r[i].cls] += region_private(&c->p.r[i]);
-	c->limits = (struct heap_limits){ .max_bytes = RW_HEAP_READ_MAX, .retries = RW_HEAP_RETRIES };
-	c->in = (struct heap_walk_input){ .src = &c->src, .regions = c->p.r, .n_regions = c->p.n, .limits = &c->limits };
-}
-
-static void capture_close(struct capture *c)
-{
-	parsed_free(&c->p);
-	memsource_close(&c->src);
-	memimage_free(c->img);
-	strpool_free(c->pool);
-}
-
 static void test_capture_agrees_with_tcmalloc(void **state)
 {
 	(void)state;
 	struct capture c;
 	struct heap_walk w = { 0 };
-	struct heap_figures f[_CLASS_MAX];
 	const struct tcmalloc_build *build = heap_tcmalloc_build(minimal_id, sizeof(minimal_id));
 
 	assert_non_null(build);
-	capture_open(&c);
+	capture_open(&c, "c-tcmalloc");
 	assert_int_equal(heap_tcmalloc_walk_build(&c.in, build, CAPTURE_LIBRARY, &w), 0);
 	assert_false(w.failed);
 	assert_string_equal(w.how, "gperftools 2.10 (libtcmalloc_minimal.so.4): page heap 32.1 MiB, 3.34 MiB of it "
 				   "free; 86 size classes, 3 thread caches: 12.2 MiB free in the caches");
-	heap_figures_compute(&w, 1, c.p.r, c.p.n, c.class_private, f);
-	const struct heap_figures *m = &f[CLASS_MALLOC];
-	assert_true(m->known);
-	assert_int_equal(m->in_use, CAPTURE_ALLOCATED);
-	assert_int_equal(m->free, CAPTURE_FREE);
-	assert_int_equal(m->unknown, 0);
-	assert_int_equal(m->in_use + m->free + m->overhead + m->unknown, c.class_private[CLASS_MALLOC]);
+	struct heap_figures m = capture_figures(&c, &w, CLASS_MALLOC);
+	assert_adds_up(&m, c.class_private[CLASS_MALLOC]);
+	assert_int_equal(m.in_use, CAPTURE_ALLOCATED);
+	assert_int_equal(m.free, CAPTURE_FREE);
+	assert_int_equal(m.unknown, 0);
 	/* the page heap's free pages, less the one it shares with what is in use */
-	assert_true(m->returnable <= 3497984 && m->returnable + 4096 >= 3497984);
+	assert_true(m.returnable <= 3497984 && m.returnable + 4096 >= 3497984);
 	heap_walk_done(&w);
 	capture_close(&c);
 }
@@ -275,7 +230,7 @@ static void test_walk_bounds(void **state)
 	struct tcmalloc_build build = *heap_tcmalloc_build(minimal_id, sizeof(minimal_id));
 
 	/* past the byte limit */
-	capture_open(&c);
+	capture_open(&c, "c-tcmalloc");
 	c.limits.max_bytes = 4096;
 	assert_int_equal(heap_tcmalloc_walk_build(&c.in, &build, CAPTURE_LIBRARY, &w), 0);
 	assert_true(w.failed);
@@ -285,7 +240,7 @@ static void test_walk_bounds(void **state)
 	capture_close(&c);
 
 	/* the globals elsewhere (a build misnamed): nothing there checks out */
-	capture_open(&c);
+	capture_open(&c, "c-tcmalloc");
 	build.sizemap = build.central_cache;
 	assert_int_equal(heap_tcmalloc_walk_build(&c.in, &build, CAPTURE_LIBRARY, &w), 0);
 	assert_true(w.failed);
@@ -295,7 +250,7 @@ static void test_walk_bounds(void **state)
 	capture_close(&c);
 
 	/* a page heap larger than [heap]: it maps memory elsewhere */
-	capture_open(&c);
+	capture_open(&c, "c-tcmalloc");
 	for (size_t i = 0; i < c.p.n; i++)
 		if (c.p.r[i].cls == CLASS_MALLOC && c.p.r[i].rule == classify_rule_from_key("tcmalloc_page_heap"))
 			c.p.r[i].end = c.p.r[i].start + 16 * MiB;
@@ -315,7 +270,7 @@ static void capture_with_count(struct capture *c, const char *count_hex)
 	char msg[192] = "";
 	const char *line = "data 7f6b61beafd0 ";
 
-	capture_open(c);
+	capture_open(c, "c-tcmalloc");
 	memsource_close(&c->src);
 	memimage_free(c->img);
 	char *image = slurp(fixture("memimage/c-tcmalloc.img"), &len);
@@ -372,7 +327,7 @@ static void test_walk_unknown_library(void **state)
 	struct heap_walk w = { 0 };
 	char dir[256], path[600], proc[300];
 
-	capture_open(&c);
+	capture_open(&c, "c-tcmalloc");
 	for (size_t i = 0; i < c.p.n; i++)
 		if (c.p.r[i].path && strstr(c.p.r[i].path, "libtcmalloc"))
 			c.p.r[i].path = "/usr/lib/x86_64-linux-gnu/libother.so";
@@ -406,7 +361,7 @@ static void test_walk_unknown_library(void **state)
 	free(elf);
 	struct stat st;
 	assert_int_equal(stat(path, &st), 0);
-	capture_open(&c);
+	capture_open(&c, "c-tcmalloc");
 	for (size_t i = 0; i < c.p.n; i++)
 		if (c.p.r[i].path && strstr(c.p.r[i].path, "libtcmalloc")) {
 			c.p.r[i].path = "/lib/libtcmalloc_minimal.so.4";

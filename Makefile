@@ -775,26 +775,30 @@ check-install: check-units deb rpm
 #                       diff, trace summary), cross-built with mingw-w64, statically linked
 #   make check-windows  build it and its test programs, run the Windows tests under Wine
 #
-# jansson for Windows is built here from Debian's own source package
-# (apt-get source, from a deb-src entry of the same suite and mirror as apt's
-# own entries, added as root when none exists) with the mingw toolchain, into build/windows/sysroot.
+# jansson and SQLite for Windows are built here from Debian's own source
+# packages (apt-get source, from a deb-src entry of the same suite and mirror
+# as apt's own entries, added as root when none exists) with the mingw
+# toolchain, into build/windows/sysroot.
 
 WIN_BUILD := $(BUILD)/windows
 WIN_CC := x86_64-w64-mingw32-gcc
 WIN_AR := x86_64-w64-mingw32-ar
 WIN_SYSROOT := $(abspath $(WIN_BUILD))/sysroot
 WIN_JANSSON := $(WIN_SYSROOT)/lib/libjansson.a
+WIN_SQLITE := $(WIN_SYSROOT)/lib/libsqlite3.a
 WIN_DEB_SRC := /etc/apt/sources.list.d/ramwatch-deb-src.sources
 WIN_SUITE := $(shell . /etc/os-release 2>/dev/null && echo $$VERSION_CODENAME)
 WIN_CFLAGS := -std=gnu11 -D_GNU_SOURCE -D__USE_MINGW_ANSI_STDIO=1 -DRAMWATCH_VERSION='"$(VERSION)"' \
 	$(WARNINGS) -MMD -MP -O2 -I$(WIN_SYSROOT)/include -Icommon/windows/include -DJANSSON_STATIC
 WIN_LDFLAGS := -static
-WIN_LIBS := -L$(WIN_SYSROOT)/lib -ljansson -lpsapi -ladvapi32 -lpthread
+WIN_LIBS := -L$(WIN_SYSROOT)/lib -ljansson -lsqlite3 -lpsapi -ladvapi32 -lpthread
 
-$(WIN_JANSSON):
+# Fetches Debian's source package $(1) into $(WIN_BUILD)/src, adding the
+# deb-src entry first when apt has none.
+define win_apt_source
 	@mkdir -p $(WIN_BUILD)/src
-	@if ! apt-get source --print-uris jansson >/dev/null 2>&1; then \
-		if [ "$$(id -u)" != 0 ]; then echo "no deb-src entry for apt-get source jansson (run as root: make windows)"; exit 1; fi; \
+	@if ! apt-get source --print-uris $(1) >/dev/null 2>&1; then \
+		if [ "$$(id -u)" != 0 ]; then echo "no deb-src entry for apt-get source $(1) (run as root: make windows)"; exit 1; fi; \
 		uri=$$(cat /etc/apt/sources.list.d/debian.sources /etc/apt/sources.list.d/*.sources 2>/dev/null | awk '$$1 == "URIs:" { print $$2; exit }'); \
 		[ -n "$$uri" ] || uri=$$(awk '$$1 == "deb" { for (i = 2; i <= NF; i++) if ($$i ~ /:\/\//) { print $$i; exit } }' \
 			/etc/apt/sources.list 2>/dev/null | head -1); \
@@ -803,14 +807,42 @@ $(WIN_JANSSON):
 			"$$uri" "$(WIN_SUITE)" > $(WIN_DEB_SRC); \
 		apt-get update -qq; \
 	fi
-	rm -rf $(WIN_BUILD)/src/jansson-* $(WIN_BUILD)/src/jansson_*
-	cd $(WIN_BUILD)/src && apt-get source -qq jansson 2>&1 | grep -v '^W: Download is performed unsandboxed' || true
+	rm -rf $(WIN_BUILD)/src/$(1)-* $(WIN_BUILD)/src/$(1)_*
+	cd $(WIN_BUILD)/src && apt-get source -qq $(1) 2>&1 | grep -v '^W: Download is performed unsandboxed' || true
+endef
+
+$(WIN_JANSSON):
+	$(call win_apt_source,jansson)
 	cmake -S $$(ls -d $(WIN_BUILD)/src/jansson-*/ | head -1) -B $(WIN_BUILD)/src/jansson-build \
 		-DCMAKE_SYSTEM_NAME=Windows -DCMAKE_C_COMPILER=$(WIN_CC) -DCMAKE_BUILD_TYPE=Release \
 		-DCMAKE_INSTALL_PREFIX=$(WIN_SYSROOT) -DJANSSON_BUILD_SHARED_LIBS=OFF -DJANSSON_BUILD_DOCS=OFF \
 		-DJANSSON_WITHOUT_TESTS=ON -DJANSSON_EXAMPLES=OFF -DJANSSON_INSTALL=ON >/dev/null
 	cmake --build $(WIN_BUILD)/src/jansson-build -j2 >/dev/null
 	cmake --install $(WIN_BUILD)/src/jansson-build >/dev/null
+
+# SQLite's amalgamation (one sqlite3.c) is made by the source package's own
+# configure and make (host tools and tclsh, about 35 s), then compiled with
+# the options Debian builds libsqlite3 with (debian/rules), so that the
+# Windows store and ramwatch sql behave as on Linux.
+WIN_SQLITE_OPTIONS := -DSQLITE_SECURE_DELETE -DSQLITE_ENABLE_COLUMN_METADATA -DSQLITE_ENABLE_FTS3 \
+	-DSQLITE_ENABLE_FTS3_PARENTHESIS -DSQLITE_ENABLE_RTREE=1 -DSQLITE_SOUNDEX=1 -DSQLITE_ENABLE_UNLOCK_NOTIFY \
+	-DSQLITE_OMIT_LOOKASIDE=1 -DSQLITE_ENABLE_DBSTAT_VTAB -DSQLITE_ALLOW_ROWID_IN_VIEW \
+	-DSQLITE_ENABLE_UPDATE_DELETE_LIMIT=1 -DSQLITE_ENABLE_LOAD_EXTENSION -DSQLITE_ENABLE_JSON1 \
+	-DSQLITE_LIKE_DOESNT_MATCH_BLOBS -DSQLITE_THREADSAFE=1 -DSQLITE_ENABLE_FTS3_TOKENIZER=1 -DSQLITE_USE_URI=1 \
+	-DSQLITE_MAX_SCHEMA_RETRY=25 -DSQLITE_ENABLE_PREUPDATE_HOOK -DSQLITE_ENABLE_SESSION -DSQLITE_ENABLE_STMTVTAB \
+	-DSQLITE_MAX_VARIABLE_NUMBER=250000
+
+# after jansson, so that the two never add the deb-src entry at once
+$(WIN_SQLITE): | $(WIN_JANSSON)
+	$(call win_apt_source,sqlite3)
+	cd $$(ls -d $(WIN_BUILD)/src/sqlite3-*/ | head -1) && ./configure --disable-tcl >/dev/null && \
+		MAKEFLAGS= make sqlite3.c >/dev/null
+	@mkdir -p $(WIN_SYSROOT)/include $(WIN_SYSROOT)/lib
+	src=$$(ls -d $(WIN_BUILD)/src/sqlite3-*/ | head -1) && \
+		$(WIN_CC) -O2 $(WIN_SQLITE_OPTIONS) -c -o $(WIN_BUILD)/src/sqlite3.o $$src/sqlite3.c && \
+		cp $$src/sqlite3.h $$src/sqlite3ext.h $(WIN_SYSROOT)/include/
+	rm -f $@
+	$(WIN_AR) rcs $@ $(WIN_BUILD)/src/sqlite3.o
 
 # The shared code compiles unchanged: what POSIX gives and mingw-w64 lacks
 # is in common/windows/ (posix.h, given to every file); what only Linux has
@@ -827,6 +859,9 @@ WIN_CLIENT_SRCS := client/census-print.c client/render-census.c client/heap-word
 	client/command-table.c client/windows/cmd-scan.c client/windows/control-client.c
 WIN_SRCS := $(WIN_COMMON_SRCS) $(WIN_SCANNER_SRCS) $(WIN_TRACE_SRCS) $(WIN_CLIENT_SRCS) $(CLIENT_MAIN)
 WIN_OBJS := $(patsubst %.c,$(WIN_BUILD)/obj/%.o,$(WIN_SRCS))
+# the store, whole, as on Linux: a library, so that a program takes what it calls
+WIN_SCHEMA_SRCS := $(SCHEMA_SRCS)
+WIN_SCHEMA_LIB := $(WIN_BUILD)/lib/libschema.a
 
 # the formats are checked by the Linux build of the same files: mingw's
 # printf attribute is Microsoft's, which knows neither %zu nor %m
@@ -834,20 +869,31 @@ WIN_CFLAGS += -Wno-format -Wno-use-after-free -include common/windows/posix.h
 INC_win_common := $(INC_common) -Icommon/windows/include
 INC_win_scanner := $(INC_win_common) -Iscanner -Iscanner/windows
 INC_win_trace := $(INC_win_common) -Itrace
+INC_win_schema := $(INC_win_scanner) -Ischema
 INC_win_client := $(INC_win_scanner) -Itrace -Iclient -Ischema
 
 define win_objects
-$(WIN_BUILD)/obj/$(1)/%.o: $(1)/%.c $(WIN_JANSSON)
+$(WIN_BUILD)/obj/$(1)/%.o: $(1)/%.c $(WIN_JANSSON) $(WIN_SQLITE)
 	@mkdir -p $$(dir $$@)
 	$$(WIN_CC) $$(WIN_CFLAGS) $$(INC_win_$(2)) -c -o $$@ $$<
 endef
 $(eval $(call win_objects,common,common))
 $(eval $(call win_objects,scanner,scanner))
 $(eval $(call win_objects,trace,trace))
+$(eval $(call win_objects,schema,schema))
 $(eval $(call win_objects,client,client))
 
-$(WIN_BUILD)/ramwatch.exe: $(WIN_OBJS)
-	$(WIN_CC) $(WIN_LDFLAGS) -o $@ $^ $(WIN_LIBS)
+$(WIN_BUILD)/obj/schema/migrations.o: $(BUILD)/schema/migrations.c $(WIN_SQLITE)
+	@mkdir -p $(dir $@)
+	$(WIN_CC) $(WIN_CFLAGS) $(INC_win_schema) -c -o $@ $<
+
+$(WIN_SCHEMA_LIB): $(patsubst %.c,$(WIN_BUILD)/obj/%.o,$(WIN_SCHEMA_SRCS)) $(WIN_BUILD)/obj/schema/migrations.o
+	@mkdir -p $(dir $@)
+	@rm -f $@
+	$(WIN_AR) rcs $@ $^
+
+$(WIN_BUILD)/ramwatch.exe: $(WIN_OBJS) $(WIN_SCHEMA_LIB)
+	$(WIN_CC) $(WIN_LDFLAGS) -o $@ $(WIN_OBJS) $(WIN_SCHEMA_LIB) $(WIN_LIBS)
 
 # the test programs (tests/windows/): the ground truth and the scanner
 # reading itself, for residency
@@ -874,10 +920,12 @@ $(WIN_BUILD)/bench/walk.exe: bench/windows/walk.c
 bench-windows: $(WIN_BUILD)/ramwatch.exe $(WIN_BUILD)/tests/holder.exe $(WIN_BUILD)/bench/walk.exe
 	RAMWATCH_BUILD=$(abspath $(BUILD)) WINEPREFIX=$(WIN_PREFIX) $(PYTHON) bench/windows/census-bench.py
 
-.PHONY: windows windows-jansson check-windows bench-windows
+.PHONY: windows windows-jansson windows-sqlite check-windows bench-windows
 windows-jansson: $(WIN_JANSSON)
-# what make windows needs, and only that (make deps installs them too)
-WINDOWS_DEB_PACKAGES := gcc-mingw-w64-x86-64 cmake dpkg-dev make
+windows-sqlite: $(WIN_SQLITE)
+# what make windows needs, and only that (make deps installs them too);
+# tcl makes SQLite's amalgamation
+WINDOWS_DEB_PACKAGES := gcc-mingw-w64-x86-64 cmake dpkg-dev make tcl
 windows:
 	$(MAKE) deps DEB_PACKAGES="$(WINDOWS_DEB_PACKAGES)"
 	$(MAKE) $(WIN_BUILD)/ramwatch.exe
@@ -894,7 +942,7 @@ DEB_PACKAGES := gcc make pkg-config libjansson-dev libcmocka-dev python3 python3
 	clang libclang-rt-dev procps mandoc libdw-dev libelf-dev jq nodejs openjdk-17-jre-headless \
 	libsqlite3-dev sqlite3 libsystemd-dev python3-numpy redis-server libjemalloc-dev libmimalloc-dev \
 	libgoogle-perftools-dev faketime libbpf-dev bpftool \
-	gcc-mingw-w64-x86-64 wine64 cmake dpkg-dev \
+	gcc-mingw-w64-x86-64 wine64 cmake dpkg-dev tcl \
 	libncurses-dev tmux
 # the completion tests drive a real zsh (tests/integration/test_completion.py)
 DEB_PACKAGES += zsh

@@ -32,6 +32,14 @@
 #ifndef EREMOTEIO
 #define EREMOTEIO 121
 #endif
+/* Linux's, which the store returns for a damaged file and a full quota;
+ * above the numbers the runtime uses */
+#ifndef EUCLEAN
+#define EUCLEAN 160
+#endif
+#ifndef EDQUOT
+#define EDQUOT 161
+#endif
 
 #include <stdio.h>
 #include <stdlib.h>

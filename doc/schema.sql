@@ -13,7 +13,7 @@
 PRAGMA auto_vacuum = INCREMENTAL;
 PRAGMA journal_mode = WAL;
 PRAGMA application_id = 1380011351;  -- 0x52414d57
-PRAGMA user_version = 13;
+PRAGMA user_version = 14;
 
 -- table census_class_rows
 CREATE TABLE "census_class_rows" (
@@ -291,7 +291,7 @@ CREATE TABLE processes (
     last_seen INTEGER NOT NULL,
     exited_at INTEGER,                  -- NULL while alive
     peak_private INTEGER NOT NULL DEFAULT 0,
-    peak_resident INTEGER NOT NULL DEFAULT 0, peak_vram INTEGER NOT NULL DEFAULT 0,
+    peak_resident INTEGER NOT NULL DEFAULT 0, peak_vram INTEGER NOT NULL DEFAULT 0, platform TEXT NOT NULL DEFAULT 'linux' CHECK (platform IN ('linux', 'windows')), owner TEXT,
     UNIQUE (boot_id, pid, start_time)
 ) STRICT;
 
@@ -696,7 +696,9 @@ SELECT id AS process_id,
        peak_private,
        peak_resident,
        cmdline,
-       peak_vram
+       peak_vram,
+       platform,
+       coalesce(owner, CAST(uid AS TEXT)) AS owner
 FROM processes;
 
 -- view region_changes

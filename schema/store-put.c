@@ -14,11 +14,13 @@ int store_put_process(struct store *s, const struct store_process *p, int64_t *r
 	 * is kept once known, and what was unknown is filled in. */
 	static const char sql[] =
 		"INSERT INTO processes (boot_id, pid, start_time, started_at, uid, comm, exe, cmdline,"
-		"                       first_seen, last_seen, exited_at, peak_private, peak_resident, peak_vram)"
-		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9, ?10, ?11, ?12, ?13)"
+		"                       first_seen, last_seen, exited_at, peak_private, peak_resident, peak_vram,"
+		"                       platform, owner)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9, ?10, ?11, ?12, ?13, ?14, ?15)"
 		" ON CONFLICT (boot_id, pid, start_time) DO UPDATE SET"
 		"  started_at = coalesce(started_at, excluded.started_at),"
 		"  uid = coalesce(uid, excluded.uid),"
+		"  owner = coalesce(owner, excluded.owner),"
 		"  comm = coalesce(comm, excluded.comm),"
 		"  exe = coalesce(exe, excluded.exe),"
 		"  cmdline = coalesce(cmdline, excluded.cmdline),"
@@ -38,6 +40,8 @@ int store_put_process(struct store *s, const struct store_process *p, int64_t *r
 		return r;
 	if (!p->boot_id || p->pid <= 0)
 		return store_failf(s, -EINVAL, "process: a boot id and a pid are needed (pid %d)", p->pid);
+	if ((unsigned)p->platform >= _PLATFORM_MAX)
+		return store_failf(s, -EINVAL, "process %d: no platform %d", p->pid, (int)p->platform);
 	r = store_stmt(s, STMT_PROCESS_PUT, sql, &st);
 	if (r < 0)
 		return r;
@@ -54,6 +58,8 @@ int store_put_process(struct store *s, const struct store_process *p, int64_t *r
 	rc |= store_bind_u64(st, 11, p->peak_private);
 	rc |= store_bind_u64(st, 12, p->peak_resident);
 	rc |= store_bind_u64(st, 13, p->peak_vram);
+	rc |= store_bind_text(st, 14, census_platform_name(p->platform));
+	rc |= store_bind_text(st, 15, p->owner);
 	r = store_bound(s, st, rc, "process");
 	if (r < 0)
 		return r;

@@ -122,14 +122,16 @@ struct read_process {
 	int64_t start_time, started_at, uid;
 	int64_t first_seen, last_seen, exited_at;
 	int64_t peak_private, peak_resident, peak_vram;
+	enum census_platform platform;
 	char *boot_id, *comm, *exe, *cmdline;
+	char *owner; /* Windows: the account; NULL on Linux */
 };
 
 /* The SELECT list read_process_load reads, in the order of the table
  * read_process_prepare checks it against. */
 #define READ_PROCESS_COLUMNS                                                                          \
 	"p.id, p.pid, p.start_time, p.started_at, p.uid, p.first_seen, p.last_seen, p.exited_at, p.peak_private," \
-	" p.peak_resident, p.boot_id, p.comm, p.exe, p.cmdline, p.peak_vram"
+	" p.peak_resident, p.boot_id, p.comm, p.exe, p.cmdline, p.peak_vram, p.platform, p.owner"
 
 /* read_query_prepare for sql, a statement whose SELECT list is
  * READ_PROCESS_COLUMNS. */

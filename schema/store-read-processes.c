@@ -130,8 +130,10 @@ static int process_json(struct store_reader *r, const struct read_process *p, in
 	e |= read_set(o, "boot_id", text_json_string(p->boot_id));
 	e |= read_set(o, "start_time", json_integer(p->start_time));
 	e |= read_set(o, "started_at", json_field_int_or_null(p->started_at));
+	e |= read_set(o, "platform", json_string(census_platform_name(p->platform)));
 	e |= read_set(o, "uid", json_field_int_or_null(p->uid));
-	e |= read_set(o, "user", text_json_string(read_user_name(p->uid, user, sizeof(user))));
+	/* a Windows process's account as stored; a Linux one's from its uid */
+	e |= read_set(o, "user", text_json_string(p->owner ? p->owner : read_user_name(p->uid, user, sizeof(user))));
 	e |= read_set(o, "comm", text_json_string(p->comm));
 	e |= read_set(o, "exe", text_json_string(p->exe));
 	e |= read_set(o, "cmdline", text_json_string(p->cmdline));

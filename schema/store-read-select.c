@@ -54,6 +54,8 @@ enum process_column {
 	PC_EXE,
 	PC_CMDLINE,
 	PC_PEAK_VRAM,
+	PC_PLATFORM,
+	PC_OWNER,
 	_PC_MAX
 };
 static const struct read_column process_columns[] = {
@@ -72,6 +74,8 @@ static const struct read_column process_columns[] = {
 	[PC_EXE] = { "exe", READ_KEY },
 	[PC_CMDLINE] = { "cmdline", READ_KEY },
 	[PC_PEAK_VRAM] = { "peak_vram", READ_KEY },
+	[PC_PLATFORM] = { "platform", READ_KEY },
+	[PC_OWNER] = { "owner", READ_KEY },
 };
 _Static_assert(ELEMENTSOF(process_columns) == _PC_MAX, "a column for every field");
 
@@ -97,9 +101,15 @@ int read_process_load(sqlite3_stmt *st, struct read_process *ret)
 		.peak_resident = sqlite3_column_int64(st, PC_PEAK_RESIDENT),
 		.peak_vram = sqlite3_column_int64(st, PC_PEAK_VRAM),
 	};
+	const unsigned char *platform = sqlite3_column_text(st, PC_PLATFORM);
 	bool oom = false;
+	int k;
 
+	/* the schema's CHECK allows no other name */
+	k = platform ? census_platform_from_name((const char *)platform) : -1;
+	p.platform = k >= 0 ? (enum census_platform)k : PLATFORM_LINUX;
 	p.boot_id = column_dup(st, PC_BOOT_ID, &oom);
+	p.owner = column_dup(st, PC_OWNER, &oom);
 	p.comm = column_dup(st, PC_COMM, &oom);
 	p.exe = column_dup(st, PC_EXE, &oom);
 	p.cmdline = column_dup(st, PC_CMDLINE, &oom);
@@ -117,6 +127,7 @@ void read_process_clear(struct read_process *p)
 	free(p->comm);
 	free(p->exe);
 	free(p->cmdline);
+	free(p->owner);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -138,6 +149,8 @@ static int deny(struct store_reader *r, const struct read_process *p)
 	const char *comm = p->comm ? p->comm : "?";
 	char user[256];
 
+	if (p->uid < 0 && p->owner)
+		return read_failf(r, -EACCES, "process %d (%s) belongs to %s", p->pid, comm, p->owner);
 	if (p->uid < 0)
 		return read_failf(r, -EACCES, "process %d (%s): its owner is not known", p->pid, comm);
 	if (read_user_name(p->uid, user, sizeof(user)))

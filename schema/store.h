@@ -30,7 +30,7 @@
 struct store;
 
 /* The schema version this program writes (PRAGMA user_version). */
-#define STORE_SCHEMA_VERSION 13
+#define STORE_SCHEMA_VERSION 14
 
 struct store_options {
 	const char *path;
@@ -89,13 +89,16 @@ void store_rollback(struct store *s);
  * call returns. */
 
 /* A process instance: (boot_id, pid, start_time) names it; a reused pid is
- * another instance. */
+ * another instance.  A Windows process (platform PLATFORM_WINDOWS) has no
+ * uid but an owner, and its creation time as start_time. */
 struct store_process {
+	enum census_platform platform; /* where it runs; PLATFORM_LINUX is 0 */
 	const char *boot_id;
 	int pid;
-	int64_t start_time;     /* clock ticks after boot (stat field 22) */
+	int64_t start_time;     /* Linux: clock ticks after boot (stat field 22); Windows: creation, unix ms */
 	int64_t started_at;     /* unix ms, -1 unknown */
-	int64_t uid;            /* -1 unknown */
+	int64_t uid;            /* -1 unknown (always on Windows) */
+	const char *owner;      /* Windows: DOMAIN\user or a SID; NULL unknown (always on Linux) */
 	const char *comm, *exe, *cmdline; /* NULL unknown */
 	int64_t seen;           /* unix ms: first seen on insert, last seen on update */
 	int64_t exited_at;      /* unix ms, -1 while alive */
@@ -104,8 +107,9 @@ struct store_process {
 };
 
 /* Inserts or updates a process instance (last seen, exit, peaks, and the
- * fields that were unknown: a known comm, exe or cmdline stays as first
- * stored); returns its row id in *ret_id, the same for the same instance. */
+ * fields that were unknown: a known comm, exe, cmdline or owner stays as
+ * first stored, and so does the platform); returns its row id in *ret_id,
+ * the same for the same instance.  -EINVAL for a platform out of range. */
 int store_put_process(struct store *s, const struct store_process *p, int64_t *ret_id);
 /* The same for an instance stored before as row id: its last sight, exit
  * and peaks (the other fields are as first stored).  Cheaper than

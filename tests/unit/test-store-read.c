@@ -390,6 +390,19 @@ static void test_processes(void **state)
 
 	assert_int_equal(store_read_processes(r, -1, true, "size", 0, &o, &err), -EINVAL);
 	assert_string_equal(err.message, "sort: \"size\" is not private, resident, peak or vram");
+
+	/* a Windows process: its platform, and its account as its user */
+	raw_exec(t->db, "INSERT INTO processes (boot_id, pid, start_time, comm, first_seen, last_seen, peak_private,"
+			" platform, owner) VALUES ('windows-boot', 300, 1700000000000, 'python.exe', 1, 2, 9999999,"
+			" 'windows', 'DESKTOP-1\\ana')");
+	assert_int_equal(store_read_processes(r, -1, true, "peak", 0, &o, &err), 0);
+	x = jat(jget(o, "processes"), 0);
+	assert_int_equal(jint(x, "pid"), 300);
+	assert_string_equal(jstr(x, "platform"), "windows");
+	assert_string_equal(jstr(x, "user"), "DESKTOP-1\\ana");
+	assert_true(jnull(x, "uid"));
+	assert_string_equal(jstr(jat(jget(o, "processes"), 1), "platform"), "linux");
+	json_decref(o);
 	census_free(c);
 }
 

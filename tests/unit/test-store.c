@@ -94,6 +94,11 @@ static void test_migrate_from_v1(void **state)
 	assert_int_equal(q_int(db, "SELECT last_seen FROM processes"), 3000);
 	/* what schema 4 added: nothing of it in the old rows */
 	assert_int_equal(q_int(db, "SELECT peak_vram FROM process_labels"), 0);
+	/* schema 14: a row of before is a Linux process, whose owner the views
+	 * give as its uid (known since the sight above) */
+	assert_string_equal(q_text(db, buf, sizeof(buf), "SELECT platform FROM process_labels"), "linux");
+	assert_string_equal(q_text(db, buf, sizeof(buf), "SELECT owner FROM processes"), "NULL");
+	assert_string_equal(q_text(db, buf, sizeof(buf), "SELECT owner FROM process_labels"), "1000");
 	assert_int_equal(q_int(db, "SELECT count(*) FROM censuses WHERE gpu_state IS NULL"), 1);
 	assert_int_equal(q_int(db, "SELECT count(*) FROM gpu_samples"), 0);
 	sqlite3_close(db);
@@ -292,6 +297,55 @@ static void test_process_upsert(void **state)
 	assert_string_equal(
 		q_text(db, buf, sizeof(buf), "SELECT exited_at FROM processes WHERE id = %lld", (long long)other),
 		"NULL");
+	sqlite3_close(db);
+}
+
+/* A Windows process: its platform and its account stored, no uid; the
+ * account stays as first stored, as comm does; the same pid and start
+ * time on Linux under another boot is another row.  A platform out of
+ * range is refused, and the schema refuses a name it does not know. */
+static void test_process_platform_owner(void **state)
+{
+	struct test_db *t = *state;
+	struct store *s = open_store(t->db, 0, 0);
+	char buf[128];
+	int64_t id, again, lin;
+
+	struct store_process p = { .platform = PLATFORM_WINDOWS, .boot_id = "windows-boot", .pid = 1234,
+				   .start_time = T0 - 5000, .started_at = T0 - 5000, .uid = -1,
+				   .owner = "DESKTOP-1\\ana", .comm = "python.exe", .seen = T0, .exited_at = -1 };
+	assert_int_equal(store_put_process(s, &p, &id), 0);
+	p.owner = "S-1-5-21-1-2-3-1001";
+	p.seen = T0 + 1000;
+	assert_int_equal(store_put_process(s, &p, &again), 0);
+	assert_int_equal(again, id);
+	struct store_process q = { .boot_id = "linux-boot", .pid = 1234, .start_time = T0 - 5000, .started_at = -1,
+				   .uid = 1000, .comm = "python3", .seen = T0, .exited_at = -1 };
+	assert_int_equal(store_put_process(s, &q, &lin), 0);
+	assert_true(lin != id);
+
+	q.platform = _PLATFORM_MAX;
+	assert_int_equal(store_put_process(s, &q, &again), -EINVAL);
+	assert_non_null(strstr(store_error(s), "platform"));
+	store_close(s);
+
+	sqlite3 *db = raw_open(t->db, false);
+	assert_string_equal(q_text(db, buf, sizeof(buf), "SELECT platform FROM processes WHERE id = %lld", (long long)id),
+			    "windows");
+	assert_string_equal(q_text(db, buf, sizeof(buf), "SELECT owner FROM processes WHERE id = %lld", (long long)id),
+			    "DESKTOP-1\\ana");
+	assert_string_equal(q_text(db, buf, sizeof(buf), "SELECT uid FROM processes WHERE id = %lld", (long long)id),
+			    "NULL");
+	assert_string_equal(q_text(db, buf, sizeof(buf), "SELECT platform FROM processes WHERE id = %lld", (long long)lin),
+			    "linux");
+	/* the views: the account on Windows, the uid as text on Linux */
+	assert_string_equal(
+		q_text(db, buf, sizeof(buf), "SELECT owner FROM process_labels WHERE process_id = %lld", (long long)id),
+		"DESKTOP-1\\ana");
+	assert_string_equal(
+		q_text(db, buf, sizeof(buf), "SELECT owner FROM process_labels WHERE process_id = %lld", (long long)lin),
+		"1000");
+	assert_int_not_equal(sqlite3_exec(db, "UPDATE processes SET platform = 'macos'", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 }
 
@@ -591,6 +645,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_newer_refused, test_db_setup, test_db_teardown),
 		cmocka_unit_test_setup_teardown(test_not_ours, test_db_setup, test_db_teardown),
 		cmocka_unit_test_setup_teardown(test_process_upsert, test_db_setup, test_db_teardown),
+		cmocka_unit_test_setup_teardown(test_process_platform_owner, test_db_setup, test_db_teardown),
 		cmocka_unit_test_setup_teardown(test_round_trip, test_db_setup, test_db_teardown),
 		cmocka_unit_test_setup_teardown(test_gpu_rows, test_db_setup, test_db_teardown),
 		cmocka_unit_test(test_names),

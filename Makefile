@@ -772,7 +772,8 @@ check-install: check-units deb rpm
 # ================================================================== Windows
 #
 #   make windows        build/windows/ramwatch.exe: the one-shot commands (scan, summary,
-#                       diff, trace summary), cross-built with mingw-w64, statically linked
+#                       diff, trace summary) and sql on a database file, cross-built with
+#                       mingw-w64, statically linked
 #   make check-windows  build it and its test programs, run the Windows tests under Wine
 #
 # jansson and SQLite for Windows are built here from Debian's own source
@@ -856,7 +857,7 @@ WIN_SCANNER_SRCS := scanner/region.c scanner/proc-parse.c scanner/classes.c scan
 WIN_TRACE_SRCS := $(filter-out trace/trace-symbols.c,$(TRACE_SRCS)) trace/windows/trace-symbols.c
 WIN_CLIENT_SRCS := client/census-print.c client/render-census.c client/heap-words.c client/table.c client/cmd-trace.c \
 	client/cmd-diff.c client/render-region-changes.c client/ask.c client/answer.c \
-	client/command-table.c client/windows/cmd-scan.c client/windows/control-client.c
+	client/command-table.c client/windows/cmd-scan.c client/windows/control-client.c client/cmd-sql.c
 WIN_SRCS := $(WIN_COMMON_SRCS) $(WIN_SCANNER_SRCS) $(WIN_TRACE_SRCS) $(WIN_CLIENT_SRCS) $(CLIENT_MAIN)
 WIN_OBJS := $(patsubst %.c,$(WIN_BUILD)/obj/%.o,$(WIN_SRCS))
 # the store, whole, as on Linux: a library, so that a program takes what it calls
@@ -897,7 +898,7 @@ $(WIN_BUILD)/ramwatch.exe: $(WIN_OBJS) $(WIN_SCHEMA_LIB)
 
 # the test programs (tests/windows/): the ground truth and the scanner
 # reading itself, for residency
-WIN_TEST_BINS := $(WIN_BUILD)/tests/holder.exe $(WIN_BUILD)/tests/selfscan.exe
+WIN_TEST_BINS := $(WIN_BUILD)/tests/holder.exe $(WIN_BUILD)/tests/selfscan.exe $(WIN_BUILD)/tests/storewrite.exe
 WIN_SCANNER_OBJS := $(patsubst %.c,$(WIN_BUILD)/obj/%.o,$(WIN_COMMON_SRCS) $(WIN_SCANNER_SRCS))
 
 $(WIN_BUILD)/tests/holder.exe: tests/windows/holder.c
@@ -907,6 +908,16 @@ $(WIN_BUILD)/tests/holder.exe: tests/windows/holder.c
 $(WIN_BUILD)/tests/selfscan.exe: tests/windows/selfscan.c $(WIN_SCANNER_OBJS)
 	@mkdir -p $(dir $@)
 	$(WIN_CC) $(WIN_CFLAGS) $(INC_win_scanner) $(WIN_LDFLAGS) -o $@ $(filter %.c %.o,$^) $(WIN_LIBS)
+
+# the same rows written through the store on Windows and on Linux, for the
+# other platform to read
+$(WIN_BUILD)/tests/storewrite.exe: tests/windows/storewrite.c $(WIN_SCANNER_OBJS) $(WIN_SCHEMA_LIB)
+	@mkdir -p $(dir $@)
+	$(WIN_CC) $(WIN_CFLAGS) $(INC_win_schema) $(WIN_LDFLAGS) -o $@ $< $(WIN_SCHEMA_LIB) $(WIN_SCANNER_OBJS) $(WIN_LIBS)
+
+$(BUILD)/tests/storewrite: tests/windows/storewrite.c $(SCHEMA_LIB) $(SCANNER_LIB) $(COMMON_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(INC_schema) $(LDFLAGS) -o $@ $< $(SCHEMA_LIB) $(SCANNER_LIB) $(COMMON_LIB) $(LIBS)
 
 # Wine runs with a prefix of its own under build/ (made on first use, in
 # about 10 s); the tests start one wineserver for the module.
@@ -930,7 +941,7 @@ windows:
 	$(MAKE) deps DEB_PACKAGES="$(WINDOWS_DEB_PACKAGES)"
 	$(MAKE) $(WIN_BUILD)/ramwatch.exe
 
-check-windows: $(WIN_BUILD)/ramwatch.exe $(WIN_TEST_BINS) $(BUILD)/ramwatch
+check-windows: $(WIN_BUILD)/ramwatch.exe $(WIN_TEST_BINS) $(BUILD)/ramwatch $(BUILD)/tests/storewrite
 	RAMWATCH_BUILD=$(abspath $(BUILD)) WINEPREFIX=$(WIN_PREFIX) $(PYTHON) -m pytest -q tests/windows
 
 clean:

@@ -23,8 +23,10 @@
 #include "units.h"
 #include "util.h"
 
-/* What only the Linux build runs: the daemon's commands, the database,
- * the tracer.  Elsewhere the command is listed and refused by its needs. */
+/* What only the Linux build runs: the daemon's commands, the tracer.
+ * Elsewhere the command is listed and refused by its needs.  sql reads a
+ * database file, which either platform's ramwatchd writes in one format,
+ * and runs on both. */
 #ifdef _WIN32
 #define LINUX_ONLY(run) NULL
 #else
@@ -396,7 +398,7 @@ static const struct command commands[] = {
 	},
 	{
 		.name = "sql",
-		.run = LINUX_ONLY(cmd_sql),
+		.run = cmd_sql,
 		.needs = COMMAND_NEEDS_DATABASE,
 		.summary = "run one read-only SQL query on the database (table, CSV or JSON)",
 		.usage = "ramwatch sql QUERY [--db PATH] [--format table|csv|json] [OPTIONS]\n",
@@ -681,7 +683,8 @@ int usage_error(const char *command, const char *fmt, ...)
 static int refuse(const struct command *c)
 {
 	static const char also[] = "on Windows, ramwatch takes censuses itself (scan), reads saved ones "
-				   "(summary, diff) and summarises traces (trace summary)";
+				   "(summary, diff), summarises traces (trace summary) and queries a database "
+				   "file (sql --db)";
 
 	switch (c->needs) {
 	case COMMAND_NEEDS_DAEMON:

@@ -5,10 +5,17 @@
 #pragma once
 
 #define RW_SOCKET_DEFAULT "/run/ramwatch/ramwatch.sock"
-#define RW_STATE_DIR_DEFAULT "/var/lib/ramwatch"
 /* the database's file name inside the state directory */
 #define RW_DATABASE_NAME "ramwatch.db"
+#ifdef _WIN32
+/* %ProgramData%\ramwatch: Windows keeps the data of a service for every
+ * user under %ProgramData%, which is C:\ProgramData unless moved */
+#define RW_STATE_DIR_DEFAULT "C:\\ProgramData\\ramwatch"
+#define RW_DATABASE_DEFAULT RW_STATE_DIR_DEFAULT "\\" RW_DATABASE_NAME
+#else
+#define RW_STATE_DIR_DEFAULT "/var/lib/ramwatch"
 #define RW_DATABASE_DEFAULT RW_STATE_DIR_DEFAULT "/" RW_DATABASE_NAME
+#endif
 
 /* The environment variable that names another database for ramwatch sql */
 #define RW_DATABASE_ENV "RAMWATCH_DB"

@@ -111,7 +111,7 @@ SCHEMA_SRCS := schema/store.c schema/store-stmt.c schema/store-put.c schema/stor
 	schema/store-read-window.c schema/store-read-census.c schema/store-read-compare.c \
 	schema/store-read-report.c schema/store-read-events.c schema/store-read-page.c schema/store-read-rows.c \
 	schema/store-read-census-load.c schema/store-read-heap.c \
-	schema/query.c
+	schema/query.c schema/store-errno.c
 SCHEMA_MIGRATIONS := $(sort $(wildcard schema/migrations/*.sql))
 SCHEMA_GENERATED := $(BUILD)/schema/migrations.c
 
@@ -860,8 +860,9 @@ WIN_CLIENT_SRCS := client/census-print.c client/render-census.c client/heap-word
 	client/command-table.c client/windows/cmd-scan.c client/windows/control-client.c client/cmd-sql.c
 WIN_SRCS := $(WIN_COMMON_SRCS) $(WIN_SCANNER_SRCS) $(WIN_TRACE_SRCS) $(WIN_CLIENT_SRCS) $(CLIENT_MAIN)
 WIN_OBJS := $(patsubst %.c,$(WIN_BUILD)/obj/%.o,$(WIN_SRCS))
-# the store, whole, as on Linux: a library, so that a program takes what it calls
-WIN_SCHEMA_SRCS := $(SCHEMA_SRCS)
+# the store, whole, as on Linux: a library, so that a program takes what it
+# calls; SQLite's system error is Windows's there (schema/store-errno.h)
+WIN_SCHEMA_SRCS := $(filter-out schema/store-errno.c,$(SCHEMA_SRCS)) schema/windows/store-errno.c
 WIN_SCHEMA_LIB := $(WIN_BUILD)/lib/libschema.a
 
 # the formats are checked by the Linux build of the same files: mingw's

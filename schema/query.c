@@ -23,6 +23,7 @@
 #include "limits.h"
 #include "macro.h"
 #include "query.h"
+#include "store-errno.h"
 #include "util.h"
 
 /* The progress handler looks at the clock every this many virtual machine
@@ -273,7 +274,7 @@ static int connect_readonly(struct query *q)
 	}
 	rc = sqlite3_open_v2(name, &q->db, SQLITE_OPEN_READONLY, NULL);
 	if (rc != SQLITE_OK) {
-		int e = q->db ? sqlite3_system_errno(q->db) : 0;
+		int e = store_system_errno(q->db);
 		return failf(q, e > 0 ? -e : -EIO, "cannot open %s: %s", q->path,
 			     e > 0 ? strerror(e) : sqlite3_errstr(rc));
 	}
@@ -356,7 +357,7 @@ static int sqlite_failure(struct query *q, int rc)
 		return failf(q, -EBADMSG, "%s: %s", q->path, sqlite3_errmsg(q->db));
 	case SQLITE_CANTOPEN:
 	case SQLITE_IOERR: {
-		int e = sqlite3_system_errno(q->db);
+		int e = store_system_errno(q->db);
 		return failf(q, e > 0 ? -e : -EIO, "%s: %s%s%s", q->path, sqlite3_errmsg(q->db), e > 0 ? ": " : "",
 			     e > 0 ? strerror(e) : "");
 	}

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "store-errno.h"
 #include "store-internal.h"
 
 int store_errno(sqlite3 *db, int rc)
@@ -46,10 +47,10 @@ int store_errno(sqlite3 *db, int rc)
 	case SQLITE_IOERR:
 		/* A write that failed for want of space is SQLITE_IOERR_WRITE
 		 * (or _FSYNC, _TRUNCATE) with the system's errno underneath. */
-		e = db ? sqlite3_system_errno(db) : 0;
+		e = store_system_errno(db);
 		return e == ENOSPC || e == EDQUOT ? -ENOSPC : -EIO;
 	case SQLITE_CANTOPEN:
-		e = db ? sqlite3_system_errno(db) : 0;
+		e = store_system_errno(db);
 		return e > 0 ? -e : -EIO;
 	default:
 		return -EIO;

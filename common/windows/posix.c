@@ -26,9 +26,14 @@ static int errno_of(DWORD e)
 	case ERROR_ACCESS_DENIED: case ERROR_SHARING_VIOLATION: return EACCES;
 	case ERROR_FILE_EXISTS: case ERROR_ALREADY_EXISTS: return EEXIST;
 	case ERROR_NOT_ENOUGH_MEMORY: case ERROR_OUTOFMEMORY: return ENOMEM;
-	case ERROR_DISK_FULL: return ENOSPC;
+	case ERROR_DISK_FULL: case ERROR_HANDLE_DISK_FULL: return ENOSPC;
 	default: return EIO;
 	}
+}
+
+int posix_errno_of(unsigned long error)
+{
+	return error ? errno_of((DWORD)error) : 0;
 }
 
 int posix_open(const char *path, int flags, ...)

@@ -66,3 +66,6 @@ int openat(int dirfd, const char *path, int flags, ...);
 int fsync(int fd);
 /* POSIX 2008's, absent from the Windows C runtime */
 char *strndup(const char *s, size_t n);
+/* The errno of a Windows error code (GetLastError()), 0 for 0: EIO for
+ * those the shared code has no word for */
+int posix_errno_of(unsigned long error);

@@ -191,6 +191,18 @@ def test_windows_sql_only_reads(wine_env, linux_db):
     assert linux_sql(db, "SELECT count(*) AS n FROM processes") == [{"n": 2}]
 
 
+def test_windows_store_errors_are_errno(wine_env, tmp_path):
+    """SQLite's system error on Windows is GetLastError()'s code: a database
+    in a directory that does not exist is said to be missing (code 3 read
+    as an errno would be "No such process")."""
+    db = tmp_path / "none" / "ramwatch.db"
+    r = subprocess.run([WINE, STOREWRITE_EXE, winpath(db), winpath(CAPTURE)], env=wine_env, capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 1
+    assert "cannot open" in r.stderr and "No such file or directory" in r.stderr, r.stderr
+    assert "No such process" not in r.stderr, r.stderr
+
+
 def test_windows_sql_default_database(wine_env, tmp_path):
     """Without --db nor RAMWATCH_DB, the database under %ProgramData%."""
     r = subprocess.run([WINE, EXE, "sql", "SELECT 1"], env=wine_env, capture_output=True, text=True, timeout=60)

@@ -125,7 +125,8 @@ DAEMON_SRCS := daemon/config.c daemon/config-parse.c daemon/config-table.c daemo
 	daemon/sysmem.c daemon/sample.c daemon/schedule.c daemon/pidmap.c \
 	daemon/writer.c daemon/target.c daemon/manager.c daemon/manager-interface.c daemon/discover.c daemon/discover-known.c daemon/proc-connector.c daemon/watched.c \
 	daemon/fast-tier.c daemon/census-tier.c daemon/census-take.c daemon/store-cycle.c daemon/store-aside.c daemon/malloc-tuning.c daemon/state-lock.c daemon/timer.c daemon/daemon-clock.c daemon/status-line.c \
-	daemon/export.c daemon/export-text.c daemon/gpu-watch.c daemon/change-watch.c
+	daemon/export.c daemon/export-text.c daemon/gpu-watch.c daemon/change-watch.c daemon/oom-kmsg.c daemon/cgroup-mem.c \
+	daemon/bpf-setup.c daemon/oom-watch.c daemon/oom-kills.c daemon/kmsg-source.c
 DAEMON_MAIN := daemon/ramwatchd.c
 
 # client/: ramwatch (scan, summary, diff, the daemon's commands, sql, trace)
@@ -173,20 +174,22 @@ $(BUILD)/schema/migrations.c: schema/embed-migrations.py $(SCHEMA_MIGRATIONS) sc
 	@mkdir -p $(dir $@)
 	$(PYTHON) schema/embed-migrations.py $@ $(SCHEMA_MIGRATIONS)
 
-# The change watch's BPF program (daemon/change-watch.bpf.c), compiled for
-# the kernel's virtual machine with its BTF (CO-RE: field offsets are
-# taken from the running kernel at load) and embedded in ramwatchd as a
-# libbpf skeleton header.
+# The BPF programs (daemon/*.bpf.c: the change watch, the OOM watch),
+# compiled for the kernel's virtual machine with its BTF (CO-RE: field
+# offsets are taken from the running kernel at load) and embedded in
+# ramwatchd as libbpf skeleton headers.
 BPF_CLANG ?= clang
-BPF_INCLUDE := -I/usr/include/$(shell $(CC) -print-multiarch 2>/dev/null)
-$(BUILD)/gen/change-watch.bpf.o: daemon/change-watch.bpf.c
+BPF_INCLUDE := -I/usr/include/$(shell $(CC) -print-multiarch 2>/dev/null) -Idaemon
+$(BUILD)/gen/%.bpf.o: daemon/%.bpf.c
 	@mkdir -p $(dir $@)
 	$(BPF_CLANG) -g -O2 -target bpf -mcpu=v3 -Wall -Werror $(BPF_INCLUDE) -c -o $@ $<
 
-$(BUILD)/gen/change-watch.skel.h: $(BUILD)/gen/change-watch.bpf.o
-	bpftool gen skeleton $< name change_watch_bpf > $@.tmp && mv $@.tmp $@
+$(BUILD)/gen/%.skel.h: $(BUILD)/gen/%.bpf.o
+	bpftool gen skeleton $< name $(subst -,_,$*)_bpf > $@.tmp && mv $@.tmp $@
 
+$(BUILD)/gen/oom-watch.bpf.o: daemon/oom-watch-event.h
 $(BUILD)/daemon/change-watch.o: | $(BUILD)/gen/change-watch.skel.h
+$(BUILD)/daemon/oom-watch.o: | $(BUILD)/gen/oom-watch.skel.h
 
 $(BUILD)/schema/migrations.o: $(BUILD)/schema/migrations.c
 	$(CC) $(ALL_CFLAGS) $(INC_schema) -c -o $@ $<
@@ -249,7 +252,7 @@ UNIT_TESTS := test-util test-log test-strpool test-text test-hashtab test-timepa
 	test-trace-replay test-trace-export test-trace-binary test-trace-stacks \
 	test-store test-store-failures test-store-salvage test-store-retention test-store-read test-store-read-events test-store-read-gpu test-store-read-history test-store-read-page test-store-coalesce test-sample-row test-census-counters test-store-repeat test-store-delta test-steady test-query test-query-limits \
 	test-config test-config-values test-config-files test-selector \
-	test-sysmem test-schedule test-pidmap test-store-aside test-writer test-export test-watched test-census-tier test-discover test-fast-tier test-proc-connector test-change-watch test-status-line test-daemon-clock \
+	test-sysmem test-schedule test-pidmap test-store-aside test-writer test-export test-watched test-census-tier test-discover test-fast-tier test-proc-connector test-oom-kmsg test-oom-kills test-kmsg-source test-cgroup-mem test-oom-watch test-change-watch test-status-line test-daemon-clock \
 	test-control-request test-request-table test-control-buffer test-control-access test-control-processes test-control-worker \
 	test-render test-render-html test-command-table test-control-client test-render-answers test-top test-chart
 UNIT_BINS := $(addprefix $(BUILD)/tests/,$(UNIT_TESTS))
@@ -448,7 +451,7 @@ FUZZ_CONFIG_SRCS := daemon/config.c daemon/config-parse.c daemon/config-table.c 
 	daemon/selector.c $(COMMON_SRCS)
 FUZZ_CENSUS_JSON_SRCS := client/render-census.c client/heap-words.c client/table.c $(SCANNER_SRCS) $(COMMON_SRCS)
 FUZZ_CONTROL_SRCS := $(DAEMON_SRCS) $(SCHEMA_SRCS) $(SCHEMA_GENERATED) $(SCANNER_SRCS) $(COMMON_SRCS)
-FUZZ_NEW := units proc config census-json control win-capture trace-binary heap
+FUZZ_NEW := units proc config census-json control win-capture trace-binary heap kmsg
 
 $(BUILD)/fuzz/fuzz-trace-binary: tests/fuzz/fuzz-trace-binary.c $(FUZZ_TRACE_SRCS) common/text.c common/hashtab.c \
 		common/error.c
@@ -462,6 +465,11 @@ $(BUILD)/fuzz/fuzz-units: tests/fuzz/fuzz-units.c $(FUZZ_UNITS_SRCS)
 $(BUILD)/fuzz/fuzz-proc: tests/fuzz/fuzz-proc.c $(FUZZ_PROC_SRCS)
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_FLAGS) $(INC_scanner) -o $@ $^
+
+# OOM kills read from kernel log records
+$(BUILD)/fuzz/fuzz-kmsg: tests/fuzz/fuzz-kmsg.c daemon/oom-kmsg.c common/text.c common/util.c
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_FLAGS) $(INC_daemon) -o $@ $^ $(FUZZ_LIBS)
 
 $(BUILD)/fuzz/fuzz-config: tests/fuzz/fuzz-config.c $(FUZZ_CONFIG_SRCS)
 	@mkdir -p $(dir $@)
@@ -481,7 +489,7 @@ $(BUILD)/fuzz/fuzz-census-json: tests/fuzz/fuzz-census-json.c $(FUZZ_CENSUS_JSON
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_FLAGS) $(INC_client) -o $@ $^ $(FUZZ_LIBS)
 
-$(BUILD)/fuzz/fuzz-control: tests/fuzz/fuzz-control.c $(FUZZ_CONTROL_SRCS) | $(BUILD)/gen/change-watch.skel.h
+$(BUILD)/fuzz/fuzz-control: tests/fuzz/fuzz-control.c $(FUZZ_CONTROL_SRCS) | $(BUILD)/gen/change-watch.skel.h $(BUILD)/gen/oom-watch.skel.h
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_FLAGS) $(INC_daemon) -o $@ $^ $(FUZZ_LIBS)
 

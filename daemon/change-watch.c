@@ -15,6 +15,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "bpf-setup.h"
 #include "change-watch.skel.h"
 #include "fileio.h"
 #include "limits.h"
@@ -31,41 +32,6 @@ struct change_watch {
 	uint32_t n_free;
 	bool sees_mappings;   /* the mappings bit can be trusted */
 };
-
-/* libbpf explains a failed load at length on stderr: debug lines instead,
- * the caller logs the one line that matters */
-static int libbpf_log(enum libbpf_print_level level, const char *format, va_list ap)
-{
-	char line[512];
-
-	if (level == LIBBPF_DEBUG)
-		return 0;
-	vsnprintf(line, sizeof(line), format, ap);
-	log_debug("libbpf: %s", line);
-	return 0;
-}
-
-/* The kernel names processes by their pids in the first pid namespace;
- * ours are those only when we run in it: status's NSpid has one field
- * there, one per namespace level below it. */
-static bool in_first_pid_namespace(void)
-{
-	_cleanup_free_ char *text = NULL;
-	size_t len;
-
-	if (read_full_fileat(AT_FDCWD, "/proc/self/status", RW_PROC_FILE_MAX, &text, &len) < 0)
-		return false;
-	const char *line = strstr(text, "\nNSpid:");
-	if (!line)
-		return true; /* a kernel before 4.1: no pid namespaces to tell */
-	line += strlen("\nNSpid:");
-	const char *end = strchrnul(line, '\n');
-	unsigned fields = 0;
-	for (const char *p = line; p < end; p++)
-		if (*p != ' ' && *p != '\t' && (p == line || p[-1] == ' ' || p[-1] == '\t'))
-			fields++;
-	return fields == 1;
-}
 
 /* Whether argument arg (from 0: the address space, after the context) of
  * the tracepoint whose BTF typedef is name is a bool: the mmap lock's
@@ -139,7 +105,7 @@ int change_watch_new(uint32_t capacity, struct change_watch **ret)
 
 	if (capacity == 0 || capacity > RW_TARGETS_MAX)
 		return -EINVAL;
-	if (!in_first_pid_namespace())
+	if (!bpf_setup_in_first_pid_namespace())
 		return -EXDEV;
 	w = calloc(1, sizeof(*w));
 	if (!w)
@@ -155,7 +121,7 @@ int change_watch_new(uint32_t capacity, struct change_watch **ret)
 		w->free_index[i] = capacity - i;
 	w->n_free = capacity;
 
-	libbpf_set_print(libbpf_log);
+	bpf_setup_quiet_libbpf();
 	/* where the lock's events do not say "write", every release raises
 	 * every bit: the statm flags hold, the mappings bit says little */
 	bool writes_only = lock_events_say_write();

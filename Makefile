@@ -116,8 +116,10 @@ SCHEMA_MIGRATIONS := $(sort $(wildcard schema/migrations/*.sql))
 SCHEMA_GENERATED := $(BUILD)/schema/migrations.c
 
 # daemon/: ramwatchd (configuration, the tiers, the writer, the control
-# socket, the metrics export, GPU snapshots)
-DAEMON_SRCS := daemon/config.c daemon/config-parse.c daemon/config-table.c daemon/config-values.c \
+# socket, the metrics export, GPU snapshots); what differs by platform is
+# behind a header of daemon/ each, and Linux's side of it is in daemon/linux/
+DAEMON_LINUX_SRCS := daemon/linux/event-loop.c
+DAEMON_SRCS := $(DAEMON_LINUX_SRCS) daemon/config.c daemon/config-parse.c daemon/config-table.c daemon/config-values.c \
 	daemon/selector.c \
 	daemon/control.c daemon/control-conn.c daemon/control-ops.c daemon/control-queries.c \
 	daemon/control-worker.c daemon/control-request.c daemon/control-answer.c daemon/control-access.c \
@@ -249,7 +251,7 @@ UNIT_TESTS := test-util test-log test-strpool test-text test-hashtab test-timepa
 	test-trace-replay test-trace-export test-trace-binary test-trace-stacks \
 	test-store test-store-failures test-store-salvage test-store-retention test-store-read test-store-read-events test-store-read-gpu test-store-read-history test-store-read-page test-store-coalesce test-sample-row test-census-counters test-store-repeat test-store-delta test-steady test-query test-query-limits \
 	test-config test-config-values test-config-files test-selector \
-	test-sysmem test-schedule test-pidmap test-store-aside test-writer test-export test-watched test-census-tier test-discover test-fast-tier test-proc-connector test-change-watch test-status-line test-daemon-clock \
+	test-sysmem test-event-loop test-schedule test-pidmap test-store-aside test-writer test-export test-watched test-census-tier test-discover test-fast-tier test-proc-connector test-change-watch test-status-line test-daemon-clock \
 	test-control-request test-request-table test-control-buffer test-control-access test-control-processes test-control-worker \
 	test-render test-render-html test-command-table test-control-client test-render-answers test-top test-chart
 UNIT_BINS := $(addprefix $(BUILD)/tests/,$(UNIT_TESTS))

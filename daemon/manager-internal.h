@@ -8,12 +8,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include <systemd/sd-event.h>
-
 #include "census-tier.h"
 #include "config.h"
 #include "control.h"
 #include "discover.h"
+#include "event-loop.h"
 #include "export.h"
 #include "fast-tier.h"
 #include "gpu-watch.h"
@@ -27,7 +26,7 @@
 #define RETENTION_PERIOD_US (60u * 1000u * 1000u)
 
 struct manager {
-	sd_event *event;
+	struct event_loop *event;
 	char *config_path, *state_dir, *db_path;
 	struct daemon_config config; /* the parts below point at it: a reload changes it in place */
 
@@ -47,10 +46,9 @@ struct manager {
 	struct export_state export; /* the metrics textfile (Export=) */
 	struct control *control;    /* the control socket; NULL without one */
 
-	sd_event_source *sample_timer, *store_timer, *discover_timer, *retention_timer;
-	sd_event_source *census_soon;
-	sd_event_source *proc_events; /* the proc connector's socket, for discovery */
-	sd_event_source *sigterm, *sigint, *sighup;
+	struct event_source *sample_timer, *store_timer, *discover_timer, *retention_timer;
+	struct event_source *census_soon;
+	struct event_source *proc_events; /* the proc connector's socket, for discovery; NULL once closed */
 
 	struct status_rate_point status_since; /* the last STATUS= line's, for rates */
 };

@@ -118,7 +118,7 @@ SCHEMA_GENERATED := $(BUILD)/schema/migrations.c
 # daemon/: ramwatchd (configuration, the tiers, the writer, the control
 # socket, the metrics export, GPU snapshots); what differs by platform is
 # behind a header of daemon/ each, and Linux's side of it is in daemon/linux/
-DAEMON_LINUX_SRCS := daemon/linux/event-loop.c
+DAEMON_LINUX_SRCS := daemon/linux/event-loop.c daemon/linux/service.c
 DAEMON_SRCS := $(DAEMON_LINUX_SRCS) daemon/config.c daemon/config-parse.c daemon/config-table.c daemon/config-values.c \
 	daemon/selector.c \
 	daemon/control.c daemon/control-conn.c daemon/control-ops.c daemon/control-queries.c \

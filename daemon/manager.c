@@ -15,8 +15,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <systemd/sd-daemon.h>
-
 #include "census-tier.h"
 #include "config.h"
 #include "control.h"
@@ -32,6 +30,7 @@
 #include "macro.h"
 #include "paths.h"
 #include "procfs.h"
+#include "service.h"
 #include "state-lock.h"
 #include "store-cycle.h"
 #include "store.h"
@@ -275,7 +274,7 @@ static void update_status(struct manager *m)
 
 	manager_snapshot(m, false, &st);
 	(void)status_line_format(&st, now_monotonic_us(), &m->status_since, line, sizeof(line));
-	(void)sd_notifyf(false, "STATUS=%s", line);
+	service_status(line);
 }
 
 static void on_store(struct event_source *s, void *userdata)
@@ -366,14 +365,14 @@ static void on_request(enum event_request what, const char *why, void *userdata)
 {
 	struct manager *m = userdata;
 	if (what == EVENT_RELOAD) {
-		(void)sd_notify(false, "RELOADING=1");
+		service_reloading();
 		(void)reload(m);
-		(void)sd_notify(false, "READY=1");
+		service_ready(NULL);
 		update_status(m);
 		return;
 	}
 	log_info("%s received: writing what was gathered and stopping", why);
-	(void)sd_notify(false, "STOPPING=1");
+	service_stopping();
 	event_loop_exit(m->event, 0);
 }
 
@@ -573,7 +572,7 @@ int manager_run(struct manager *m)
 {
 	int r;
 
-	(void)sd_notify(false, "READY=1\nSTATUS=store open; discovering processes");
+	service_ready("store open; discovering processes");
 	log_info("ramwatchd " RAMWATCH_VERSION " running: database %s, configuration %s", m->db_path,
 		 m->config_path);
 	r = event_loop_run(m->event);

@@ -22,6 +22,8 @@
 #include "status-line.h"
 #include "watched.h"
 
+struct state_lock;
+
 /* Retention runs this often; each run is a bounded number of steps. */
 #define RETENTION_PERIOD_US (60u * 1000u * 1000u)
 
@@ -32,7 +34,7 @@ struct manager {
 
 	int root_fd;
 	bool host_proc;           /* root_fd is the host's /proc: the kernel's pids are its */
-	int lock_fd;              /* the state directory's lock, held while running */
+	struct state_lock *lock;  /* the state directory's, held while running */
 	char *boot_id;
 	uint64_t started_us;      /* monotonic, for uptime */
 

@@ -519,7 +519,7 @@ static int manager_open_state(struct manager *m)
 
 	if (mkdir(m->state_dir, 0750) < 0 && errno != EEXIST)
 		return log_error_errno(errno, "cannot create the state directory %s: %m", m->state_dir);
-	if ((r = state_lock_take(m->state_dir, &m->lock_fd)) < 0)
+	if ((r = state_lock_take(m->state_dir, &m->lock)) < 0)
 		return r;
 	return store_cycle_open(m->db_path, &m->config, m->root_fd, &m->store_cycle);
 }
@@ -549,7 +549,6 @@ int manager_new(const struct manager_options *o, struct manager **ret)
 	if (!m)
 		return log_error_errno(ENOMEM, "out of memory");
 	m->root_fd = -1;
-	m->lock_fd = -1;
 	if ((r = manager_load_config(m, o)) < 0 || (r = manager_open_proc(m, o)) < 0 ||
 	    (r = manager_open_state(m)) < 0 || (r = setup_loop(m)) < 0)
 		return r;
@@ -611,8 +610,7 @@ struct manager *manager_free(struct manager *m)
 	discover_done(&m->discover);
 	m->store_cycle = store_cycle_close(m->store_cycle);
 	/* after the store: the next daemon finds the database closed */
-	if (m->lock_fd >= 0)
-		close(m->lock_fd);
+	m->lock = state_lock_release(m->lock);
 	m->event = event_loop_free(m->event);
 	if (m->root_fd >= 0)
 		close(m->root_fd);

@@ -6,8 +6,9 @@
  * thread, and the requests to stop or reload that come from outside.
  *
  * linux/event-loop.c implements it over sd-event (signals through a
- * signalfd, systemd's watchdog fed from the loop); a Windows implementation
- * waits on an I/O completion port, to which the other sources post.
+ * signalfd, systemd's watchdog fed from the loop).  Windows has none yet:
+ * its implementation is to wait on an I/O completion port, to which the
+ * other sources post.
  *
  * Times are microseconds of the monotonic clock.  Sources belong to their
  * creator, who frees them (event_source_free) before the loop; a callback

@@ -4,8 +4,9 @@
  * run by hand, with no service manager listening, tells nobody and goes on.
  *
  * linux/service.c sends systemd's notifications (sd_notify: READY=1,
- * RELOADING=1, STOPPING=1, STATUS=); a Windows implementation reports the
- * same states to the service control manager (SetServiceStatus). */
+ * RELOADING=1, STOPPING=1, STATUS=).  Windows has none yet: its
+ * implementation is to report the same states to the service control
+ * manager (SetServiceStatus). */
 #pragma once
 
 /* The daemon serves: start-up is done, or a reload is.  status, when not

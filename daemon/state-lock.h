@@ -2,7 +2,7 @@
  * is a file in the directory, held for as long as the daemon runs and let
  * go by the system when the process ends however it ends, so that a crash
  * never leaves a stale lock behind.  linux/state-lock.c takes it with
- * flock(2); a Windows implementation with LockFileEx. */
+ * flock(2); Windows has none yet (LockFileEx would take it). */
 #pragma once
 
 struct state_lock;

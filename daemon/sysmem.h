@@ -4,8 +4,9 @@
  *
  * linux/sysmem.c reads /proc/meminfo and, where the kernel has PSI (Linux
  * 4.20+, CONFIG_PSI), /proc/pressure/memory, through the pure parsers
- * below; a Windows implementation asks GlobalMemoryStatusEx and the
- * performance information, and has no pressure. */
+ * below.  Windows has none yet: its implementation is to ask
+ * GlobalMemoryStatusEx and the performance information, without
+ * pressure. */
 #pragma once
 
 #include <stddef.h>

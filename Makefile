@@ -116,15 +116,17 @@ SCHEMA_MIGRATIONS := $(sort $(wildcard schema/migrations/*.sql))
 SCHEMA_GENERATED := $(BUILD)/schema/migrations.c
 
 # daemon/: ramwatchd (configuration, the tiers, the writer, the control
-# socket, the metrics export, GPU snapshots)
-DAEMON_SRCS := daemon/config.c daemon/config-parse.c daemon/config-table.c daemon/config-values.c \
+# socket, the metrics export, GPU snapshots); what differs by platform is
+# behind a header of daemon/ each, and Linux's side of it is in daemon/linux/
+DAEMON_LINUX_SRCS := daemon/linux/event-loop.c daemon/linux/service.c daemon/linux/state-lock.c daemon/linux/sysmem.c
+DAEMON_SRCS := $(DAEMON_LINUX_SRCS) daemon/config.c daemon/config-parse.c daemon/config-table.c daemon/config-values.c \
 	daemon/selector.c \
 	daemon/control.c daemon/control-conn.c daemon/control-ops.c daemon/control-queries.c \
 	daemon/control-worker.c daemon/control-request.c daemon/control-answer.c daemon/control-access.c \
 	daemon/control-processes.c daemon/control-buffer.c \
-	daemon/sysmem.c daemon/sample.c daemon/schedule.c daemon/pidmap.c \
+	daemon/sample.c daemon/schedule.c daemon/pidmap.c \
 	daemon/writer.c daemon/target.c daemon/manager.c daemon/manager-interface.c daemon/discover.c daemon/discover-known.c daemon/proc-connector.c daemon/watched.c \
-	daemon/fast-tier.c daemon/census-tier.c daemon/census-take.c daemon/store-cycle.c daemon/store-aside.c daemon/malloc-tuning.c daemon/state-lock.c daemon/timer.c daemon/daemon-clock.c daemon/status-line.c \
+	daemon/fast-tier.c daemon/census-tier.c daemon/census-take.c daemon/store-cycle.c daemon/store-aside.c daemon/malloc-tuning.c daemon/timer.c daemon/daemon-clock.c daemon/status-line.c \
 	daemon/export.c daemon/export-text.c daemon/gpu-watch.c daemon/change-watch.c daemon/oom-kmsg.c daemon/cgroup-mem.c \
 	daemon/bpf-setup.c daemon/oom-watch.c daemon/oom-kills.c daemon/kmsg-source.c
 DAEMON_MAIN := daemon/ramwatchd.c
@@ -252,7 +254,7 @@ UNIT_TESTS := test-util test-log test-strpool test-text test-hashtab test-timepa
 	test-trace-replay test-trace-export test-trace-binary test-trace-stacks \
 	test-store test-store-failures test-store-salvage test-store-retention test-store-read test-store-read-events test-store-read-gpu test-store-read-history test-store-read-page test-store-coalesce test-sample-row test-census-counters test-store-repeat test-store-delta test-steady test-query test-query-limits \
 	test-config test-config-values test-config-files test-selector \
-	test-sysmem test-schedule test-pidmap test-store-aside test-writer test-export test-watched test-census-tier test-discover test-fast-tier test-proc-connector test-oom-kmsg test-oom-kills test-kmsg-source test-cgroup-mem test-oom-watch test-change-watch test-status-line test-daemon-clock \
+	test-sysmem test-event-loop test-schedule test-pidmap test-store-aside test-writer test-export test-watched test-census-tier test-discover test-fast-tier test-proc-connector test-oom-kmsg test-oom-kills test-kmsg-source test-cgroup-mem test-oom-watch test-change-watch test-status-line test-daemon-clock \
 	test-control-request test-request-table test-control-buffer test-control-access test-control-processes test-control-worker \
 	test-render test-render-html test-command-table test-control-client test-render-answers test-top test-chart
 UNIT_BINS := $(addprefix $(BUILD)/tests/,$(UNIT_TESTS))

@@ -15,7 +15,7 @@
 
 #include "selector.h"
 
-/* Microseconds, as sd_event counts. */
+/* Microseconds, as the event loop counts. */
 typedef uint64_t config_usec_t;
 
 /* ExportGroupBy=: what the "group" label of the metrics holds. */

@@ -9,7 +9,7 @@
  * closes a connection with nothing to do for RW_IDLE_TIMEOUT_US.
  *
  * Work is never done inside a callback that may be re-entered: an answer
- * is queued and the connection "kicked" (a one-shot defer source), and the
+ * is queued and the connection "kicked" (a deferred source, armed), and the
  * next loop iteration writes it, frees the connection or takes the next
  * line.  So an answer given from the census tier's callback, or from a
  * timer, never frees the connection under its caller. */
@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -36,27 +35,26 @@ static void conn_process(struct control_conn *c);
 
 static void conn_kick(struct control_conn *c)
 {
-	(void)sd_event_source_set_enabled(c->again, SD_EVENT_ONESHOT);
+	event_defer_arm(c->again);
 }
 
 /* Something happened that keeps the connection alive: a complete request
  * came, or the client took some of its answer. */
 static void conn_touch(struct control_conn *c)
 {
-	(void)sd_event_source_set_time_relative(c->idle, RW_IDLE_TIMEOUT_US);
-	(void)sd_event_source_set_enabled(c->idle, SD_EVENT_ONESHOT);
+	(void)event_timer_arm_after(c->idle, RW_IDLE_TIMEOUT_US);
 }
 
 static void conn_update_events(struct control_conn *c)
 {
 	uint32_t events = 0;
 	if (!c->eof && !c->closing && !control_inbuf_full(&c->in))
-		events |= EPOLLIN;
+		events |= EVENT_IN;
 	if (control_outbuf_pending(&c->out) > 0)
-		events |= EPOLLOUT;
-	/* with no events, epoll still says EPOLLHUP: a client that goes away
+		events |= EVENT_OUT;
+	/* with no events, a hang-up is still told: a client that goes away
 	 * while its request runs is noticed */
-	(void)sd_event_source_set_io_events(c->io, events);
+	(void)event_io_set_events(c->io, events);
 }
 
 static void end_request(struct control_conn *c)
@@ -68,7 +66,7 @@ static void end_request(struct control_conn *c)
 	c->job = NULL;
 	c->waiter = NULL;
 	if (c->deadline)
-		(void)sd_event_source_set_enabled(c->deadline, SD_EVENT_OFF);
+		event_timer_disarm(c->deadline);
 }
 
 /* The debug line of a request: what, for whom, how it ended. */
@@ -134,33 +132,24 @@ void control_conn_errorf(struct control_conn *c, enum control_code code, const c
 	control_conn_error(c, code, message);
 }
 
-static int on_deadline(sd_event_source *s, uint64_t usec, void *userdata)
+static void on_deadline(struct event_source *s, void *userdata)
 {
 	struct control_conn *c = userdata;
 	(void)s;
-	(void)usec;
 	if (!c->busy)
-		return 0;
+		return;
 	control_ops_stop(c);
 	control_conn_errorf(c, CONTROL_TIMEOUT, "the request took longer than its limit of %u s",
 			    (unsigned)(control_op_timeout_us(c->op) / 1000000u));
-	return 0;
 }
 
 static int arm_deadline(struct control_conn *c, uint64_t usec)
 {
-	int r;
-	if (!c->deadline) {
-		r = sd_event_add_time_relative(c->server->event, &c->deadline, CLOCK_MONOTONIC, usec,
-					       DEADLINE_ACCURACY_US, on_deadline, c);
-		if (r < 0)
-			return r;
-		(void)sd_event_source_set_description(c->deadline, "control-deadline");
-		return 0;
-	}
-	if ((r = sd_event_source_set_time_relative(c->deadline, usec)) < 0)
-		return r;
-	return sd_event_source_set_enabled(c->deadline, SD_EVENT_ONESHOT);
+	struct event_loop *e = c->server->event;
+	if (!c->deadline)
+		return event_loop_add_timer(e, event_loop_now(e) + usec, DEADLINE_ACCURACY_US, on_deadline, c,
+					    "control-deadline", &c->deadline);
+	return event_timer_arm_after(c->deadline, usec);
 }
 
 /* Takes the request line in, answers a bad one, starts a good one. */
@@ -277,53 +266,48 @@ static void conn_process(struct control_conn *c)
 	conn_update_events(c);
 }
 
-static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+static void on_io(struct event_source *s, uint32_t revents, void *userdata)
 {
 	struct control_conn *c = userdata;
 	(void)s;
-	(void)fd;
 
-	if (revents & (EPOLLHUP | EPOLLERR)) {
+	if (revents & (EVENT_HUP | EVENT_ERR)) {
 		/* the client closed its end: nobody is there to answer */
 		log_debug("control #%" PRIu64 ": closed by the client%s", c->serial,
 			  c->busy ? " while its request was in progress" : "");
 		control_conn_free(c);
-		return 0;
+		return;
 	}
-	if (revents & EPOLLIN) {
+	if (revents & EVENT_IN) {
 		int r = conn_read(c);
 		if (r < 0) {
 			log_debug_errno(r, "control #%" PRIu64 ": read failed: %m", c->serial);
 			control_conn_free(c);
-			return 0;
+			return;
 		}
 	}
 	conn_process(c);
-	return 0;
 }
 
-static int on_again(sd_event_source *s, void *userdata)
+static void on_again(struct event_source *s, void *userdata)
 {
 	(void)s;
 	conn_process(userdata);
-	return 0;
 }
 
-static int on_idle(sd_event_source *s, uint64_t usec, void *userdata)
+static void on_idle(struct event_source *s, void *userdata)
 {
 	struct control_conn *c = userdata;
 	(void)s;
-	(void)usec;
 	if (c->busy) {
 		/* a request in progress has a time limit of its own */
 		conn_touch(c);
-		return 0;
+		return;
 	}
 	log_debug("control #%" PRIu64 ": %s for %u s, closing", c->serial,
 		  control_outbuf_pending(&c->out) > 0 ? "the client did not read its answer" : "idle",
 		  (unsigned)(RW_IDLE_TIMEOUT_US / 1000000u));
 	control_conn_free(c);
-	return 0;
 }
 
 int control_conn_new(struct control *s, int fd, const struct control_peer *peer)
@@ -348,17 +332,13 @@ int control_conn_new(struct control *s, int fd, const struct control_peer *peer)
 	s->conns = c;
 	s->n_conns++;
 
-	if ((r = sd_event_add_io(s->event, &c->io, fd, EPOLLIN, on_io, c)) < 0 ||
-	    (r = sd_event_add_time_relative(s->event, &c->idle, CLOCK_MONOTONIC, RW_IDLE_TIMEOUT_US,
-					    IDLE_ACCURACY_US, on_idle, c)) < 0 ||
-	    (r = sd_event_add_defer(s->event, &c->again, on_again, c)) < 0 ||
-	    (r = sd_event_source_set_enabled(c->again, SD_EVENT_OFF)) < 0) {
+	if ((r = event_loop_add_io(s->event, fd, EVENT_IN, on_io, c, "control-connection", &c->io)) < 0 ||
+	    (r = event_loop_add_timer(s->event, event_loop_now(s->event) + RW_IDLE_TIMEOUT_US, IDLE_ACCURACY_US,
+				      on_idle, c, "control-idle", &c->idle)) < 0 ||
+	    (r = event_loop_add_defer(s->event, on_again, c, "control-again", &c->again)) < 0) {
 		control_conn_free(c);
 		return r;
 	}
-	(void)sd_event_source_set_description(c->io, "control-connection");
-	(void)sd_event_source_set_description(c->idle, "control-idle");
-	(void)sd_event_source_set_description(c->again, "control-again");
 	log_debug("control #%" PRIu64 ": connection from uid %u (pid %d)%s", c->serial, (unsigned)peer->uid,
 		  (int)peer->pid, peer->privileged ? ", privileged" : "");
 	return 0;
@@ -378,10 +358,10 @@ struct control_conn *control_conn_free(struct control_conn *c)
 	if (c->next)
 		c->next->prev = c->prev;
 	c->server->n_conns--;
-	sd_event_source_disable_unref(c->io);
-	sd_event_source_disable_unref(c->idle);
-	sd_event_source_disable_unref(c->deadline);
-	sd_event_source_disable_unref(c->again);
+	event_source_free(c->io);
+	event_source_free(c->idle);
+	event_source_free(c->deadline);
+	event_source_free(c->again);
 	close(c->fd);
 	control_inbuf_done(&c->in);
 	control_outbuf_done(&c->out);

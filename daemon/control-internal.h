@@ -8,8 +8,6 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include <systemd/sd-event.h>
-
 #include "macro.h"
 #include "control-access.h"
 #include "control-buffer.h"
@@ -17,6 +15,7 @@
 #include "control-request.h"
 #include "control-worker.h"
 #include "control.h"
+#include "event-loop.h"
 #include "status-line.h"
 
 struct census_waiter;
@@ -24,9 +23,9 @@ struct census_result;
 
 struct control {
 	struct core_interface core; /* the daemon, as it lets the socket see it */
-	sd_event *event;
+	struct event_loop *event;
 	int fd;                    /* listening */
-	sd_event_source *listen_source, *listen_retry;
+	struct event_source *listen_source, *listen_retry;
 	char *path;                /* the socket file made here, removed at exit */
 	dev_t dev;                 /* ... and which file it is */
 	ino_t ino;
@@ -50,7 +49,7 @@ struct control_conn {
 	uint64_t serial;   /* for the logs */
 	int fd;
 	struct control_peer peer;
-	sd_event_source *io, *idle, *deadline, *again;
+	struct event_source *io, *idle, *deadline, *again;
 	struct control_inbuf in;
 	struct control_outbuf out;
 	bool eof;          /* the client shut its side: no more requests */

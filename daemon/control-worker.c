@@ -1,17 +1,14 @@
-/* The control socket's worker thread: a queue in, a queue out, an eventfd
- * to wake the loop.  One lock guards both queues, the job running and the
+/* The control socket's worker thread: a queue in, a queue out, a wake-up
+ * of the event loop.  One lock guards both queues, the job running and the
  * reader pointer (so an interrupt never reaches a reader being closed, nor
  * the job after the one it was meant for). */
 #include "control-worker.h"
 
 #include <errno.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
-#include <unistd.h>
 
 #include "macro.h"
 #include "store-read.h"
@@ -27,8 +24,7 @@ struct control_worker {
 	struct control_job *finished, *finished_tail;
 	bool stop;
 
-	int efd;
-	sd_event_source *source;
+	struct event_source *loop_wake; /* the loop's, posted for each finished job */
 	control_job_done_t done;
 	void *userdata;
 
@@ -180,9 +176,7 @@ static void *worker_main(void *userdata)
 		pthread_mutex_lock(&w->lock);
 		w->running = NULL;
 		append(&w->finished, &w->finished_tail, j);
-		uint64_t one = 1;
-		/* an eventfd write fails only when the counter would overflow */
-		(void)!write(w->efd, &one, sizeof(one));
+		event_wake_post(w->loop_wake);
 	}
 	struct store_reader *reader = w->reader;
 	w->reader = NULL;
@@ -191,14 +185,11 @@ static void *worker_main(void *userdata)
 	return NULL;
 }
 
-static int on_finished(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+static void on_finished(struct event_source *s, void *userdata)
 {
 	struct control_worker *w = userdata;
-	uint64_t n;
 	(void)s;
-	(void)revents;
 
-	(void)!read(fd, &n, sizeof(n));
 	pthread_mutex_lock(&w->lock);
 	struct control_job *j = w->finished;
 	w->finished = w->finished_tail = NULL;
@@ -218,19 +209,16 @@ static int on_finished(sd_event_source *s, int fd, uint32_t revents, void *userd
 			w->done(j, w->userdata);
 		j = next;
 	}
-	return 0;
 }
 
-int control_worker_new(sd_event *e, const char *db_path, control_job_done_t done, void *userdata,
+int control_worker_new(struct event_loop *e, const char *db_path, control_job_done_t done, void *userdata,
 		       struct control_worker **ret)
 {
 	struct control_worker *w = calloc(1, sizeof(*w));
-	sigset_t all, saved;
 	int r;
 
 	if (!w)
 		return -ENOMEM;
-	w->efd = -1;
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->wake, NULL);
 	w->done = done;
@@ -240,24 +228,14 @@ int control_worker_new(sd_event *e, const char *db_path, control_job_done_t done
 		control_worker_free(w);
 		return -ENOMEM;
 	}
-	w->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (w->efd < 0) {
-		r = -errno;
-		control_worker_free(w);
-		return r;
-	}
-	r = sd_event_add_io(e, &w->source, w->efd, EPOLLIN, on_finished, w);
+	r = event_loop_add_wake(e, on_finished, w, "control-worker", &w->loop_wake);
 	if (r < 0) {
 		control_worker_free(w);
 		return r;
 	}
-	(void)sd_event_source_set_description(w->source, "control-worker");
 
-	/* the thread takes no signals: they are the loop's (signalfd) */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &saved);
-	r = -pthread_create(&w->thread, NULL, worker_main, w);
-	pthread_sigmask(SIG_SETMASK, &saved, NULL);
+	/* the thread takes none of the loop's requests (signals, on Linux) */
+	r = event_loop_start_thread(&w->thread, worker_main, w);
 	if (r < 0) {
 		control_worker_free(w);
 		return r;
@@ -289,9 +267,7 @@ struct control_worker *control_worker_free(struct control_worker *w)
 			control_job_free(*l);
 			*l = next;
 		}
-	sd_event_source_disable_unref(w->source);
-	if (w->efd >= 0)
-		close(w->efd);
+	event_source_free(w->loop_wake);
 	pthread_cond_destroy(&w->wake);
 	pthread_mutex_destroy(&w->lock);
 	free(w->db_path);

@@ -5,8 +5,8 @@
  * Jobs are queued by the loop and run one at a time, in order.  The worker
  * has its own read-only connection to the database (opened at its first
  * job that needs one, and again after a failure), bounded by each job's
- * deadline.  A finished job goes back to the loop through an eventfd,
- * whose io source calls the done callback there.  The worker never logs
+ * deadline.  A finished job goes back to the loop through a wake-up
+ * (event-loop.h), whose callback calls the done callback there.  The worker never logs
  * (the log's record of recent errors is the loop's) and never touches a
  * connection: what it needs is in the job. */
 #pragma once
@@ -15,9 +15,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include <systemd/sd-event.h>
-
 #include "error.h"
+#include "event-loop.h"
 
 struct store_reader;
 struct control_job;
@@ -66,7 +65,7 @@ typedef void (*control_job_done_t)(struct control_job *j, void *userdata);
 /* Starts the thread.  done is called from the loop for each finished job
  * that was not cancelled; the job is then the callee's.  Returns 0 with
  * *ret, or a negative errno. */
-int control_worker_new(sd_event *e, const char *db_path, control_job_done_t done, void *userdata,
+int control_worker_new(struct event_loop *e, const char *db_path, control_job_done_t done, void *userdata,
 		       struct control_worker **ret);
 /* Stops the thread (interrupting the job it runs), frees what is queued.
  * Accepts NULL, returns NULL. */

@@ -25,7 +25,7 @@
  * pauses this long (else the level-triggered source would spin). */
 #define ACCEPT_PAUSE_US (1000u * 1000u)
 
-static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdata);
+static void on_accept(struct event_source *s, uint32_t revents, void *userdata);
 
 /* The one line a connection past RW_CLIENTS_MAX gets. */
 static void refuse_busy(int fd)
@@ -42,13 +42,11 @@ static void refuse_busy(int fd)
 	close(fd);
 }
 
-static int on_accept_retry(sd_event_source *s, uint64_t usec, void *userdata)
+static void on_accept_retry(struct event_source *s, void *userdata)
 {
 	struct control *c = userdata;
 	(void)s;
-	(void)usec;
-	(void)sd_event_source_set_enabled(c->listen_source, SD_EVENT_ON);
-	return 0;
+	(void)event_io_set_enabled(c->listen_source, true);
 }
 
 /* accept failed for want of a resource: stop listening for a moment */
@@ -56,28 +54,25 @@ static void pause_accepting(struct control *c)
 {
 	int r;
 
-	(void)sd_event_source_set_enabled(c->listen_source, SD_EVENT_OFF);
+	(void)event_io_set_enabled(c->listen_source, false);
 	if (!c->listen_retry) {
-		r = sd_event_add_time_relative(c->event, &c->listen_retry, CLOCK_MONOTONIC, ACCEPT_PAUSE_US, 0,
-					       on_accept_retry, c);
-		if (r < 0) {
-			(void)sd_event_source_set_enabled(c->listen_source, SD_EVENT_ON);
-			return;
-		}
+		r = event_loop_add_timer(c->event, event_loop_now(c->event) + ACCEPT_PAUSE_US, 0, on_accept_retry, c,
+					 "control-listen-retry", &c->listen_retry);
+		if (r < 0)
+			(void)event_io_set_enabled(c->listen_source, true);
 		return;
 	}
-	(void)sd_event_source_set_time_relative(c->listen_retry, ACCEPT_PAUSE_US);
-	(void)sd_event_source_set_enabled(c->listen_retry, SD_EVENT_ONESHOT);
+	(void)event_timer_arm_after(c->listen_retry, ACCEPT_PAUSE_US);
 }
 
-static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+static void on_accept(struct event_source *s, uint32_t revents, void *userdata)
 {
 	struct control *c = userdata;
 	(void)s;
 	(void)revents;
 
 	for (;;) {
-		int cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		int cfd = accept4(c->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (cfd < 0) {
 			if (errno == EAGAIN || errno == EWOULDBLOCK)
 				break;
@@ -107,7 +102,6 @@ static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdat
 		if (r < 0)
 			log_warning_errno(r, "cannot serve a control connection: %m");
 	}
-	return 0;
 }
 
 /* Whether someone listens on the socket at path: 1 yes, 0 no (a stale
@@ -216,7 +210,7 @@ static int listen_passed(struct control *c, int n)
 	return 0;
 }
 
-int control_new(sd_event *event, const struct core_interface *core, const struct control_options *o,
+int control_new(struct event_loop *event, const struct core_interface *core, const struct control_options *o,
 		struct control **ret)
 {
 	struct control *c = calloc(1, sizeof(*c));
@@ -257,12 +251,11 @@ int control_new(sd_event *event, const struct core_interface *core, const struct
 		control_free(c);
 		return log_error_errno(r, "cannot start the control socket's worker thread: %m");
 	}
-	r = sd_event_add_io(event, &c->listen_source, c->fd, EPOLLIN, on_accept, c);
+	r = event_loop_add_io(event, c->fd, EVENT_IN, on_accept, c, "control-listen", &c->listen_source);
 	if (r < 0) {
 		control_free(c);
 		return log_error_errno(r, "cannot watch the control socket: %m");
 	}
-	(void)sd_event_source_set_description(c->listen_source, "control-listen");
 	*ret = c;
 	return 0;
 }
@@ -277,8 +270,8 @@ struct control *control_free(struct control *c)
 	while (c->conns)
 		control_conn_free(c->conns);
 	c->worker = control_worker_free(c->worker);
-	sd_event_source_disable_unref(c->listen_source);
-	sd_event_source_disable_unref(c->listen_retry);
+	event_source_free(c->listen_source);
+	event_source_free(c->listen_retry);
 	if (c->fd >= 0)
 		close(c->fd);
 	/* the file is removed only if it is still ours: a daemon started

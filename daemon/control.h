@@ -22,12 +22,11 @@
  *   control-buffer.c     input framing and output buffering (pure) */
 #pragma once
 
-#include <systemd/sd-event.h>
-
 #include "paths.h"
 #include "core-interface.h"
 
 struct control;
+struct event_loop;
 
 
 struct control_options {
@@ -53,7 +52,7 @@ struct control_options {
  * daemon listening there), that is logged and 0 is returned with *ret
  * NULL: the daemon samples without a control socket.  A path given
  * explicitly, or a bad socket from systemd, is an error. */
-int control_new(sd_event *event, const struct core_interface *core, const struct control_options *o,
+int control_new(struct event_loop *event, const struct core_interface *core, const struct control_options *o,
 		struct control **ret);
 
 /* The database at db_path is a new file (the old one was found damaged

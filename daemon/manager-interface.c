@@ -66,7 +66,7 @@ static void core_store_damaged(void *userdata, const char *what)
 	struct manager *m = userdata;
 
 	if (store_cycle_damaged(m->store_cycle, what) < 0) {
-		(void)sd_event_exit(m->event, -ENOTRECOVERABLE);
+		event_loop_exit(m->event, -ENOTRECOVERABLE);
 		return;
 	}
 	manager_store_replaced(m);

@@ -8,12 +8,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include <systemd/sd-event.h>
-
 #include "census-tier.h"
 #include "config.h"
 #include "control.h"
 #include "discover.h"
+#include "event-loop.h"
 #include "export.h"
 #include "fast-tier.h"
 #include "gpu-watch.h"
@@ -23,17 +22,19 @@
 #include "status-line.h"
 #include "watched.h"
 
+struct state_lock;
+
 /* Retention runs this often; each run is a bounded number of steps. */
 #define RETENTION_PERIOD_US (60u * 1000u * 1000u)
 
 struct manager {
-	sd_event *event;
+	struct event_loop *event;
 	char *config_path, *state_dir, *db_path;
 	struct daemon_config config; /* the parts below point at it: a reload changes it in place */
 
 	int root_fd;
 	bool host_proc;           /* root_fd is the host's /proc: the kernel's pids are its */
-	int lock_fd;              /* the state directory's lock, held while running */
+	struct state_lock *lock;  /* the state directory's, held while running */
 	char *boot_id;
 	uint64_t started_us;      /* monotonic, for uptime */
 
@@ -47,10 +48,9 @@ struct manager {
 	struct export_state export; /* the metrics textfile (Export=) */
 	struct control *control;    /* the control socket; NULL without one */
 
-	sd_event_source *sample_timer, *store_timer, *discover_timer, *retention_timer;
-	sd_event_source *census_soon;
-	sd_event_source *proc_events; /* the proc connector's socket, for discovery */
-	sd_event_source *sigterm, *sigint, *sighup;
+	struct event_source *sample_timer, *store_timer, *discover_timer, *retention_timer;
+	struct event_source *census_soon;
+	struct event_source *proc_events; /* the proc connector's socket, for discovery; NULL once closed */
 
 	struct status_rate_point status_since; /* the last STATUS= line's, for rates */
 };

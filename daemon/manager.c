@@ -2,29 +2,25 @@
  * to bottom, following and letting go of a process, reloads, shutdown.
  * The core interface the control socket sees is manager-interface.c's.
  *
- * Everything runs on one thread: sd_event dispatches one callback at a
- * time, so a signal is handled between two of them, never in the middle
- * of a write (a signal handler of our own would only have set a flag). */
+ * Everything runs on one thread: the event loop (event-loop.h) dispatches
+ * one callback at a time, so a request to stop or reload is handled
+ * between two of them, never in the middle of a write. */
 #include "manager-internal.h"
 
 #include <errno.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <systemd/sd-daemon.h>
-#include <systemd/sd-event.h>
 
 #include "census-tier.h"
 #include "config.h"
 #include "control.h"
 #include "daemon-clock.h"
 #include "discover.h"
+#include "event-loop.h"
 #include "export.h"
 #include "fast-tier.h"
 #include "fileio.h"
@@ -34,6 +30,7 @@
 #include "macro.h"
 #include "paths.h"
 #include "procfs.h"
+#include "service.h"
 #include "state-lock.h"
 #include "store-cycle.h"
 #include "store.h"
@@ -66,7 +63,8 @@ static int read_boot_ms(int root_fd, int64_t *ret)
 
 /* ------------------------------------------------------------ following */
 
-/* A target's exit watch: the pidfd's source carries both. */
+/* A target's exit watch: the pidfd's source carries both (its userdata,
+ * freed with it). */
 struct exit_watch {
 	struct manager *m;
 	struct target *t;
@@ -74,14 +72,12 @@ struct exit_watch {
 
 static void let_go(struct manager *m, struct target *t, bool exited);
 
-static int on_pidfd(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+static void on_pidfd(struct event_source *s, uint32_t revents, void *userdata)
 {
 	struct exit_watch *w = userdata;
 	(void)s;
-	(void)fd;
 	(void)revents;
 	let_go(w->m, w->t, true);
-	return 0;
 }
 
 /* Discovery picked t: it joins the watched set, the store gets its row,
@@ -105,11 +101,9 @@ static int follow(void *userdata, struct target *t)
 		struct exit_watch *w = malloc(sizeof(*w));
 		if (w) {
 			*w = (struct exit_watch){ m, t };
-			r = sd_event_add_io(m->event, &t->exit_source, t->pidfd, EPOLLIN, on_pidfd, w);
+			r = event_loop_add_io(m->event, t->pidfd, EVENT_IN, on_pidfd, w, "exit", &t->exit_source);
 			if (r < 0)
 				free(w);
-			else
-				(void)sd_event_source_set_destroy_callback(t->exit_source, free);
 		}
 	}
 	(void)writer_add_process(store_cycle_writer(m->store_cycle), t->ref);
@@ -135,7 +129,10 @@ static void let_go(struct manager *m, struct target *t, bool exited)
 	fast_tier_queue(&m->fast, t, writer, now);
 	(void)writer_add_process(writer, t->ref);
 	census_tier_forget(m->census_tier, t, exited, now);
-	t->exit_source = sd_event_source_disable_unref(t->exit_source);
+	if (t->exit_source) {
+		free(event_source_userdata(t->exit_source));
+		t->exit_source = event_source_free(t->exit_source);
+	}
 	fast_tier_remove(&m->fast, t);
 	watched_remove(m->watched, t, exited);
 	target_free(t);
@@ -182,12 +179,11 @@ static void census_pass(struct manager *m)
 	}
 }
 
-static int on_sample(sd_event_source *s, uint64_t usec, void *userdata)
+static void on_sample(struct event_source *s, void *userdata)
 {
 	struct manager *m = userdata;
 	int64_t now_ms = daemon_clock_now_ms();
 	uint64_t now = now_monotonic_us();
-	(void)usec;
 
 	/* the fast tier: each watched process's statm or status; the interval and
 	 * growth triggers from it; an exit lets the process go.  From the end:
@@ -213,15 +209,13 @@ static int on_sample(sd_event_source *s, uint64_t usec, void *userdata)
 	/* longer than SampleInterval, rounds would fall behind: the metric tells */
 	fast_tier_round(&m->fast, now_monotonic_us() - now);
 	timer_rearm(s, m->config.sample_interval);
-	return 0;
 }
 
-static int on_census_soon(sd_event_source *s, void *userdata)
+static void on_census_soon(struct event_source *s, void *userdata)
 {
 	struct manager *m = userdata;
 	(void)s;
 	census_pass(m);
-	return 0;
 }
 
 /* Runs a census pass from the loop as soon as the current callback
@@ -231,14 +225,14 @@ void manager_census_soon(struct manager *m)
 	int r;
 
 	if (!m->census_soon) {
-		r = sd_event_add_defer(m->event, &m->census_soon, on_census_soon, m);
+		r = event_loop_add_defer(m->event, on_census_soon, m, "census-soon", &m->census_soon);
 		if (r < 0) {
 			/* the next fast pass runs it anyway */
 			log_debug_errno(r, "cannot schedule a census pass: %m");
 			return;
 		}
 	}
-	(void)sd_event_source_set_enabled(m->census_soon, SD_EVENT_ONESHOT);
+	event_defer_arm(m->census_soon);
 }
 
 /* After a damaged database was replaced: the control socket's reader
@@ -280,17 +274,18 @@ static void update_status(struct manager *m)
 
 	manager_snapshot(m, false, &st);
 	(void)status_line_format(&st, now_monotonic_us(), &m->status_since, line, sizeof(line));
-	(void)sd_notifyf(false, "STATUS=%s", line);
+	service_status(line);
 }
 
-static int on_store(sd_event_source *s, uint64_t usec, void *userdata)
+static void on_store(struct event_source *s, void *userdata)
 {
 	struct manager *m = userdata;
-	(void)usec;
 
-	if (run_store_cycle(m) == -ENOTRECOVERABLE)
+	if (run_store_cycle(m) == -ENOTRECOVERABLE) {
 		/* a damaged database that could not be replaced (logged) */
-		return sd_event_exit(m->event, -ENOTRECOVERABLE);
+		event_loop_exit(m->event, -ENOTRECOVERABLE);
+		return;
+	}
 	/* after the store cycle: the metrics say whether it wrote */
 	export_textfile(&m->export, m->config.export_path, textfile_text, m);
 	update_status(m);
@@ -299,7 +294,6 @@ static int on_store(sd_event_source *s, uint64_t usec, void *userdata)
 		manager_store_replaced(m);
 	}
 	timer_rearm(s, m->config.store_interval);
-	return 0;
 }
 
 /* Forks, execs and exits told by the proc connector: they mark processes
@@ -307,43 +301,39 @@ static int on_store(sd_event_source *s, uint64_t usec, void *userdata)
  * and at each pass. */
 static void read_proc_events(struct manager *m)
 {
-	if (!m->proc_events || sd_event_source_get_enabled(m->proc_events, NULL) <= 0)
+	if (!m->proc_events)
 		return;
 	if (discover_events_read(&m->discover) < 0) {
 		/* closed: every pass lists the proc root from now on */
-		(void)sd_event_source_set_enabled(m->proc_events, SD_EVENT_OFF);
+		m->proc_events = event_source_free(m->proc_events);
 	}
 }
 
-static int on_proc_events(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+static void on_proc_events(struct event_source *s, uint32_t revents, void *userdata)
 {
 	(void)s;
-	(void)fd;
 	(void)revents;
 	read_proc_events(userdata);
-	return 0;
 }
 
-static int on_discover(sd_event_source *s, uint64_t usec, void *userdata)
+static void on_discover(struct event_source *s, void *userdata)
 {
 	struct manager *m = userdata;
-	(void)usec;
 	read_proc_events(m);
 	(void)discover_pass(&m->discover, m->watched);
 	timer_rearm(s, m->config.discover_interval);
-	return 0;
 }
 
-static int on_retention(sd_event_source *s, uint64_t usec, void *userdata)
+static void on_retention(struct event_source *s, void *userdata)
 {
 	struct manager *m = userdata;
-	(void)usec;
 	store_cycle_retention(m->store_cycle);
 	manager_store_replaced(m);
-	if (!store_cycle_store(m->store_cycle))
-		return sd_event_exit(m->event, -ENOTRECOVERABLE);
+	if (!store_cycle_store(m->store_cycle)) {
+		event_loop_exit(m->event, -ENOTRECOVERABLE);
+		return;
+	}
 	timer_rearm(s, RETENTION_PERIOD_US);
-	return 0;
 }
 
 static int reload(struct manager *m);
@@ -369,57 +359,48 @@ static void watch_changes(struct manager *m)
 		log_info("reading every watched process's statm every SampleInterval (ChangeWatch=no)");
 }
 
-static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+/* A request from outside (event-loop.h: SIGHUP, SIGTERM, SIGINT on Linux):
+ * reload, or write what was gathered and stop. */
+static void on_request(enum event_request what, const char *why, void *userdata)
 {
 	struct manager *m = userdata;
-	(void)s;
-	if (si->ssi_signo == SIGHUP) {
-		(void)sd_notify(false, "RELOADING=1");
+	if (what == EVENT_RELOAD) {
+		service_reloading();
 		(void)reload(m);
-		(void)sd_notify(false, "READY=1");
+		service_ready(NULL);
 		update_status(m);
-		return 0;
+		return;
 	}
-	log_info("%s received: writing what was gathered and stopping", strsignal((int)si->ssi_signo));
-	(void)sd_notify(false, "STOPPING=1");
-	return sd_event_exit(m->event, 0);
+	log_info("%s received: writing what was gathered and stopping", why);
+	service_stopping();
+	event_loop_exit(m->event, 0);
 }
 
 static int setup_loop(struct manager *m)
 {
-	sigset_t mask;
 	int r;
 
-	r = sd_event_default(&m->event);
+	r = event_loop_new(&m->event);
 	if (r < 0)
 		return log_error_errno(r, "cannot create the event loop: %m");
-	/* with WATCHDOG_USEC set by systemd, sd_event sends WATCHDOG=1 at
-	 * half of it from the loop itself: a stuck loop stops pinging */
-	r = sd_event_set_watchdog(m->event, true);
+	/* under a service manager's watchdog, the loop itself tells it that
+	 * the daemon is alive: a stuck loop stops telling */
+	r = event_loop_keep_watchdog(m->event);
 	if (r < 0)
 		return log_error_errno(r, "cannot set up the watchdog: %m");
-
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGHUP);
-	if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
-		return log_error_errno(errno, "cannot block signals: %m");
-	if ((r = sd_event_add_signal(m->event, &m->sigterm, SIGTERM, on_signal, m)) < 0 ||
-	    (r = sd_event_add_signal(m->event, &m->sigint, SIGINT, on_signal, m)) < 0 ||
-	    (r = sd_event_add_signal(m->event, &m->sighup, SIGHUP, on_signal, m)) < 0)
-		return log_error_errno(r, "cannot watch signals: %m");
+	if ((r = event_loop_watch_requests(m->event, on_request, m)) < 0)
+		return r;
 
 	/* discovery first, then sampling; the first store cycle after one
 	 * StoreInterval; retention soon after start, then every minute */
 	const struct daemon_config *c = &m->config;
 	if (discover_events_fd(&m->discover) >= 0) {
-		r = sd_event_add_io(m->event, &m->proc_events, discover_events_fd(&m->discover), EPOLLIN,
-				    on_proc_events, m);
+		r = event_loop_add_io(m->event, discover_events_fd(&m->discover), EVENT_IN, on_proc_events, m,
+				      "proc-connector", &m->proc_events);
 		if (r < 0)
 			return log_error_errno(r, "cannot watch the proc connector: %m");
 		/* once within the interval, then again after it */
-		r = sd_event_source_set_ratelimit(m->proc_events, RW_PROC_EVENTS_EVERY_US, 1);
+		r = event_io_pace(m->proc_events, RW_PROC_EVENTS_EVERY_US);
 		if (r < 0)
 			return log_error_errno(r, "cannot pace the proc connector: %m");
 	}
@@ -538,7 +519,7 @@ static int manager_open_state(struct manager *m)
 
 	if (mkdir(m->state_dir, 0750) < 0 && errno != EEXIST)
 		return log_error_errno(errno, "cannot create the state directory %s: %m", m->state_dir);
-	if ((r = state_lock_take(m->state_dir, &m->lock_fd)) < 0)
+	if ((r = state_lock_take(m->state_dir, &m->lock)) < 0)
 		return r;
 	return store_cycle_open(m->db_path, &m->config, m->root_fd, &m->store_cycle);
 }
@@ -568,7 +549,6 @@ int manager_new(const struct manager_options *o, struct manager **ret)
 	if (!m)
 		return log_error_errno(ENOMEM, "out of memory");
 	m->root_fd = -1;
-	m->lock_fd = -1;
 	if ((r = manager_load_config(m, o)) < 0 || (r = manager_open_proc(m, o)) < 0 ||
 	    (r = manager_open_state(m)) < 0 || (r = setup_loop(m)) < 0)
 		return r;
@@ -591,10 +571,10 @@ int manager_run(struct manager *m)
 {
 	int r;
 
-	(void)sd_notify(false, "READY=1\nSTATUS=store open; discovering processes");
+	service_ready("store open; discovering processes");
 	log_info("ramwatchd " RAMWATCH_VERSION " running: database %s, configuration %s", m->db_path,
 		 m->config_path);
-	r = sd_event_loop(m->event);
+	r = event_loop_run(m->event);
 	if (r < 0)
 		log_error_errno(r, "event loop failed: %m");
 
@@ -621,21 +601,17 @@ struct manager *manager_free(struct manager *m)
 	m->watched = watched_free(m->watched);
 	fast_tier_done(&m->fast);
 	m->census_tier = census_tier_free(m->census_tier);
-	sd_event_source_unref(m->sample_timer);
-	sd_event_source_unref(m->store_timer);
-	sd_event_source_unref(m->discover_timer);
-	sd_event_source_unref(m->retention_timer);
-	sd_event_source_unref(m->census_soon);
-	sd_event_source_unref(m->proc_events);
+	event_source_free(m->sample_timer);
+	event_source_free(m->store_timer);
+	event_source_free(m->discover_timer);
+	event_source_free(m->retention_timer);
+	event_source_free(m->census_soon);
+	event_source_free(m->proc_events);
 	discover_done(&m->discover);
-	sd_event_source_unref(m->sigterm);
-	sd_event_source_unref(m->sigint);
-	sd_event_source_unref(m->sighup);
 	m->store_cycle = store_cycle_close(m->store_cycle);
 	/* after the store: the next daemon finds the database closed */
-	if (m->lock_fd >= 0)
-		close(m->lock_fd);
-	sd_event_unref(m->event);
+	m->lock = state_lock_release(m->lock);
+	m->event = event_loop_free(m->event);
 	if (m->root_fd >= 0)
 		close(m->root_fd);
 	config_done(&m->config);

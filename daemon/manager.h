@@ -1,4 +1,4 @@
-/* The manager: ramwatchd's set-up, its sd_event loop, and the ticks that
+/* The manager: ramwatchd's set-up, its event loop, and the ticks that
  * drive the parts of its core.
  *
  *   discovery   every DiscoverInterval: list /proc (status files only),
@@ -14,8 +14,8 @@
  *               (export.c)
  *   retention   every minute: bounded steps of rollups and deletions
  *               (store-cycle.c)
- *   signals     SIGTERM/SIGINT: write what is gathered and stop; SIGHUP:
- *               reload the configuration
+ *   requests    stop (SIGTERM/SIGINT): write what is gathered and stop;
+ *               reload (SIGHUP): reload the configuration
  *
  * Each of those files owns its state; manager.c holds them together,
  * reads each tick top to bottom, and is what following and letting go of

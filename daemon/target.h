@@ -39,7 +39,7 @@
 #include "watched.h"
 #include "writer.h"
 
-typedef struct sd_event_source sd_event_source;
+struct event_source;
 
 struct target {
 	struct watched_link link;
@@ -52,7 +52,7 @@ struct target {
 	char *cgroup;           /* the cgroup v2 path when following began; NULL unknown */
 	struct proc_ref *ref;   /* what the store holds about it: its own reference */
 
-	sd_event_source *exit_source;
+	struct event_source *exit_source;
 
 	struct fast_target fast;
 	struct gpu_watch_target gpu;

@@ -8,13 +8,12 @@
 #include <pthread.h>
 #include <unistd.h>
 
-#include <systemd/sd-event.h>
-
 #include "control-worker.h"
+#include "event-loop.h"
 #include "util.h"
 
 struct ctx {
-	sd_event *e;
+	struct event_loop *e;
 	struct control_job *done[16];
 	int n_done;
 	int order[16];
@@ -64,7 +63,7 @@ static void run_until(struct ctx *c, int n_done)
 	uint64_t end = now_monotonic_us() + 5000000;
 	while (c->n_done < n_done) {
 		assert_true(now_monotonic_us() < end);
-		assert_true(sd_event_run(c->e, 100000) >= 0);
+		assert_true(event_loop_run_once(c->e, 100000) >= 0);
 	}
 }
 
@@ -83,7 +82,7 @@ static void test_worker(void **state)
 	struct control_worker *w;
 	pthread_mutex_init(&c.lock, NULL);
 	the = &c;
-	assert_int_equal(sd_event_new(&c.e), 0);
+	assert_int_equal(event_loop_new(&c.e), 0);
 	assert_int_equal(control_worker_new(c.e, "/nonexistent/ramwatch/ramwatch.db", on_done, &c, &w), 0);
 
 	/* in order, back on the loop */
@@ -153,7 +152,7 @@ static void test_worker(void **state)
 	control_worker_free(w);
 	assert_true(now_monotonic_us() - t < 2000000);
 	assert_int_equal(c.n_done, 0);
-	sd_event_unref(c.e);
+	event_loop_free(c.e);
 	pthread_mutex_destroy(&c.lock);
 }
 

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <unistd.h>
@@ -21,6 +22,10 @@
 
 /* The lock file in the state directory. */
 #define STATE_LOCK_FILE "ramwatchd.lock"
+
+struct state_lock {
+	int fd; /* the lock is this open file description's */
+};
 
 /* The pid a holder wrote into the lock file, or 0 when there is none yet
  * (it writes it just after taking the lock) or it is not a pid. */
@@ -37,7 +42,7 @@ static int read_lock_holder(int fd)
 	return parse_pid(buf, &pid) == 0 ? pid : 0;
 }
 
-int state_lock_take(const char *state_dir, int *ret_fd)
+int state_lock_take(const char *state_dir, struct state_lock **ret)
 {
 	_cleanup_free_ char *path = NULL;
 	char pid[16];
@@ -66,6 +71,19 @@ int state_lock_take(const char *state_dir, int *ret_fd)
 	ssize_t w = ftruncate(fd, 0) < 0 ? -1 : pwrite(fd, pid, (size_t)n, 0);
 	if (w != n)
 		log_warning_errno(w < 0 ? errno : EIO, "cannot write the pid into %s, ignored: %m", path);
-	*ret_fd = TAKE_FD(fd);
+	struct state_lock *l = malloc(sizeof(*l));
+	if (!l)
+		return log_error_errno(ENOMEM, "out of memory");
+	l->fd = TAKE_FD(fd);
+	*ret = l;
 	return 0;
+}
+
+struct state_lock *state_lock_release(struct state_lock *l)
+{
+	if (!l)
+		return NULL;
+	close(l->fd);
+	free(l);
+	return NULL;
 }

@@ -1,4 +1,5 @@
-/* /proc/meminfo and /proc/pressure/memory: pure parsers and one reader. */
+/* The machine's memory on Linux (sysmem.h): /proc/meminfo and
+ * /proc/pressure/memory, pure parsers and one reader. */
 #include "sysmem.h"
 
 #include <errno.h>

@@ -127,6 +127,9 @@ DAEMON_SRCS := daemon/config.c daemon/config-parse.c daemon/config-table.c daemo
 	daemon/fast-tier.c daemon/census-tier.c daemon/census-take.c daemon/store-cycle.c daemon/store-aside.c daemon/malloc-tuning.c daemon/state-lock.c daemon/timer.c daemon/daemon-clock.c daemon/status-line.c \
 	daemon/export.c daemon/export-text.c daemon/gpu-watch.c daemon/change-watch.c
 DAEMON_MAIN := daemon/ramwatchd.c
+# the pure part of the daemon's Windows process snapshot (daemon/windows/),
+# built here too so that its unit test runs on Linux
+DAEMON_SRCS += daemon/windows/win-procs.c
 
 # client/: ramwatch (scan, summary, diff, the daemon's commands, sql, trace)
 CLIENT_SRCS := client/cmd-scan.c client/census-print.c client/render-census.c client/table.c client/cmd-trace.c client/cmd-trace-record.c \
@@ -150,6 +153,7 @@ INC_daemon := $(INC_schema) -Idaemon -I$(BUILD)/gen
 INC_client := $(INC_schema) -Itrace -Iclient
 # tests and benchmarks see every layer
 INC_tests := $(INC_common) -Iscanner -Itrace -Ischema -Idaemon -Iclient -Itests/unit
+INC_tests += -Idaemon/windows
 INC_bench := $(INC_schema)
 
 # An object of a layer's folder, with that layer's include paths only.
@@ -252,6 +256,7 @@ UNIT_TESTS := test-util test-log test-strpool test-text test-hashtab test-timepa
 	test-sysmem test-schedule test-pidmap test-store-aside test-writer test-export test-watched test-census-tier test-discover test-fast-tier test-proc-connector test-change-watch test-status-line test-daemon-clock \
 	test-control-request test-request-table test-control-buffer test-control-access test-control-processes test-control-worker \
 	test-render test-render-html test-command-table test-control-client test-render-answers test-top test-chart
+UNIT_TESTS += test-win-procs
 UNIT_BINS := $(addprefix $(BUILD)/tests/,$(UNIT_TESTS))
 
 $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(ALL_LIBS)

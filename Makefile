@@ -127,9 +127,10 @@ DAEMON_SRCS := daemon/config.c daemon/config-parse.c daemon/config-table.c daemo
 	daemon/fast-tier.c daemon/census-tier.c daemon/census-take.c daemon/store-cycle.c daemon/store-aside.c daemon/malloc-tuning.c daemon/state-lock.c daemon/timer.c daemon/daemon-clock.c daemon/status-line.c \
 	daemon/export.c daemon/export-text.c daemon/gpu-watch.c daemon/change-watch.c
 DAEMON_MAIN := daemon/ramwatchd.c
-# the pure part of the daemon's Windows process snapshot (daemon/windows/),
-# built here too so that its unit test runs on Linux
-DAEMON_SRCS += daemon/windows/win-procs.c
+# the pure parts of the daemon's Windows primitives (daemon/windows/: the
+# process snapshot's records, SIDs, the machine's memory row), built here
+# too so that their unit tests run on Linux
+DAEMON_SRCS += daemon/windows/win-procs.c daemon/windows/win-sid.c daemon/windows/win-sysmem.c
 
 # client/: ramwatch (scan, summary, diff, the daemon's commands, sql, trace)
 CLIENT_SRCS := client/cmd-scan.c client/census-print.c client/render-census.c client/table.c client/cmd-trace.c client/cmd-trace-record.c \
@@ -256,7 +257,7 @@ UNIT_TESTS := test-util test-log test-strpool test-text test-hashtab test-timepa
 	test-sysmem test-schedule test-pidmap test-store-aside test-writer test-export test-watched test-census-tier test-discover test-fast-tier test-proc-connector test-change-watch test-status-line test-daemon-clock \
 	test-control-request test-request-table test-control-buffer test-control-access test-control-processes test-control-worker \
 	test-render test-render-html test-command-table test-control-client test-render-answers test-top test-chart
-UNIT_TESTS += test-win-procs
+UNIT_TESTS += test-win-procs test-win-sid test-win-sysmem
 UNIT_BINS := $(addprefix $(BUILD)/tests/,$(UNIT_TESTS))
 
 $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(ALL_LIBS)

@@ -868,6 +868,21 @@ $(WIN_BUILD)/tests/selfscan.exe: tests/windows/selfscan.c $(WIN_SCANNER_OBJS)
 	@mkdir -p $(dir $@)
 	$(WIN_CC) $(WIN_CFLAGS) $(INC_win_scanner) $(WIN_LDFLAGS) -o $@ $(filter %.c %.o,$^) $(WIN_LIBS)
 
+# The daemon's Windows primitives (daemon/windows/): every process at once
+# from one NtQuerySystemInformation call (ntdll's), a process's owner, the
+# machine's memory; procsnap.exe runs them and prints what they read.
+WIN_DAEMON_SRCS := daemon/windows/win-procs.c daemon/windows/win-procs-live.c daemon/windows/win-sid.c \
+	daemon/windows/win-owner.c daemon/windows/win-sysmem.c daemon/windows/win-sysmem-live.c
+WIN_DAEMON_LIBS := -lntdll
+INC_win_daemon := $(INC_win_scanner) -Ischema -Idaemon -Idaemon/windows
+$(eval $(call win_objects,daemon,daemon))
+WIN_DAEMON_OBJS := $(patsubst %.c,$(WIN_BUILD)/obj/%.o,$(WIN_COMMON_SRCS) $(WIN_DAEMON_SRCS))
+WIN_TEST_BINS += $(WIN_BUILD)/tests/procsnap.exe
+
+$(WIN_BUILD)/tests/procsnap.exe: tests/windows/procsnap.c $(WIN_DAEMON_OBJS)
+	@mkdir -p $(dir $@)
+	$(WIN_CC) $(WIN_CFLAGS) $(INC_win_daemon) $(WIN_LDFLAGS) -o $@ $(filter %.c %.o,$^) $(WIN_LIBS) $(WIN_DAEMON_LIBS)
+
 # Wine runs with a prefix of its own under build/ (made on first use, in
 # about 10 s); the tests start one wineserver for the module.
 WIN_PREFIX := $(abspath $(WIN_BUILD))/wineprefix

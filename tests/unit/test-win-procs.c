@@ -2,8 +2,9 @@
  * buffers laid out here by hand as Windows lays them out (a 256-byte
  * record, a thread entry of 80 bytes per thread, the image name after
  * them, the next record at a multiple of 8, or right after the name as
- * Wine does): every field read where the SDK puts it, processes sorted,
- * names in UTF-8 and cut past the limit; a
+ * Wine does) and on one Wine 8.0 filled (tests/data/windows/wine-procs.raw):
+ * every field read where the SDK puts it, processes sorted, names in
+ * UTF-8 and cut past the limit; a
  * buffer cut anywhere, offsets that point outside it or back into it,
  * and one record past RW_WIN_PROCS_MAX refused, naming the record; the
  * comparison of two snapshots telling a reused pid from the process that
@@ -11,8 +12,10 @@
 #include "testlib.h"
 
 #include <errno.h>
+#include <fcntl.h>
 
 #include "bytes.h"
+#include "fileio.h"
 #include "limits.h"
 #include "text.h"
 #include "win-procs.h"
@@ -400,6 +403,41 @@ static void test_compare(void **state)
 	win_procs_free(now);
 }
 
+/* A buffer Wine 8.0 filled (procsnap.exe --raw, the holder running): its
+ * records one right after another's name, the address it was read at in
+ * its first 8 bytes. */
+static void test_wine_capture(void **state)
+{
+	(void)state;
+	_cleanup_free_ char *data = NULL;
+	size_t size = 0;
+	struct win_procs *s = NULL;
+	struct error err = { 0 };
+	uint64_t address;
+
+	assert_int_equal(read_full_fileat(AT_FDCWD, fixture("windows/wine-procs.raw"), 1 << 20, &data, &size), 0);
+	assert_true(size > sizeof(address));
+	memcpy(&address, data, sizeof(address));
+	if (win_procs_parse(data + sizeof(address), size - sizeof(address), address, &s, &err) < 0)
+		fail_msg("%s", err.message);
+	assert_int_equal(s->n, 8);
+	const struct win_proc *h = win_procs_find(s, 32, 134410804268997900ull);
+	assert_non_null(h);
+	assert_string_equal(h->name, "holder.exe");
+	assert_int_equal(h->threads, 4);
+	assert_int_equal(h->commit, 84717568);        /* PagefileUsage: RssAnon and VmSwap */
+	assert_int_equal(h->working_set, 102993920);
+	assert_int_equal(h->page_faults, 0);          /* Wine counts none */
+	const char *names[] = { "holder.exe",	   "services.exe", "winedevice.exe", "winedevice.exe",
+				"plugplay.exe",	   "svchost.exe",  "rpcss.exe",	     "procsnap.exe" };
+	for (size_t i = 0; i < s->n; i++) {
+		assert_string_equal(s->procs[i].name, names[i]);
+		assert_int_equal(s->procs[i].session, 1);
+		assert_true(s->procs[i].commit > 0 && s->procs[i].created > WIN_FILETIME_UNIX_EPOCH);
+	}
+	win_procs_free(s);
+}
+
 static void test_filetime(void **state)
 {
 	(void)state;
@@ -417,7 +455,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_records),	  cmocka_unit_test(test_commit),  cmocka_unit_test(test_names),
 		cmocka_unit_test(test_truncated), cmocka_unit_test(test_wild_offsets), cmocka_unit_test(test_limit),
-		cmocka_unit_test(test_compare),	  cmocka_unit_test(test_filetime),
+		cmocka_unit_test(test_compare),	  cmocka_unit_test(test_wine_capture), cmocka_unit_test(test_filetime),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

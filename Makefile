@@ -455,11 +455,18 @@ FUZZ_CONFIG_SRCS := daemon/config.c daemon/config-parse.c daemon/config-table.c 
 FUZZ_CENSUS_JSON_SRCS := client/render-census.c client/heap-words.c client/table.c $(SCANNER_SRCS) $(COMMON_SRCS)
 FUZZ_CONTROL_SRCS := $(DAEMON_SRCS) $(SCHEMA_SRCS) $(SCHEMA_GENERATED) $(SCANNER_SRCS) $(COMMON_SRCS)
 FUZZ_NEW := units proc config census-json control win-capture trace-binary heap
+# the Windows process snapshot's parser: seeds taken under Wine (tests/data/README.md)
+FUZZ_NEW += win-procs
+FUZZ_WIN_PROCS_SRCS := daemon/windows/win-procs.c common/error.c
 
 $(BUILD)/fuzz/fuzz-trace-binary: tests/fuzz/fuzz-trace-binary.c $(FUZZ_TRACE_SRCS) common/text.c common/hashtab.c \
 		common/error.c
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_FLAGS) $(INC_trace) -o $@ $^ -ljansson -ldl
+
+$(BUILD)/fuzz/fuzz-win-procs: tests/fuzz/fuzz-win-procs.c $(FUZZ_WIN_PROCS_SRCS)
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_FLAGS) $(INC_common) -Idaemon/windows -o $@ $^
 
 $(BUILD)/fuzz/fuzz-units: tests/fuzz/fuzz-units.c $(FUZZ_UNITS_SRCS)
 	@mkdir -p $(dir $@)

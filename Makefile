@@ -898,9 +898,16 @@ $(WIN_BUILD)/bench/walk.exe: bench/windows/walk.c
 	@mkdir -p $(dir $@)
 	$(WIN_CC) -std=gnu11 -O2 $(WARNINGS) -static -o $@ $<
 
-# a census under Wine beside the bare VirtualQueryEx walk (BENCHMARKS.md)
-bench-windows: $(WIN_BUILD)/ramwatch.exe $(WIN_BUILD)/tests/holder.exe $(WIN_BUILD)/bench/walk.exe
+$(WIN_BUILD)/bench/idle.exe: bench/windows/idle.c
+	@mkdir -p $(dir $@)
+	$(WIN_CC) -std=gnu11 -O2 $(WARNINGS) -static -o $@ $<
+
+# a census under Wine beside the bare VirtualQueryEx walk (BENCHMARKS.md); a
+# snapshot of every process among 200 (bench/windows/snapshot-bench.py)
+bench-windows: $(WIN_BUILD)/ramwatch.exe $(WIN_BUILD)/tests/holder.exe $(WIN_BUILD)/bench/walk.exe \
+		$(WIN_BUILD)/tests/procsnap.exe $(WIN_BUILD)/bench/idle.exe
 	RAMWATCH_BUILD=$(abspath $(BUILD)) WINEPREFIX=$(WIN_PREFIX) $(PYTHON) bench/windows/census-bench.py
+	RAMWATCH_BUILD=$(abspath $(BUILD)) WINEPREFIX=$(WIN_PREFIX) $(PYTHON) bench/windows/snapshot-bench.py
 
 .PHONY: windows windows-jansson check-windows bench-windows
 windows-jansson: $(WIN_JANSSON)

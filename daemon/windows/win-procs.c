@@ -108,6 +108,8 @@ static int check(const uint8_t *buf, size_t len, uint64_t address, size_t *ret_n
 {
 	size_t pos = 0, n = 0, names = 0;
 
+	if (len > RW_WIN_PROCS_BUFFER_MAX)
+		return error_set(err, -E2BIG, "a process list of %zu bytes, more than %u", len, RW_WIN_PROCS_BUFFER_MAX);
 	for (;;) {
 		const uint8_t *b = buf + pos;
 		size_t offset, units;
@@ -258,9 +260,9 @@ int win_procs_compare(const struct win_procs *before, const struct win_procs *no
 	return 0;
 }
 
-int64_t win_filetime_unix_ms(uint64_t ticks)
+int64_t win_procs_start_ms(uint64_t created)
 {
-	if (ticks >= WIN_FILETIME_UNIX_EPOCH)
-		return (int64_t)((ticks - WIN_FILETIME_UNIX_EPOCH) / 10000u);
-	return -(int64_t)((WIN_FILETIME_UNIX_EPOCH - ticks + 9999u) / 10000u);
+	if (created >= WIN_FILETIME_UNIX_EPOCH)
+		return (int64_t)((created - WIN_FILETIME_UNIX_EPOCH) / 10000u);
+	return -(int64_t)((WIN_FILETIME_UNIX_EPOCH - created + 9999u) / 10000u);
 }

@@ -67,17 +67,16 @@ struct win_procs {
  * commit is the larger of PagefileUsage and PrivatePageCount: Windows
  * gives both the same figure, the private bytes committed; Wine 8 fills
  * only PagefileUsage (from the Unix process's RssAnon and VmSwap), and
- * leaves PageFaultCount 0.  An
- * image name longer than RW_WIN_PROC_NAME_MAX UTF-16 units is cut at a
- * character; units that are not UTF-16 (a lone surrogate) and NULs
- * become U+FFFD.
- * Returns 0 with *ret (win_procs_free), or, with err saying which record
- * and what:
+ * leaves PageFaultCount 0.  An image name longer than
+ * RW_WIN_PROC_NAME_MAX UTF-16 units is cut at a character; units that are
+ * not UTF-16 (a lone surrogate) and NULs become U+FFFD.  Returns 0 with
+ * *ret (win_procs_free), or, with err saying which record and what:
  *   -EBADMSG  a record that does not fit in len (a buffer cut short, an
  *             offset past its end or less than a record on), a process
  *             id past 32 bits, or a name whose bytes are not within the
  *             buffer or of an odd length
- *   -E2BIG    more than RW_WIN_PROCS_MAX records
+ *   -E2BIG    more than RW_WIN_PROCS_MAX records, or len past
+ *             RW_WIN_PROCS_BUFFER_MAX (more than win_procs_read asks for)
  *   -ENOMEM */
 int win_procs_parse(const void *buf, size_t len, uint64_t address, struct win_procs **ret, struct error *err);
 
@@ -103,14 +102,15 @@ typedef int (*win_procs_change_t)(void *userdata, enum win_procs_change change, 
 int win_procs_compare(const struct win_procs *before, const struct win_procs *now, win_procs_change_t fn,
 		      void *userdata);
 
-/* Unix milliseconds of a FILETIME (ticks of 100 ns since 1601), as the
- * store keeps a start time; negative before 1970. */
-int64_t win_filetime_unix_ms(uint64_t ticks);
+/* A creation time (FILETIME ticks of 100 ns since 1601) in unix
+ * milliseconds, as the store keeps a start time; negative before 1970. */
+int64_t win_procs_start_ms(uint64_t created);
 
 /* ------------------------------------------------------------ Windows only */
 
 /* The buffer NtQuerySystemInformation fills, kept from one snapshot to the
- * next so a round allocates nothing once it has grown.  Zeroed to start. */
+ * next so that a round does not allocate it again once it has grown.
+ * Zeroed to start. */
 struct win_procs_reader {
 	void *buf;
 	size_t size;

@@ -6,7 +6,8 @@
  * every field read where the SDK puts it, processes sorted, names in
  * UTF-8 and cut past the limit; a
  * buffer cut anywhere, offsets that point outside it or back into it,
- * and one record past RW_WIN_PROCS_MAX refused, naming the record; the
+ * one record past RW_WIN_PROCS_MAX and one byte past
+ * RW_WIN_PROCS_BUFFER_MAX refused, naming the record; the
  * comparison of two snapshots telling a reused pid from the process that
  * had it. */
 #include "testlib.h"
@@ -322,6 +323,25 @@ static void test_limit(void **state)
 	win_procs_free(p);
 }
 
+/* A buffer of RW_WIN_PROCS_BUFFER_MAX bytes is read; one byte more is
+ * refused, whatever it holds. */
+static void test_buffer_limit(void **state)
+{
+	(void)state;
+	_cleanup_free_ uint8_t *buf = calloc(1, RW_WIN_PROCS_BUFFER_MAX + 1);
+	struct win_procs *p = NULL;
+	struct error err = { 0 };
+
+	assert_non_null(buf);
+	put64(buf, WIN_PROCS_OFF_PID, 4);
+	assert_int_equal(win_procs_parse(buf, RW_WIN_PROCS_BUFFER_MAX, ADDRESS, &p, &err), 0);
+	assert_int_equal(p->n, 1);
+	p = win_procs_free(p);
+	assert_int_equal(win_procs_parse(buf, RW_WIN_PROCS_BUFFER_MAX + 1, ADDRESS, &p, &err), -E2BIG);
+	assert_null(p);
+	assert_non_null(strstr(err.message, "more than 67108864"));
+}
+
 struct change {
 	enum win_procs_change change;
 	uint32_t pid;
@@ -441,20 +461,20 @@ static void test_wine_capture(void **state)
 static void test_filetime(void **state)
 {
 	(void)state;
-	assert_int_equal(win_filetime_unix_ms(WIN_FILETIME_UNIX_EPOCH), 0);
-	assert_int_equal(win_filetime_unix_ms(WIN_FILETIME_UNIX_EPOCH + 10000), 1);
-	assert_int_equal(win_filetime_unix_ms(WIN_FILETIME_UNIX_EPOCH + 19999), 1);
+	assert_int_equal(win_procs_start_ms(WIN_FILETIME_UNIX_EPOCH), 0);
+	assert_int_equal(win_procs_start_ms(WIN_FILETIME_UNIX_EPOCH + 10000), 1);
+	assert_int_equal(win_procs_start_ms(WIN_FILETIME_UNIX_EPOCH + 19999), 1);
 	/* 2026-12-07 00:00:00 UTC */
-	assert_int_equal(win_filetime_unix_ms(WIN_FILETIME_UNIX_EPOCH + 17966016000000000ull), 1796601600000ll);
-	assert_int_equal(win_filetime_unix_ms(WIN_FILETIME_UNIX_EPOCH - 1), -1);
-	assert_int_equal(win_filetime_unix_ms(0), -11644473600000ll);
+	assert_int_equal(win_procs_start_ms(WIN_FILETIME_UNIX_EPOCH + 17966016000000000ull), 1796601600000ll);
+	assert_int_equal(win_procs_start_ms(WIN_FILETIME_UNIX_EPOCH - 1), -1);
+	assert_int_equal(win_procs_start_ms(0), -11644473600000ll);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_records),	  cmocka_unit_test(test_commit),  cmocka_unit_test(test_names),
-		cmocka_unit_test(test_truncated), cmocka_unit_test(test_wild_offsets), cmocka_unit_test(test_limit),
+		cmocka_unit_test(test_truncated), cmocka_unit_test(test_wild_offsets), cmocka_unit_test(test_limit), cmocka_unit_test(test_buffer_limit),
 		cmocka_unit_test(test_compare),	  cmocka_unit_test(test_wine_capture), cmocka_unit_test(test_filetime),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -83,7 +83,7 @@ static json_t *process_json(const struct win_proc *p)
 	struct win_owner owner;
 	json_t *j = json_pack("{s:I, s:I, s:I, s:I, s:s, s:I, s:I, s:I, s:I, s:I, s:I}", "pid", (json_int_t)p->pid,
 			      "parent", (json_int_t)p->parent, "created", (json_int_t)p->created, "start_ms",
-			      (json_int_t)win_filetime_unix_ms(p->created), "name", p->name, "session",
+			      (json_int_t)win_procs_start_ms(p->created), "name", p->name, "session",
 			      (json_int_t)p->session, "threads", (json_int_t)p->threads, "page_faults",
 			      (json_int_t)p->page_faults, "commit", (json_int_t)p->commit, "working_set",
 			      (json_int_t)p->working_set, "peak_working_set", (json_int_t)p->peak_working_set);

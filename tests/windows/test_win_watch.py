@@ -49,7 +49,7 @@ def wine_env():
 
 def snapshot(env):
     r = subprocess.run([WINE, PROCSNAP], env=env, capture_output=True, text=True, timeout=60)
-    assert r.returncode == 0, r.stderr
+    assert r.returncode == 0, (r.returncode, r.stderr, r.stdout[:200])
     return json.loads(r.stdout)
 
 

@@ -883,7 +883,7 @@ WIN_DAEMON_SRCS := daemon/windows/win-procs.c daemon/windows/win-procs-live.c da
 WIN_DAEMON_LIBS := -lntdll
 INC_win_daemon := $(INC_win_scanner) -Ischema -Idaemon -Idaemon/windows
 $(eval $(call win_objects,daemon,daemon))
-WIN_DAEMON_OBJS := $(patsubst %.c,$(WIN_BUILD)/obj/%.o,$(WIN_COMMON_SRCS) $(WIN_DAEMON_SRCS))
+WIN_DAEMON_OBJS := $(patsubst %.c,$(WIN_BUILD)/obj/%.o,$(WIN_COMMON_SRCS) $(WIN_DAEMON_SRCS) scanner/windows/win-text.c)
 WIN_TEST_BINS += $(WIN_BUILD)/tests/procsnap.exe
 
 $(WIN_BUILD)/tests/procsnap.exe: tests/windows/procsnap.c $(WIN_DAEMON_OBJS)

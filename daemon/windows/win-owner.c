@@ -1,8 +1,8 @@
 /* See win-owner.h.  The token is read with TOKEN_QUERY: the SID of
- * TokenUser, formatted by win_sid_format, then its account's name from
- * LookupAccountSidW (which can take a domain controller's round trip for
- * a domain account, so a caller looks an owner up once per process, not
- * every round). */
+ * TokenUser, formatted by win_sid_format, then its account's name as the
+ * scanner names a census's owner (win_text_account: LookupAccountSidW,
+ * which can take a domain controller's round trip for a domain account,
+ * so a caller looks an owner up once per process, not every round). */
 #include "win-owner.h"
 
 #include <errno.h>
@@ -11,6 +11,7 @@
 #include <windows.h>
 
 #include "macro.h"
+#include "win-text.h"
 
 static int open_error(uint32_t pid, const char *what, DWORD e, struct error *err)
 {
@@ -20,23 +21,6 @@ static int open_error(uint32_t pid, const char *what, DWORD e, struct error *err
 		return error_set(err, -EACCES, "access denied to the %s of process %u", what, (unsigned)pid);
 	return error_set(err, -EIO, "cannot open the %s of process %u: Windows error %lu", what, (unsigned)pid,
 			 (unsigned long)e);
-}
-
-/* DOMAIN\account of sid in UTF-8 into name, or "" when it has none. */
-static void account_name(PSID sid, char *name, size_t size)
-{
-	wchar_t account[257], domain[257];
-	DWORD account_len = ELEMENTSOF(account), domain_len = ELEMENTSOF(domain);
-	char a[3 * 257], d[3 * 257];
-	SID_NAME_USE use;
-
-	name[0] = 0;
-	if (!LookupAccountSidW(NULL, sid, account, &account_len, domain, &domain_len, &use))
-		return;
-	if (!WideCharToMultiByte(CP_UTF8, 0, account, -1, a, sizeof(a), NULL, NULL) ||
-	    !WideCharToMultiByte(CP_UTF8, 0, domain, -1, d, sizeof(d), NULL, NULL))
-		return;
-	snprintf(name, size, "%s%s%s", d, d[0] ? "\\" : "", a);
 }
 
 int win_owner_read(uint32_t pid, struct win_owner *ret, struct error *err)
@@ -68,6 +52,7 @@ int win_owner_read(uint32_t pid, struct win_owner *ret, struct error *err)
 	if (!sid || !IsValidSid(sid) ||
 	    win_sid_format(sid, GetLengthSid(sid), ret->sid, sizeof(ret->sid)) < 0)
 		return error_set(err, -EBADMSG, "the token of process %u holds no SID", (unsigned)pid);
-	account_name(sid, ret->name, sizeof(ret->name));
+	_cleanup_free_ char *name = win_text_account(sid);
+	snprintf(ret->name, sizeof(ret->name), "%s", name ? name : "");
 	return 0;
 }

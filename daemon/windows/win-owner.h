@@ -9,9 +9,9 @@
 #include "error.h"
 #include "win-sid.h"
 
-/* DOMAIN\account, its NUL included, at most: each part is read into 257
- * UTF-16 units, at most 3 bytes each in UTF-8 (a pair of surrogates, 4
- * for two). */
+/* DOMAIN\account, its NUL included, at most: win_text_account reads each
+ * part into 257 UTF-16 units, at most 3 bytes each in UTF-8 (a pair of
+ * surrogates, 4 for two); a longer name is cut. */
 #define WIN_OWNER_NAME_MAX (2u * 3u * 257u)
 
 struct win_owner {

@@ -130,6 +130,10 @@ DAEMON_SRCS := $(DAEMON_LINUX_SRCS) daemon/config.c daemon/config-parse.c daemon
 	daemon/export.c daemon/export-text.c daemon/gpu-watch.c daemon/change-watch.c daemon/oom-kmsg.c daemon/cgroup-mem.c \
 	daemon/bpf-setup.c daemon/oom-watch.c daemon/oom-kills.c daemon/kmsg-source.c
 DAEMON_MAIN := daemon/ramwatchd.c
+# the pure parts of the daemon's Windows primitives (daemon/windows/: the
+# process snapshot's records, SIDs, the machine's memory row), built here
+# too so that their unit tests run on Linux
+DAEMON_SRCS += daemon/windows/win-procs.c daemon/windows/win-sid.c daemon/windows/win-sysmem.c
 
 # client/: ramwatch (scan, summary, diff, the daemon's commands, sql, trace)
 CLIENT_SRCS := client/cmd-scan.c client/census-print.c client/render-census.c client/table.c client/cmd-trace.c client/cmd-trace-record.c \
@@ -153,6 +157,7 @@ INC_daemon := $(INC_schema) -Idaemon -I$(BUILD)/gen
 INC_client := $(INC_schema) -Itrace -Iclient
 # tests and benchmarks see every layer
 INC_tests := $(INC_common) -Iscanner -Itrace -Ischema -Idaemon -Iclient -Itests/unit
+INC_tests += -Idaemon/windows
 INC_bench := $(INC_schema)
 
 # An object of a layer's folder, with that layer's include paths only.
@@ -257,6 +262,7 @@ UNIT_TESTS := test-util test-log test-strpool test-text test-hashtab test-timepa
 	test-sysmem test-event-loop test-schedule test-pidmap test-store-aside test-writer test-export test-watched test-census-tier test-discover test-fast-tier test-proc-connector test-oom-kmsg test-oom-kills test-kmsg-source test-cgroup-mem test-oom-watch test-change-watch test-status-line test-daemon-clock \
 	test-control-request test-request-table test-control-buffer test-control-access test-control-processes test-control-worker \
 	test-render test-render-html test-command-table test-control-client test-render-answers test-top test-chart
+UNIT_TESTS += test-win-procs test-win-sid test-win-sysmem
 UNIT_BINS := $(addprefix $(BUILD)/tests/,$(UNIT_TESTS))
 
 $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(ALL_LIBS)
@@ -454,11 +460,18 @@ FUZZ_CONFIG_SRCS := daemon/config.c daemon/config-parse.c daemon/config-table.c 
 FUZZ_CENSUS_JSON_SRCS := client/render-census.c client/heap-words.c client/table.c $(SCANNER_SRCS) $(COMMON_SRCS)
 FUZZ_CONTROL_SRCS := $(DAEMON_SRCS) $(SCHEMA_SRCS) $(SCHEMA_GENERATED) $(SCANNER_SRCS) $(COMMON_SRCS)
 FUZZ_NEW := units proc config census-json control win-capture trace-binary heap kmsg
+# the Windows process snapshot's parser: seeds taken under Wine (tests/data/README.md)
+FUZZ_NEW += win-procs
+FUZZ_WIN_PROCS_SRCS := daemon/windows/win-procs.c common/error.c
 
 $(BUILD)/fuzz/fuzz-trace-binary: tests/fuzz/fuzz-trace-binary.c $(FUZZ_TRACE_SRCS) common/text.c common/hashtab.c \
 		common/error.c
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_FLAGS) $(INC_trace) -o $@ $^ -ljansson -ldl
+
+$(BUILD)/fuzz/fuzz-win-procs: tests/fuzz/fuzz-win-procs.c $(FUZZ_WIN_PROCS_SRCS)
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_FLAGS) $(INC_common) -Idaemon/windows -o $@ $^
 
 $(BUILD)/fuzz/fuzz-units: tests/fuzz/fuzz-units.c $(FUZZ_UNITS_SRCS)
 	@mkdir -p $(dir $@)
@@ -930,6 +943,21 @@ $(BUILD)/tests/storewrite: tests/windows/storewrite.c $(SCHEMA_LIB) $(SCANNER_LI
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(INC_schema) $(LDFLAGS) -o $@ $< $(SCHEMA_LIB) $(SCANNER_LIB) $(COMMON_LIB) $(LIBS)
 
+# The daemon's Windows primitives (daemon/windows/): every process at once
+# from one NtQuerySystemInformation call (ntdll's), a process's owner, the
+# machine's memory; procsnap.exe runs them and prints what they read.
+WIN_DAEMON_SRCS := daemon/windows/win-procs.c daemon/windows/win-procs-live.c daemon/windows/win-sid.c \
+	daemon/windows/win-owner.c daemon/windows/win-sysmem.c daemon/windows/win-sysmem-live.c
+WIN_DAEMON_LIBS := -lntdll
+INC_win_daemon := $(INC_win_scanner) -Ischema -Idaemon -Idaemon/windows
+$(eval $(call win_objects,daemon,daemon))
+WIN_DAEMON_OBJS := $(patsubst %.c,$(WIN_BUILD)/obj/%.o,$(WIN_COMMON_SRCS) $(WIN_DAEMON_SRCS) scanner/windows/win-text.c)
+WIN_TEST_BINS += $(WIN_BUILD)/tests/procsnap.exe
+
+$(WIN_BUILD)/tests/procsnap.exe: tests/windows/procsnap.c $(WIN_DAEMON_OBJS)
+	@mkdir -p $(dir $@)
+	$(WIN_CC) $(WIN_CFLAGS) $(INC_win_daemon) $(WIN_LDFLAGS) -o $@ $(filter %.c %.o,$^) $(WIN_LIBS) $(WIN_DAEMON_LIBS)
+
 # Wine runs with a prefix of its own under build/ (made on first use, in
 # about 10 s); the tests start one wineserver for the module.
 WIN_PREFIX := $(abspath $(WIN_BUILD))/wineprefix
@@ -938,9 +966,16 @@ $(WIN_BUILD)/bench/walk.exe: bench/windows/walk.c
 	@mkdir -p $(dir $@)
 	$(WIN_CC) -std=gnu11 -O2 $(WARNINGS) -static -o $@ $<
 
-# a census under Wine beside the bare VirtualQueryEx walk (BENCHMARKS.md)
-bench-windows: $(WIN_BUILD)/ramwatch.exe $(WIN_BUILD)/tests/holder.exe $(WIN_BUILD)/bench/walk.exe
+$(WIN_BUILD)/bench/idle.exe: bench/windows/idle.c
+	@mkdir -p $(dir $@)
+	$(WIN_CC) -std=gnu11 -O2 $(WARNINGS) -static -o $@ $<
+
+# a census under Wine beside the bare VirtualQueryEx walk (BENCHMARKS.md); a
+# snapshot of every process among 200 (bench/windows/snapshot-bench.py)
+bench-windows: $(WIN_BUILD)/ramwatch.exe $(WIN_BUILD)/tests/holder.exe $(WIN_BUILD)/bench/walk.exe \
+		$(WIN_BUILD)/tests/procsnap.exe $(WIN_BUILD)/bench/idle.exe
 	RAMWATCH_BUILD=$(abspath $(BUILD)) WINEPREFIX=$(WIN_PREFIX) $(PYTHON) bench/windows/census-bench.py
+	RAMWATCH_BUILD=$(abspath $(BUILD)) WINEPREFIX=$(WIN_PREFIX) $(PYTHON) bench/windows/snapshot-bench.py
 
 .PHONY: windows windows-jansson windows-sqlite check-windows bench-windows
 windows-jansson: $(WIN_JANSSON)

@@ -384,3 +384,17 @@
  * answer); past this they are cut at a UTF-8 character boundary, so a
  * message stays valid text wherever it is shown or sent. */
 #define RW_ERROR_MESSAGE_MAX 1024u
+
+/* Windows processes (daemon/windows/): every process at once, from one
+ * NtQuerySystemInformation(SystemProcessInformation) call */
+
+/* Processes in one snapshot, at most: a buffer with more records is
+ * refused (a Windows machine runs hundreds, a busy server a few
+ * thousand). */
+#define RW_WIN_PROCS_MAX (65536u)
+/* Bytes the snapshot's buffer grows to, at most: a record is 256 bytes
+ * and 80 more per thread, so this holds 65,536 processes of 8 threads. */
+#define RW_WIN_PROCS_BUFFER_MAX (64u * 1024u * 1024u)
+/* UTF-16 units of an image name kept; a longer one is cut at a character
+ * (Windows's own names are file names, at most MAX_PATH). */
+#define RW_WIN_PROC_NAME_MAX (260u)

@@ -21,6 +21,19 @@ char *win_text_utf8(const wchar_t *s, int len)
 	return out;
 }
 
+char *win_text_account(void *sid)
+{
+	wchar_t name[257], domain[257], both[2 * 257 + 1];
+	DWORD name_len = ARRAYSIZE(name), domain_len = ARRAYSIZE(domain);
+	SID_NAME_USE use;
+
+	if (!LookupAccountSidW(NULL, sid, name, &name_len, domain, &domain_len, &use))
+		return NULL;
+	_snwprintf(both, ARRAYSIZE(both), L"%ls\\%ls", domain, name);
+	both[ARRAYSIZE(both) - 1] = 0;
+	return win_text_utf8(both, -1);
+}
+
 struct win_devices {
 	struct {
 		wchar_t drive[3];     /* L"C:" */

@@ -1,5 +1,6 @@
-/* Windows strings for the scanner: UTF-16 to UTF-8, and NT device paths
- * (\Device\HarddiskVolume3\...) to the drive-letter paths people know. */
+/* Windows strings for the scanner and the daemon: UTF-16 to UTF-8, NT
+ * device paths (\Device\HarddiskVolume3\...) to the drive-letter paths
+ * people know, and the account a SID names. */
 #pragma once
 
 #include <stddef.h>
@@ -8,6 +9,10 @@
 /* The UTF-8 of len UTF-16 units at s (len -1: NUL-terminated), malloc'd;
  * NULL without memory or for text that is not UTF-16. */
 char *win_text_utf8(const wchar_t *s, int len);
+
+/* DOMAIN\account of the SID (a PSID), as LookupAccountSidW names it,
+ * malloc'd UTF-8; NULL when it names none or without memory. */
+char *win_text_account(void *sid);
 
 struct win_devices;
 

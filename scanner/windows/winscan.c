@@ -82,18 +82,12 @@ static const char *owner(HANDLE h, struct win_capture *c)
 		char bytes[256];
 	} info;
 	DWORD len;
-	wchar_t name[128], domain[128], both[260];
-	DWORD name_len = ELEMENTSOF(name), domain_len = ELEMENTSOF(domain);
-	SID_NAME_USE use;
 	const char *ret = NULL;
 
 	if (!OpenProcessToken(h, TOKEN_QUERY, &token))
 		return NULL;
-	if (GetTokenInformation(token, TokenUser, &info, sizeof(info), &len) &&
-	    LookupAccountSidW(NULL, info.user.User.Sid, name, &name_len, domain, &domain_len, &use)) {
-		_snwprintf(both, ELEMENTSOF(both), L"%ls\\%ls", domain, name);
-		both[ELEMENTSOF(both) - 1] = 0;
-		_cleanup_free_ char *s = win_text_utf8(both, -1);
+	if (GetTokenInformation(token, TokenUser, &info, sizeof(info), &len)) {
+		_cleanup_free_ char *s = win_text_account(info.user.User.Sid);
 		ret = winscan_intern(c, s);
 	}
 	CloseHandle(token);

@@ -1,7 +1,9 @@
 /* The Windows ground truth: a process that makes memory of known kinds,
  * says on standard output (one JSON line) where each is and how large,
- * then holds it until its standard input closes.  test_windows.py scans
- * it from another process and checks every kind lands in its class.
+ * and who it is (pid and creation time), then holds it until its standard
+ * input closes.  test_windows.py scans it from another process and checks
+ * every kind lands in its class; test_win_watch.py finds it among every
+ * process, with the commit it holds.
  *
  * Every committed byte the line names is touched (written once per page),
  * so the process really holds it.  Usage: holder.exe [--regions N] [--exit-after MS]
@@ -125,11 +127,16 @@ int main(int argc, char **argv)
 			p[0] = 1;
 	}
 
-	printf("{\"pid\": %lu, \"private\": [%llu, %llu], \"heap\": %llu, \"heap_blocks\": [%llu, %llu], "
+	/* its identity, as another process sees it: pid and creation time */
+	FILETIME created, exited, kernel, user;
+	GetProcessTimes(GetCurrentProcess(), &created, &exited, &kernel, &user);
+
+	printf("{\"pid\": %lu, \"created\": %llu, \"private\": [%llu, %llu], \"heap\": %llu, \"heap_blocks\": [%llu, %llu], "
 	       "\"heap_block_size\": %llu, \"malloc\": [%llu, %llu], \"file\": [%llu, %llu], \"section\": [%llu, %llu], "
 	       "\"big\": [%llu, %llu, %llu], \"wc\": [%llu, %llu], \"jit\": [%llu, %llu], "
 	       "\"threads\": [%lu, %lu, %lu], \"stacks\": [%llu, %llu, %llu], \"sum\": %u}\n",
-	       (unsigned long)GetCurrentProcessId(), (unsigned long long)addr(keep[0]), (unsigned long long)private_size,
+	       (unsigned long)GetCurrentProcessId(), (unsigned long long)created.dwHighDateTime << 32 | created.dwLowDateTime,
+	       (unsigned long long)addr(keep[0]), (unsigned long long)private_size,
 	       (unsigned long long)addr(heap), (unsigned long long)addr(keep[1]), (unsigned long long)addr(keep[2]),
 	       (unsigned long long)block_size, (unsigned long long)addr(keep[3]), (unsigned long long)malloc_size,
 	       (unsigned long long)addr(view), (unsigned long long)file_size, (unsigned long long)addr(keep[4]),

@@ -85,7 +85,7 @@ COMMON_SRCS := common/util.c common/fileio.c common/strpool.c common/log.c commo
 # scanner/: one process's census from /proc (smaps, status, evidence, GPU)
 SCANNER_SRCS := scanner/region.c scanner/smaps.c scanner/smaps-fast.c scanner/proc-parse.c scanner/procfs.c \
 	scanner/proclist.c scanner/classes.c scanner/runtimes.c scanner/classify.c scanner/classify-shapes.c scanner/census.c \
-	scanner/census-json.c scanner/region-events.c scanner/scan.c scanner/gpu.c scanner/gpu-nvml.c scanner/gpu-cuda.c \
+	scanner/census-json.c scanner/census-json-read.c scanner/region-events.c scanner/scan.c scanner/gpu.c scanner/gpu-nvml.c scanner/gpu-cuda.c \
 	scanner/memsource.c scanner/memsource-live.c scanner/memimage.c scanner/evidence.c scanner/evidence-checks.c \
 	scanner/evidence-split.c scanner/heap-walk.c scanner/heap-pass.c scanner/heap-glibc.c \
 	scanner/heap-glibc-libc.c scanner/heap-glibc-chunks.c scanner/heap-pymalloc.c \
@@ -859,7 +859,7 @@ $(WIN_SQLITE): | $(WIN_JANSSON)
 # replaced by files under client/windows/ and trace/windows/ that say so.
 WIN_COMMON_SRCS := $(COMMON_SRCS) common/windows/posix.c
 WIN_SCANNER_SRCS := scanner/region.c scanner/proc-parse.c scanner/classes.c scanner/runtimes.c scanner/classify.c \
-	scanner/classify-shapes.c scanner/census.c scanner/census-json.c scanner/gpu.c scanner/windows/gpu-none.c \
+	scanner/classify-shapes.c scanner/census.c scanner/census-json.c scanner/census-json-read.c scanner/gpu.c scanner/windows/gpu-none.c \
 	scanner/win-census.c scanner/win-capture.c scanner/heap-trend.c \
 	scanner/windows/winscan.c scanner/windows/winscan-evidence.c scanner/windows/win-text.c
 WIN_TRACE_SRCS := $(filter-out trace/trace-symbols.c,$(TRACE_SRCS)) trace/windows/trace-symbols.c

@@ -85,7 +85,7 @@ COMMON_SRCS := common/util.c common/fileio.c common/strpool.c common/log.c commo
 # scanner/: one process's census from /proc (smaps, status, evidence, GPU)
 SCANNER_SRCS := scanner/region.c scanner/smaps.c scanner/smaps-fast.c scanner/proc-parse.c scanner/procfs.c \
 	scanner/proclist.c scanner/classes.c scanner/runtimes.c scanner/classify.c scanner/classify-shapes.c scanner/census.c \
-	scanner/census-json.c scanner/region-events.c scanner/scan.c scanner/gpu.c scanner/gpu-nvml.c scanner/gpu-cuda.c \
+	scanner/census-json.c scanner/census-json-read.c scanner/region-events.c scanner/scan.c scanner/gpu.c scanner/gpu-nvml.c scanner/gpu-cuda.c \
 	scanner/memsource.c scanner/memsource-live.c scanner/memimage.c scanner/evidence.c scanner/evidence-checks.c \
 	scanner/evidence-split.c scanner/heap-walk.c scanner/heap-pass.c scanner/heap-glibc.c \
 	scanner/heap-glibc-libc.c scanner/heap-glibc-chunks.c scanner/heap-pymalloc.c \
@@ -257,7 +257,7 @@ UNIT_TESTS := test-util test-log test-strpool test-text test-hashtab test-timepa
 	test-scan-live test-region-events test-heap-trend test-gpu test-gpu-census test-win-census \
 	test-trace-parse test-trace-analyzer test-trace-scopes test-trace-ledger test-trace-report \
 	test-trace-replay test-trace-export test-trace-binary test-trace-stacks \
-	test-store test-store-failures test-store-salvage test-store-retention test-store-read test-store-read-events test-store-read-gpu test-store-read-history test-store-read-page test-store-coalesce test-sample-row test-census-counters test-store-repeat test-store-delta test-steady test-query test-query-limits \
+	test-store test-store-failures test-store-salvage test-store-retention test-store-read test-store-read-report test-store-read-events test-store-read-gpu test-store-read-history test-store-read-page test-store-coalesce test-sample-row test-census-counters test-store-repeat test-store-delta test-steady test-query test-query-limits \
 	test-config test-config-values test-config-files test-selector \
 	test-sysmem test-event-loop test-schedule test-pidmap test-store-aside test-writer test-export test-watched test-census-tier test-discover test-fast-tier test-proc-connector test-oom-kmsg test-oom-kills test-kmsg-source test-cgroup-mem test-oom-watch test-change-watch test-status-line test-daemon-clock \
 	test-control-request test-request-table test-control-buffer test-control-access test-control-processes test-control-worker \
@@ -874,7 +874,7 @@ $(WIN_SQLITE): | $(WIN_JANSSON)
 # replaced by files under client/windows/ and trace/windows/ that say so.
 WIN_COMMON_SRCS := $(COMMON_SRCS) common/windows/posix.c
 WIN_SCANNER_SRCS := scanner/region.c scanner/proc-parse.c scanner/classes.c scanner/runtimes.c scanner/classify.c \
-	scanner/classify-shapes.c scanner/census.c scanner/census-json.c scanner/gpu.c scanner/windows/gpu-none.c \
+	scanner/classify-shapes.c scanner/census.c scanner/census-json.c scanner/census-json-read.c scanner/gpu.c scanner/windows/gpu-none.c \
 	scanner/win-census.c scanner/win-capture.c scanner/heap-trend.c \
 	scanner/windows/winscan.c scanner/windows/winscan-evidence.c scanner/windows/win-text.c
 WIN_TRACE_SRCS := $(filter-out trace/trace-symbols.c,$(TRACE_SRCS)) trace/windows/trace-symbols.c

@@ -27,7 +27,7 @@ bool endswith(const char *s, const char *suffix)
 	return n >= m && memcmp(s + n - m, suffix, m) == 0;
 }
 
-static int digit_value(char c, unsigned base)
+int digit_value(char c, unsigned base)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';

@@ -33,6 +33,9 @@ bool endswith(const char *s, const char *suffix);
  * first.  Returns 0, or -ENOMEM with the array as it was. */
 int array_grow(void **v, size_t n, size_t *allocated, size_t size, size_t first);
 
+/* The value of c as a digit of base (10 or 16, either case), or -1. */
+int digit_value(char c, unsigned base);
+
 /* Parses a whole string as an unsigned decimal (base 10) or, with base 16,
  * hexadecimal number.  No sign, no spaces, no trailing characters, no
  * overflow.  Returns 0 and sets *ret, or -EINVAL / -ERANGE. */

@@ -136,17 +136,6 @@ static bool span_kb(struct span *s, const char *name, uint64_t *ret)
 	return span_take(s, name) && span_number(s, ret) && span_take(s, "kB");
 }
 
-static int hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* s with kmsg's \xNN undone, made valid UTF-8 with no control character,
  * into buf (of size bytes, NUL-terminated).  Returns false when it was
  * cut to fit. */
@@ -158,9 +147,9 @@ static bool unescape_into(char *buf, size_t size, struct span s)
 
 	while (i < s.n) {
 		char c = s.p[i];
-		if (c == '\\' && i + 3 < s.n && s.p[i + 1] == 'x' && hex_digit(s.p[i + 2]) >= 0 &&
-		    hex_digit(s.p[i + 3]) >= 0) {
-			c = (char)(hex_digit(s.p[i + 2]) << 4 | hex_digit(s.p[i + 3]));
+		if (c == '\\' && i + 3 < s.n && s.p[i + 1] == 'x' && digit_value(s.p[i + 2], 16) >= 0 &&
+		    digit_value(s.p[i + 3], 16) >= 0) {
+			c = (char)(digit_value(s.p[i + 2], 16) << 4 | digit_value(s.p[i + 3], 16));
 			i += 4;
 		} else
 			i++;

@@ -69,17 +69,6 @@ static const char *next_word(const char **p, const char *end, size_t *len)
 	return *len ? w : NULL;
 }
 
-static int hex_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static int run_cmp(const void *a, const void *b)
 {
 	const struct page_run *x = a, *y = b;
@@ -122,7 +111,7 @@ static int parse_hex(const char *p, const char *end, uint8_t *buf, size_t size, 
 				return -EBADMSG; /* a digit split from its pair */
 			continue;
 		}
-		int v = hex_value(*p);
+		int v = digit_value(*p, 16);
 		if (v < 0)
 			return -EBADMSG;
 		if (high < 0) {

@@ -9,6 +9,7 @@
 
 #include "macro.h"
 #include "units.h"
+#include "util.h"
 
 /* A file name as the process maps it, without its directory or the " (deleted)"
  * Linux adds once the file is replaced, cut to fit buf. */
@@ -146,16 +147,10 @@ static bool jvm_size(const char *s, size_t len, uint64_t *ret)
 		i = 2;
 	}
 	for (; i < len; i++, digits++) {
-		unsigned d;
-		char ch = s[i];
-		if (ch >= '0' && ch <= '9')
-			d = (unsigned)(ch - '0');
-		else if (base == 16 && ch >= 'a' && ch <= 'f')
-			d = (unsigned)(ch - 'a' + 10);
-		else if (base == 16 && ch >= 'A' && ch <= 'F')
-			d = (unsigned)(ch - 'A' + 10);
-		else
+		int dv = digit_value(s[i], base);
+		if (dv < 0)
 			break;
+		unsigned d = (unsigned)dv;
 		if (v > (UINT64_MAX - d) / base)
 			return false;
 		v = v * base + d;

@@ -16,8 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cgroup-mem.h"
-#include "fileio.h"
+#include "test-cgroup-lib.h"
 
 static const char mountinfo_v1[] =
 	"31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs ro,size=4096k,nr_inodes=1024,mode=755\n"
@@ -143,34 +142,15 @@ static void test_figures(void **state)
 	}
 }
 
-static int write_text(const char *dir, const char *name, const char *text)
-{
-	char path[CGROUP_MEM_PATH_MAX + 128];
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	int r = write_all(fd, text, strlen(text));
-	close(fd);
-	return r;
-}
-
 /* A real group: parent limited to 64 MiB, a child group with a process
  * holding 8 MiB written. */
 static void test_live_group(void **state)
 {
 	(void)state;
 	struct cgroup_mem_mount m;
-	char *mi = NULL, *controllers = NULL;
-	size_t len, clen;
-
-	if (geteuid() != 0 || read_full_fileat(AT_FDCWD, "/proc/self/mountinfo", 1 << 20, &mi, &len) < 0)
+	if (geteuid() != 0)
 		skip();
-	/* the v2 root's controllers where a v2 mount is the one */
-	read_full_fileat(AT_FDCWD, "/sys/fs/cgroup/cgroup.controllers", 4096, &controllers, &clen);
-	int r = cgroup_mem_mount_parse(mi, len, controllers, &m);
-	free(mi);
-	free(controllers);
+	int r = cgroup_test_mount(&m);
 	if (r == -ENOENT)
 		skip();
 	assert_int_equal(r, 0);
@@ -182,10 +162,10 @@ static void test_live_group(void **state)
 		skip(); /* a read-only or delegated hierarchy */
 	if (m.version == CGROUP_MEM_V2) {
 		/* the child's controller must be enabled by its parent */
-		assert_int_equal(write_text(parent, "cgroup.subtree_control", "+memory"), 0);
+		assert_int_equal(cgroup_test_write(parent, "cgroup.subtree_control", "+memory"), 0);
 	}
 	assert_int_equal(mkdir(child, 0755), 0);
-	assert_int_equal(write_text(parent, m.version == CGROUP_MEM_V1 ? "memory.limit_in_bytes" : "memory.max",
+	assert_int_equal(cgroup_test_write(parent, m.version == CGROUP_MEM_V1 ? "memory.limit_in_bytes" : "memory.max",
 				    "67108864"),
 			 0);
 
@@ -196,7 +176,7 @@ static void test_live_group(void **state)
 	if (pid == 0) {
 		char buf[32];
 		snprintf(buf, sizeof(buf), "%d", (int)getpid());
-		if (write_text(child, "cgroup.procs", buf) < 0)
+		if (cgroup_test_write(child, "cgroup.procs", buf) < 0)
 			_exit(1);
 		size_t n = 8u << 20;
 		char *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

@@ -14,9 +14,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cgroup-mem.h"
-#include "fileio.h"
 #include "kmsg-source.h"
+#include "test-cgroup-lib.h"
 
 struct kills {
 	unsigned n;
@@ -32,18 +31,6 @@ static int on_kill(void *userdata, const struct oom_kmsg_kill *k)
 	return 0;
 }
 
-static int write_text(const char *dir, const char *name, const char *text)
-{
-	char path[CGROUP_MEM_PATH_MAX + 128];
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	int r = write_all(fd, text, strlen(text));
-	close(fd);
-	return r;
-}
-
 static void read_all(struct kmsg_source *s)
 {
 	while (kmsg_source_read(s, 64) > 0)
@@ -56,17 +43,10 @@ static void test_fake_and_real(void **state)
 	struct kills seen = { 0 };
 	struct kmsg_source *s;
 	struct cgroup_mem_mount m;
-	char *mi = NULL, *controllers = NULL;
-	size_t len, clen;
 
 	if (geteuid() != 0 || kmsg_source_open(NULL, on_kill, &seen, &s) < 0)
 		skip();
-	assert_int_equal(read_full_fileat(AT_FDCWD, "/proc/self/mountinfo", 1 << 20, &mi, &len), 0);
-	read_full_fileat(AT_FDCWD, "/sys/fs/cgroup/cgroup.controllers", 4096, &controllers, &clen);
-	int r = cgroup_mem_mount_parse(mi, len, controllers, &m);
-	free(mi);
-	free(controllers);
-	if (r == -ENOENT) {
+	if (cgroup_test_mount(&m) == -ENOENT) {
 		kmsg_source_free(s);
 		skip();
 	}
@@ -78,30 +58,18 @@ static void test_fake_and_real(void **state)
 		"Out of memory: Killed process 1 (init) total-vm:1kB, anon-rss:1kB, file-rss:0kB, shmem-rss:0kB\n",
 	};
 	for (size_t i = 0; i < ELEMENTSOF(fakes); i++)
-		assert_int_equal(write_text("/dev", "kmsg", fakes[i]), 0);
+		assert_int_equal(cgroup_test_write("/dev", "kmsg", fakes[i]), 0);
 	read_all(s);
 	assert_int_equal(seen.n, 0);
 
 	char dir[CGROUP_MEM_PATH_MAX + 64];
 	snprintf(dir, sizeof(dir), "%s/rw-test-kmsg-source-%d", m.mount_point, (int)getpid());
 	assert_int_equal(mkdir(dir, 0755), 0);
-	assert_int_equal(write_text(dir, m.version == CGROUP_MEM_V1 ? "memory.limit_in_bytes" : "memory.max",
+	assert_int_equal(cgroup_test_write(dir, m.version == CGROUP_MEM_V1 ? "memory.limit_in_bytes" : "memory.max",
 				    "33554432"),
 			 0);
-	pid_t pid = fork();
+	pid_t pid = cgroup_test_child(dir, true);
 	assert_true(pid >= 0);
-	if (pid == 0) {
-		char buf[32];
-		snprintf(buf, sizeof(buf), "%d", (int)getpid());
-		if (write_text(dir, "cgroup.procs", buf) < 0)
-			_exit(2);
-		for (;;) {
-			char *p = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-			if (p == MAP_FAILED)
-				_exit(3);
-			memset(p, 1, 1 << 20);
-		}
-	}
 	int status;
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);

@@ -15,8 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cgroup-mem.h"
-#include "fileio.h"
+#include "test-cgroup-lib.h"
 #include "oom-watch.h"
 
 #define PAGE 4096ull
@@ -33,42 +32,6 @@ static int on_event(void *userdata, const struct oom_watch_event *e)
 		s->e[s->n] = *e;
 	s->n++;
 	return 0;
-}
-
-static int write_text(const char *dir, const char *name, const char *text)
-{
-	char path[CGROUP_MEM_PATH_MAX + 128];
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	int r = write_all(fd, text, strlen(text));
-	close(fd);
-	return r;
-}
-
-/* A child in dir that allocates and writes memory until it is killed, or
- * that only sleeps (grow false).  Returns its pid. */
-static pid_t child_in(const char *dir, bool grow)
-{
-	pid_t pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		char buf[32];
-		snprintf(buf, sizeof(buf), "%d", (int)getpid());
-		if (write_text(dir, "cgroup.procs", buf) < 0)
-			_exit(2);
-		if (!grow)
-			for (;;)
-				pause();
-		for (;;) {
-			char *p = mmap(NULL, MiB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-			if (p == MAP_FAILED)
-				_exit(3);
-			memset(p, 1, MiB);
-		}
-	}
-	return pid;
 }
 
 /* Waits for the watch to tell n events (at most 5 s). */
@@ -95,8 +58,6 @@ static void test_real_kills(void **state)
 	struct seen seen = { 0 };
 	struct oom_watch *w = NULL;
 	struct cgroup_mem_mount m;
-	char *mi = NULL, *controllers = NULL;
-	size_t len, clen;
 
 	int r = oom_watch_new(on_event, &seen, &w);
 	if (!change_watch_expected()) {
@@ -104,12 +65,7 @@ static void test_real_kills(void **state)
 		skip();
 	}
 	assert_int_equal(r, 0);
-	assert_int_equal(read_full_fileat(AT_FDCWD, "/proc/self/mountinfo", 1 << 20, &mi, &len), 0);
-	read_full_fileat(AT_FDCWD, "/sys/fs/cgroup/cgroup.controllers", 4096, &controllers, &clen);
-	r = cgroup_mem_mount_parse(mi, len, controllers, &m);
-	free(mi);
-	free(controllers);
-	if (r == -ENOENT) {
+	if (cgroup_test_mount(&m) == -ENOENT) {
 		oom_watch_free(w);
 		skip();
 	}
@@ -119,7 +75,7 @@ static void test_real_kills(void **state)
 	snprintf(child, sizeof(child), "%s/child", parent);
 	assert_int_equal(mkdir(parent, 0755), 0);
 	if (m.version == CGROUP_MEM_V2)
-		assert_int_equal(write_text(parent, "cgroup.subtree_control", "+memory"), 0);
+		assert_int_equal(cgroup_test_write(parent, "cgroup.subtree_control", "+memory"), 0);
 	assert_int_equal(mkdir(child, 0755), 0);
 	const char *limit_file = m.version == CGROUP_MEM_V1 ? "memory.limit_in_bytes" : "memory.max";
 	struct stat st_parent, st_child;
@@ -127,8 +83,8 @@ static void test_real_kills(void **state)
 	assert_int_equal(stat(child, &st_child), 0);
 
 	/* 1: the child group's own limit is hit */
-	assert_int_equal(write_text(child, limit_file, "33554432"), 0);
-	pid_t a = child_in(child, true);
+	assert_int_equal(cgroup_test_write(child, limit_file, "33554432"), 0);
+	pid_t a = cgroup_test_child(child, true);
 	int status;
 	assert_int_equal(waitpid(a, &status, 0), a);
 	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
@@ -147,10 +103,10 @@ static void test_real_kills(void **state)
 	assert_true(v->levels >= 2);
 
 	/* 2: the limit is on the parent: the group told as hit is the parent */
-	assert_int_equal(write_text(child, limit_file, m.version == CGROUP_MEM_V1 ? "-1" : "max"), 0);
-	assert_int_equal(write_text(parent, limit_file, "25165824"), 0);
+	assert_int_equal(cgroup_test_write(child, limit_file, m.version == CGROUP_MEM_V1 ? "-1" : "max"), 0);
+	assert_int_equal(cgroup_test_write(parent, limit_file, "25165824"), 0);
 	seen.n = 0;
-	pid_t b = child_in(child, true);
+	pid_t b = cgroup_test_child(child, true);
 	assert_int_equal(waitpid(b, &status, 0), b);
 	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
 	wait_events(w, &seen, 1);
@@ -163,7 +119,7 @@ static void test_real_kills(void **state)
 
 	/* 3: a kill -9 is no OOM kill */
 	seen.n = 0;
-	pid_t c = child_in(child, false);
+	pid_t c = cgroup_test_child(child, false);
 	usleep(100 * 1000);
 	kill(c, SIGKILL);
 	assert_int_equal(waitpid(c, &status, 0), c);

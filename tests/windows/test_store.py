@@ -8,23 +8,17 @@ stored with its platform and its account, a Linux one with its uid.
 Run by make check-windows."""
 import json
 import os
-import shutil
 import sqlite3
 import subprocess
 
 import pytest
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-BUILD = os.environ.get("RAMWATCH_BUILD", os.path.join(ROOT, "build"))
-WIN = os.path.join(BUILD, "windows")
-EXE = os.path.join(WIN, "ramwatch.exe")
+from wine import BUILD, EXE, LINUX, ROOT, WIN, WINE, session, winpath
+
 STOREWRITE_EXE = os.path.join(WIN, "tests", "storewrite.exe")
 STOREWRITE = os.path.join(BUILD, "tests", "storewrite")
-LINUX = os.path.join(BUILD, "ramwatch")
 CAPTURE = os.path.join(ROOT, "tests", "data", "windows", "wine-holder.json")
 MiB = 1024 ** 2
-WINE = shutil.which("wine64") or "/usr/lib/wine/wine64"
-WINESERVER = shutil.which("wineserver") or "/usr/lib/wine/wineserver"
 T0 = 1700000000  # the first row's time, unix seconds (storewrite.c)
 
 # Every view a person or a dashboard reads, in an order that holds whatever
@@ -43,30 +37,10 @@ VIEWS = {
 }
 
 
-def winpath(path):
-    """A Linux path as Wine's Z: drive shows it."""
-    return "Z:" + os.path.abspath(path).replace("/", "\\")
-
-
 @pytest.fixture(scope="module")
 def wine_env():
-    for path, what in ((WINE, "wine64"), (EXE, "ramwatch.exe (make windows)"),
-                       (STOREWRITE_EXE, "storewrite.exe (make check-windows)"),
-                       (STOREWRITE, "the Linux storewrite (make check-windows)"), (LINUX, "build/ramwatch")):
-        if not os.path.exists(path):
-            pytest.skip(f"needs {what}")
-    env = dict(os.environ, WINEDEBUG="-all", WINEPREFIX=os.environ.get("WINEPREFIX", os.path.join(WIN, "wineprefix")))
-    env.pop("DISPLAY", None)
-    env.pop("RAMWATCH_DB", None)
-    # One wineserver for the module (see test_windows.py): any server of
-    # this prefix stopped and waited for first.
-    quiet = dict(stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    subprocess.run([WINESERVER, "-k"], env=env, timeout=60, **quiet)
-    subprocess.run([WINESERVER, "-w"], env=env, timeout=60, **quiet)
-    subprocess.run([WINESERVER, "-p"], env=env, timeout=60, **quiet)
-    subprocess.run([WINE, EXE, "--help"], env=env, timeout=300, **quiet)
-    yield env
-    subprocess.run([WINESERVER, "-k"], env=env, timeout=60, **quiet)
+    yield from session(((STOREWRITE_EXE, "storewrite.exe (make check-windows)"),
+                        (STOREWRITE, "the Linux storewrite (make check-windows)"), (LINUX, "build/ramwatch")))
 
 
 def files(db):

@@ -12,49 +12,22 @@ lists (tests/unit/test-win-census.c).  Run by make check-windows."""
 import json
 import os
 import re
-import shutil
 import subprocess
-import tempfile
 import time
 
 import pytest
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-BUILD = os.environ.get("RAMWATCH_BUILD", os.path.join(ROOT, "build"))
-WIN = os.path.join(BUILD, "windows")
-EXE = os.path.join(WIN, "ramwatch.exe")
+from wine import EXE, LINUX, ROOT, WIN, WINE, session, winpath
+
 HOLDER = os.path.join(WIN, "tests", "holder.exe")
 SELFSCAN = os.path.join(WIN, "tests", "selfscan.exe")
-LINUX = os.path.join(BUILD, "ramwatch")
 DATA = os.path.join(ROOT, "tests", "data")
 KiB, MiB, GiB = 1024, 1024 ** 2, 1024 ** 3
-WINE = shutil.which("wine64") or "/usr/lib/wine/wine64"
-WINESERVER = shutil.which("wineserver") or "/usr/lib/wine/wineserver"
-
-
-def winpath(path):
-    """A Linux path as Wine's Z: drive shows it."""
-    return "Z:" + os.path.abspath(path).replace("/", "\\")
 
 
 @pytest.fixture(scope="module")
 def wine_env():
-    if not os.path.exists(WINE) or not os.path.exists(EXE):
-        pytest.skip("needs wine64 and build/windows/ramwatch.exe (make windows)")
-    env = dict(os.environ, WINEDEBUG="-all", WINEPREFIX=os.environ.get("WINEPREFIX", os.path.join(WIN, "wineprefix")))
-    env.pop("DISPLAY", None)
-    # One wineserver for the module, so that each program starts in ~50 ms.
-    # Any server of this prefix is stopped first, and waited for: a server
-    # still going away would make the next program start one of its own,
-    # holding that program's output open (and its reader waiting).  The
-    # first program starts Wine's services; their output is not ours either.
-    quiet = dict(stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    subprocess.run([WINESERVER, "-k"], env=env, timeout=60, **quiet)
-    subprocess.run([WINESERVER, "-w"], env=env, timeout=60, **quiet)
-    subprocess.run([WINESERVER, "-p"], env=env, timeout=60, **quiet)
-    subprocess.run([WINE, EXE, "--help"], env=env, timeout=300, **quiet)
-    yield env
-    subprocess.run([WINESERVER, "-k"], env=env, timeout=60, **quiet)
+    yield from session(())
 
 
 def run(env, *args, timeout=60):

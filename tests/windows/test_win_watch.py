@@ -14,37 +14,23 @@ faults of real Windows (Wine takes them from each Unix process's status).
 Run by make check-windows."""
 import json
 import os
-import shutil
 import subprocess
 import time
 
 import pytest
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-BUILD = os.environ.get("RAMWATCH_BUILD", os.path.join(ROOT, "build"))
-WIN = os.path.join(BUILD, "windows")
+from wine import WIN, WINE, session
+
 HOLDER = os.path.join(WIN, "tests", "holder.exe")
 PROCSNAP = os.path.join(WIN, "tests", "procsnap.exe")
 KiB, MiB = 1024, 1024 ** 2
 FILETIME_UNIX_EPOCH = 116444736000000000
-WINE = shutil.which("wine64") or "/usr/lib/wine/wine64"
-WINESERVER = shutil.which("wineserver") or "/usr/lib/wine/wineserver"
 
 
 @pytest.fixture(scope="module")
 def wine_env():
-    if not os.path.exists(WINE) or not os.path.exists(PROCSNAP) or not os.path.exists(HOLDER):
-        pytest.skip("needs wine64, build/windows/tests/procsnap.exe and holder.exe (make check-windows)")
-    env = dict(os.environ, WINEDEBUG="-all", WINEPREFIX=os.environ.get("WINEPREFIX", os.path.join(WIN, "wineprefix")))
-    env.pop("DISPLAY", None)
-    # one wineserver for the module, started and stopped as test_windows.py does
-    quiet = dict(stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    subprocess.run([WINESERVER, "-k"], env=env, timeout=60, **quiet)
-    subprocess.run([WINESERVER, "-w"], env=env, timeout=60, **quiet)
-    subprocess.run([WINESERVER, "-p"], env=env, timeout=60, **quiet)
-    subprocess.run([WINE, PROCSNAP, "--help"], env=env, timeout=300, **quiet)
-    yield env
-    subprocess.run([WINESERVER, "-k"], env=env, timeout=60, **quiet)
+    yield from session(((PROCSNAP, "procsnap.exe (make check-windows)"),
+                        (HOLDER, "holder.exe (make check-windows)")))
 
 
 def snapshot(env):

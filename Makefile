@@ -80,7 +80,7 @@ ALL_CFLAGS = $(BASE_CFLAGS) $(CFLAGS)
 # common/: logging, files, strings, times; needs nothing else
 COMMON_SRCS := common/util.c common/fileio.c common/strpool.c common/log.c common/text.c common/hashtab.c \
 	common/region-event-kind.c common/timeparse.c common/units.c common/error.c common/json-field.c \
-	common/request-table.c
+	common/request-table.c common/cgroup-unit.c
 
 # scanner/: one process's census from /proc (smaps, status, evidence, GPU)
 SCANNER_SRCS := scanner/region.c scanner/smaps.c scanner/smaps-fast.c scanner/proc-parse.c scanner/procfs.c \
@@ -105,12 +105,12 @@ TRACE_SRCS := trace/trace-event.c trace/trace-fast.c trace/trace-general.c trace
 # (history, report, census, events) and ramwatch sql's safe queries; the
 # migrations travel inside the binary as C strings
 SCHEMA_SRCS := schema/store.c schema/store-stmt.c schema/store-put.c schema/store-coalesce.c schema/sample-row.c schema/store-census.c schema/store-repeat.c schema/store-delta.c \
-	schema/store-retention.c schema/store-spans.c schema/store-gpu.c schema/store-salvage.c \
+	schema/store-retention.c schema/store-spans.c schema/store-gpu.c schema/store-oom.c schema/store-cgroup.c schema/store-salvage.c \
 	schema/store-read.c schema/store-read-json.c schema/store-read-select.c \
 	schema/store-read-processes.c schema/store-read-samples.c schema/store-read-history.c \
 	schema/store-read-window.c schema/store-read-census.c schema/store-read-compare.c \
 	schema/store-read-report.c schema/store-read-events.c schema/store-read-page.c schema/store-read-rows.c \
-	schema/store-read-census-load.c schema/store-read-heap.c \
+	schema/store-read-census-load.c schema/store-read-heap.c schema/store-read-oom.c schema/store-read-cgroups.c \
 	schema/query.c schema/store-errno.c
 SCHEMA_MIGRATIONS := $(sort $(wildcard schema/migrations/*.sql))
 SCHEMA_GENERATED := $(BUILD)/schema/migrations.c
@@ -250,7 +250,7 @@ UNIT_TESTS := test-util test-log test-strpool test-text test-hashtab test-timepa
 	test-scan-live test-region-events test-heap-trend test-gpu test-gpu-census test-win-census \
 	test-trace-parse test-trace-analyzer test-trace-scopes test-trace-ledger test-trace-report \
 	test-trace-replay test-trace-export test-trace-binary test-trace-stacks \
-	test-store test-store-failures test-store-salvage test-store-retention test-store-read test-store-read-report test-store-read-events test-store-read-gpu test-store-read-history test-store-read-page test-store-coalesce test-sample-row test-census-counters test-store-repeat test-store-delta test-steady test-query test-query-limits \
+	test-store test-store-failures test-store-salvage test-store-retention test-store-read test-store-read-report test-store-read-events test-store-read-gpu test-store-read-history test-store-read-page test-store-oom test-store-coalesce test-sample-row test-census-counters test-store-repeat test-store-delta test-steady test-query test-query-limits \
 	test-config test-config-values test-config-files test-selector \
 	test-sysmem test-schedule test-pidmap test-store-aside test-writer test-export test-watched test-census-tier test-discover test-fast-tier test-proc-connector test-oom-kmsg test-oom-kills test-kmsg-source test-cgroup-mem test-oom-watch test-change-watch test-status-line test-daemon-clock \
 	test-control-request test-request-table test-control-buffer test-control-access test-control-processes test-control-worker \

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cgroup-unit.h"
 #include "limits.h"
 #include "macro.h"
 #include "text.h"
@@ -51,43 +52,6 @@ void export_classes_keep_heap(const struct export_classes *before, struct export
 	}
 }
 
-/* The unit types whose units hold processes (systemd.unit(5)); a slice
- * only holds other units, so a process is never directly in one. */
-static bool is_unit_name(const char *s, size_t n)
-{
-	static const char *const suffixes[] = { ".service", ".scope", ".socket", ".mount", ".swap" };
-
-	for (size_t i = 0; i < ELEMENTSOF(suffixes); i++) {
-		size_t k = strlen(suffixes[i]);
-		if (n > k && memcmp(s + n - k, suffixes[i], k) == 0)
-			return true;
-	}
-	return false;
-}
-
-size_t export_unit_of_cgroup(const char *cgroup, const char **ret)
-{
-	const char *end;
-
-	if (!cgroup)
-		return 0;
-	/* from the last component back: a unit may have cgroups of its own
-	 * below it (a delegated service's payload), and a unit of the user's
-	 * manager lies below user@UID.service */
-	end = cgroup + strlen(cgroup);
-	while (end > cgroup) {
-		const char *start = end;
-		while (start > cgroup && start[-1] != '/')
-			start--;
-		if (is_unit_name(start, (size_t)(end - start))) {
-			*ret = start;
-			return (size_t)(end - start);
-		}
-		end = start > cgroup ? start - 1 : cgroup;
-	}
-	return 0;
-}
-
 /* Copies s[0, n) into buf as valid UTF-8 of at most RW_EXPORT_GROUP_MAX
  * bytes; "-" for nothing. */
 static char *normalise(const char *s, size_t n, char *buf)
@@ -105,7 +69,7 @@ char *export_group_key(const struct export_process *p, enum export_group_by by, 
 
 	switch (by) {
 	case EXPORT_GROUP_UNIT:
-		n = export_unit_of_cgroup(p->cgroup, &unit);
+		n = cgroup_unit_of_path(p->cgroup, &unit);
 		if (n > 0)
 			return normalise(unit, n, buf);
 		return normalise(p->cgroup ? p->cgroup : "", p->cgroup ? strlen(p->cgroup) : 0, buf);

@@ -82,12 +82,6 @@ struct export_daemon {
 	const struct gpu_snapshot *gpu;
 };
 
-/* The unit of a cgroup v2 path: its last component that names a unit that
- * holds processes (.service, .scope, .socket, .mount, .swap), as
- * "/user.slice/user-1000.slice/session-2.scope" gives "session-2.scope".
- * Returns its length with its start in *ret, or 0 when there is none. */
-size_t export_unit_of_cgroup(const char *cgroup, const char **ret);
-
 /* The group of p under by, as the label value holds it (before escaping):
  * valid UTF-8 (bytes that are not become U+FFFD), at most
  * RW_EXPORT_GROUP_MAX bytes (cut at a character's start), "-" when the

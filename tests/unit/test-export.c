@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "census.h"
+#include "cgroup-unit.h"
 #include "export-text.h"
 #include "export.h"
 #include "limits.h"
@@ -289,7 +290,7 @@ static void test_unit_of_cgroup(void **state)
 	};
 	for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
 		const char *u = NULL;
-		size_t n = export_unit_of_cgroup(cases[i].cgroup, &u);
+		size_t n = cgroup_unit_of_path(cases[i].cgroup, &u);
 		if (!cases[i].unit) {
 			if (n != 0)
 				fail_msg("%s: unit %.*s, expected none", cases[i].cgroup, (int)n, u);
@@ -298,7 +299,7 @@ static void test_unit_of_cgroup(void **state)
 		if (n != strlen(cases[i].unit) || memcmp(u, cases[i].unit, n) != 0)
 			fail_msg("%s: unit %.*s, expected %s", cases[i].cgroup, (int)n, n ? u : "", cases[i].unit);
 	}
-	assert_int_equal(export_unit_of_cgroup(NULL, &(const char *){ NULL }), 0);
+	assert_int_equal(cgroup_unit_of_path(NULL, &(const char *){ NULL }), 0);
 
 	/* without a unit, the whole path is the group */
 	char buf[RW_EXPORT_GROUP_MAX + 1];

@@ -134,7 +134,7 @@ CLIENT_SRCS := client/cmd-scan.c client/census-print.c client/render-census.c cl
 	client/control-client.c client/answer.c client/render-status.c client/render-processes.c client/render-history.c \
 	client/render-report.c client/ask.c client/cmd-status.c client/cmd-processes.c \
 	client/cmd-history.c client/cmd-report.c client/cmd-diff.c client/cmd-mark.c client/mark-trace.c client/report-trace.c client/cmd-events.c \
-	client/cmd-metrics.c client/cmd-sql.c \
+	client/cmd-metrics.c client/cmd-sql.c client/cmd-oom.c client/render-oom.c \
 	client/cmd-top.c client/top-ask.c client/top-model.c client/top-layout.c client/top-screen.c
 CLIENT_SRCS += client/render-region-changes.c client/style.c
 CLIENT_SRCS += client/chart.c client/render-html.c client/render-html-charts.c
@@ -263,6 +263,14 @@ $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(ALL_LIBS)
 # the table of commands reaches every command, top's screen with them
 TEST_LIBS_test-command-table = $(CURSES_LIBS)
 
+# Programs the integration tests run to prepare what they check:
+# store-fill writes through the store (as the daemon does) the rows of
+# sources a test cannot make at will, OOM kills and memory cgroups.
+TEST_TOOLS := $(BUILD)/tests/tools/store-fill
+$(BUILD)/tests/tools/%: tests/tools/%.c $(BENCH_LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(INC_schema) $(LDFLAGS) -o $@ $< $(BENCH_LIBS) $(LIBS)
+
 # The helpers are the processes under test: never sanitized, so their memory
 # has the shapes they report.
 HELPERS := shapes many-maps churn mapfiles residency steady allocs allocs-jemalloc allocs-mimalloc allocs-tcmalloc \
@@ -382,7 +390,8 @@ $(BUILD)/helpers/trace-%: tests/helpers/trace-%.c tracer/ramwatch-trace.h
 	$(CC) $(HELPER_CFLAGS) -O0 -fno-omit-frame-pointer -fno-builtin -Itracer -o $@ $< -lpthread
 # ---- end of tracer
 
-check-build: $(BUILD)/ramwatch $(BUILD)/ramwatchd $(UNIT_BINS) $(HELPER_BINS) $(GPU_STANDINS) $(GPU_CHECK_BINS) $(TRACER_LIB) $(TRACE_HELPER_BINS)
+check-build: $(BUILD)/ramwatch $(BUILD)/ramwatchd $(UNIT_BINS) $(HELPER_BINS) $(GPU_STANDINS) $(GPU_CHECK_BINS) $(TRACER_LIB) $(TRACE_HELPER_BINS) \
+	$(TEST_TOOLS)
 
 check-unit: check-build
 	@set -e; for t in $(UNIT_BINS); do \

@@ -56,7 +56,7 @@ int main(int argc, char **argv)
 	r = store_begin(s);
 	if (r >= 0)
 		r = store_put_process(s, &p, &process_id);
-	/* a row every 10 s: 10 MiB/s, up to the limit */
+	/* a row every 10 s, up to the limit */
 	for (int i = 1; r >= 0 && i <= 5; i++) {
 		uint64_t v = (uint64_t)i * 38 * MiB;
 		struct store_sample x = { .time = start + i * 10000, .private_min = v - 38 * MiB, .private_max = v,
@@ -99,7 +99,7 @@ int main(int argc, char **argv)
 		r = store_put_oom_kill(s, &(struct store_oom_kill){ .time = now - 2000, .sources = STORE_OOM_COUNTER },
 				       NULL);
 
-	/* its group: 10 MiB/s for a minute, 160 MiB of 200 at the end */
+	/* its group: 1 MiB/s for a minute, 160 MiB of 200 at the end */
 	struct store_cgroup g = { .version = 2, .path = "/test.slice/grow.service", .inode = 4242 };
 	if (r >= 0)
 		r = store_put_cgroup(s, start, &g, &group);

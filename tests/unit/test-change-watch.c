@@ -422,6 +422,9 @@ static void test_census(void **state)
 	assert_int_equal(take_statm(w, index), 0);
 	assert_int_equal(change_watch_take(w, index, CHANGE_CENSUS), CHANGE_CENSUS);
 	assert_int_equal(change_watch_take(w, index, CHANGE_CENSUS), 0);
+	/* a write to a page already resident and written: no event */
+	tell(&c, 'w');
+	assert_int_equal(change_watch_take(w, index, CHANGE_CENSUS), 0);
 
 	/* mapped, not touched: up */
 	tell(&c, 'm');

@@ -19,7 +19,8 @@ with its own state:
 A variant's cost per census is its CPU over the window (the sum over its
 threads of /proc/PID/task/TID/schedstat's time on a CPU) minus that of the
 daemon with the same ChangeWatch and no census, over the interval
-censuses it stored in the window.  The full census it stands against is
+censuses it stored in the window; beside it, what the census thread
+itself recorded (the censuses' cpu_us), without the store's work.  The full census it stands against is
 `ramwatch scan PID --json`, run during the window (its CPU from wait4),
 the median of its runs.  After the windows, bench/steady-check times the
 checks in one process on the same target, the check through
@@ -124,7 +125,8 @@ def main():
         for name in BASE:
             wait_rows(dbs[name], "SELECT count(*) FROM censuses WHERE trigger = 'interval'", 2,
                       4 * INTERVAL + 60, f"{name}'s interval censuses")
-        print(f"many-maps {args.mappings}: {args.runs} windows of {args.window} s, a census every {INTERVAL} s")
+        print(f"many-maps {args.mappings}: {args.runs} windows of {args.window} s, a census every {INTERVAL} s",
+              flush=True)
         results = []
         for run in range(args.runs):
             t0_ms = time.time() * 1000
@@ -142,24 +144,25 @@ def main():
             scan = statistics.median(scans)
             row = {"scan": scan}
             for name, base in BASE.items():
-                n, unread, repeats = query(dbs[name], "SELECT count(*), sum(bytes_read = 0), sum(repeats IS NOT NULL)"
-                                           " FROM censuses WHERE trigger = 'interval' AND time > ? AND time <= ?",
-                                           t0_ms, t1_ms)[0]
+                n, unread, repeats, own = query(
+                    dbs[name], "SELECT count(*), sum(bytes_read = 0), sum(repeats IS NOT NULL), avg(cpu_us)"
+                    " FROM censuses WHERE trigger = 'interval' AND time > ? AND time <= ?", t0_ms, t1_ms)[0]
                 spent = ((c1[name] - c0[name]) - (c1[base] - c0[base])) / 1e6
                 per = spent / n if n else float("nan")
-                row[name] = (per, per / scan, n, unread or 0, repeats or 0)
+                row[name] = (per, per / scan, n, unread or 0, repeats or 0, (own or 0) / 1000)
             results.append(row)
-            print(f"window {run + 1}: ramwatch scan --json {scan:.2f} ms CPU (median of {len(scans)})")
+            print(f"window {run + 1}: ramwatch scan --json {scan:.2f} ms CPU (median of {len(scans)})", flush=True)
             for name in BASE:
-                per, ratio, n, unread, repeats = row[name]
+                per, ratio, n, unread, repeats, own = row[name]
                 print(f"  {name:7s} {per:7.3f} ms a census  {ratio:6.3f}x  ({n} censuses, {repeats} repeats,"
-                      f" {unread} read nothing)")
+                      f" {unread} read nothing; the census's own CPU as stored {own:.3f} ms)", flush=True)
         print(f"medians over {len(results)} windows (CPU a census, and its ratio to ramwatch scan --json):")
         print(f"  ramwatch scan --json {statistics.median(r['scan'] for r in results):.2f} ms")
         for name in BASE:
             per = statistics.median(r[name][0] for r in results)
             ratio = statistics.median(r[name][1] for r in results)
-            print(f"  {name:7s} {per:7.3f} ms  {ratio:6.3f}x")
+            own = statistics.median(r[name][5] for r in results)
+            print(f"  {name:7s} {per:7.3f} ms  {ratio:6.3f}x  (its own, as stored: {own:.3f} ms)")
         checks = subprocess.run([os.path.join(BUILD, "bench", "steady-check"), str(target.pid), "21"],
                                 capture_output=True, text=True, check=True).stdout.split()
         f = dict(zip(checks[0::2], checks[1::2]))

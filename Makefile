@@ -234,7 +234,7 @@ BENCH_LIBS := $(SCHEMA_LIB) $(SCANNER_LIB) $(COMMON_LIB)
 
 .PHONY: all run check check-build check-unit check-integration check-sanitizers check-layers fuzz lint-man soak soak-asan \
 	check-docs schema-doc \
-	bench bench-scan bench-gpu-start bench-evidence bench-heap bench-daemon bench-history bench-store-size bench-trace bench-tracer \
+	bench bench-scan bench-census bench-gpu-start bench-evidence bench-heap bench-daemon bench-history bench-store-size bench-trace bench-tracer \
 	install uninstall clean deps deps-packaging check-units deb rpm check-install check-metrics check-gpu-script
 
 all: $(BUILD)/ramwatch $(BUILD)/ramwatchd $(BUILD)/libramwatch-trace.so
@@ -613,7 +613,7 @@ run: deps $(BUILD)/ramwatch $(BUILD)/ramwatchd
 	@echo
 	sqlite3 -readonly -box $(RUN_STATE)/ramwatch.db < doc/recorded.sql
 
-bench: bench-scan bench-evidence bench-heap bench-daemon bench-history bench-trace
+bench: bench-scan bench-census bench-evidence bench-heap bench-daemon bench-history bench-trace
 
 $(BUILD)/bench/idle-target: bench/idle-target.c
 	@mkdir -p $(dir $@)
@@ -636,6 +636,11 @@ $(BUILD)/bench/scan-parts $(BUILD)/bench/evidence-loop $(BUILD)/bench/history-be
 
 bench-scan: deps $(BUILD)/ramwatch $(BUILD)/helpers/many-maps $(BUILD)/bench/scan-parts $(BUILD)/bench/steady-check
 	RAMWATCH_BUILD=$(abspath $(BUILD)) $(PYTHON) bench/scan-bench.py
+
+# what a census of an unchanged process costs the daemon, beside a full
+# census, with and without the change watch (BENCHMARKS.md)
+bench-census: deps $(BUILD)/ramwatchd $(BUILD)/ramwatch $(BUILD)/helpers/many-maps $(BUILD)/bench/steady-check
+	RAMWATCH_BUILD=$(abspath $(BUILD)) $(PYTHON) bench/census-bench.py $(BENCH_CENSUS_ARGS)
 
 # what a slow start of NVML costs a one-shot census, with the stand-in NVML (BENCHMARKS.md)
 bench-gpu-start: deps $(BUILD)/ramwatch $(BUILD)/helpers/many-maps $(GPU_STANDINS)

@@ -52,6 +52,21 @@ static bool may_stand(const struct census_last *l, const struct census_subject *
 	       l->steady_vram == s->vram;
 }
 
+/* Whether the last full census can stand for one now with nothing read:
+ * the change watch told no event of the process since its take before the
+ * last check that read it (the mark is current), that read is younger
+ * than o->check_every_ms, and what the census would take besides is the
+ * same.  What no event tells (change-watch.h: a resident page of a shared
+ * mapping made dirty, pages shared with a child that exited becoming
+ * private, a mapped file renamed) waits for the next check that reads. */
+static bool may_stand_unread(const struct census_last *l, const struct census_subject *s,
+			     const struct census_take_options *o)
+{
+	return o->mappings == STEADY_MAPPINGS_STILL && l->steady_current && l->steady.source != STEADY_NONE &&
+	       o->check_every_ms > 0 && o->now_ms - l->steady_read_ms < o->check_every_ms &&
+	       l->steady_light == o->light && l->steady_on_gpu == s->on_gpu && l->steady_vram == s->vram;
+}
+
 /* The steady check before a census (census_take), into *mark:
  * smaps_rollup and the names of its file mappings alone when the change
  * watch says its mappings are as l->steady saw them and a repeat may
@@ -60,7 +75,7 @@ static void steady_check(struct census_last *l, const struct census_subject *s, 
 			 enum steady_mappings mappings, struct steady_mark *mark, struct steady_files *files,
 			 uint64_t *bytes)
 {
-	if (mappings != STEADY_MAPPINGS_KEPT)
+	if (mappings != STEADY_MAPPINGS_KEPT && mappings != STEADY_MAPPINGS_STILL)
 		l->steady_current = false; /* until a full census's mark is kept */
 	if (may_repeat && l->steady_current && l->steady.has_names &&
 	    steady_read_kept(s->proc_dir_fd, &l->steady, &l->steady_files, mark, bytes) == 0 &&
@@ -74,9 +89,10 @@ static void steady_check(struct census_last *l, const struct census_subject *s, 
 
 /* l's steady check is mark now, its file mappings' starts files (taken). */
 static void keep_mark(struct census_last *l, const struct steady_mark *mark, struct steady_files *files,
-		      enum steady_mappings mappings)
+		      enum steady_mappings mappings, int64_t now_ms)
 {
 	l->steady = *mark;
+	l->steady_read_ms = now_ms;
 	/* a mark of the kept check (the GPU memory or the lightness moved)
 	 * has the names at the starts already kept, and read no starts */
 	if (!mark->has_names || files->n == mark->named) {
@@ -86,6 +102,19 @@ static void keep_mark(struct census_last *l, const struct steady_mark *mark, str
 	}
 	/* the watch's take came before the mark's read */
 	l->steady_current = mappings != STEADY_MAPPINGS_UNKNOWN && mark->source != STEADY_NONE;
+}
+
+/* ret is a repeat of l's last full census, which cost the time since t0
+ * and cpu0 and read bytes. */
+static void repeat(const struct census_last *l, uint64_t t0, uint64_t cpu0, uint64_t bytes, struct census_result *ret)
+{
+	ret->meta.status = CENSUS_OK;
+	ret->meta.light = l->steady_light;
+	ret->meta.repeats_time = l->steady_census_time;
+	ret->meta.time = daemon_clock_now_ms();
+	ret->meta.wall_us = (int64_t)(now_monotonic_us() - t0);
+	ret->meta.cpu_us = (int64_t)(now_thread_cpu_us() - cpu0);
+	ret->meta.bytes_read = (int64_t)bytes;
 }
 
 int census_take(struct census_last *l, const struct census_subject *s, const struct census_take_options *o,
@@ -115,17 +144,17 @@ int census_take(struct census_last *l, const struct census_subject *s, const str
 	 * the census missed, and later repeats would stand for the wrong
 	 * content.  Any failure (the process exiting, a refusal) leaves the
 	 * census itself to say what happened. */
+	if (o->may_repeat && may_stand_unread(l, s, o)) {
+		/* the mark stays current: nothing moved since it was read */
+		repeat(l, t0, cpu0, 0, ret);
+		return 0;
+	}
 	steady_check(l, s, o->may_repeat, o->mappings, &mark, &files, &steady_bytes);
 	if (o->may_repeat && may_stand(l, s, &mark, o->light)) {
 		/* read after the watch's take, and the same as what is kept */
 		l->steady_current = o->mappings != STEADY_MAPPINGS_UNKNOWN;
-		ret->meta.status = CENSUS_OK;
-		ret->meta.light = l->steady_light;
-		ret->meta.repeats_time = l->steady_census_time;
-		ret->meta.time = daemon_clock_now_ms();
-		ret->meta.wall_us = (int64_t)(now_monotonic_us() - t0);
-		ret->meta.cpu_us = (int64_t)(now_thread_cpu_us() - cpu0);
-		ret->meta.bytes_read = (int64_t)steady_bytes;
+		l->steady_read_ms = o->now_ms;
+		repeat(l, t0, cpu0, steady_bytes, ret);
 		return 0;
 	}
 	r = scan_process(s->pid, &so, &c, &err);
@@ -152,7 +181,7 @@ int census_take(struct census_last *l, const struct census_subject *s, const str
 	ret->meta.status = CENSUS_OK;
 	ret->meta.light = c->light;
 	ret->heap_read = !so.no_heap;
-	keep_mark(l, &mark, &files, o->mappings);
+	keep_mark(l, &mark, &files, o->mappings, o->now_ms);
 	l->steady_light = c->light;
 	l->steady_on_gpu = s->on_gpu;
 	l->steady_vram = s->vram;

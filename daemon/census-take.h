@@ -44,6 +44,7 @@ struct census_last {
 	struct steady_mark steady;    /* source STEADY_NONE: no full census to repeat */
 	struct steady_files steady_files; /* where steady found the file mappings, with names */
 	bool steady_current;          /* the change watch says its mappings are as steady saw them */
+	int64_t steady_read_ms;       /* when the last check that read the process read it (now_ms) */
 	int64_t steady_census_time;   /* that census's time (unix ms) */
 	uint64_t steady_private;      /* its private memory */
 	bool steady_light;            /* it was light */
@@ -73,9 +74,12 @@ struct census_take_options {
 	bool heap;
 	uint64_t heap_allowance_us;
 	bool may_repeat;         /* a repeat of the last full census may stand for it */
-	/* what the change watch said of its mappings, taken just before
-	 * (fast_tier_take_mappings) */
+	/* what the change watch said of its mappings and memory, taken just
+	 * before (fast_tier_take_mappings) */
 	enum steady_mappings mappings;
+	/* how long the watch's word that nothing moved stands for the check
+	 * (SteadyCheckInterval=, ms): 0, never */
+	int64_t check_every_ms;
 	int64_t now_ms;
 	const struct gpu_snapshot *gpu; /* a snapshot of NVML's state ok; NULL: none */
 };
@@ -88,7 +92,10 @@ struct census_take_options {
  * status ok, no census, meta.repeats_time set.  Where the change watch
  * says the mappings were kept since the last check, and its file mappings
  * are few, the check reads smaps_rollup and their names only
- * (steady_read_kept), not maps.  Fills ret; returns 0, or -ENOMEM. */
+ * (steady_read_kept), not maps.  Where it says nothing at all moved since
+ * the take before the last check that read the process, and that read is
+ * younger than o->check_every_ms, the repeat reads nothing.  Fills ret;
+ * returns 0, or -ENOMEM. */
 int census_take(struct census_last *l, const struct census_subject *s, const struct census_take_options *o,
 		struct census_result *ret);
 

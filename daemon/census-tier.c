@@ -230,6 +230,7 @@ enum census_status census_tier_take(struct census_tier *ct, struct target *t, en
 		.heap_allowance_us = heap.allowance_us,
 		.may_repeat = may_repeat(t, writer),
 		.mappings = mappings,
+		.check_every_ms = (int64_t)(ct->config->steady_check_interval / 1000),
 		.now_ms = daemon_clock_now_ms(),
 		.gpu = gpu,
 	};

@@ -1,6 +1,7 @@
 /* The kernel side of the change watch (change-watch.h): it raises a
  * watched process's flag when the figures statm shows may have moved, and
- * a second bit when its mappings may have.
+ * a second bit when its mappings may have; a third is raised with the
+ * first, for the census, which the sample rounds leave alone.
  *
  *   rss_stat           every change of an address space's resident
  *                      counters (file, anonymous, shared memory, swap):
@@ -79,10 +80,12 @@ struct {
 
 /* one flag per index (0 unused), mapped into the daemon: bit 0,
  * something moved; bit 1, the swap counter moved (status tells it, statm
- * does not); bit 2, the mappings may have moved */
+ * does not); bit 2, the mappings may have moved; bit 3, something moved,
+ * for the census (raised with bit 0, which the sample rounds lower) */
 #define MOVED 1u
 #define SWAP_MOVED 2u
 #define MAPS_MOVED 4u
+#define CENSUS_MOVED 8u
 /* enum mm_counter's MM_SWAPENTS, the same since Linux 4.5 */
 #define MM_SWAPENTS 2
 struct {
@@ -172,7 +175,8 @@ static __always_inline void moved(struct mm_struct *mm, __u64 bits, bool check_s
 SEC("tp_btf/rss_stat")
 int rss_moved(__u64 *ctx)
 {
-	moved((struct mm_struct *)ctx[0], (int)ctx[1] == MM_SWAPENTS ? MOVED | SWAP_MOVED : MOVED, false);
+	moved((struct mm_struct *)ctx[0], (int)ctx[1] == MM_SWAPENTS ? MOVED | SWAP_MOVED | CENSUS_MOVED : MOVED | CENSUS_MOVED,
+	      false);
 	return 0;
 }
 
@@ -189,9 +193,9 @@ SEC("tp_btf/mmap_lock_released")
 int map_moved(__u64 *ctx)
 {
 	if (!writes_only || ctx[1])
-		moved((struct mm_struct *)ctx[0], MOVED | MAPS_MOVED, false);
+		moved((struct mm_struct *)ctx[0], MOVED | MAPS_MOVED | CENSUS_MOVED, false);
 	else
-		moved((struct mm_struct *)ctx[0], MOVED | MAPS_MOVED, true);
+		moved((struct mm_struct *)ctx[0], MOVED | MAPS_MOVED | CENSUS_MOVED, true);
 	return 0;
 }
 
@@ -202,7 +206,7 @@ int exited(__u64 *ctx)
 	__u32 tgid = task->tgid, *index = bpf_map_lookup_elem(&watched, &tgid);
 
 	if (index)
-		raise_flag(*index, MOVED | SWAP_MOVED | MAPS_MOVED);
+		raise_flag(*index, MOVED | SWAP_MOVED | MAPS_MOVED | CENSUS_MOVED);
 	return 0;
 }
 

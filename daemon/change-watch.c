@@ -153,8 +153,10 @@ uint32_t change_watch_add(struct change_watch *w, int pid)
 	if (w->n_free == 0 || pid <= 0)
 		return 0;
 	index = w->free_index[--w->n_free];
-	/* up before the kernel can see it: its first round reads statm and status */
-	__atomic_store_n(&w->flags[index], CHANGE_MOVED | CHANGE_SWAP | CHANGE_MAPPINGS, __ATOMIC_SEQ_CST);
+	/* up before the kernel can see it: its first round reads statm and
+	 * status, its first census reads its memory */
+	__atomic_store_n(&w->flags[index], CHANGE_MOVED | CHANGE_SWAP | CHANGE_MAPPINGS | CHANGE_CENSUS,
+			 __ATOMIC_SEQ_CST);
 	if (bpf_map_update_elem(w->watched_fd, &key, &index, BPF_ANY) < 0) {
 		log_debug_errno(-errno, "cannot watch process %d for changes: %m", pid);
 		w->free_index[w->n_free++] = index;

@@ -45,10 +45,17 @@ void change_watch_remove(struct change_watch *w, int pid, uint32_t index);
  * swap (status's VmSwap) moved, which statm need not show; its mappings
  * may have changed (made, removed, resized, moved, protected
  * differently, named: all but the names of their files, which a rename
- * changes without touching the address space). */
+ * changes without touching the address space); CHANGE_MOVED's events
+ * again, for the census, whose takes are apart from the sample rounds'
+ * (a page faulted in, freed, swapped or reclaimed, the mmap lock held for
+ * writing, an exit).  No event tells a page of a shared mapping made
+ * dirty where it was resident, nor pages the process shares with another
+ * becoming its own when the other lets them go (a child's exit): those
+ * move smaps_rollup's split of private and shared with no bit raised. */
 #define CHANGE_MOVED 1u
 #define CHANGE_SWAP 2u
 #define CHANGE_MAPPINGS 4u
+#define CHANGE_CENSUS 8u
 
 /* Which of bits flag index said (0: nothing), lowering them and only
  * them.  Take them before reading: a change after the take raises them

@@ -217,7 +217,12 @@ enum steady_mappings fast_tier_take_mappings(struct fast_tier *f, const struct t
 	const struct fast_slot *s = &f->slots[t->fast.slot];
 	if (s->target != t || !s->watch)
 		return STEADY_MAPPINGS_UNKNOWN;
-	return change_watch_take(f->watch, s->watch, CHANGE_MAPPINGS) ? STEADY_MAPPINGS_MOVED : STEADY_MAPPINGS_KEPT;
+	/* both in one take: what the census reads after it is the process
+	 * as both say */
+	unsigned said = change_watch_take(f->watch, s->watch, CHANGE_MAPPINGS | CHANGE_CENSUS);
+	return said & CHANGE_MAPPINGS ? STEADY_MAPPINGS_MOVED
+	       : said		      ? STEADY_MAPPINGS_KEPT
+				      : STEADY_MAPPINGS_STILL;
 }
 
 /* Whether statm's resident or shared pages moved from the slot's last text

@@ -97,9 +97,10 @@ int fast_tier_watch(struct fast_tier *f, bool on, uint32_t capacity);
 bool fast_tier_watching(const struct fast_tier *f);
 bool fast_tier_sees_mappings(const struct fast_tier *f);
 
-/* What the change watch says of t's mappings since the last take, the bit
- * lowered: taken just before t's census reads them.  UNKNOWN when t is not
- * watched or the watch cannot tell (change_watch_sees_mappings). */
+/* What the change watch says of t's mappings and memory since the last
+ * take, their bits lowered: taken just before t's census reads them.
+ * UNKNOWN when t is not watched or the watch cannot tell
+ * (change_watch_sees_mappings). */
 enum steady_mappings fast_tier_take_mappings(struct fast_tier *f, const struct target *t);
 
 /* Gives t a slot.  Returns 0 or -ENOMEM. */

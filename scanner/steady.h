@@ -113,12 +113,13 @@ int steady_read(int pid_fd, unsigned flags, struct steady_mark *ret, struct stea
 int steady_read_kept(int pid_fd, const struct steady_mark *was, const struct steady_files *files,
 		     struct steady_mark *ret, uint64_t *bytes);
 
-/* What the daemon's change watch said of a process's mappings since the
- * last take before its census (daemon/change-watch.h). */
+/* What the daemon's change watch said of a process's mappings, and of its
+ * memory, since the last take before its census (daemon/change-watch.h). */
 enum steady_mappings {
 	STEADY_MAPPINGS_UNKNOWN, /* no watch, or one that cannot tell: read maps */
 	STEADY_MAPPINGS_MOVED,   /* they may have changed */
-	STEADY_MAPPINGS_KEPT,    /* they did not */
+	STEADY_MAPPINGS_KEPT,    /* they did not; its memory may have */
+	STEADY_MAPPINGS_STILL,   /* they did not, nor did its memory: no event at all */
 };
 
 /* Whether two reads saw the same process memory: the same source, range,

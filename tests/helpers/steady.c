@@ -17,16 +17,26 @@
  *   unmap    unmaps that region again
  *   protect  makes spare read-only: a mapping changes, no total does
  *   move     moves moved elsewhere (mremap): the same pages, another address
+ *   fork     maps "shared", 512 pages, writes them, and forks a child that
+ *            sleeps: their pages are then shared with it
+ *   reap     kills that child and waits for it: the pages it shared are
+ *            this process's own again, with no change of this process's
+ *            address space or resident counters (the kernel fires no event
+ *            of it: what the daemon's change watch cannot see)
  *
  * The regions stay reachable from volatile globals. */
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
-static char *volatile work, *volatile spare, *volatile moved, *volatile extra;
+static char *volatile work, *volatile spare, *volatile moved, *volatile extra, *volatile shared;
+static pid_t child = -1;
 static long page;
 
 static char *map_pages(long n)
@@ -102,6 +112,22 @@ int main(int argc, char **argv)
 				perror("mremap");
 			else
 				moved = p;
+		} else if (strcmp(line, "fork") == 0 && child < 0) {
+			shared = map_pages(512);
+			memset(shared, 3, (size_t)(512 * page));
+			fflush(stdout);
+			child = fork();
+			if (child == 0) {
+				prctl(PR_SET_PDEATHSIG, SIGKILL); /* gone with this process */
+				for (;;)
+					pause();
+			}
+			if (child < 0)
+				perror("fork");
+		} else if (strcmp(line, "reap") == 0 && child > 0) {
+			kill(child, SIGKILL);
+			waitpid(child, NULL, 0);
+			child = -1;
 		} else {
 			printf("unknown %s\n", line);
 			fflush(stdout);

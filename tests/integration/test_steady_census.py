@@ -2,7 +2,10 @@
 gets a repeat of it (censuses.repeats), found from smaps_rollup and a
 fingerprint of its mappings; one that touched a page, mapped, unmapped or
 changed a mapping with the same totals gets a full census; a person's
-request and a mark always get a full one.  A real daemon, a real process
+request and a mark always get a full one.  With the change watch, a
+process the kernel tells no event of gets a repeat that reads nothing,
+and a change no event tells is found by the check that reads, once
+SteadyCheckInterval has passed.  A real daemon, a real process
 (tests/helpers/steady.c) whose changes the kernel confirms."""
 import json
 import shutil
@@ -64,9 +67,12 @@ def steady():
         s.proc.wait()
 
 
-def config(pid):
-    # a census due every second; a full one is what anything but a repeat is
-    return fast_config(f"Watch=pid:{pid}").replace("CensusInterval=1h", "CensusInterval=1s")
+def config(pid, check="0"):
+    # a census due every second; a full one is what anything but a repeat
+    # is.  SteadyCheckInterval=0: every check reads, whatever the change
+    # watch says (the tests of what the reads see)
+    return fast_config(f"Watch=pid:{pid}", f"SteadyCheckInterval={check}").replace("CensusInterval=1h",
+                                                                                  "CensusInterval=1s")
 
 
 def census(d, census_id):
@@ -316,3 +322,76 @@ def test_a_kept_process_is_checked_without_maps(tmp_path, many, daemons):
     t = time.time() * 1000
     full2 = content(d, after(d, pid_row, t, "a census after touch"))
     assert full2["repeats"] is None and full2["resident"] - full["resident"] == PAGE
+
+
+WATCHING_MAPPINGS = "maps, before a census, only of those whose mappings they name"
+
+
+def unread_repeats(d, pid_row, t_ms, n=1, what=None):
+    """Repeats taken after t_ms that read nothing (bytes_read 0)."""
+    return d.wait_rows("SELECT * FROM censuses WHERE process_id = ? AND time > ? AND repeats IS NOT NULL"
+                       " AND bytes_read = 0 ORDER BY time", pid_row, t_ms, n=n, what=what or "unread repeats")
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the change watch needs root")
+def test_an_untouched_process_is_repeated_unread(tmp_path, steady, daemons):
+    d = daemons(tmp_path, config(steady.pid, "1h")).start()
+    d.wait_for(lambda: WATCHING_MAPPINGS in d.logs(), what="the change watch's start, with the mappings")
+    pid_row = d.process_id(steady.pid)
+    rollup, maps = steady.rollup(), steady.maps()
+    reps = unread_repeats(d, pid_row, 0, n=3, what="three repeats that read nothing")[:3]
+    assert steady.rollup() == rollup and steady.maps() == maps
+    held = census(d, reps[0]["repeats"])
+    assert held["repeats"] is None and held["bytes_read"] > 0
+    for r in reps:
+        assert r["status"] == "ok" and r["repeats"] == held["id"] and r["time"] > held["time"]
+        for key in ("private", "resident", "pss", "swap", "size", "regions"):
+            assert r[key] == held[key], key
+    assert d.ask({"op": "status"})["result"]["censuses"]["repeated"] >= 3
+    # a page touched: the kernel tells it, and the next census is a full one
+    steady.do("touch")
+    t = time.time() * 1000
+    full = content(d, after(d, pid_row, t, "a census after touch"))
+    assert full["repeats"] is None and full["time"] > t and full["resident"] - held["resident"] == PAGE
+    # ... which the censuses after it repeat, reading nothing again
+    rep = unread_repeats(d, pid_row, full["time"], what="a repeat of the census after touch")[0]
+    assert rep["repeats"] == full["id"]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the change watch needs root")
+def test_a_change_no_event_tells_is_found_by_the_check(tmp_path, steady, daemons):
+    check_s = 6
+    d = daemons(tmp_path, config(steady.pid, f"{check_s}s")).start()
+    d.wait_for(lambda: WATCHING_MAPPINGS in d.logs(), what="the change watch's start, with the mappings")
+    pid_row = d.process_id(steady.pid)
+    # 512 pages written, then shared with a child: the fork takes the mmap
+    # lock, so a full census after it holds them shared
+    steady.do("fork")
+    t = time.time() * 1000
+    held = content(d, after(d, pid_row, t, "a census after the fork"))
+    assert held["repeats"] is None and held["time"] > t
+    before, maps = steady.rollup(), steady.maps()
+    # the child killed: the pages are the process's own again, and the
+    # kernel tells no event of it (no page, mapping or counter of this
+    # process moved)
+    steady.do("reap")
+    t = time.time() * 1000
+    rollup = steady.rollup()
+    moved_kb = rollup["Pss"] - before["Pss"]
+    assert moved_kb >= 512 * PAGE // 1024 // 2 - 64, (before, rollup)
+    assert rollup["Rss"] == before["Rss"] and steady.maps() == maps
+    # the censuses right after it repeat the census of the shared pages,
+    # reading nothing: the change watch missed it
+    rep = unread_repeats(d, pid_row, t + 300, what="a repeat after the reap")[0]
+    assert rep["repeats"] == held["id"] and rep["pss"] == held["pss"]
+    # once SteadyCheckInterval has passed since the last read, the check
+    # reads smaps_rollup, which differs: a full census with the pages the
+    # process's own
+    full = d.wait_rows("SELECT * FROM censuses WHERE process_id = ? AND time > ? AND repeats IS NULL"
+                       " ORDER BY time LIMIT 1", pid_row, t, timeout=check_s + 15,
+                       what="a full census after the reap")[0]
+    assert full["time"] <= held["time"] + (check_s + 3) * 1000, (full, held)
+    # the census's pss holds the share of file pages too, which other
+    # processes move a little
+    assert abs((full["pss"] - held["pss"]) - moved_kb * 1024) < 128 * 1024, (full["pss"], held["pss"], moved_kb)
+    assert (full["private"], full["resident"]) == (held["private"], held["resident"])

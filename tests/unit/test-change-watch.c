@@ -393,6 +393,53 @@ static void test_mappings(void **state)
 	change_watch_remove(w, c.pid, index);
 }
 
+/* The census bit: raised by what raises the statm bit, and left up when
+ * the sample rounds take theirs, so a census sees every event since the
+ * last census, not since the last round. */
+static void test_census(void **state)
+{
+	WATCH_OR_SKIP(w);
+	struct child c = start(-1);
+	uint32_t index = change_watch_add(w, c.pid);
+
+	assert_true(index > 0);
+	/* up when added: the first census reads */
+	assert_int_equal(change_watch_take(w, index, CHANGE_CENSUS), CHANGE_CENSUS);
+	assert_int_equal(change_watch_take(w, index, CHANGE_CENSUS), 0);
+	for (const char *cmd = "nwtp"; *cmd; cmd++)
+		tell(&c, *cmd);
+	(void)change_watch_take(w, index, CHANGE_MOVED | CHANGE_SWAP | CHANGE_MAPPINGS | CHANGE_CENSUS);
+
+	/* idle, however many commands: down */
+	tell(&c, 'n');
+	tell(&c, 'n');
+	assert_int_equal(change_watch_take(w, index, CHANGE_CENSUS), 0);
+
+	/* a page touched, a round's take first: still up for the census */
+	tell(&c, 't');
+	tell(&c, 'w');
+	assert_int_equal(take_statm(w, index) & CHANGE_MOVED, CHANGE_MOVED);
+	assert_int_equal(take_statm(w, index), 0);
+	assert_int_equal(change_watch_take(w, index, CHANGE_CENSUS), CHANGE_CENSUS);
+	assert_int_equal(change_watch_take(w, index, CHANGE_CENSUS), 0);
+	/* a write to a page already resident and written: no event */
+	tell(&c, 'w');
+	assert_int_equal(change_watch_take(w, index, CHANGE_CENSUS), 0);
+
+	/* mapped, not touched: up */
+	tell(&c, 'm');
+	assert_int_equal(change_watch_take(w, index, CHANGE_CENSUS), CHANGE_CENSUS);
+	tell(&c, 'u');
+	assert_int_equal(change_watch_take(w, index, CHANGE_CENSUS), CHANGE_CENSUS);
+
+	/* the exit raises it */
+	tell(&c, 'n');
+	(void)change_watch_take(w, index, CHANGE_CENSUS);
+	stop(&c);
+	assert_int_equal(change_watch_take(w, index, CHANGE_CENSUS), CHANGE_CENSUS);
+	change_watch_remove(w, c.pid, index);
+}
+
 /* Capacity: the ninth process is not watched; a removed one's index goes
  * to the next, its flag up. */
 static void test_capacity(void **state)
@@ -482,6 +529,7 @@ int main(void)
 		cmocka_unit_test(test_changes),
 		cmocka_unit_test(test_remote_change),
 		cmocka_unit_test(test_mappings),
+		cmocka_unit_test(test_census),
 		cmocka_unit_test(test_capacity),
 		cmocka_unit_test(test_same_pid_twice),
 		cmocka_unit_test(test_bad_capacity),

@@ -64,6 +64,7 @@ static const char default_text[] = "# The effective configuration of ramwatchd; 
 				   "HugeProcess=32G\n"
 				   "Evidence=yes\n"
 				   "ChangeWatch=yes\n"
+				   "SteadyCheckInterval=15min\n"
 				   "\n"
 				   "[Store]\n"
 				   "Retention=30d\n"
@@ -143,6 +144,7 @@ static void test_every_setting(void **state)
 		{ "[Sampling]\nHugeProcess=0\n", "HugeProcess: 32G -> 0\n", "HugeProcess=0\n" },
 		{ "[Sampling]\nEvidence=off\n", "Evidence: yes -> no\n", "Evidence=no\n" },
 		{ "[Sampling]\nChangeWatch=no\n", "ChangeWatch: yes -> no\n", "ChangeWatch=no\n" },
+		{ "[Sampling]\nSteadyCheckInterval=0\n", "SteadyCheckInterval: 15min -> 0\n", "SteadyCheckInterval=0\n" },
 		{ "[Store]\nRetention=1y\n", "Retention: 30d -> 1y\n", "Retention=1y\n" },
 		{ "[Store]\nMaxDatabaseSize=0\n", "MaxDatabaseSize: 1G -> 0\n", "MaxDatabaseSize=0\n" },
 		{ "[Export]\nExport=textfile:/var/lib/prometheus/node-exporter/ramwatch.prom\n",
@@ -442,6 +444,8 @@ static void test_bounds(void **state)
 		"[Sampling]\nCensusMinSpacing=1d",
 		"[Sampling]\nInUseInterval=0",
 		"[Sampling]\nInUseInterval=7d",
+		"[Sampling]\nSteadyCheckInterval=0",
+		"[Sampling]\nSteadyCheckInterval=7d",
 		"[Sampling]\nScanBudget=0.1%",
 		"[Sampling]\nScanBudget=0.001",
 		"[Sampling]\nScanBudget=100%",
@@ -467,6 +471,7 @@ static void test_bounds(void **state)
 		"[Sampling]\nCensusInterval=7d 1s",
 		"[Sampling]\nCensusMinSpacing=1d 1us",
 		"[Sampling]\nInUseInterval=7d 1us",
+		"[Sampling]\nSteadyCheckInterval=7d 1us",
 		"[Sampling]\nScanBudget=0.09%",
 		"[Sampling]\nScanBudget=0",
 		"[Sampling]\nScanBudget=100.1%",

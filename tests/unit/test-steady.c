@@ -340,6 +340,74 @@ static void test_kept(void **state)
 	rmdir(dir);
 }
 
+/* Where the kernel has no PROCMAP_QUERY (before Linux 6.11) the ioctl
+ * answers ENOTTY, and the check reads the text of maps instead.  That
+ * answer is forced here by the kernel itself: a directory holding a live
+ * process's maps and smaps_rollup copied as regular files, on which the
+ * ioctl is unknown as on an older kernel's maps.  The check through it
+ * falls back to the text, says the ioctl is missing, reads no names, and
+ * reads what the text of the live process gives; the kept check, which
+ * only the ioctl can make, says so (the daemon then reads maps). */
+static void test_text_fallback(void **state)
+{
+	(void)state;
+	char dir[256], path[300], from_path[64];
+	struct steady_mark live, forced, k;
+	_cleanup_(steady_files_done) struct steady_files files = { 0 }, live_files = { 0 };
+	int to, from;
+
+	/* with 400 anonymous mappings more: few file mappings, whose names
+	 * the live check reads */
+	pid_t pid = start_helper_at(NULL, "400", &to, &from);
+	int root = procfs_open_root(NULL), fd = helper_ready(root, pid, to, from);
+	snprintf(dir, sizeof(dir), "/var/tmp/ramwatch-test-fallback-XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	static const char *const names[] = { "maps", "smaps_rollup" };
+	for (size_t i = 0; i < ELEMENTSOF(names); i++) {
+		snprintf(from_path, sizeof(from_path), "/proc/%d/%s", (int)pid, names[i]);
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		copy_file(from_path, path);
+	}
+	int dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(dir_fd >= 0);
+
+	uint64_t bytes = 0;
+	bool have_ioctl = true;
+	assert_int_equal(steady_read(dir_fd, STEADY_READ_IOCTL | STEADY_READ_NAMES, &forced, &files, &have_ioctl, &bytes),
+			 0);
+	assert_false(have_ioctl);
+	assert_int_equal(forced.source, STEADY_MAPS);
+	assert_false(forced.has_names);
+	assert_int_equal(files.n, 0);
+	assert_true(forced.mappings > 0 && bytes > 0);
+	/* the same as the text of the live process, which held still */
+	read_mark(fd, &live);
+	assert_true(steady_same(&forced, &live));
+	assert_int_equal(forced.fingerprint, live.fingerprint);
+
+	/* the kept check needs the ioctl: it says it is missing */
+	bool live_ioctl = false;
+	assert_int_equal(steady_read(fd, STEADY_READ_IOCTL | STEADY_READ_NAMES, &live, &live_files, &live_ioctl, &bytes),
+			 0);
+	if (live_ioctl) {
+		assert_true(live.has_names);
+		assert_int_equal(steady_read_kept(dir_fd, &live, &live_files, &k, &bytes), -ENOTTY);
+	}
+
+	close(dir_fd);
+	for (size_t i = 0; i < ELEMENTSOF(names); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		unlink(path);
+	}
+	rmdir(dir);
+	close(to);
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	close(from);
+	close(fd);
+	close(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -347,6 +415,7 @@ int main(void)
 		cmocka_unit_test(test_rollup_field),
 		cmocka_unit_test(test_live),
 		cmocka_unit_test(test_kept),
+		cmocka_unit_test(test_text_fallback),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

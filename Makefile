@@ -958,6 +958,16 @@ $(WIN_BUILD)/tests/procsnap.exe: tests/windows/procsnap.c $(WIN_DAEMON_OBJS)
 	@mkdir -p $(dir $@)
 	$(WIN_CC) $(WIN_CFLAGS) $(INC_win_daemon) $(WIN_LDFLAGS) -o $@ $(filter %.c %.o,$^) $(WIN_LIBS) $(WIN_DAEMON_LIBS)
 
+# The daemon's infrastructure on Windows (daemon/windows/): the event loop
+# over an I/O completion port; looptest.exe runs it for real.
+WIN_DAEMON_INFRA_SRCS := daemon/windows/event-loop.c
+WIN_DAEMON_INFRA_OBJS := $(patsubst %.c,$(WIN_BUILD)/obj/%.o,$(WIN_COMMON_SRCS) $(WIN_DAEMON_INFRA_SRCS))
+WIN_TEST_BINS += $(WIN_BUILD)/tests/looptest.exe
+
+$(WIN_BUILD)/tests/looptest.exe: tests/windows/looptest.c $(WIN_DAEMON_INFRA_OBJS)
+	@mkdir -p $(dir $@)
+	$(WIN_CC) $(WIN_CFLAGS) $(INC_win_daemon) $(WIN_LDFLAGS) -o $@ $(filter %.c %.o,$^) $(WIN_LIBS)
+
 # Wine runs with a prefix of its own under build/ (made on first use, in
 # about 10 s); the tests start one wineserver for the module.
 WIN_PREFIX := $(abspath $(WIN_BUILD))/wineprefix

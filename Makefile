@@ -118,7 +118,8 @@ SCHEMA_GENERATED := $(BUILD)/schema/migrations.c
 # daemon/: ramwatchd (configuration, the tiers, the writer, the control
 # socket, the metrics export, GPU snapshots); what differs by platform is
 # behind a header of daemon/ each, and Linux's side of it is in daemon/linux/
-DAEMON_LINUX_SRCS := daemon/linux/event-loop.c daemon/linux/service.c daemon/linux/state-lock.c daemon/linux/sysmem.c
+DAEMON_LINUX_SRCS := daemon/linux/event-loop.c daemon/linux/service.c daemon/linux/state-lock.c daemon/linux/sysmem.c \
+	daemon/linux/control-transport.c daemon/linux/control-peer.c
 DAEMON_SRCS := $(DAEMON_LINUX_SRCS) daemon/config.c daemon/config-parse.c daemon/config-table.c daemon/config-values.c \
 	daemon/selector.c \
 	daemon/control.c daemon/control-conn.c daemon/control-ops.c daemon/control-queries.c \
@@ -137,7 +138,7 @@ DAEMON_SRCS += daemon/windows/win-procs.c daemon/windows/win-sid.c daemon/window
 
 # client/: ramwatch (scan, summary, diff, the daemon's commands, sql, trace)
 CLIENT_SRCS := client/cmd-scan.c client/census-print.c client/render-census.c client/table.c client/cmd-trace.c client/cmd-trace-record.c \
-	client/control-client.c client/answer.c client/render-status.c client/render-processes.c client/render-history.c \
+	client/control-client.c client/control-socket.c client/answer.c client/render-status.c client/render-processes.c client/render-history.c \
 	client/render-report.c client/ask.c client/cmd-status.c client/cmd-processes.c \
 	client/cmd-history.c client/cmd-report.c client/cmd-diff.c client/cmd-mark.c client/mark-trace.c client/report-trace.c client/cmd-events.c \
 	client/cmd-metrics.c client/cmd-sql.c \

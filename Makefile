@@ -118,7 +118,8 @@ SCHEMA_GENERATED := $(BUILD)/schema/migrations.c
 # daemon/: ramwatchd (configuration, the tiers, the writer, the control
 # socket, the metrics export, GPU snapshots); what differs by platform is
 # behind a header of daemon/ each, and Linux's side of it is in daemon/linux/
-DAEMON_LINUX_SRCS := daemon/linux/event-loop.c daemon/linux/service.c daemon/linux/state-lock.c daemon/linux/sysmem.c
+DAEMON_LINUX_SRCS := daemon/linux/event-loop.c daemon/linux/service.c daemon/linux/state-lock.c daemon/linux/sysmem.c \
+	daemon/linux/control-transport.c daemon/linux/control-peer.c
 DAEMON_SRCS := $(DAEMON_LINUX_SRCS) daemon/config.c daemon/config-parse.c daemon/config-table.c daemon/config-values.c \
 	daemon/selector.c \
 	daemon/control.c daemon/control-conn.c daemon/control-ops.c daemon/control-queries.c \
@@ -137,7 +138,7 @@ DAEMON_SRCS += daemon/windows/win-procs.c daemon/windows/win-sid.c daemon/window
 
 # client/: ramwatch (scan, summary, diff, the daemon's commands, sql, trace)
 CLIENT_SRCS := client/cmd-scan.c client/census-print.c client/render-census.c client/table.c client/cmd-trace.c client/cmd-trace-record.c \
-	client/control-client.c client/answer.c client/render-status.c client/render-processes.c client/render-history.c \
+	client/control-client.c client/control-socket.c client/answer.c client/render-status.c client/render-processes.c client/render-history.c \
 	client/render-report.c client/ask.c client/cmd-status.c client/cmd-processes.c \
 	client/cmd-history.c client/cmd-report.c client/cmd-diff.c client/cmd-mark.c client/mark-trace.c client/report-trace.c client/cmd-events.c \
 	client/cmd-metrics.c client/cmd-sql.c client/cmd-oom.c client/render-oom.c \
@@ -884,8 +885,9 @@ $(WIN_SQLITE): | $(WIN_JANSSON)
 
 # The shared code compiles unchanged: what POSIX gives and mingw-w64 lacks
 # is in common/windows/ (posix.h, given to every file); what only Linux has
-# (the daemon's socket, the stored census's commands, DWARF symbols) is
-# replaced by files under client/windows/ and trace/windows/ that say so.
+# (the stored census's commands, DWARF symbols) is replaced by files under
+# client/windows/ and trace/windows/ that say so; the client reaches the
+# daemon over its named pipe (client/windows/control-pipe.c).
 WIN_COMMON_SRCS := $(COMMON_SRCS) common/windows/posix.c
 WIN_SCANNER_SRCS := scanner/region.c scanner/proc-parse.c scanner/classes.c scanner/runtimes.c scanner/classify.c \
 	scanner/classify-shapes.c scanner/census.c scanner/census-json.c scanner/census-json-read.c scanner/gpu.c scanner/windows/gpu-none.c \
@@ -894,7 +896,8 @@ WIN_SCANNER_SRCS := scanner/region.c scanner/proc-parse.c scanner/classes.c scan
 WIN_TRACE_SRCS := $(filter-out trace/trace-symbols.c,$(TRACE_SRCS)) trace/windows/trace-symbols.c
 WIN_CLIENT_SRCS := client/census-print.c client/render-census.c client/heap-words.c client/table.c client/cmd-trace.c \
 	client/cmd-diff.c client/render-region-changes.c client/ask.c client/answer.c \
-	client/command-table.c client/windows/cmd-scan.c client/windows/control-client.c client/cmd-sql.c
+	client/command-table.c client/windows/cmd-scan.c client/control-client.c client/windows/control-pipe.c \
+	client/cmd-status.c client/render-status.c client/cmd-sql.c
 WIN_SRCS := $(WIN_COMMON_SRCS) $(WIN_SCANNER_SRCS) $(WIN_TRACE_SRCS) $(WIN_CLIENT_SRCS) $(CLIENT_MAIN)
 WIN_OBJS := $(patsubst %.c,$(WIN_BUILD)/obj/%.o,$(WIN_SRCS))
 # the store, whole, as on Linux: a library, so that a program takes what it
@@ -971,6 +974,40 @@ WIN_TEST_BINS += $(WIN_BUILD)/tests/procsnap.exe
 $(WIN_BUILD)/tests/procsnap.exe: tests/windows/procsnap.c $(WIN_DAEMON_OBJS)
 	@mkdir -p $(dir $@)
 	$(WIN_CC) $(WIN_CFLAGS) $(INC_win_daemon) $(WIN_LDFLAGS) -o $@ $(filter %.c %.o,$^) $(WIN_LIBS) $(WIN_DAEMON_LIBS)
+
+# The daemon's infrastructure on Windows (daemon/windows/): the event loop
+# over an I/O completion port, the service's start and states, the state
+# directory's lock, the control pipe and its peers' accounts; and the
+# control code shared with Linux (daemon/control*.c) over them.
+# looptest.exe runs the loop for real; ctlserve.exe serves the control
+# protocol on the pipe, in the console or as a service.
+WIN_DAEMON_INFRA_SRCS := daemon/windows/event-loop.c daemon/windows/service.c daemon/windows/state-lock.c \
+	daemon/windows/control-transport.c daemon/windows/control-peer.c
+WIN_DAEMON_CONTROL_SRCS := daemon/control.c daemon/control-conn.c daemon/control-buffer.c daemon/control-request.c \
+	daemon/control-answer.c daemon/control-access.c daemon/control-ops.c daemon/control-worker.c \
+	daemon/control-queries.c daemon/control-processes.c daemon/status-line.c daemon/daemon-clock.c
+# the known folders (%ProgramData%) are shell32's, freed by ole32's allocator
+WIN_DAEMON_INFRA_LIBS := -lshell32 -lole32 -luuid
+WIN_DAEMON_INFRA_OBJS := $(patsubst %.c,$(WIN_BUILD)/obj/%.o,$(WIN_COMMON_SRCS) $(WIN_DAEMON_INFRA_SRCS))
+WIN_DAEMON_LOOP_OBJS := $(patsubst %.c,$(WIN_BUILD)/obj/%.o,$(WIN_COMMON_SRCS) daemon/windows/event-loop.c)
+WIN_DAEMON_CONTROL_OBJS := $(patsubst %.c,$(WIN_BUILD)/obj/%.o,$(WIN_DAEMON_CONTROL_SRCS))
+WIN_TEST_BINS += $(WIN_BUILD)/tests/looptest.exe $(WIN_BUILD)/tests/ctlserve.exe $(WIN_BUILD)/tests/pipepoke.exe
+
+# a client of the pipe that misbehaves on purpose
+$(WIN_BUILD)/tests/pipepoke.exe: tests/windows/pipepoke.c
+	@mkdir -p $(dir $@)
+	$(WIN_CC) -std=gnu11 -O1 $(WARNINGS) -static -o $@ $<
+
+$(WIN_BUILD)/tests/looptest.exe: tests/windows/looptest.c $(WIN_DAEMON_LOOP_OBJS)
+	@mkdir -p $(dir $@)
+	$(WIN_CC) $(WIN_CFLAGS) $(INC_win_daemon) $(WIN_LDFLAGS) -o $@ $(filter %.c %.o,$^) $(WIN_LIBS)
+
+$(WIN_BUILD)/tests/ctlserve.exe: tests/windows/ctlserve.c tests/windows/ctlserve-unwatched.c $(WIN_DAEMON_CONTROL_OBJS) \
+		$(WIN_DAEMON_INFRA_OBJS) $(WIN_SCANNER_OBJS) $(WIN_SCHEMA_LIB)
+	@mkdir -p $(dir $@)
+	$(WIN_CC) $(WIN_CFLAGS) $(INC_win_daemon) $(WIN_LDFLAGS) -o $@ $(filter %.c,$^) $(WIN_DAEMON_CONTROL_OBJS) \
+		$(WIN_DAEMON_INFRA_SRCS:%.c=$(WIN_BUILD)/obj/%.o) $(WIN_SCHEMA_LIB) $(sort $(WIN_SCANNER_OBJS)) $(WIN_LIBS) \
+		$(WIN_DAEMON_INFRA_LIBS)
 
 # Wine runs with a prefix of its own under build/ (made on first use, in
 # about 10 s); the tests start one wineserver for the module.

@@ -35,10 +35,16 @@
 
 /* ------------------------------------------------------------ shared options */
 
+#ifdef _WIN32
+#define OPTION_SOCKET                                                                                         \
+	{ .name = "pipe", .arg = "NAME", .val = OPT_SOCKET,                                                    \
+	  .help = "ramwatchd's pipe (default $" CONTROL_PIPE_ENV ", else " RW_PIPE_DEFAULT ")" }
+#else
 #define OPTION_SOCKET                                                                                         \
 	{ .name = "socket", .arg = "PATH", .val = OPT_SOCKET,                                                  \
 	  .help = "ramwatchd's socket (default $" CONTROL_SOCKET_ENV ", else " RW_SOCKET_DEFAULT ")",           \
 	  .complete = COMPLETE_FILE }
+#endif
 #define OPTION_PID(what) { .name = "pid", .arg = "PID", .val = OPT_PID, .help = what, .complete = COMPLETE_PID }
 #define OPTION_SINCE(what) \
 	{ .name = "since", .arg = "TIME", .val = OPT_SINCE, .help = what, .complete = COMPLETE_TIME }
@@ -434,7 +440,7 @@ static const struct command commands[] = {
 	},
 	{
 		.name = "status",
-		.run = LINUX_ONLY(cmd_status),
+		.run = cmd_status,
 		.needs = COMMAND_NEEDS_DAEMON,
 		.summary = "how ramwatchd is doing",
 		.usage = "ramwatch status [--format text|json] [--socket PATH]\n",

@@ -16,6 +16,8 @@
 #include "paths.h"
 
 #define CONTROL_SOCKET_ENV "RAMWATCH_SOCKET"
+/* Windows's: the pipe to use instead of RW_PIPE_DEFAULT */
+#define CONTROL_PIPE_ENV "RAMWATCH_PIPE"
 
 /* How long the client waits for an answer: the daemon's own limit for the
  * request (common/limits.h) and some slack, so that the daemon's "timeout"
@@ -42,7 +44,8 @@ struct control_error {
 };
 
 /* The socket to use: option when given, else $RAMWATCH_SOCKET when set and
- * not empty, else RW_SOCKET_DEFAULT. */
+ * not empty, else RW_SOCKET_DEFAULT.  On Windows the pipe: option (--pipe),
+ * else $RAMWATCH_PIPE, else RW_PIPE_DEFAULT. */
 const char *control_client_socket_path(const char *option);
 
 struct control_client;

@@ -25,7 +25,11 @@ static const struct {
 	const char *name;   /* as the commands' options name it */
 	const char *help;   /* its line in ramwatch --help */
 } global_options[GLOBAL_OPTIONS_MAX] = {
+#ifdef _WIN32
+	{ "pipe", "  --pipe NAME        ramwatchd's pipe, for the commands that ask it\n" },
+#else
 	{ "socket", "  --socket PATH      ramwatchd's socket, for the commands that ask it\n" },
+#endif
 	{ "db", "  --db PATH          the database, for sql\n" },
 };
 

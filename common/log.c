@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <systemd/sd-journal.h>
 
@@ -16,6 +17,7 @@
 
 static int max_level = LOG_INFO;
 static bool journal;
+static FILE *log_file;
 
 /* a ring of the last warnings and errors */
 static struct log_recent_entry recent[LOG_RECENT_MAX];
@@ -114,6 +116,26 @@ bool log_use_journal(void)
 	return true;
 }
 
+void log_set_file(FILE *f)
+{
+	log_file = f;
+}
+
+/* "2026-01-02T03:04:05.678Z " into buf, or "" when the clock fails. */
+static const char *time_stamp(char *buf, size_t size)
+{
+	struct timespec ts;
+	struct tm tm;
+
+	buf[0] = '\0';
+	if (clock_gettime(CLOCK_REALTIME, &ts) < 0 || !gmtime_r(&ts.tv_sec, &tm))
+		return buf;
+	size_t n = strftime(buf, size, "%Y-%m-%dT%H:%M:%S", &tm);
+	if (n > 0)
+		snprintf(buf + n, size - n, ".%03ldZ ", ts.tv_nsec / 1000000L);
+	return buf;
+}
+
 bool log_to_journal(void)
 {
 	return journal;
@@ -161,6 +183,10 @@ int log_internal(int level, int error, int pid, const char *file, int line, cons
 		else
 			sd_journal_send("MESSAGE=%s", m, "PRIORITY=%d", level, "CODE_FILE=%s", file,
 					"CODE_LINE=%s", code_line, "CODE_FUNC=%s", func, NULL);
+	} else if (log_file) {
+		char stamp[40];
+		fprintf(log_file, "%s<%d>%s\n", time_stamp(stamp, sizeof(stamp)), level, m);
+		fflush(log_file);
 	} else
 		fprintf(stderr, "<%d>%s\n", level, m);
 	errno = saved;

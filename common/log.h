@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <syslog.h>
 
 #include "macro.h"
@@ -35,6 +36,10 @@ void log_open(bool force_stderr);
  * whose stderr is gone), when journald's socket is there.  Returns whether
  * it is. */
 bool log_use_journal(void);
+/* Writes the lines to f instead of stderr (NULL: stderr again), each
+ * beginning with the time (UTC, ISO 8601, ms): a log that is a file of
+ * its own (the Windows service's), where no journal stamps the lines. */
+void log_set_file(FILE *f);
 bool log_to_journal(void);
 
 /* The last warnings and errors, for a status report: up to LOG_RECENT_MAX

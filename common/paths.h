@@ -5,6 +5,8 @@
 #pragma once
 
 #define RW_SOCKET_DEFAULT "/run/ramwatch/ramwatch.sock"
+/* Windows's: the daemon's named pipe */
+#define RW_PIPE_DEFAULT "\\\\.\\pipe\\ramwatch"
 /* the database's file name inside the state directory */
 #define RW_DATABASE_NAME "ramwatch.db"
 #ifdef _WIN32

@@ -1,23 +1,16 @@
-/* Peer credentials and group membership for the control socket. */
+/* Who may see what (control-access.h): the rule and the messages that
+ * say it, the same on every platform.  Reading a peer is the
+ * platform's: linux/control-peer.c (credentials, group membership),
+ * windows/control-peer.c (the token's user and groups). */
 #include "control-access.h"
 
 #include <errno.h>
-#include <grp.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <unistd.h>
+#include <strings.h>
 
 #include "macro.h"
-
-/* Scratch space for getpwuid_r/getgrnam_r: sysconf may say -1 (no limit);
- * a group with many members needs more than the usual 1 KiB. */
-#define NSS_BUF_FIRST 4096u
-#define NSS_BUF_MAX (1024u * 1024u)
-/* getgrouplist: the kernel's NGROUPS_MAX is 65536 */
-#define GROUPS_MAX 65536
 
 bool control_access_privileged(uid_t uid, gid_t peer_gid, bool group_exists, gid_t group, const gid_t *groups,
 			       size_t n)
@@ -34,119 +27,13 @@ bool control_access_privileged(uid_t uid, gid_t peer_gid, bool group_exists, gid
 	return false;
 }
 
-/* The gid of CONTROL_GROUP: 1 with *ret, 0 when there is no such group,
- * or -errno. */
-static int group_gid(gid_t *ret)
+const char *control_peer_account(const struct control_peer *p, char *buf, size_t size)
 {
-	size_t size = NSS_BUF_FIRST;
-	struct group g, *found = NULL;
-
-	for (;;) {
-		_cleanup_free_ char *buf = malloc(size);
-		if (!buf)
-			return -ENOMEM;
-		int r = getgrnam_r(CONTROL_GROUP, &g, buf, size, &found);
-		if (r == ERANGE && size < NSS_BUF_MAX) {
-			size *= 2;
-			continue;
-		}
-		if (r != 0)
-			return -r;
-		if (!found)
-			return 0;
-		*ret = g.gr_gid;
-		return 1;
-	}
-}
-
-/* The user's name and primary gid: 1, 0 when uid has no passwd entry, or
- * -errno. */
-static int user_entry(uid_t uid, char **ret_name, gid_t *ret_gid)
-{
-	size_t size = NSS_BUF_FIRST;
-	struct passwd pw, *found = NULL;
-
-	for (;;) {
-		_cleanup_free_ char *buf = malloc(size);
-		if (!buf)
-			return -ENOMEM;
-		int r = getpwuid_r(uid, &pw, buf, size, &found);
-		if (r == ERANGE && size < NSS_BUF_MAX) {
-			size *= 2;
-			continue;
-		}
-		if (r != 0)
-			return -r;
-		if (!found)
-			return 0;
-		char *name = strdup(pw.pw_name);
-		if (!name)
-			return -ENOMEM;
-		*ret_name = name;
-		*ret_gid = pw.pw_gid;
-		return 1;
-	}
-}
-
-/* The groups of a user (its primary gid included), newly allocated. */
-static int user_groups(const char *name, gid_t primary, gid_t **ret, size_t *ret_n)
-{
-	int n = 64;
-
-	for (;;) {
-		gid_t *groups = calloc((size_t)n, sizeof(gid_t));
-		int got = n;
-		if (!groups)
-			return -ENOMEM;
-		if (getgrouplist(name, primary, groups, &got) >= 0) {
-			*ret = groups;
-			*ret_n = (size_t)got;
-			return 0;
-		}
-		free(groups);
-		/* -1: too small, and got says how many there are */
-		if (got <= n || got > GROUPS_MAX)
-			return -ERANGE;
-		n = got;
-	}
-}
-
-/* Whether uid (whose process runs with gid) is root or in CONTROL_GROUP.
- * A lookup that fails leaves the peer unprivileged: it then sees its own
- * processes, which is never more than it may. */
-static bool peer_privileged(uid_t uid, gid_t gid)
-{
-	_cleanup_free_ char *name = NULL;
-	_cleanup_free_ gid_t *groups = NULL;
-	size_t n = 0;
-	gid_t group = 0, primary;
-
-	if (uid == 0)
-		return true;
-	int exists = group_gid(&group);
-	if (exists <= 0)
-		return false;
-	if (user_entry(uid, &name, &primary) > 0 && user_groups(name, primary, &groups, &n) < 0)
-		n = 0;
-	return control_access_privileged(uid, gid, true, group, groups, n);
-}
-
-int control_peer_read(int fd, struct control_peer *ret)
-{
-	struct ucred cred;
-	socklen_t len = sizeof(cred);
-
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
-		return -errno;
-	if (len != sizeof(cred))
-		return -EIO;
-	*ret = (struct control_peer){
-		.pid = cred.pid,
-		.uid = cred.uid,
-		.gid = cred.gid,
-		.privileged = peer_privileged(cred.uid, cred.gid),
-	};
-	return 0;
+	if (p->sid[0])
+		snprintf(buf, size, "%s", p->sid);
+	else
+		snprintf(buf, size, "uid %u", (unsigned)p->uid);
+	return buf;
 }
 
 int64_t control_peer_only_uid(const struct control_peer *p)
@@ -154,21 +41,27 @@ int64_t control_peer_only_uid(const struct control_peer *p)
 	return p->privileged ? -1 : (int64_t)p->uid;
 }
 
+bool control_peer_may_see_account(const struct control_peer *p, int64_t owner_uid, const char *owner_sid)
+{
+	if (p->privileged)
+		return true;
+	/* a Windows peer is its SID (SIDs are written in capitals, but
+	 * compared as Windows does, without case) */
+	if (p->sid[0])
+		return owner_sid && strcasecmp(owner_sid, p->sid) == 0;
+	return owner_uid >= 0 && owner_uid == (int64_t)p->uid;
+}
+
 bool control_peer_may_see(const struct control_peer *p, int64_t owner)
 {
-	return p->privileged || (owner >= 0 && owner == (int64_t)p->uid);
+	return control_peer_may_see_account(p, owner, NULL);
 }
 
-const char *control_user_name(uid_t uid, char *buf, size_t size)
+bool control_access_privileged_account(const char *sid, bool administrator)
 {
-	_cleanup_free_ char *name = NULL;
-	gid_t gid;
-
-	if (size == 0 || user_entry(uid, &name, &gid) <= 0)
-		return NULL;
-	snprintf(buf, size, "%s", name);
-	return buf;
+	return administrator || (sid && strcasecmp(sid, CONTROL_SID_LOCAL_SYSTEM) == 0);
 }
+
 
 #define RULE "may see only your own processes; members of group " CONTROL_GROUP " see all"
 

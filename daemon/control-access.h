@@ -1,11 +1,16 @@
 /* Who is asking, and what they may see (doc/protocol.md, "Who may see
  * what").
  *
- * The kernel says who the peer is (SO_PEERCRED, at accept).  Root and the
- * members of group "ramwatch" see every process; anyone else sees, scans
- * and marks only processes whose real uid is theirs.  Membership is looked
- * up for each connection, so adding a user to the group takes effect at
- * their next connection, without a restart. */
+ * One rule on every platform: a caller sees, scans and marks the
+ * processes of its own account; the privileged see every process.  On
+ * Linux the account is a uid, read from the kernel (SO_PEERCRED, at
+ * accept), and root and the members of group "ramwatch" are privileged
+ * (linux/control-peer.c: membership is looked up for each connection, so
+ * adding a user to the group takes effect at their next connection,
+ * without a restart).  On Windows the account is the user SID of the
+ * client's process token (windows/control-peer.c), and Administrators (an
+ * elevated token: a filtered one holds the group for deny only) and
+ * LocalSystem are privileged. */
 #pragma once
 
 #include <stdbool.h>
@@ -15,15 +20,21 @@
 
 #define CONTROL_GROUP "ramwatch"
 
+/* LocalSystem's SID, privileged on Windows */
+#define CONTROL_SID_LOCAL_SYSTEM "S-1-5-18"
+/* The longest SID text, its NUL included (win-sid.h's WIN_SID_TEXT_MAX) */
+#define CONTROL_SID_MAX 184
+
 struct control_peer {
 	pid_t pid;
-	uid_t uid;
+	uid_t uid;       /* Linux: the account */
 	gid_t gid;
-	bool privileged; /* root, or in CONTROL_GROUP */
+	char sid[CONTROL_SID_MAX]; /* Windows: the account ("S-1-5-21-..."); "" on Linux */
+	bool privileged; /* root, or in CONTROL_GROUP; an Administrator or LocalSystem */
 };
 
 /* Reads the peer of a connected Unix socket and decides whether it is
- * privileged.  Returns 0 with *ret, or the -errno of getsockopt. */
+ * privileged (Linux).  Returns 0 with *ret, or the -errno of getsockopt. */
 int control_peer_read(int fd, struct control_peer *ret);
 
 /* The decision, pure: uid 0 is privileged; else a user is when the group
@@ -33,16 +44,28 @@ int control_peer_read(int fd, struct control_peer *ret);
 bool control_access_privileged(uid_t uid, gid_t peer_gid, bool group_exists, gid_t group, const gid_t *groups,
 			       size_t n);
 
+/* Windows's decision, pure: LocalSystem (sid) or a member of
+ * Administrators (administrator, as the token says) is privileged. */
+bool control_access_privileged_account(const char *sid, bool administrator);
+
+/* The peer's account for the log, into buf: "uid 1000"; on Windows its
+ * SID.  Returns buf. */
+#define CONTROL_ACCOUNT_TEXT_MAX (CONTROL_SID_MAX + 8)
+const char *control_peer_account(const struct control_peer *p, char *buf, size_t size);
+
 /* -1 (no filter) for a privileged peer, else its uid: the only_uid of
  * store reads. */
 int64_t control_peer_only_uid(const struct control_peer *p);
 
-/* Whether the peer may see a process of real uid owner (-1: unknown, seen
- * by privileged peers only). */
+/* The rule: whether the peer may see a process owned by owner_uid (-1:
+ * unknown) or, on Windows, by the account owner_sid (NULL: unknown); an
+ * unknown owner is seen by privileged peers only. */
+bool control_peer_may_see_account(const struct control_peer *p, int64_t owner_uid, const char *owner_sid);
+/* The same for a process of real uid owner. */
 bool control_peer_may_see(const struct control_peer *p, int64_t owner);
 
 /* The name of a user, into buf; NULL when it has none (or the lookup
- * failed). */
+ * failed, and always on Windows, where a uid names no one). */
 const char *control_user_name(uid_t uid, char *buf, size_t size);
 
 /* Why a peer may not see a process, for the peer:

@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 
 #define INBUF_FIRST 4096u
 
@@ -119,23 +118,19 @@ int control_outbuf_put(struct control_outbuf *b, char *text, size_t n)
 	return 0;
 }
 
-int control_outbuf_flush(struct control_outbuf *b, int fd, size_t *ret_written)
+int control_outbuf_write(struct control_outbuf *b, control_outbuf_writer_t write, void *ctx, size_t *ret_written)
 {
 	size_t written = 0;
 	int r = 0;
 
 	while (b->len > 0) {
-		/* MSG_NOSIGNAL: a client that went away is EPIPE, not SIGPIPE */
-		ssize_t k = send(fd, b->data + b->start, b->len, MSG_NOSIGNAL | MSG_DONTWAIT);
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
-			r = errno == EAGAIN || errno == EWOULDBLOCK ? -EAGAIN : -errno;
+		size_t k = 0;
+		r = write(ctx, b->data + b->start, b->len, &k);
+		if (r < 0)
 			break;
-		}
-		b->start += (size_t)k;
-		b->len -= (size_t)k;
-		written += (size_t)k;
+		b->start += k;
+		b->len -= k;
+		written += k;
 	}
 	if (b->len == 0) {
 		free(b->data);

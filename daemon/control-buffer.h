@@ -62,11 +62,19 @@ void control_outbuf_done(struct control_outbuf *b);
  * -ENOMEM. */
 int control_outbuf_put(struct control_outbuf *b, char *text, size_t n);
 
-/* Writes what is queued to fd (a non-blocking socket) until it is all
- * written or the socket is full; *ret_written (may be NULL) says how many
- * bytes went.  Returns 0 when everything went, -EAGAIN when some is left
- * (wait for EPOLLOUT), or the -errno of send (-EPIPE, -ECONNRESET: the
- * client is gone). */
+/* Writes some of data[0, n): 0 with *ret_n (> 0) bytes taken, -EAGAIN
+ * when none is taken now, or -errno. */
+typedef int (*control_outbuf_writer_t)(void *ctx, const void *data, size_t n, size_t *ret_n);
+
+/* Writes what is queued through write until it is all written or write
+ * takes no more; *ret_written (may be NULL) says how many bytes went.
+ * Returns 0 when everything went, -EAGAIN when some is left (wait until
+ * more is taken), or write's -errno (-EPIPE, -ECONNRESET: the client is
+ * gone). */
+int control_outbuf_write(struct control_outbuf *b, control_outbuf_writer_t write, void *ctx, size_t *ret_written);
+
+/* The same to fd, a non-blocking socket (linux/control-transport.c):
+ * -EAGAIN means wait for EPOLLOUT. */
 int control_outbuf_flush(struct control_outbuf *b, int fd, size_t *ret_written);
 
 static inline size_t control_outbuf_pending(const struct control_outbuf *b)

@@ -19,10 +19,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include "control-internal.h"
+#include "control-transport.h"
 #include "daemon-clock.h"
 #include "limits.h"
 #include "log.h"
@@ -54,7 +53,7 @@ static void conn_update_events(struct control_conn *c)
 		events |= EVENT_OUT;
 	/* with no events, a hang-up is still told: a client that goes away
 	 * while its request runs is noticed */
-	(void)event_io_set_events(c->io, events);
+	(void)control_link_set_events(c->link, events);
 }
 
 static void end_request(struct control_conn *c)
@@ -76,8 +75,9 @@ static void log_answer(struct control_conn *c, const json_t *answer)
 		return;
 	const char *code = json_string_value(json_object_get(answer, "code"));
 	const char *op = request_table_name(c->op);
-	log_debug("control #%" PRIu64 ": %s from uid %u (pid %d): %s in %.1f ms", c->serial, op ? op : "(none)",
-		  (unsigned)c->peer.uid, (int)c->peer.pid, code ? code : "ok",
+	char who[CONTROL_ACCOUNT_TEXT_MAX];
+	log_debug("control #%" PRIu64 ": %s from %s (pid %d): %s in %.1f ms", c->serial, op ? op : "(none)",
+		  control_peer_account(&c->peer, who, sizeof(who)), (int)c->peer.pid, code ? code : "ok",
 		  (double)(now_monotonic_us() - c->started_us) / 1000.0);
 }
 
@@ -195,20 +195,23 @@ static int conn_read(struct control_conn *c)
 			return r;
 		if (n == 0)
 			return 0;
-		ssize_t k = recv(c->fd, p, n, MSG_DONTWAIT);
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno == EAGAIN || errno == EWOULDBLOCK)
-				return 0;
-			return -errno;
-		}
+		size_t k = 0;
+		r = control_link_read(c->link, p, n, &k);
+		if (r == -EAGAIN)
+			return 0;
+		if (r < 0)
+			return r;
 		if (k == 0) {
 			c->eof = true;
 			return 0;
 		}
-		control_inbuf_filled(&c->in, (size_t)k);
+		control_inbuf_filled(&c->in, k);
 	}
+}
+
+static int write_link(void *ctx, const void *data, size_t n, size_t *ret_n)
+{
+	return control_link_write(ctx, data, n, ret_n);
 }
 
 static void conn_process(struct control_conn *c)
@@ -218,7 +221,7 @@ static void conn_process(struct control_conn *c)
 	int r;
 
 	if (control_outbuf_pending(&c->out) > 0) {
-		r = control_outbuf_flush(&c->out, c->fd, &written);
+		r = control_outbuf_write(&c->out, write_link, c->link, &written);
 		if (written > 0)
 			conn_touch(c);
 		if (r < 0 && r != -EAGAIN) {
@@ -266,10 +269,10 @@ static void conn_process(struct control_conn *c)
 	conn_update_events(c);
 }
 
-static void on_io(struct event_source *s, uint32_t revents, void *userdata)
+static void on_io(struct control_link *link, uint32_t revents, void *userdata)
 {
 	struct control_conn *c = userdata;
-	(void)s;
+	(void)link;
 
 	if (revents & (EVENT_HUP | EVENT_ERR)) {
 		/* the client closed its end: nobody is there to answer */
@@ -310,17 +313,17 @@ static void on_idle(struct event_source *s, void *userdata)
 	control_conn_free(c);
 }
 
-int control_conn_new(struct control *s, int fd, const struct control_peer *peer)
+int control_conn_new(struct control *s, struct control_link *link, const struct control_peer *peer)
 {
 	struct control_conn *c = calloc(1, sizeof(*c));
 	int r;
 
 	if (!c) {
-		close(fd);
+		control_link_free(link);
 		return -ENOMEM;
 	}
 	c->server = s;
-	c->fd = fd;
+	c->link = link;
 	c->peer = *peer;
 	c->serial = ++s->serial;
 	c->op = _CONTROL_OP_MAX;
@@ -332,15 +335,16 @@ int control_conn_new(struct control *s, int fd, const struct control_peer *peer)
 	s->conns = c;
 	s->n_conns++;
 
-	if ((r = event_loop_add_io(s->event, fd, EVENT_IN, on_io, c, "control-connection", &c->io)) < 0 ||
+	if ((r = control_link_watch(link, EVENT_IN, on_io, c)) < 0 ||
 	    (r = event_loop_add_timer(s->event, event_loop_now(s->event) + RW_IDLE_TIMEOUT_US, IDLE_ACCURACY_US,
 				      on_idle, c, "control-idle", &c->idle)) < 0 ||
 	    (r = event_loop_add_defer(s->event, on_again, c, "control-again", &c->again)) < 0) {
 		control_conn_free(c);
 		return r;
 	}
-	log_debug("control #%" PRIu64 ": connection from uid %u (pid %d)%s", c->serial, (unsigned)peer->uid,
-		  (int)peer->pid, peer->privileged ? ", privileged" : "");
+	char who[CONTROL_ACCOUNT_TEXT_MAX];
+	log_debug("control #%" PRIu64 ": connection from %s (pid %d)%s", c->serial,
+		  control_peer_account(peer, who, sizeof(who)), (int)peer->pid, peer->privileged ? ", privileged" : "");
 	return 0;
 }
 
@@ -358,11 +362,10 @@ struct control_conn *control_conn_free(struct control_conn *c)
 	if (c->next)
 		c->next->prev = c->prev;
 	c->server->n_conns--;
-	event_source_free(c->io);
 	event_source_free(c->idle);
 	event_source_free(c->deadline);
 	event_source_free(c->again);
-	close(c->fd);
+	control_link_free(c->link);
 	control_inbuf_done(&c->in);
 	control_outbuf_done(&c->out);
 	free(c);

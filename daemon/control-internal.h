@@ -19,16 +19,14 @@
 #include "status-line.h"
 
 struct census_waiter;
+struct control_link;
+struct control_listener;
 struct census_result;
 
 struct control {
 	struct core_interface core; /* the daemon, as it lets the socket see it */
 	struct event_loop *event;
-	int fd;                    /* listening */
-	struct event_source *listen_source, *listen_retry;
-	char *path;                /* the socket file made here, removed at exit */
-	dev_t dev;                 /* ... and which file it is */
-	ino_t ino;
+	struct control_listener *listener;
 	char *proc_root;
 	int root_fd;               /* proc_root open (the daemon's) */
 	struct control_worker *worker;
@@ -47,9 +45,9 @@ struct control_conn {
 	struct control_conn *prev, *next;
 	struct control *server;
 	uint64_t serial;   /* for the logs */
-	int fd;
+	struct control_link *link;
 	struct control_peer peer;
-	struct event_source *io, *idle, *deadline, *again;
+	struct event_source *idle, *deadline, *again;
 	struct control_inbuf in;
 	struct control_outbuf out;
 	bool eof;          /* the client shut its side: no more requests */
@@ -67,9 +65,9 @@ struct control_conn {
 
 /* control-conn.c */
 
-/* A new connection on fd (taken over, closed on failure).  Returns 0 or a
- * negative errno. */
-int control_conn_new(struct control *s, int fd, const struct control_peer *peer);
+/* A new connection on link (taken over, closed on failure).  Returns 0 or
+ * a negative errno. */
+int control_conn_new(struct control *s, struct control_link *link, const struct control_peer *peer);
 /* Closes the connection, cancelling what its request waits for.  Returns
  * NULL. */
 struct control_conn *control_conn_free(struct control_conn *c);

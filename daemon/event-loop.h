@@ -2,23 +2,26 @@
  * one callback at a time from here.  Everything the daemon waits for goes
  * through this header, so that the code above it is the same on every
  * platform: timers, a descriptor (a handle, on Windows) turning readable,
- * work deferred to the next iteration, a wake-up posted from another
- * thread, and the requests to stop or reload that come from outside.
+ * an overlapped operation's completion (Windows), work deferred to the
+ * next iteration, a wake-up posted from another thread, and the requests
+ * to stop or reload that come from outside.
  *
  * linux/event-loop.c implements it over sd-event (signals through a
- * signalfd, systemd's watchdog fed from the loop).  Windows has none yet:
- * its implementation is to wait on an I/O completion port, to which the
- * other sources post.
+ * signalfd, systemd's watchdog fed from the loop).  windows/event-loop.c
+ * waits on an I/O completion port: overlapped handles complete to it, and
+ * wake-ups, signalled handles and the console's and the service control
+ * manager's requests are posted to it; timers are the wait's time limit.
  *
  * Times are microseconds of the monotonic clock.  Sources belong to their
  * creator, who frees them (event_source_free) before the loop; a callback
  * may free its own source, or any other, and the loop does not touch a
  * source after its callback freed it.  Nothing here is thread-safe except
- * event_wake_post. */
+ * event_wake_post and event_loop_request. */
 #pragma once
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct event_loop;
@@ -44,8 +47,10 @@ typedef void (*event_handler_t)(struct event_source *s, void *userdata);
 typedef void (*event_io_handler_t)(struct event_source *s, uint32_t revents, void *userdata);
 
 /* What comes from outside: on Linux the signals SIGTERM and SIGINT (stop)
- * and SIGHUP (reload); on Windows the service control manager's stop and
- * the console's Ctrl-C. */
+ * and SIGHUP (reload); on Windows the console's Ctrl-C, Ctrl-Break and
+ * closing (stop), and the service control manager's stop, shutdown (stop)
+ * and parameter change (reload), which windows/service.c passes on with
+ * event_loop_request. */
 enum event_request {
 	EVENT_STOP,
 	EVENT_RELOAD,
@@ -66,6 +71,13 @@ struct event_loop *event_loop_free(struct event_loop *e);
  * are blocked in the calling thread, and so in every thread started after
  * it.  Returns 0, or a negative errno after logging why. */
 int event_loop_watch_requests(struct event_loop *e, event_request_handler_t handler, void *userdata);
+
+/* Makes a request as if it came from outside, from any thread: on Linux
+ * the signal is raised (SIGTERM for stop, SIGHUP for reload); on Windows
+ * it is posted to the loop that watches requests, why (a literal) naming
+ * it in the log.  Returns 0, -ESRCH on Windows when no loop watches
+ * requests, or another negative errno. */
+int event_loop_request(enum event_request what, const char *why);
 
 /* Where a service manager checks that the daemon is alive (systemd's
  * WatchdogSec=, which sets WATCHDOG_USEC), the loop tells it so itself at
@@ -115,7 +127,12 @@ void event_timer_disarm(struct event_source *s);
 
 /* Calls handler whenever fd has one of events (EVENT_IN, EVENT_OUT), or a
  * hang-up or an error, while enabled (as it is when added).  The
- * descriptor stays the caller's. */
+ * descriptor stays the caller's.
+ *
+ * On Windows fd is a waitable handle (a process, an event) and EVENT_IN is
+ * its being signalled, told as long as it is (like a readable descriptor);
+ * EVENT_OUT is refused (-EOPNOTSUPP): a handle's I/O is overlapped, its
+ * completions told by an overlapped source (below). */
 int event_loop_add_io(struct event_loop *e, event_fd_t fd, uint32_t events, event_io_handler_t handler,
 		      void *userdata, const char *name, struct event_source **ret);
 /* What io source s waits for from now on (0: only a hang-up or an error). */
@@ -125,6 +142,35 @@ int event_io_set_enabled(struct event_source *s, bool on);
 /* Dispatches io source s at most once per every µs: what comes meanwhile
  * waits for the end of the period. */
 int event_io_pace(struct event_source *s, uint64_t every);
+
+/* Overlapped operations on a handle (Windows): the handle (opened with
+ * FILE_FLAG_OVERLAPPED, and not yet tied to a completion port) completes
+ * to the loop, and each operation started with event_overlapped_begin is
+ * told to handler once, when it completes, failed or was cancelled:
+ * tag is what the caller gave at the start, data and bytes what was
+ * transferred (into the operation's buffer), error the Windows error
+ * (0: success; ERROR_OPERATION_ABORTED when cancelled, ERROR_BROKEN_PIPE,
+ * ERROR_MORE_DATA).  The loop owns each operation and its buffer until
+ * the system is done with them, so that a source freed (its operations
+ * cancelled) while the system still writes a buffer frees nothing under
+ * it.  Linux has no such thing: its implementation refuses with
+ * -EOPNOTSUPP, and readiness (event_loop_add_io) is what it has. */
+typedef void (*event_overlapped_handler_t)(struct event_source *s, unsigned tag, const void *data, size_t bytes,
+					   uint32_t error, void *userdata);
+int event_loop_add_overlapped(struct event_loop *e, event_fd_t handle, event_overlapped_handler_t handler,
+			      void *userdata, const char *name, struct event_source **ret);
+/* Starts an operation on overlapped source s: returns 0 with the
+ * OVERLAPPED to give to the call (ReadFile, WriteFile, ConnectNamedPipe)
+ * in *ret_overlapped and a buffer of size bytes in *ret_buffer (for a
+ * write, what to write is copied there first), or -ENOMEM.  When the call
+ * fails without starting (neither success nor ERROR_IO_PENDING), the
+ * caller gives the operation back with event_overlapped_abandon: no
+ * completion will come. */
+int event_overlapped_begin(struct event_source *s, unsigned tag, size_t size, void **ret_overlapped,
+			   void **ret_buffer);
+void event_overlapped_abandon(struct event_source *s, void *overlapped);
+/* How many operations of s are under way. */
+unsigned event_overlapped_pending(struct event_source *s);
 
 /* Work for the next iteration: once armed, handler runs once after the
  * current callback returns and before the loop waits again.  Added

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -98,6 +99,11 @@ int openat(int dirfd, const char *path, int flags, ...)
 struct tm *localtime_r(const time_t *t, struct tm *ret)
 {
 	return localtime_s(ret, t) == 0 ? ret : NULL;
+}
+
+struct tm *gmtime_r(const time_t *t, struct tm *ret)
+{
+	return gmtime_s(ret, t) == 0 ? ret : NULL;
 }
 
 struct qsort_context {
@@ -242,4 +248,13 @@ int fnmatch(const char *pattern, const char *string, int flags)
 	while (*p == '*')
 		p++;
 	return *p ? FNM_NOMATCH : 0;
+}
+
+void *reallocarray(void *p, size_t n, size_t size)
+{
+	if (size && n > SIZE_MAX / size) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return realloc(p, n * size);
 }

@@ -45,6 +45,11 @@
 #include <stdlib.h>
 #include <time.h>
 
+/* POSIX's account types, which the shared code names (an account on
+ * Windows is a SID: no uid names one; pwd.h has the same) */
+typedef unsigned int uid_t;
+typedef unsigned int gid_t;
+
 /* open(2) in binary mode (the C runtime's default is text: CR LF, and
  * Ctrl-Z as the end), sharing delete so that a file still open can be
  * renamed over its target, as write_file_atomic does; rename(2) replacing
@@ -57,6 +62,7 @@ int posix_rename(const char *from, const char *to);
 int fcntl(int fd, int cmd, ...);
 /* localtime_s with POSIX's argument order and result */
 struct tm *localtime_r(const time_t *t, struct tm *ret);
+struct tm *gmtime_r(const time_t *t, struct tm *ret);
 /* glibc's qsort_r (the context last), over the runtime's qsort_s */
 void qsort_r(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *, void *), void *arg);
 /* Not available: returns NULL with ENOSYS.  Only the commands that write
@@ -66,6 +72,9 @@ int openat(int dirfd, const char *path, int flags, ...);
 int fsync(int fd);
 /* POSIX 2008's, absent from the Windows C runtime */
 char *strndup(const char *s, size_t n);
+/* glibc's (POSIX 2024's): realloc of n * size, NULL with ENOMEM when the
+ * product overflows */
+void *reallocarray(void *p, size_t n, size_t size);
 /* The errno of a Windows error code (GetLastError()), 0 for 0: EIO for
  * those the shared code has no word for */
 int posix_errno_of(unsigned long error);

@@ -108,6 +108,12 @@ int event_loop_watch_requests(struct event_loop *e, event_request_handler_t hand
 	return 0;
 }
 
+int event_loop_request(enum event_request what, const char *why)
+{
+	(void)why; /* the signal names itself (strsignal) */
+	return kill(getpid(), what == EVENT_RELOAD ? SIGHUP : SIGTERM) < 0 ? -errno : 0;
+}
+
 int event_loop_keep_watchdog(struct event_loop *e)
 {
 	/* sd-event reads WATCHDOG_USEC itself: without it, this does nothing */
@@ -263,6 +269,33 @@ int event_io_pace(struct event_source *s, uint64_t every)
 	/* a burst of one per interval: sd-event turns the source off until
 	 * the interval ends, then on again */
 	return sd_event_source_set_ratelimit(s->sd, every, 1);
+}
+
+/* Overlapped I/O is Windows's: a descriptor here tells its readiness
+ * (event_loop_add_io) instead. */
+int event_loop_add_overlapped(struct event_loop *e, event_fd_t handle, event_overlapped_handler_t handler,
+			      void *userdata, const char *name, struct event_source **ret)
+{
+	(void)e, (void)handle, (void)handler, (void)userdata, (void)name, (void)ret;
+	return -EOPNOTSUPP;
+}
+
+int event_overlapped_begin(struct event_source *s, unsigned tag, size_t size, void **ret_overlapped,
+			   void **ret_buffer)
+{
+	(void)s, (void)tag, (void)size, (void)ret_overlapped, (void)ret_buffer;
+	return -EOPNOTSUPP;
+}
+
+void event_overlapped_abandon(struct event_source *s, void *overlapped)
+{
+	(void)s, (void)overlapped;
+}
+
+unsigned event_overlapped_pending(struct event_source *s)
+{
+	(void)s;
+	return 0;
 }
 
 static int on_defer(sd_event_source *sd, void *userdata)

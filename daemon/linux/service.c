@@ -30,3 +30,9 @@ void service_status(const char *line)
 {
 	(void)sd_notifyf(false, "STATUS=%s", line);
 }
+
+int service_main(const struct service_def *def, int argc, char **argv, int (*run)(int argc, char **argv))
+{
+	(void)def;
+	return run(argc, argv);
+}

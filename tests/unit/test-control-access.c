@@ -3,6 +3,7 @@
 #include "testlib.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -47,6 +48,41 @@ static void test_may_see(void **state)
 	assert_false(control_peer_may_see(&ana, 0));
 	/* an owner not known is not the asker */
 	assert_false(control_peer_may_see(&ana, -1));
+}
+
+/* The same rule over Windows accounts: LocalSystem and Administrators see
+ * all; a user, the processes of its SID (compared without case); an
+ * unknown owner, nobody but the privileged. */
+static void test_windows_accounts(void **state)
+{
+	(void)state;
+	const char *user = "S-1-5-21-1004336348-1177238915-682003330-1001";
+
+	assert_true(control_access_privileged_account(CONTROL_SID_LOCAL_SYSTEM, false));
+	assert_true(control_access_privileged_account(user, true));
+	assert_false(control_access_privileged_account(user, false));
+	/* LocalService and NetworkService are not LocalSystem */
+	assert_false(control_access_privileged_account("S-1-5-19", false));
+	assert_false(control_access_privileged_account("S-1-5-20", false));
+	assert_false(control_access_privileged_account("S-1-5-18-1", false));
+
+	struct control_peer p = { .pid = 4, .uid = (uid_t)-1, .gid = (gid_t)-1 };
+	snprintf(p.sid, sizeof(p.sid), "%s", user);
+	assert_true(control_peer_may_see_account(&p, -1, user));
+	assert_true(control_peer_may_see_account(&p, -1, "s-1-5-21-1004336348-1177238915-682003330-1001"));
+	assert_false(control_peer_may_see_account(&p, -1, "S-1-5-21-1004336348-1177238915-682003330-1002"));
+	assert_false(control_peer_may_see_account(&p, -1, NULL));
+	/* a uid that happens to match means nothing to a Windows peer */
+	assert_false(control_peer_may_see_account(&p, (int64_t)(uid_t)-1, NULL));
+	char who[CONTROL_ACCOUNT_TEXT_MAX];
+	assert_string_equal(control_peer_account(&p, who, sizeof(who)), user);
+	p.privileged = true;
+	assert_true(control_peer_may_see_account(&p, -1, NULL));
+
+	struct control_peer q = { .pid = 5, .uid = 1000, .gid = 1000 };
+	assert_string_equal(control_peer_account(&q, who, sizeof(who)), "uid 1000");
+	assert_true(control_peer_may_see_account(&q, 1000, NULL));
+	assert_false(control_peer_may_see_account(&q, 1000 + 1, user));
 }
 
 static void test_messages(void **state)
@@ -113,6 +149,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_privileged),
 		cmocka_unit_test(test_may_see),
+		cmocka_unit_test(test_windows_accounts),
 		cmocka_unit_test(test_messages),
 		cmocka_unit_test(test_peer_of_a_socket),
 	};

@@ -206,19 +206,21 @@ def test_errors(wine_env):
     assert r.returncode == 1 and "no process matching 'no-such-program*.exe'" in r.stderr
     r = run(wine_env, "scan", "--smaps", "x")
     assert r.returncode == 2 and "the Linux build's" in r.stderr
-    # every command that asks the daemon (the table of commands says which),
-    # refused by name; sql reads a database file (test_store.py)
-    for command in (["status"], ["processes"], ["history", "--pid", "1"], ["report", "--pid", "1"],
+    # every command that asks the daemon and that the Windows build does not
+    # run yet (the table of commands says which), refused by name; status
+    # asks over the pipe (test_win_control.py); sql reads a database file
+    # (test_store.py)
+    for command in (["processes"], ["history", "--pid", "1"], ["report", "--pid", "1"],
                     ["mark", "--pid", "1", "x"], ["events", "--pid", "1"], ["metrics"], ["top"]):
         r = run(wine_env, *command)
         assert r.returncode == 1 and "ramwatchd runs on Linux" in r.stderr, r.stderr
         assert f"'{command[0]}'" in r.stderr, r.stderr
     r = run(wine_env, "trace", "record", "-o", "t.jsonl", "--", "x.exe")
     assert r.returncode == 1 and "Linux allocation tracer" in r.stderr, r.stderr
-    # a request of the control socket, refused by name (request-table.def says
-    # which platforms serve it)
+    # a request of the control protocol, refused by name before connecting
+    # (request-table.def says which platforms serve it)
     r = run(wine_env, "diff", "--pid", "1", "--from", "1h")
-    assert r.returncode == 1 and "ramwatchd runs on Linux" in r.stderr, r.stderr
+    assert r.returncode == 1 and "ramwatchd serves it on Linux" in r.stderr, r.stderr
     assert "the request 'census' is not served on this platform" in r.stderr, r.stderr
     bad = os.path.join(DATA, "windows", "bad", "overlap.json")
     r = run(wine_env, "scan", "--capture", winpath(bad))

@@ -1,0 +1,28 @@
+/* What the control code asks about processes the daemon does not watch,
+ * for ctlserve.exe, which watches nothing: on Windows there is no /proc
+ * to read an unwatched process's owner from, nor a Linux scanner, and the
+ * daemon's Windows side of them belongs with its discovery and census.
+ * Here every such process is unknown ("no process N"), and a scan of one
+ * is not offered. */
+#include <errno.h>
+
+#include "procfs.h"
+#include "scan.h"
+
+int procfs_open_pid(int root_fd, int pid)
+{
+	(void)root_fd, (void)pid;
+	return -ENOENT;
+}
+
+int procfs_read_status(int pid_fd, struct proc_status *ret)
+{
+	(void)pid_fd, (void)ret;
+	return -ESRCH;
+}
+
+int scan_process(int pid, const struct scan_options *o, struct census **ret, struct error *err)
+{
+	(void)o, (void)ret;
+	return error_set(err, -EOPNOTSUPP, "ctlserve.exe does not scan (process %d)", pid);
+}

@@ -8,6 +8,7 @@ stored with its platform and its account, a Linux one with its uid.
 Run by make check-windows."""
 import json
 import os
+import re
 import sqlite3
 import subprocess
 
@@ -87,6 +88,14 @@ def windows_sql(env, db, query):
     return json.loads(r.stdout)
 
 
+def schema_version():
+    """STORE_SCHEMA_VERSION, as schema/store.h declares it."""
+    with open(os.path.join(ROOT, "schema", "store.h")) as f:
+        m = re.search(r"^#define STORE_SCHEMA_VERSION (\d+)$", f.read(), re.M)
+    assert m, "schema/store.h declares no STORE_SCHEMA_VERSION"
+    return int(m.group(1))
+
+
 def test_windows_database_passes_linux_integrity_check(windows_db):
     db, _ = windows_db
     # Linux's SQLite (the system's libsqlite3), on the file as Wine left it:
@@ -95,7 +104,8 @@ def test_windows_database_passes_linux_integrity_check(windows_db):
     try:
         assert con.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
         assert con.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-        assert con.execute("PRAGMA user_version").fetchone()[0] == 14
+        # the schema version this tree's store writes, on both platforms
+        assert con.execute("PRAGMA user_version").fetchone()[0] == schema_version()
         assert con.execute("PRAGMA application_id").fetchone()[0] == 0x52414D57
         assert con.execute("PRAGMA foreign_key_check").fetchall() == []
     finally:

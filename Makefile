@@ -80,7 +80,7 @@ ALL_CFLAGS = $(BASE_CFLAGS) $(CFLAGS)
 # common/: logging, files, strings, times; needs nothing else
 COMMON_SRCS := common/util.c common/fileio.c common/strpool.c common/log.c common/text.c common/hashtab.c \
 	common/region-event-kind.c common/timeparse.c common/units.c common/error.c common/json-field.c \
-	common/request-table.c
+	common/request-table.c common/cgroup-unit.c
 
 # scanner/: one process's census from /proc (smaps, status, evidence, GPU)
 SCANNER_SRCS := scanner/region.c scanner/smaps.c scanner/smaps-fast.c scanner/proc-parse.c scanner/procfs.c \
@@ -105,12 +105,12 @@ TRACE_SRCS := trace/trace-event.c trace/trace-fast.c trace/trace-general.c trace
 # (history, report, census, events) and ramwatch sql's safe queries; the
 # migrations travel inside the binary as C strings
 SCHEMA_SRCS := schema/store.c schema/store-stmt.c schema/store-put.c schema/store-coalesce.c schema/sample-row.c schema/store-census.c schema/store-repeat.c schema/store-delta.c \
-	schema/store-retention.c schema/store-spans.c schema/store-gpu.c schema/store-salvage.c \
+	schema/store-retention.c schema/store-spans.c schema/store-gpu.c schema/store-oom.c schema/store-cgroup.c schema/store-salvage.c \
 	schema/store-read.c schema/store-read-json.c schema/store-read-select.c \
 	schema/store-read-processes.c schema/store-read-samples.c schema/store-read-history.c \
 	schema/store-read-window.c schema/store-read-census.c schema/store-read-compare.c \
 	schema/store-read-report.c schema/store-read-events.c schema/store-read-page.c schema/store-read-rows.c \
-	schema/store-read-census-load.c schema/store-read-heap.c \
+	schema/store-read-census-load.c schema/store-read-heap.c schema/store-read-oom.c schema/store-read-cgroups.c \
 	schema/query.c schema/store-errno.c
 SCHEMA_MIGRATIONS := $(sort $(wildcard schema/migrations/*.sql))
 SCHEMA_GENERATED := $(BUILD)/schema/migrations.c
@@ -140,7 +140,7 @@ CLIENT_SRCS := client/cmd-scan.c client/census-print.c client/render-census.c cl
 	client/control-client.c client/answer.c client/render-status.c client/render-processes.c client/render-history.c \
 	client/render-report.c client/ask.c client/cmd-status.c client/cmd-processes.c \
 	client/cmd-history.c client/cmd-report.c client/cmd-diff.c client/cmd-mark.c client/mark-trace.c client/report-trace.c client/cmd-events.c \
-	client/cmd-metrics.c client/cmd-sql.c \
+	client/cmd-metrics.c client/cmd-sql.c client/cmd-oom.c client/render-oom.c \
 	client/cmd-top.c client/top-ask.c client/top-model.c client/top-layout.c client/top-screen.c
 CLIENT_SRCS += client/render-region-changes.c client/style.c
 CLIENT_SRCS += client/chart.c client/render-html.c client/render-html-charts.c
@@ -257,7 +257,7 @@ UNIT_TESTS := test-util test-log test-strpool test-text test-hashtab test-timepa
 	test-scan-live test-region-events test-heap-trend test-gpu test-gpu-census test-win-census \
 	test-trace-parse test-trace-analyzer test-trace-scopes test-trace-ledger test-trace-report \
 	test-trace-replay test-trace-export test-trace-binary test-trace-stacks \
-	test-store test-store-failures test-store-salvage test-store-retention test-store-read test-store-read-report test-store-read-events test-store-read-gpu test-store-read-history test-store-read-page test-store-coalesce test-sample-row test-census-counters test-store-repeat test-store-delta test-steady test-query test-query-limits \
+	test-store test-store-failures test-store-salvage test-store-retention test-store-read test-store-read-report test-store-read-events test-store-read-gpu test-store-read-history test-store-read-page test-store-oom test-store-coalesce test-sample-row test-census-counters test-store-repeat test-store-delta test-steady test-query test-query-limits \
 	test-config test-config-values test-config-files test-selector \
 	test-sysmem test-event-loop test-schedule test-pidmap test-store-aside test-writer test-export test-watched test-census-tier test-discover test-fast-tier test-proc-connector test-oom-kmsg test-oom-kills test-kmsg-source test-cgroup-mem test-oom-watch test-change-watch test-status-line test-daemon-clock \
 	test-control-request test-request-table test-control-buffer test-control-access test-control-processes test-control-worker \
@@ -270,6 +270,14 @@ $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(ALL_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $< $(ALL_LIBS) $(LIBS) -lcmocka $(TEST_LIBS_$*)
 # the table of commands reaches every command, top's screen with them
 TEST_LIBS_test-command-table = $(CURSES_LIBS)
+
+# Programs the integration tests run to prepare what they check:
+# store-fill writes through the store (as the daemon does) the rows of
+# sources a test cannot make at will, OOM kills and memory cgroups.
+TEST_TOOLS := $(BUILD)/tests/tools/store-fill
+$(BUILD)/tests/tools/%: tests/tools/%.c $(BENCH_LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(INC_schema) $(LDFLAGS) -o $@ $< $(BENCH_LIBS) $(LIBS)
 
 # The helpers are the processes under test: never sanitized, so their memory
 # has the shapes they report.
@@ -390,7 +398,8 @@ $(BUILD)/helpers/trace-%: tests/helpers/trace-%.c tracer/ramwatch-trace.h
 	$(CC) $(HELPER_CFLAGS) -O0 -fno-omit-frame-pointer -fno-builtin -Itracer -o $@ $< -lpthread
 # ---- end of tracer
 
-check-build: $(BUILD)/ramwatch $(BUILD)/ramwatchd $(UNIT_BINS) $(HELPER_BINS) $(GPU_STANDINS) $(GPU_CHECK_BINS) $(TRACER_LIB) $(TRACE_HELPER_BINS)
+check-build: $(BUILD)/ramwatch $(BUILD)/ramwatchd $(UNIT_BINS) $(HELPER_BINS) $(GPU_STANDINS) $(GPU_CHECK_BINS) $(TRACER_LIB) $(TRACE_HELPER_BINS) \
+	$(TEST_TOOLS)
 
 check-unit: check-build
 	@set -e; for t in $(UNIT_BINS); do \

@@ -1,5 +1,6 @@
 /* ramwatch history: the timeline ramwatchd stored for a process — sample
- * rows, censuses with their classes, marks — fetched page by page. */
+ * rows, censuses with their classes, marks — fetched page by page; or,
+ * with --cgroup or --unit, that of a memory cgroup. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -55,6 +56,46 @@ static int add_classes(const char *arg, const char **classes, size_t *n, char *s
 	return 0;
 }
 
+struct group_output {
+	const json_t *answer;
+	enum answer_format format;
+};
+
+static int write_group_history(FILE *f, void *data)
+{
+	const struct group_output *o = data;
+	return render_cgroup_history(o->answer, o->format, f);
+}
+
+/* history --cgroup PATH or --unit NAME: the cgroup_history answer. */
+static int group_history(const struct ask_args *a, const char *cgroup, const char *unit, enum answer_format format,
+			 int64_t now)
+{
+	_cleanup_(json_decrefp) json_t *request = json_pack("{s:s}", "op", "cgroup_history"), *result = NULL;
+	int64_t since, until;
+	int r;
+
+	if (!request)
+		return fail("%s", strerror(ENOMEM));
+	if (cgroup && unit)
+		return usage_error("history", "give --cgroup or --unit, not both");
+	if (a->pid || a->name)
+		return usage_error("history", "give a process (--pid, --name) or a cgroup (--cgroup, --unit), not both");
+	if (cgroup && cgroup[0] != '/')
+		return usage_error("history", "--cgroup takes a path that starts with /, not '%s'", cgroup);
+	if (json_object_set_new(request, cgroup ? "cgroup" : "unit", json_string(cgroup ? cgroup : unit)) < 0)
+		return usage_error("history", "%s takes UTF-8 text", cgroup ? "--cgroup" : "--unit");
+	if ((a->since && (r = ask_time("history", "--since", a->since, now, request, "since")) != 0) ||
+	    (a->until && (r = ask_time("history", "--until", a->until, now, request, "until")) != 0))
+		return r;
+	if (answer_int(request, "since", &since) && answer_int(request, "until", &until) && since > until)
+		return usage_error("history", "--since is after --until");
+	if ((r = ask(a->socket, request, CONTROL_WAIT_US, &result)) != 0)
+		return r;
+	struct group_output o = { result, format };
+	return ask_output(NULL, write_group_history, &o);
+}
+
 int cmd_history(const struct command *self, int argc, char **argv)
 {
 	_cleanup_(json_decrefp) json_t *request = json_pack("{s:s}", "op", "history"), *result = NULL;
@@ -65,6 +106,7 @@ int cmd_history(const struct command *self, int argc, char **argv)
 	enum answer_format format = ANSWER_TABLE;
 	int64_t now = now_realtime_ms();
 	uint64_t step = 0;
+	const char *cgroup = NULL, *unit = NULL;
 	int opt, r;
 
 	if (!request)
@@ -89,6 +131,8 @@ int cmd_history(const struct command *self, int argc, char **argv)
 				return usage_error("history", "--format takes table, csv or json, not '%s'", optarg);
 			format = (enum answer_format)r;
 			break;
+		case 'g': cgroup = optarg; break;
+		case 'u': unit = optarg; break;
 		case 'h': command_help(self, stdout); return 0;
 		default:
 			if (ask_take_option(&a, opt, optarg))
@@ -98,6 +142,11 @@ int cmd_history(const struct command *self, int argc, char **argv)
 	}
 	if (optind < argc)
 		return usage_error("history", "unexpected argument '%s'", argv[optind]);
+	if (cgroup || unit) {
+		if (n_classes > 0 || step > 0)
+			return usage_error("history", "--class and --step are for a process's timeline");
+		return group_history(&a, cgroup, unit, format, now);
+	}
 	if ((r = ask_put_selection("history", request, &a, true, now)) != 0)
 		return r;
 	int64_t since, until;

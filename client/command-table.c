@@ -297,6 +297,28 @@ static const struct command_option history_options[] = {
 	{ .name = "step", .arg = "DURATION", .val = 's',
 	  .help = "one row per DURATION (30s, 5min, 1h): min, max and last" },
 	OPTION_FORMAT("table (default), csv or json (times in unix seconds)", "table csv json"),
+	{ .name = "cgroup", .arg = "PATH", .val = 'g',
+	  .help = "a memory cgroup's timeline instead of a process's: its path below the controller's mount "
+		  "(/system.slice/foo.service, as ramwatch cgroups lists it)" },
+	{ .name = "unit", .arg = "NAME", .val = 'u',
+	  .help = "the timeline of the memory cgroups of a systemd unit (foo.service, a container's scope)" },
+	OPTION_SOCKET,
+	OPTION_END,
+};
+
+static const struct command_option oom_options[] = {
+	OPTION_SINCE("from TIME (default: every kill stored)"),
+	OPTION_UNTIL,
+	{ .name = "cgroup", .arg = "PATH", .val = 'g',
+	  .help = "only the kills in this memory cgroup or below it (the victim's group, or the one whose limit "
+		  "was hit)" },
+	OPTION_FORMAT("table (default), csv or json (times in unix seconds)", "table csv json"),
+	OPTION_SOCKET,
+	OPTION_END,
+};
+
+static const struct command_option cgroups_options[] = {
+	OPTION_FORMAT("table (default), csv or json (times in unix seconds)", "table csv json"),
 	OPTION_SOCKET,
 	OPTION_END,
 };
@@ -441,10 +463,14 @@ static const struct command commands[] = {
 		.summary = "a process's memory timeline: samples, censuses, marks",
 		.usage = "ramwatch history (--pid PID | --name PATTERN) [--since TIME] [--until TIME]\n"
 			 "                        [--class KEY...] [--step DURATION] [--format table|csv|json]\n"
-			 "                        [--socket PATH]\n",
+			 "                        [--socket PATH]\n"
+			 "       ramwatch history (--cgroup PATH | --unit NAME) [--since TIME] [--until TIME]\n"
+			 "                        [--format table|csv|json] [--socket PATH]\n",
 		.about = "The memory timeline ramwatchd stored: one line per sample row (private and\n"
 			 "resident, with their maxima in the row's interval), the censuses with their\n"
-			 "trigger and largest classes, and the marks, where they fall in time.\n",
+			 "trigger and largest classes, and the marks, where they fall in time.  With\n"
+			 "--cgroup or --unit, a memory cgroup's: its usage, limit, headroom, memory.stat,\n"
+			 "the memory beyond its processes and its OOM kills, one line per row.\n",
 		.options = history_options,
 		.footer = TIME_HELP,
 	},
@@ -471,6 +497,32 @@ static const struct command commands[] = {
 		.about = "Starts a named phase of a watched process now (\"load\", \"training\"): reports\n"
 			 "give each phase its peak, and ramwatchd takes a census at once.\n",
 		.options = mark_options,
+	},
+	{
+		.name = "oom",
+		.run = LINUX_ONLY(cmd_oom),
+		.needs = COMMAND_NEEDS_DAEMON,
+		.summary = "the processes the kernel killed for memory, and the census before each death",
+		.usage = "ramwatch oom [--since TIME] [--until TIME] [--cgroup PATH]\n"
+			 "                    [--format table|csv|json] [--socket PATH]\n",
+		.about = "The OOM kills ramwatchd recorded, newest first: when, the victim, the cgroup\n"
+			 "whose limit it hit (or the machine), that limit and the usage, the kernel's\n"
+			 "figures, and the last census of the victim before its death.  Users other than\n"
+			 "root and members of group ramwatch see the kills of their own processes only.\n",
+		.options = oom_options,
+		.footer = TIME_HELP,
+	},
+	{
+		.name = "cgroups",
+		.run = LINUX_ONLY(cmd_cgroups),
+		.needs = COMMAND_NEEDS_DAEMON,
+		.summary = "the memory cgroups of watched processes: limit, usage, headroom, time to the limit",
+		.usage = "ramwatch cgroups [--format table|csv|json] [--socket PATH]\n",
+		.about = "The memory cgroups ramwatchd recorded (those that held watched processes),\n"
+			 "largest first: their usage, the limit that applies, the headroom, the memory\n"
+			 "the kernel charges them beyond their processes, how fast they grow and the time\n"
+			 "to the limit at that growth, and their OOM kills.\n",
+		.options = cgroups_options,
 	},
 	{
 		.name = "events",

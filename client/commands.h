@@ -28,6 +28,8 @@ int cmd_mark(const struct command *self, int argc, char **argv);
 int cmd_events(const struct command *self, int argc, char **argv);
 int cmd_metrics(const struct command *self, int argc, char **argv);
 int cmd_top(const struct command *self, int argc, char **argv);
+int cmd_oom(const struct command *self, int argc, char **argv);
+int cmd_cgroups(const struct command *self, int argc, char **argv);
 
 /* Prints "ramwatch: <message>" to stderr; returns 1 (failure). */
 int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -98,6 +98,22 @@ int render_report(const json_t *report, FILE *f);
  * returns false for a class that neither grew nor rose. */
 bool render_report_heap_class(FILE *f, const json_t *entry, bool md);
 
+/* The oom answer: a table of the kills, CSV, or JSON as
+ * {"kills": [...]} (times in seconds) and nothing else. */
+int render_oom(const json_t *answer, enum answer_format format, FILE *f);
+
+/* The cgroups answer: a table (usage, limit, headroom, memory beyond the
+ * processes, growth, time to the limit, OOM kills), CSV or JSON. */
+int render_cgroups(const json_t *answer, enum answer_format format, FILE *f);
+
+/* The cgroup_history answer: a line per row, CSV or JSON. */
+int render_cgroup_history(const json_t *answer, enum answer_format format, FILE *f);
+
+/* The end of a report whose process the kernel killed for memory (its
+ * "oom_kill"), as Markdown: the kill, the limit it hit, the kernel's
+ * figures, and its last census by class.  Nothing for another report. */
+void render_report_oom_kill(const json_t *report, FILE *f);
+
 /* The report answer and the history answer of the same instance (all
  * pages merged) as one self-contained HTML page: the report's figures and
  * tables, and charts of private and resident memory (the fast tier's

@@ -1,5 +1,6 @@
 /* The report answer as Markdown: what a person reads after the fact to
- * know what grew, when and in which class.  The last census is rendered by
+ * know what grew, when and in which class, and how it ended when the
+ * kernel killed it for memory.  The last census is rendered by
  * render_census, as `ramwatch scan --markdown` prints it. */
 #include "render-answer.h"
 
@@ -484,5 +485,8 @@ int render_report(const json_t *report, FILE *f)
 	in_use_or_kept(f, report);
 	if ((r = since_previous(f, report)) < 0)
 		return r;
+	/* how it ended, last: what a person reads the report of a killed
+	 * process for */
+	render_report_oom_kill(report, f);
 	return ferror(f) ? -EIO : 0;
 }

@@ -319,6 +319,9 @@
  * default when the request gives no limit. */
 #define RW_ANSWER_ROWS_MAX 100000u
 #define RW_ANSWER_ROWS_DEFAULT 10000u
+/* The growth of a memory cgroup's usage ("cgroups": the time to its
+ * limit) is measured over its rows of this long before its latest. */
+#define RW_CGROUP_GROWTH_WINDOW_MS (5u * 60u * 1000u)
 /* One answer line, at most. */
 #define RW_ANSWER_MAX (64u * 1024u * 1024u)
 /* A mark's name, bytes. */

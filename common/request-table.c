@@ -78,6 +78,16 @@ static const struct request_arg request_args[_REQUEST_ARG_MAX] = {
 		.needed_why = "the phase that starts now",
 		.help = "the phase's name: 1 to 200 bytes of UTF-8, no control characters",
 	},
+	[REQUEST_ARG_CGROUP] = {
+		.name = "cgroup", .type = REQUEST_STRING,
+		.what = "a memory cgroup's path is needed (/system.slice/foo.service)",
+		.help = "a memory cgroup, by its path below the controller's mount",
+	},
+	[REQUEST_ARG_UNIT] = {
+		.name = "unit", .type = REQUEST_STRING,
+		.what = "a systemd unit is needed (foo.service)",
+		.help = "the memory cgroups of a systemd unit",
+	},
 };
 
 /* How a request takes an argument (request-table.def). */

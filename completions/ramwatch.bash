@@ -63,7 +63,7 @@ _ramwatch_values()
 {
 	case $1:$2 in
 	status:--format) echo "text json" ;;
-	processes:--format | history:--format | sql:--format) echo "table csv json" ;;
+	processes:--format | history:--format | sql:--format | oom:--format | cgroups:--format) echo "table csv json" ;;
 	report:--format) echo "markdown json" ;;
 	events:--format) echo "json memtrace" ;;
 	diff:--format) echo "text markdown json" ;;

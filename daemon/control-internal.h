@@ -134,3 +134,6 @@ int control_query_report(struct control_job *j, struct store_reader *reader);
 int control_query_census(struct control_job *j, struct store_reader *reader);
 int control_query_events(struct control_job *j, struct store_reader *reader);
 int control_query_scan(struct control_job *j, struct store_reader *reader);
+int control_query_oom(struct control_job *j, struct store_reader *reader);
+int control_query_cgroups(struct control_job *j, struct store_reader *reader);
+int control_query_cgroup_history(struct control_job *j, struct store_reader *reader);

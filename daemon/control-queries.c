@@ -1,6 +1,6 @@
 /* The queries run on the worker thread (the .query of request-table.def's
  * entries): reads of the store (history, report, census, events,
- * processes) and the census of a process the daemon does not watch.  Each
+ * processes, oom, cgroups, cgroup_history) and the census of a process the daemon does not watch.  Each
  * sees only its job: the request, who asks, and for "processes" a copy of
  * the watched processes. */
 #include <errno.h>
@@ -112,6 +112,47 @@ int control_query_events(struct control_job *j, struct store_reader *reader)
 	const struct control_request *req = q->req;
 	return store_read_events(reader, &req->sel, req->since, req->until, req->limit, req->cursor, &j->result,
 				 &j->error);
+}
+
+int control_query_oom(struct control_job *j, struct store_reader *reader)
+{
+	struct control_query *q = j->data;
+	const struct control_request *req = q->req;
+	struct store_oom_query o = {
+		.since = req->since,
+		.until = req->until,
+		.cgroup = req->cgroup,
+		.only_uid = q->only_uid,
+		.limit = req->limit,
+	};
+	int r = store_read_oom_kills(reader, &o, &j->result, &j->error);
+	/* a user who sees only their own processes sees only their kills */
+	if (r >= 0)
+		r = set_filtered(j->result, q->only_uid);
+	return r;
+}
+
+int control_query_cgroups(struct control_job *j, struct store_reader *reader)
+{
+	struct control_query *q = j->data;
+	/* the kernel shows every group's files to every user; the sums of
+	 * the processes in a group are of others' processes too */
+	return store_read_cgroups(reader, RW_CGROUP_GROWTH_WINDOW_MS, q->only_uid < 0, &j->result, &j->error);
+}
+
+int control_query_cgroup_history(struct control_job *j, struct store_reader *reader)
+{
+	struct control_query *q = j->data;
+	const struct control_request *req = q->req;
+	struct store_cgroup_history_query h = {
+		.cgroup = req->cgroup,
+		.unit = req->unit,
+		.since = req->since,
+		.until = req->until,
+		.limit = req->limit,
+		.processes_figures = q->only_uid < 0,
+	};
+	return store_read_cgroup_history(reader, &h, &j->result, &j->error);
 }
 
 int control_query_run(struct control_job *j, struct store_reader *reader)

@@ -229,6 +229,12 @@ static int take_arg(struct control_request *q, const struct request_use *u, cons
 		q->mark = g->present ? g->s : NULL;
 		return r;
 	}
+	case REQUEST_ARG_CGROUP:
+		q->cgroup = g->present ? g->s : NULL;
+		return 0;
+	case REQUEST_ARG_UNIT:
+		q->unit = g->present ? g->s : NULL;
+		return 0;
 	case REQUEST_ARG_NONE:
 	case _REQUEST_ARG_MAX:
 		break;

@@ -39,6 +39,8 @@ struct control_request {
 	const char *sort;     /* processes: "private", "resident", "peak" or "vram" */
 	bool full, light;     /* scan */
 	const char *mark;     /* mark: the phase's name */
+	const char *cgroup;   /* oom, cgroup_history: a cgroup's path; NULL: none */
+	const char *unit;     /* cgroup_history: a systemd unit; NULL: none */
 };
 
 /* Parses and checks one request line (without its newline).  now_ms fills

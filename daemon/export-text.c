@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cgroup-unit.h"
 #include "limits.h"
 #include "macro.h"
 #include "text.h"
@@ -51,43 +52,6 @@ void export_classes_keep_heap(const struct export_classes *before, struct export
 	}
 }
 
-/* The unit types whose units hold processes (systemd.unit(5)); a slice
- * only holds other units, so a process is never directly in one. */
-static bool is_unit_name(const char *s, size_t n)
-{
-	static const char *const suffixes[] = { ".service", ".scope", ".socket", ".mount", ".swap" };
-
-	for (size_t i = 0; i < ELEMENTSOF(suffixes); i++) {
-		size_t k = strlen(suffixes[i]);
-		if (n > k && memcmp(s + n - k, suffixes[i], k) == 0)
-			return true;
-	}
-	return false;
-}
-
-size_t export_unit_of_cgroup(const char *cgroup, const char **ret)
-{
-	const char *end;
-
-	if (!cgroup)
-		return 0;
-	/* from the last component back: a unit may have cgroups of its own
-	 * below it (a delegated service's payload), and a unit of the user's
-	 * manager lies below user@UID.service */
-	end = cgroup + strlen(cgroup);
-	while (end > cgroup) {
-		const char *start = end;
-		while (start > cgroup && start[-1] != '/')
-			start--;
-		if (is_unit_name(start, (size_t)(end - start))) {
-			*ret = start;
-			return (size_t)(end - start);
-		}
-		end = start > cgroup ? start - 1 : cgroup;
-	}
-	return 0;
-}
-
 /* Copies s[0, n) into buf as valid UTF-8 of at most RW_EXPORT_GROUP_MAX
  * bytes; "-" for nothing. */
 static char *normalise(const char *s, size_t n, char *buf)
@@ -105,7 +69,7 @@ char *export_group_key(const struct export_process *p, enum export_group_by by, 
 
 	switch (by) {
 	case EXPORT_GROUP_UNIT:
-		n = export_unit_of_cgroup(p->cgroup, &unit);
+		n = cgroup_unit_of_path(p->cgroup, &unit);
 		if (n > 0)
 			return normalise(unit, n, buf);
 		return normalise(p->cgroup ? p->cgroup : "", p->cgroup ? strlen(p->cgroup) : 0, buf);
@@ -417,6 +381,60 @@ static void put_gpu_devices(FILE *f, const struct gpu_snapshot *s)
 	}
 }
 
+const char *export_oom_kind_name(enum export_oom_kind kind)
+{
+	static const char *const names[] = {
+		[EXPORT_OOM_MEMCG] = "memcg",		  [EXPORT_OOM_GLOBAL] = "none",
+		[EXPORT_OOM_CPUSET] = "cpuset",		  [EXPORT_OOM_MEMORY_POLICY] = "memory_policy",
+		[EXPORT_OOM_UNKNOWN] = "unknown",	  [EXPORT_OOM_COUNTED] = "counted",
+	};
+	return (size_t)kind < ELEMENTSOF(names) ? names[kind] : "unknown";
+}
+
+/* name{cgroup="PATH"} value */
+static void cgroup_sample(FILE *f, const char *name, const struct export_cgroup *g, uint64_t v)
+{
+	char path[RW_EXPORT_GROUP_MAX + 1];
+
+	/* a path is bytes: valid UTF-8 of a bounded length, as a group's key */
+	if (text_clean_into(path, RW_EXPORT_GROUP_MAX, g->path ? g->path : "", g->path ? strlen(g->path) : 0) == 0)
+		strcpy(path, "-");
+	fprintf(f, "%s{cgroup=\"", name);
+	put_value(f, path);
+	fprintf(f, "\"} %" PRIu64 "\n", v);
+}
+
+/* The OOM kills and the memory cgroups: per kind and per group, never per
+ * process. */
+static void put_oom(FILE *f, const struct export_daemon *d)
+{
+	if (d->oom_sources) {
+		family(f, "ramwatch_oom_kills_total", "counter",
+		       "OOM kills since ramwatchd started, by what confined the kernel's choice (counted: only the "
+		       "kernel's counter told them).");
+		for (int k = 0; k < _EXPORT_OOM_KIND_MAX; k++)
+			fprintf(f, "ramwatch_oom_kills_total{constraint=\"%s\"} %" PRIu64 "\n", export_oom_kind_name(k),
+				d->oom_kills[k]);
+	}
+	if (d->n_cgroups == 0)
+		return;
+	family(f, "ramwatch_cgroup_usage_bytes", "gauge",
+	       "Memory the kernel charges each memory cgroup of watched processes, at the last store cycle.");
+	for (size_t i = 0; i < d->n_cgroups; i++)
+		cgroup_sample(f, "ramwatch_cgroup_usage_bytes", &d->cgroups[i], d->cgroups[i].usage);
+	family(f, "ramwatch_cgroup_limit_bytes", "gauge",
+	       "The memory limit that applies to each memory cgroup of watched processes (its own or an ancestor's); "
+	       "none for a group without one.");
+	for (size_t i = 0; i < d->n_cgroups; i++)
+		if (d->cgroups[i].have_limit)
+			cgroup_sample(f, "ramwatch_cgroup_limit_bytes", &d->cgroups[i], d->cgroups[i].limit);
+	family(f, "ramwatch_cgroup_oom_kills_total", "counter",
+	       "OOM kills in each memory cgroup of watched processes since the group was made (the kernel's count).");
+	for (size_t i = 0; i < d->n_cgroups; i++)
+		if (d->cgroups[i].have_oom_kill)
+			cgroup_sample(f, "ramwatch_cgroup_oom_kills_total", &d->cgroups[i], d->cgroups[i].oom_kill);
+}
+
 static void put_daemon(FILE *f, const struct export_daemon *d)
 {
 	family(f, "ramwatch_censuses_total", "counter", "Censuses taken, by status.");
@@ -490,6 +508,7 @@ int export_text_build(const struct export_daemon *d, const struct export_process
 		put_gpu_groups(f, g, (size_t)ng, d->gpu);
 		put_gpu_devices(f, d->gpu);
 	}
+	put_oom(f, d);
 	put_daemon(f, d);
 	if (ferror(f))
 		r = -ENOMEM;

@@ -63,6 +63,32 @@ struct export_process {
 	size_t n_gpu;
 };
 
+/* What confined the kernel's choice of an OOM kill, as the metrics label
+ * it (ramwatch_oom_kills_total{constraint}); counted: a kill the kernel
+ * counted that no source told. */
+enum export_oom_kind {
+	EXPORT_OOM_MEMCG,
+	EXPORT_OOM_GLOBAL,         /* "none": the whole machine */
+	EXPORT_OOM_CPUSET,
+	EXPORT_OOM_MEMORY_POLICY,
+	EXPORT_OOM_UNKNOWN,
+	EXPORT_OOM_COUNTED,
+	_EXPORT_OOM_KIND_MAX
+};
+
+/* The label value of kind ("memcg", "none", ..., "counted"). */
+const char *export_oom_kind_name(enum export_oom_kind kind);
+
+/* A memory cgroup of watched processes at the last store cycle, for the
+ * per-group families (never per process).  Strings are borrowed. */
+struct export_cgroup {
+	const char *path;  /* below the controller's mount */
+	bool have_limit;
+	uint64_t usage, limit; /* limit: the one that applies */
+	bool have_oom_kill;
+	uint64_t oom_kill; /* the group's own counter */
+};
+
 /* The daemon-wide counters. */
 struct export_daemon {
 	const char *version;
@@ -80,13 +106,15 @@ struct export_daemon {
 	/* the last GPU snapshot (NVML's state ok); NULL: no GPU families at
 	 * all, as on a host without NVIDIA GPUs */
 	const struct gpu_snapshot *gpu;
+	/* OOM kills since the start, by kind; with no OOM source active
+	 * (oom_sources false) the family is left out, as it would say 0 for
+	 * kills no one looked for */
+	bool oom_sources;
+	uint64_t oom_kills[_EXPORT_OOM_KIND_MAX];
+	/* the memory cgroups of watched processes (NULL, 0: none known) */
+	const struct export_cgroup *cgroups;
+	size_t n_cgroups;
 };
-
-/* The unit of a cgroup v2 path: its last component that names a unit that
- * holds processes (.service, .scope, .socket, .mount, .swap), as
- * "/user.slice/user-1000.slice/session-2.scope" gives "session-2.scope".
- * Returns its length with its start in *ret, or 0 when there is none. */
-size_t export_unit_of_cgroup(const char *cgroup, const char **ret);
 
 /* The group of p under by, as the label value holds it (before escaping):
  * valid UTF-8 (bytes that are not become U+FFFD), at most

@@ -13,7 +13,7 @@
 PRAGMA auto_vacuum = INCREMENTAL;
 PRAGMA journal_mode = WAL;
 PRAGMA application_id = 1380011351;  -- 0x52414d57
-PRAGMA user_version = 14;
+PRAGMA user_version = 15;
 
 -- table census_class_rows
 CREATE TABLE "census_class_rows" (
@@ -224,6 +224,46 @@ BEGIN
     UPDATE censuses SET base = NULL WHERE base = old.id;
 END;
 
+-- table cgroup_samples
+CREATE TABLE cgroup_samples (
+    cgroup_id INTEGER NOT NULL REFERENCES cgroups (id) ON DELETE CASCADE,
+    resolution INTEGER NOT NULL,
+    time INTEGER NOT NULL,
+    usage INTEGER NOT NULL,
+    usage_max INTEGER NOT NULL,
+    limit_applies INTEGER,
+    limit_own INTEGER,
+    high INTEGER,
+    swap INTEGER,
+    anon INTEGER,
+    file INTEGER,
+    kernel INTEGER,
+    shmem INTEGER,
+    sock INTEGER,
+    oom INTEGER,
+    oom_kill INTEGER,
+    events_high INTEGER,
+    events_max INTEGER,
+    processes INTEGER NOT NULL,
+    processes_private INTEGER NOT NULL,
+    processes_resident INTEGER NOT NULL,
+    PRIMARY KEY (cgroup_id, resolution, time)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX cgroup_samples_by_time ON cgroup_samples (resolution, time);
+
+-- table cgroups
+CREATE TABLE cgroups (
+    id INTEGER PRIMARY KEY,
+    version INTEGER NOT NULL CHECK (version IN (1, 2)),
+    path TEXT NOT NULL,
+    unit TEXT,
+    inode INTEGER,
+    first_seen INTEGER NOT NULL,
+    last_seen INTEGER NOT NULL,
+    UNIQUE (version, path)
+) STRICT;
+CREATE INDEX cgroups_by_unit ON cgroups (unit) WHERE unit IS NOT NULL;
+
 -- table gpu_devices
 CREATE TABLE gpu_devices (
     gpu_id INTEGER NOT NULL REFERENCES gpus (id),
@@ -269,6 +309,33 @@ CREATE TABLE marks (
     by_uid INTEGER
 ) STRICT;
 CREATE INDEX marks_by_process ON marks (process_id, time);
+
+-- table oom_kills
+CREATE TABLE oom_kills (
+    id INTEGER PRIMARY KEY,
+    time INTEGER NOT NULL,
+    sources TEXT NOT NULL,
+    pid INTEGER,
+    process_id INTEGER REFERENCES processes (id) ON DELETE SET NULL,
+    comm TEXT,
+    uid INTEGER,
+    oom_constraint TEXT CHECK (oom_constraint IN ('memcg', 'none', 'cpuset', 'memory_policy')),
+    cgroup TEXT,
+    limit_cgroup TEXT,
+    limit_hit INTEGER,
+    usage INTEGER,
+    total_vm INTEGER,
+    anon_rss INTEGER,
+    file_rss INTEGER,
+    shmem_rss INTEGER,
+    pgtables INTEGER,
+    oom_score_adj INTEGER,
+    census_id INTEGER REFERENCES censuses (id) ON DELETE SET NULL,
+    sample_time INTEGER
+) STRICT;
+CREATE INDEX oom_kills_by_census ON oom_kills (census_id) WHERE census_id IS NOT NULL;
+CREATE INDEX oom_kills_by_process ON oom_kills (process_id) WHERE process_id IS NOT NULL;
+CREATE INDEX oom_kills_by_time ON oom_kills (time);
 
 -- table paths
 CREATE TABLE paths (
@@ -417,6 +484,33 @@ WHERE k.gone = 0
   AND (k.census_id = c.id
        OR NOT EXISTS (SELECT 1 FROM census_region_rows d WHERE d.census_id = c.id AND d.rank = k.rank));
 
+-- view cgroup_timeline
+CREATE VIEW cgroup_timeline AS
+SELECT s.time / 1000.0 AS time,
+       s.cgroup_id,
+       g.path,
+       g.unit,
+       g.version,
+       s.resolution,
+       s.usage,
+       s.usage_max,
+       s.limit_applies,
+       s.limit_applies - s.usage AS headroom,
+       s.high,
+       s.swap,
+       s.anon,
+       s.file,
+       s.kernel,
+       s.shmem,
+       s.sock,
+       s.oom,
+       s.oom_kill,
+       s.processes,
+       s.processes_private,
+       max(s.usage - s.processes_private, 0) AS beyond_processes
+FROM cgroup_samples s
+JOIN cgroups g ON g.id = s.cgroup_id;
+
 -- view class_timeline
 CREATE VIEW class_timeline AS
 SELECT c.time / 1000.0 AS time,
@@ -485,6 +579,37 @@ SELECT (c.time / 60000) * 60.0 AS time,
 FROM censuses c
 GROUP BY (c.time / 60000) * 60000, c.trigger;
 
+-- view grafana_cgroup_timeline
+CREATE VIEW grafana_cgroup_timeline AS
+SELECT s.time / 1000.0 AS time,
+       coalesce(g.unit, g.path) || ' usage' AS metric,
+       s.usage AS value,
+       s.time AS time_ms,
+       'usage' AS kind,
+       s.cgroup_id,
+       g.path,
+       g.unit,
+       s.resolution
+FROM cgroup_samples s
+JOIN cgroups g ON g.id = s.cgroup_id
+UNION ALL
+SELECT s.time / 1000.0, coalesce(g.unit, g.path) || ' limit', s.limit_applies, s.time, 'limit', s.cgroup_id,
+       g.path, g.unit, s.resolution
+FROM cgroup_samples s
+JOIN cgroups g ON g.id = s.cgroup_id
+WHERE s.limit_applies IS NOT NULL
+UNION ALL
+SELECT s.time / 1000.0, coalesce(g.unit, g.path) || ' high', s.high, s.time, 'high', s.cgroup_id,
+       g.path, g.unit, s.resolution
+FROM cgroup_samples s
+JOIN cgroups g ON g.id = s.cgroup_id
+WHERE s.high IS NOT NULL
+UNION ALL
+SELECT s.time / 1000.0, coalesce(g.unit, g.path) || ' beyond processes', max(s.usage - s.processes_private, 0),
+       s.time, 'beyond_processes', s.cgroup_id, g.path, g.unit, s.resolution
+FROM cgroup_samples s
+JOIN cgroups g ON g.id = s.cgroup_id;
+
 -- view grafana_gpu_devices
 CREATE VIEW grafana_gpu_devices AS
 SELECT d.time / 1000.0 AS time,
@@ -541,6 +666,32 @@ FROM system WHERE pressure_some_avg60 IS NOT NULL
 UNION ALL
 SELECT time / 1000.0, 'pressure_full_avg60', pressure_full_avg60, time
 FROM system WHERE pressure_full_avg60 IS NOT NULL;
+
+-- view grafana_oom_kills
+CREATE VIEW grafana_oom_kills AS
+SELECT k.time / 1000.0 AS time,
+       coalesce(k.comm, '?') || CASE WHEN k.pid IS NULL THEN '' ELSE ' [' || k.pid || ']' END AS label,
+       1 AS value,
+       k.time AS time_ms,
+       'OOM kill of ' || coalesce(k.comm, 'a process') || CASE WHEN k.pid IS NULL THEN '' ELSE ' [' || k.pid || ']' END
+           || CASE WHEN k.limit_cgroup IS NOT NULL THEN ' at the limit of ' || k.limit_cgroup ELSE '' END AS text,
+       k.id AS oom_kill_id,
+       k.pid,
+       k.process_id,
+       k.comm,
+       k.uid,
+       k.sources,
+       k.oom_constraint,
+       k.cgroup,
+       k.limit_cgroup,
+       k.limit_hit,
+       k.usage,
+       k.total_vm,
+       k.anon_rss,
+       k.file_rss,
+       k.shmem_rss,
+       k.census_id
+FROM oom_kills k;
 
 -- view grafana_process_classes
 CREATE VIEW grafana_process_classes AS

@@ -265,8 +265,14 @@ int store_put_census(struct store *s, int64_t process_id, const struct store_cen
 	if (!trigger || !status)
 		return store_failf(s, -EINVAL, "census: unknown trigger %d or status %d", (int)m->trigger,
 				   (int)m->status);
-	if (ok && m->repeats_time > 0)
-		return store_put_repeat(s, process_id, m, ret_id);
+	if (ok && m->repeats_time > 0) {
+		r = store_put_repeat(s, process_id, m, &id);
+		if (r >= 0)
+			r = store_oom_link_census(s, process_id, id, m->time);
+		if (r >= 0 && ret_id)
+			*ret_id = id;
+		return r;
+	}
 	if (ok && !c)
 		return store_failf(s, -EINVAL, "census: status ok without a census");
 
@@ -329,6 +335,9 @@ int store_put_census(struct store *s, int64_t process_id, const struct store_cen
 			r = store_put_census_gpu(s, id, m->time, c);
 		if (r >= 0)
 			r = store_delta_census(s, process_id, id);
+		/* the census a process's OOM kill was stored without */
+		if (r >= 0)
+			r = store_oom_link_census(s, process_id, id, m->time);
 		if (r < 0)
 			return r;
 	}

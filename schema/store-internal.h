@@ -56,6 +56,16 @@ enum store_stmt {
 	STMT_EXPIRE_GPU_DEVICES,
 	STMT_EXPIRE_GPU_SAMPLES,
 	STMT_REPEAT_PUT,
+	STMT_OOM_PUT,
+	STMT_OOM_LINK,
+	STMT_OOM_LINK_CENSUS,
+	STMT_CGROUP_PUT,
+	STMT_CGROUP_SAMPLE_PUT,
+	STMT_CGROUP_ROLLUP,
+	STMT_CGROUP_ROLLUP_DELETE,
+	STMT_EXPIRE_OOM_KILLS,
+	STMT_EXPIRE_CGROUP_SAMPLES,
+	STMT_EXPIRE_CGROUPS,
 	STMT_DELTA_KEY,
 	STMT_DELTA_SIZE,
 	STMT_DELTA_BASE,
@@ -199,6 +209,11 @@ int store_put_repeat(struct store *s, int64_t process_id, const struct store_cen
  * DELTAS); else it stays a key (store-delta.c).  Returns 0 or a negative
  * errno. */
 int store_delta_census(struct store *s, int64_t process_id, int64_t census_id);
+
+/* After census census_id (ok, taken at time) of process_id is stored:
+ * the OOM kills of the process at or after time whose census is older
+ * (or none) link to it (store-oom.c).  Returns 0 or a negative errno. */
+int store_oom_link_census(struct store *s, int64_t process_id, int64_t census_id, int64_t time);
 
 /* Sets PRAGMA max_page_count (for this connection only) to pages, > 0.
  * SQLite never sets it below the database's current page count. */

@@ -64,6 +64,16 @@ enum read_stmt {
 	RS_VRAM_ANY,
 	RS_CENSUS_GPU,
 	RS_HEAP_CLASSES,
+	RS_OOM_KILLS,
+	RS_OOM_KILL_OF,
+	RS_OOM_CENSUS_CLASSES,
+	RS_CGROUP_LIST,
+	RS_CGROUP_FINEST,
+	RS_CGROUP_LATEST,
+	RS_CGROUP_EARLIEST,
+	RS_CGROUP_FIRST_AT,
+	RS_CGROUP_MATCH,
+	RS_CGROUP_ROWS,
 	_RS_MAX
 };
 
@@ -312,6 +322,13 @@ int read_rows(struct store_reader *r, sqlite3_stmt *st, const struct read_query 
  * class some census read in use and free of (store-read-heap.c).  Returns
  * 0 with *ret (an array) or a negative errno. */
 int read_heap_report(struct store_reader *r, int64_t process_id, json_t **ret);
+
+/* ------------------------------------------------------------ OOM kills */
+
+/* The last OOM kill of process_id as "oom" lists it (store-read-oom.c),
+ * or null when it was not killed.  Returns 0 with *ret or a negative
+ * errno. */
+int read_oom_kill_of(struct store_reader *r, int64_t process_id, json_t **ret);
 
 /* ------------------------------------------------------------ JSON */
 

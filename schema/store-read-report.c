@@ -2,7 +2,8 @@
  * (cut by marks), its last census in full, the trend of every census, what
  * changed since the ok census before the last, and for each allocator
  * class whether its growth is held by the program or kept by its
- * allocator (store-read-heap.c).
+ * allocator (store-read-heap.c), and how it ended when the kernel killed
+ * it for memory (its OOM kill, with the census before its death).
  *
  * The peaks and phases come from one walk of the instance's merged fast
  * tier (read_samples_start): at the default settings a day of raw rows
@@ -254,7 +255,8 @@ static int report(struct store_reader *r, const struct store_select *sel, json_t
 	struct read_process *p = NULL;
 	struct phase *ph = NULL;
 	struct peaks peaks = { 0 };
-	json_t *answer = NULL, *process = NULL, *census = NULL, *trend_list = NULL, *since = NULL, *heap = NULL;
+	json_t *answer = NULL, *process = NULL, *census = NULL, *trend_list = NULL, *since = NULL, *heap = NULL,
+	       *oom_kill = NULL;
 	size_t n = 0, n_phases = 0;
 	int64_t last_row, census_id, census_time;
 	int e;
@@ -289,6 +291,8 @@ static int report(struct store_reader *r, const struct store_select *sel, json_t
 	}
 	if (e >= 0)
 		e = read_heap_report(r, p->id, &heap);
+	if (e >= 0)
+		e = read_oom_kill_of(r, p->id, &oom_kill);
 	if (e >= 0) {
 		answer = json_object();
 		e = answer ? 0 : -ENOMEM;
@@ -299,6 +303,7 @@ static int report(struct store_reader *r, const struct store_select *sel, json_t
 		e |= read_set(answer, "trend", json_incref(trend_list));
 		e |= read_set(answer, "since_previous", json_incref(since));
 		e |= read_set(answer, "in_use_or_kept", json_incref(heap));
+		e |= read_set(answer, "oom_kill", json_incref(oom_kill));
 	}
 	read_processes_free(p, n);
 	phases_free(ph, n_phases);
@@ -307,6 +312,7 @@ static int report(struct store_reader *r, const struct store_select *sel, json_t
 	json_decref(trend_list);
 	json_decref(since);
 	json_decref(heap);
+	json_decref(oom_kill);
 	if (e < 0) {
 		json_decref(answer);
 		return e;

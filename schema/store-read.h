@@ -1,6 +1,6 @@
 /* Reading the store for the control socket's history, report, census,
- * events and processes answers, as JSON objects in the shapes of
- * doc/protocol.md.
+ * events, processes, oom, cgroups and cgroup_history answers, as JSON
+ * objects in the shapes of doc/protocol.md.
  *
  * A reader is a read-only connection of its own (query_only, its own
  * prepared statements), meant for one thread: the daemon runs its queries
@@ -98,3 +98,42 @@ int store_read_census(struct store_reader *r, const struct store_select *sel, in
  * limit and cursor as in history. */
 int store_read_events(struct store_reader *r, const struct store_select *sel, int64_t since, int64_t until,
 		      unsigned limit, const char *cursor, json_t **ret, struct error *err);
+
+/* Which OOM kills the "oom" answer gives: those in [since, until], of a
+ * cgroup (the victim's group or the one whose limit was hit is it or
+ * lies below it; NULL: any), of only_uid's processes (-1: anyone's),
+ * newest first, at most limit (0: RW_ANSWER_ROWS_DEFAULT; at most
+ * RW_ANSWER_ROWS_MAX). */
+struct store_oom_query {
+	int64_t since, until;
+	const char *cgroup;
+	int64_t only_uid;
+	unsigned limit;
+};
+
+/* The "oom" answer: {"kills": [...], "truncated": bool}, each kill with
+ * the kernel's figures and the victim's last census (null where none). */
+int store_read_oom_kills(struct store_reader *r, const struct store_oom_query *q, json_t **ret, struct error *err);
+
+/* The "cgroups" answer: every memory cgroup the store knows, with its
+ * latest row, its headroom, and its growth over the window_ms before that
+ * row with the time to its limit at that growth; largest usage first.
+ * Without processes_figures, the sums of the groups' processes (others'
+ * processes, for a user who may see only their own) are null. */
+int store_read_cgroups(struct store_reader *r, int64_t window_ms, bool processes_figures, json_t **ret,
+		       struct error *err);
+
+/* Which cgroup's timeline: by path (exact), or every group of a unit. */
+struct store_cgroup_history_query {
+	const char *cgroup; /* one of cgroup and unit */
+	const char *unit;
+	int64_t since, until;  /* unix ms */
+	unsigned limit;        /* rows; 0: RW_ANSWER_ROWS_DEFAULT; at most RW_ANSWER_ROWS_MAX */
+	bool processes_figures; /* as store_read_cgroups */
+};
+
+/* The "cgroup_history" answer: the groups matched and their rows, each
+ * group's oldest first, merged across resolutions as history's are.
+ * -ENOENT when no group matches. */
+int store_read_cgroup_history(struct store_reader *r, const struct store_cgroup_history_query *q, json_t **ret,
+			      struct error *err);

@@ -4,12 +4,13 @@
  * long:
  *   1. rows older than Retention go (samples, censuses with their classes,
  *      regions, files, GPU devices and region events, marks, system rows,
- *      each GPU's rows and the GPU memory rows of processes), then the
- *      processes that left nothing behind (their GPU memory rows with them);
+ *      each GPU's rows and the GPU memory rows of processes, OOM kills,
+ *      memory cgroups' rows), then the processes and cgroups that left
+ *      nothing behind (their GPU memory rows with them);
  *   2. raw fast-tier rows older than raw_for become per-minute rows, and
  *      minute rows older than minutes_for per-hour rows; the GPU memory
- *      rows of the same times go along, so the two tables keep the same
- *      rows' times and readers find them together;
+ *      rows and the cgroups' rows of the same times go along, so the
+ *      tables keep the same rows' times and readers find them together;
  *   3. above MaxDatabaseSize, the oldest rows of every kind go, oldest first
  *      across tables, so what remains is the most recent stretch of time;
  *   4. paths nothing refers to any more go;
@@ -95,6 +96,19 @@ static const struct expiry {
 	{ STMT_EXPIRE_GPU_DEVICES, false, "expiring GPU device rows",
 	  "DELETE FROM gpu_devices WHERE (gpu_id, time) IN"
 	  " (SELECT gpu_id, time FROM gpu_devices WHERE time < ?1 ORDER BY time LIMIT ?2)" },
+	{ STMT_EXPIRE_CGROUP_SAMPLES, true, "expiring cgroup rows",
+	  "DELETE FROM cgroup_samples WHERE (cgroup_id, resolution, time) IN"
+	  " (SELECT cgroup_id, resolution, time FROM cgroup_samples"
+	  "  WHERE resolution = ?3 AND time < ?1 ORDER BY time LIMIT ?2)" },
+	{ STMT_EXPIRE_OOM_KILLS, false, "expiring OOM kills",
+	  "DELETE FROM oom_kills WHERE id IN"
+	  " (SELECT id FROM oom_kills WHERE time < ?1 ORDER BY time LIMIT ?2)" },
+	/* a group last seen before the cutoff with no rows left */
+	{ STMT_EXPIRE_CGROUPS, false, "expiring cgroups",
+	  "DELETE FROM cgroups WHERE id IN"
+	  " (SELECT id FROM cgroups g WHERE g.last_seen < ?1"
+	  "   AND NOT EXISTS (SELECT 1 FROM cgroup_samples x WHERE x.cgroup_id = g.id)"
+	  "  LIMIT ?2)" },
 	{ STMT_EXPIRE_MARKS, false, "expiring marks",
 	  "DELETE FROM marks WHERE id IN"
 	  " (SELECT id FROM marks WHERE time < ?1 ORDER BY time LIMIT ?2)" },
@@ -175,6 +189,55 @@ static int rollup_gpu(struct step *x, int64_t from, int64_t to, int64_t upto)
 	rc = sqlite3_bind_int64(st, 1, from);
 	rc |= sqlite3_bind_int64(st, 2, upto);
 	return store_bound_run(x->s, st, rc, "rolling up GPU memory");
+}
+
+/* The cgroups' rows of resolution from up to upto, rolled up into rows
+ * of resolution to as rollup does the samples of the same times: a
+ * bucket's row holds the largest usage, and every other figure of its
+ * latest row (the counters only grow, the limits are as last set). */
+static int rollup_cgroups(struct step *x, int64_t from, int64_t to, int64_t upto)
+{
+	static const char sql[] =
+		"INSERT INTO cgroup_samples (cgroup_id, resolution, time, usage, usage_max, limit_applies, limit_own,"
+		"  high, swap, anon, file, kernel, shmem, sock, oom, oom_kill, events_high, events_max, processes,"
+		"  processes_private, processes_resident)"
+		" SELECT g.cgroup_id, ?2, g.bucket, l.usage, g.usage_max, l.limit_applies, l.limit_own, l.high, l.swap,"
+		"  l.anon, l.file, l.kernel, l.shmem, l.sock, l.oom, l.oom_kill, l.events_high, l.events_max,"
+		"  l.processes, l.processes_private, l.processes_resident"
+		" FROM (SELECT cgroup_id, (time + ?2 - 1) / ?2 * ?2 AS bucket, max(time) AS last_time,"
+		"              max(usage_max) AS usage_max"
+		"       FROM cgroup_samples WHERE resolution = ?1 AND time <= ?3"
+		"       GROUP BY cgroup_id, bucket) g"
+		" JOIN cgroup_samples l ON l.cgroup_id = g.cgroup_id AND l.resolution = ?1 AND l.time = g.last_time"
+		" WHERE true"
+		" ON CONFLICT (cgroup_id, resolution, time) DO UPDATE SET"
+		"  usage = excluded.usage, usage_max = max(usage_max, excluded.usage_max),"
+		"  limit_applies = excluded.limit_applies, limit_own = excluded.limit_own, high = excluded.high,"
+		"  swap = excluded.swap, anon = excluded.anon, file = excluded.file, kernel = excluded.kernel,"
+		"  shmem = excluded.shmem, sock = excluded.sock, oom = excluded.oom, oom_kill = excluded.oom_kill,"
+		"  events_high = excluded.events_high, events_max = excluded.events_max,"
+		"  processes = excluded.processes, processes_private = excluded.processes_private,"
+		"  processes_resident = excluded.processes_resident";
+	sqlite3_stmt *st;
+	int r, rc;
+
+	r = store_stmt(x->s, STMT_CGROUP_ROLLUP, sql, &st);
+	if (r < 0)
+		return r;
+	rc = sqlite3_bind_int64(st, 1, from);
+	rc |= sqlite3_bind_int64(st, 2, to);
+	rc |= sqlite3_bind_int64(st, 3, upto);
+	r = store_bound_run(x->s, st, rc, "rolling up cgroup rows");
+	if (r < 0)
+		return r;
+
+	r = store_stmt(x->s, STMT_CGROUP_ROLLUP_DELETE,
+		       "DELETE FROM cgroup_samples WHERE resolution = ?1 AND time <= ?2", &st);
+	if (r < 0)
+		return r;
+	rc = sqlite3_bind_int64(st, 1, from);
+	rc |= sqlite3_bind_int64(st, 2, upto);
+	return store_bound_run(x->s, st, rc, "rolling up cgroup rows");
 }
 
 /* A bucket's value of each counter (sample-row.h): the min, max or sum
@@ -260,7 +323,10 @@ static int rollup(struct step *x, int64_t from, int64_t to, int64_t cutoff)
 	r = store_bound_run(x->s, st, rc, "rolling up");
 	if (r < 0)
 		return r;
-	return rollup_gpu(x, from, to, upto);
+	r = rollup_gpu(x, from, to, upto);
+	if (r < 0)
+		return r;
+	return rollup_cgroups(x, from, to, upto);
 }
 
 /* Above max_size: the oldest batch of rows across censuses, samples and

@@ -30,7 +30,7 @@
 struct store;
 
 /* The schema version this program writes (PRAGMA user_version). */
-#define STORE_SCHEMA_VERSION 14
+#define STORE_SCHEMA_VERSION 15
 
 struct store_options {
 	const char *path;
@@ -220,6 +220,99 @@ int store_put_gpu_device(struct store *s, int64_t time, const struct gpu_device 
  * process, device and time merges into the first. */
 int store_put_gpu_sample(struct store *s, int64_t process_id, int64_t gpu_id, int64_t time, uint64_t used);
 
+/* ------------------------------------------------------------ OOM kills, memory cgroups */
+
+/* Who told of an OOM kill (store_oom_kill.sources): the OOM watch, the
+ * kernel's log, or only a counter of the kernel's. */
+enum store_oom_source {
+	STORE_OOM_BPF = 1u << 0,
+	STORE_OOM_KMSG = 1u << 1,
+	STORE_OOM_COUNTER = 1u << 2, /* counted, told by no source: its details are unknown */
+};
+
+/* An OOM kill.  Zero is "unknown" or "none" for every field but time, so
+ * a caller sets what it knows. */
+struct store_oom_kill {
+	int64_t time;             /* unix ms */
+	unsigned sources;         /* enum store_oom_source's bits, at least one */
+	int pid;                  /* 0: unknown (a kill only counted) */
+	int64_t process_id;       /* the victim's row where it was watched; 0: not watched */
+	const char *comm;         /* NULL: unknown */
+	bool have_uid;
+	int64_t uid;
+	/* what confined the kernel's choice: "memcg", "none" (the whole
+	 * machine), "cpuset", "memory_policy"; NULL or "unknown": unknown */
+	const char *constraint;
+	const char *cgroup;       /* the victim's memory cgroup; NULL: unknown */
+	const char *limit_cgroup; /* the group whose limit was hit; NULL: unknown */
+	bool have_limit;
+	uint64_t limit, usage;    /* of limit_cgroup at the kill */
+	/* the kernel's figures for the victim at the kill */
+	bool have_kernel;
+	uint64_t total_vm, anon_rss, file_rss, shmem_rss;
+	bool have_pgtables, have_oom_score_adj;
+	uint64_t pgtables;
+	int oom_score_adj;
+	int64_t census_id;        /* the victim's last census; 0: the store finds it */
+	int64_t sample_time;      /* its last fast-tier row's time; 0: the store finds it */
+};
+
+/* Stores an OOM kill; its row id in *ret_id (may be NULL).  With a
+ * process_id, a census_id or sample_time of 0 is found in the store: the
+ * process's last census (ok) and fast-tier row at or before the kill; a
+ * census of the process stored later with a time at or before the kill's
+ * becomes the kill's census then (store_put_census does it), so the census
+ * taken as the process neared its limit is linked even when it is written
+ * after the kill.  -EINVAL for no source or a constraint the schema does
+ * not know, or an unknown process_id or census_id. */
+int store_put_oom_kill(struct store *s, const struct store_oom_kill *k, int64_t *ret_id);
+
+/* Sets the census (> 0) and sample time (> 0) of the kill kill_id; 0
+ * leaves either as it is.  -ENOENT when there is no such kill. */
+int store_link_oom_kill(struct store *s, int64_t kill_id, int64_t census_id, int64_t sample_time);
+
+/* A memory cgroup: its version (1 or 2), its path below the memory
+ * controller's mount ("/" for the mount's root) and its directory's inode
+ * (0: unknown).  Stored once, found by version and path; its unit is
+ * taken from the path (cgroup-unit.h). */
+struct store_cgroup {
+	int version;
+	const char *path;
+	uint64_t inode;
+};
+
+/* The cgroup's id in cgroups, added or brought up to date (last seen at
+ * time, the inode when known).  -EINVAL for a version other than 1 or 2,
+ * or a path that does not start with "/".  Returns 0 with *ret_id. */
+int store_put_cgroup(struct store *s, int64_t time, const struct store_cgroup *g, int64_t *ret_id);
+
+/* A memory cgroup at a moment (the fields of daemon/cgroup-mem.h's struct
+ * cgroup_mem, and its watched processes).  Figures its version does not
+ * give are marked absent and stored NULL. */
+struct store_cgroup_sample {
+	int64_t time;             /* unix ms */
+	uint64_t usage;
+	bool have_limit, have_applies, have_high, have_swap;
+	uint64_t limit;           /* its own */
+	uint64_t applies;         /* the one that applies: its own or an ancestor's */
+	uint64_t high, swap;
+	uint64_t anon, file, shmem; /* memory.stat */
+	bool have_kernel, have_sock;
+	uint64_t kernel, sock;
+	bool have_events;         /* oom and oom_kill read */
+	uint64_t oom, oom_kill;
+	bool have_high_max_events; /* v2: memory.events high and max */
+	uint64_t events_high, events_max;
+	/* the watched processes in the group, and the sums of their last
+	 * private and resident figures */
+	uint64_t processes, processes_private, processes_resident;
+};
+
+/* A raw row of the group cgroup_id (from store_put_cgroup).  A second row
+ * of the same group and time replaces the first.  -EINVAL for an unknown
+ * cgroup_id. */
+int store_put_cgroup_sample(struct store *s, int64_t cgroup_id, const struct store_cgroup_sample *x);
+
 /* ------------------------------------------------------------ housekeeping */
 
 /* "Older than" is strict: a row at now - keep stays. */
@@ -233,8 +326,8 @@ struct store_retention {
 };
 
 /* One bounded step of retention (a transaction of its own): delete what is
- * older than keep (GPU rows included), roll up (GPU memory rows with the
- * fast-tier rows they go with), then, above max_size, the oldest censuses and
+ * older than keep (GPU rows, OOM kills and cgroup rows included), roll up
+ * (GPU memory and cgroup rows with the fast-tier rows of their times), then, above max_size, the oldest censuses and
  * rows, then paths nothing refers to, then an incremental vacuum.  A
  * census's classes, regions, files and region events go with it; a process
  * goes once last seen before the cutoff with no rows left.  The step may go

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "census.h"
+#include "cgroup-unit.h"
 #include "export-text.h"
 #include "export.h"
 #include "limits.h"
@@ -289,7 +290,7 @@ static void test_unit_of_cgroup(void **state)
 	};
 	for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
 		const char *u = NULL;
-		size_t n = export_unit_of_cgroup(cases[i].cgroup, &u);
+		size_t n = cgroup_unit_of_path(cases[i].cgroup, &u);
 		if (!cases[i].unit) {
 			if (n != 0)
 				fail_msg("%s: unit %.*s, expected none", cases[i].cgroup, (int)n, u);
@@ -298,7 +299,7 @@ static void test_unit_of_cgroup(void **state)
 		if (n != strlen(cases[i].unit) || memcmp(u, cases[i].unit, n) != 0)
 			fail_msg("%s: unit %.*s, expected %s", cases[i].cgroup, (int)n, n ? u : "", cases[i].unit);
 	}
-	assert_int_equal(export_unit_of_cgroup(NULL, &(const char *){ NULL }), 0);
+	assert_int_equal(cgroup_unit_of_path(NULL, &(const char *){ NULL }), 0);
 
 	/* without a unit, the whole path is the group */
 	char buf[RW_EXPORT_GROUP_MAX + 1];
@@ -629,6 +630,50 @@ static void test_write_file(void **state)
 	export_state_done(NULL);
 }
 
+/* OOM kills by kind and the memory cgroups, per group and never per pid;
+ * left out where the daemon has no OOM source or knows no group, and a
+ * cgroup path that is not UTF-8 or holds a quote is a valid label. */
+static void test_oom_and_cgroups(void **state)
+{
+	(void)state;
+	struct export_cgroup groups[] = {
+		{ .path = "/system.slice/grow.service", .usage = 160 * 1048576ull, .have_limit = true,
+		  .limit = 200 * 1048576ull, .have_oom_kill = true, .oom_kill = 3 },
+		{ .path = "/odd\"\xff", .usage = 4096 },
+	};
+	struct export_process p[] = { { .comm = "grow", .cgroup = "/system.slice/grow.service" } };
+	struct export_daemon d = daemon_counters;
+	char *text = NULL;
+	size_t len = 0;
+
+	d.oom_sources = true;
+	d.oom_kills[EXPORT_OOM_MEMCG] = 2;
+	d.oom_kills[EXPORT_OOM_COUNTED] = 1;
+	d.cgroups = groups;
+	d.n_cgroups = ELEMENTSOF(groups);
+	assert_int_equal(export_text_build(&d, p, 1, EXPORT_GROUP_UNIT, &text, &len), 0);
+	assert_line(text, "# TYPE ramwatch_oom_kills_total counter");
+	assert_line(text, "ramwatch_oom_kills_total{constraint=\"memcg\"} 2");
+	assert_line(text, "ramwatch_oom_kills_total{constraint=\"none\"} 0");
+	assert_line(text, "ramwatch_oom_kills_total{constraint=\"counted\"} 1");
+	assert_line(text, "ramwatch_cgroup_usage_bytes{cgroup=\"/system.slice/grow.service\"} 167772160");
+	assert_line(text, "ramwatch_cgroup_limit_bytes{cgroup=\"/system.slice/grow.service\"} 209715200");
+	assert_line(text, "ramwatch_cgroup_oom_kills_total{cgroup=\"/system.slice/grow.service\"} 3");
+	assert_line(text, "ramwatch_cgroup_usage_bytes{cgroup=\"/odd\\\"\xef\xbf\xbd\"} 4096");
+	/* no limit, no counter: no sample */
+	assert_no_line_with(text, "ramwatch_cgroup_limit_bytes{cgroup=\"/odd");
+	assert_no_line_with(text, "ramwatch_cgroup_oom_kills_total{cgroup=\"/odd");
+	assert_no_line_with(text, "pid=");
+	free(text);
+
+	/* without a source and a group, nothing of them */
+	char *plain = build(p, 1, EXPORT_GROUP_UNIT);
+	assert_no_line_with(plain, "oom");
+	assert_no_line_with(plain, "ramwatch_cgroup_");
+	free(plain);
+	assert_string_equal(export_oom_kind_name(_EXPORT_OOM_KIND_MAX), "unknown");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -638,6 +683,7 @@ int main(void)
 		cmocka_unit_test(test_group_limit),	   cmocka_unit_test(test_classes_from_census),
 		cmocka_unit_test(test_allocator_bytes),
 		cmocka_unit_test(test_write_file),	   cmocka_unit_test(test_gpu),
+		cmocka_unit_test(test_oom_and_cgroups),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -260,7 +260,7 @@ UNIT_TESTS := test-util test-log test-strpool test-text test-hashtab test-timepa
 	test-trace-replay test-trace-export test-trace-binary test-trace-stacks \
 	test-store test-store-failures test-store-salvage test-store-retention test-store-read test-store-read-report test-store-read-events test-store-read-gpu test-store-read-history test-store-read-page test-store-oom test-store-coalesce test-sample-row test-census-counters test-store-repeat test-store-delta test-steady test-query test-query-limits \
 	test-config test-config-values test-config-files test-selector \
-	test-sysmem test-event-loop test-schedule test-pidmap test-store-aside test-writer test-export test-watched test-census-tier test-discover test-fast-tier test-proc-connector test-oom-kmsg test-oom-kills test-kmsg-source test-cgroup-mem test-oom-watch test-change-watch test-status-line test-daemon-clock \
+	test-sysmem test-event-loop test-schedule test-pidmap test-store-aside test-writer test-export test-watched test-census-tier test-discover test-fast-tier test-proc-connector test-oom-kmsg test-oom-kills test-near-limit test-kmsg-source test-cgroup-mem test-oom-watch test-change-watch test-status-line test-daemon-clock \
 	test-control-request test-request-table test-control-buffer test-control-access test-control-processes test-control-worker \
 	test-render test-render-html test-command-table test-control-client test-render-answers test-top test-chart
 UNIT_TESTS += test-win-procs test-win-sid test-win-sysmem

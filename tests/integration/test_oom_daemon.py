@@ -312,6 +312,10 @@ def test_a_burst_of_kills(tmp_path, daemons, groups):
     assert len(rows) == groups.oom_kills("box") or len(rows) == killed
     assert len({r["pid"] for r in rows}) == len(rows)  # each once
     assert all(r["pid"] in {g.pid for g in growers} for r in rows)
+    # the group neared its limit with six watched processes in it: a census
+    # of the largest three (RW_NEAR_LIMIT_CENSUSES), not of all
+    assert "a census of its 3 largest watched processes now" in d.logs()
+    assert "a census of its 4 largest" not in d.logs() and "a census of its 6 largest" not in d.logs()
 
 
 def test_kill_minus_nine_is_no_oom_kill(tmp_path, daemons, groups):

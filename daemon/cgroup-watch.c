@@ -222,6 +222,21 @@ void cgroup_watch_end(struct cgroup_watch *cw, struct writer *writer, int64_t no
 	}
 }
 
+int cgroup_watch_limit_of(const struct cgroup_watch *cw, int proc_dir_fd, struct cgroup_watch_limit *ret)
+{
+	char path[CGROUP_MEM_PATH_MAX];
+	struct cgroup_mem m;
+	int r;
+
+	if ((r = cgroup_mem_process_path(proc_dir_fd, &cw->mount, path, sizeof(path))) < 0 ||
+	    (r = cgroup_mem_read(cw->mount_fd, &cw->mount, path, &m)) < 0)
+		return r;
+	if (!m.have_applies)
+		return -ENOENT;
+	ret->limit = m.applies;
+	return cgroup_mem_limit_holder(cw->mount_fd, &cw->mount, path, m.applies, ret->path, sizeof(ret->path));
+}
+
 const struct cgroup_watch_limit *cgroup_watch_limits(const struct cgroup_watch *cw, size_t *ret_n)
 {
 	*ret_n = cw->n_limits;

@@ -51,6 +51,11 @@ void cgroup_watch_begin(struct cgroup_watch *cw);
 void cgroup_watch_add_process(struct cgroup_watch *cw, int proc_dir_fd, uint64_t private, uint64_t resident);
 void cgroup_watch_end(struct cgroup_watch *cw, struct writer *writer, int64_t now_ms);
 
+/* The limit that applies to the group of the process whose /proc/PID is
+ * proc_dir_fd, and the group that holds it, into *ret.  Returns 0,
+ * -ENOENT when no limit applies, or another negative errno. */
+int cgroup_watch_limit_of(const struct cgroup_watch *cw, int proc_dir_fd, struct cgroup_watch_limit *ret);
+
 /* The groups whose limits apply to the groups of the last tick (each
  * once), and how many. */
 const struct cgroup_watch_limit *cgroup_watch_limits(const struct cgroup_watch *cw, size_t *ret_n);

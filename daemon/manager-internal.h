@@ -80,11 +80,13 @@ struct manager {
 /* manager-oom.c: the OOM sources, the memory cgroups and the census
  * before death.  open: at start (a source that cannot be had is off, not
  * an error; returns a negative errno only when out of memory); tick: at
- * each store tick, before the flush; exited: t is let go at its exit;
+ * each store tick, before the flush; followed: t is followed from now on;
+ * exited: t is let go at its exit;
  * stop: before the last store cycle; close: at the end.  status fills
  * the parts of the status that are its. */
 int manager_oom_open(struct manager *m);
 void manager_oom_tick(struct manager *m, int64_t now_ms);
+void manager_oom_followed(struct manager *m, struct target *t);
 void manager_oom_exited(struct manager *m, struct target *t);
 void manager_oom_reload(struct manager *m);
 void manager_oom_stop(struct manager *m);

@@ -36,8 +36,8 @@ static struct oom_sources_options sources_options(const struct manager *m)
 {
 	return (struct oom_sources_options){
 		.watch = m->config.oom_watch && m->host_proc,
+		.watch_off = !m->config.oom_watch ? "OOMWatch=no" : "the proc root is not the host's",
 		.kmsg = m->config.kernel_log,
-		.kmsg_path = getenv("RAMWATCH_KMSG"),
 		.proc_fd = m->root_fd,
 		.state_dir = m->state_dir,
 		.boot_id = m->boot_id,
@@ -190,6 +190,17 @@ static void on_near(void *userdata, const char *path, uint64_t usage, uint64_t l
 			 "%zu largest watched process%s now", format_bytes(a, usage), format_bytes(b, limit), n,
 			 n == 1 ? "" : "es");
 	manager_census_soon(m);
+}
+
+/* A process just followed: the limit that applies to its group is
+ * watched from now on, not only from the next store tick (a process may
+ * reach its limit within seconds of its start). */
+void manager_oom_followed(struct manager *m, struct target *t)
+{
+	struct cgroup_watch_limit l;
+
+	if (m->cgroups && m->near && cgroup_watch_limit_of(m->cgroups, t->proc_dir_fd, &l) == 0)
+		near_limit_add(m->near, &l);
 }
 
 /* ------------------------------------------------------------ life */

@@ -108,6 +108,7 @@ static int follow(void *userdata, struct target *t)
 	}
 	(void)writer_add_process(store_cycle_writer(m->store_cycle), t->ref);
 	census_tier_first_sight(m->census_tier, t, now_monotonic_us());
+	manager_oom_followed(m, t);
 	return 0;
 }
 

@@ -202,39 +202,38 @@ static bool watching(const struct near_limit *nl)
 	return nl->cw && (nl->s.near > 0 || nl->s.again > 0);
 }
 
-void near_limit_update(struct near_limit *nl, const struct cgroup_watch_limit *limits, size_t n)
+/* Marks l seen, made when it is not watched yet (or with another limit:
+ * its thresholds are other ones).  Returns false when out of memory. */
+static bool see(struct near_limit *nl, const struct cgroup_watch_limit *l)
 {
-	uint64_t now = event_loop_now(nl->event);
-
-	for (size_t i = 0; i < nl->n_points; i++)
-		nl->points[i]->seen = false;
-	for (size_t i = 0; watching(nl) && i < n; i++) {
-		struct point *p = find(nl, limits[i].path);
-		if (p && p->limit != limits[i].limit) {
-			/* a new limit: its thresholds are other ones */
-			p->seen = false;
-			p = NULL;
-		}
-		if (p) {
-			p->seen = true;
-			continue;
-		}
-		if (array_grow((void **)&nl->points, nl->n_points + 1, &nl->allocated, sizeof(*nl->points), 4) < 0)
-			break;
-		p = calloc(1, sizeof(*p));
-		if (!p)
-			break;
-		*p = (struct point){ .nl = nl, .limit = limits[i].limit, .efd = -1, .ufd = -1, .seen = true };
-		memcpy(p->path, limits[i].path, strlen(limits[i].path) + 1);
-		if (cgroup_watch_version(nl->cw) == CGROUP_MEM_V1 && !nl->thresholds_refused)
-			(void)register_thresholds(nl, p);
-		nl->points[nl->n_points++] = p;
-		/* already near it: told now, as the thresholds only tell a
-		 * crossing */
-		uint64_t usage;
-		if (cgroup_mem_read_usage(cgroup_watch_mount_fd(nl->cw), cgroup_watch_mount(nl->cw), p->path, &usage) == 0)
-			look(p, usage, false);
+	struct point *p = find(nl, l->path);
+	if (p && p->limit != l->limit)
+		p->seen = false;
+	else if (p) {
+		p->seen = true;
+		return true;
 	}
+	if (array_grow((void **)&nl->points, nl->n_points + 1, &nl->allocated, sizeof(*nl->points), 4) < 0 ||
+	    !(p = calloc(1, sizeof(*p))))
+		return false;
+	*p = (struct point){ .nl = nl, .limit = l->limit, .efd = -1, .ufd = -1, .seen = true };
+	memcpy(p->path, l->path, strlen(l->path) + 1);
+	if (cgroup_watch_version(nl->cw) == CGROUP_MEM_V1 && !nl->thresholds_refused)
+		(void)register_thresholds(nl, p);
+	/* before the old point of the same path, which find() then passes
+	 * over until the sweep takes it */
+	memmove(nl->points + 1, nl->points, nl->n_points * sizeof(*nl->points));
+	nl->points[0] = p;
+	nl->n_points++;
+	/* already near it: told now, as the thresholds only tell a crossing */
+	uint64_t usage;
+	if (cgroup_mem_read_usage(cgroup_watch_mount_fd(nl->cw), cgroup_watch_mount(nl->cw), p->path, &usage) == 0)
+		look(p, usage, false);
+	return true;
+}
+
+static void sweep(struct near_limit *nl)
+{
 	size_t kept = 0;
 	for (size_t i = 0; i < nl->n_points; i++) {
 		if (nl->points[i]->seen)
@@ -243,7 +242,26 @@ void near_limit_update(struct near_limit *nl, const struct cgroup_watch_limit *l
 			point_free(nl->points[i]);
 	}
 	nl->n_points = kept;
-	arm_poll(nl, now);
+}
+
+void near_limit_update(struct near_limit *nl, const struct cgroup_watch_limit *limits, size_t n)
+{
+	for (size_t i = 0; i < nl->n_points; i++)
+		nl->points[i]->seen = false;
+	for (size_t i = 0; watching(nl) && i < n; i++)
+		if (!see(nl, &limits[i]))
+			break;
+	sweep(nl);
+	arm_poll(nl, event_loop_now(nl->event));
+}
+
+void near_limit_add(struct near_limit *nl, const struct cgroup_watch_limit *l)
+{
+	if (!watching(nl))
+		return;
+	(void)see(nl, l);
+	sweep(nl);
+	arm_poll(nl, event_loop_now(nl->event));
 }
 
 void near_limit_counts(const struct near_limit *nl, unsigned *ret_thresholds, unsigned *ret_polled)

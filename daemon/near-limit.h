@@ -54,6 +54,10 @@ struct near_limit *near_limit_free(struct near_limit *nl);
 
 /* The limits to watch from now on (cgroup_watch_limits after a tick). */
 void near_limit_update(struct near_limit *nl, const struct cgroup_watch_limit *limits, size_t n);
+/* One more limit to watch from now on (a process just followed), until
+ * the next near_limit_update says otherwise; nothing when it is watched
+ * already. */
+void near_limit_add(struct near_limit *nl, const struct cgroup_watch_limit *l);
 /* New settings (a reload). */
 void near_limit_reload(struct near_limit *nl, const struct near_limit_settings *s);
 

@@ -39,8 +39,10 @@ struct oom_sources {
 	struct kmsg_source *kmsg;
 	struct event_source *watch_io, *kmsg_io, *grace;
 	bool counter;
-	uint64_t last_count; /* the count as last read and kept */
+	uint64_t last_count; /* the count as last kept */
 	bool have_count;
+	uint64_t tick_count; /* the count read at the last tick, compared at the next */
+	bool have_tick_count;
 
 	struct oom_sources_status st;
 	uint64_t page_size;
@@ -201,16 +203,16 @@ static void close_kmsg(struct oom_sources *s)
 	s->kmsg = kmsg_source_free(s->kmsg);
 }
 
-static void open_watch(struct oom_sources *s, bool on)
+static void open_watch(struct oom_sources *s, bool on, const char *off)
 {
 	char *why = s->st.watch_why;
 	int r;
 
 	if (!on) {
 		if (s->watch)
-			log_info("OOM watch (BPF) unloaded (OOMWatch=no)");
+			log_info("OOM watch (BPF) unloaded (%s)", off ? off : "OOMWatch=no");
 		close_watch(s);
-		snprintf(why, OOM_SOURCES_WHY_MAX, "OOMWatch=no");
+		snprintf(why, OOM_SOURCES_WHY_MAX, "%s", off ? off : "OOMWatch=no");
 		return;
 	}
 	if (s->watch)
@@ -313,12 +315,31 @@ static void count_at_start(struct oom_sources *s, uint64_t now_count)
 		give(s, out, n);
 }
 
-void oom_sources_tick(struct oom_sources *s)
+/* Reads what the sources have waiting now, so that a kill the kernel
+ * counted is told before the count is compared. */
+static void drain(struct oom_sources *s)
+{
+	if (s->watch)
+		(void)oom_watch_read(s->watch);
+	if (s->kmsg)
+		(void)kmsg_source_read(s->kmsg, KMSG_RECORDS_PER_READ);
+}
+
+static void compare(struct oom_sources *s, uint64_t count)
 {
 	struct oom_kill out[GIVE_BATCH];
-	uint64_t count;
 	size_t n;
 
+	while ((n = oom_kills_count(s->kills, count, now_realtime_ms(), out, ELEMENTSOF(out))) > 0)
+		give(s, out, n);
+	keep_count(s, count);
+}
+
+void oom_sources_tick(struct oom_sources *s)
+{
+	uint64_t count;
+
+	drain(s);
 	take(s, now_realtime_ms());
 	if (s->kmsg) {
 		struct kmsg_source_stats ks;
@@ -328,9 +349,14 @@ void oom_sources_tick(struct oom_sources *s)
 	}
 	if (!s->counter || read_count(s, &count) < 0)
 		return;
-	while ((n = oom_kills_count(s->kills, count, now_realtime_ms(), out, ELEMENTSOF(out))) > 0)
-		give(s, out, n);
-	keep_count(s, count);
+	/* The count of the last tick is compared, not this one: the kernel
+	 * counts a kill before its log line is written, and a kill counted a
+	 * moment ago may still be on its way from a source; a whole
+	 * StoreInterval later, every source has told it. */
+	if (s->have_tick_count)
+		compare(s, s->tick_count);
+	s->tick_count = count;
+	s->have_tick_count = true;
 }
 
 int oom_sources_new(struct event_loop *e, const struct oom_sources_options *o, oom_sources_kill_t fn,
@@ -365,7 +391,7 @@ int oom_sources_new(struct event_loop *e, const struct oom_sources_options *o, o
 				      : "/proc/vmstat cannot be read");
 	else
 		count_at_start(s, count);
-	open_watch(s, o->watch);
+	open_watch(s, o->watch, o->watch_off);
 	open_kmsg(s, o->kmsg, o->kmsg_path);
 	/* the first count: where counting starts (after the missed ones) */
 	if (s->counter) {
@@ -381,7 +407,7 @@ void oom_sources_reload(struct oom_sources *s, const struct oom_sources_options 
 {
 	/* what a source that goes told is given first, as it is */
 	make_room(s);
-	open_watch(s, o->watch);
+	open_watch(s, o->watch, o->watch_off);
 	open_kmsg(s, o->kmsg, o->kmsg_path);
 }
 
@@ -399,14 +425,10 @@ void oom_sources_stop(struct oom_sources *s)
 
 	/* a kill still in its grace is given as it is; the count kept is
 	 * the one all given kills are in */
+	drain(s);
 	make_room(s);
-	if (s->counter && read_count(s, &count) == 0) {
-		struct oom_kill out[GIVE_BATCH];
-		size_t n;
-		while ((n = oom_kills_count(s->kills, count, now_realtime_ms(), out, ELEMENTSOF(out))) > 0)
-			give(s, out, n);
-		keep_count(s, count);
-	}
+	if (s->counter && read_count(s, &count) == 0)
+		compare(s, count);
 }
 
 struct oom_sources *oom_sources_free(struct oom_sources *s)

@@ -27,6 +27,7 @@ typedef void (*oom_sources_kill_t)(void *userdata, const struct oom_kill *k);
 
 struct oom_sources_options {
 	bool watch;            /* OOMWatch=: load the BPF program where possible */
+	const char *watch_off; /* why not, when watch is false ("OOMWatch=no") */
 	bool kmsg;             /* KernelLog=: read the kernel's log */
 	const char *kmsg_path; /* NULL: /dev/kmsg */
 	int proc_fd;           /* the proc root, for vmstat (stays the caller's) */
@@ -60,9 +61,13 @@ void oom_sources_stop(struct oom_sources *s);
  * it).  Accepts NULL, returns NULL. */
 struct oom_sources *oom_sources_free(struct oom_sources *s);
 
-/* The store tick: gives the kills whose grace is over, then reads the
- * count and gives those it counted that no source told, and keeps the
- * count for the next start. */
+/* The store tick: reads what the sources have waiting, gives the kills
+ * whose grace is over, then compares the count read at the last tick
+ * (every kill in it has been told by now, if a source saw it) with the
+ * kills given: those it counted that no source told are given as
+ * counted, and it is kept for the next start.  A daemon killed outright
+ * keeps a count up to a tick old, and its next start may count again a
+ * kill of its last tick. */
 void oom_sources_tick(struct oom_sources *s);
 
 /* A reload: OOMWatch= and KernelLog= as o says now (a source turned on

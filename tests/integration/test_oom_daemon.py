@@ -363,3 +363,24 @@ def test_the_kernel_log_alone(tmp_path, daemons, groups):
     assert r["sources"] == "kmsg"
     assert r["cgroup"] == groups.cg("box") and r["limit_hit"] == LIMIT
     assert r["census_id"] is not None
+
+
+def test_a_process_new_to_its_group_is_watched_near_the_limit_at_once(tmp_path, daemons, groups):
+    # no store tick between the process's start and its kill: the limit
+    # of its group is watched from the moment it is followed
+    groups.make("box", LIMIT)
+    d = daemons(tmp_path, fast_config(watch="Watch=name:rwoomgrow").replace("StoreInterval=1s",
+                                                                            "StoreInterval=1h")).start()
+    g = Grower(tmp_path, groups.path("box"))
+    d.wait_for(lambda: f"watching process {g.pid} (rwoomgrow)" in d.logs(), what="the grower followed",
+               timeout=10)
+    time.sleep(0.5)
+    g.grow()
+    assert g.wait() == -signal.SIGKILL
+    time.sleep(2.5)  # the pairing's grace
+    assert d.stop() == 0  # the last store cycle writes what was gathered
+    r = d.query("SELECT * FROM oom_kills WHERE pid = ?", g.pid)
+    assert len(r) == 1, d.logs()[-3000:]
+    assert r[0]["census_id"] is not None
+    c = d.query("SELECT private FROM censuses WHERE id = ?", r[0]["census_id"])[0]
+    assert c["private"] >= 0.6 * LIMIT

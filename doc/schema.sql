@@ -260,7 +260,7 @@ CREATE TABLE cgroups (
     inode INTEGER,
     first_seen INTEGER NOT NULL,
     last_seen INTEGER NOT NULL,
-    UNIQUE (version, path)
+    UNIQUE (path, version)
 ) STRICT;
 CREATE INDEX cgroups_by_unit ON cgroups (unit) WHERE unit IS NOT NULL;
 

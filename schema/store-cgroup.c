@@ -18,7 +18,7 @@ int store_put_cgroup(struct store *s, int64_t time, const struct store_cgroup *g
 	static const char sql[] =
 		"INSERT INTO cgroups (version, path, unit, inode, first_seen, last_seen)"
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?5)"
-		" ON CONFLICT (version, path) DO UPDATE SET"
+		" ON CONFLICT (path, version) DO UPDATE SET"
 		"  inode = coalesce(excluded.inode, inode),"
 		"  first_seen = min(first_seen, excluded.first_seen),"
 		"  last_seen = max(last_seen, excluded.last_seen)"

@@ -172,6 +172,10 @@ static int check_plans(struct store_reader *r)
 			 * and by a glob (no index can serve one) */
 			if (i == RS_PROCESS_LIST || i == RS_PROCESS_BY_NAME)
 				allowed |= streq(detail, "SCAN p");
+			/* the cgroups table, one row per group, listed whole in
+			 * the order of its unique index */
+			if (i == RS_CGROUP_LIST)
+				allowed |= startswith(detail, "SCAN cgroups USING INDEX") != NULL;
 			if (!allowed)
 				fail_msg("statement %d: %s: %s", i, detail, sqlite3_sql(st));
 		}
@@ -181,8 +185,8 @@ static int check_plans(struct store_reader *r)
 	return prepared;
 }
 
-/* Fills a database with every kind of row for a few processes, runs every
- * answer, then asks SQLite how it runs each statement the reader
+/* Fills a database with every kind of row for a few processes (an OOM
+ * kill and a memory cgroup's rows too), runs every answer, then asks SQLite how it runs each statement the reader
  * prepared: none may scan a table of rows.  Only the processes table may
  * be read whole, by the list and by a name glob, which cannot use an index. */
 static void test_query_plans(void **state)
@@ -216,8 +220,30 @@ static void test_query_plans(void **state)
 		assert_int_equal(store_put_region_events(t->s, x, census_id, H0 + MINUTE, &ev, 1), 0);
 		assert_int_equal(store_put_mark(t->s, x, H0 + 5 * MINUTE, "phase", 1000), 0);
 	}
+	/* a kill of one of them, and its memory cgroup's rows */
+	struct store_oom_kill k = { .time = H0 + HOUR, .sources = STORE_OOM_KMSG, .pid = 4242, .process_id = id,
+				    .have_uid = true, .uid = 1000, .comm = "java", .cgroup = "/a.service",
+				    .limit_cgroup = "/a.service" };
+	assert_int_equal(store_put_oom_kill(t->s, &k, NULL), 0);
+	int64_t group = 0;
+	assert_int_equal(store_put_cgroup(t->s, H0, &(struct store_cgroup){ .version = 2, .path = "/a.service" }, &group),
+			 0);
+	for (int i = 0; i < 200; i++)
+		assert_int_equal(store_put_cgroup_sample(t->s, group,
+							 &(struct store_cgroup_sample){ .time = H0 + i * 10 * SECOND,
+											.usage = 1 << 20 }),
+				 0);
 	commit(t);
 	r = reader_of(t);
+	struct store_oom_query oq = { .until = INT64_MAX, .cgroup = "/a.service", .only_uid = 1000 };
+	assert_int_equal(store_read_oom_kills(r, &oq, &o, &err), 0);
+	assert_int_equal(json_array_size(jget(o, "kills")), 1);
+	json_decref(o);
+	assert_int_equal(store_read_cgroups(r, MINUTE, true, &o, &err), 0);
+	json_decref(o);
+	struct store_cgroup_history_query cq = { .unit = "a.service", .until = INT64_MAX };
+	assert_int_equal(store_read_cgroup_history(r, &cq, &o, &err), 0);
+	json_decref(o);
 	assert_int_equal(store_read_instances(r, &sel, &o, &err), 0);
 	assert_int_equal(jint(jat(o, 0), "process_id"), id);
 	json_decref(o);

@@ -384,3 +384,24 @@ def test_a_process_new_to_its_group_is_watched_near_the_limit_at_once(tmp_path, 
     assert r[0]["census_id"] is not None
     c = d.query("SELECT private FROM censuses WHERE id = ?", r[0]["census_id"])[0]
     assert c["private"] >= 0.6 * LIMIT
+
+
+def test_a_read_only_cgroup_file_system_is_polled(tmp_path, daemons, groups):
+    # as under the packaged unit (ProtectControlGroups=yes): the usage
+    # thresholds cannot be registered, the usage is polled, the census
+    # before death is taken all the same
+    if groups.version != 1:
+        pytest.skip("the usage thresholds are cgroup v1's; v2 is always polled")
+    ro = ("unshare", "--mount", "--propagation", "private", "sh", "-c",
+          f"mount --bind {groups.mount} {groups.mount} && mount -o remount,bind,ro {groups.mount} && exec \"$@\"",
+          "--")
+    groups.make("box", LIMIT)
+    d = daemons(tmp_path, oom_config(), wrap=ro).start()
+    pid = kill_in(tmp_path, groups, "box", d)
+    r = d.wait_rows("SELECT * FROM oom_kills WHERE pid = ?", pid, what="the kill")[0]
+    assert r["census_id"] is not None
+    c = d.query("SELECT private FROM censuses WHERE id = ?", r["census_id"])[0]
+    assert c["private"] >= 0.6 * LIMIT
+    near = d.ask({"op": "status"})["result"]["cgroups"]["near_limit"]
+    assert near["thresholds"] == 0 and near["told"] >= 1, near
+    assert "memory cgroups near their limits are polled" in d.logs()

@@ -236,6 +236,11 @@ void manager_oom_tick(struct manager *m, int64_t now_ms)
 		near_limit_update(m->near, l, n);
 	}
 	oom_sources_tick(m->oom);
+	/* what the recent exits hold (a process's row, its region paths) is
+	 * let go once no kill can name it any more */
+	for (size_t i = 0; i < ELEMENTSOF(m->recent); i++)
+		if (m->recent[i].ref && m->recent[i].at_ms < now_ms - RECENT_EXIT_MS)
+			m->recent[i].ref = proc_ref_unref(m->recent[i].ref);
 }
 
 void manager_oom_reload(struct manager *m)

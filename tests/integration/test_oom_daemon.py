@@ -405,3 +405,22 @@ def test_a_read_only_cgroup_file_system_is_polled(tmp_path, daemons, groups):
     near = d.ask({"op": "status"})["result"]["cgroups"]["near_limit"]
     assert near["thresholds"] == 0 and near["told"] >= 1, near
     assert "memory cgroups near their limits are polled" in d.logs()
+
+
+def test_the_oom_watch_alone(tmp_path, daemons, groups):
+    # the groups named from the ids the watch gives (their directories'
+    # inodes); the kernel's figures, which only the log has, unknown
+    groups.make("top", LIMIT)
+    groups.make("top/child")
+    d = daemons(tmp_path, oom_config(extra="[OOM]\nKernelLog=no\n")).start()
+    bpf = d.ask({"op": "status"})["result"]["oom"]["sources"]["bpf"]
+    if not bpf["active"]:
+        pytest.skip(f"the OOM watch cannot be loaded here: {bpf['why']}")
+    pid = kill_in(tmp_path, groups, "top/child", d)
+    r = d.wait_rows("SELECT * FROM oom_kills WHERE pid = ?", pid, what="the kill")[0]
+    assert r["sources"] == "bpf"
+    assert r["cgroup"] == groups.cg("top/child") and r["limit_cgroup"] == groups.cg("top")
+    assert r["limit_hit"] == LIMIT and r["usage"] >= 0.9 * LIMIT
+    assert r["comm"] == "rwoomgrow" and r["uid"] == 0
+    assert r["total_vm"] is None and r["anon_rss"] is None
+    assert r["census_id"] is not None

@@ -246,6 +246,9 @@ def test_killed_three_times_each_recorded_with_a_census_near_the_limit(tmp_path,
         assert r["anon_rss"] > 0.6 * LIMIT and r["total_vm"] >= r["anon_rss"]
         assert set(r["sources"].split(",")) == ({"bpf", "kmsg"} if bpf else {"kmsg"})
         assert r["process_id"] is not None
+        # its last sample: a fast-tier row of the victim at or before the kill
+        assert r["sample_time"] is not None and r["sample_time"] <= r["time"]
+        assert d.query("SELECT 1 FROM samples WHERE process_id = ? AND time <= ?", r["process_id"], r["time"])
         # the census before death: taken as the group neared its limit,
         # before the kill, and linked to it
         assert r["census_id"] is not None, r

@@ -129,7 +129,8 @@ DAEMON_SRCS := $(DAEMON_LINUX_SRCS) daemon/config.c daemon/config-parse.c daemon
 	daemon/writer.c daemon/target.c daemon/manager.c daemon/manager-interface.c daemon/discover.c daemon/discover-known.c daemon/proc-connector.c daemon/watched.c \
 	daemon/fast-tier.c daemon/census-tier.c daemon/census-take.c daemon/store-cycle.c daemon/store-aside.c daemon/malloc-tuning.c daemon/timer.c daemon/daemon-clock.c daemon/status-line.c \
 	daemon/export.c daemon/export-text.c daemon/gpu-watch.c daemon/change-watch.c daemon/oom-kmsg.c daemon/cgroup-mem.c \
-	daemon/bpf-setup.c daemon/oom-watch.c daemon/oom-kills.c daemon/kmsg-source.c
+	daemon/bpf-setup.c daemon/oom-watch.c daemon/oom-kills.c daemon/kmsg-source.c \
+	daemon/oom-sources.c daemon/cgroup-watch.c daemon/near-limit.c daemon/manager-oom.c
 DAEMON_MAIN := daemon/ramwatchd.c
 # the pure parts of the daemon's Windows primitives (daemon/windows/: the
 # process snapshot's records, SIDs, the machine's memory row), built here
@@ -260,7 +261,7 @@ UNIT_TESTS := test-util test-log test-strpool test-text test-hashtab test-timepa
 	test-trace-replay test-trace-export test-trace-binary test-trace-stacks \
 	test-store test-store-failures test-store-salvage test-store-retention test-store-read test-store-read-report test-store-read-events test-store-read-gpu test-store-read-history test-store-read-page test-store-oom test-store-coalesce test-sample-row test-census-counters test-store-repeat test-store-delta test-steady test-query test-query-limits \
 	test-config test-config-values test-config-files test-selector \
-	test-sysmem test-event-loop test-schedule test-pidmap test-store-aside test-writer test-export test-watched test-census-tier test-discover test-fast-tier test-proc-connector test-oom-kmsg test-oom-kills test-kmsg-source test-cgroup-mem test-oom-watch test-change-watch test-status-line test-daemon-clock \
+	test-sysmem test-event-loop test-schedule test-pidmap test-store-aside test-writer test-export test-watched test-census-tier test-discover test-fast-tier test-proc-connector test-oom-kmsg test-oom-kills test-near-limit test-kmsg-source test-cgroup-mem test-oom-watch test-change-watch test-status-line test-daemon-clock \
 	test-control-request test-request-table test-control-buffer test-control-access test-control-processes test-control-worker \
 	test-render test-render-html test-command-table test-control-client test-render-answers test-top test-chart
 UNIT_TESTS += test-win-procs test-win-sid test-win-sysmem

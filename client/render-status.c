@@ -103,6 +103,60 @@ static void budget_row(FILE *f, const json_t *budget)
 	fputc('\n', f);
 }
 
+/* "bpf, kmsg, counter" active; each that is not, with why. */
+static void oom_row(FILE *f, const json_t *oom)
+{
+	static const char *const names[] = { "bpf", "kmsg", "counter" };
+	const json_t *sources = json_object_get(oom, "sources"), *kills = json_object_get(oom, "kills");
+	const char *sep = "";
+
+	if (!json_is_object(oom))
+		return;
+	fprintf(f, "%-14s ", "OOM kills");
+	for (size_t i = 0; i < ELEMENTSOF(names); i++)
+		if (json_is_true(json_object_get(json_object_get(sources, names[i]), "active"))) {
+			fprintf(f, "%s%s", sep, names[i]);
+			sep = ", ";
+		}
+	fputs(*sep ? " active" : "no source active", f);
+	if (json_is_object(kills)) {
+		int64_t total = 0, v;
+		const char *key;
+		const json_t *value;
+		json_object_foreach((json_t *)kills, key, value)
+			if (answer_int(kills, key, &v))
+				total += v;
+		fprintf(f, "; %" PRId64 " since the start", total);
+	}
+	fputc('\n', f);
+	for (size_t i = 0; i < ELEMENTSOF(names); i++) {
+		const json_t *src = json_object_get(sources, names[i]);
+		const char *why = answer_str(src, "why");
+		if (json_is_false(json_object_get(src, "active")))
+			row(f, "", "%s off: %s", names[i], why ? why : "-");
+	}
+}
+
+static void cgroups_row(FILE *f, const json_t *cg)
+{
+	const char *why = answer_str(cg, "why");
+	const json_t *near = json_object_get(cg, "near_limit");
+	int64_t version, groups = 0, thresholds = 0, polled = 0;
+
+	if (!json_is_object(cg))
+		return;
+	if (!answer_int(cg, "version", &version)) {
+		row(f, "cgroups", "not followed: %s", why ? why : "-");
+		return;
+	}
+	answer_int(cg, "groups", &groups);
+	answer_int(near, "thresholds", &thresholds);
+	answer_int(near, "polled", &polled);
+	row(f, "cgroups", "v%" PRId64 ", %" PRId64 " group%s of watched processes; %" PRId64
+		" limit%s watched through thresholds, %" PRId64 " polled", version, groups, groups == 1 ? "" : "s",
+	    thresholds, thresholds == 1 ? "" : "s", polled);
+}
+
 int render_status(const json_t *status, FILE *f)
 {
 	char span[TIMEPARSE_FORMAT_MAX], when[TIMEPARSE_FORMAT_MAX];
@@ -126,6 +180,8 @@ int render_status(const json_t *status, FILE *f)
 	if (answer_int(status, "deferred", &deferred))
 		row(f, "deferred", "%" PRId64 " census%s waiting for the budget", deferred,
 		    deferred == 1 ? "" : "es");
+	oom_row(f, json_object_get(status, "oom"));
+	cgroups_row(f, json_object_get(status, "cgroups"));
 	if (!json_is_array(errors) || json_array_size(errors) == 0) {
 		row(f, "last errors", "none");
 	} else {

@@ -401,3 +401,13 @@
 /* UTF-16 units of an image name kept; a longer one is cut at a character
  * (Windows's own names are file names, at most MAX_PATH). */
 #define RW_WIN_PROC_NAME_MAX (260u)
+
+/* The census before death (near-limit.h): the largest watched processes
+ * of a memory cgroup near its limit (or of the host near exhaustion) that
+ * get a census at once. */
+#define RW_NEAR_LIMIT_CENSUSES 3
+
+/* Processes let go at their exit kept a moment for the OOM kill that may
+ * have ended them (manager-oom.c): a burst of kills larger than this
+ * within seconds records the oldest victims as not watched. */
+#define RW_RECENT_EXITS 64

@@ -297,6 +297,12 @@ int census_tier_mark(struct census_tier *ct, struct target *t, struct writer *wr
 	return 0;
 }
 
+void census_tier_near_limit(struct census_tier *ct, struct target *t, uint64_t now)
+{
+	(void)ct;
+	schedule_near_limit(&t->census.plan, now);
+}
+
 void census_tier_forget(struct census_tier *ct, struct target *t, bool exited, int64_t time)
 {
 	(void)ct;

@@ -135,6 +135,12 @@ void census_tier_waiter_cancel(struct census_waiter *w);
 int census_tier_mark(struct census_tier *ct, struct target *t, struct writer *writer, int64_t time, const char *name,
 		     int64_t by_uid, uint64_t now);
 
+/* The census before death: t's memory cgroup (or the host) nears its
+ * limit; t's census runs in the next pass, first, outside the budget
+ * (charged to it), without the heap walks (schedule_near_limit).  The
+ * caller runs a pass soon. */
+void census_tier_near_limit(struct census_tier *ct, struct target *t, uint64_t now);
+
 /* t is let go (exited, or no longer watched) at time: its waiting clients
  * are told so. */
 void census_tier_forget(struct census_tier *ct, struct target *t, bool exited, int64_t time);

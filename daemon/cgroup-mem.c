@@ -2,6 +2,7 @@
 #include "cgroup-mem.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -411,5 +412,90 @@ int cgroup_mem_read(int mount_fd, const struct cgroup_mem_mount *mnt, const char
 			return r;
 	}
 	*ret = m;
+	return 0;
+}
+
+int cgroup_mem_read_usage(int mount_fd, const struct cgroup_mem_mount *mnt, const char *path, uint64_t *ret)
+{
+	return read_number(mount_fd, path, mnt->version == CGROUP_MEM_V1 ? "memory.usage_in_bytes" : "memory.current",
+			   ret);
+}
+
+int cgroup_mem_limit_holder(int mount_fd, const struct cgroup_mem_mount *mnt, const char *path, uint64_t applies,
+			    char *buf, size_t size)
+{
+	const char *name = mnt->version == CGROUP_MEM_V1 ? "memory.limit_in_bytes" : "memory.max";
+	char up[CGROUP_MEM_PATH_MAX];
+
+	if (snprintf(up, sizeof(up), "%s", path) >= (int)sizeof(up))
+		return -ENAMETOOLONG;
+	for (;;) {
+		uint64_t v;
+		int r = read_limit(mount_fd, up, name, &v);
+		if (r == 1 && v == applies) {
+			if (snprintf(buf, size, "%s", up) >= (int)size)
+				return -ENAMETOOLONG;
+			return 0;
+		}
+		if (r < 0 && r != -ENOENT)
+			return r;
+		char *slash = strrchr(up, '/');
+		if (!slash || (slash == up && up[1] == 0))
+			return -ENOENT;
+		if (slash == up)
+			up[1] = 0; /* the mount's root */
+		else
+			*slash = 0;
+	}
+}
+
+int cgroup_mem_process_path(int proc_dir_fd, const struct cgroup_mem_mount *mnt, char *buf, size_t size)
+{
+	char *text = NULL;
+	size_t len;
+	int r = read_full_fileat(proc_dir_fd, "cgroup", FILE_MAX, &text, &len);
+	if (r < 0)
+		return r;
+	r = cgroup_mem_path_parse(text, len, mnt, buf, size);
+	free(text);
+	return r;
+}
+
+int cgroup_mem_open_mount(const char *mountinfo_path, struct cgroup_mem_mount *ret_mount, int *ret_fd)
+{
+	char *text = NULL, *controllers = NULL;
+	size_t len, clen = 0;
+	struct cgroup_mem_mount m;
+	int r = read_full_fileat(AT_FDCWD, mountinfo_path ? mountinfo_path : "/proc/self/mountinfo", 1024 * 1024,
+				 &text, &len);
+	if (r < 0)
+		return r;
+	/* a v1 hierarchy with memory first; else v2, whose root says which
+	 * controllers it has (where systemd mounts it) */
+	r = cgroup_mem_mount_parse(text, len, NULL, &m);
+	if (r == -ENOENT) {
+		/* no v1 hierarchy with memory: a v2 mount, if it has memory */
+		struct cgroup_mem_mount probe;
+		static const char *const v2_roots[] = { "/sys/fs/cgroup", "/sys/fs/cgroup/unified" };
+		for (size_t i = 0; i < ELEMENTSOF(v2_roots) && r == -ENOENT; i++) {
+			char p[256];
+			snprintf(p, sizeof(p), "%s/cgroup.controllers", v2_roots[i]);
+			if (read_full_fileat(AT_FDCWD, p, FILE_MAX, &controllers, &clen) < 0)
+				continue;
+			r = cgroup_mem_mount_parse(text, len, controllers, &probe);
+			free(controllers);
+			controllers = NULL;
+			if (r == 0)
+				m = probe;
+		}
+	}
+	free(text);
+	if (r < 0)
+		return r;
+	int fd = open(m.mount_point, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	*ret_mount = m;
+	*ret_fd = fd;
 	return 0;
 }

@@ -89,3 +89,25 @@ int cgroup_mem_events_parse(const char *text, size_t len, enum cgroup_mem_versio
  * mount opened as mount_fd.  Returns 0, -ENOENT when the group is gone,
  * or another negative errno. */
 int cgroup_mem_read(int mount_fd, const struct cgroup_mem_mount *m, const char *path, struct cgroup_mem *ret);
+
+/* The usage of the group at path, alone (a cheap read for polling).
+ * Returns 0, -ENOENT when the group is gone, or another negative errno. */
+int cgroup_mem_read_usage(int mount_fd, const struct cgroup_mem_mount *m, const char *path, uint64_t *ret);
+
+/* The group whose own limit is applies, from path up to the mount's root
+ * (the group the limit that applies to path is set on), into buf.
+ * Returns 0, -ENOENT when none has it, -ENAMETOOLONG, another errno. */
+int cgroup_mem_limit_holder(int mount_fd, const struct cgroup_mem_mount *m, const char *path, uint64_t applies,
+			    char *buf, size_t size);
+
+/* The memory group of the process whose /proc/PID is proc_dir_fd, as
+ * cgroup_mem_path_parse gives it.  Returns 0 or its errors, -ENOENT or
+ * -ESRCH when the process is gone. */
+int cgroup_mem_process_path(int proc_dir_fd, const struct cgroup_mem_mount *m, char *buf, size_t size);
+
+/* Finds the memory controller (mountinfo_path NULL: /proc/self/mountinfo;
+ * v1 first, else a v2 mount at /sys/fs/cgroup or /sys/fs/cgroup/unified
+ * whose root has the memory controller) and opens its mount point.
+ * Returns 0 with *ret_mount and *ret_fd (the caller's), -ENOENT where
+ * there is none, another negative errno. */
+int cgroup_mem_open_mount(const char *mountinfo_path, struct cgroup_mem_mount *ret_mount, int *ret_fd);

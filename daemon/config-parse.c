@@ -169,6 +169,19 @@ int config_parser_finish(struct config_parser *p, struct daemon_config *ret)
 			    units_format_duration(a, c->store_interval), units_format_duration(b, c->sample_interval));
 	}
 
+	if (c->near_limit > 0 && c->near_limit_again > 0 && c->near_limit_again < c->near_limit) {
+		size_t near = (size_t)(config_setting_find("OOM", "NearLimit") - config_settings);
+		size_t again = (size_t)(config_setting_find("OOM", "NearLimitAgain") - config_settings);
+		size_t at = p->where[again].seq > p->where[near].seq ? again : near;
+		char a[CONFIG_VALUE_MAX], b[CONFIG_VALUE_MAX];
+
+		return fail(p, -ERANGE,
+			    "%s:%u: NearLimitAgain=%s is below NearLimit=%s "
+			    "(the second census comes nearer the limit than the first)",
+			    p->where[at].file ? p->where[at].file : "(defaults)", p->where[at].line,
+			    config_format_percent(a, c->near_limit_again), config_format_percent(b, c->near_limit));
+	}
+
 	*ret = *c;
 	*c = (struct daemon_config){};
 	return 0;

@@ -54,6 +54,13 @@ const struct config_setting config_settings[CONFIG_SETTINGS_N] = {
 
 	{ "Export", "Export", CONFIG_EXPORT, FIELD(export_path), "no", 0, 0, 0, 0, false },
 	{ "Export", "ExportGroupBy", CONFIG_GROUP_BY, FIELD(export_group_by), "comm", 0, 0, 0, 0, false },
+
+	{ "OOM", "OOMWatch", CONFIG_BOOL, FIELD(oom_watch), "yes", 0, 0, 0, 0, false },
+	{ "OOM", "KernelLog", CONFIG_BOOL, FIELD(kernel_log), "yes", 0, 0, 0, 0, false },
+	/* 0: no census before death at that share */
+	{ "OOM", "NearLimit", CONFIG_PERCENT, FIELD(near_limit), "90%", 0, 0, 0.1, 1.0, true },
+	{ "OOM", "NearLimitAgain", CONFIG_PERCENT, FIELD(near_limit_again), "97%", 0, 0, 0.1, 1.0, true },
+	{ "OOM", "NearExhaustion", CONFIG_SIZE, FIELD(near_exhaustion), "256M", MiB, UINT64_MAX, 0, 0, true },
 };
 
 const struct config_setting *config_setting_find(const char *section, const char *name)
@@ -169,6 +176,8 @@ static bool ratio_in_bounds(const struct config_setting *t, double v)
 {
 	/* "0.1%" / 100 may land a rounding step off the constant 0.001 */
 	const double slack = 1e-9;
+	if (t->zero_off && v == 0)
+		return true;
 	return v >= t->min_ratio * (1 - slack) && v <= t->max_ratio * (1 + slack);
 }
 

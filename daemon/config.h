@@ -56,6 +56,13 @@ struct daemon_config {
 	/* [Export] */
 	char *export_path;                    /* Export=textfile:PATH; NULL: no export */
 	enum export_group_by export_group_by; /* ExportGroupBy= */
+
+	/* [OOM] */
+	bool oom_watch;            /* OOMWatch=: the BPF OOM watch where it loads */
+	bool kernel_log;           /* KernelLog=: OOM kills read from /dev/kmsg */
+	double near_limit;         /* NearLimit=: share of a cgroup's limit; 0: off */
+	double near_limit_again;   /* NearLimitAgain=: a second census, nearer; 0: off */
+	uint64_t near_exhaustion;  /* NearExhaustion=: MemAvailable under it, bytes; 0: off */
 };
 
 /* The defaults of config-table.c (documented in ramwatchd.conf(5)). */

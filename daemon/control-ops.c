@@ -121,6 +121,42 @@ static json_t *system_json(const struct core_status *st)
 			 (json_int_t)x->swap_total, "swap_free", (json_int_t)x->swap_free, "pressure", pressure);
 }
 
+/* One OOM source: whether it is active, and why not. */
+static json_t *source_json(bool active, const char *why)
+{
+	return json_pack("{s:b, s:o}", "active", active, "why", active || !why[0] ? json_null() : control_json_string(why));
+}
+
+/* The OOM sources and what they told since the start; null without any. */
+static json_t *oom_json(const struct core_status *st)
+{
+	const struct oom_sources_status *o = &st->oom;
+	json_t *kills;
+
+	if (!st->have_oom)
+		return json_null();
+	kills = json_object();
+	for (int k = 0; kills && k <= OOM_CONSTRAINT_MEMCG; k++)
+		json_object_set_new(kills, oom_constraint_name(k), json_integer((json_int_t)o->kills[k]));
+	if (kills)
+		json_object_set_new(kills, "counted", json_integer((json_int_t)o->counted));
+	return json_pack("{s:{s:o, s:o, s:o}, s:o, s:I, s:I}", "sources", "bpf", source_json(o->watch, o->watch_why),
+			 "kmsg", source_json(o->kmsg, o->kmsg_why), "counter", source_json(o->counter, o->counter_why),
+			 "kills", kills ? kills : json_null(), "kmsg_lost", (json_int_t)o->kmsg_lost, "kmsg_bad_lines",
+			 (json_int_t)o->kmsg_bad_lines);
+}
+
+/* The memory cgroups: the controller's version (null: none, and why),
+ * the groups of watched processes, how their limits are watched. */
+static json_t *cgroups_json(const struct core_status *st)
+{
+	return json_pack("{s:o, s:o, s:I, s:{s:I, s:I, s:I}}", "version",
+			 st->cgroup_version ? json_integer(st->cgroup_version) : json_null(), "why",
+			 st->cgroups_why ? control_json_string(st->cgroups_why) : json_null(), "groups",
+			 (json_int_t)st->n_cgroups, "near_limit", "thresholds", (json_int_t)st->near_limit_thresholds,
+			 "polled", (json_int_t)st->near_limit_polled, "told", (json_int_t)st->near_limit_rounds);
+}
+
 static void op_status(struct control_conn *c)
 {
 	struct control *s = c->server;
@@ -166,6 +202,8 @@ static void op_status(struct control_conn *c)
 	if (result) {
 		json_object_set_new(json_object_get(result, "database"), "corruption", corruption_json(&st));
 		json_object_set_new(result, "system", system_json(&st));
+		json_object_set_new(result, "oom", oom_json(&st));
+		json_object_set_new(result, "cgroups", cgroups_json(&st));
 	}
 	control_conn_result(c, result);
 }

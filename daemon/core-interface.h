@@ -12,6 +12,8 @@
 #include <stdint.h>
 
 #include "census-tier.h"
+#include "export-text.h"
+#include "oom-sources.h"
 #include "store.h"
 #include "writer.h"
 
@@ -49,6 +51,22 @@ struct core_status {
 	/* the rules for a census of a process the daemon does not watch */
 	bool evidence;                      /* Evidence= */
 	uint64_t huge_process;              /* HugeProcess=, bytes; 0: none */
+
+	/* OOM kills: the sources and what they told (have_oom false: none
+	 * opened) */
+	bool have_oom;
+	struct oom_sources_status oom;
+	/* memory cgroups: the controller's version (1, 2; 0: none, why in
+	 * cgroups_why), the groups of watched processes at the last store
+	 * tick (the daemon's, valid until the loop runs again), the limits
+	 * watched near through thresholds or polling, and how many times a
+	 * group (or the host) was found near its limit */
+	int cgroup_version;
+	const char *cgroups_why;
+	const struct export_cgroup *cgroups;
+	size_t n_cgroups;
+	unsigned near_limit_thresholds, near_limit_polled;
+	uint64_t near_limit_rounds;
 
 	/* the machine's memory, read when the status was asked for (only
 	 * then: the STATUS= line does not need it); have_system false when

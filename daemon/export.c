@@ -158,6 +158,21 @@ int export_metrics_text(const struct watched *w, const struct core_status *st, e
 		.gpu = gpu,
 	};
 	memcpy(d.censuses, st->census.censuses, sizeof(d.censuses));
+	if (st->have_oom) {
+		static const enum export_oom_kind kinds[] = {
+			[OOM_CONSTRAINT_UNKNOWN] = EXPORT_OOM_UNKNOWN,
+			[OOM_CONSTRAINT_NONE] = EXPORT_OOM_GLOBAL,
+			[OOM_CONSTRAINT_CPUSET] = EXPORT_OOM_CPUSET,
+			[OOM_CONSTRAINT_MEMORY_POLICY] = EXPORT_OOM_MEMORY_POLICY,
+			[OOM_CONSTRAINT_MEMCG] = EXPORT_OOM_MEMCG,
+		};
+		d.oom_sources = st->oom.watch || st->oom.kmsg || st->oom.counter;
+		for (size_t i = 0; i < ELEMENTSOF(kinds); i++)
+			d.oom_kills[kinds[i]] += st->oom.kills[i];
+		d.oom_kills[EXPORT_OOM_COUNTED] = st->oom.counted;
+	}
+	d.cgroups = st->cgroups;
+	d.n_cgroups = st->n_cgroups;
 
 	r = export_text_build(&d, p, n, by, ret, ret_len);
 	user_names_done(&names);

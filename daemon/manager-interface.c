@@ -50,6 +50,7 @@ void manager_snapshot(struct manager *m, bool with_size, struct core_status *ret
 		ret->corruption_kept_censuses = k->kept.censuses;
 	}
 	writer_get_stats(writer, &ret->writer);
+	manager_oom_status(m, ret);
 	ret->have_size = with_size && store && store_size(store, &ret->size) >= 0;
 }
 

@@ -20,9 +20,22 @@
 #include "store-cycle.h"
 #include "core-interface.h"
 #include "status-line.h"
+#include "limits.h"
 #include "watched.h"
 
+struct cgroup_watch;
+struct near_limit;
+struct oom_sources;
+struct proc_ref;
 struct state_lock;
+
+/* A process let go at its exit, kept a moment for the OOM kill that may
+ * have ended it (manager-oom.c). */
+struct manager_recent_exit {
+	int pid;
+	int64_t at_ms;
+	struct proc_ref *ref; /* NULL: an empty slot */
+};
 
 /* Retention runs this often; each run is a bounded number of steps. */
 #define RETENTION_PERIOD_US (60u * 1000u * 1000u)
@@ -53,7 +66,32 @@ struct manager {
 	struct event_source *proc_events; /* the proc connector's socket, for discovery; NULL once closed */
 
 	struct status_rate_point status_since; /* the last STATUS= line's, for rates */
+
+	/* why processes die (manager-oom.c) */
+	struct oom_sources *oom;
+	struct cgroup_watch *cgroups;  /* NULL: no memory controller (cgroups_why) */
+	char cgroups_why[128];
+	struct near_limit *near;
+	uint64_t near_limit_rounds;    /* groups (or the host) told near their limit */
+	struct manager_recent_exit recent[RW_RECENT_EXITS];
+	size_t recent_next;
 };
+
+/* manager-oom.c: the OOM sources, the memory cgroups and the census
+ * before death.  open: at start (a source that cannot be had is off, not
+ * an error; returns a negative errno only when out of memory); tick: at
+ * each store tick, before the flush; followed: t is followed from now on;
+ * exited: t is let go at its exit;
+ * stop: before the last store cycle; close: at the end.  status fills
+ * the parts of the status that are its. */
+int manager_oom_open(struct manager *m);
+void manager_oom_tick(struct manager *m, int64_t now_ms);
+void manager_oom_followed(struct manager *m, struct target *t);
+void manager_oom_exited(struct manager *m, struct target *t);
+void manager_oom_reload(struct manager *m);
+void manager_oom_stop(struct manager *m);
+void manager_oom_close(struct manager *m);
+void manager_oom_status(const struct manager *m, struct core_status *ret);
 
 /* Runs a census pass from the loop as soon as the current callback
  * returns (a request or a mark is waiting). */

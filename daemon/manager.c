@@ -108,6 +108,7 @@ static int follow(void *userdata, struct target *t)
 	}
 	(void)writer_add_process(store_cycle_writer(m->store_cycle), t->ref);
 	census_tier_first_sight(m->census_tier, t, now_monotonic_us());
+	manager_oom_followed(m, t);
 	return 0;
 }
 
@@ -129,6 +130,8 @@ static void let_go(struct manager *m, struct target *t, bool exited)
 	fast_tier_queue(&m->fast, t, writer, now);
 	(void)writer_add_process(writer, t->ref);
 	census_tier_forget(m->census_tier, t, exited, now);
+	if (exited)
+		manager_oom_exited(m, t);
 	if (t->exit_source) {
 		free(event_source_userdata(t->exit_source));
 		t->exit_source = event_source_free(t->exit_source);
@@ -251,6 +254,8 @@ static int run_store_cycle(struct manager *m)
 	int r;
 
 	store_cycle_gather(m->store_cycle, &m->fast, m->watched, now);
+	/* the memory cgroups' rows, and the OOM kills the counters found */
+	manager_oom_tick(m, now);
 	if (gpu_watch_cycle(&m->gpu, m->watched, m->census_tier, store_cycle_writer(m->store_cycle), now))
 		/* the growth trigger of GPU memory: the round must see it */
 		for (struct target *t = watched_first(m->watched); t; t = watched_next(t))
@@ -450,6 +455,7 @@ static int reload(struct manager *m)
 	timer_rearm(m->store_timer, m->config.store_interval);
 	discover_reload(&m->discover);
 	timer_rearm(m->discover_timer, 0);
+	manager_oom_reload(m);
 
 	/* processes the new selectors no longer pick are let go */
 	for (struct target *t = watched_first(m->watched), *next; t; t = next) {
@@ -561,7 +567,7 @@ int manager_new(const struct manager_options *o, struct manager **ret)
 		return log_error_errno(ENOMEM, "out of memory");
 	m->started_us = now;
 	m->status_since = (struct status_rate_point){ .at_us = now };
-	if ((r = manager_open_control(m, o)) < 0)
+	if ((r = manager_oom_open(m)) < 0 || (r = manager_open_control(m, o)) < 0)
 		return r;
 	*ret = TAKE_PTR(m);
 	return 0;
@@ -578,7 +584,9 @@ int manager_run(struct manager *m)
 	if (r < 0)
 		log_error_errno(r, "event loop failed: %m");
 
-	/* what was gathered since the last cycle is written before exit */
+	/* what was gathered since the last cycle is written before exit,
+	 * with the OOM kills still waiting for their sources */
+	manager_oom_stop(m);
 	(void)run_store_cycle(m);
 	struct writer_stats ws;
 	writer_get_stats(store_cycle_writer(m->store_cycle), &ws);
@@ -607,6 +615,7 @@ struct manager *manager_free(struct manager *m)
 	event_source_free(m->retention_timer);
 	event_source_free(m->census_soon);
 	event_source_free(m->proc_events);
+	manager_oom_close(m);
 	discover_done(&m->discover);
 	m->store_cycle = store_cycle_close(m->store_cycle);
 	/* after the store: the next daemon finds the database closed */

@@ -70,6 +70,12 @@ void schedule_add(struct census_plan *p, enum store_trigger t, uint64_t now)
 	set_pending(p, t, now);
 }
 
+void schedule_near_limit(struct census_plan *p, uint64_t now)
+{
+	set_pending(p, TRIGGER_GROWTH, now);
+	p->near_limit = true;
+}
+
 static const enum store_trigger rank[] = { TRIGGER_REQUEST, TRIGGER_MARK, TRIGGER_FIRST, TRIGGER_GROWTH,
 					   TRIGGER_INTERVAL };
 
@@ -83,7 +89,7 @@ enum store_trigger schedule_trigger(const struct census_plan *p)
 
 bool schedule_needs_budget(const struct census_plan *p)
 {
-	return !(p->pending & ((1u << TRIGGER_REQUEST) | (1u << TRIGGER_MARK)));
+	return !p->near_limit && !(p->pending & ((1u << TRIGGER_REQUEST) | (1u << TRIGGER_MARK)));
 }
 
 static unsigned rank_of(enum store_trigger t)
@@ -96,6 +102,8 @@ static unsigned rank_of(enum store_trigger t)
 
 int schedule_compare(const struct census_plan *a, const struct census_plan *b)
 {
+	if (a->near_limit != b->near_limit)
+		return a->near_limit ? -1 : 1;
 	unsigned ra = rank_of(schedule_trigger(a)), rb = rank_of(schedule_trigger(b));
 	if (ra != rb)
 		return ra < rb ? -1 : 1;
@@ -113,6 +121,7 @@ void schedule_done(struct census_plan *p, uint64_t now, enum census_status statu
 	p->deferred = false;
 	p->want_full = p->want_light = false;
 	p->vram_growth = false;
+	p->near_limit = false;
 	if (status == CENSUS_OK) {
 		p->have_ok = true;
 		p->last_private = private;
@@ -123,6 +132,8 @@ void schedule_done(struct census_plan *p, uint64_t now, enum census_status statu
 bool schedule_heap_due(const struct census_plan *p, const struct daemon_config *c, enum store_trigger t,
 		       uint64_t now)
 {
+	if (p->near_limit)
+		return false;
 	if (t != TRIGGER_INTERVAL || !p->heap_read)
 		return true;
 	return now >= p->heap_at && now - p->heap_at >= c->in_use_interval;

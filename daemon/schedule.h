@@ -26,6 +26,8 @@ struct census_plan {
 	uint64_t vram;          /* the GPU memory it holds now (all devices), as last told */
 	uint64_t last_vram;     /* ... at the last ok census */
 	bool vram_growth;       /* the growth trigger pending is the GPU memory's */
+	bool near_limit;        /* its memory cgroup (or the host) nears its limit: the
+				 * census runs first, at once, without the heap walks */
 	bool heap_read;         /* a census read in use and free (walked the heaps) */
 	uint64_t heap_at;       /* ... the last one, when it was tried */
 };
@@ -55,6 +57,12 @@ bool schedule_update_vram(struct census_plan *p, const struct daemon_config *c, 
 
 /* Adds a trigger from outside (a mark, a client's request). */
 void schedule_add(struct census_plan *p, enum store_trigger t, uint64_t now);
+
+/* The census before death: its memory cgroup (or the host) nears the
+ * limit.  A growth census is due at once, ahead of every other, without
+ * waiting for budget (its cost is still charged) and without the heap
+ * walks, which could outlast the process. */
+void schedule_near_limit(struct census_plan *p, uint64_t now);
 
 /* The trigger to record for the pending census: a request before a mark
  * before first sight before growth before the interval. */

@@ -42,6 +42,15 @@ struct row {
 			struct writer_gpu_use *uses;
 			size_t n_uses;
 		} gpu;
+		struct {
+			struct store_oom_kill kill;
+			char *comm, *constraint, *cgroup, *limit_cgroup;
+		} oom;
+		struct {
+			struct store_cgroup group;
+			char *path;
+			struct store_cgroup_sample sample;
+		} cgroup;
 	};
 };
 
@@ -60,6 +69,8 @@ static const char *const row_names[_WRITER_ROW_MAX] = {
 	[WRITER_MARK] = "mark",
 	[WRITER_SYSTEM] = "system",
 	[WRITER_GPU] = "gpu",
+	[WRITER_OOM_KILL] = "oom_kill",
+	[WRITER_CGROUP] = "cgroup",
 };
 
 const char *writer_row_name(enum writer_row k)
@@ -165,7 +176,13 @@ static void row_free(struct row *x)
 			proc_ref_unref(x->gpu.uses[i].proc);
 		free(x->gpu.uses);
 		free(x->gpu.devices);
-	}
+	} else if (x->kind == WRITER_OOM_KILL) {
+		free(x->oom.comm);
+		free(x->oom.constraint);
+		free(x->oom.cgroup);
+		free(x->oom.limit_cgroup);
+	} else if (x->kind == WRITER_CGROUP)
+		free(x->cgroup.path);
 	free(x);
 }
 
@@ -315,6 +332,48 @@ int writer_add_gpu(struct writer *w, int64_t time, const struct gpu_device *devi
 	return enqueue(w, x);
 }
 
+static size_t strlen0(const char *s)
+{
+	return s ? strlen(s) + 1 : 0;
+}
+
+int writer_add_oom_kill(struct writer *w, struct proc_ref *p, const struct store_oom_kill *k)
+{
+	struct row *x = row_new(WRITER_OOM_KILL, p);
+
+	if (!x)
+		return -ENOMEM;
+	x->oom.kill = *k;
+	if (dup_to(&x->oom.comm, k->comm) < 0 || dup_to(&x->oom.constraint, k->constraint) < 0 ||
+	    dup_to(&x->oom.cgroup, k->cgroup) < 0 || dup_to(&x->oom.limit_cgroup, k->limit_cgroup) < 0) {
+		row_free(x);
+		return -ENOMEM;
+	}
+	x->oom.kill.comm = x->oom.comm;
+	x->oom.kill.constraint = x->oom.constraint;
+	x->oom.kill.cgroup = x->oom.cgroup;
+	x->oom.kill.limit_cgroup = x->oom.limit_cgroup;
+	x->bytes += strlen0(k->comm) + strlen0(k->constraint) + strlen0(k->cgroup) + strlen0(k->limit_cgroup);
+	return enqueue(w, x);
+}
+
+int writer_add_cgroup(struct writer *w, const struct store_cgroup *g, const struct store_cgroup_sample *s)
+{
+	struct row *x = row_new(WRITER_CGROUP, NULL);
+
+	if (!x)
+		return -ENOMEM;
+	if (dup_to(&x->cgroup.path, g->path) < 0) {
+		row_free(x);
+		return -ENOMEM;
+	}
+	x->cgroup.group = *g;
+	x->cgroup.group.path = x->cgroup.path;
+	x->cgroup.sample = *s;
+	x->bytes += strlen0(g->path);
+	return enqueue(w, x);
+}
+
 /* ---------------------------------------------------------------- flush */
 
 /* The process's row, written once per flush (its last sight, exit and
@@ -390,6 +449,17 @@ static int put_row(struct writer *w, struct row *x)
 		return store_put_system(w->store, &x->system);
 	case WRITER_GPU:
 		return put_gpu(w, x);
+	case WRITER_OOM_KILL: {
+		struct store_oom_kill k = x->oom.kill;
+		k.process_id = x->proc ? x->proc->id : 0;
+		return store_put_oom_kill(w->store, &k, NULL);
+	}
+	case WRITER_CGROUP: {
+		int64_t id;
+		if ((r = store_put_cgroup(w->store, x->cgroup.sample.time, &x->cgroup.group, &id)) < 0)
+			return r;
+		return store_put_cgroup_sample(w->store, id, &x->cgroup.sample);
+	}
 	default:
 		return -EINVAL;
 	}

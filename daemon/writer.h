@@ -63,6 +63,8 @@ enum writer_row {
 	WRITER_MARK,
 	WRITER_SYSTEM,
 	WRITER_GPU,
+	WRITER_OOM_KILL,
+	WRITER_CGROUP,
 	_WRITER_ROW_MAX
 };
 
@@ -112,6 +114,13 @@ struct writer_gpu_use {
  * takes a reference to each use's process. */
 int writer_add_gpu(struct writer *w, int64_t time, const struct gpu_device *devices, size_t n_devices,
 		   const struct writer_gpu_use *uses, size_t n_uses);
+
+/* An OOM kill, of the process p where it was watched (NULL: not watched):
+ * its process_id is p's row.  Copies k and its strings. */
+int writer_add_oom_kill(struct writer *w, struct proc_ref *p, const struct store_oom_kill *k);
+
+/* A memory cgroup's row: the group (its path copied) and its sample. */
+int writer_add_cgroup(struct writer *w, const struct store_cgroup *g, const struct store_cgroup_sample *x);
 
 /* Writes everything queued in one transaction.  Returns 0 (or when nothing
  * was queued), or the store's negative errno with the rows still queued. */

@@ -180,8 +180,8 @@ check "ramwatchd --check-config accepts the installed ramwatchd.conf" \
 
 unit_value() { sed -n "s/^$1=//p" $UNITDIR/ramwatchd.service; }
 expect "the unit's user" "$(unit_value User)" ramwatch
-expect "the unit's ambient capabilities" "$(unit_value AmbientCapabilities)" "CAP_SYS_PTRACE CAP_DAC_READ_SEARCH CAP_NET_ADMIN CAP_BPF CAP_PERFMON"
-expect "the unit's bounding capabilities" "$(unit_value CapabilityBoundingSet)" "CAP_SYS_PTRACE CAP_DAC_READ_SEARCH CAP_NET_ADMIN CAP_BPF CAP_PERFMON"
+expect "the unit's ambient capabilities" "$(unit_value AmbientCapabilities)" "CAP_SYS_PTRACE CAP_DAC_READ_SEARCH CAP_BPF CAP_PERFMON CAP_SYSLOG"
+expect "the unit's bounding capabilities" "$(unit_value CapabilityBoundingSet)" "CAP_SYS_PTRACE CAP_DAC_READ_SEARCH CAP_BPF CAP_PERFMON CAP_SYSLOG"
 expect "the unit's state directory mode" "$(unit_value StateDirectoryMode)" 0750
 expect "the socket unit's path" "$(sed -n 's/^ListenStream=//p' $UNITDIR/ramwatchd.socket)" $SOCKET
 expect "the socket unit's mode" "$(sed -n 's/^SocketMode=//p' $UNITDIR/ramwatchd.socket)" 0666
@@ -237,8 +237,8 @@ fi
 pass "ramwatchd runs as the unit would: $exec_start"
 expect "ramwatchd's uid (ramwatch's)" "$(awk '/^Uid:/ { print $2 }' /proc/$daemon_pid/status)" "$rw_uid"
 caps=$(awk '/^Cap(Eff|Amb|Bnd)/ { printf "%s=%s ", $1, $2 }' /proc/$daemon_pid/status)
-expect "ramwatchd's capabilities (CAP_SYS_PTRACE CAP_DAC_READ_SEARCH CAP_NET_ADMIN CAP_BPF CAP_PERFMON)" "$caps" \
-	"CapEff:=000000c000081004 CapBnd:=000000c000081004 CapAmb:=000000c000081004 "
+expect "ramwatchd's capabilities (CAP_SYS_PTRACE CAP_DAC_READ_SEARCH CAP_BPF CAP_PERFMON CAP_SYSLOG)" "$caps" \
+	"CapEff:=000000c400080004 CapBnd:=000000c400080004 CapAmb:=000000c400080004 "
 expect "the socket's mode and owner" "$(stat -c '%A %U' $SOCKET)" "srw-rw-rw- ramwatch"
 
 # The censuses: ok for root's process and the other user's (CAP_SYS_PTRACE)
@@ -374,7 +374,7 @@ EOF
 		status=$(in_ns cat /proc/"$main"/status 2>/dev/null)
 		caps=$(awk '/^Cap(Eff|Amb|Bnd)/ { printf "%s=%s ", $1, $2 }' <<<"$status")
 		expect "under systemd: ramwatchd's capabilities" "$caps" \
-			"CapEff:=000000c000081004 CapBnd:=000000c000081004 CapAmb:=000000c000081004 "
+			"CapEff:=000000c400080004 CapBnd:=000000c400080004 CapAmb:=000000c400080004 "
 		expect "under systemd: ramwatchd's uid" "$(awk '/^Uid:/ { print $2 }' <<<"$status")" "$rw_uid"
 		expect "under systemd: its system call filter (Seccomp: 2) and no new privileges" \
 			"$(awk '/^(Seccomp|NoNewPrivs):/ { printf "%s%s ", $1, $2 }' <<<"$status")" "NoNewPrivs:1 Seccomp:2 "

@@ -134,7 +134,19 @@ def test_textfile_has_the_helpers_classes(env):
         "ramwatch_store_dropped_rows_total": "counter",
         "ramwatch_store_writing": "gauge", "ramwatch_database_corruptions_total": "counter",
         "ramwatch_export_errors_total": "counter", "ramwatch_build_info": "gauge",
+        # the OOM kills, where a source of them is active, and the memory
+        # cgroups of the watched processes, where a memory controller is
+        # mounted: on this machine, as on most
+        **{k: v for k, v in {
+            "ramwatch_oom_kills_total": "counter", "ramwatch_cgroup_usage_bytes": "gauge",
+            "ramwatch_cgroup_limit_bytes": "gauge", "ramwatch_cgroup_oom_kills_total": "counter",
+        }.items() if k in types},
     }
+    # the kills counted by what confined them; the groups by path, never
+    # by pid
+    if "ramwatch_oom_kills_total" in types:
+        assert {l["constraint"] for n, l, v in samples if n == "ramwatch_oom_kills_total"} >= {"memcg", "counted"}
+    assert all(set(l) == {"cgroup"} for n, l, v in samples if n.startswith("ramwatch_cgroup_"))
     # the two helpers are one group; no pid anywhere
     assert groups(samples) == {"shapes"}
     assert not any("pid" in l for n, l, v in samples)

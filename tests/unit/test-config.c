@@ -72,7 +72,14 @@ static const char default_text[] = "# The effective configuration of ramwatchd; 
 				   "\n"
 				   "[Export]\n"
 				   "Export=no\n"
-				   "ExportGroupBy=comm\n";
+				   "ExportGroupBy=comm\n"
+				   "\n"
+				   "[OOM]\n"
+				   "OOMWatch=yes\n"
+				   "KernelLog=yes\n"
+				   "NearLimit=90%\n"
+				   "NearLimitAgain=97%\n"
+				   "NearExhaustion=256M\n";
 
 static void test_defaults(void **state)
 {
@@ -151,6 +158,11 @@ static void test_every_setting(void **state)
 		  "Export: no -> textfile:/var/lib/prometheus/node-exporter/ramwatch.prom\n",
 		  "Export=textfile:/var/lib/prometheus/node-exporter/ramwatch.prom\n" },
 		{ "[Export]\nExportGroupBy=unit\n", "ExportGroupBy: comm -> unit\n", "ExportGroupBy=unit\n" },
+		{ "[OOM]\nOOMWatch=no\n", "OOMWatch: yes -> no\n", "OOMWatch=no\n" },
+		{ "[OOM]\nKernelLog=no\n", "KernelLog: yes -> no\n", "KernelLog=no\n" },
+		{ "[OOM]\nNearLimit=0\n", "NearLimit: 90% -> 0%\n", "NearLimit=0%\n" },
+		{ "[OOM]\nNearLimitAgain=99%\n", "NearLimitAgain: 97% -> 99%\n", "NearLimitAgain=99%\n" },
+		{ "[OOM]\nNearExhaustion=1G\n", "NearExhaustion: 256M -> 1G\n", "NearExhaustion=1G\n" },
 	};
 	struct daemon_config d;
 	config_defaults(&d);
@@ -329,6 +341,11 @@ static void test_errors(void **state)
 		  "test.conf:2: MinPrivate: '12Q' is not a size (use e.g. 512K, 64M, 32G)" },
 		{ "[Watch]\nMinPrivate=99999999999E\n", -ERANGE, "test.conf:2: MinPrivate: '99999999999E' is too large" },
 		{ "[Watch]\nMaxProcesses=many\n", -EINVAL, "test.conf:2: MaxProcesses: 'many' is not a number" },
+		{ "[OOM]\nNearLimit=5%\n", -ERANGE, "test.conf:2: NearLimit: '5%' is out of range: it must be 0 or at least 10% and at most 100%" },
+		{ "[OOM]\nNearLimit=101%\n", -ERANGE, "test.conf:2: NearLimit: '101%' is out of range: it must be 0 or at least 10% and at most 100%" },
+		{ "[OOM]\nNearExhaustion=512K\n", -ERANGE, "test.conf:2: NearExhaustion: '512K' is out of range: it must be 0 or at least 1M" },
+		{ "[OOM]\nNearLimit=95%\nNearLimitAgain=90%\n", -ERANGE,
+		  "test.conf:3: NearLimitAgain=90% is below NearLimit=95% (the second census comes nearer the limit than the first)" },
 		{ "[Watch]\nMaxProcesses=0\n", -ERANGE,
 		  "test.conf:2: MaxProcesses: '0' is out of range: it must be at least 1 and at most 65536" },
 		{ "[Watch]\nMaxProcesses=99999999999999999999\n", -ERANGE,

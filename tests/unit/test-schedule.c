@@ -151,6 +151,28 @@ static void test_order(void **state)
 	assert_int_equal(d.due_since, 40); /* the oldest trigger's time stays */
 }
 
+/* The census before death runs first, outside the budget, without the
+ * heap walks, recorded as growth; once taken, the plan is as before. */
+static void test_near_limit(void **state)
+{
+	(void)state;
+	struct daemon_config c;
+	config_defaults(&c);
+	struct census_plan a = { 0 }, b = { 0 };
+	schedule_add(&a, TRIGGER_REQUEST, 10);
+	schedule_near_limit(&b, 20);
+	assert_true(schedule_compare(&b, &a) < 0); /* ahead of a client's request */
+	assert_false(schedule_needs_budget(&b));
+	assert_int_equal(schedule_trigger(&b), TRIGGER_GROWTH);
+	assert_false(schedule_heap_due(&b, &c, TRIGGER_GROWTH, 20));
+	schedule_done(&b, 30, CENSUS_OK, 100);
+	assert_false(b.near_limit);
+	schedule_add(&b, TRIGGER_GROWTH, 40);
+	assert_true(schedule_needs_budget(&b));
+	assert_true(schedule_heap_due(&b, &c, TRIGGER_GROWTH, 40));
+	config_done(&c);
+}
+
 static void test_budget(void **state)
 {
 	(void)state;
@@ -306,7 +328,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_first_interval_growth), cmocka_unit_test(test_quiet_until), cmocka_unit_test(test_vram_growth),
 		cmocka_unit_test(test_denied_is_not_retried_at_once),
-		cmocka_unit_test(test_order),		      cmocka_unit_test(test_budget),
+		cmocka_unit_test(test_order),		      cmocka_unit_test(test_near_limit),
+		cmocka_unit_test(test_budget),
 		cmocka_unit_test(test_heap_due),
 		cmocka_unit_test(test_sample_acc),
 	};

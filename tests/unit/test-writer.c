@@ -137,6 +137,53 @@ static void test_one_transaction(void **state)
 	assert_true(count(f->db, "SELECT count(*) FROM census_classes") > 3);
 }
 
+/* OOM kills and memory cgroups: a kill of a watched process linked to
+ * its row and its census (queued before it), a kill of one not watched,
+ * the strings copied; a group's row with its sample. */
+static void test_oom_and_cgroup_rows(void **state)
+{
+	struct fixture *f = *state;
+	struct proc_ref *p = new_ref(12);
+	struct writer_stats ws;
+	char comm[16] = "worker", cg[32] = "/box";
+
+	struct store_census meta = { .time = 1800, .trigger = TRIGGER_GROWTH, .status = CENSUS_ERROR, .wall_us = -1,
+				     .cpu_us = -1, .bytes_read = -1 };
+	assert_int_equal(writer_add_census(f->w, p, &meta, "x", NULL, NULL, 0), 0);
+	struct store_oom_kill k = {
+		.time = 2000, .sources = STORE_OOM_BPF | STORE_OOM_KMSG, .pid = 12, .comm = comm, .have_uid = true,
+		.uid = 0, .constraint = "memcg", .cgroup = cg, .limit_cgroup = cg, .have_limit = true,
+		.limit = 200u << 20, .usage = 199u << 20,
+	};
+	assert_int_equal(writer_add_oom_kill(f->w, p, &k), 0);
+	k.pid = 13;
+	assert_int_equal(writer_add_oom_kill(f->w, NULL, &k), 0);
+	memset(comm, 0, sizeof(comm)); /* copied */
+	proc_ref_unref(p);
+
+	struct store_cgroup g = { .version = 1, .path = cg, .inode = 77 };
+	struct store_cgroup_sample x = { .time = 2000, .usage = 150u << 20, .have_limit = true, .have_applies = true,
+					 .limit = 200u << 20, .applies = 200u << 20, .processes = 1,
+					 .processes_private = 120u << 20, .processes_resident = 130u << 20 };
+	assert_int_equal(writer_add_cgroup(f->w, &g, &x), 0);
+	memset(cg, 0, sizeof(cg));
+
+	assert_int_equal(writer_flush(f->w), 0);
+	writer_get_stats(f->w, &ws);
+	assert_int_equal(ws.written[WRITER_OOM_KILL], 2);
+	assert_int_equal(ws.written[WRITER_CGROUP], 1);
+	assert_string_equal(writer_row_name(WRITER_OOM_KILL), "oom_kill");
+	assert_string_equal(writer_row_name(WRITER_CGROUP), "cgroup");
+	assert_int_equal(count(f->db, "SELECT count(*) FROM oom_kills WHERE comm = 'worker' AND cgroup = '/box'"), 2);
+	assert_int_equal(count(f->db, "SELECT count(*) FROM oom_kills k JOIN processes p ON p.id = k.process_id"
+				      " WHERE p.pid = 12 AND k.pid = 12"),
+			 1);
+	assert_int_equal(count(f->db, "SELECT count(*) FROM oom_kills WHERE pid = 13 AND process_id IS NULL"), 1);
+	assert_int_equal(count(f->db, "SELECT limit_applies FROM cgroup_samples s JOIN cgroups g ON g.id = s.cgroup_id"
+				      " WHERE g.path = '/box' AND g.inode = 77"),
+			 200ll << 20);
+}
+
 /* One StoreInterval's GPU rows: each device's, then each process's on
  * the device it uses, in one queued row; a device never named, and a
  * figure NVML could not give, are left out; the processes' rows come
@@ -427,6 +474,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_one_transaction, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_gpu_rows, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_oom_and_cgroup_rows, setup, teardown),
 		cmocka_unit_test(test_gpu_changes),
 		cmocka_unit_test_setup_teardown(test_process_row_over_flushes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_process_row_in_a_new_file, setup, teardown),

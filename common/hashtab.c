@@ -139,17 +139,36 @@ static void *claim(struct hashtab *t, unsigned char *s, uint64_t key)
 
 void *hashtab_upsert(struct hashtab *t, uint64_t key, bool *ret_new)
 {
-	unsigned char *s = hashtab_get(t, key);
-	if (s) {
-		*ret_new = false;
-		return s;
-	}
+	unsigned char *s = NULL;
+
 	if (key == FREE_KEY) {
+		if (t->has_max) {
+			*ret_new = false;
+			return t->max_slot;
+		}
 		if (!t->max_slot && !(t->max_slot = malloc(t->slot_size)))
 			return NULL;
-		s = t->max_slot;
 		t->has_max = true;
-	} else if (!(s = free_slot(t, key)))
+		*ret_new = true;
+		return claim(t, t->max_slot, key);
+	}
+	/* one walk of the probe run finds the key, or the free slot that ends
+	 * the run, which is where it goes (no tombstones: nothing further on
+	 * can hold it); only a new key may make the table grow, as before */
+	if (t->cap) {
+		size_t mask = t->cap - 1;
+		for (size_t i = hashtab_mix_u64(key) & mask;; i = (i + 1) & mask) {
+			uint64_t k = slot_key(t, i);
+			s = slot(t, i);
+			if (k == key) {
+				*ret_new = false;
+				return s;
+			}
+			if (k == FREE_KEY)
+				break;
+		}
+	}
+	if ((t->count + 1) * 8 > t->cap * 5 && !(s = free_slot(t, key)))
 		return NULL;
 	*ret_new = true;
 	return claim(t, s, key);

@@ -39,20 +39,28 @@ static inline uint64_t slot_key(const struct hashtab *t, size_t i)
 	return k;
 }
 
-void *hashtab_get(const struct hashtab *t, uint64_t key)
+/* The index of key's slot in the array, or t->cap when it is not there
+ * (the one key 2^64-1 never is). */
+static inline size_t find(const struct hashtab *t, uint64_t key)
 {
-	if (key == FREE_KEY)
-		return t->has_max ? t->max_slot : NULL;
-	if (t->cap == 0)
-		return NULL;
+	if (key == FREE_KEY || t->cap == 0)
+		return t->cap;
 	size_t mask = t->cap - 1;
 	for (size_t i = hashtab_mix_u64(key) & mask;; i = (i + 1) & mask) {
 		uint64_t k = slot_key(t, i);
 		if (k == key)
-			return slot(t, i);
+			return i;
 		if (k == FREE_KEY)
-			return NULL;
+			return t->cap;
 	}
+}
+
+void *hashtab_get(const struct hashtab *t, uint64_t key)
+{
+	if (key == FREE_KEY)
+		return t->has_max ? t->max_slot : NULL;
+	size_t i = find(t, key);
+	return i < t->cap ? slot(t, i) : NULL;
 }
 
 void *hashtab_find_next(const struct hashtab *t, uint64_t key, size_t *cursor)
@@ -185,23 +193,29 @@ void *hashtab_add(struct hashtab *t, uint64_t key)
 
 bool hashtab_remove(struct hashtab *t, uint64_t key, void *out)
 {
-	unsigned char *s = hashtab_get(t, key);
-	if (!s)
-		return false;
-	if (out)
-		memcpy(out, s, t->slot_size);
-	t->count--;
-	if (s == t->max_slot) {
+	size_t size = t->slot_size;
+
+	if (key == FREE_KEY) {
+		if (!t->has_max)
+			return false;
+		if (out)
+			memcpy(out, t->max_slot, size);
+		t->count--;
 		t->has_max = false;
 		return true;
 	}
-	size_t mask = t->cap - 1, hole = (size_t)(s - t->slots) / t->slot_size;
+	size_t hole = find(t, key), mask = t->cap - 1;
+	if (hole == t->cap)
+		return false;
+	if (out)
+		memcpy(out, slot(t, hole), size);
+	t->count--;
 	/* Backward shift: pull later members of the probe run into the hole
 	 * when their home slot is not between the hole and them. */
 	for (size_t j = (hole + 1) & mask; slot_key(t, j) != FREE_KEY; j = (j + 1) & mask) {
 		size_t home = hashtab_mix_u64(slot_key(t, j)) & mask;
 		if (((j - home) & mask) >= ((j - hole) & mask)) {
-			memcpy(slot(t, hole), slot(t, j), t->slot_size);
+			memcpy(slot(t, hole), slot(t, j), size);
 			hole = j;
 		}
 	}

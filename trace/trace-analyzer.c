@@ -431,12 +431,6 @@ int trace_analyzer_ingest(struct trace_analyzer *a, const struct trace_event *e,
 	}
 }
 
-void trace_analyzer_prefetch(const struct trace_analyzer *a, const struct trace_event *e)
-{
-	uint64_t address = e->kind == TRACE_KIND_REMAP ? e->old_address : e->address;
-	hashtab_prefetch(&a->allocations, e->allocation_id ? e->allocation_id : address);
-}
-
 void trace_analyzer_coverage(const struct trace_analyzer *a, struct trace_coverage *ret)
 {
 	struct trace_coverage c = { 0 };

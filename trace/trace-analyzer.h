@@ -25,7 +25,7 @@ struct trace_replay_options {
 };
 
 /* Entries of the analyzer's cache of scope ids (a power of two). */
-#define TRACE_SCOPE_CACHE 256u
+#define TRACE_SCOPE_CACHE 1024u
 
 /* Counters of the whole trace: those of a scope and more. */
 struct trace_totals {
@@ -176,7 +176,11 @@ int trace_analyzer_stack(struct trace_analyzer *a, uint32_t id, struct trace_sta
 /* Starts loading what replaying e will touch first (its allocation's slot),
  * so a caller holding a few parsed events can overlap those memory loads
  * with parsing.  A hint: it changes nothing. */
-void trace_analyzer_prefetch(const struct trace_analyzer *a, const struct trace_event *e);
+static inline void trace_analyzer_prefetch(const struct trace_analyzer *a, const struct trace_event *e)
+{
+	uint64_t address = e->kind == TRACE_KIND_REMAP ? e->old_address : e->address;
+	hashtab_prefetch(&a->allocations, e->allocation_id ? e->allocation_id : address);
+}
 
 /* Logical-layer producers by lifecycle coverage (lifecycle_coverage line). */
 struct trace_coverage {

@@ -149,8 +149,8 @@ static inline const unsigned char *fast_varint(const unsigned char *p, uint64_t 
 /* trace_bin_decode where the longest record fits in len: the same reading
  * without a bound check at each byte (every varint reads at most ten
  * bytes, and a record's at most TRACE_BIN_RECORD_MAX). */
-static int decode_whole(struct trace_bin_stream *s, const unsigned char *buf, struct trace_bin_record *r,
-			const char **why)
+__attribute__((always_inline)) static inline int decode_whole(struct trace_bin_stream *s, const unsigned char *buf,
+							    struct trace_bin_record *r, const char **why)
 {
 	const unsigned char *p = buf;
 	uint64_t v, gap = 0;
@@ -305,8 +305,16 @@ int trace_bin_next(struct trace_bin_state *s, const char *buf, size_t len, struc
 		if ((k = segment_head(&p, end, &stream, &seq, &remaining, why)) <= 0)
 			return k;
 	}
-	struct trace_bin_stream st = s->streams[stream];
 	size_t avail = (size_t)(end - p);
+	if (avail >= TRACE_BIN_RECORD_MAX && remaining >= TRACE_BIN_RECORD_MAX) {
+		/* inside a segment with room for any record, as nearly every
+		 * record is: decoded in place, its stream changed only when it
+		 * is whole */
+		if ((k = decode_whole(&s->streams[stream], p, &f->record, why)) < 0)
+			return k;
+		goto decoded;
+	}
+	struct trace_bin_stream st = s->streams[stream];
 	if ((k = trace_bin_decode(&st, p, avail < remaining ? avail : (size_t)remaining, &f->record, why)) < 0)
 		return k;
 	if (k == 0) {
@@ -315,9 +323,10 @@ int trace_bin_next(struct trace_bin_state *s, const char *buf, size_t len, struc
 		*why = "a record that runs past the end of its segment";
 		return -1;
 	}
+	s->streams[stream] = st;
+decoded:
 	f->line = NULL;
 	f->record.seq = seq + f->record.gap;
-	s->streams[stream] = st;
 	s->stream = (uint32_t)stream;
 	s->seq = f->record.seq + 1;
 	s->remaining = remaining - (uint64_t)k;

@@ -175,8 +175,11 @@ int trace_analyzer_stack(struct trace_analyzer *a, uint32_t id, struct trace_sta
 
 /* Starts loading what replaying e will touch first (its allocation's slot),
  * so a caller holding a few parsed events can overlap those memory loads
- * with parsing.  A hint: it changes nothing. */
-static inline void trace_analyzer_prefetch(const struct trace_analyzer *a, const struct trace_event *e)
+ * with parsing.  A hint: it changes nothing.  Always inlined, for the
+ * reason hashtab_prefetch is (a plain inline function doing only this
+ * compiled to nothing). */
+__attribute__((always_inline)) static inline void trace_analyzer_prefetch(const struct trace_analyzer *a,
+									  const struct trace_event *e)
 {
 	uint64_t address = e->kind == TRACE_KIND_REMAP ? e->old_address : e->address;
 	hashtab_prefetch(&a->allocations, e->allocation_id ? e->allocation_id : address);

@@ -174,6 +174,24 @@ def test_summaries_are_the_ones_kept(tmp_path):
     assert "### exit 0" in got and "### exit 1" in got
 
 
+def test_a_binary_trace_and_its_export_say_the_same(tmp_path):
+    """The binary replay and the JSON Lines replay of the same events agree,
+    under every set of options."""
+    exported = tmp_path / "tracer-mix.jsonl"
+    subprocess.run([str(RAMWATCH), "trace", "export", str(DATA / "tracer-mix.bin"), "-o", str(exported)],
+                   check=True)
+    texts = []
+    for options in OPTIONS:
+        binary, jsonl = (subprocess.run([str(RAMWATCH), "trace", "summary", *options, str(p)], capture_output=True,
+                                        text=True, timeout=120) for p in (DATA / "tracer-mix.bin", exported))
+        assert binary.returncode == jsonl.returncode == 0, (binary.stderr, jsonl.stderr)
+        assert binary.stdout == jsonl.stdout, options
+        texts.append(binary.stdout)
+    # the tracer's trace is replayed at its own layer by default, events and all
+    assert "memtrace layer=logical sort=retained events=3000 allocations=" in texts[0]
+    assert " allocations=0 " not in texts[0].splitlines()[1]
+
+
 def test_the_varied_trace_takes_both_parsers(tmp_path):
     """The varied trace is worth its keep only if its lines go both ways:
     some to the fast parser, some to the general one (an escape, a float)."""

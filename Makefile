@@ -670,15 +670,20 @@ bench-history: $(BUILD)/bench/history-bench
 
 # Traces of 1 M and 20 M events in $(BUILD)/bench-trace, replayed beside
 # jq and wc (BENCHMARKS.md).
-$(BUILD)/bench/trace-gen: bench/trace-gen.c
+$(BUILD)/bench/trace-gen: bench/trace-gen.c trace/trace-binary.c trace/trace-binary.h
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $<
+	$(CC) $(ALL_CFLAGS) -Itrace $(LDFLAGS) -o $@ bench/trace-gen.c trace/trace-binary.c
+
+# where a replay's time goes: reading, splitting, parsing, the analyzer
+$(BUILD)/bench/trace-parts: bench/trace-parts.c $(TRACE_LIB) $(COMMON_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(INC_trace) $(LDFLAGS) -o $@ $< $(TRACE_LIB) $(COMMON_LIB) $(LIBS)
 
 $(BUILD)/bench/trace-rss: bench/trace-rss.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $<
 
-bench-trace: deps $(BUILD)/ramwatch $(BUILD)/bench/trace-gen $(BUILD)/bench/trace-rss
+bench-trace: deps $(BUILD)/ramwatch $(BUILD)/bench/trace-gen $(BUILD)/bench/trace-rss $(BUILD)/bench/trace-parts
 	RAMWATCH_BUILD=$(abspath $(BUILD)) $(PYTHON) bench/trace-bench.py
 
 # The tracer's overhead on a malloc-heavy program beside heaptrack (BENCHMARKS.md)

@@ -1,0 +1,46 @@
+/* What a census of a watched process reads, where the platforms differ:
+ * census-take.c's bookkeeping (a repeat or a census, the region events
+ * since the last one, the costs) is the same everywhere, and asks this
+ * header for the check before a census and for the census itself.
+ *
+ * linux/census-read.c: the steady check (steady.h: smaps_rollup and
+ * maps, or the names of the file mappings alone when the change watch
+ * says they were kept), and the scanner's census (scan.h) of the
+ * instance, whose start time must be the subject's.
+ *
+ * windows/census-read.c: no steady check (a census is never a repeat),
+ * and the Windows scanner's (winscan.h: VirtualQueryEx's walk, the heaps,
+ * the stacks, the working set) made a census (win-census.h), whose
+ * creation time must be the subject's; no heap walk, no light census. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "census-take.h"
+#include "error.h"
+#include "steady.h"
+
+struct census;
+
+/* Reads the steady check of s before a census into *mark (its source
+ * STEADY_NONE when there is none), the file mappings' starts into
+ * *files, the bytes it read into *bytes; may_repeat and mappings as
+ * census_take's options, l the last census's.  Changes l's
+ * steady_current only. */
+void census_read_steady(struct census_last *l, const struct census_subject *s, bool may_repeat,
+			enum steady_mappings mappings, struct steady_mark *mark, struct steady_files *files,
+			uint64_t *bytes);
+/* Whether two steady checks read the same (never, without a check). */
+bool census_read_same(const struct steady_mark *a, const struct steady_mark *b);
+/* Frees what a steady check kept of the file mappings; f may be reused. */
+void census_read_files_done(struct steady_files *f);
+
+/* The census of s now, as o asks (its light, evidence and heap options;
+ * the heap walks stop at start_us + o->heap_allowance_us).  Returns 0
+ * with *ret (census_free), whose regions are kept for the region events;
+ * -ESRCH when the instance is gone (its pid may be another's now),
+ * -EACCES or -EPERM when refused, another negative errno, each with err
+ * saying why. */
+int census_read(const struct census_subject *s, const struct census_take_options *o, uint64_t start_us,
+		struct census **ret, struct error *err);

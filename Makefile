@@ -19,7 +19,8 @@
 #   make check-install  check the units, build both packages, install and run the .deb, purge it
 #   make soak       a real daemon under churn, clients, reloads, kill -9 and a full disk (SOAK_SECONDS)
 #   make deps       install the Debian packages the build and tests need
-#   make windows    build/windows/ramwatch.exe (mingw-w64); make check-windows tests it under Wine
+#   make windows    build/windows/ramwatch.exe and the daemon's core (mingw-w64); make check-windows
+#                   tests them under Wine
 #   make schema-doc doc/schema.sql again from a new database of the built ramwatchd (after a migration)
 #
 # The layers, lowest first; a folder is compiled with the include paths of
@@ -797,7 +798,8 @@ check-install: check-units deb rpm
 #
 #   make windows        build/windows/ramwatch.exe: the one-shot commands (scan, summary,
 #                       diff, trace summary) and sql on a database file, cross-built with
-#                       mingw-w64, statically linked
+#                       mingw-w64, statically linked; and build/windows/lib/libdaemon.a,
+#                       the daemon's core with Windows's side of its watching seams
 #   make check-windows  build it and its test programs, run the Windows tests under Wine
 #
 # jansson and SQLite for Windows are built here from Debian's own source
@@ -876,7 +878,7 @@ $(WIN_SQLITE): | $(WIN_JANSSON)
 WIN_COMMON_SRCS := $(COMMON_SRCS) common/windows/posix.c
 WIN_SCANNER_SRCS := scanner/region.c scanner/proc-parse.c scanner/classes.c scanner/runtimes.c scanner/classify.c \
 	scanner/classify-shapes.c scanner/census.c scanner/census-json.c scanner/census-json-read.c scanner/gpu.c scanner/windows/gpu-none.c \
-	scanner/win-census.c scanner/win-capture.c scanner/heap-trend.c \
+	scanner/win-census.c scanner/win-capture.c scanner/heap-trend.c scanner/region-events.c \
 	scanner/windows/winscan.c scanner/windows/winscan-evidence.c scanner/windows/win-text.c
 WIN_TRACE_SRCS := $(filter-out trace/trace-symbols.c,$(TRACE_SRCS)) trace/windows/trace-symbols.c
 WIN_CLIENT_SRCS := client/census-print.c client/render-census.c client/heap-words.c client/table.c client/cmd-trace.c \
@@ -959,6 +961,29 @@ $(WIN_BUILD)/tests/procsnap.exe: tests/windows/procsnap.c $(WIN_DAEMON_OBJS)
 	@mkdir -p $(dir $@)
 	$(WIN_CC) $(WIN_CFLAGS) $(INC_win_daemon) $(WIN_LDFLAGS) -o $@ $(filter %.c %.o,$^) $(WIN_LIBS) $(WIN_DAEMON_LIBS)
 
+# The daemon's core for Windows (build/windows/lib/libdaemon.a): every file
+# of daemon/ that is the same on both platforms, with Windows's side of the
+# watching seams (discovery, the fast tier's reads, the census's reads, the
+# machine's memory, following a process, no change watch) and the
+# primitives under them.  The event loop, the service, the state lock and
+# the control socket's transport (control.c, control-conn.c,
+# control-access.c, control-buffer.c) are not in it: ramwatchd.exe brings
+# them.
+WIN_DAEMON_CORE_SRCS := daemon/config.c daemon/config-parse.c daemon/config-table.c daemon/config-values.c \
+	daemon/selector.c daemon/sample.c daemon/schedule.c daemon/pidmap.c daemon/writer.c daemon/target.c \
+	daemon/manager.c daemon/manager-interface.c daemon/watched.c daemon/fast-tier.c daemon/census-tier.c \
+	daemon/census-take.c daemon/store-cycle.c daemon/store-aside.c daemon/timer.c daemon/daemon-clock.c \
+	daemon/status-line.c daemon/export.c daemon/export-text.c daemon/gpu-watch.c \
+	daemon/control-ops.c daemon/control-queries.c daemon/control-request.c daemon/control-answer.c \
+	daemon/control-processes.c daemon/control-worker.c \
+	daemon/windows/discover.c daemon/windows/target.c daemon/windows/fast-read.c daemon/windows/census-read.c \
+	daemon/windows/sysmem.c daemon/windows/change-watch.c daemon/windows/malloc-tuning.c $(WIN_DAEMON_SRCS)
+WIN_DAEMON_LIB := $(WIN_BUILD)/lib/libdaemon.a
+WIN_DAEMON_CORE_OBJS := $(patsubst %.c,$(WIN_BUILD)/obj/%.o,$(WIN_DAEMON_CORE_SRCS))
+$(WIN_DAEMON_LIB): $(WIN_DAEMON_CORE_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	$(WIN_AR) rcs $@ $^
 # Wine runs with a prefix of its own under build/ (made on first use, in
 # about 10 s); the tests start one wineserver for the module.
 WIN_PREFIX := $(abspath $(WIN_BUILD))/wineprefix
@@ -986,7 +1011,7 @@ windows-sqlite: $(WIN_SQLITE)
 WINDOWS_DEB_PACKAGES := gcc-mingw-w64-x86-64 cmake dpkg-dev make tcl
 windows:
 	$(MAKE) deps DEB_PACKAGES="$(WINDOWS_DEB_PACKAGES)"
-	$(MAKE) $(WIN_BUILD)/ramwatch.exe
+	$(MAKE) $(WIN_BUILD)/ramwatch.exe $(WIN_DAEMON_LIB)
 
 check-windows: $(WIN_BUILD)/ramwatch.exe $(WIN_TEST_BINS) $(BUILD)/ramwatch $(BUILD)/tests/storewrite
 	RAMWATCH_BUILD=$(abspath $(BUILD)) WINEPREFIX=$(WIN_PREFIX) $(PYTHON) -m pytest -q tests/windows

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -65,6 +66,57 @@ int posix_open(const char *path, int flags, ...)
 int posix_rename(const char *from, const char *to)
 {
 	if (!MoveFileExA(from, to, MOVEFILE_REPLACE_EXISTING)) {
+		errno = errno_of(GetLastError());
+		return -1;
+	}
+	return 0;
+}
+
+void *reallocarray(void *p, size_t n, size_t size)
+{
+	if (size && n > SIZE_MAX / size) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return realloc(p, n * size);
+}
+
+struct tm *gmtime_r(const time_t *t, struct tm *ret)
+{
+	return gmtime_s(ret, t) == 0 ? ret : NULL;
+}
+
+int renameat2(int from_dir, const char *from, int to_dir, const char *to, unsigned flags)
+{
+	if (from_dir != AT_FDCWD || to_dir != AT_FDCWD || flags & ~RENAME_NOREPLACE) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (!MoveFileExA(from, to, flags & RENAME_NOREPLACE ? 0 : MOVEFILE_REPLACE_EXISTING)) {
+		errno = errno_of(GetLastError());
+		return -1;
+	}
+	return 0;
+}
+
+int fchmod(int fd, unsigned mode)
+{
+	(void)fd;
+	(void)mode;
+	return 0;
+}
+
+long sysconf(int name)
+{
+	(void)name;
+	errno = EINVAL;
+	return -1;
+}
+
+int posix_mkdir(const char *path, int mode)
+{
+	(void)mode;
+	if (!CreateDirectoryA(path, NULL)) {
 		errno = errno_of(GetLastError());
 		return -1;
 	}

@@ -969,6 +969,8 @@ $(WIN_BUILD)/tests/procsnap.exe: tests/windows/procsnap.c $(WIN_DAEMON_OBJS)
 # the control socket's transport (control.c, control-conn.c,
 # control-access.c, control-buffer.c) are not in it: ramwatchd.exe brings
 # them.
+# corewatch.exe drives discovery, the fast tier, the census tier and the
+# store cycle of this library for real (tests/windows/test_core.py).
 WIN_DAEMON_CORE_SRCS := daemon/config.c daemon/config-parse.c daemon/config-table.c daemon/config-values.c \
 	daemon/selector.c daemon/sample.c daemon/schedule.c daemon/pidmap.c daemon/writer.c daemon/target.c \
 	daemon/manager.c daemon/manager-interface.c daemon/watched.c daemon/fast-tier.c daemon/census-tier.c \
@@ -984,6 +986,13 @@ $(WIN_DAEMON_LIB): $(WIN_DAEMON_CORE_OBJS)
 	@mkdir -p $(dir $@)
 	rm -f $@
 	$(WIN_AR) rcs $@ $^
+WIN_TEST_BINS += $(WIN_BUILD)/tests/corewatch.exe
+
+$(WIN_BUILD)/tests/corewatch.exe: tests/windows/corewatch.c $(WIN_DAEMON_LIB) $(WIN_SCHEMA_LIB) $(WIN_SCANNER_OBJS)
+	@mkdir -p $(dir $@)
+	$(WIN_CC) $(WIN_CFLAGS) $(INC_win_daemon) $(WIN_LDFLAGS) -o $@ $< $(WIN_DAEMON_LIB) $(WIN_SCHEMA_LIB) \
+		$(WIN_SCANNER_OBJS) $(WIN_LIBS) $(WIN_DAEMON_LIBS)
+
 # Wine runs with a prefix of its own under build/ (made on first use, in
 # about 10 s); the tests start one wineserver for the module.
 WIN_PREFIX := $(abspath $(WIN_BUILD))/wineprefix

@@ -44,3 +44,21 @@ void census_read_files_done(struct steady_files *f);
  * saying why. */
 int census_read(const struct census_subject *s, const struct census_take_options *o, uint64_t start_us,
 		struct census **ret, struct error *err);
+
+/* A census of any process by its pid (a client's scan of one the daemon
+ * does not watch), as ramwatch scan takes it: proc_root is Linux's (NULL:
+ * /proc; Windows has none), a light census where the platform has one,
+ * the allocators' evidence read unless evidence is false, and progress
+ * (may be NULL) called as it reads, whose negative return stops it and is
+ * returned: on Linux after each read of smaps, on Windows, whose walk
+ * cannot stop midway, once the walk is done. */
+struct census_read_scan {
+	const char *proc_root;
+	bool light, evidence;
+	int (*progress)(void *userdata, uint64_t bytes_read);
+	void *userdata;
+};
+/* Returns 0 with *ret (census_free), or a negative errno with err saying
+ * why: -ESRCH no such process, -EACCES refused, -EOPNOTSUPP nothing to
+ * read (a kernel thread, a 32-bit process), the progress callback's. */
+int census_read_pid(int pid, const struct census_read_scan *o, struct census **ret, struct error *err);

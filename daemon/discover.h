@@ -49,8 +49,9 @@ typedef int (*discover_follow_t)(void *userdata, struct target *t);
  * the caller set: on Linux the proc root (proc_root, NULL for /proc; with
  * another, a test's tree, *ret_host is false and the kernel's events are
  * of no use), the boot's id and time; on Windows, where there is no proc
- * root (proc_root must be NULL, d->root_fd is -1), the boot's time as its
- * id.  d->self is the daemon's pid.  Returns 0, or a negative errno after
+ * root (proc_root must be NULL, d->root_fd is -1) and no kernel events
+ * (*ret_host false), the boot's time as its id.  d->self is the daemon's
+ * pid.  Returns 0, or a negative errno after
  * logging why. */
 int discover_open(struct discover *d, const char *proc_root, bool *ret_host);
 

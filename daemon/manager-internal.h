@@ -33,7 +33,8 @@ struct manager {
 	struct daemon_config config; /* the parts below point at it: a reload changes it in place */
 
 	int root_fd;              /* Linux's proc root (discovery's); -1 on Windows */
-	bool host_proc;           /* the kernel's pids are those of root_fd (always on Windows) */
+	bool host_proc;           /* the kernel's events (process events, the change watch) apply: root_fd is
+				   * the host's /proc (never on Windows, which has no such events) */
 	struct state_lock *lock;  /* the state directory's, held while running */
 	uint64_t started_us;      /* monotonic, for uptime */
 

@@ -60,3 +60,15 @@ int census_read(const struct census_subject *s, const struct census_take_options
 	*ret = c;
 	return 0;
 }
+
+int census_read_pid(int pid, const struct census_read_scan *o, struct census **ret, struct error *err)
+{
+	struct scan_options so = {
+		.proc_root = o->proc_root,
+		.light = o->light,
+		.no_evidence = !o->evidence,
+		.progress = o->progress,
+		.userdata = o->userdata,
+	};
+	return scan_process(pid, &so, ret, err);
+}

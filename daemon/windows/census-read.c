@@ -57,3 +57,17 @@ int census_read(const struct census_subject *s, const struct census_take_options
 	/* every region kept: the region events compare them with the next */
 	return win_census_build(cap->regions, cap->n, &cap->process, RW_TOP_DEFAULT, true, ret, err);
 }
+
+int census_read_pid(int pid, const struct census_read_scan *o, struct census **ret, struct error *err)
+{
+	_cleanup_(win_capture_freep) struct win_capture *cap = NULL;
+	const struct winscan_options so = { .no_evidence = !o->evidence };
+	int r;
+
+	r = winscan_process(pid, &so, &cap, err);
+	if (r < 0)
+		return r;
+	if (o->progress && (r = o->progress(o->userdata, 0)) < 0)
+		return error_set(err, r, "the census of process %d was stopped", pid);
+	return win_census_build(cap->regions, cap->n, &cap->process, RW_TOP_DEFAULT, false, ret, err);
+}

@@ -62,7 +62,9 @@ int discover_open(struct discover *d, const char *proc_root, bool *ret_host)
 	if ((r = boot_id(&d->boot_id)) < 0)
 		return log_error_errno(r, "out of memory");
 	d->self = (int)GetCurrentProcessId();
-	*ret_host = true;
+	/* no kernel events to listen to: neither process events nor a
+	 * change watch (windows/change-watch.c) */
+	*ret_host = false;
 	return 0;
 }
 

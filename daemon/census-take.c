@@ -7,13 +7,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "census-read.h"
 #include "census.h"
 #include "daemon-clock.h"
 #include "error.h"
 #include "limits.h"
 #include "macro.h"
 #include "region-events.h"
-#include "census-read.h"
 #include "util.h"
 
 /* Region events against the previous census; a light census knows sizes

@@ -89,7 +89,8 @@ static void note_sample(struct target *t, uint32_t count, int64_t now_ms)
  * otherwise the figures of that status are the sample's.  Without statm
  * it reads status every time.  Returns 0, or -ESRCH when the process has
  * exited (or is a zombie), or another negative errno. */
-static int sample_full(struct fast_tier *f, struct target *t, const struct proc_statm *statm, int64_t now_ms, int64_t status_every_ms)
+static int sample_full(struct fast_tier *f, struct target *t, const struct proc_statm *statm, int64_t now_ms,
+		       int64_t status_every_ms)
 {
 	int r;
 

@@ -519,7 +519,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_records),	  cmocka_unit_test(test_commit),  cmocka_unit_test(test_names),
 		cmocka_unit_test(test_truncated), cmocka_unit_test(test_wild_offsets), cmocka_unit_test(test_limit), cmocka_unit_test(test_buffer_limit),
-		cmocka_unit_test(test_compare), cmocka_unit_test(test_carry),	  cmocka_unit_test(test_wine_capture), cmocka_unit_test(test_filetime),
+		cmocka_unit_test(test_compare),	  cmocka_unit_test(test_carry),	  cmocka_unit_test(test_wine_capture),
+		cmocka_unit_test(test_filetime),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

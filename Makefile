@@ -1006,11 +1006,13 @@ $(WIN_BUILD)/bench/idle.exe: bench/windows/idle.c
 	$(WIN_CC) -std=gnu11 -O2 $(WARNINGS) -static -o $@ $<
 
 # a census under Wine beside the bare VirtualQueryEx walk (BENCHMARKS.md); a
-# snapshot of every process among 200 (bench/windows/snapshot-bench.py)
+# snapshot of every process among 200 (bench/windows/snapshot-bench.py);
+# the daemon's core watching 200 (bench/windows/core-bench.py)
 bench-windows: $(WIN_BUILD)/ramwatch.exe $(WIN_BUILD)/tests/holder.exe $(WIN_BUILD)/bench/walk.exe \
-		$(WIN_BUILD)/tests/procsnap.exe $(WIN_BUILD)/bench/idle.exe
+		$(WIN_BUILD)/tests/procsnap.exe $(WIN_BUILD)/bench/idle.exe $(WIN_BUILD)/tests/corewatch.exe
 	RAMWATCH_BUILD=$(abspath $(BUILD)) WINEPREFIX=$(WIN_PREFIX) $(PYTHON) bench/windows/census-bench.py
 	RAMWATCH_BUILD=$(abspath $(BUILD)) WINEPREFIX=$(WIN_PREFIX) $(PYTHON) bench/windows/snapshot-bench.py
+	RAMWATCH_BUILD=$(abspath $(BUILD)) WINEPREFIX=$(WIN_PREFIX) $(PYTHON) bench/windows/core-bench.py
 
 .PHONY: windows windows-jansson windows-sqlite check-windows bench-windows
 windows-jansson: $(WIN_JANSSON)

@@ -8,12 +8,13 @@
  * writes it.  For test_core.py, which reads the database with Linux's
  * ramwatch sql.
  *
- *   corewatch.exe CONFIG DATABASE
+ *   corewatch.exe CONFIG DATABASE [--no-samples]
  *
  * Runs until its standard input closes, then writes what was gathered and
  * exits.  Says on standard output, one JSON line each, what it did:
  *   {"event": "followed", "pid", "start_time", "comm", "exe", "owner", "boot_id"}
- *   {"event": "sample", "pid", "private", "resident"}       each full sample
+ *   {"event": "sample", "pid", "private", "resident"}       each full sample,
+ *                                                             unless --no-samples
  *   {"event": "census", "pid", "trigger", "status"}
  *   {"event": "exited", "pid", "start_time"}
  *   {"event": "stored"}                                       after each store cycle */
@@ -49,6 +50,7 @@ struct core {
 };
 
 static atomic_bool quit;
+static bool print_samples = true;
 
 /* JSON's string escapes for what the core names (comm, exe, owner). */
 static void put_string(const char *s)
@@ -155,8 +157,10 @@ static void sample_round(struct core *c)
 		}
 		if (r < 0)
 			continue;
-		printf("{\"event\": \"sample\", \"pid\": %d, \"private\": %" PRIu64 ", \"resident\": %" PRIu64 "}\n",
-		       t->pid, t->fast.private, t->fast.resident);
+		if (print_samples)
+			printf("{\"event\": \"sample\", \"pid\": %d, \"private\": %" PRIu64 ", \"resident\": %" PRIu64
+			       "}\n",
+			       t->pid, t->fast.private, t->fast.resident);
 		fast_tier_quiet(&c->fast, t, census_tier_sampled(c->census_tier, t, now));
 		due |= census_tier_pending(&t->census);
 	}
@@ -191,8 +195,10 @@ int main(int argc, char **argv)
 	bool host;
 	int r;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: corewatch.exe CONFIG DATABASE\n");
+	if (argc == 4 && strcmp(argv[3], "--no-samples") == 0)
+		print_samples = false;
+	else if (argc != 3) {
+		fprintf(stderr, "usage: corewatch.exe CONFIG DATABASE [--no-samples]\n");
 		return 2;
 	}
 	if ((r = config_load(argv[1], &c.config, &err)) < 0) {

@@ -1,29 +1,35 @@
 /* Discovery: which processes to follow.  Those above MinPrivate that the
  * selectors pick are followed from then on, until they exit, up to
- * MaxProcesses at once.
+ * MaxProcesses at once.  Every DiscoverInterval a pass decides; following
+ * (the store, the exit watch, the census tier) is its caller's, through
+ * the callback.
  *
- * Every DiscoverInterval a pass decides.  Without the proc connector
- * (proc-connector.h) it lists the proc root and reads the status of each
- * process not followed (25 microseconds each), as a pass always did.
- * With it, a pass reads only what the connector told as new or changed
- * since (a fork, an exec, a new name or uid): a process the selectors
- * passed over is not read again until it changes, and one picked but
- * below MinPrivate is looked at through its statm, kept open, whose
- * figures move when it grows (1.6 microseconds; a process whose VmSize is
- * below MinPrivate cannot hold that much).  A full pass, listing the proc
- * root, comes first, after a reload, when the connector lost events, and
- * at least every RW_DISCOVER_FULL_MS.
+ * This header is what the manager sees of it on every platform; each
+ * platform's state (struct discover) is in its own discover-os.h.
  *
- * Discovery reads the proc root and decides; following (the store, the
- * exit watch, the census tier) is its caller's, through the callback. */
+ * linux/discover.c: without the proc connector (proc-connector.h) a pass
+ * lists the proc root and reads the status of each process not followed
+ * (25 microseconds each).  With it, a pass reads only what the connector
+ * told as new or changed since (a fork, an exec, a new name or uid): a
+ * process the selectors passed over is not read again until it changes,
+ * and one picked but below MinPrivate is looked at through its statm,
+ * kept open, whose figures move when it grows (1.6 microseconds; a
+ * process whose VmSize is below MinPrivate cannot hold that much).  A
+ * full pass, listing the proc root, comes first, after a reload, when the
+ * connector lost events, and at least every RW_DISCOVER_FULL_MS.
+ *
+ * windows/discover.c: a pass is one snapshot of every process
+ * (windows/win-procs.h), whose commit says at once which are above
+ * MinPrivate; the selectors judge each instance (pid and creation time)
+ * once, and what they passed over is carried from one snapshot to the
+ * next. */
 #pragma once
 
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "config.h"
-#include "discover-known.h"
-#include "proc-connector.h"
+#include "event-loop.h"
 #include "target.h"
 
 struct watched;
@@ -33,51 +39,44 @@ struct watched;
  * (-ENOMEM). */
 typedef int (*discover_follow_t)(void *userdata, struct target *t);
 
-struct discover {
-	int root_fd;                        /* the proc root (borrowed) */
-	const struct daemon_config *config; /* the caller's, reloads included */
-	struct target_identity id;          /* now_ms and pidfd_below are not read: a pass sets its own */
-	int self;                           /* the daemon's pid: never followed */
-	discover_follow_t follow;
-	void *userdata;
+#ifdef _WIN32
+#include "windows/discover-os.h"
+#else
+#include "linux/discover-os.h"
+#endif
 
-	/* discover.c's */
-	uint64_t over_limit;                /* not followed: MaxProcesses reached */
-	bool over_limit_logged;             /* ... told, until there is room again */
-	int events_fd;                      /* the proc connector, or -1: list every pass */
-	struct known known;                 /* the processes passed over */
-	bool full_due;                      /* the next pass lists the proc root */
-	uint64_t last_full_us;              /* when a pass last did (monotonic) */
-	uint32_t listing;                   /* the number of the last listing */
-	uint64_t passes, full_passes;       /* passes, and those that listed the root */
-	uint64_t status_reads;              /* processes whose status a pass read */
-	uint64_t events_lost;               /* times the connector dropped events */
-};
+/* Opens the machine's processes for d, whose config, follow and userdata
+ * the caller set: on Linux the proc root (proc_root, NULL for /proc; with
+ * another, a test's tree, *ret_host is false and the kernel's events are
+ * of no use), the boot's id and time; on Windows, where there is no proc
+ * root (proc_root must be NULL, d->root_fd is -1) and no kernel events
+ * (*ret_host false), the boot's time as its id.  d->self is the daemon's
+ * pid.  Returns 0, or a negative errno after
+ * logging why. */
+int discover_open(struct discover *d, const char *proc_root, bool *ret_host);
 
-/* Makes d ready for its first pass (a full one), its fields above set by
- * the caller; without the proc connector (events false, or it cannot be
- * opened: logged) every pass lists the proc root.  Returns 0. */
+/* Makes d ready for its first pass (a full one); without the kernel's
+ * process events (events false, or they cannot be had: logged) every
+ * pass looks at every process.  Returns 0. */
 int discover_init(struct discover *d, bool events);
-/* Closes the connector, forgets every process; accepts a zeroed d. */
+/* Closes what discovery holds, forgets every process; accepts a zeroed d. */
 void discover_done(struct discover *d);
 
-/* The proc connector's descriptor, readable when events wait, or -1. */
-int discover_events_fd(const struct discover *d);
-/* Reads the connector's waiting events into the next pass's work.  On a
- * loss (ENOBUFS) the next pass is a full one; on another error the
- * connector is closed (logged) and every pass lists the root from then
- * on.  Returns 0, or that error. */
+/* Where the kernel's process events (Linux's proc connector) wait, for
+ * the loop to watch: true with *ret, or false when there are none. */
+bool discover_events_source(const struct discover *d, event_fd_t *ret);
+/* Reads the waiting events into the next pass's work.  On an error the
+ * events are given up (logged) and every pass looks at every process from
+ * then on.  Returns 0, or that error. */
 int discover_events_read(struct discover *d);
-/* What the connector tells of pid, for the next pass (proc-connector.h). */
-int discover_event(void *d, enum proc_connector_kind kind, int pid);
 /* The selectors or MinPrivate changed: the next pass decides afresh. */
 void discover_reload(struct discover *d);
 
-/* One pass over the proc root: each process that is not in w (nor the
- * daemon), not a kernel thread or a zombie, above MinPrivate and picked by
- * Watch= and Ignore= is handed to d->follow while w has room.  A process
- * that vanishes meanwhile is passed over.  Returns 0, or a negative errno
- * when the root cannot be listed or memory runs out (logged). */
+/* One pass: each process that is not in w (nor the daemon), not a kernel
+ * thread or a zombie, above MinPrivate and picked by Watch= and Ignore=
+ * is handed to d->follow while w has room.  A process that vanishes
+ * meanwhile is passed over.  Returns 0, or a negative errno when the
+ * processes cannot be listed or memory runs out (logged). */
 int discover_pass(struct discover *d, const struct watched *w);
 
 /* Whether the selectors of c still pick t (after a reload). */

@@ -40,7 +40,7 @@ static struct oom_sources_options sources_options(const struct manager *m)
 		.kmsg = m->config.kernel_log,
 		.proc_fd = m->root_fd,
 		.state_dir = m->state_dir,
-		.boot_id = m->boot_id,
+		.boot_id = m->discover.boot_id,
 	};
 }
 

@@ -1,5 +1,6 @@
-/* Discovery (discover.h): the proc root listed or the connector's events
- * followed, the selectors asked, what they passed over remembered. */
+/* Discovery on Linux (discover.h): the proc root listed or the
+ * connector's events followed, the selectors asked, what they passed over
+ * remembered. */
 #include "discover.h"
 
 #include <errno.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include "daemon-clock.h"
+#include "fileio.h"
 #include "limits.h"
 #include "log.h"
 #include "macro.h"
@@ -433,6 +435,14 @@ int discover_events_fd(const struct discover *d)
 	return d->events_fd;
 }
 
+bool discover_events_source(const struct discover *d, event_fd_t *ret)
+{
+	if (d->events_fd < 0)
+		return false;
+	*ret = d->events_fd;
+	return true;
+}
+
 void discover_reload(struct discover *d)
 {
 	d->full_due = true;
@@ -467,4 +477,46 @@ void discover_done(struct discover *d)
 		close(d->events_fd);
 	d->events_fd = -1;
 	known_done(&d->known);
+	free(d->boot_id);
+	d->boot_id = NULL;
+}
+
+/* The boot time in unix ms: "btime" of /proc/stat (seconds). */
+static int read_boot_ms(int root_fd, int64_t *ret)
+{
+	_cleanup_free_ char *text = NULL;
+	size_t len;
+	int r = read_full_fileat(root_fd, "stat", RW_PROC_FILE_MAX, &text, &len);
+	if (r < 0)
+		return r;
+	const char *p = strstr(text, "\nbtime ");
+	uint64_t s;
+	if (!p)
+		return -EBADMSG;
+	p += strlen("\nbtime ");
+	const char *e = strchr(p, '\n');
+	if (!e || parse_u64_n(p, (size_t)(e - p), 10, &s) < 0)
+		return -EBADMSG;
+	*ret = (int64_t)s * 1000;
+	return 0;
+}
+
+int discover_open(struct discover *d, const char *proc_root, bool *ret_host)
+{
+	int r;
+
+	d->root_fd = procfs_open_root(proc_root);
+	if (d->root_fd < 0)
+		return log_error_errno(d->root_fd, "cannot open %s: %m", proc_root ? proc_root : "/proc");
+	r = procfs_read_boot_id(d->root_fd, &d->boot_id);
+	if (r < 0)
+		return log_error_errno(r, "cannot read the boot id: %m");
+	d->id = (struct target_identity){ .boot_id = d->boot_id, .ticks_per_second = sysconf(_SC_CLK_TCK) };
+	d->self = getpid();
+	if (read_boot_ms(d->root_fd, &d->id.boot_ms) < 0)
+		d->id.boot_ms = -1;
+	/* the connector tells of the host's processes: of no use with another
+	 * proc root (a test's fixture) */
+	*ret_host = !proc_root || strcmp(proc_root, "/proc") == 0;
+	return 0;
 }

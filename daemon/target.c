@@ -5,7 +5,10 @@
 #include "target.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
+
+#include "util.h"
 
 struct target *target_alloc(int pid, uint64_t start_time)
 {
@@ -33,6 +36,7 @@ struct target *target_free(struct target *t)
 	census_tier_target_done(t);
 	proc_ref_unref(t->ref);
 	free(t->cgroup);
+	free(t->memcg);
 	free(t);
 	return NULL;
 }
@@ -40,6 +44,17 @@ struct target *target_free(struct target *t)
 unsigned target_fds(const struct target *t)
 {
 	return (t->proc_dir_fd >= 0) + (t->pidfd >= 0) + (t->fast.statm_fd >= 0);
+}
+
+void target_set_memcg(struct target *t, const char *path)
+{
+	if (t->memcg && streq(t->memcg, path))
+		return;
+	char *copy = strdup(path);
+	if (!copy)
+		return;
+	free(t->memcg);
+	t->memcg = copy;
 }
 
 void target_describe(const struct target *t, struct core_process *ret)
@@ -57,6 +72,8 @@ void target_describe(const struct target *t, struct core_process *ret)
 		.comm = info->comm,
 		.exe = info->exe,
 		.cmdline = info->cmdline,
+		.cgroup = t->cgroup,
+		.memcg = t->memcg,
 		.private = t->fast.private,
 		.resident = t->fast.resident,
 		.peak_private = info->peak_private,

@@ -55,6 +55,7 @@ struct target {
 	int proc_dir_fd;        /* /proc/PID, a directory; -1 on Windows */
 	int pidfd;              /* a pidfd (pidfd_open); -1 without one (always on Windows) */
 	char *cgroup;           /* the cgroup v2 path when following began; NULL unknown */
+	char *memcg;            /* its memory cgroup's path, as of the last store tick; NULL unknown */
 	struct proc_ref *ref;   /* what the store holds about it: its own reference */
 
 	struct event_source *exit_source;
@@ -81,6 +82,10 @@ unsigned target_fds(const struct target *t);
  * true with *ret, or false when the fast tier sees the exit at its next
  * round. */
 bool target_exit_source(const struct target *t, event_fd_t *ret);
+
+/* t's memory cgroup is path from now on (copied; kept as it was when
+ * there is no memory for the copy). */
+void target_set_memcg(struct target *t, const char *path);
 
 /* What the daemon tells of t (its strings are t's). */
 void target_describe(const struct target *t, struct core_process *ret);

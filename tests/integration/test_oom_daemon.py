@@ -8,6 +8,7 @@ Needs root and a memory controller (cgroup v1, or v2 with memory in its
 root's cgroup.controllers); skipped, saying why, elsewhere.  Every group
 a test makes is below one parent of its own, emptied (its processes
 killed) and removed when the test ends, failed or not."""
+import json
 import os
 import random
 import signal
@@ -427,3 +428,49 @@ def test_the_oom_watch_alone(tmp_path, daemons, groups):
     assert r["comm"] == "rwoomgrow" and r["uid"] == 0
     assert r["total_vm"] is None and r["anon_rss"] is None
     assert r["census_id"] is not None
+
+
+def test_processes_by_cgroup_and_unit(tmp_path, daemons, groups):
+    """processes --by cgroup and --by unit: the watched processes in each
+    memory cgroup, their memory summed; a group named like a systemd
+    service names its unit."""
+    groups.make("a.slice/web.service")
+    groups.make("b")
+    procs = []
+    try:
+        for rel in ("a.slice/web.service", "a.slice/web.service", "b"):
+            procs.append(Grower(tmp_path, groups.path(rel)))
+        d = daemons(tmp_path, oom_config()).start()
+        for g in procs:
+            wait_watched(d, g.pid)
+        exe = os.path.join(os.environ.get("RAMWATCH_BUILD", "build"), "ramwatch")
+
+        def ask(*args):
+            r = subprocess.run([exe, "--socket", d.socket, "processes", *args], capture_output=True, text=True)
+            assert r.returncode == 0, r.stderr
+            return r.stdout
+
+        listed = {p["pid"]: p for p in json.loads(ask("--format", "json"))["processes"]}
+        web, other = groups.cg("a.slice/web.service"), groups.cg("b")
+        for g, cg in zip(procs, (web, web, other)):
+            assert listed[g.pid]["cgroup"] == cg
+        assert listed[procs[0].pid]["unit"] == "web.service"
+        assert listed[procs[2].pid]["unit"] is None
+
+        by = json.loads(ask("--by", "cgroup", "--format", "json"))
+        assert by["by"] == "cgroup"
+        found = {g["cgroup"]: g for g in by["groups"]}
+        assert sorted(found[web]["pids"]) == sorted(p.pid for p in procs[:2])
+        assert found[web]["processes"] == 2 and found[other]["processes"] == 1
+        assert found[web]["private"] == sum(listed[p.pid]["private"] for p in procs[:2])
+        units = {g["unit"]: g for g in json.loads(ask("--by", "unit", "--format", "json"))["groups"]}
+        assert units["web.service"]["processes"] == 2
+        table = ask("--by", "unit")
+        assert table.splitlines()[0].split()[:2] == ["UNIT", "PROCESSES"]
+        assert any(line.startswith("web.service ") for line in table.splitlines())
+        bad = subprocess.run([exe, "--socket", d.socket, "processes", "--by", "user"], capture_output=True, text=True)
+        assert bad.returncode == 2 and "--by takes cgroup or unit" in bad.stderr
+    finally:
+        for g in procs:
+            g.proc.kill()
+            g.proc.wait()

@@ -21,7 +21,7 @@ CREATE TABLE censuses_new (
     time INTEGER NOT NULL,
     trigger TEXT NOT NULL CHECK (trigger IN ('first', 'interval', 'growth', 'mark', 'request', 'limit')),
     status TEXT NOT NULL CHECK (status IN ('ok', 'exited', 'denied', 'error')),
-    light INTEGER NOT NULL DEFAULT 0,
+    light INTEGER NOT NULL DEFAULT 0,   -- 1: smaps_rollup and maps only
     message TEXT,
     private INTEGER,
     resident INTEGER,
@@ -29,7 +29,7 @@ CREATE TABLE censuses_new (
     swap INTEGER,
     size INTEGER,
     regions INTEGER,
-    counter_private INTEGER,
+    counter_private INTEGER,            -- from status, read with the census
     counter_resident INTEGER,
     peak_resident INTEGER,
     wall_us INTEGER,

@@ -251,11 +251,20 @@ def test_killed_three_times_each_recorded_with_a_census_near_the_limit(tmp_path,
         assert r["sample_time"] is not None and r["sample_time"] <= r["time"]
         assert d.query("SELECT 1 FROM samples WHERE process_id = ? AND time <= ?", r["process_id"], r["time"])
         # the census before death: taken as the group neared its limit,
-        # before the kill, and linked to it
+        # before the kill, linked to it, and stored as such
         assert r["census_id"] is not None, r
         c = d.query("SELECT * FROM censuses WHERE id = ?", r["census_id"])[0]
         assert c["process_id"] == r["process_id"] and c["time"] <= r["time"]
         assert c["private"] >= 0.6 * LIMIT, (c["private"], r)
+        assert c["trigger"] == "limit", c
+    # what a person reads of the last victim says why its census was taken
+    client = os.path.join(os.environ.get("RAMWATCH_BUILD", "build"), "ramwatch")
+    report = subprocess.run([client, "--socket", d.socket, "report", "--pid", str(pids[-1])], capture_output=True,
+                            text=True)
+    assert ", taken as its group neared its memory limit: " in report.stdout, report.stdout + report.stderr
+    history = subprocess.run([client, "--socket", d.socket, "history", "--pid", str(pids[-1]), "--format", "json"],
+                             capture_output=True, text=True)
+    assert "limit" in [c["trigger"] for c in json.loads(history.stdout)["censuses"]], history.stdout[-2000:]
     log = d.logs()
     assert f"memory cgroup {groups.cg('box')} at" in log
     # the group's timeline: its limit and its processes' memory beside
@@ -281,8 +290,8 @@ def test_a_parents_limit(tmp_path, daemons, groups):
     assert r["cgroup"] == groups.cg("top/child")
     assert r["limit_hit"] == LIMIT
     assert r["census_id"] is not None
-    c = d.query("SELECT private FROM censuses WHERE id = ?", r["census_id"])[0]
-    assert c["private"] >= 0.6 * LIMIT
+    c = d.query("SELECT private, trigger FROM censuses WHERE id = ?", r["census_id"])[0]
+    assert c["private"] >= 0.6 * LIMIT and c["trigger"] == "limit"
 
 
 def test_an_unwatched_victim(tmp_path, daemons, groups):
@@ -386,8 +395,8 @@ def test_a_process_new_to_its_group_is_watched_near_the_limit_at_once(tmp_path, 
     r = d.query("SELECT * FROM oom_kills WHERE pid = ?", g.pid)
     assert len(r) == 1, d.logs()[-3000:]
     assert r[0]["census_id"] is not None
-    c = d.query("SELECT private FROM censuses WHERE id = ?", r[0]["census_id"])[0]
-    assert c["private"] >= 0.6 * LIMIT
+    c = d.query("SELECT private, trigger FROM censuses WHERE id = ?", r[0]["census_id"])[0]
+    assert c["private"] >= 0.6 * LIMIT and c["trigger"] == "limit"
 
 
 def test_a_read_only_cgroup_file_system_is_polled(tmp_path, daemons, groups):
@@ -404,8 +413,8 @@ def test_a_read_only_cgroup_file_system_is_polled(tmp_path, daemons, groups):
     pid = kill_in(tmp_path, groups, "box", d)
     r = d.wait_rows("SELECT * FROM oom_kills WHERE pid = ?", pid, what="the kill")[0]
     assert r["census_id"] is not None
-    c = d.query("SELECT private FROM censuses WHERE id = ?", r["census_id"])[0]
-    assert c["private"] >= 0.6 * LIMIT
+    c = d.query("SELECT private, trigger FROM censuses WHERE id = ?", r["census_id"])[0]
+    assert c["private"] >= 0.6 * LIMIT and c["trigger"] == "limit"
     near = d.ask({"op": "status"})["result"]["cgroups"]["near_limit"]
     assert near["thresholds"] == 0 and near["told"] >= 1, near
     assert "memory cgroups near their limits are polled" in d.logs()

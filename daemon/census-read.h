@@ -25,12 +25,10 @@ struct census;
 
 /* Reads the steady check of s before a census into *mark (its source
  * STEADY_NONE when there is none), the file mappings' starts into
- * *files, the bytes it read into *bytes; may_repeat and mappings as
- * census_take's options, l the last census's.  Changes l's
- * steady_current only. */
-void census_read_steady(struct census_last *l, const struct census_subject *s, bool may_repeat,
-			enum steady_mappings mappings, struct steady_mark *mark, struct steady_files *files,
-			uint64_t *bytes);
+ * *files, the bytes it read into *bytes; o census_take's options, l the
+ * last census's.  Changes l's steady_current and steady_maps_ms only. */
+void census_read_steady(struct census_last *l, const struct census_subject *s, const struct census_take_options *o,
+			struct steady_mark *mark, struct steady_files *files, uint64_t *bytes);
 /* Whether two steady checks read the same (never, without a check). */
 bool census_read_same(const struct steady_mark *a, const struct steady_mark *b);
 /* Frees what a steady check kept of the file mappings; f may be reused. */

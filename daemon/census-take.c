@@ -46,8 +46,8 @@ static int census_events(struct census_last *l, struct strpool *paths, const str
 /* Whether the last full census can stand for one now: the steady check
  * read the same, and what the census would take besides (its lightness,
  * the GPU memory) is the same. */
-static bool may_stand(const struct census_last *l, const struct census_subject *s, const struct steady_mark *m,
-		      bool light)
+bool census_take_may_stand(const struct census_last *l, const struct census_subject *s, const struct steady_mark *m,
+			   bool light)
 {
 	return census_read_same(m, &l->steady) && l->steady_light == light && l->steady_on_gpu == s->on_gpu &&
 	       l->steady_vram == s->vram;
@@ -123,8 +123,8 @@ int census_take(struct census_last *l, const struct census_subject *s, const str
 		repeat(l, t0, cpu0, 0, ret);
 		return 0;
 	}
-	census_read_steady(l, s, o->may_repeat, o->mappings, &mark, &files, &steady_bytes);
-	if (o->may_repeat && may_stand(l, s, &mark, o->light)) {
+	census_read_steady(l, s, o, &mark, &files, &steady_bytes);
+	if (o->may_repeat && census_take_may_stand(l, s, &mark, o->light)) {
 		/* read after the watch's take, and the same as what is kept */
 		l->steady_current = o->mappings != STEADY_MAPPINGS_UNKNOWN;
 		l->steady_read_ms = o->now_ms;

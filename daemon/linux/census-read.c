@@ -8,23 +8,59 @@
 #include "limits.h"
 #include "scan.h"
 
-/* The steady check before a census (census_take), into *mark:
+/* The steady check without the change watch, into *mark (its file
+ * mappings' starts into *files): where the last check that read maps is
+ * younger than o->check_every_ms and l->steady holds the file mappings,
+ * statm, the file mappings at their starts and smaps_rollup
+ * (steady_read_files), and maps and the file mappings after them only
+ * when a census follows, for its mark; else maps, and the rest where a
+ * check may come of it.  What only maps tells (an anonymous mapping
+ * protected differently, or moved, with every total the same) waits for
+ * the next read of maps, at most o->check_every_ms away. */
+static void steady_check_unwatched(struct census_last *l, const struct census_subject *s,
+				   const struct census_take_options *o, struct steady_mark *mark,
+				   struct steady_files *files, uint64_t *bytes)
+{
+	if (o->may_repeat && l->steady.source != STEADY_NONE && l->steady.has_files && o->check_every_ms > 0 &&
+	    o->now_ms - l->steady_maps_ms < o->check_every_ms) {
+		int r = steady_read_files(s->proc_dir_fd, &l->steady, &l->steady_files, mark, bytes);
+		if (r == 0 && census_take_may_stand(l, s, mark, o->light))
+			return;
+		if (r == 0 && steady_read_maps(s->proc_dir_fd, mark, files, bytes) == 0) {
+			l->steady_maps_ms = o->now_ms;
+			return;
+		}
+		/* no ioctl after all, or a failure: a whole read, as below */
+	}
+	unsigned flags = o->check_every_ms > 0 ? STEADY_READ_FILES : 0;
+	if (steady_read(s->proc_dir_fd, flags, mark, files, NULL, bytes) < 0)
+		mark->source = STEADY_NONE;
+	else
+		l->steady_maps_ms = o->now_ms;
+}
+
+/* The steady check before a census (census_take) on Linux, into *mark:
  * smaps_rollup and the names of its file mappings alone when the change
  * watch says its mappings are as l->steady saw them and a repeat may
- * come of it; else maps too, and the names where the watch can tell. */
-void census_read_steady(struct census_last *l, const struct census_subject *s, bool may_repeat,
-			enum steady_mappings mappings, struct steady_mark *mark, struct steady_files *files,
-			uint64_t *bytes)
+ * come of it; else maps too, and the names where the watch can tell;
+ * without the watch, steady_check_unwatched. */
+void census_read_steady(struct census_last *l, const struct census_subject *s, const struct census_take_options *o,
+			struct steady_mark *mark, struct steady_files *files, uint64_t *bytes)
 {
+	enum steady_mappings mappings = o->mappings;
+
 	if (mappings != STEADY_MAPPINGS_KEPT && mappings != STEADY_MAPPINGS_STILL)
 		l->steady_current = false; /* until a full census's mark is kept */
-	if (may_repeat && l->steady_current && l->steady.has_names &&
+	if (mappings == STEADY_MAPPINGS_UNKNOWN) {
+		steady_check_unwatched(l, s, o, mark, files, bytes);
+		return;
+	}
+	if (o->may_repeat && l->steady_current && l->steady.has_names &&
 	    steady_read_kept(s->proc_dir_fd, &l->steady, &l->steady_files, mark, bytes) == 0 &&
 	    steady_same(mark, &l->steady))
 		return;
 	/* what is kept of the mappings must be read from them */
-	unsigned flags = mappings != STEADY_MAPPINGS_UNKNOWN ? STEADY_READ_NAMES : 0;
-	if (steady_read(s->proc_dir_fd, flags, mark, files, NULL, bytes) < 0)
+	if (steady_read(s->proc_dir_fd, STEADY_READ_NAMES, mark, files, NULL, bytes) < 0)
 		mark->source = STEADY_NONE;
 }
 

@@ -15,13 +15,11 @@
 
 DEFINE_CLEANUP(struct win_capture *, win_capture_free)
 
-void census_read_steady(struct census_last *l, const struct census_subject *s, bool may_repeat,
-			enum steady_mappings mappings, struct steady_mark *mark, struct steady_files *files,
-			uint64_t *bytes)
+void census_read_steady(struct census_last *l, const struct census_subject *s, const struct census_take_options *o,
+			struct steady_mark *mark, struct steady_files *files, uint64_t *bytes)
 {
 	(void)s;
-	(void)may_repeat;
-	(void)mappings;
+	(void)o;
 	(void)files;
 	l->steady_current = false;
 	mark->source = STEADY_NONE;

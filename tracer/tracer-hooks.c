@@ -89,26 +89,44 @@ static void resolve(void)
 	RESOLVE(real_malloc, "malloc");
 }
 
+/* The requests below which a block is small for certain (half the
+ * threshold, see surely_small) while the session records and the real
+ * malloc is known; 0 otherwise.  One word the fast path of malloc reads
+ * for the state, the threshold and the bootstrap at once. */
+static _Atomic size_t small_below;
+
+void tracer_hooks_record(bool on)
+{
+	size_t below = on && real_malloc ? tracer_config.min_bytes / 2 : 0;
+	atomic_store_explicit(&small_below, below, memory_order_relaxed);
+}
+
 static inline bool tracing(void)
 {
 	return !tracer_busy && atomic_load_explicit(&tracer_state, memory_order_relaxed) == TRACER_ON;
 }
 
-/* Counts of the traced blocks live that start in each page, the pages
- * taken modulo the table's size, so that the free of a block in a page no
- * traced block starts in is known untraced without asking the allocator.
- * A block's count goes up before it is handed to the program and down at
- * its traced free, so it is not zero while the block lives, whichever
- * thread frees it (the program orders its malloc before its free).  A
- * count that reaches 255 stays there: then the usable size decides, as for
- * any count but zero.  Neighbouring pages have neighbouring counts, so a
- * heap's frees read a few cache lines of the table, not one each. */
+/* Counts of the traced blocks live that start at each 16-byte granule
+ * (the smallest alignment of a block), the granules taken modulo the
+ * table's size, so that the free of a block no traced block starts at is
+ * known untraced without asking the allocator.  A block's count goes up
+ * before it is handed to the program and down at its traced free, so it
+ * is not zero while the block lives, whichever thread frees it (the
+ * program orders its malloc before its free).  A count that reaches 255
+ * stays there: then the usable size decides, as for any count but zero.
+ * Counts by page instead sent every free of a small block that shares a
+ * page with a traced block's start to the usable size (a heap carves a
+ * large block from its top, beside the small ones before it, again at the
+ * same place after each free: 2 % of a run at the default threshold went
+ * there); by granule only blocks 1 MiB apart share a count.  A heap's
+ * neighbouring blocks still have neighbouring counts: its frees read a
+ * few cache lines of the table. */
 #define BLOCK_COUNTS (1u << 16)
 static _Atomic uint8_t block_count[BLOCK_COUNTS];
 
 static inline _Atomic uint8_t *block_slot(const void *p)
 {
-	return &block_count[((uint64_t)p >> 12) & (BLOCK_COUNTS - 1)];
+	return &block_count[((uint64_t)p >> 4) & (BLOCK_COUNTS - 1)];
 }
 
 static void block_traced(const void *p)
@@ -243,12 +261,13 @@ static __attribute__((noinline)) void *malloc_slow(size_t n, void *site)
  * then the function's last, a jump with no frame of its own (the frame
  * and the call back were a tenth of the cost of a traced small pair).  A
  * small request the allocator then refuses (the heap is out of memory) is
- * counted as asked. */
+ * counted as asked.  One word (small_below) says whether the session
+ * records, the request is surely small and the real malloc is known. */
 TRACER_EXPORT void *malloc(size_t n)
 {
 	void *site = __builtin_return_address(0);
 
-	if (__builtin_expect(real_malloc != NULL, 1) && surely_small(n) && tracing() &&
+	if (n < atomic_load_explicit(&small_below, memory_order_relaxed) && !tracer_busy &&
 	    tracer_small_again((uint64_t)site, tracer_scope_current(), n))
 		return real_malloc(n);
 	return malloc_slow(n, site);

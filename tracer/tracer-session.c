@@ -178,6 +178,7 @@ static void fork_child(void)
 		tracer_writer_close_child();
 		if (open_trace(false) < 0) {
 			atomic_store(&tracer_state, TRACER_STOPPED);
+			tracer_hooks_record(false);
 		} else {
 			tracer_ring_init(); /* a registration is the parent's memory's */
 			write_start();
@@ -202,6 +203,7 @@ void tracer_session_start(void)
 	write_start();
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	atomic_store(&tracer_state, TRACER_ON);
+	tracer_hooks_record(true);
 	if (tracer_writer_start_thread() < 0) {
 		/* no writer thread: the rings fill and drop until the end writes them */
 	}
@@ -225,6 +227,7 @@ void tracer_session_stop(void)
 	tracer_busy--;
 	if (!atomic_compare_exchange_strong(&tracer_state, &on, TRACER_STOPPED))
 		return;
+	tracer_hooks_record(false);
 	tracer_busy++;
 	tracer_ring_quiesce();
 	tracer_writer_join();

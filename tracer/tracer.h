@@ -193,6 +193,9 @@ TRACER_HIDDEN int tracer_stack_init(void);
 TRACER_HIDDEN uint32_t tracer_stack_id(uint64_t caller);
 TRACER_HIDDEN void tracer_stack_write(void);
 
+/* tracer-hooks.c: the fast path of malloc on (the session records) or off */
+TRACER_HIDDEN void tracer_hooks_record(bool on);
+
 /* tracer-session.c */
 TRACER_HIDDEN void tracer_session_start(void);
 TRACER_HIDDEN void tracer_session_stop(void);

@@ -375,7 +375,7 @@ $(BUILD)/python/ramwatch_trace.py: tracer/ramwatch_trace.py
 $(BUILD)/client/cmd-trace-record.o: ALL_CFLAGS += -DRAMWATCH_LIBDIR='"$(TRACERDIR)"'
 
 # programs with known allocation patterns for tests/integration/test_trace_record.py
-TRACE_HELPERS := trace-patterns trace-flood
+TRACE_HELPERS := trace-patterns trace-flood trace-churn
 TRACE_HELPER_BINS := $(addprefix $(BUILD)/helpers/,$(TRACE_HELPERS))
 $(BUILD)/helpers/trace-%: tests/helpers/trace-%.c tracer/ramwatch-trace.h
 	@mkdir -p $(dir $@)

@@ -36,10 +36,14 @@ void tracer_unpages(void *p, size_t bytes)
 	syscall(SYS_munmap, p, bytes);
 }
 
+/* The coarse clock: its readers want milliseconds (a full ring's wait,
+ * the writer's look at the mark file every few), and it is a read of the
+ * vDSO's page whatever the clock source, where CLOCK_MONOTONIC may be a
+ * system call on a virtual machine whose clock the vDSO cannot read. */
 uint64_t tracer_now_ns(void)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 

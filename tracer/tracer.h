@@ -102,7 +102,8 @@ TRACER_HIDDEN void tracer_ring_emit(const struct tracer_record *r);
 /* the events dropped so far */
 TRACER_HIDDEN uint64_t tracer_ring_dropped(void);
 /* the dropped events no later record of their ring placed (after the
- * quiesce): a gap before the trace's end */
+ * quiesce), and those of threads that had no ring: a gap before the
+ * trace's end, so that every dropped event is a missing number */
 TRACER_HIDDEN uint64_t tracer_ring_unplaced(void);
 /* Waits until no thread is inside tracer_ring_emit (after the state left ON). */
 TRACER_HIDDEN void tracer_ring_quiesce(void);

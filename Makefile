@@ -655,7 +655,7 @@ $(BUILD)/bench/malloc-heavy: bench/malloc-heavy.c
 	@mkdir -p $(dir $@)
 	$(CC) $(HELPER_CFLAGS) -o $@ $< -lpthread
 
-bench-tracer: deps $(TRACER_LIB) $(BUILD)/bench/malloc-heavy
+bench-tracer: deps $(TRACER_LIB) $(BUILD)/ramwatch $(BUILD)/bench/malloc-heavy
 	RAMWATCH_BUILD=$(abspath $(BUILD)) $(PYTHON) bench/tracer-bench.py
 
 # ================================================================== install, packaging

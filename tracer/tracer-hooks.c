@@ -48,9 +48,9 @@ static _Alignas(64) char arena[ARENA_BYTES];
 static _Atomic size_t arena_used;
 static _Atomic int resolved;
 
-static bool in_arena(const void *p)
+static inline bool in_arena(const void *p)
 {
-	return (const char *)p >= arena && (const char *)p < arena + ARENA_BYTES;
+	return (uintptr_t)p - (uintptr_t)arena < ARENA_BYTES;
 }
 
 /* A block of the arena: its size in the 16 bytes before it. */
@@ -103,7 +103,7 @@ void tracer_hooks_record(bool on)
 
 static inline bool tracing(void)
 {
-	return !tracer_busy && atomic_load_explicit(&tracer_state, memory_order_relaxed) == TRACER_ON;
+	return !tracer_self.busy && atomic_load_explicit(&tracer_state, memory_order_relaxed) == TRACER_ON;
 }
 
 /* Counts of the traced blocks live that start at each 16-byte granule
@@ -218,20 +218,20 @@ static inline bool surely_small(size_t n)
 /* An allocation of n bytes at p (NULL: it failed), called from site. */
 static void note_alloc(void *p, size_t n, void *site)
 {
-	tracer_busy++;
+	tracer_self.busy++;
 	if (p && (surely_small(n) || !new_is_traced(p)))
 		small(n, site);
 	else if (p || tracer_config.min_bytes <= n)
 		emit_alloc(TRACER_ALLOC, p, NULL, n, site, !p);
-	tracer_busy--;
+	tracer_self.busy--;
 }
 
 static void note_free(void *p, void *site)
 {
-	tracer_busy++;
+	tracer_self.busy++;
 	if (is_traced(p))
 		emit_free(p, site);
-	tracer_busy--;
+	tracer_self.busy--;
 }
 
 /* Everything but a small block of the thread's last site and scope. */
@@ -263,11 +263,11 @@ static __attribute__((noinline)) void *malloc_slow(size_t n, void *site)
  * small request the allocator then refuses (the heap is out of memory) is
  * counted as asked.  One word (small_below) says whether the session
  * records, the request is surely small and the real malloc is known. */
-TRACER_EXPORT void *malloc(size_t n)
+TRACER_EXPORT __attribute__((optimize("omit-frame-pointer"))) void *malloc(size_t n)
 {
 	void *site = __builtin_return_address(0);
 
-	if (n < atomic_load_explicit(&small_below, memory_order_relaxed) && !tracer_busy &&
+	if (n < atomic_load_explicit(&small_below, memory_order_relaxed) &&
 	    tracer_small_again((uint64_t)site, tracer_scope_current(), n))
 		return real_malloc(n);
 	return malloc_slow(n, site);
@@ -324,7 +324,7 @@ TRACER_EXPORT void *realloc(void *p, size_t n)
 	}
 	if (!p || !tracing())
 		return p ? real_realloc(p, n) : malloc(n);
-	tracer_busy++;
+	tracer_self.busy++;
 	old_traced = is_traced(p);
 	if (n == 0 && old_traced)
 		emit_free(p, site);
@@ -343,7 +343,7 @@ TRACER_EXPORT void *realloc(void *p, size_t n)
 	} else {
 		emit_alloc(TRACER_MOVE, q, p, n, site, false);
 	}
-	tracer_busy--;
+	tracer_self.busy--;
 	return q;
 }
 
@@ -384,10 +384,10 @@ TRACER_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, of
 		resolve();
 	p = real_mmap(addr, len, prot, flags, fd, offset);
 	if (tracing()) {
-		tracer_busy++;
+		tracer_self.busy++;
 		emit(TRACER_MAP, p == MAP_FAILED ? 0 : (uint64_t)p, 0, len, (uint64_t)__builtin_return_address(0),
 		     p == MAP_FAILED);
-		tracer_busy--;
+		tracer_self.busy--;
 	}
 	return p;
 }
@@ -400,9 +400,9 @@ TRACER_EXPORT int munmap(void *addr, size_t len)
 	if (!real_munmap)
 		resolve();
 	if (tracing()) {
-		tracer_busy++;
+		tracer_self.busy++;
 		emit(TRACER_UNMAP, (uint64_t)addr, 0, len, (uint64_t)__builtin_return_address(0), false);
-		tracer_busy--;
+		tracer_self.busy--;
 	}
 	return real_munmap(addr, len);
 }
@@ -425,14 +425,14 @@ TRACER_EXPORT void *mremap(void *old, size_t old_len, size_t len, int flags, ...
 	p = real_mremap(old, old_len, len, flags, fixed);
 	if (tracing()) {
 		uint64_t site = (uint64_t)__builtin_return_address(0);
-		tracer_busy++;
+		tracer_self.busy++;
 		if (p == MAP_FAILED) {
 			emit(TRACER_MAP, 0, 0, len, site, true);
 		} else {
 			emit(TRACER_UNMAP, (uint64_t)old, 0, old_len, site, false);
 			emit(TRACER_MAP, (uint64_t)p, 0, len, site, false);
 		}
-		tracer_busy--;
+		tracer_self.busy--;
 	}
 	return p;
 }

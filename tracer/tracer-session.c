@@ -23,7 +23,7 @@
 
 struct tracer_config tracer_config;
 _Atomic int tracer_state;
-__thread int tracer_busy __attribute__((tls_model("initial-exec")));
+__thread struct tracer_thread tracer_self __attribute__((tls_model("initial-exec")));
 
 void *tracer_pages(size_t bytes)
 {
@@ -164,14 +164,14 @@ static int open_trace(bool first)
 
 static void fork_prepare(void)
 {
-	tracer_busy++;
+	tracer_self.busy++;
 	tracer_scope_lock();
 }
 
 static void fork_parent(void)
 {
 	tracer_scope_unlock();
-	tracer_busy--;
+	tracer_self.busy--;
 }
 
 static void fork_child(void)
@@ -190,12 +190,12 @@ static void fork_child(void)
 			tracer_writer_start_thread();
 		}
 	}
-	tracer_busy--;
+	tracer_self.busy--;
 }
 
 void tracer_session_start(void)
 {
-	tracer_busy++;
+	tracer_self.busy++;
 	if (!env_copy(TRACER_ENV_FILE, tracer_config.file, sizeof(tracer_config.file)))
 		goto out;
 	configure();
@@ -212,7 +212,7 @@ void tracer_session_start(void)
 		/* no writer thread: the rings fill and drop until the end writes them */
 	}
 out:
-	tracer_busy--;
+	tracer_self.busy--;
 }
 
 static void write_small(struct tracer_small *t)
@@ -226,13 +226,13 @@ void tracer_session_stop(void)
 
 	if (atomic_load(&tracer_state) != TRACER_ON)
 		return;
-	tracer_busy++;
+	tracer_self.busy++;
 	tracer_scope_close_all();
-	tracer_busy--;
+	tracer_self.busy--;
 	if (!atomic_compare_exchange_strong(&tracer_state, &on, TRACER_STOPPED))
 		return;
 	tracer_hooks_record(false);
-	tracer_busy++;
+	tracer_self.busy++;
 	tracer_ring_quiesce();
 	tracer_writer_join();
 	/* drops no later record of their thread placed: a gap before the end */
@@ -246,5 +246,5 @@ void tracer_session_stop(void)
 	tracer_out_u64(tracer_ring_dropped());
 	tracer_out_str("}\n");
 	tracer_writer_close();
-	tracer_busy--;
+	tracer_self.busy--;
 }

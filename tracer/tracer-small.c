@@ -22,17 +22,16 @@ struct small_slot {
 };
 
 /* The calling thread's last slot, in its own table: a loop allocates from
- * one site many times, and this finds it with one thread-local read. */
-static __thread struct small_slot *last_slot __attribute__((tls_model("initial-exec")));
-
+ * one site many times, and this finds it by comparing the site and scope
+ * kept beside the thread's guard (tracer_self), not the slot's own. */
 bool tracer_small_again(uint64_t site, uint32_t scope, uint64_t len)
 {
-	struct small_slot *s = last_slot;
+	struct tracer_thread *t = &tracer_self;
 
-	if (!s || s->site != (site ? site : 1) || s->scope != scope)
+	if (t->busy || t->site != site || t->scope != scope)
 		return false;
-	s->count++;
-	s->bytes += len;
+	t->slot->count++;
+	t->slot->bytes += len;
 	return true;
 }
 
@@ -50,14 +49,15 @@ struct tracer_small *tracer_small_new(void)
 
 void tracer_small_forget(void)
 {
-	last_slot = NULL;
+	tracer_self.site = 0;
+	tracer_self.slot = NULL;
 }
 
 void tracer_small_reset(struct tracer_small *t)
 {
 	if (t)
 		memset(t, 0, sizeof(*t));
-	last_slot = NULL;
+	tracer_small_forget();
 }
 
 static uint32_t hash(uint64_t site, uint32_t scope)
@@ -95,7 +95,9 @@ void tracer_small_count(struct tracer_small *t, uint64_t site, uint32_t scope, u
 		}
 	}
 	t->last = s;
-	last_slot = s;
+	tracer_self.site = site;
+	tracer_self.scope = scope;
+	tracer_self.slot = s;
 	s->count++;
 	s->bytes += len;
 }

@@ -84,9 +84,20 @@ enum tracer_state { TRACER_OFF, TRACER_ON, TRACER_STOPPED };
 extern TRACER_HIDDEN struct tracer_config tracer_config;
 extern TRACER_HIDDEN _Atomic int tracer_state;
 
-/* The per-thread guard: set while the tracer itself runs, so anything it
- * calls that allocates goes straight to the real allocator. */
-extern TRACER_HIDDEN __thread int tracer_busy __attribute__((tls_model("initial-exec")));
+/* The calling thread's own state, in one thread-local block so that
+ * malloc's fast path looks its place up once. */
+struct small_slot;
+struct tracer_thread {
+	/* the guard: set while the tracer itself runs, so anything it calls
+	 * that allocates goes straight to the real allocator */
+	int busy;
+	/* the site and scope of the thread's last small-block count, and its
+	 * slot (site 0: none; no call returns to address 0) */
+	uint32_t scope;
+	uint64_t site;
+	struct small_slot *slot;
+};
+extern TRACER_HIDDEN __thread struct tracer_thread tracer_self __attribute__((tls_model("initial-exec")));
 
 /* memory and output without malloc */
 TRACER_HIDDEN void *tracer_pages(size_t bytes);

@@ -655,7 +655,12 @@ $(BUILD)/bench/malloc-heavy: bench/malloc-heavy.c
 	@mkdir -p $(dir $@)
 	$(CC) $(HELPER_CFLAGS) -o $@ $< -lpthread
 
-bench-tracer: deps $(TRACER_LIB) $(BUILD)/ramwatch $(BUILD)/bench/malloc-heavy
+# the floor of any preloaded tracer: malloc and free passed straight through
+$(BUILD)/bench/libmalloc-passthrough.so: bench/malloc-passthrough.c
+	@mkdir -p $(dir $@)
+	$(CC) $(HELPER_CFLAGS) -fPIC -shared -fvisibility=hidden -o $@ $< -ldl
+
+bench-tracer: deps $(TRACER_LIB) $(BUILD)/ramwatch $(BUILD)/bench/malloc-heavy $(BUILD)/bench/libmalloc-passthrough.so
 	RAMWATCH_BUILD=$(abspath $(BUILD)) $(PYTHON) bench/tracer-bench.py
 
 # ================================================================== install, packaging

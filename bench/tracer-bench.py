@@ -1,9 +1,11 @@
 #!/usr/bin/python3
 """Overhead of the allocation tracer (make bench-tracer).
 
-The load is bench/malloc-heavy as issue #43 gives it, named "malloc-heavy"
+The load is bench/malloc-heavy at the scale the targets are set at, named "malloc-heavy"
 in the table: 4 threads, 16,000,000 malloc/free pairs of 16-512 bytes and
-2,000 blocks of 256 KiB among them.  It runs untraced, under
+2,000 blocks of 256 KiB among them.  It runs untraced, with malloc and
+free passed through a preloaded library that does nothing else
+(bench/malloc-passthrough.c: the floor of any preloaded tracer), under
 libramwatch-trace.so at the default threshold and at --min-bytes 0 (the
 binary file), under `ramwatch trace record --min-bytes 0` (the same, then
 the summary trace record prints, a replay of the whole trace), and under
@@ -38,6 +40,7 @@ BUILD = Path(os.environ.get("RAMWATCH_BUILD", ROOT / "build"))
 PROG = BUILD / "bench" / "malloc-heavy"
 PYTHON_WORK = ROOT / "bench" / "python-json.py"
 LIB = BUILD / "libramwatch-trace.so"
+PASSTHROUGH = BUILD / "bench" / "libmalloc-passthrough.so"
 RAMWATCH = BUILD / "ramwatch"
 OUT = BUILD / "bench-tracer"
 
@@ -94,6 +97,9 @@ def main():
             return load(pairs), env
         return make
 
+    def passthrough(pairs):
+        return lambda: (load(pairs), dict(base, LD_PRELOAD=str(PASSTHROUGH)))
+
     def record(pairs):
         return lambda: ([str(RAMWATCH), "trace", "record", "--min-bytes", "0", "--format", "binary",
                          "-o", str(OUT / "r.trace"), "--", *load(pairs)], base)
@@ -117,6 +123,7 @@ def main():
         return make
 
     cases = [("untraced", a.pairs, untraced(a.pairs)),
+             ("malloc and free passed through, nothing traced", a.pairs, passthrough(a.pairs)),
              ("tracer, default threshold", a.pairs, traced(a.pairs, None, "binary")),
              ("tracer, --min-bytes 0, binary", a.pairs, traced(a.pairs, "0", "binary")),
              ("trace record --min-bytes 0, with its summary", a.pairs, record(a.pairs))]
@@ -124,6 +131,7 @@ def main():
         cases.append(("heaptrack", a.pairs, heaptrack(a.pairs)))
     if a.pairs_long != a.pairs:
         cases += [("untraced", a.pairs_long, untraced(a.pairs_long)),
+                  ("malloc and free passed through, nothing traced", a.pairs_long, passthrough(a.pairs_long)),
                   ("tracer, default threshold", a.pairs_long, traced(a.pairs_long, None, "binary"))]
     if a.pairs_json != a.pairs:
         cases.append(("untraced", a.pairs_json, untraced(a.pairs_json)))

@@ -218,20 +218,20 @@ static inline bool surely_small(size_t n)
 /* An allocation of n bytes at p (NULL: it failed), called from site. */
 static void note_alloc(void *p, size_t n, void *site)
 {
-	tracer_self.busy++;
+	tracer_guard();
 	if (p && (surely_small(n) || !new_is_traced(p)))
 		small(n, site);
 	else if (p || tracer_config.min_bytes <= n)
 		emit_alloc(TRACER_ALLOC, p, NULL, n, site, !p);
-	tracer_self.busy--;
+	tracer_unguard();
 }
 
 static void note_free(void *p, void *site)
 {
-	tracer_self.busy++;
+	tracer_guard();
 	if (is_traced(p))
 		emit_free(p, site);
-	tracer_self.busy--;
+	tracer_unguard();
 }
 
 /* Everything but a small block of the thread's last site and scope. */
@@ -263,7 +263,7 @@ static __attribute__((noinline)) void *malloc_slow(size_t n, void *site)
  * small request the allocator then refuses (the heap is out of memory) is
  * counted as asked.  One word (small_below) says whether the session
  * records, the request is surely small and the real malloc is known. */
-TRACER_EXPORT __attribute__((optimize("omit-frame-pointer"))) void *malloc(size_t n)
+TRACER_EXPORT __attribute__((optimize("omit-frame-pointer", "no-tree-slp-vectorize"))) void *malloc(size_t n)
 {
 	void *site = __builtin_return_address(0);
 
@@ -294,11 +294,17 @@ TRACER_EXPORT void *calloc(size_t count, size_t size)
 
 TRACER_EXPORT void free(void *p)
 {
+	/* a granule no traced block starts at first: most frees end there,
+	 * without the thread's guard or the state read (the free of NULL
+	 * too, which the real free takes) */
+	if (__builtin_expect(tracer_config.min_bytes && !atomic_load_explicit(block_slot(p), memory_order_relaxed) &&
+			     !in_arena(p), 1)) {
+		real_free(p);
+		return;
+	}
 	if (!p || in_arena(p))
 		return;
-	/* a page no traced block starts in first: most frees end there,
-	 * without the thread's guard or the state read */
-	if ((!tracer_config.min_bytes || atomic_load_explicit(block_slot(p), memory_order_relaxed)) && tracing())
+	if (tracing())
 		note_free(p, __builtin_return_address(0));
 	real_free(p);
 }
@@ -324,7 +330,7 @@ TRACER_EXPORT void *realloc(void *p, size_t n)
 	}
 	if (!p || !tracing())
 		return p ? real_realloc(p, n) : malloc(n);
-	tracer_self.busy++;
+	tracer_guard();
 	old_traced = is_traced(p);
 	if (n == 0 && old_traced)
 		emit_free(p, site);
@@ -343,7 +349,7 @@ TRACER_EXPORT void *realloc(void *p, size_t n)
 	} else {
 		emit_alloc(TRACER_MOVE, q, p, n, site, false);
 	}
-	tracer_self.busy--;
+	tracer_unguard();
 	return q;
 }
 
@@ -384,10 +390,10 @@ TRACER_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, of
 		resolve();
 	p = real_mmap(addr, len, prot, flags, fd, offset);
 	if (tracing()) {
-		tracer_self.busy++;
+		tracer_guard();
 		emit(TRACER_MAP, p == MAP_FAILED ? 0 : (uint64_t)p, 0, len, (uint64_t)__builtin_return_address(0),
 		     p == MAP_FAILED);
-		tracer_self.busy--;
+		tracer_unguard();
 	}
 	return p;
 }
@@ -400,9 +406,9 @@ TRACER_EXPORT int munmap(void *addr, size_t len)
 	if (!real_munmap)
 		resolve();
 	if (tracing()) {
-		tracer_self.busy++;
+		tracer_guard();
 		emit(TRACER_UNMAP, (uint64_t)addr, 0, len, (uint64_t)__builtin_return_address(0), false);
-		tracer_self.busy--;
+		tracer_unguard();
 	}
 	return real_munmap(addr, len);
 }
@@ -425,14 +431,14 @@ TRACER_EXPORT void *mremap(void *old, size_t old_len, size_t len, int flags, ...
 	p = real_mremap(old, old_len, len, flags, fixed);
 	if (tracing()) {
 		uint64_t site = (uint64_t)__builtin_return_address(0);
-		tracer_self.busy++;
+		tracer_guard();
 		if (p == MAP_FAILED) {
 			emit(TRACER_MAP, 0, 0, len, site, true);
 		} else {
 			emit(TRACER_UNMAP, (uint64_t)old, 0, old_len, site, false);
 			emit(TRACER_MAP, (uint64_t)p, 0, len, site, false);
 		}
-		tracer_self.busy--;
+		tracer_unguard();
 	}
 	return p;
 }

@@ -137,11 +137,11 @@ int ramwatch_trace_scope_enter(const char *name)
 
 	if (!name)
 		return -EINVAL;
-	tracer_self.busy++;
+	tracer_guard();
 	tracer_scope_lock();
 	r = enter_locked(name, strlen(name));
 	tracer_scope_unlock();
-	tracer_self.busy--;
+	tracer_unguard();
 	return r;
 }
 
@@ -151,14 +151,14 @@ int ramwatch_trace_scope_exit(const char *name)
 
 	if (!name)
 		return -EINVAL;
-	tracer_self.busy++;
+	tracer_guard();
 	tracer_scope_lock();
 	if (depth > 0 && strcmp(last_name(tracer_scope_current()), name) == 0) {
 		exit_locked();
 		r = 0;
 	}
 	tracer_scope_unlock();
-	tracer_self.busy--;
+	tracer_unguard();
 	return r;
 }
 

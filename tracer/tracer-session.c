@@ -164,14 +164,14 @@ static int open_trace(bool first)
 
 static void fork_prepare(void)
 {
-	tracer_self.busy++;
+	tracer_guard();
 	tracer_scope_lock();
 }
 
 static void fork_parent(void)
 {
 	tracer_scope_unlock();
-	tracer_self.busy--;
+	tracer_unguard();
 }
 
 static void fork_child(void)
@@ -190,12 +190,12 @@ static void fork_child(void)
 			tracer_writer_start_thread();
 		}
 	}
-	tracer_self.busy--;
+	tracer_unguard();
 }
 
 void tracer_session_start(void)
 {
-	tracer_self.busy++;
+	tracer_guard();
 	if (!env_copy(TRACER_ENV_FILE, tracer_config.file, sizeof(tracer_config.file)))
 		goto out;
 	configure();
@@ -212,7 +212,7 @@ void tracer_session_start(void)
 		/* no writer thread: the rings fill and drop until the end writes them */
 	}
 out:
-	tracer_self.busy--;
+	tracer_unguard();
 }
 
 static void write_small(struct tracer_small *t)
@@ -226,13 +226,13 @@ void tracer_session_stop(void)
 
 	if (atomic_load(&tracer_state) != TRACER_ON)
 		return;
-	tracer_self.busy++;
+	tracer_guard();
 	tracer_scope_close_all();
-	tracer_self.busy--;
+	tracer_unguard();
 	if (!atomic_compare_exchange_strong(&tracer_state, &on, TRACER_STOPPED))
 		return;
 	tracer_hooks_record(false);
-	tracer_self.busy++;
+	tracer_guard();
 	tracer_ring_quiesce();
 	tracer_writer_join();
 	/* drops no later record of their thread placed: a gap before the end */
@@ -246,5 +246,5 @@ void tracer_session_stop(void)
 	tracer_out_u64(tracer_ring_dropped());
 	tracer_out_str("}\n");
 	tracer_writer_close();
-	tracer_self.busy--;
+	tracer_unguard();
 }

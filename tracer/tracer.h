@@ -92,12 +92,28 @@ struct tracer_thread {
 	 * that allocates goes straight to the real allocator */
 	int busy;
 	/* the site and scope of the thread's last small-block count, and its
-	 * slot (site 0: none; no call returns to address 0) */
+	 * slot (site 0: none, and while the guard is on; no call returns to
+	 * address 0) */
 	uint32_t scope;
 	uint64_t site;
 	struct small_slot *slot;
 };
 extern TRACER_HIDDEN __thread struct tracer_thread tracer_self __attribute__((tls_model("initial-exec")));
+
+/* The guard on and off.  On, it also forgets the last slot's site, so that
+ * malloc's fast path, which compares the site only, cannot count a block
+ * the tracer itself asks for: the next small block goes the slow way and
+ * finds its slot again. */
+static inline void tracer_guard(void)
+{
+	tracer_self.busy++;
+	tracer_self.site = 0;
+}
+
+static inline void tracer_unguard(void)
+{
+	tracer_self.busy--;
+}
 
 /* memory and output without malloc */
 TRACER_HIDDEN void *tracer_pages(size_t bytes);

@@ -152,6 +152,7 @@ static struct tracer_ring *ring_claim(void)
 {
 	struct tracer_ring *g;
 	size_t n = tracer_config.buffer_bytes, segs = n / 32;
+	uint32_t id;
 
 	if (thread_ended)
 		return NULL;
@@ -163,8 +164,14 @@ static struct tracer_ring *ring_claim(void)
 		    atomic_compare_exchange_strong(&g->owned, &zero, 1))
 			goto found;
 	}
+	/* As many threads at once as a file has streams: the rest drop.  The
+	 * id is taken first, and checked after: threads that passed the first
+	 * look together must not both get the last one. */
 	if (atomic_load(&ring_count) >= TRACE_BIN_STREAMS)
-		return NULL; /* as many threads at once as a file has streams: the rest drop */
+		return NULL;
+	id = atomic_fetch_add(&ring_count, 1);
+	if (id >= TRACE_BIN_STREAMS)
+		return NULL;
 	g = tracer_pages(sizeof(*g));
 	if (!g)
 		return NULL;
@@ -176,7 +183,7 @@ static struct tracer_ring *ring_claim(void)
 	g->mask = n - 1;
 	g->seg_mask = segs - 1;
 	g->open_key = IDLE;
-	g->id = atomic_fetch_add(&ring_count, 1);
+	g->id = id;
 	atomic_store(&g->pending, IDLE);
 	atomic_store(&g->owned, 1);
 	g->next = atomic_load(&rings);

@@ -3,6 +3,7 @@
  * its threads is in its trace or counted as dropped.
  *
  *     trace-churn WAVES THREADS PAIRS
+ *     trace-churn wide THREADS
  *
  * WAVES times, THREADS threads each do PAIRS malloc/free pairs of 64 KiB
  * (above the default threshold: every one traced) and end, while the main
@@ -14,7 +15,12 @@
  * "made N" (the events of its own threads) and exits with status 7, so the
  * test sees that the traced program's output and status are its own.  It
  * writes with write(2), not stdio, whose buffer would be one more block
- * above the threshold. */
+ * above the threshold.
+ *
+ * "wide" runs THREADS threads at once (up to WIDE_MAX, past the 4096
+ * streams a trace file has), each allocating one block, holding it until
+ * every thread has its own, then freeing it: 2 * THREADS events, those of
+ * the threads past the streams dropped. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +30,10 @@
 
 #define BLOCK (64 * 1024)
 #define THREADS_MAX 64
+#define WIDE_MAX 8192
+
+static pthread_t wide[WIDE_MAX]; /* static: a malloc'd array would be a block above the threshold */
+static pthread_barrier_t all_hold;
 
 static long pairs;
 
@@ -38,6 +48,35 @@ static void *work(void *arg)
 		free(p);
 	}
 	return NULL;
+}
+
+static void *hold_one(void *arg)
+{
+	char *volatile p = malloc(BLOCK);
+
+	(void)arg;
+	if (!p)
+		abort();
+	p[0] = 1;
+	pthread_barrier_wait(&all_hold);
+	free(p);
+	return NULL;
+}
+
+/* n threads at once, each with a block while all have theirs */
+static int wide_threads(int n)
+{
+	pthread_attr_t attr;
+
+	if (pthread_barrier_init(&all_hold, NULL, (unsigned)n) != 0 || pthread_attr_init(&attr) != 0 ||
+	    pthread_attr_setstacksize(&attr, 64 * 1024) != 0)
+		return -1;
+	for (int i = 0; i < n; i++)
+		if (pthread_create(&wide[i], &attr, hold_one, NULL) != 0)
+			return -1;
+	for (int i = 0; i < n; i++)
+		pthread_join(wide[i], NULL);
+	return 0;
 }
 
 /* n threads doing their pairs, joined */
@@ -66,6 +105,12 @@ int main(int argc, char **argv)
 	int waves, n, len;
 	pid_t forked = -1, execd = -1;
 
+	if (argc == 3 && strcmp(argv[1], "wide") == 0) {
+		n = atoi(argv[2]);
+		if (n < 1 || n > WIDE_MAX)
+			return 2;
+		return wide_threads(n) < 0 ? 1 : 0;
+	}
 	if (argc == 3 && strcmp(argv[1], "exec") == 0) {
 		pairs = atol(argv[2]);
 		return threads(2) < 0 ? 1 : 0;

@@ -355,6 +355,26 @@ def test_forks_execs_and_ending_threads_lose_no_event_uncounted(tmp_path, name, 
         assert dropped > 0
 
 
+def test_threads_past_the_streams_of_a_file_are_dropped_and_counted(tmp_path):
+    # 4200 threads at once, each holding a 64 KiB block until all have
+    # theirs: a file has 4096 streams, one a thread (the main thread's
+    # one of them), so the last threads' events are dropped, counted and
+    # left out of the sequence like any other drop
+    n = 4200
+    p, out = record(tmp_path, CHURN, "wide", n, env={"RAMWATCH_TRACE_BUFFER": "4096"}, name="t.rwtrace")
+    assert p.returncode == 0, p.stderr
+    events = exported(out)
+    stop = events[-1]
+    allocs = [e for e in events if e["kind"] == "alloc" and e.get("tracked", True)]
+    frees = sum(e["kind"] == "free" for e in events)
+    assert 4000 < len(allocs) < 4096 and stop["dropped"] >= 2 * (n - 4096)
+    assert len(allocs) + frees + stop["dropped"] == 2 * n
+    # every stream in the file is one a reader takes
+    total, _, _ = summary(out)
+    assert total["capture_integrity"]["missing_sequence_event_count"] == stop["dropped"]
+    assert " %d dropped, trace sequence_gaps\n" % stop["dropped"] in p.stderr
+
+
 def test_exit_status_and_errors(tmp_path):
     p, out = record(tmp_path, "/bin/sh", "-c", "exit 7")
     assert p.returncode == 7

@@ -5,7 +5,9 @@
  * interposes malloc can go under; the tracer's cost at the default
  * threshold is measured against it too.  The real functions are found
  * with dlsym(RTLD_NEXT); what dlsym allocates before they are known comes
- * from a static arena. */
+ * from a static arena.  For bench/malloc-heavy, which calls malloc and
+ * free only: realloc and calloc are the C library's, and would not take
+ * a block of the arena. */
 #include <dlfcn.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -18,7 +18,9 @@ malloc call).  Every case runs once a round for several rounds, so a
 machine whose load changes changes every case alike; the table gives each
 case's median wall time and CPU time (user and system, of every thread and
 child), their ratios to the untraced run of the same load, the range of
-the wall ratio round by round, and the peak resident memory.  Except in
+the wall ratio round by round, and the peak resident memory, then the
+targets (--min-bytes 0 within 10x, the default threshold within 1.1x) as
+met or not, in wall and in CPU time.  Except in
 the trace record case the tracer is preloaded directly, as trace record
 preloads it, so the time is the program's.  Traces go to
 $RAMWATCH_BUILD/bench-tracer and are removed after each run.
@@ -176,6 +178,17 @@ def main():
             program = "%g M pairs, %d x 256 KiB" % (pairs / 1_000_000, a.big)
         print("| %s | %s | %.2f s | %.2f | %.2f-%.2f | %.2f s | %.2f | %d MiB |"
               % (name, program, w, w / u, min(each), max(each), c, c / uc, round(max(rss[(name, pairs)]) / 1024)))
+
+    # the targets, on the load they are set on
+    def ratios(name):
+        key, base_key = (name, a.pairs), ("untraced", a.pairs)
+        return (statistics.median(walls[key]) / statistics.median(walls[base_key]),
+                statistics.median(cpus[key]) / statistics.median(cpus[base_key]))
+    print()
+    for name, target in (("tracer, --min-bytes 0, binary", 10.0), ("tracer, default threshold", 1.1)):
+        w, c = ratios(name)
+        print("target: %s within %gx the untraced run: %.2fx wall (%s), %.2fx CPU (%s)"
+              % (name, target, w, "met" if w <= target else "not met", c, "met" if c <= target else "not met"))
 
 
 if __name__ == "__main__":

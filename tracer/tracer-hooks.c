@@ -153,7 +153,7 @@ static inline bool new_is_traced(void *p)
 	return tracer_config.min_bytes == 0 || real_usable(p) >= tracer_config.min_bytes;
 }
 
-/* Whether a block the program gives back was traced: no count at its page
+/* Whether a block the program gives back was traced: no count at its granule
  * says no for certain, else its usable size says, as it did at the start. */
 static inline bool is_traced(void *p)
 {

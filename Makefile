@@ -395,7 +395,7 @@ $(BUILD)/python/ramwatch_trace.py: tracer/ramwatch_trace.py
 $(BUILD)/client/cmd-trace-record.o: ALL_CFLAGS += -DRAMWATCH_LIBDIR='"$(TRACERDIR)"'
 
 # programs with known allocation patterns for tests/integration/test_trace_record.py
-TRACE_HELPERS := trace-patterns trace-flood
+TRACE_HELPERS := trace-patterns trace-flood trace-churn
 TRACE_HELPER_BINS := $(addprefix $(BUILD)/helpers/,$(TRACE_HELPERS))
 $(BUILD)/helpers/trace-%: tests/helpers/trace-%.c tracer/ramwatch-trace.h
 	@mkdir -p $(dir $@)
@@ -693,7 +693,12 @@ $(BUILD)/bench/malloc-heavy: bench/malloc-heavy.c
 	@mkdir -p $(dir $@)
 	$(CC) $(HELPER_CFLAGS) -o $@ $< -lpthread
 
-bench-tracer: deps $(TRACER_LIB) $(BUILD)/bench/malloc-heavy
+# the floor of any preloaded tracer: malloc and free passed straight through
+$(BUILD)/bench/libmalloc-passthrough.so: bench/malloc-passthrough.c
+	@mkdir -p $(dir $@)
+	$(CC) $(HELPER_CFLAGS) -fPIC -shared -fvisibility=hidden -o $@ $< -ldl
+
+bench-tracer: deps $(TRACER_LIB) $(BUILD)/ramwatch $(BUILD)/bench/malloc-heavy $(BUILD)/bench/libmalloc-passthrough.so
 	RAMWATCH_BUILD=$(abspath $(BUILD)) $(PYTHON) bench/tracer-bench.py
 
 # ================================================================== install, packaging

@@ -125,7 +125,11 @@ static void test_real_kills(void **state)
 	assert_int_equal(waitpid(c, &status, 0), c);
 	wait_events(w, &seen, 1);
 	assert_null(find(&seen, OOM_WATCH_VICTIM, c));
-	assert_int_equal(seen.n, 0);
+	/* the watch tells every OOM kill of the machine: another program's
+	 * may come meanwhile, but none in the test's groups */
+	for (unsigned i = 0; i < seen.n && i < ELEMENTSOF(seen.e); i++)
+		assert_true(seen.e[i].memcg_id != (uint64_t)st_child.st_ino &&
+			    seen.e[i].memcg_id != (uint64_t)st_parent.st_ino);
 
 	oom_watch_free(w);
 	assert_int_equal(rmdir(child), 0);

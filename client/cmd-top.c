@@ -123,6 +123,11 @@ static enum action key(struct top *t, int k, unsigned page)
 	switch (k) {
 	case 'q': return ACT_QUIT;
 	case 's': t->v.sort = (t->v.sort + 1) % _TOP_SORT_MAX; top_reorder(t); break;
+	case 'g':
+		t->v.by = (t->v.by + 1) % _TOP_GROUP_MAX;
+		t->v.first = 0;
+		top_reorder(t);
+		break;
 	case TOP_KEY_UP: case 'k': move_to(t, (long)t->v.selected - 1); break;
 	case TOP_KEY_DOWN: case 'j': move_to(t, (long)t->v.selected + 1); break;
 	case TOP_KEY_PAGE_UP: move_to(t, (long)t->v.selected - (long)page); break;
@@ -169,11 +174,16 @@ static int draw(struct top *t, unsigned lines, unsigned cols, FILE *once)
 
 	if (!f)
 		return -ENOMEM;
-	/* the picked row stays on the screen */
-	if (t->v.selected < t->v.first)
-		t->v.first = t->v.selected;
-	if (shown && t->v.selected >= t->v.first + shown)
-		t->v.first = t->v.selected - shown + 1;
+	/* the picked row stays on the screen, and its group's header above
+	 * it where the group begins with it */
+	size_t line = top_line_of(t->lines, t->v.n_lines, t->v.selected);
+	if (line < t->v.n_lines) {
+		size_t top = line > 0 && t->lines[line - 1].header ? line - 1 : line;
+		if (top < t->v.first)
+			t->v.first = top;
+		if (shown && line >= t->v.first + shown)
+			t->v.first = line - shown + 1;
+	}
 	t->v.name_filter = t->name_filter;
 	t->v.user_filter = t->user_filter;
 	t->v.system_line = t->system_line;
@@ -255,7 +265,7 @@ static int run_once(struct top *t)
 	if ((r = top_refresh(t)) < 0)
 		return fail("%s", t->message[0] ? t->message : strerror(-r));
 	/* every row: a screen as tall as the list */
-	unsigned lines = (unsigned)(t->n_order + 5 < TOP_LINES_MAX ? t->n_order + 5 : TOP_LINES_MAX);
+	unsigned lines = (unsigned)(t->v.n_lines + 5 < TOP_LINES_MAX ? t->v.n_lines + 5 : TOP_LINES_MAX);
 	if ((r = draw(t, lines, cols, stdout)) < 0 || fflush(stdout) != 0)
 		return fail("cannot write the output: %s", strerror(r < 0 ? -r : errno));
 	return 0;
@@ -298,6 +308,11 @@ int cmd_top(const struct command *self, int argc, char **argv)
 						   optarg);
 			t.v.sort = (enum top_sort)r;
 			break;
+		case 'b':
+			if ((r = top_group_from_name(optarg)) < 0)
+				return usage_error("top", "--by takes none, cgroup or unit, not '%s'", optarg);
+			t.v.by = (enum top_group_by)r;
+			break;
 		case '1': once = true; break;
 		case 'h':
 			command_help(self, stdout);
@@ -327,5 +342,7 @@ int cmd_top(const struct command *self, int argc, char **argv)
 	json_decref(t.detail);
 	free(t.rows);
 	free(t.order);
+	free(t.lines);
+	free(t.groups);
 	return r;
 }

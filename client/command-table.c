@@ -376,6 +376,9 @@ static const struct command_option top_options[] = {
 	{ .name = "sort", .short_name = 's', .arg = "KEY", .val = 's', .complete = COMPLETE_WORDS,
 	  .values = "private resident peak growth vram",
 	  .help = "private (default), resident, peak, growth or vram" },
+	{ .name = "by", .arg = "KEY", .val = 'b', .complete = COMPLETE_WORDS, .values = "none cgroup unit",
+	  .help = "group the processes by memory cgroup or systemd unit, each group under a line of its sums "
+		  "(default none; g in the view)" },
 	{ .name = "once", .val = '1', .help = "print one screen as text and exit (no terminal needed)" },
 	OPTION_SOCKET,
 	OPTION_END,
@@ -561,8 +564,8 @@ static const struct command commands[] = {
 		.run = LINUX_ONLY(cmd_top),
 		.needs = COMMAND_NEEDS_DAEMON,
 		.summary = "a live view of the watched processes: memory, classes, history",
-		.usage = "ramwatch top [-d|--interval DURATION] [--window DURATION] [--sort KEY] [--once]\n"
-			 "                    [--socket PATH]\n",
+		.usage = "ramwatch top [-d|--interval DURATION] [--window DURATION] [--sort KEY]\n"
+			 "                    [--by none|cgroup|unit] [--once] [--socket PATH]\n",
 		.about = "A live view of the processes ramwatchd watches, largest first: their memory, a bar\n"
 			 "split by the classes of their last census, and a sparkline of their private memory\n"
 			 "over the window.  Users other than root and members of group ramwatch see their\n"
@@ -570,7 +573,8 @@ static const struct command commands[] = {
 		.options = top_options,
 		.footer = "Keys: P R E G V sort by private, resident, peak, growth, vram (s: the next);\n"
 			  "arrows, j k, PgUp PgDn pick; Enter: the picked process's classes, census and marks\n"
-			  "(Esc: back); / filter by name, u by user; c take a census; m set a mark; q quit.\n",
+			  "(Esc: back); g group by cgroup, by unit, none; / filter by name, u by user;\n"
+			  "c take a census; m set a mark; q quit.\n",
 	},
 
 	/* the sub-commands of trace (cmd_trace dispatches) */

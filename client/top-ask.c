@@ -67,6 +67,11 @@ static void fetch_history(struct top *t, struct top_row *r, int64_t now)
 void top_reorder(struct top *t)
 {
 	t->n_order = top_order(t->rows, t->n, t->v.sort, t->name_filter, t->user_filter, t->order);
+	t->v.lines = t->lines;
+	t->v.groups = t->groups;
+	/* out of memory: a line per process, ungrouped */
+	(void)top_group_order(t->rows, t->order, t->n_order, t->v.by, t->v.sort, t->groups, &t->v.n_groups, t->lines,
+			      &t->v.n_lines);
 	t->v.selected = 0;
 	for (size_t i = 0; i < t->n_order; i++)
 		if (t->rows[t->order[i]].pid == t->selected_pid)
@@ -125,20 +130,30 @@ int top_refresh(struct top *t)
 		return r;
 	}
 	size_t *order = calloc(n + 1, sizeof(*order));
-	if (!order || !(pick = calloc(n + 1, sizeof(*pick)))) {
+	struct top_line *lines = calloc(2 * n + 1, sizeof(*lines));
+	struct top_group *groups = calloc(n + 1, sizeof(*groups));
+	if (!order || !lines || !groups || !(pick = calloc(n + 1, sizeof(*pick)))) {
 		free(rows);
 		free(order);
+		free(lines);
+		free(groups);
 		return -ENOMEM;
 	}
 	top_rows_carry(rows, n, t->rows, t->n);
 	free(t->rows);
 	free(t->order);
+	free(t->lines);
+	free(t->groups);
 	t->rows = rows;
 	t->n = n;
 	t->order = order;
+	t->lines = lines;
+	t->groups = groups;
 	top_reorder(t);
 	/* those on screen first, from the first shown */
-	size_t first = t->v.first < t->n_order ? t->v.first : 0;
+	size_t first = top_first_shown(t, t->v.first);
+	if (first >= t->n_order)
+		first = 0;
 	m = top_history_pick(t->rows, t->n, t->order + first, t->n_order - first, pick, TOP_HISTORY_MAX);
 	for (size_t i = 0; i < m; i++)
 		fetch_history(t, &t->rows[pick[i]], now);
@@ -146,6 +161,14 @@ int top_refresh(struct top *t)
 	fetch_detail(t, now);
 	t->refresh_failed = false;
 	return 0;
+}
+
+size_t top_first_shown(const struct top *t, size_t line)
+{
+	for (size_t i = line; i < t->v.n_lines; i++)
+		if (!t->lines[i].header)
+			return t->lines[i].at;
+	return t->n_order;
 }
 
 const struct top_row *top_picked(const struct top *t)

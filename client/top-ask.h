@@ -25,6 +25,10 @@ struct top {
 
 	struct top_row *rows;
 	size_t n, *order, n_order;
+	/* the list's lines and groups (top_group_order): 2 * n + 1 and n + 1
+	 * entries, as order is n + 1 */
+	struct top_line *lines;
+	struct top_group *groups;
 	int selected_pid; /* kept across refreshes: the order changes */
 	json_t *detail;   /* history of the picked process (detail view) */
 	/* what detail was read for: it is read again for another process, or
@@ -46,9 +50,12 @@ struct top {
 /* Reads everything the screen shows.  Returns 0, or a negative errno with
  * the reason in t->message (the rows of the last refresh stay). */
 int top_refresh(struct top *t);
-/* Orders the rows by the view's key and filters; the picked process stays
- * picked where it still passes them. */
+/* Orders the rows by the view's key and filters, grouped as the view
+ * says; the picked process stays picked where it still passes them. */
 void top_reorder(struct top *t);
+/* The position in the order of the first process on the list's lines
+ * from line (t->n_order when none is). */
+size_t top_first_shown(const struct top *t, size_t line);
 /* The picked process, or NULL. */
 const struct top_row *top_picked(const struct top *t);
 /* A census of the picked process now (the scan op), and a mark on it;

@@ -20,7 +20,8 @@
 #define HEAD_LINES 4u
 #define FOOT_LINES 1u
 
-#define LIST_KEYS "q quit  arrows pick  Enter classes and marks  P R E G V sort (s next)  / name  u user  c census  m mark"
+#define LIST_KEYS \
+	"q quit  arrows pick  Enter classes and marks  P R E G V sort (s next)  g group  / name  u user  c census  m mark"
 #define DETAIL_KEYS "Esc back  c census  m mark  q quit"
 
 struct top_frame *top_frame_new(unsigned lines, unsigned cols)
@@ -125,8 +126,13 @@ static void title(struct top_frame *f, const struct top_view *v, size_t n_order)
 	if (v->user_filter && v->user_filter[0] && n >= 0 && (size_t)n < sizeof(filters))
 		snprintf(filters + n, sizeof(filters) - (size_t)n, ", user %s", v->user_filter);
 	units_format_duration(every, (uint64_t)v->interval_ms * 1000u);
-	putf(f, 0, 0, TOP_ATTR_REVERSE, "ramwatch top: %zu process%s%s, by %s%s, every %s", n_order,
-	     n_order == 1 ? "" : "es", v->only_uid >= 0 ? " (yours only)" : "", top_sort_name(v->sort), filters, every);
+	char groups[64] = "";
+	if (v->lines && v->by != TOP_GROUP_NONE)
+		snprintf(groups, sizeof(groups), " in %zu %s%s", v->n_groups, top_group_name(v->by),
+			 v->n_groups == 1 ? "" : "s");
+	putf(f, 0, 0, TOP_ATTR_REVERSE, "ramwatch top: %zu process%s%s%s, by %s%s, every %s", n_order,
+	     n_order == 1 ? "" : "es", groups, v->only_uid >= 0 ? " (yours only)" : "", top_sort_name(v->sort), filters,
+	     every);
 	fill_attr(f, 0, 0, TOP_ATTR_REVERSE);
 }
 
@@ -222,39 +228,82 @@ static void growth_text(char *buf, const struct top_row *r)
 
 /* ---------------------------------------------------------------- the list */
 
+/* Line i of the list: the view's, or without groups the order's i-th. */
+static struct top_line line_at(const struct top_view *v, size_t i)
+{
+	return v->lines ? v->lines[i] : (struct top_line){ .at = i };
+}
+
+/* A group's header: its process count where pid and user are, its sums
+ * in their columns (x_* the columns' starts, 0: not shown), its name
+ * where the bar begins. */
+static void group_header(struct top_frame *f, unsigned y, const struct top_view *v, const struct top_group *g,
+			 unsigned x_private, unsigned x_resident, unsigned x_vram, unsigned x_name)
+{
+	char count[40], p[FORMAT_BYTES_MAX], res[FORMAT_BYTES_MAX], vr[FORMAT_BYTES_MAX];
+
+	snprintf(count, sizeof(count), "%zu process%s", g->processes, g->processes == 1 ? "" : "es");
+	putf(f, y, 0, TOP_ATTR_BOLD, "%-16.16s", count);
+	putf(f, y, x_private, TOP_ATTR_BOLD, "%10s", format_bytes(p, g->private));
+	putf(f, y, x_resident, TOP_ATTR_BOLD, "%10s", format_bytes(res, g->resident));
+	if (x_vram)
+		putf(f, y, x_vram, TOP_ATTR_BOLD, "%10s", g->have_vram ? format_bytes(vr, g->vram) : "-");
+	putf(f, y, x_name, TOP_ATTR_BOLD, "%s %s", top_group_name(v->by), g->name ? g->name : "(unknown)");
+}
+
 static void list(struct top_frame *f, const struct top_view *v, const struct top_row *rows, const size_t *order,
 		 size_t n_order)
 {
 	unsigned shown = top_layout_rows(f->lines);
-	size_t first = v->first < n_order ? v->first : 0;
-	size_t end = first + shown < n_order ? first + shown : n_order;
-	bool vram = any_vram(rows, order, n_order), in_use = any_in_use(rows, order + first, end - first);
+	size_t n_lines = v->lines ? v->n_lines : n_order;
+	size_t first = v->first < n_lines ? v->first : 0;
+	size_t end = first + shown < n_lines ? first + shown : n_lines;
+	size_t on_screen[TOP_LINES_MAX], n_on_screen = 0; /* the rows of the processes shown */
 	uint64_t biggest = 0;
 	char window[UNITS_FORMAT_MAX], head[UNITS_FORMAT_MAX + 8];
 
-	for (size_t i = first; i < end; i++)
-		biggest = rows[order[i]].private > biggest ? rows[order[i]].private : biggest;
+	for (size_t i = first; i < end; i++) {
+		struct top_line l = line_at(v, i);
+		if (!l.header && l.at < n_order)
+			on_screen[n_on_screen++] = order[l.at];
+	}
+	bool vram = any_vram(rows, order, n_order), in_use = any_in_use(rows, on_screen, n_on_screen);
+	for (size_t i = 0; i < n_on_screen; i++)
+		biggest = rows[on_screen[i]].private > biggest ? rows[on_screen[i]].private : biggest;
 	units_format_duration(window, (uint64_t)v->window_ms * 1000u);
 
 	title(f, v, n_order);
 	top_frame_put(f, 1, 0, v->system_line ? v->system_line : "", 0, 0);
-	legend(f, 2, rows, order + first, end - first);
+	legend(f, 2, rows, on_screen, n_on_screen);
 	unsigned x = putf(f, 3, 0, TOP_ATTR_BOLD, "%7s %-8s %10s ", "PID", "USER", "PRIVATE");
+	unsigned x_private = x - 11, x_resident, x_vram = 0, x_bar;
 	/* where a census of a process on screen read its allocators */
 	if (in_use)
 		x = putf(f, 3, x, TOP_ATTR_BOLD, "%10s ", "IN USE");
+	x_resident = x;
 	x = putf(f, 3, x, TOP_ATTR_BOLD, "%10s %10s %10s ", "RESIDENT", "PEAK", "GROWTH");
-	if (vram)
+	if (vram) {
+		x_vram = x;
 		x = putf(f, 3, x, TOP_ATTR_BOLD, "%10s ", "VRAM");
+	}
+	x_bar = x;
 	x = putf(f, 3, x, TOP_ATTR_BOLD, "%-*s ", (int)TOP_BAR_CELLS, "CLASSES");
 	snprintf(head, sizeof(head), "LAST %s", window);
 	x = putf(f, 3, x, TOP_ATTR_BOLD, "%-*.*s ", (int)TOP_SPARK_POINTS, (int)TOP_SPARK_POINTS, head);
 	putf(f, 3, x, TOP_ATTR_BOLD, "COMMAND");
 
 	for (size_t i = first; i < end; i++) {
-		const struct top_row *r = &rows[order[i]];
+		struct top_line l = line_at(v, i);
 		unsigned y = HEAD_LINES + (unsigned)(i - first);
-		uint8_t attr = i == v->selected ? TOP_ATTR_REVERSE : TOP_ATTR_NONE;
+		if (l.header) {
+			if (l.at < v->n_groups)
+				group_header(f, y, v, &v->groups[l.at], x_private, x_resident, x_vram, x_bar);
+			continue;
+		}
+		if (l.at >= n_order)
+			continue;
+		const struct top_row *r = &rows[order[l.at]];
+		uint8_t attr = l.at == v->selected ? TOP_ATTR_REVERSE : TOP_ATTR_NONE;
 		char p[FORMAT_BYTES_MAX], res[FORMAT_BYTES_MAX], pk[FORMAT_BYTES_MAX], g[FORMAT_BYTES_MAX],
 			vr[FORMAT_BYTES_MAX], iu[FORMAT_BYTES_MAX], spark[TOP_SPARK_POINTS * 3 + 1], user[24];
 

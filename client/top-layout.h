@@ -57,7 +57,7 @@ struct top_view {
 	enum top_sort sort;
 	const char *name_filter, *user_filter;  /* NULL or "": none */
 	size_t selected;                        /* in the order */
-	size_t first;                           /* the first row shown, in the order (scrolling) */
+	size_t first;                           /* the first line shown (scrolling) */
 	bool detail;                            /* the picked process alone */
 	bool ascii;                             /* no UTF-8 glyphs */
 	const char *message;                    /* the last line: what happened, or NULL for the keys */
@@ -66,9 +66,17 @@ struct top_view {
 	int64_t interval_ms;
 	int64_t only_uid;                       /* -1, or the uid the daemon filtered to */
 	const char *system_line;                /* top_system_line's */
+	/* the list's lines and groups as top_group_order gives them; lines
+	 * NULL: a line per process of the order, no groups */
+	enum top_group_by by;
+	const struct top_line *lines;
+	size_t n_lines;
+	const struct top_group *groups;
+	size_t n_groups;
 };
 
-/* How many process rows fit a frame of lines lines in the list view. */
+/* How many lines (processes and groups' headers) fit a frame of lines
+ * lines in the list view. */
 unsigned top_layout_rows(unsigned lines);
 
 /* Lays out the list view of the rows in order (n_order of them) into f.

@@ -1,4 +1,4 @@
-/* ramwatch top's rows: read from the daemon's answers, ordered, filtered,
+/* ramwatch top's rows: read from the daemon's answers, ordered, filtered, grouped,
  * and their bars and sparklines.  Pure (top-model.h). */
 #include "top-model.h"
 
@@ -31,6 +31,25 @@ int top_sort_from_name(const char *name)
 const char *top_sort_name(enum top_sort s)
 {
 	return (unsigned)s < _TOP_SORT_MAX ? sort_names[s] : "?";
+}
+
+static const char *const group_names[_TOP_GROUP_MAX] = {
+	[TOP_GROUP_NONE] = "none",
+	[TOP_GROUP_CGROUP] = "cgroup",
+	[TOP_GROUP_UNIT] = "unit",
+};
+
+int top_group_from_name(const char *name)
+{
+	for (int i = 0; i < _TOP_GROUP_MAX; i++)
+		if (name && streq(name, group_names[i]))
+			return i;
+	return -1;
+}
+
+const char *top_group_name(enum top_group_by by)
+{
+	return (unsigned)by < _TOP_GROUP_MAX ? group_names[by] : "?";
 }
 
 _Static_assert(_CLASS_MAX <= TOP_CLASSES_MAX, "a census's classes fit a row");
@@ -102,6 +121,10 @@ int top_rows_parse(const json_t *answer, struct top_row **ret, size_t *ret_n)
 		visible_into(r->comm, TOP_NAME_MAX, answer_str(p, "comm") ?: "?");
 		const char *cmdline = answer_str(p, "cmdline");
 		visible_into(r->command, TOP_COMMAND_MAX, cmdline && cmdline[0] ? cmdline : r->comm);
+		if ((r->have_cgroup = answer_str(p, "cgroup")))
+			visible_into(r->cgroup, TOP_GROUP_NAME_MAX, answer_str(p, "cgroup"));
+		if ((r->have_unit = answer_str(p, "unit")))
+			visible_into(r->unit, TOP_GROUP_NAME_MAX, answer_str(p, "unit"));
 		census_of(r, json_object_get(p, "last_census"));
 		n++;
 	}
@@ -349,6 +372,126 @@ size_t top_order(const struct top_row *rows, size_t n, enum top_sort key, const 
 			ret_order[m++] = i;
 	qsort_r(ret_order, m, sizeof(*ret_order), cmp_order, &o);
 	return m;
+}
+
+/* ---------------------------------------------------------------- groups */
+
+static const char *group_of(const struct top_row *r, enum top_group_by by)
+{
+	if (by == TOP_GROUP_CGROUP)
+		return r->have_cgroup ? r->cgroup : NULL;
+	if (by == TOP_GROUP_UNIT)
+		return r->have_unit ? r->unit : NULL;
+	return NULL;
+}
+
+/* Names in order, the unknown (NULL) last. */
+static int cmp_name(const char *a, const char *b)
+{
+	if (!a || !b)
+		return !a - !b;
+	return strcmp(a, b);
+}
+
+struct group_ctx {
+	const struct top_row *rows;
+	const size_t *order;
+	enum top_group_by by;
+};
+
+/* Positions in the order: by group name, then as they were. */
+static int cmp_member(const void *x, const void *y, void *data)
+{
+	const struct group_ctx *g = data;
+	size_t a = *(const size_t *)x, b = *(const size_t *)y;
+	int c = cmp_name(group_of(&g->rows[g->order[a]], g->by), group_of(&g->rows[g->order[b]], g->by));
+	return c ? c : (a > b) - (a < b);
+}
+
+/* Groups: the largest sum of the key first, a group without one last. */
+static int cmp_group(const void *x, const void *y, void *data)
+{
+	const struct top_group *all = data, *a = &all[*(const size_t *)x], *b = &all[*(const size_t *)y];
+	if (a->have_key != b->have_key)
+		return a->have_key ? -1 : 1;
+	if (a->have_key && a->key != b->key)
+		return a->key > b->key ? -1 : 1;
+	return cmp_name(a->name, b->name);
+}
+
+int top_group_order(const struct top_row *rows, size_t *order, size_t n_order, enum top_group_by by, enum top_sort key,
+		    struct top_group *ret_groups, size_t *ret_n_groups, struct top_line *ret_lines, size_t *ret_n_lines)
+{
+	_cleanup_free_ size_t *pos = NULL, *start = NULL, *rank = NULL, *was = NULL;
+	_cleanup_free_ struct top_group *groups = NULL;
+	size_t n_groups = 0, n_lines = 0, m = 0;
+
+	*ret_n_groups = 0;
+	for (size_t i = 0; i < n_order; i++)
+		ret_lines[i] = (struct top_line){ .at = i };
+	*ret_n_lines = n_order;
+	if (by == TOP_GROUP_NONE || n_order == 0)
+		return 0;
+	pos = calloc(n_order, sizeof(*pos));
+	start = calloc(n_order, sizeof(*start));
+	rank = calloc(n_order, sizeof(*rank));
+	was = calloc(n_order, sizeof(*was));
+	groups = calloc(n_order, sizeof(*groups));
+	if (!pos || !start || !rank || !was || !groups)
+		return -ENOMEM;
+
+	/* the positions by group, each group's in the order they had: a run
+	 * of one name is a group, starting at start[k] of pos */
+	struct group_ctx g = { rows, order, by };
+	for (size_t i = 0; i < n_order; i++)
+		pos[i] = i;
+	qsort_r(pos, n_order, sizeof(*pos), cmp_member, &g);
+	for (size_t i = 0; i < n_order; i++) {
+		const struct top_row *r = &rows[order[pos[i]]];
+		const char *name = group_of(r, by);
+		int64_t v;
+		if (i == 0 || cmp_name(name, groups[n_groups - 1].name) != 0) {
+			start[n_groups] = i;
+			groups[n_groups++] = (struct top_group){ .name = name };
+		}
+		struct top_group *t = &groups[n_groups - 1];
+		t->processes++;
+		t->private += r->private;
+		t->resident += r->resident;
+		if (r->have_vram) {
+			t->have_vram = true;
+			t->vram += r->vram;
+		}
+		if (sort_value(r, key, &v)) {
+			t->have_key = true;
+			t->key += v;
+		}
+	}
+	for (size_t k = 0; k < n_groups; k++)
+		rank[k] = k;
+	qsort_r(rank, n_groups, sizeof(*rank), cmp_group, groups);
+
+	memcpy(was, order, n_order * sizeof(*order));
+	for (size_t j = 0; j < n_groups; j++) {
+		size_t k = rank[j];
+		ret_groups[j] = groups[k];
+		ret_lines[n_lines++] = (struct top_line){ .header = true, .at = j };
+		for (size_t i = start[k]; i < start[k] + groups[k].processes; i++) {
+			order[m] = was[pos[i]];
+			ret_lines[n_lines++] = (struct top_line){ .at = m++ };
+		}
+	}
+	*ret_n_groups = n_groups;
+	*ret_n_lines = n_lines;
+	return 0;
+}
+
+size_t top_line_of(const struct top_line *lines, size_t n, size_t pos)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!lines[i].header && lines[i].at == pos)
+			return i;
+	return n;
 }
 
 size_t top_history_pick(const struct top_row *rows, size_t n, const size_t *order, size_t n_order, size_t *ret,

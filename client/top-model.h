@@ -28,6 +28,10 @@
  * text_visible shows them), cut at a character boundary. */
 #define TOP_NAME_MAX 32u
 #define TOP_COMMAND_MAX 256u
+/* Bytes kept of a process's cgroup and unit (as text_visible shows them),
+ * cut at a character boundary: processes whose names agree in these bytes
+ * are one group. */
+#define TOP_GROUP_NAME_MAX 512u
 
 enum top_sort {
 	TOP_SORT_PRIVATE,
@@ -41,6 +45,18 @@ enum top_sort {
 /* "private", "resident", "peak", "growth", "vram" → the key, or -1. */
 int top_sort_from_name(const char *name);
 const char *top_sort_name(enum top_sort s);
+
+/* What the list groups its processes by. */
+enum top_group_by {
+	TOP_GROUP_NONE,
+	TOP_GROUP_CGROUP, /* the process's memory cgroup */
+	TOP_GROUP_UNIT,   /* its systemd unit */
+	_TOP_GROUP_MAX,
+};
+
+/* "none", "cgroup", "unit" → the grouping, or -1. */
+int top_group_from_name(const char *name);
+const char *top_group_name(enum top_group_by by);
 
 struct top_class_share {
 	char key[CLASS_KEY_MAX + 1]; /* the class's key ("malloc") */
@@ -72,6 +88,10 @@ struct top_row {
 	char user[TOP_NAME_MAX + 1];       /* "" when the system has no name for uid */
 	char comm[TOP_NAME_MAX + 1];
 	char command[TOP_COMMAND_MAX + 1]; /* the command line, or comm without one */
+	/* its memory cgroup and unit; have_* false where the daemon does not
+	 * know them (null in the answer) */
+	bool have_cgroup, have_unit;
+	char cgroup[TOP_GROUP_NAME_MAX + 1], unit[TOP_GROUP_NAME_MAX + 1];
 	int64_t first_seen;                /* unix ms, -1 unknown */
 	uint64_t private, resident, peak_private;
 	bool have_vram;
@@ -142,6 +162,41 @@ bool top_row_matches(const struct top_row *row, const char *name, const char *us
  * ret_order (n entries).  Returns how many. */
 size_t top_order(const struct top_row *rows, size_t n, enum top_sort key, const char *name, const char *user,
 		 size_t *ret_order);
+
+/* A group of the list: the processes of one cgroup or unit that pass the
+ * filters, and their sums. */
+struct top_group {
+	const char *name; /* the rows' cgroup or unit (in the rows), NULL: unknown */
+	size_t processes;
+	uint64_t private, resident;
+	bool have_vram; /* some process of it has VRAM: vram is their sum */
+	uint64_t vram;
+	/* the sum of the order's key over its processes that have a value
+	 * (have_key false: none has one) */
+	bool have_key;
+	int64_t key;
+};
+
+/* A line of the list: a group's header or a process. */
+struct top_line {
+	bool header;
+	size_t at; /* header: an index into the groups; a process: into the order */
+};
+
+/* Groups the processes of order (n_order indexes into rows, as top_order
+ * gives them) by by: the groups largest first by the sum of key (a group
+ * without any value of it last; equal ones by name, the unknown last),
+ * each group's processes in the order they had.  Rewrites order in the
+ * grouped order; writes the groups into ret_groups (n_order entries at
+ * most) and the lines, each group's header then its processes, into
+ * ret_lines (2 * n_order at most).  With TOP_GROUP_NONE: no groups, a
+ * line per process, the order untouched.  Returns 0, or -ENOMEM (order
+ * untouched, and the lines those of TOP_GROUP_NONE). */
+int top_group_order(const struct top_row *rows, size_t *order, size_t n_order, enum top_group_by by, enum top_sort key,
+		    struct top_group *ret_groups, size_t *ret_n_groups, struct top_line *ret_lines, size_t *ret_n_lines);
+
+/* The line of the process at pos of the order, or n when none is. */
+size_t top_line_of(const struct top_line *lines, size_t n, size_t pos);
 
 /* Which rows to ask the history of: the TOP_HISTORY_MAX largest by
  * private, and those of order (the screen's, first shown first) among

@@ -70,6 +70,7 @@ _ramwatch_values()
 	processes:--sort) echo "private resident peak vram" ;;
 	processes:--by) echo "cgroup unit" ;;
 	top:--sort) echo "private resident peak growth vram" ;;
+	top:--by) echo "none cgroup unit" ;;
 	trace:--layer | trace-summary:--layer) echo "backing logical physical" ;;
 	trace:--sort | trace-summary:--sort) echo "retained traffic lifetime" ;;
 	trace-record:--format) echo "json binary" ;;

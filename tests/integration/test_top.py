@@ -567,3 +567,80 @@ def test_scrolling_and_resizing(env):
         assert screen.splitlines()[19].startswith("q quit"), screen
     finally:
         p.close()
+
+
+HEADER = re.compile(r"^(\d+) process(?:es)?\s+([\d.]+ \S+)\s+([\d.]+ \S+)\s.*?\b(cgroup|unit) (.+)$")
+
+
+def grouped(screen):
+    """The list's lines in order: ("group", name, processes, private) for a
+    group's header, ("process", pid, private) for a process."""
+    out = []
+    for line in screen.splitlines():
+        h = HEADER.match(line)
+        if h:
+            out.append(("group", h.group(5), int(h.group(1)), h.group(2)))
+            continue
+        r = ROW.match(line)
+        if r:
+            out.append(("process", int(r.group(1)), r.group(3)))
+    return out
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="making memory cgroups needs root")
+def test_once_grouped_by_cgroup(tmp_path, daemons):
+    """top --once --by cgroup: processes in two memory cgroups the test
+    makes, each group under a line with its count and sums, the larger
+    group first, its processes in the order's."""
+    from test_oom_daemon import CONTROLLER, Groups
+    if CONTROLLER is None:
+        pytest.skip("no memory controller mounted (neither cgroup v1 nor v2 with memory)")
+    groups = Groups()
+    holders = []
+    sock_dir = tempfile.mkdtemp(prefix="rwtop-", dir="/tmp")
+    try:
+        a, b = groups.make("a"), groups.make("b")
+        for path, name, mib in ((a, "rwgrp-a1", 16), (a, "rwgrp-a2", 8), (b, "rwgrp-b", 48)):
+            h = Holder(sock_dir, name)
+            holders.append(h)
+            with open(os.path.join(path, "cgroup.procs"), "w") as f:
+                f.write(str(h.pid))
+            h.do(f"hold {mib}")
+        a1, a2, hb = holders
+        d = daemons(tmp_path, fast_config("Watch=name:rwgrp-*"), socket=os.path.join(sock_dir, "ctl.sock"))
+        d.start()
+        want = {h.pid: groups.cg("a" if h is not hb else "b") for h in holders}
+
+        def settled():
+            ps = {p["pid"]: p for p in d.ask({"op": "processes"})["result"]["processes"]}
+            return all(h.pid in ps and ps[h.pid]["cgroup"] == want[h.pid] and ps[h.pid]["private"] >= h.private() - MiB
+                       for h in holders)
+        d.wait_for(settled, what="the three watched in their cgroups")
+
+        r = run("top", "--once", "--by", "cgroup", "--socket", d.socket, check=0)
+        first = r.stdout.splitlines()[0]
+        assert first.startswith("ramwatch top: 3 processes in 2 cgroups, by private"), r.stdout
+        lines = grouped(r.stdout)
+        assert [(l[0], l[1]) for l in lines] == [
+            ("group", groups.cg("b")), ("process", hb.pid),
+            ("group", groups.cg("a")), ("process", a1.pid), ("process", a2.pid)], r.stdout
+        assert lines[0][2] == 1 and lines[2][2] == 2, r.stdout
+        # a group's private memory is its processes' summed
+        assert abs(size_of(lines[2][3]) - size_of(lines[3][2]) - size_of(lines[4][2])) <= 0.01 * size_of(lines[2][3])
+        assert lines[0][3] == lines[1][2]
+        # the order's key orders the groups: by resident as well
+        r = run("top", "--once", "--by", "cgroup", "--sort", "resident", "--socket", d.socket, check=0)
+        assert [l[1] for l in grouped(r.stdout) if l[0] == "group"] == [groups.cg("b"), groups.cg("a")], r.stdout
+        # by unit: every process under some unit's line (the test's own
+        # session names it, or none does)
+        r = run("top", "--once", "--by", "unit", "--socket", d.socket, check=0)
+        lines = grouped(r.stdout)
+        assert lines and lines[0][0] == "group" and re.search(r" in \d+ units?, ", r.stdout.splitlines()[0]), r.stdout
+        assert sorted(l[1] for l in lines if l[0] == "process") == sorted(h.pid for h in holders)
+        r = run("top", "--once", "--by", "user", "--socket", d.socket, check=2)
+        assert "--by takes none, cgroup or unit, not 'user'" in r.stderr
+    finally:
+        for h in holders:
+            h.stop()
+        groups.remove()
+        shutil.rmtree(sock_dir, ignore_errors=True)

@@ -486,6 +486,194 @@ static void test_in_use(void **state)
 	json_decref(not_walked);
 }
 
+/* Five processes in two memory cgroups and one the daemon knows no
+ * cgroup of; two of them in a unit. */
+static const char GROUPED[] =
+	"{\"processes\": ["
+	" {\"process_id\": 1, \"pid\": 100, \"uid\": 0, \"user\": \"root\", \"comm\": \"web\", \"watched\": true,"
+	"  \"private\": 10485760, \"resident\": 20971520, \"cgroup\": \"/a\", \"unit\": \"a.service\"},"
+	" {\"process_id\": 2, \"pid\": 200, \"uid\": 0, \"user\": \"root\", \"comm\": \"db\", \"watched\": true,"
+	"  \"private\": 31457280, \"resident\": 32505856, \"vram\": 1073741824, \"cgroup\": \"/b\", \"unit\": null},"
+	" {\"process_id\": 3, \"pid\": 300, \"uid\": 0, \"user\": \"root\", \"comm\": \"web\", \"watched\": true,"
+	"  \"private\": 26214400, \"resident\": 27262976, \"cgroup\": \"/a\", \"unit\": \"a.service\"},"
+	" {\"process_id\": 4, \"pid\": 400, \"uid\": 0, \"user\": \"root\", \"comm\": \"lost\", \"watched\": true,"
+	"  \"private\": 5242880, \"resident\": 5242880, \"cgroup\": null, \"unit\": null},"
+	" {\"process_id\": 5, \"pid\": 500, \"uid\": 0, \"user\": \"root\", \"comm\": \"webcache\", \"watched\": true,"
+	"  \"private\": 1048576, \"resident\": 41943040, \"cgroup\": \"/b\", \"unit\": null}"
+	"]}";
+
+/* The pids of the lines, a group's header as 0. */
+static size_t line_pids(const struct top_row *rows, const size_t *order, const struct top_line *lines, size_t n,
+			int *ret)
+{
+	for (size_t i = 0; i < n; i++)
+		ret[i] = lines[i].header ? 0 : rows[order[lines[i].at]].pid;
+	return n;
+}
+
+/* Grouped by cgroup or unit: the groups largest first by the sum of the
+ * order's key, each under its header, its processes in the order's; the
+ * filters choose the processes first; the cursor's positions are the
+ * processes'. */
+static void test_group(void **state)
+{
+	(void)state;
+	json_t *a = load(GROUPED);
+	struct top_row *rows;
+	size_t n, order[5], n_groups, n_lines;
+	struct top_group groups[5];
+	struct top_line lines[10];
+	int pids[10];
+
+	assert_int_equal(top_rows_parse(a, &rows, &n), 0);
+	assert_int_equal(n, 5);
+	assert_true(rows[0].have_cgroup && rows[0].have_unit);
+	assert_string_equal(rows[0].cgroup, "/a");
+	assert_string_equal(rows[0].unit, "a.service");
+	assert_false(rows[1].have_unit);
+	assert_false(rows[3].have_cgroup);
+
+	/* by private: /a 35 MiB, /b 31 MiB, the unknown 5 MiB */
+	size_t m = top_order(rows, n, TOP_SORT_PRIVATE, NULL, NULL, order);
+	assert_int_equal(top_group_order(rows, order, m, TOP_GROUP_CGROUP, TOP_SORT_PRIVATE, groups, &n_groups, lines,
+					 &n_lines),
+			 0);
+	assert_int_equal(n_groups, 3);
+	assert_int_equal(n_lines, 8);
+	line_pids(rows, order, lines, n_lines, pids);
+	assert_memory_equal(pids, ((int[]){ 0, 300, 100, 0, 200, 500, 0, 400 }), 8 * sizeof(int));
+	assert_string_equal(groups[0].name, "/a");
+	assert_int_equal(groups[0].processes, 2);
+	assert_int_equal(groups[0].private, 35 * MiB);
+	assert_int_equal(groups[0].resident, 46 * MiB);
+	assert_false(groups[0].have_vram);
+	assert_string_equal(groups[1].name, "/b");
+	assert_true(groups[1].have_vram);
+	assert_int_equal(groups[1].vram, GiB);
+	assert_null(groups[2].name);
+	assert_int_equal(groups[2].processes, 1);
+	/* the cursor's position 2 is pid 200, on line 4, below /b's header */
+	assert_int_equal(rows[order[2]].pid, 200);
+	assert_int_equal(top_line_of(lines, n_lines, 2), 4);
+	assert_int_equal(top_line_of(lines, n_lines, 9), n_lines);
+
+	/* by resident: /b (71 MiB) before /a (46 MiB); in /b, 500 first */
+	m = top_order(rows, n, TOP_SORT_RESIDENT, NULL, NULL, order);
+	assert_int_equal(top_group_order(rows, order, m, TOP_GROUP_CGROUP, TOP_SORT_RESIDENT, groups, &n_groups, lines,
+					 &n_lines),
+			 0);
+	line_pids(rows, order, lines, n_lines, pids);
+	assert_memory_equal(pids, ((int[]){ 0, 500, 200, 0, 300, 100, 0, 400 }), 8 * sizeof(int));
+
+	/* growth known of none: the groups by name, the unknown last */
+	m = top_order(rows, n, TOP_SORT_GROWTH, NULL, NULL, order);
+	assert_int_equal(top_group_order(rows, order, m, TOP_GROUP_CGROUP, TOP_SORT_GROWTH, groups, &n_groups, lines,
+					 &n_lines),
+			 0);
+	assert_string_equal(groups[0].name, "/a");
+	assert_string_equal(groups[1].name, "/b");
+	assert_null(groups[2].name);
+
+	/* the filter first: of /b, 500 alone, its sums its own; no unknown */
+	m = top_order(rows, n, TOP_SORT_PRIVATE, "web", NULL, order);
+	assert_int_equal(m, 3);
+	assert_int_equal(top_group_order(rows, order, m, TOP_GROUP_CGROUP, TOP_SORT_PRIVATE, groups, &n_groups, lines,
+					 &n_lines),
+			 0);
+	assert_int_equal(n_groups, 2);
+	line_pids(rows, order, lines, n_lines, pids);
+	assert_memory_equal(pids, ((int[]){ 0, 300, 100, 0, 500 }), 5 * sizeof(int));
+	assert_string_equal(groups[1].name, "/b");
+	assert_int_equal(groups[1].processes, 1);
+	assert_int_equal(groups[1].private, MiB);
+	assert_int_equal(groups[1].resident, 40 * MiB);
+	assert_false(groups[1].have_vram);
+
+	/* by unit: the three it is unknown of (36 MiB) are a group like any,
+	 * here before a.service (35 MiB) */
+	m = top_order(rows, n, TOP_SORT_PRIVATE, NULL, NULL, order);
+	assert_int_equal(top_group_order(rows, order, m, TOP_GROUP_UNIT, TOP_SORT_PRIVATE, groups, &n_groups, lines,
+					 &n_lines),
+			 0);
+	assert_int_equal(n_groups, 2);
+	assert_null(groups[0].name);
+	assert_int_equal(groups[0].processes, 3);
+	assert_string_equal(groups[1].name, "a.service");
+	line_pids(rows, order, lines, n_lines, pids);
+	assert_memory_equal(pids, ((int[]){ 0, 200, 400, 500, 0, 300, 100 }), 7 * sizeof(int));
+
+	/* none: a line per process, the order untouched */
+	m = top_order(rows, n, TOP_SORT_PRIVATE, NULL, NULL, order);
+	assert_int_equal(top_group_order(rows, order, m, TOP_GROUP_NONE, TOP_SORT_PRIVATE, groups, &n_groups, lines,
+					 &n_lines),
+			 0);
+	assert_int_equal(n_groups, 0);
+	line_pids(rows, order, lines, n_lines, pids);
+	assert_memory_equal(pids, ((int[]){ 200, 300, 100, 400, 500 }), 5 * sizeof(int));
+	assert_int_equal(top_group_order(rows, order, 0, TOP_GROUP_CGROUP, TOP_SORT_PRIVATE, groups, &n_groups, lines,
+					 &n_lines),
+			 0);
+	assert_int_equal(n_lines, 0);
+
+	/* the screen: the headers with the sums, the picked process */
+	m = top_order(rows, n, TOP_SORT_PRIVATE, NULL, NULL, order);
+	assert_int_equal(top_group_order(rows, order, m, TOP_GROUP_CGROUP, TOP_SORT_PRIVATE, groups, &n_groups, lines,
+					 &n_lines),
+			 0);
+	struct top_view v = { .sort = TOP_SORT_PRIVATE, .selected = 2, .ascii = true, .window_ms = 300000,
+			      .interval_ms = 2000, .only_uid = -1, .by = TOP_GROUP_CGROUP, .lines = lines,
+			      .n_lines = n_lines, .groups = groups, .n_groups = n_groups };
+	struct top_frame *f = top_frame_new(14, 170);
+	top_layout(f, &v, rows, order, m, NULL);
+	char *text = frame_text(f);
+	assert_non_null(strstr(text, "ramwatch top: 5 processes in 3 cgroups, by private, every 2s\n"));
+	assert_non_null(strstr(text, "\n2 processes        35.0 MiB   46.0 MiB                                -"
+				     " cgroup /a\n"));
+	assert_non_null(strstr(text, "\n2 processes        31.0 MiB   71.0 MiB                         1.00 GiB"
+				     " cgroup /b\n"));
+	assert_non_null(strstr(text, "\n1 process          5.00 MiB   5.00 MiB                                -"
+				     " cgroup (unknown)\n"));
+	assert_non_null(strstr(text, "g group"));
+	/* line 4 of the list (the screen's 8th) is the picked 200 */
+	assert_non_null(strstr(text, "\n    200 root"));
+	assert_int_equal(f->cells[8 * f->cols].attr, TOP_ATTR_REVERSE);
+	assert_int_equal(f->cells[7 * f->cols].attr, TOP_ATTR_BOLD); /* /b's header */
+	free(text);
+	top_frame_free(f);
+
+	/* scrolled to the line of 200: /a's lines are off the screen */
+	f = top_frame_new(8, 170);
+	v.first = 3;
+	top_layout(f, &v, rows, order, m, NULL);
+	text = frame_text(f);
+	assert_non_null(strstr(text, "cgroup /b\n    200 root"));
+	assert_null(strstr(text, "cgroup /a"));
+	free(text);
+	top_frame_free(f);
+	free(rows);
+	json_decref(a);
+}
+
+/* A cgroup's name past TOP_GROUP_NAME_MAX bytes is cut there. */
+static void test_group_name_limit(void **state)
+{
+	(void)state;
+	char name[TOP_GROUP_NAME_MAX + 40];
+	memset(name, 'x', sizeof(name) - 1);
+	name[0] = '/';
+	name[sizeof(name) - 1] = '\0';
+	json_t *a = json_pack("{s:[{s:i, s:i, s:b, s:i, s:s, s:s}]}", "processes", "process_id", 1, "pid", 1, "watched",
+			      1, "private", 1, "comm", "e", "cgroup", name);
+	struct top_row *rows;
+	size_t n;
+	assert_int_equal(top_rows_parse(a, &rows, &n), 0);
+	assert_true(rows[0].have_cgroup);
+	assert_int_equal(strlen(rows[0].cgroup), TOP_GROUP_NAME_MAX);
+	assert_false(rows[0].have_unit);
+	free(rows);
+	json_decref(a);
+}
+
 static void test_frame(void **state)
 {
 	(void)state;
@@ -510,6 +698,7 @@ static void test_sort_names(void **state)
 {
 	(void)state;
 	assert_enum_names("top sort", _TOP_SORT_MAX, top_sort_name, top_sort_from_name);
+	assert_enum_names("top group", _TOP_GROUP_MAX, top_group_name, top_group_from_name);
 }
 
 int main(void)
@@ -526,6 +715,8 @@ int main(void)
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_layout),
 		cmocka_unit_test(test_in_use),
+		cmocka_unit_test(test_group),
+		cmocka_unit_test(test_group_name_limit),
 		cmocka_unit_test(test_frame),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,17 +2,19 @@
  * selectors pick are followed from then on, until they exit, up to
  * MaxProcesses at once.
  *
- * Every DiscoverInterval a pass decides.  Without the proc connector
- * (proc-connector.h) it lists the proc root and reads the status of each
- * process not followed (25 microseconds each), as a pass always did.
- * With it, a pass reads only what the connector told as new or changed
- * since (a fork, an exec, a new name or uid): a process the selectors
+ * Every DiscoverInterval a pass decides.  Without events of processes it
+ * lists the proc root and reads the status of each process not followed
+ * (25 microseconds each), as a pass always did.  With them, from the
+ * process watch (process-watch.h, BPF) or else the proc connector
+ * (proc-connector.h), a pass reads only what they told as new or changed
+ * since (a fork, an exec, a new name; a new uid from the connector alone):
+ * a process the selectors
  * passed over is not read again until it changes, and one picked but
  * below MinPrivate is looked at through its statm, kept open, whose
  * figures move when it grows (1.6 microseconds; a process whose VmSize is
  * below MinPrivate cannot hold that much).  A full pass, listing the proc
- * root, comes first, after a reload, when the connector lost events, and
- * at least every RW_DISCOVER_FULL_MS.
+ * root, comes first, after a reload, when events were lost, and at least
+ * every RW_DISCOVER_FULL_MS.
  *
  * Discovery reads the proc root and decides; following (the store, the
  * exit watch, the census tier) is its caller's, through the callback. */
@@ -24,9 +26,20 @@
 #include "config.h"
 #include "discover-known.h"
 #include "proc-connector.h"
+#include "process-watch.h"
 #include "target.h"
 
 struct watched;
+
+/* Where discovery learns of new and changed processes, best first. */
+enum discover_source {
+	DISCOVER_LISTING,   /* nowhere: every pass lists the proc root */
+	DISCOVER_CONNECTOR, /* the proc connector */
+	DISCOVER_BPF,       /* the process watch */
+};
+
+/* "bpf", "connector", "listing": as the status names them. */
+const char *discover_source_name(enum discover_source s);
 
 /* A process discovery picked: the callback takes t over (it frees it when
  * it cannot follow it).  Returns 0, or a negative errno that ends the pass
@@ -44,31 +57,43 @@ struct discover {
 	/* discover.c's */
 	uint64_t over_limit;                /* not followed: MaxProcesses reached */
 	bool over_limit_logged;             /* ... told, until there is room again */
-	int events_fd;                      /* the proc connector, or -1: list every pass */
+	struct process_watch *watch;        /* the process watch, or NULL */
+	int events_fd;                      /* else the proc connector, or -1: list every pass */
+	char why[256];                      /* why the better sources are off, in words ("" if none is) */
 	struct known known;                 /* the processes passed over */
 	bool full_due;                      /* the next pass lists the proc root */
 	uint64_t last_full_us;              /* when a pass last did (monotonic) */
 	uint32_t listing;                   /* the number of the last listing */
 	uint64_t passes, full_passes;       /* passes, and those that listed the root */
 	uint64_t status_reads;              /* processes whose status a pass read */
-	uint64_t events_lost;               /* times the connector dropped events */
+	uint64_t events_lost;               /* times the watch or the connector dropped events */
 };
 
 /* Makes d ready for its first pass (a full one), its fields above set by
- * the caller; without the proc connector (events false, or it cannot be
- * opened: logged) every pass lists the proc root.  Returns 0. */
-int discover_init(struct discover *d, bool events);
-/* Closes the connector, forgets every process; accepts a zeroed d. */
+ * the caller, and opens its source of events (discover_events_open).
+ * Returns 0. */
+int discover_init(struct discover *d, const char *bpf_off, const char *connector_off);
+/* Closes the source of events, forgets every process; accepts a zeroed d. */
 void discover_done(struct discover *d);
 
-/* The proc connector's descriptor, readable when events wait, or -1. */
+/* (Re)opens the source of events, the best that opens: the process watch,
+ * else the proc connector, else none, and every pass lists the proc root.
+ * bpf_off and connector_off say why the caller keeps one off (NULL: try
+ * it).  What is off and why is logged and kept in d->why.  The next pass
+ * is a full one.  Returns the source. */
+enum discover_source discover_events_open(struct discover *d, const char *bpf_off, const char *connector_off);
+/* The source in use. */
+enum discover_source discover_source(const struct discover *d);
+
+/* The descriptor of the source of events, readable when events wait, or
+ * -1 without one. */
 int discover_events_fd(const struct discover *d);
-/* Reads the connector's waiting events into the next pass's work.  On a
- * loss (ENOBUFS) the next pass is a full one; on another error the
- * connector is closed (logged) and every pass lists the root from then
- * on.  Returns 0, or that error. */
+/* Reads the waiting events into the next pass's work.  On a loss
+ * (ENOBUFS) the next pass is a full one; on another error the source is
+ * closed (logged) and every pass lists the root from then on.  Returns 0,
+ * or that error. */
 int discover_events_read(struct discover *d);
-/* What the connector tells of pid, for the next pass (proc-connector.h). */
+/* What the connector (or the watch) tells of pid, for the next pass. */
 int discover_event(void *d, enum proc_connector_kind kind, int pid);
 /* The selectors or MinPrivate changed: the next pass decides afresh. */
 void discover_reload(struct discover *d);

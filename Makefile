@@ -19,7 +19,8 @@
 #   make check-install  check the units, build both packages, install and run the .deb, purge it
 #   make soak       a real daemon under churn, clients, reloads, kill -9 and a full disk (SOAK_SECONDS)
 #   make deps       install the Debian packages the build and tests need
-#   make windows    build/windows/ramwatch.exe (mingw-w64); make check-windows tests it under Wine
+#   make windows    build/windows/ramwatch.exe and the daemon's core (mingw-w64); make check-windows
+#                   tests them under Wine
 #   make schema-doc doc/schema.sql again from a new database of the built ramwatchd (after a migration)
 #
 # The layers, lowest first; a folder is compiled with the include paths of
@@ -119,14 +120,15 @@ SCHEMA_GENERATED := $(BUILD)/schema/migrations.c
 # socket, the metrics export, GPU snapshots); what differs by platform is
 # behind a header of daemon/ each, and Linux's side of it is in daemon/linux/
 DAEMON_LINUX_SRCS := daemon/linux/event-loop.c daemon/linux/service.c daemon/linux/state-lock.c daemon/linux/sysmem.c \
-	daemon/linux/control-transport.c daemon/linux/control-peer.c
+	daemon/linux/control-transport.c daemon/linux/control-peer.c \
+	daemon/linux/discover.c daemon/linux/target.c daemon/linux/fast-read.c daemon/linux/census-read.c
 DAEMON_SRCS := $(DAEMON_LINUX_SRCS) daemon/config.c daemon/config-parse.c daemon/config-table.c daemon/config-values.c \
 	daemon/selector.c \
 	daemon/control.c daemon/control-conn.c daemon/control-ops.c daemon/control-queries.c \
 	daemon/control-worker.c daemon/control-request.c daemon/control-answer.c daemon/control-access.c \
 	daemon/control-processes.c daemon/control-buffer.c \
 	daemon/sample.c daemon/schedule.c daemon/pidmap.c \
-	daemon/writer.c daemon/target.c daemon/manager.c daemon/manager-interface.c daemon/discover.c daemon/discover-known.c daemon/proc-connector.c daemon/watched.c \
+	daemon/writer.c daemon/target.c daemon/manager.c daemon/manager-interface.c daemon/discover-known.c daemon/proc-connector.c daemon/watched.c \
 	daemon/fast-tier.c daemon/census-tier.c daemon/census-take.c daemon/store-cycle.c daemon/store-aside.c daemon/malloc-tuning.c daemon/timer.c daemon/daemon-clock.c daemon/status-line.c \
 	daemon/export.c daemon/export-text.c daemon/gpu-watch.c daemon/change-watch.c daemon/oom-kmsg.c daemon/cgroup-mem.c \
 	daemon/bpf-setup.c daemon/oom-watch.c daemon/process-watch.c daemon/oom-kills.c daemon/kmsg-source.c \
@@ -395,7 +397,7 @@ $(BUILD)/python/ramwatch_trace.py: tracer/ramwatch_trace.py
 $(BUILD)/client/cmd-trace-record.o: ALL_CFLAGS += -DRAMWATCH_LIBDIR='"$(TRACERDIR)"'
 
 # programs with known allocation patterns for tests/integration/test_trace_record.py
-TRACE_HELPERS := trace-patterns trace-flood
+TRACE_HELPERS := trace-patterns trace-flood trace-churn
 TRACE_HELPER_BINS := $(addprefix $(BUILD)/helpers/,$(TRACE_HELPERS))
 $(BUILD)/helpers/trace-%: tests/helpers/trace-%.c tracer/ramwatch-trace.h
 	@mkdir -p $(dir $@)
@@ -673,15 +675,20 @@ bench-history: $(BUILD)/bench/history-bench
 
 # Traces of 1 M and 20 M events in $(BUILD)/bench-trace, replayed beside
 # jq and wc (BENCHMARKS.md).
-$(BUILD)/bench/trace-gen: bench/trace-gen.c
+$(BUILD)/bench/trace-gen: bench/trace-gen.c trace/trace-binary.c trace/trace-binary.h
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $<
+	$(CC) $(ALL_CFLAGS) -Itrace $(LDFLAGS) -o $@ bench/trace-gen.c trace/trace-binary.c
+
+# where a replay's time goes: reading, splitting, parsing, the analyzer
+$(BUILD)/bench/trace-parts: bench/trace-parts.c $(TRACE_LIB) $(COMMON_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(INC_trace) $(LDFLAGS) -o $@ $< $(TRACE_LIB) $(COMMON_LIB) $(LIBS)
 
 $(BUILD)/bench/trace-rss: bench/trace-rss.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $<
 
-bench-trace: deps $(BUILD)/ramwatch $(BUILD)/bench/trace-gen $(BUILD)/bench/trace-rss
+bench-trace: deps $(BUILD)/ramwatch $(BUILD)/bench/trace-gen $(BUILD)/bench/trace-rss $(BUILD)/bench/trace-parts
 	RAMWATCH_BUILD=$(abspath $(BUILD)) $(PYTHON) bench/trace-bench.py
 
 # The tracer's overhead on a malloc-heavy program beside heaptrack (BENCHMARKS.md)
@@ -689,7 +696,12 @@ $(BUILD)/bench/malloc-heavy: bench/malloc-heavy.c
 	@mkdir -p $(dir $@)
 	$(CC) $(HELPER_CFLAGS) -o $@ $< -lpthread
 
-bench-tracer: deps $(TRACER_LIB) $(BUILD)/bench/malloc-heavy
+# the floor of any preloaded tracer: malloc and free passed straight through
+$(BUILD)/bench/libmalloc-passthrough.so: bench/malloc-passthrough.c
+	@mkdir -p $(dir $@)
+	$(CC) $(HELPER_CFLAGS) -fPIC -shared -fvisibility=hidden -o $@ $< -ldl
+
+bench-tracer: deps $(TRACER_LIB) $(BUILD)/ramwatch $(BUILD)/bench/malloc-heavy $(BUILD)/bench/libmalloc-passthrough.so
 	RAMWATCH_BUILD=$(abspath $(BUILD)) $(PYTHON) bench/tracer-bench.py
 
 # ================================================================== install, packaging
@@ -815,7 +827,8 @@ check-install: check-units deb rpm
 #
 #   make windows        build/windows/ramwatch.exe: the one-shot commands (scan, summary,
 #                       diff, trace summary) and sql on a database file, cross-built with
-#                       mingw-w64, statically linked
+#                       mingw-w64, statically linked; and build/windows/lib/libdaemon.a,
+#                       the daemon's core with Windows's side of its watching seams
 #   make check-windows  build it and its test programs, run the Windows tests under Wine
 #
 # jansson and SQLite for Windows are built here from Debian's own source
@@ -895,7 +908,7 @@ $(WIN_SQLITE): | $(WIN_JANSSON)
 WIN_COMMON_SRCS := $(COMMON_SRCS) common/windows/posix.c
 WIN_SCANNER_SRCS := scanner/region.c scanner/proc-parse.c scanner/classes.c scanner/runtimes.c scanner/classify.c \
 	scanner/classify-shapes.c scanner/census.c scanner/census-json.c scanner/census-json-read.c scanner/gpu.c scanner/windows/gpu-none.c \
-	scanner/win-census.c scanner/win-capture.c scanner/heap-trend.c \
+	scanner/win-census.c scanner/win-capture.c scanner/heap-trend.c scanner/region-events.c \
 	scanner/windows/winscan.c scanner/windows/winscan-evidence.c scanner/windows/win-text.c
 WIN_TRACE_SRCS := $(filter-out trace/trace-symbols.c,$(TRACE_SRCS)) trace/windows/trace-symbols.c
 WIN_CLIENT_SRCS := client/census-print.c client/render-census.c client/heap-words.c client/table.c client/cmd-trace.c \
@@ -989,7 +1002,8 @@ WIN_DAEMON_INFRA_SRCS := daemon/windows/event-loop.c daemon/windows/service.c da
 	daemon/windows/control-transport.c daemon/windows/control-peer.c
 WIN_DAEMON_CONTROL_SRCS := daemon/control.c daemon/control-conn.c daemon/control-buffer.c daemon/control-request.c \
 	daemon/control-answer.c daemon/control-access.c daemon/control-ops.c daemon/control-worker.c \
-	daemon/control-queries.c daemon/control-processes.c daemon/status-line.c daemon/daemon-clock.c
+	daemon/control-queries.c daemon/control-processes.c daemon/status-line.c daemon/daemon-clock.c \
+	daemon/oom-kmsg.c daemon/windows/census-read.c
 # the known folders (%ProgramData%) are shell32's, freed by ole32's allocator
 WIN_DAEMON_INFRA_LIBS := -lshell32 -lole32 -luuid
 WIN_DAEMON_INFRA_OBJS := $(patsubst %.c,$(WIN_BUILD)/obj/%.o,$(WIN_COMMON_SRCS) $(WIN_DAEMON_INFRA_SRCS))
@@ -1013,6 +1027,39 @@ $(WIN_BUILD)/tests/ctlserve.exe: tests/windows/ctlserve.c tests/windows/ctlserve
 		$(WIN_DAEMON_INFRA_SRCS:%.c=$(WIN_BUILD)/obj/%.o) $(WIN_SCHEMA_LIB) $(sort $(WIN_SCANNER_OBJS)) $(WIN_LIBS) \
 		$(WIN_DAEMON_INFRA_LIBS)
 
+# The daemon's core for Windows (build/windows/lib/libdaemon.a): every file
+# of daemon/ that is the same on both platforms, with Windows's side of the
+# watching seams (discovery, the fast tier's reads, the census's reads, the
+# machine's memory, following a process, no change watch) and the
+# primitives under them.  The event loop, the service, the state lock and
+# the control socket's transport (control.c, control-conn.c,
+# control-access.c, control-buffer.c) are not in it: ramwatchd.exe brings
+# them.
+# corewatch.exe drives discovery, the fast tier, the census tier and the
+# store cycle of this library for real (tests/windows/test_core.py).
+WIN_DAEMON_CORE_SRCS := daemon/config.c daemon/config-parse.c daemon/config-table.c daemon/config-values.c \
+	daemon/selector.c daemon/sample.c daemon/schedule.c daemon/pidmap.c daemon/writer.c daemon/target.c \
+	daemon/manager.c daemon/manager-interface.c daemon/watched.c daemon/fast-tier.c daemon/census-tier.c \
+	daemon/census-take.c daemon/store-cycle.c daemon/store-aside.c daemon/timer.c daemon/daemon-clock.c \
+	daemon/status-line.c daemon/export.c daemon/export-text.c daemon/gpu-watch.c \
+	daemon/control-ops.c daemon/control-queries.c daemon/control-request.c daemon/control-answer.c \
+	daemon/control-processes.c daemon/control-worker.c \
+	daemon/windows/discover.c daemon/windows/target.c daemon/windows/fast-read.c daemon/windows/census-read.c \
+	daemon/windows/sysmem.c daemon/windows/change-watch.c daemon/windows/malloc-tuning.c \
+	daemon/windows/manager-oom.c $(WIN_DAEMON_SRCS)
+WIN_DAEMON_LIB := $(WIN_BUILD)/lib/libdaemon.a
+WIN_DAEMON_CORE_OBJS := $(patsubst %.c,$(WIN_BUILD)/obj/%.o,$(WIN_DAEMON_CORE_SRCS))
+$(WIN_DAEMON_LIB): $(WIN_DAEMON_CORE_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	$(WIN_AR) rcs $@ $^
+WIN_TEST_BINS += $(WIN_BUILD)/tests/corewatch.exe
+
+$(WIN_BUILD)/tests/corewatch.exe: tests/windows/corewatch.c $(WIN_DAEMON_LIB) $(WIN_SCHEMA_LIB) $(WIN_SCANNER_OBJS)
+	@mkdir -p $(dir $@)
+	$(WIN_CC) $(WIN_CFLAGS) $(INC_win_daemon) $(WIN_LDFLAGS) -o $@ $< $(WIN_DAEMON_LIB) $(WIN_SCHEMA_LIB) \
+		$(WIN_SCANNER_OBJS) $(WIN_LIBS) $(WIN_DAEMON_LIBS)
+
 # Wine runs with a prefix of its own under build/ (made on first use, in
 # about 10 s); the tests start one wineserver for the module.
 WIN_PREFIX := $(abspath $(WIN_BUILD))/wineprefix
@@ -1026,11 +1073,13 @@ $(WIN_BUILD)/bench/idle.exe: bench/windows/idle.c
 	$(WIN_CC) -std=gnu11 -O2 $(WARNINGS) -static -o $@ $<
 
 # a census under Wine beside the bare VirtualQueryEx walk (BENCHMARKS.md); a
-# snapshot of every process among 200 (bench/windows/snapshot-bench.py)
+# snapshot of every process among 200 (bench/windows/snapshot-bench.py);
+# the daemon's core watching 200 (bench/windows/core-bench.py)
 bench-windows: $(WIN_BUILD)/ramwatch.exe $(WIN_BUILD)/tests/holder.exe $(WIN_BUILD)/bench/walk.exe \
-		$(WIN_BUILD)/tests/procsnap.exe $(WIN_BUILD)/bench/idle.exe
+		$(WIN_BUILD)/tests/procsnap.exe $(WIN_BUILD)/bench/idle.exe $(WIN_BUILD)/tests/corewatch.exe
 	RAMWATCH_BUILD=$(abspath $(BUILD)) WINEPREFIX=$(WIN_PREFIX) $(PYTHON) bench/windows/census-bench.py
 	RAMWATCH_BUILD=$(abspath $(BUILD)) WINEPREFIX=$(WIN_PREFIX) $(PYTHON) bench/windows/snapshot-bench.py
+	RAMWATCH_BUILD=$(abspath $(BUILD)) WINEPREFIX=$(WIN_PREFIX) $(PYTHON) bench/windows/core-bench.py
 
 .PHONY: windows windows-jansson windows-sqlite check-windows bench-windows
 windows-jansson: $(WIN_JANSSON)
@@ -1040,7 +1089,7 @@ windows-sqlite: $(WIN_SQLITE)
 WINDOWS_DEB_PACKAGES := gcc-mingw-w64-x86-64 cmake dpkg-dev make tcl
 windows:
 	$(MAKE) deps DEB_PACKAGES="$(WINDOWS_DEB_PACKAGES)"
-	$(MAKE) $(WIN_BUILD)/ramwatch.exe
+	$(MAKE) $(WIN_BUILD)/ramwatch.exe $(WIN_DAEMON_LIB)
 
 check-windows: $(WIN_BUILD)/ramwatch.exe $(WIN_TEST_BINS) $(BUILD)/ramwatch $(BUILD)/tests/storewrite
 	RAMWATCH_BUILD=$(abspath $(BUILD)) WINEPREFIX=$(WIN_PREFIX) $(PYTHON) -m pytest -q tests/windows

@@ -13,8 +13,13 @@ with its own state:
     kept         ChangeWatch=yes, a census every 10 s, SteadyCheckInterval=0:
                  the check reads smaps_rollup and the file mappings' names
                  (PROCMAP_QUERY), as at the end of every SteadyCheckInterval
-    text         ChangeWatch=no, a census every 10 s: the check reads
-                 smaps_rollup and the text of maps
+    files        ChangeWatch=no, a census every 10 s, SteadyCheckInterval=7d:
+                 the check without the watch between two reads of maps:
+                 statm, the file mappings at their starts (PROCMAP_QUERY)
+                 and smaps_rollup
+    text         ChangeWatch=no, a census every 10 s, SteadyCheckInterval=0:
+                 the check reads smaps_rollup and the text of maps, as at
+                 the end of every SteadyCheckInterval without the watch
 
 A variant's cost per census is its CPU over the window (the sum over its
 threads of /proc/PID/task/TID/schedstat's time on a CPU) minus that of the
@@ -46,9 +51,10 @@ VARIANTS = {
     "none-text": "CensusInterval=7d\nChangeWatch=no",
     "unread": f"CensusInterval={INTERVAL}s\nChangeWatch=yes\nSteadyCheckInterval=7d",
     "kept": f"CensusInterval={INTERVAL}s\nChangeWatch=yes\nSteadyCheckInterval=0",
-    "text": f"CensusInterval={INTERVAL}s\nChangeWatch=no",
+    "files": f"CensusInterval={INTERVAL}s\nChangeWatch=no\nSteadyCheckInterval=7d",
+    "text": f"CensusInterval={INTERVAL}s\nChangeWatch=no\nSteadyCheckInterval=0",
 }
-BASE = {"unread": "none-watch", "kept": "none-watch", "text": "none-text"}
+BASE = {"unread": "none-watch", "kept": "none-watch", "files": "none-text", "text": "none-text"}
 
 
 def cpu_ns(pid):
@@ -167,7 +173,7 @@ def main():
                                 capture_output=True, text=True, check=True).stdout.split()
         f = dict(zip(checks[0::2], checks[1::2]))
         print("in one process (bench/steady-check, CPU, medians of 21):")
-        for k in ("census", "maps", "ioctl", "kept"):
+        for k in ("census", "maps", "ioctl", "kept", "files"):
             print(f"  {k:7s} {int(f[k + '_cpu_us']) / 1000:7.2f} ms" +
                   (f"  {float(f[k + '_ratio']):.3f}x the census" if k != "census" else ""))
     finally:

@@ -9,13 +9,17 @@
  *           mappings, the check the daemon makes when its change watch
  *           says the mappings did not change (0 when the process has too
  *           many file mappings for it, or the kernel no PROCMAP_QUERY)
+ *   files   steady_read_files: statm, the file mappings at their starts
+ *           through PROCMAP_QUERY and smaps_rollup, the check the daemon
+ *           makes without the change watch between two reads of maps (0
+ *           when the kernel has no PROCMAP_QUERY)
  *
  *   steady-check PID [ROUNDS] [--no-evidence]
  *
  * Prints, for each, the median wall and thread CPU time in microseconds,
  * and the ratios of the checks to the census:
  * "census_wall_us X census_cpu_us Y ioctl_wall_us ... ioctl_ratio R maps_ratio R
- * kept_ratio R"
+ * kept_ratio R files_ratio R"
  * (ratios of CPU time, the daemon's budget). */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,12 +35,15 @@
 #include "steady.h"
 #include "util.h"
 
-enum { CENSUS, IOCTL, MAPS, KEPT, _KINDS };
-static const char *const names[_KINDS] = { "census", "ioctl", "maps", "kept" };
+enum { CENSUS, IOCTL, MAPS, KEPT, FILES, _KINDS };
+static const char *const names[_KINDS] = { "census", "ioctl", "maps", "kept", "files" };
 
 /* what the kept check compares with: a read with the names */
 static struct steady_mark was;
 static struct steady_files was_files;
+/* what the check without the watch compares with: a read with the file mappings */
+static struct steady_mark was_whole;
+static struct steady_files was_whole_files;
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -68,6 +75,11 @@ static int one(int kind, int pid, int pid_fd, bool evidence)
 		/* the same work whether it finds the process changed or not */
 		return steady_read_kept(pid_fd, &was, &was_files, &m, &bytes);
 	}
+	if (kind == FILES) {
+		if (!was_whole.has_files)
+			return -ENOTTY;
+		return steady_read_files(pid_fd, &was_whole, &was_whole_files, &m, &bytes);
+	}
 	int r = steady_read(pid_fd, kind == IOCTL ? STEADY_READ_IOCTL : 0, &m, NULL, &have_ioctl, &bytes);
 	if (r == 0 && kind == IOCTL && !have_ioctl)
 		return -ENOTTY;
@@ -92,6 +104,8 @@ int main(int argc, char **argv)
 	uint64_t unused = 0;
 	if (steady_read(pid_fd, STEADY_READ_NAMES, &was, &was_files, NULL, &unused) < 0)
 		was.has_names = false;
+	if (steady_read(pid_fd, STEADY_READ_FILES, &was_whole, &was_whole_files, NULL, &unused) < 0)
+		was_whole.has_files = false;
 	uint64_t *wall[_KINDS], *cpu[_KINDS];
 	for (int k = 0; k < _KINDS; k++) {
 		wall[k] = calloc((size_t)rounds, sizeof(uint64_t));
@@ -105,7 +119,7 @@ int main(int argc, char **argv)
 			int k = (i + j) % _KINDS; /* each first in turn */
 			uint64_t t0 = now_monotonic_us(), c0 = now_thread_cpu_us();
 			int r = one(k, pid, pid_fd, evidence);
-			if (r < 0 && !((k == IOCTL || k == KEPT) && r == -ENOTTY)) {
+			if (r < 0 && !((k == IOCTL || k == KEPT || k == FILES) && r == -ENOTTY)) {
 				fprintf(stderr, "%s of process %d: %s\n", names[k], pid, strerror(-r));
 				return 1;
 			}
@@ -119,9 +133,10 @@ int main(int argc, char **argv)
 		printf("%s_wall_us %llu %s_cpu_us %llu ", names[k], (unsigned long long)w[k], names[k],
 		       (unsigned long long)c[k]);
 	}
-	printf("ioctl_ratio %.3f maps_ratio %.3f kept_ratio %.3f\n",
+	printf("ioctl_ratio %.3f maps_ratio %.3f kept_ratio %.3f files_ratio %.3f\n",
 	       c[CENSUS] ? (double)c[IOCTL] / (double)c[CENSUS] : 0.0,
 	       c[CENSUS] ? (double)c[MAPS] / (double)c[CENSUS] : 0.0,
-	       c[CENSUS] && was.has_names ? (double)c[KEPT] / (double)c[CENSUS] : 0.0);
+	       c[CENSUS] && was.has_names ? (double)c[KEPT] / (double)c[CENSUS] : 0.0,
+	       c[CENSUS] && was_whole.has_files ? (double)c[FILES] / (double)c[CENSUS] : 0.0);
 	return 0;
 }

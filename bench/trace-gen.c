@@ -1,7 +1,8 @@
 /* trace-gen: writes a realistic memtrace (format version 3) for the trace
  * analyzer's benchmark.
  *
- *   trace-gen EVENTS FILE
+ *   trace-gen EVENTS FILE            JSON Lines, as a producer writes them
+ *   trace-gen --binary EVENTS FILE   the allocation tracer's binary file
  *
  * The mix follows what an allocator hook records in a long-running
  * program: about 45 % allocations, 40 % frees and 15 % resizes, with a live
@@ -10,12 +11,22 @@
  * scope.enter with a scope_id, then referred to by id, and some events
  * carrying the path itself); 400 allocation sites; sizes mostly small with
  * a long tail.  Events are sequenced and bounded by trace.start and
- * trace.stop, so the verdict is "complete".  The output is deterministic. */
+ * trace.stop, so the verdict is "complete".  The output is deterministic.
+ *
+ * --binary writes what ramwatch trace record --format binary writes for a
+ * program of four threads doing the same mix (the resizes partly moves to
+ * another address), in segments of 256 records a thread, its header lines
+ * as the tracer's: `ramwatch trace export` of it is what --format json
+ * would have written, the same events as JSON Lines (about 150 bytes an
+ * event), so the two forms of one trace can be replayed side by side. */
 #include <errno.h>
+#include <stdbool.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "trace-binary.h"
 
 #define LIVE_MAX 50000u
 #define SCOPES 320u
@@ -47,15 +58,113 @@ struct live {
 	uint64_t address, len;
 };
 
+#define STREAMS 4u
+#define SEGMENT_RECORDS 256u
+
+/* A segment being filled for one stream (thread). */
+struct segment {
+	unsigned char bytes[SEGMENT_RECORDS * TRACE_BIN_RECORD_MAX];
+	size_t len, records;
+	struct trace_bin_stream deltas;
+};
+
+static struct segment segments[STREAMS];
+
+/* Writes a segment's records, numbered from *seq + 1. */
+static void flush_segment(FILE *f, unsigned stream, uint64_t *seq)
+{
+	struct segment *s = &segments[stream];
+	unsigned char head[TRACE_BIN_SEGMENT_HEAD_MAX];
+
+	if (s->records == 0)
+		return;
+	fwrite(head, 1, trace_bin_segment(head, stream, *seq + 1, s->len), f);
+	fwrite(s->bytes, 1, s->len, f);
+	*seq += s->records;
+	s->len = s->records = 0;
+}
+
+static void put_record(FILE *f, unsigned stream, const struct trace_bin_record *r, uint64_t *seq)
+{
+	struct segment *s = &segments[stream];
+
+	s->len += trace_bin_encode(&s->deltas, r, s->bytes + s->len);
+	if (++s->records == SEGMENT_RECORDS)
+		flush_segment(f, stream, seq);
+}
+
+/* The tracer's file: its head lines, scopes entered, then the threads'
+ * segments; one thread's live blocks are its own to free or resize. */
+static void write_binary(FILE *f, uint64_t events, struct live *live)
+{
+	uint64_t seq = 0, next_address = 0x7f3a5c000000ull;
+	size_t n_live[STREAMS] = { 0 };
+	const size_t live_max = LIVE_MAX / STREAMS;
+
+	fputs(TRACE_BIN_MAGIC, f);
+	fprintf(f, "{\"v\":3,\"seq\":%" PRIu64 ",\"kind\":\"trace.start\",\"producer\":\"ramwatch-trace trace-gen\","
+		   "\"pid\":4242}\n", ++seq);
+	fprintf(f, "{\"seq\":%" PRIu64 ",\"kind\":\"allocator\",\"allocator_id\":1,\"layer\":\"logical_allocator\","
+		   "\"producer\":\"malloc\",\"retains_freed_memory\":false,\"min_bytes\":0,\"stack\":0,"
+		   "\"sampled\":\"every call\"}\n", ++seq);
+	for (unsigned s = 1; s <= SCOPES; s++)
+		fprintf(f, "{\"seq\":%" PRIu64 ",\"kind\":\"scope.enter\",\"scope_id\":%u,"
+			   "\"scope\":\"root/phase%u/step%u\"}\n", ++seq, s, s % 16, s);
+	/* events still to make: the records, then the exits and the stop */
+	for (uint64_t made = seq + SCOPES + 1; made < events; made++) {
+		unsigned stream = (unsigned)(next() % STREAMS);
+		struct live *mine = live + stream * live_max;
+		size_t *n = &n_live[stream];
+		uint64_t r = next() % 100;
+		struct trace_bin_record rec = {
+			.scope_id = 1 + (uint32_t)(next() % SCOPES),
+			.return_address = 0x55d0c3a01000ull + (next() % SITES) * 0x40,
+		};
+		if (*n > 0 && (r < 40 || *n == live_max)) {
+			size_t i = (size_t)(next() % *n);
+			rec.kind = TRACE_BIN_FREE;
+			rec.address = mine[i].address;
+			mine[i] = mine[--*n];
+		} else if (*n > 0 && r < 55) {
+			size_t i = (size_t)(next() % *n);
+			rec.len = size();
+			rec.kind = TRACE_BIN_RESIZE;
+			rec.address = mine[i].address;
+			if (r >= 50) {
+				/* realloc moved it */
+				next_address += 16 + (rec.len + 15) / 16 * 16;
+				rec.kind = TRACE_BIN_MOVE;
+				rec.old_address = mine[i].address;
+				rec.address = mine[i].address = next_address;
+			}
+			mine[i].len = rec.len;
+		} else {
+			rec.kind = TRACE_BIN_ALLOC;
+			rec.len = size();
+			next_address += 16 + (rec.len + 15) / 16 * 16;
+			rec.address = next_address;
+			mine[(*n)++] = (struct live){ next_address, rec.len };
+		}
+		put_record(f, stream, &rec, &seq);
+	}
+	for (unsigned s = 0; s < STREAMS; s++)
+		flush_segment(f, s, &seq);
+	for (unsigned s = SCOPES; s >= 1; s--)
+		fprintf(f, "{\"seq\":%" PRIu64 ",\"kind\":\"scope.exit\",\"scope_id\":%u}\n", ++seq, s);
+	fprintf(f, "{\"seq\":%" PRIu64 ",\"kind\":\"trace.stop\",\"dropped\":0}\n", ++seq);
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t events, seq = 0, next_address = 0x7f0000000000ull;
 	struct live *live;
 	size_t n_live = 0;
+	bool binary = argc > 1 && strcmp(argv[1], "--binary") == 0;
 	FILE *f;
 
+	argc -= binary, argv += binary;
 	if (argc != 3 || !(events = strtoull(argv[1], NULL, 10)) || events < 2 * SCOPES + 4) {
-		fprintf(stderr, "usage: trace-gen EVENTS FILE (EVENTS at least %u)\n", 2 * SCOPES + 4);
+		fprintf(stderr, "usage: trace-gen [--binary] EVENTS FILE (EVENTS at least %u)\n", 2 * SCOPES + 4);
 		return 2;
 	}
 	if (!(f = fopen(argv[2], "w"))) {
@@ -67,6 +176,10 @@ int main(int argc, char **argv)
 		return 1;
 	static char buf[1 << 20];
 	setvbuf(f, buf, _IOFBF, sizeof(buf));
+	if (binary) {
+		write_binary(f, events, live);
+		goto done;
+	}
 
 	fprintf(f, "{\"v\":3,\"seq\":%" PRIu64 ",\"kind\":\"trace.start\",\"producer\":\"trace-gen\"}\n", ++seq);
 	fprintf(f, "{\"v\":3,\"seq\":%" PRIu64 ",\"kind\":\"allocator\",\"allocator_id\":1,"
@@ -112,6 +225,7 @@ int main(int argc, char **argv)
 	for (unsigned s = SCOPES; s >= 1; s--)
 		fprintf(f, "{\"v\":3,\"seq\":%" PRIu64 ",\"kind\":\"scope.exit\",\"scope_id\":%u}\n", ++seq, s);
 	fprintf(f, "{\"v\":3,\"seq\":%" PRIu64 ",\"kind\":\"trace.stop\"}\n", ++seq);
+done:
 	free(live);
 	if (fclose(f) != 0) {
 		fprintf(stderr, "trace-gen: %s: %s\n", argv[2], strerror(errno));

@@ -1,7 +1,8 @@
 /* trace-rss: runs a command with its output discarded and prints its wall
- * time in seconds and its peak resident memory in KiB:
+ * time in seconds, its peak resident memory in KiB and its CPU time (user
+ * and system) in seconds:
  *
- *   trace-rss COMMAND [ARG]...   ->   "0.243 14740" on standard output
+ *   trace-rss COMMAND [ARG]...   ->   "0.2430 14740 0.2391" on standard output
  *
  * The peak comes from wait4()'s ru_maxrss.  Linux counts in it the memory
  * of the process that forked the command as it was before exec, so the
@@ -49,7 +50,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "trace-rss: %s failed (status 0x%x)\n", argv[1], status);
 		return 1;
 	}
-	printf("%.3f %ld\n", (double)(end.tv_sec - start.tv_sec) + (double)(end.tv_nsec - start.tv_nsec) / 1e9,
-	       usage.ru_maxrss);
+	printf("%.4f %ld %.4f\n", (double)(end.tv_sec - start.tv_sec) + (double)(end.tv_nsec - start.tv_nsec) / 1e9,
+	       usage.ru_maxrss,
+	       (double)(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+		       (double)(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6);
 	return 0;
 }

@@ -1,23 +1,32 @@
 #!/usr/bin/python3
 """Overhead of the allocation tracer (make bench-tracer).
 
-Runs bench/malloc-heavy (4 threads, malloc/free pairs of 16-512 bytes)
-untraced, under libramwatch-trace.so at the default threshold and at
---min-bytes 0 (the binary file; JSON Lines on fewer pairs, since a JSON
-trace of 16 M pairs would take 4.4 GB), and under heaptrack when it is
-installed, every case once a round for several rounds, and prints the
-median wall time and peak resident memory of each, its ratio to the
-untraced run of the same pairs, and the range of that ratio round by
-round.  The default threshold runs again on 128 M pairs, where the
-untraced run is long enough for the ratio to mean something.  Then the same for a real program:
+The load is bench/malloc-heavy at the scale the targets are set at, named "malloc-heavy"
+in the table: 4 threads, 16,000,000 malloc/free pairs of 16-512 bytes and
+2,000 blocks of 256 KiB among them.  It runs untraced, with malloc and
+free passed through a preloaded library that does nothing else
+(bench/malloc-passthrough.c: the floor of any preloaded tracer), under
+libramwatch-trace.so at the default threshold and at --min-bytes 0 (the
+binary file), under `ramwatch trace record --min-bytes 0` (the same, then
+the summary trace record prints, a replay of the whole trace), and under
+heaptrack when it is installed; then the default threshold again on
+128,000,000 pairs, where the untraced run is long enough for a small
+ratio to mean something, --min-bytes 0 writing JSON Lines on fewer pairs
+(a JSON trace of 16 M pairs would take 4.4 GB), and a real program:
 CPython (bench/python-json.py, PYTHONMALLOC=malloc so every object is a
-malloc call).  The tracer is preloaded directly, as
-ramwatch trace record preloads it, so the time is the program's, without
-trace record's summary (a replay of the trace) at the end.  Traces go to
+malloc call).  Every case runs once a round for several rounds, so a
+machine whose load changes changes every case alike; the table gives each
+case's median wall time and CPU time (user and system, of every thread and
+child), their ratios to the untraced run of the same load, the range of
+the wall ratio round by round, and the peak resident memory, then the
+targets (--min-bytes 0 within 10x, the default threshold within 1.1x) as
+met or not, in wall and in CPU time.  Except in
+the trace record case the tracer is preloaded directly, as trace record
+preloads it, so the time is the program's.  Traces go to
 $RAMWATCH_BUILD/bench-tracer and are removed after each run.
 
-    RAMWATCH_BUILD=build /usr/bin/python3 bench/tracer-bench.py [--runs N] [--pairs N] [--pairs-json N]
-        [--pairs-long N] [--no-python]
+    RAMWATCH_BUILD=build /usr/bin/python3 bench/tracer-bench.py [--runs N] [--pairs N] [--big N]
+        [--pairs-json N] [--pairs-long N] [--no-python]
 """
 
 import argparse
@@ -33,17 +42,24 @@ BUILD = Path(os.environ.get("RAMWATCH_BUILD", ROOT / "build"))
 PROG = BUILD / "bench" / "malloc-heavy"
 PYTHON_WORK = ROOT / "bench" / "python-json.py"
 LIB = BUILD / "libramwatch-trace.so"
+PASSTHROUGH = BUILD / "bench" / "libmalloc-passthrough.so"
+RAMWATCH = BUILD / "ramwatch"
 OUT = BUILD / "bench-tracer"
 
 
 def measure(cmd, env=None):
-    """Wall seconds and peak resident KiB of one run (GNU time's %M)."""
+    """Wall seconds, CPU seconds (user and system, with the children it
+    waited for) and peak resident KiB of one run."""
     t0 = time.monotonic()
-    p = subprocess.run(["/usr/bin/time", "-f", "%M", *cmd], env=env, capture_output=True, text=True)
+    p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, ru = os.wait4(p.pid, 0)
     wall = time.monotonic() - t0
+    err = p.stderr.read().decode(errors="replace")
+    p.stderr.close()
+    p.returncode = os.waitstatus_to_exitcode(status)
     if p.returncode != 0:
-        raise SystemExit("%s failed: %s" % (cmd, p.stderr))
-    return wall, int(p.stderr.strip().splitlines()[-1])
+        raise SystemExit("%s failed: %s" % (cmd, err))
+    return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss
 
 
 def clean():
@@ -55,7 +71,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--pairs", type=int, default=16_000_000,
-                    help="pairs for the untraced, default threshold, binary --min-bytes 0 and heaptrack runs")
+                    help="pairs for the untraced, default threshold, binary --min-bytes 0, trace record and "
+                         "heaptrack runs")
+    ap.add_argument("--big", type=int, default=2_000, help="blocks of 256 KiB among the pairs")
     ap.add_argument("--pairs-json", type=int, default=4_000_000,
                     help="pairs for --min-bytes 0 writing JSON Lines (about 140 bytes an event)")
     ap.add_argument("--pairs-long", type=int, default=128_000_000,
@@ -66,8 +84,11 @@ def main():
     base = dict(os.environ)
     base.pop("LD_PRELOAD", None)
 
+    def load(pairs):
+        return [str(PROG), "4", str(pairs), str(a.big)]
+
     def untraced(pairs):
-        return lambda: ([str(PROG), "4", str(pairs)], base)
+        return lambda: (load(pairs), base)
 
     def traced(pairs, min_bytes, fmt):
         def make():
@@ -75,11 +96,18 @@ def main():
                        RAMWATCH_TRACE_FORMAT=fmt)
             if min_bytes is not None:
                 env["RAMWATCH_TRACE_MIN_BYTES"] = min_bytes
-            return [str(PROG), "4", str(pairs)], env
+            return load(pairs), env
         return make
 
+    def passthrough(pairs):
+        return lambda: (load(pairs), dict(base, LD_PRELOAD=str(PASSTHROUGH)))
+
+    def record(pairs):
+        return lambda: ([str(RAMWATCH), "trace", "record", "--min-bytes", "0", "--format", "binary",
+                         "-o", str(OUT / "r.trace"), "--", *load(pairs)], base)
+
     def heaptrack(pairs):
-        return lambda: (["heaptrack", "-o", str(OUT / "ht"), str(PROG), "4", str(pairs)], base)
+        return lambda: (["heaptrack", "-o", str(OUT / "ht"), *load(pairs)], base)
 
     # the real program: every object a malloc call
     py = ["/usr/bin/python3", str(PYTHON_WORK)]
@@ -97,12 +125,15 @@ def main():
         return make
 
     cases = [("untraced", a.pairs, untraced(a.pairs)),
+             ("malloc and free passed through, nothing traced", a.pairs, passthrough(a.pairs)),
              ("tracer, default threshold", a.pairs, traced(a.pairs, None, "binary")),
-             ("tracer, --min-bytes 0, binary", a.pairs, traced(a.pairs, "0", "binary"))]
+             ("tracer, --min-bytes 0, binary", a.pairs, traced(a.pairs, "0", "binary")),
+             ("trace record --min-bytes 0, with its summary", a.pairs, record(a.pairs))]
     if shutil.which("heaptrack"):
         cases.append(("heaptrack", a.pairs, heaptrack(a.pairs)))
     if a.pairs_long != a.pairs:
         cases += [("untraced", a.pairs_long, untraced(a.pairs_long)),
+                  ("malloc and free passed through, nothing traced", a.pairs_long, passthrough(a.pairs_long)),
                   ("tracer, default threshold", a.pairs_long, traced(a.pairs_long, None, "binary"))]
     if a.pairs_json != a.pairs:
         cases.append(("untraced", a.pairs_json, untraced(a.pairs_json)))
@@ -118,25 +149,46 @@ def main():
     # Round by round, every case once a round: a machine whose load changes
     # during the bench changes every case's runs alike.
     walls = {(name, pairs): [] for name, pairs, _ in cases}
+    cpus = {(name, pairs): [] for name, pairs, _ in cases}
     rss = {(name, pairs): [] for name, pairs, _ in cases}
     for _ in range(a.runs):
         for name, pairs, make in cases:
             clean()
             cmd, env = make()
-            w, m = measure(cmd, env)
+            w, c, m = measure(cmd, env)
             walls[(name, pairs)].append(w)
+            cpus[(name, pairs)].append(c)
             rss[(name, pairs)].append(m)
     clean()
-    print("| run | program | wall (median of %d) | x untraced | x untraced, each round | peak RSS |" % a.runs)
-    print("|---|---|---:|---:|---:|---:|")
+    print("| run | program | wall (median of %d) | x untraced | x untraced, each round | CPU | x untraced "
+          "| peak RSS |" % a.runs)
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
     for name, pairs, _ in cases:
         w = statistics.median(walls[(name, pairs)])
         u = statistics.median(walls[("untraced", pairs)])
+        c = statistics.median(cpus[(name, pairs)])
+        uc = statistics.median(cpus[("untraced", pairs)])
         # each round's case against the same round's untraced run: the spread the noise makes
         each = [t / b for t, b in zip(walls[(name, pairs)], walls[("untraced", pairs)])]
-        program = "%d M pairs" % (pairs // 1_000_000) if pairs else "CPython, JSON of a 300 000-entry dict"
-        print("| %s | %s | %.2f s | %.2f | %.2f-%.2f | %d MiB |" % (name, program, w, w / u, min(each), max(each),
-                                                                    round(max(rss[(name, pairs)]) / 1024)))
+        if not pairs:
+            program = "CPython, JSON of a 300 000-entry dict"
+        elif pairs == a.pairs:
+            program = "malloc-heavy (%g M pairs, %d x 256 KiB)" % (pairs / 1_000_000, a.big)
+        else:
+            program = "%g M pairs, %d x 256 KiB" % (pairs / 1_000_000, a.big)
+        print("| %s | %s | %.2f s | %.2f | %.2f-%.2f | %.2f s | %.2f | %d MiB |"
+              % (name, program, w, w / u, min(each), max(each), c, c / uc, round(max(rss[(name, pairs)]) / 1024)))
+
+    # the targets, on the load they are set on
+    def ratios(name):
+        key, base_key = (name, a.pairs), ("untraced", a.pairs)
+        return (statistics.median(walls[key]) / statistics.median(walls[base_key]),
+                statistics.median(cpus[key]) / statistics.median(cpus[base_key]))
+    print()
+    for name, target in (("tracer, --min-bytes 0, binary", 10.0), ("tracer, default threshold", 1.1)):
+        w, c = ratios(name)
+        print("target: %s within %gx the untraced run: %.2fx wall (%s), %.2fx CPU (%s)"
+              % (name, target, w, "met" if w <= target else "not met", c, "met" if c <= target else "not met"))
 
 
 if __name__ == "__main__":

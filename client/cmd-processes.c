@@ -15,18 +15,19 @@
 struct output {
 	const json_t *answer;
 	enum answer_format format;
+	const char *by; /* "cgroup", "unit", or NULL: one row per process */
 };
 
 static int write_processes(FILE *f, void *data)
 {
 	const struct output *o = data;
-	return render_processes(o->answer, o->format, f);
+	return o->by ? render_process_groups(o->answer, o->by, o->format, f) : render_processes(o->answer, o->format, f);
 }
 
 int cmd_processes(const struct command *self, int argc, char **argv)
 {
 	_cleanup_(json_decrefp) json_t *request = NULL, *result = NULL;
-	const char *socket = NULL, *sort = "private";
+	const char *socket = NULL, *sort = "private", *by = NULL;
 	enum answer_format format = ANSWER_TABLE;
 	bool all = false;
 	int opt, r;
@@ -42,6 +43,11 @@ int cmd_processes(const struct command *self, int argc, char **argv)
 				return usage_error("processes", "--sort takes private, resident, peak or vram, not '%s'",
 						   optarg);
 			sort = optarg;
+			break;
+		case 'b':
+			if (!streq(optarg, "cgroup") && !streq(optarg, "unit"))
+				return usage_error("processes", "--by takes cgroup or unit, not '%s'", optarg);
+			by = optarg;
 			break;
 		case OPT_FORMAT:
 			r = answer_format_from_name(optarg);
@@ -67,6 +73,6 @@ int cmd_processes(const struct command *self, int argc, char **argv)
 			"ramwatch: only your own processes (uid %" JSON_INTEGER_FORMAT
 			") are listed; root and members of group ramwatch see all\n",
 			json_integer_value(uid));
-	struct output o = { result, format };
+	struct output o = { result, format, by };
 	return ask_output(NULL, write_processes, &o);
 }

@@ -287,6 +287,8 @@ static const struct command_option processes_options[] = {
 	{ .name = "all", .val = 'a', .help = "also the processes that exited or are no longer watched" },
 	{ .name = "sort", .arg = "KEY", .val = 's', .complete = COMPLETE_WORDS, .values = "private resident peak vram",
 	  .help = "private (default), resident, peak (peak private) or vram (GPU memory)" },
+	{ .name = "by", .arg = "KEY", .val = 'b', .complete = COMPLETE_WORDS, .values = "cgroup unit",
+	  .help = "one row per cgroup or per systemd unit (service, scope): how many processes, their memory summed" },
 	OPTION_FORMAT("table (default), csv or json (times in unix seconds)", "table csv json"),
 	OPTION_SOCKET,
 	OPTION_END,
@@ -454,11 +456,12 @@ static const struct command commands[] = {
 		.run = LINUX_ONLY(cmd_processes),
 		.needs = COMMAND_NEEDS_DAEMON,
 		.summary = "the processes ramwatchd watches, with their memory",
-		.usage = "ramwatch processes [--all] [--sort private|resident|peak|vram]\n"
+		.usage = "ramwatch processes [--all] [--sort private|resident|peak|vram] [--by cgroup|unit]\n"
 			 "                          [--format table|csv|json] [--socket PATH]\n",
 		.about = "The processes ramwatchd watches, largest first, with their private and resident\n"
 			 "memory (the last sample), their peak, their GPU memory (where NVIDIA GPUs are)\n"
-			 "and their last census.  Users other than root and members of group ramwatch\n"
+			 "and their last census.  With --by, one row per cgroup or systemd unit\n"
+			 "instead.  Users other than root and members of group ramwatch\n"
 			 "see their own processes only.\n",
 		.options = processes_options,
 	},

@@ -73,6 +73,11 @@ int render_status(const json_t *status, FILE *f);
 
 /* The processes answer as a table or CSV (JSON: answer_print_json). */
 int render_processes(const json_t *answer, enum answer_format format, FILE *f);
+/* The same answer's processes in groups: by is "cgroup" or "unit" (the
+ * keys of each process); a group's processes, their private, resident
+ * and GPU memory summed, its pids; largest private first; the processes
+ * whose group is unknown (not watched now) in one group named null. */
+int render_process_groups(const json_t *answer, const char *by, enum answer_format format, FILE *f);
 
 struct history_options {
 	enum answer_format format; /* table or CSV */

@@ -368,6 +368,20 @@ int render_cgroup_history(const json_t *answer, enum answer_format format, FILE 
 
 /* ------------------------------------------------------------ a report's end */
 
+/* The trigger of census id among the report's trend (every census of the
+ * process), or NULL. */
+static const char *trend_trigger(const json_t *report, int64_t id)
+{
+	const json_t *e;
+	int64_t v;
+	size_t i;
+
+	json_array_foreach(json_object_get(report, "trend"), i, e)
+		if (answer_int(e, "census_id", &v) && v == id)
+			return answer_str(e, "trigger");
+	return NULL;
+}
+
 void render_report_oom_kill(const json_t *report, FILE *f)
 {
 	char when[TIMEPARSE_FORMAT_MAX], a[FORMAT_BYTES_MAX], b[FORMAT_BYTES_MAX], c[FORMAT_BYTES_MAX];
@@ -402,7 +416,12 @@ void render_report_oom_kill(const json_t *report, FILE *f)
 		fputs("\nNo census was taken before it died.\n\n", f);
 		return;
 	}
-	fprintf(f, "\nIts last census before it died, at %s: %s private.\n\n", answer_time(when, census, "time"),
+	int64_t id = 0;
+	const char *trigger = answer_int(census, "id", &id) ? trend_trigger(report, id) : NULL;
+	fprintf(f, "\nIts last census before it died, at %s%s: %s private.\n\n", answer_time(when, census, "time"),
+		trigger && streq(trigger, "limit")
+			? (group ? ", taken as its group neared its memory limit" : ", taken as the host's memory ran short")
+			: "",
 		answer_bytes(a, census, "private"));
 	_cleanup_(table_freep) struct table *t = table_new("Class", ">Private", ">Resident", ">Swap", NULL);
 	if (!t)

@@ -175,6 +175,8 @@ static int last_census(FILE *f, const json_t *report)
 	answer_int(j, "census_id", &id);
 	fprintf(f, "Census #%" PRId64 " (%s) at %s", id, trigger ? trigger : "?",
 		timeparse_format_local(when, c->taken_at_ms));
+	if (trigger && streq(trigger, "limit"))
+		fputs(", taken as its memory cgroup neared its limit, or the host ran short of memory", f);
 	int64_t repeats;
 	if (answer_int(j, "repeats", &repeats))
 		fprintf(f, ", unchanged since census #%" PRId64 ": its content follows", repeats);

@@ -113,6 +113,7 @@ static void discovery_row(FILE *f, const json_t *d)
 		{ "bpf", "events from the process watch (BPF)" },
 		{ "connector", "events from the proc connector" },
 		{ "listing", "lists every process each DiscoverInterval" },
+		{ "snapshot", "a snapshot of every process each DiscoverInterval" },
 	};
 	const char *source = answer_str(d, "source"), *why = answer_str(d, "why"), *words = NULL;
 	int64_t lost = 0;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #define MIN_CAP 16u
+#define CACHE_LINE 64u
 #define FREE_KEY UINT64_MAX
 
 #define FNV_OFFSET_BASIS 0xcbf29ce484222325ull
@@ -39,20 +40,28 @@ static inline uint64_t slot_key(const struct hashtab *t, size_t i)
 	return k;
 }
 
-void *hashtab_get(const struct hashtab *t, uint64_t key)
+/* The index of key's slot in the array, or t->cap when it is not there
+ * (the one key 2^64-1 never is). */
+static inline size_t find(const struct hashtab *t, uint64_t key)
 {
-	if (key == FREE_KEY)
-		return t->has_max ? t->max_slot : NULL;
-	if (t->cap == 0)
-		return NULL;
+	if (key == FREE_KEY || t->cap == 0)
+		return t->cap;
 	size_t mask = t->cap - 1;
 	for (size_t i = hashtab_mix_u64(key) & mask;; i = (i + 1) & mask) {
 		uint64_t k = slot_key(t, i);
 		if (k == key)
-			return slot(t, i);
+			return i;
 		if (k == FREE_KEY)
-			return NULL;
+			return t->cap;
 	}
+}
+
+void *hashtab_get(const struct hashtab *t, uint64_t key)
+{
+	if (key == FREE_KEY)
+		return t->has_max ? t->max_slot : NULL;
+	size_t i = find(t, key);
+	return i < t->cap ? slot(t, i) : NULL;
 }
 
 void *hashtab_find_next(const struct hashtab *t, uint64_t key, size_t *cursor)
@@ -131,7 +140,10 @@ static unsigned char *free_slot(struct hashtab *t, uint64_t key)
 
 static void *claim(struct hashtab *t, unsigned char *s, uint64_t key)
 {
-	memset(s, 0, t->slot_size);
+	if (t->slot_size == CACHE_LINE)
+		memset(s, 0, CACHE_LINE);
+	else
+		memset(s, 0, t->slot_size);
 	memcpy(s, &key, sizeof(key));
 	t->count++;
 	return s;
@@ -139,17 +151,36 @@ static void *claim(struct hashtab *t, unsigned char *s, uint64_t key)
 
 void *hashtab_upsert(struct hashtab *t, uint64_t key, bool *ret_new)
 {
-	unsigned char *s = hashtab_get(t, key);
-	if (s) {
-		*ret_new = false;
-		return s;
-	}
+	unsigned char *s = NULL;
+
 	if (key == FREE_KEY) {
+		if (t->has_max) {
+			*ret_new = false;
+			return t->max_slot;
+		}
 		if (!t->max_slot && !(t->max_slot = malloc(t->slot_size)))
 			return NULL;
-		s = t->max_slot;
 		t->has_max = true;
-	} else if (!(s = free_slot(t, key)))
+		*ret_new = true;
+		return claim(t, t->max_slot, key);
+	}
+	/* one walk of the probe run finds the key, or the free slot that ends
+	 * the run, which is where it goes (no tombstones: nothing further on
+	 * can hold it); only a new key may make the table grow, as before */
+	if (t->cap) {
+		size_t mask = t->cap - 1;
+		for (size_t i = hashtab_mix_u64(key) & mask;; i = (i + 1) & mask) {
+			uint64_t k = slot_key(t, i);
+			s = slot(t, i);
+			if (k == key) {
+				*ret_new = false;
+				return s;
+			}
+			if (k == FREE_KEY)
+				break;
+		}
+	}
+	if ((t->count + 1) * 8 > t->cap * 5 && !(s = free_slot(t, key)))
 		return NULL;
 	*ret_new = true;
 	return claim(t, s, key);
@@ -164,30 +195,45 @@ void *hashtab_add(struct hashtab *t, uint64_t key)
 	return claim(t, s, key);
 }
 
-bool hashtab_remove(struct hashtab *t, uint64_t key, void *out)
+/* hashtab_remove for slots of size bytes: with a constant size (a slot of
+ * a cache line, as the trace analyzer's live allocations have) the copies
+ * are a few moves instead of calls. */
+__attribute__((always_inline)) static inline bool remove_sized(struct hashtab *t, uint64_t key, void *out,
+							      size_t size)
 {
-	unsigned char *s = hashtab_get(t, key);
-	if (!s)
-		return false;
-	if (out)
-		memcpy(out, s, t->slot_size);
-	t->count--;
-	if (s == t->max_slot) {
+	if (key == FREE_KEY) {
+		if (!t->has_max)
+			return false;
+		if (out)
+			memcpy(out, t->max_slot, size);
+		t->count--;
 		t->has_max = false;
 		return true;
 	}
-	size_t mask = t->cap - 1, hole = (size_t)(s - t->slots) / t->slot_size;
+	size_t hole = find(t, key), mask = t->cap - 1;
+	if (hole == t->cap)
+		return false;
+	if (out)
+		memcpy(out, t->slots + hole * size, size);
+	t->count--;
 	/* Backward shift: pull later members of the probe run into the hole
 	 * when their home slot is not between the hole and them. */
 	for (size_t j = (hole + 1) & mask; slot_key(t, j) != FREE_KEY; j = (j + 1) & mask) {
 		size_t home = hashtab_mix_u64(slot_key(t, j)) & mask;
 		if (((j - home) & mask) >= ((j - hole) & mask)) {
-			memcpy(slot(t, hole), slot(t, j), t->slot_size);
+			memcpy(t->slots + hole * size, t->slots + j * size, size);
 			hole = j;
 		}
 	}
 	clear_slot(t, hole);
 	return true;
+}
+
+bool hashtab_remove(struct hashtab *t, uint64_t key, void *out)
+{
+	if (t->slot_size == CACHE_LINE)
+		return remove_sized(t, key, out, CACHE_LINE);
+	return remove_sized(t, key, out, t->slot_size);
 }
 
 void *hashtab_at(const struct hashtab *t, size_t i)

@@ -82,8 +82,11 @@ static inline uint64_t hashtab_mix_u64(uint64_t x)
 	return x;
 }
 
-/* Starts loading the slot where a lookup of key begins: a hint only. */
-static inline void hashtab_prefetch(const struct hashtab *t, uint64_t key)
+/* Starts loading the slot where a lookup of key begins: a hint only.
+ * Always inlined: GCC 12 takes a function whose only effect is a prefetch
+ * for one without effects and drops its calls before it would inline them,
+ * so a plain inline function here compiled to nothing. */
+__attribute__((always_inline)) static inline void hashtab_prefetch(const struct hashtab *t, uint64_t key)
 {
 	if (t->cap)
 		__builtin_prefetch(t->slots + (hashtab_mix_u64(key) & (t->cap - 1)) * t->slot_size);

@@ -1,6 +1,6 @@
 /* Where the installed daemon and its clients meet when nothing says
- * otherwise: the control socket, the state directory and the database in
- * it.  The systemd units (ramwatchd.socket, RuntimeDirectory= and
+ * otherwise: the control socket, the daemon's configuration, the state
+ * directory and the database in it.  The systemd units (ramwatchd.socket, RuntimeDirectory= and
  * StateDirectory=), tmpfiles.d and the man pages name the same paths. */
 #pragma once
 
@@ -14,7 +14,10 @@
  * user under %ProgramData%, which is C:\ProgramData unless moved */
 #define RW_STATE_DIR_DEFAULT "C:\\ProgramData\\ramwatch"
 #define RW_DATABASE_DEFAULT RW_STATE_DIR_DEFAULT "\\" RW_DATABASE_NAME
+/* the configuration beside the data, where an administrator finds both */
+#define RW_CONFIG_DEFAULT RW_STATE_DIR_DEFAULT "\\ramwatchd.conf"
 #else
+#define RW_CONFIG_DEFAULT "/etc/ramwatch/ramwatchd.conf"
 #define RW_STATE_DIR_DEFAULT "/var/lib/ramwatch"
 #define RW_DATABASE_DEFAULT RW_STATE_DIR_DEFAULT "/" RW_DATABASE_NAME
 #endif

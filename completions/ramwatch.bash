@@ -68,6 +68,7 @@ _ramwatch_values()
 	events:--format) echo "json memtrace" ;;
 	diff:--format) echo "text markdown json" ;;
 	processes:--sort) echo "private resident peak vram" ;;
+	processes:--by) echo "cgroup unit" ;;
 	top:--sort) echo "private resident peak growth vram" ;;
 	trace:--layer | trace-summary:--layer) echo "backing logical physical" ;;
 	trace:--sort | trace-summary:--sort) echo "retained traffic lifetime" ;;

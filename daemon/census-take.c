@@ -1,18 +1,19 @@
 /* One census of one watched process (census-take.h): the steady check,
- * a repeat or the census itself, and the region events. */
+ * a repeat or the census itself (each read as the platform reads it:
+ * census-read.h), and the region events. */
 #include "census-take.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "census-read.h"
 #include "census.h"
 #include "daemon-clock.h"
 #include "error.h"
 #include "limits.h"
 #include "macro.h"
 #include "region-events.h"
-#include "scan.h"
 #include "util.h"
 
 /* Region events against the previous census; a light census knows sizes
@@ -45,10 +46,10 @@ static int census_events(struct census_last *l, struct strpool *paths, const str
 /* Whether the last full census can stand for one now: the steady check
  * read the same, and what the census would take besides (its lightness,
  * the GPU memory) is the same. */
-static bool may_stand(const struct census_last *l, const struct census_subject *s, const struct steady_mark *m,
-		      bool light)
+bool census_take_may_stand(const struct census_last *l, const struct census_subject *s, const struct steady_mark *m,
+			   bool light)
 {
-	return steady_same(m, &l->steady) && l->steady_light == light && l->steady_on_gpu == s->on_gpu &&
+	return census_read_same(m, &l->steady) && l->steady_light == light && l->steady_on_gpu == s->on_gpu &&
 	       l->steady_vram == s->vram;
 }
 
@@ -67,26 +68,6 @@ static bool may_stand_unread(const struct census_last *l, const struct census_su
 	       l->steady_light == o->light && l->steady_on_gpu == s->on_gpu && l->steady_vram == s->vram;
 }
 
-/* The steady check before a census (census_take), into *mark:
- * smaps_rollup and the names of its file mappings alone when the change
- * watch says its mappings are as l->steady saw them and a repeat may
- * come of it; else maps too, and the names where the watch can tell. */
-static void steady_check(struct census_last *l, const struct census_subject *s, bool may_repeat,
-			 enum steady_mappings mappings, struct steady_mark *mark, struct steady_files *files,
-			 uint64_t *bytes)
-{
-	if (mappings != STEADY_MAPPINGS_KEPT && mappings != STEADY_MAPPINGS_STILL)
-		l->steady_current = false; /* until a full census's mark is kept */
-	if (may_repeat && l->steady_current && l->steady.has_names &&
-	    steady_read_kept(s->proc_dir_fd, &l->steady, &l->steady_files, mark, bytes) == 0 &&
-	    steady_same(mark, &l->steady))
-		return;
-	/* what is kept of the mappings must be read from them */
-	unsigned flags = mappings != STEADY_MAPPINGS_UNKNOWN ? STEADY_READ_NAMES : 0;
-	if (steady_read(s->proc_dir_fd, flags, mark, files, NULL, bytes) < 0)
-		mark->source = STEADY_NONE;
-}
-
 /* l's steady check is mark now, its file mappings' starts files (taken). */
 static void keep_mark(struct census_last *l, const struct steady_mark *mark, struct steady_files *files,
 		      enum steady_mappings mappings, int64_t now_ms)
@@ -96,7 +77,7 @@ static void keep_mark(struct census_last *l, const struct steady_mark *mark, str
 	/* a mark of the kept check (the GPU memory or the lightness moved)
 	 * has the names at the starts already kept, and read no starts */
 	if (!mark->has_names || files->n == mark->named) {
-		steady_files_done(&l->steady_files);
+		census_read_files_done(&l->steady_files);
 		l->steady_files = *files;
 		*files = (struct steady_files){ 0 };
 	}
@@ -121,17 +102,10 @@ int census_take(struct census_last *l, const struct census_subject *s, const str
 		struct census_result *ret)
 {
 	uint64_t t0 = now_monotonic_us(), cpu0 = now_thread_cpu_us(), steady_bytes = 0;
-	/* the walks' deadline counts from the census's start: the steady
-	 * check and the read of smaps come out of the same allowance */
-	struct scan_options so = {
-		.keep_regions = true, .light = o->light, .gpu_snapshot = o->gpu, .no_evidence = !o->evidence,
-		.no_heap = !o->heap || o->light, .heap_deadline_us = o->heap ? t0 + o->heap_allowance_us : 0,
-		.heap_max_bytes = RW_HEAP_READ_MAX,
-	};
 	struct error err = { 0 };
 	struct census *c = NULL;
 	struct steady_mark mark = { .source = STEADY_NONE };
-	_cleanup_(steady_files_done) struct steady_files files = { 0 };
+	_cleanup_(census_read_files_done) struct steady_files files = { 0 };
 	int r;
 
 	*ret = (struct census_result){
@@ -149,21 +123,15 @@ int census_take(struct census_last *l, const struct census_subject *s, const str
 		repeat(l, t0, cpu0, 0, ret);
 		return 0;
 	}
-	steady_check(l, s, o->may_repeat, o->mappings, &mark, &files, &steady_bytes);
-	if (o->may_repeat && may_stand(l, s, &mark, o->light)) {
+	census_read_steady(l, s, o, &mark, &files, &steady_bytes);
+	if (o->may_repeat && census_take_may_stand(l, s, &mark, o->light)) {
 		/* read after the watch's take, and the same as what is kept */
 		l->steady_current = o->mappings != STEADY_MAPPINGS_UNKNOWN;
 		l->steady_read_ms = o->now_ms;
 		repeat(l, t0, cpu0, steady_bytes, ret);
 		return 0;
 	}
-	r = scan_process(s->pid, &so, &c, &err);
-	if (r == 0 && (uint64_t)c->start_time != s->start_time) {
-		/* the pid holds another process now: ours is gone */
-		c = census_free(c);
-		r = -ESRCH;
-		error_set(&err, r, "process %d exited; its pid was reused", s->pid);
-	}
+	r = census_read(s, o, t0, &c, &err);
 	if (r < 0) {
 		ret->meta.status = r == -ENOENT || r == -ESRCH		? CENSUS_EXITED
 				   : r == -EACCES || r == -EPERM	? CENSUS_DENIED
@@ -180,7 +148,8 @@ int census_take(struct census_last *l, const struct census_subject *s, const str
 
 	ret->meta.status = CENSUS_OK;
 	ret->meta.light = c->light;
-	ret->heap_read = !so.no_heap;
+	/* the Windows scanner walks no heap */
+	ret->heap_read = o->heap && !o->light && c->platform == PLATFORM_LINUX;
 	keep_mark(l, &mark, &files, o->mappings, o->now_ms);
 	l->steady_light = c->light;
 	l->steady_on_gpu = s->on_gpu;
@@ -228,7 +197,7 @@ void census_take_queued(struct census_last *l, bool queued, uint64_t dropped)
 
 void census_take_done(struct census_last *l)
 {
-	steady_files_done(&l->steady_files);
+	census_read_files_done(&l->steady_files);
 	free(l->snap);
 	*l = (struct census_last){ 0 }; /* steady.source STEADY_NONE */
 }

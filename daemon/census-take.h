@@ -45,6 +45,7 @@ struct census_last {
 	struct steady_files steady_files; /* where steady found the file mappings, with names */
 	bool steady_current;          /* the change watch says its mappings are as steady saw them */
 	int64_t steady_read_ms;       /* when the last check that read the process read it (now_ms) */
+	int64_t steady_maps_ms;       /* when the last check without the watch read maps (now_ms) */
 	int64_t steady_census_time;   /* that census's time (unix ms) */
 	uint64_t steady_private;      /* its private memory */
 	bool steady_light;            /* it was light */
@@ -94,10 +95,20 @@ struct census_take_options {
  * are few, the check reads smaps_rollup and their names only
  * (steady_read_kept), not maps.  Where it says nothing at all moved since
  * the take before the last check that read the process, and that read is
- * younger than o->check_every_ms, the repeat reads nothing.  Fills ret;
+ * younger than o->check_every_ms, the repeat reads nothing.  Without the
+ * watch, where the last check that read maps is younger than
+ * o->check_every_ms, the check reads statm, the file mappings and
+ * smaps_rollup (steady_read_files), and maps only when they moved (the
+ * census then needs it).  Fills ret;
  * returns 0, or -ENOMEM. */
 int census_take(struct census_last *l, const struct census_subject *s, const struct census_take_options *o,
 		struct census_result *ret);
+
+/* Whether steady check m, just read, lets l's last full census stand for
+ * one now: the same as what l keeps, of the same lightness, GPU and GPU
+ * memory (census-read.h's checks ask it too). */
+bool census_take_may_stand(const struct census_last *l, const struct census_subject *s, const struct steady_mark *m,
+			   bool light);
 
 /* Whether the last full census may stand for the next one as far as the
  * store goes: the writer dropped no rows (dropped, all told) since it was

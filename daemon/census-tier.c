@@ -190,7 +190,7 @@ static bool may_repeat(const struct target *t, const struct writer *writer)
 {
 	enum store_trigger trigger = schedule_trigger(&t->census.plan);
 
-	if (trigger != TRIGGER_INTERVAL && trigger != TRIGGER_GROWTH)
+	if (trigger != TRIGGER_INTERVAL && trigger != TRIGGER_GROWTH && trigger != TRIGGER_LIMIT)
 		return false;
 	if (t->census.waiters || t->census.plan.want_full || t->census.plan.want_light)
 		return false;

@@ -116,28 +116,29 @@ void cgroup_watch_begin(struct cgroup_watch *cw)
 	clear_groups(cw);
 }
 
-void cgroup_watch_add_process(struct cgroup_watch *cw, int proc_dir_fd, uint64_t private, uint64_t resident)
+const char *cgroup_watch_add_process(struct cgroup_watch *cw, int proc_dir_fd, uint64_t private, uint64_t resident)
 {
 	char path[CGROUP_MEM_PATH_MAX];
 	struct group *g = NULL;
 
 	if (cgroup_mem_process_path(proc_dir_fd, &cw->mount, path, sizeof(path)) < 0)
-		return;
+		return NULL;
 	for (size_t i = 0; i < cw->n_groups && !g; i++)
 		if (streq(cw->groups[i].path, path))
 			g = &cw->groups[i];
 	if (!g) {
 		if (array_grow((void **)&cw->groups, cw->n_groups + 1, &cw->allocated, sizeof(*cw->groups), 8) < 0)
-			return;
+			return NULL;
 		g = &cw->groups[cw->n_groups];
 		*g = (struct group){ .path = strdup(path) };
 		if (!g->path)
-			return;
+			return NULL;
 		cw->n_groups++;
 	}
 	g->processes++;
 	g->private += private;
 	g->resident += resident;
+	return g->path;
 }
 
 static void queue_row(const struct cgroup_watch *cw, const struct group *g, struct writer *writer, int64_t now_ms)
@@ -222,14 +223,17 @@ void cgroup_watch_end(struct cgroup_watch *cw, struct writer *writer, int64_t no
 	}
 }
 
-int cgroup_watch_limit_of(const struct cgroup_watch *cw, int proc_dir_fd, struct cgroup_watch_limit *ret)
+int cgroup_watch_path_of(const struct cgroup_watch *cw, int proc_dir_fd, char *buf, size_t size)
 {
-	char path[CGROUP_MEM_PATH_MAX];
+	return cgroup_mem_process_path(proc_dir_fd, &cw->mount, buf, size);
+}
+
+int cgroup_watch_limit_of(const struct cgroup_watch *cw, const char *path, struct cgroup_watch_limit *ret)
+{
 	struct cgroup_mem m;
 	int r;
 
-	if ((r = cgroup_mem_process_path(proc_dir_fd, &cw->mount, path, sizeof(path))) < 0 ||
-	    (r = cgroup_mem_read(cw->mount_fd, &cw->mount, path, &m)) < 0)
+	if ((r = cgroup_mem_read(cw->mount_fd, &cw->mount, path, &m)) < 0)
 		return r;
 	if (!m.have_applies)
 		return -ENOENT;

@@ -46,15 +46,21 @@ const struct cgroup_mem_mount *cgroup_watch_mount(const struct cgroup_watch *cw)
  * descriptor and its last private and resident figures), then end, which
  * reads each group, queues its row on writer at now_ms, and finds the
  * groups whose limits apply.  A process whose group cannot be read is
- * left out of this tick. */
+ * left out of this tick.  add_process returns the path of the process's
+ * group (the table's, valid until the next begin), or NULL when it was
+ * left out. */
 void cgroup_watch_begin(struct cgroup_watch *cw);
-void cgroup_watch_add_process(struct cgroup_watch *cw, int proc_dir_fd, uint64_t private, uint64_t resident);
+const char *cgroup_watch_add_process(struct cgroup_watch *cw, int proc_dir_fd, uint64_t private, uint64_t resident);
 void cgroup_watch_end(struct cgroup_watch *cw, struct writer *writer, int64_t now_ms);
 
-/* The limit that applies to the group of the process whose /proc/PID is
- * proc_dir_fd, and the group that holds it, into *ret.  Returns 0,
- * -ENOENT when no limit applies, or another negative errno. */
-int cgroup_watch_limit_of(const struct cgroup_watch *cw, int proc_dir_fd, struct cgroup_watch_limit *ret);
+/* The memory cgroup of the process whose /proc/PID is proc_dir_fd, its
+ * path into buf (size bytes).  Returns 0 or a negative errno. */
+int cgroup_watch_path_of(const struct cgroup_watch *cw, int proc_dir_fd, char *buf, size_t size);
+
+/* The limit that applies to the group at path, and the group that holds
+ * it, into *ret.  Returns 0, -ENOENT when no limit applies, or another
+ * negative errno. */
+int cgroup_watch_limit_of(const struct cgroup_watch *cw, const char *path, struct cgroup_watch_limit *ret);
 
 /* The groups whose limits apply to the groups of the last tick (each
  * once), and how many. */

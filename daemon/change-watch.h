@@ -18,7 +18,8 @@
  * It needs CAP_BPF and CAP_PERFMON (or root), a kernel with BTF
  * (/sys/kernel/btf/vmlinux) and the three tracepoints (Linux 5.10 and
  * later: mmap_lock_released came last).  Without them change_watch_new
- * fails and every process is read every round. */
+ * fails and every process is read every round.  Windows has no such
+ * events: windows/change-watch.c always fails (-EOPNOTSUPP). */
 #pragma once
 
 #include <stdbool.h>

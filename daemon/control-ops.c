@@ -285,7 +285,8 @@ static int copy_live(void *data, const struct core_process *p)
 		.peak_vram = p->peak_vram,
 	};
 	if ((p->boot_id && !(l->boot_id = strdup(p->boot_id))) || (p->comm && !(l->comm = strdup(p->comm))) ||
-	    (p->exe && !(l->exe = strdup(p->exe))) || (p->cmdline && !(l->cmdline = strdup(p->cmdline))))
+	    (p->exe && !(l->exe = strdup(p->exe))) || (p->cmdline && !(l->cmdline = strdup(p->cmdline))) ||
+	    (p->cgroup && !(l->cgroup = strdup(p->cgroup))) || (p->memcg && !(l->memcg = strdup(p->memcg))))
 		return -ENOMEM;
 	return 0;
 }
@@ -353,6 +354,8 @@ static int finish_report(struct control_conn *c, json_t *result)
 		.peak_resident = t.peak_resident,
 		.vram = t.vram,
 		.peak_vram = t.peak_vram,
+		.cgroup = (char *)t.cgroup, /* borrowed: l is not freed */
+		.memcg = (char *)t.memcg,
 	};
 	return control_process_set_live(p, &l);
 }

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cgroup-unit.h"
+#include "control-answer.h"
 #include "control-request.h"
 #include "json-field.h"
 #include "macro.h"
@@ -23,6 +25,8 @@ void control_live_set_free(void *userdata)
 		free(set->p[i].comm);
 		free(set->p[i].exe);
 		free(set->p[i].cmdline);
+		free(set->p[i].cgroup);
+		free(set->p[i].memcg);
 	}
 	free(set->p);
 	free(set);
@@ -113,6 +117,25 @@ static json_t *unref_json(json_t *j)
 	return NULL;
 }
 
+/* "cgroup" and "unit": where a process is, for grouping by either; null
+ * where unknown (a process not watched now: the store keeps no cgroup).
+ * The cgroup is its memory cgroup, the one whose limit and usage
+ * `ramwatch cgroups` shows; the unit is named by the systemd hierarchy
+ * (the unified one), else by the memory cgroup's path, as systemd names
+ * them alike where it manages the memory controller too. */
+static int set_cgroup(json_t *e, const struct control_live *l)
+{
+	const char *unit = NULL;
+	size_t len = l ? cgroup_unit_of_path(l->cgroup, &unit) : 0;
+
+	if (!len && l)
+		len = cgroup_unit_of_path(l->memcg, &unit);
+	json_t *u = len ? json_stringn(unit, len) : json_null();
+	if (!u || json_object_set_new(e, "unit", u) < 0)
+		return -ENOMEM;
+	return json_object_set_new(e, "cgroup", control_json_string(l ? l->memcg : NULL));
+}
+
 int control_process_set_live(json_t *e, const struct control_live *l)
 {
 	int64_t peak_private = json_field_int_or(e, "peak_private", -1);
@@ -129,7 +152,7 @@ int control_process_set_live(json_t *e, const struct control_live *l)
 	    set_int(e, "peak_resident", peak_resident) < 0 || set_int(e, "vram", l->vram) < 0 ||
 	    set_int(e, "peak_vram", peak_vram) < 0 ||
 	    (l->last_seen >= 0 && set_int(e, "last_seen", l->last_seen) < 0) ||
-	    json_object_set_new(e, "exited_at", json_null()) < 0)
+	    json_object_set_new(e, "exited_at", json_null()) < 0 || set_cgroup(e, l) < 0)
 		return -ENOMEM;
 	return 0;
 }
@@ -146,7 +169,7 @@ static json_t *overlay(const json_t *stored, const struct control_live *l)
 /* A watched process the store has not written yet. */
 static json_t *from_live(const struct control_live *l)
 {
-	return json_pack("{s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:o, s:o, s:o, s:I, s:I, s:I, s:I, "
+	json_t *e = json_pack("{s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:o, s:o, s:o, s:I, s:I, s:I, s:I, "
 			 "s:o, s:I, s:o}",
 			 "process_id", json_field_int_or_null(l->process_id > 0 ? l->process_id : -1), "pid", l->pid,
 			 "boot_id", control_json_string(l->boot_id), "start_time", json_field_int_or_null(l->start_time),
@@ -158,6 +181,9 @@ static json_t *from_live(const struct control_live *l)
 			 (json_int_t)l->peak_private, "peak_resident", (json_int_t)l->peak_resident, "vram",
 			 json_field_int_or_null(l->vram), "peak_vram", (json_int_t)l->peak_vram, "last_census",
 			 json_null());
+	if (e && set_cgroup(e, l) < 0)
+		e = unref_json(e);
+	return e;
 }
 
 /* A few uids cover most processes of a machine: their names are looked up
@@ -238,7 +264,7 @@ int control_processes_merge(const json_t *stored, const struct control_live *liv
 			if (!e)
 				goto out;
 			rows[n_rows++] = (struct row){ .entry = e, .order = i };
-			if (json_object_set_new(e, "watched", json_false()) < 0)
+			if (json_object_set_new(e, "watched", json_false()) < 0 || set_cgroup(e, NULL) < 0)
 				goto out;
 		}
 	qsort_safe(rows, n_rows, sizeof(*rows), row_cmp);

@@ -19,6 +19,7 @@ struct control_live {
 	int pid;
 	int64_t start_time, started_at, uid, last_seen; /* -1 unknown */
 	char *boot_id, *comm, *exe, *cmdline;           /* NULL unknown */
+	char *cgroup, *memcg; /* as struct core_process's; NULL unknown */
 	uint64_t private, resident, peak_private, peak_resident;
 	int64_t vram;        /* GPU memory at the last GPU snapshot; -1: on no GPU */
 	uint64_t peak_vram;

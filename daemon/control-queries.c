@@ -9,11 +9,11 @@
 #include <string.h>
 
 #include "census-json.h"
+#include "census-read.h"
 #include "census.h"
 #include "control-internal.h"
 #include "limits.h"
 #include "macro.h"
-#include "scan.h"
 #include "store-read.h"
 #include "util.h"
 
@@ -184,10 +184,10 @@ int control_query_scan(struct control_job *j, struct store_reader *reader)
 {
 	struct control_query *q = j->data;
 	int pid = q->req->sel.pid;
-	struct scan_options o = {
+	const struct census_read_scan o = {
 		.proc_root = q->proc_root,
 		.light = q->light,
-		.no_evidence = !q->evidence,
+		.evidence = q->evidence,
 		.progress = scan_progress,
 		.userdata = j,
 	};
@@ -195,7 +195,7 @@ int control_query_scan(struct control_job *j, struct store_reader *reader)
 	_cleanup_(census_freep) struct census *c = NULL;
 	(void)reader;
 
-	int r = scan_process(pid, &o, &c, &err);
+	int r = census_read_pid(pid, &o, &c, &err);
 	if (r < 0) {
 		if (r == -ETIME)
 			error_set(&j->error, r, "the census of process %d took longer than %u s", pid,

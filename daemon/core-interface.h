@@ -88,6 +88,8 @@ struct core_process {
 	int pid;
 	int64_t start_time, started_at, uid, last_seen; /* -1 unknown */
 	const char *boot_id, *comm, *exe, *cmdline;     /* NULL unknown */
+	const char *cgroup; /* its cgroup in the unified hierarchy (systemd's) when followed; NULL unknown */
+	const char *memcg;  /* its memory cgroup's path (the memory controller's); NULL unknown */
 	uint64_t private, resident, peak_private, peak_resident;
 	int64_t vram;        /* GPU memory at the last GPU snapshot; -1: on no GPU */
 	uint64_t peak_vram;

@@ -1,19 +1,18 @@
 /* The fast tier (fast-tier.h): one statm read per watched process per
- * SampleInterval (status when statm changed), and the row it comes to per
- * StoreInterval. */
+ * SampleInterval (status when statm changed; on Windows, the round's
+ * snapshot: fast-read.h), and the row it comes to per StoreInterval. */
 #include "fast-tier.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include "change-watch.h"
+#include "fast-read.h"
 #include "limits.h"
 #include "log.h"
-#include "procfs.h"
 #include "target.h"
 #include "writer.h"
 
@@ -26,34 +25,18 @@ void fast_tier_target_init(struct target *t)
 	t->fast.statm_fd = -1;
 }
 
-/* Whether fd leaves RW_FD_RESERVE descriptors free below the soft limit:
- * open() gives the lowest free number, so fd is about how many are open. */
-static bool fd_below_reserve(int fd)
-{
-	struct rlimit rl;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
-		return true;
-	return (rlim_t)fd + RW_FD_RESERVE < rl.rlim_cur;
-}
-
 int fast_tier_open_statm(struct target *t)
 {
 	/* statm costs a tenth of status to read (BENCHMARKS.md); without a
 	 * descriptor for it, status alone still gives every figure */
-	int fd = procfs_open_statm(t->proc_dir_fd);
-	if (fd == -ENOENT || fd == -ESRCH)
-		return -ESRCH;
-	if (fd >= 0 && !fd_below_reserve(fd)) {
-		close(fd);
-		fd = -EMFILE;
-	}
-	if (fd < 0) {
+	int fd = fast_read_open_statm(t);
+	if (fd == -ESRCH)
+		return fd;
+	if (fd < 0 && fd != -EOPNOTSUPP) {
 		log_full_errno(LOG_DEBUG, fd, t->pid, "cannot keep statm of process %d open, reading status only: %m",
 			       t->pid);
-		fd = -1;
 	}
-	t->fast.statm_fd = fd;
+	t->fast.statm_fd = fd < 0 ? -1 : fd;
 	return 0;
 }
 
@@ -64,27 +47,10 @@ void fast_tier_target_done(struct target *t)
 	t->fast.statm_fd = -1;
 }
 
-/* Reads status into the last sample's figures. */
-static int sample_status(struct target *t)
+/* Reads the figures of the last sample (fast-read.h). */
+static int sample_status(struct fast_tier *f, struct target *t)
 {
-	struct proc_status st;
-	uint64_t private;
-	int r;
-
-	r = procfs_read_status(t->proc_dir_fd, &st);
-	if (r == -ENOENT || r == -ESRCH)
-		return -ESRCH;
-	if (r < 0)
-		return r;
-	/* a zombie, or a task past exit_mm: the memory is gone */
-	if (st.state == 'Z' || st.state == 'X' || !status_has(&st, STATUS_VM_RSS))
-		return -ESRCH;
-	if (!status_private(&st, &private))
-		private = st.counter[STATUS_RSS_ANON] + st.counter[STATUS_VM_SWAP];
-	t->fast.private = private;
-	t->fast.resident = st.counter[STATUS_VM_RSS];
-	t->fast.swap = st.counter[STATUS_VM_SWAP];
-	return 0;
+	return fast_read_figures(f->read, t, &t->fast.private, &t->fast.resident, &t->fast.swap);
 }
 
 /* From when (unix ms) status is read again even if statm stays the same:
@@ -123,13 +89,14 @@ static void note_sample(struct target *t, uint32_t count, int64_t now_ms)
  * otherwise the figures of that status are the sample's.  Without statm
  * it reads status every time.  Returns 0, or -ESRCH when the process has
  * exited (or is a zombie), or another negative errno. */
-static int sample_full(struct target *t, const struct proc_statm *statm, int64_t now_ms, int64_t status_every_ms)
+static int sample_full(struct fast_tier *f, struct target *t, const struct proc_statm *statm, int64_t now_ms,
+		       int64_t status_every_ms)
 {
 	int r;
 
 	if (!statm || !t->fast.status_read || !statm_equal(statm, &t->fast.status_statm) ||
 	    now_ms >= status_due_ms(t, status_every_ms)) {
-		r = sample_status(t);
+		r = sample_status(f, t);
 		if (r < 0)
 			return r;
 		t->fast.status_read = true;
@@ -147,6 +114,7 @@ static int sample_full(struct target *t, const struct proc_statm *statm, int64_t
 void fast_tier_done(struct fast_tier *f)
 {
 	f->watch = change_watch_free(f->watch);
+	f->read = fast_read_free(f->read);
 	free(f->slots);
 	f->slots = NULL;
 	f->n_slots = f->allocated = 0;
@@ -355,7 +323,7 @@ int fast_tier_sample(struct fast_tier *f, size_t i, int64_t now_ms, uint64_t now
 		bool quiet = s->len > 0 && now < s->quiet_until && (watched(f, s) || now_ms < s->status_due_ms);
 		if (said == 0 && quiet)
 			return repeat(s, now_ms);
-		r = procfs_pread_statm_text(s->statm_fd, text, sizeof(text), &len);
+		r = fast_read_statm_text(s->statm_fd, text, sizeof(text), &len);
 		bool same = r == 0 && len == s->len && memcmp(text, s->statm, len) == 0;
 		if (same && quiet && !(said & CHANGE_SWAP))
 			return repeat(s, now_ms);
@@ -376,7 +344,7 @@ int fast_tier_sample(struct fast_tier *f, size_t i, int64_t now_ms, uint64_t now
 	int64_t every = watched(f, s) ? INT64_MAX : status_every_ms;
 	*ret_target = t;
 	settle(s);
-	r = sample_full(t, have, now_ms, every);
+	r = sample_full(f, t, have, now_ms, every);
 	if (r < 0) {
 		s->len = 0;
 		return r == -ESRCH ? r : failed(f, t, r);
@@ -407,6 +375,11 @@ void fast_tier_wake_all(struct fast_tier *f)
 void fast_tier_settle(struct fast_tier *f, struct target *t)
 {
 	settle(&f->slots[t->fast.slot]);
+}
+
+int fast_tier_begin_round(struct fast_tier *f)
+{
+	return fast_read_round(&f->read);
 }
 
 void fast_tier_round(struct fast_tier *f, uint64_t us)

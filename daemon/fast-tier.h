@@ -13,6 +13,10 @@
  * Repeats are added to the target's accumulator before anything reads it:
  * its next full sample, its row, a client's description of it (fast_tier_settle).
  *
+ * What is read differs by platform (fast-read.h): on Windows there is no
+ * statm, so every sample is a full one, its figures looked up in the
+ * round's one snapshot of every process.
+ *
  * fast-tier.c is the only file that changes a target's fast part (struct
  * fast_target) and the slots; the store cycle and letting a process go
  * take its row through fast_tier_queue. */
@@ -27,6 +31,7 @@
 #include "steady.h"
 
 struct change_watch;
+struct fast_read;
 struct target;
 struct writer;
 
@@ -65,6 +70,7 @@ struct fast_slot {
 struct fast_tier {
 	uint64_t sample_errors; /* reads that failed other than by an exit */
 	struct change_watch *watch; /* NULL: every statm read every round */
+	struct fast_read *read;     /* the platform's reads (fast-read.h) */
 	uint32_t watch_misses;      /* processes whose change the watch missed, since it started */
 	uint64_t round_us_max;  /* the longest sample round since the start (wall time) */
 	struct fast_slot *slots;
@@ -135,6 +141,11 @@ void fast_tier_wake_all(struct fast_tier *f);
 /* Adds t's repeats to t: before anything reads its sample fields, peaks or
  * last-seen time. */
 void fast_tier_settle(struct fast_tier *f, struct target *t);
+
+/* Before the samples of a round: on Windows, the snapshot of every
+ * process they look in (fast-read.h).  Returns 0 or a negative errno
+ * (logged): the round's samples then fail. */
+int fast_tier_begin_round(struct fast_tier *f);
 
 /* A sample round (the fast tier over the watched set and the census pass
  * after it) took us microseconds: kept when the longest so far. */

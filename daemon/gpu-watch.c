@@ -99,7 +99,7 @@ static const char *device_label(char *buf, size_t size, const struct gpu_device 
 	return buf;
 }
 
-static void tell(void *userdata, enum gpu_watch_change change, const struct gpu_device *d)
+static void tell_change(void *userdata, enum gpu_watch_change change, const struct gpu_device *d)
 {
 	char label[256];
 	(void)userdata;
@@ -131,7 +131,7 @@ static int snapshot(struct gpu_watch *w, bool first)
 
 	if (r < 0)
 		return r;
-	r = gpu_watch_note(w, &s, first, tell, NULL);
+	r = gpu_watch_note(w, &s, first, tell_change, NULL);
 	if (r < 0) {
 		gpu_snapshot_done(&s);
 		return r;

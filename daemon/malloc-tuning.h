@@ -8,7 +8,8 @@
  * in, every shrink flushed the TLB of each CPU the daemon's threads ran on
  * (BENCHMARKS.md: a fifth of the daemon's CPU at 1,000 processes).  Here
  * the heap gives memory back only when a batch of censuses left much of it
- * free, and then all of it. */
+ * free, and then all of it.  On Windows (windows/malloc-tuning.c) there
+ * is nothing to tune: the process heap decommits free pages itself. */
 #pragma once
 
 /* At start, before the first allocation that matters. */

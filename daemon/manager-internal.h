@@ -45,10 +45,10 @@ struct manager {
 	char *config_path, *state_dir, *db_path;
 	struct daemon_config config; /* the parts below point at it: a reload changes it in place */
 
-	int root_fd;
-	bool host_proc;           /* root_fd is the host's /proc: the kernel's pids are its */
+	int root_fd;              /* Linux's proc root (discovery's); -1 on Windows */
+	bool host_proc;           /* the kernel's events (process events, the change watch) apply: root_fd is
+				   * the host's /proc (never on Windows, which has no such events) */
 	struct state_lock *lock;  /* the state directory's, held while running */
-	char *boot_id;
 	uint64_t started_us;      /* monotonic, for uptime */
 
 	/* the core, each part the owner of its state */

@@ -40,7 +40,7 @@ static struct oom_sources_options sources_options(const struct manager *m)
 		.kmsg = m->config.kernel_log,
 		.proc_fd = m->root_fd,
 		.state_dir = m->state_dir,
-		.boot_id = m->boot_id,
+		.boot_id = m->discover.boot_id,
 	};
 }
 
@@ -198,8 +198,13 @@ static void on_near(void *userdata, const char *path, uint64_t usage, uint64_t l
 void manager_oom_followed(struct manager *m, struct target *t)
 {
 	struct cgroup_watch_limit l;
+	char path[CGROUP_MEM_PATH_MAX];
 
-	if (m->cgroups && m->near && cgroup_watch_limit_of(m->cgroups, t->proc_dir_fd, &l) == 0)
+	if (!m->cgroups || cgroup_watch_path_of(m->cgroups, t->proc_dir_fd, path, sizeof(path)) < 0)
+		return;
+	/* its group is known from now, for the processes answer's grouping */
+	target_set_memcg(t, path);
+	if (m->near && cgroup_watch_limit_of(m->cgroups, path, &l) == 0)
 		near_limit_add(m->near, &l);
 }
 
@@ -228,8 +233,12 @@ void manager_oom_tick(struct manager *m, int64_t now_ms)
 {
 	if (m->cgroups) {
 		cgroup_watch_begin(m->cgroups);
-		for (struct target *t = watched_first(m->watched); t; t = watched_next(t))
-			cgroup_watch_add_process(m->cgroups, t->proc_dir_fd, t->fast.private, t->fast.resident);
+		for (struct target *t = watched_first(m->watched); t; t = watched_next(t)) {
+			const char *path =
+				cgroup_watch_add_process(m->cgroups, t->proc_dir_fd, t->fast.private, t->fast.resident);
+			if (path)
+				target_set_memcg(t, path); /* a process may move */
+		}
 		cgroup_watch_end(m->cgroups, store_cycle_writer(m->store_cycle), now_ms);
 		size_t n;
 		const struct cgroup_watch_limit *l = cgroup_watch_limits(m->cgroups, &n);

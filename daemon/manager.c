@@ -29,7 +29,6 @@
 #include "log.h"
 #include "macro.h"
 #include "paths.h"
-#include "procfs.h"
 #include "service.h"
 #include "state-lock.h"
 #include "store-cycle.h"
@@ -41,30 +40,10 @@
 #include "watched.h"
 #include "writer.h"
 
-/* The boot time in unix ms: "btime" of /proc/stat (seconds). */
-static int read_boot_ms(int root_fd, int64_t *ret)
-{
-	_cleanup_free_ char *text = NULL;
-	size_t len;
-	int r = read_full_fileat(root_fd, "stat", RW_PROC_FILE_MAX, &text, &len);
-	if (r < 0)
-		return r;
-	const char *p = strstr(text, "\nbtime ");
-	uint64_t s;
-	if (!p)
-		return -EBADMSG;
-	p += strlen("\nbtime ");
-	const char *e = strchr(p, '\n');
-	if (!e || parse_u64_n(p, (size_t)(e - p), 10, &s) < 0)
-		return -EBADMSG;
-	*ret = (int64_t)s * 1000;
-	return 0;
-}
-
 /* ------------------------------------------------------------ following */
 
-/* A target's exit watch: the pidfd's source carries both (its userdata,
- * freed with it). */
+/* A target's exit watch: the source of its exit (a pidfd) carries both
+ * (its userdata, freed with it). */
 struct exit_watch {
 	struct manager *m;
 	struct target *t;
@@ -72,7 +51,7 @@ struct exit_watch {
 
 static void let_go(struct manager *m, struct target *t, bool exited);
 
-static void on_pidfd(struct event_source *s, uint32_t revents, void *userdata)
+static void on_exit_told(struct event_source *s, uint32_t revents, void *userdata)
 {
 	struct exit_watch *w = userdata;
 	(void)s;
@@ -97,11 +76,12 @@ static int follow(void *userdata, struct target *t)
 		target_free(t);
 		return r;
 	}
-	if (t->pidfd >= 0) {
+	event_fd_t exit_fd;
+	if (target_exit_source(t, &exit_fd)) {
 		struct exit_watch *w = malloc(sizeof(*w));
 		if (w) {
 			*w = (struct exit_watch){ m, t };
-			r = event_loop_add_io(m->event, t->pidfd, EVENT_IN, on_pidfd, w, "exit", &t->exit_source);
+			r = event_loop_add_io(m->event, exit_fd, EVENT_IN, on_exit_told, w, "exit", &t->exit_source);
 			if (r < 0)
 				free(w);
 		}
@@ -192,6 +172,7 @@ static void on_sample(struct event_source *s, void *userdata)
 	 * growth triggers from it; an exit lets the process go.  From the end:
 	 * a process let go leaves its slot to one already sampled. */
 	bool due = false;
+	(void)fast_tier_begin_round(&m->fast);
 	for (size_t i = fast_tier_count(&m->fast); i-- > 0;) {
 		struct target *t;
 		int r = fast_tier_sample(&m->fast, i, now_ms, now, (int64_t)(m->config.store_interval / 1000), &t);
@@ -344,15 +325,16 @@ static void on_retention(struct event_source *s, void *userdata)
 static int reload(struct manager *m);
 
 /* The loop's source for discovery's events, for the source discovery has
- * open now (none: every pass lists the proc root).  Returns 0 or a
+ * open now (none: every pass looks at every process).  Returns 0 or a
  * negative errno (logged). */
 static int watch_process_events(struct manager *m)
 {
-	int fd = discover_events_fd(&m->discover), r;
 	const char *name = discover_source_name(discover_source(&m->discover));
+	event_fd_t fd;
+	int r;
 
 	m->proc_events = event_source_free(m->proc_events);
-	if (fd < 0)
+	if (!discover_events_source(&m->discover, &fd))
 		return 0;
 	r = event_loop_add_io(m->event, fd, EVENT_IN, on_proc_events, m, name, &m->proc_events);
 	if (r < 0)
@@ -362,20 +344,6 @@ static int watch_process_events(struct manager *m)
 	if (r < 0)
 		return log_error_errno(r, "cannot pace discovery's events (%s): %m", name);
 	return 0;
-}
-
-/* Why discovery may not try the process watch, or the connector: NULL
- * where it may. */
-static const char *process_watch_off(const struct manager *m)
-{
-	if (!m->config.process_watch)
-		return "ProcessWatch=no";
-	return m->host_proc ? NULL : "the proc root is not the host's";
-}
-
-static const char *connector_off(const struct manager *m)
-{
-	return m->host_proc ? NULL : "the proc root is not the host's";
 }
 
 /* ChangeWatch=: the kernel's change events, where they can be had; else
@@ -485,7 +453,7 @@ static int reload(struct manager *m)
 	if (m->config.process_watch != process_watch_was) {
 		/* out of the loop before its descriptor closes */
 		m->proc_events = event_source_free(m->proc_events);
-		(void)discover_events_open(&m->discover, process_watch_off(m), connector_off(m));
+		(void)discover_events_open(&m->discover);
 		(void)watch_process_events(m);
 	}
 	timer_rearm(m->discover_timer, 0);
@@ -525,31 +493,22 @@ static int manager_load_config(struct manager *m, const struct manager_options *
 	return 0;
 }
 
-/* The proc root, the boot, and discovery over them. */
+/* The machine's processes (the proc root, on Linux), the boot, and
+ * discovery over them. */
 static int manager_open_proc(struct manager *m, const struct manager_options *o)
 {
 	int r;
 
-	m->root_fd = procfs_open_root(o->proc_root);
-	if (m->root_fd < 0)
-		return log_error_errno(m->root_fd, "cannot open %s: %m", o->proc_root ? o->proc_root : "/proc");
-	r = procfs_read_boot_id(m->root_fd, &m->boot_id);
-	if (r < 0)
-		return log_error_errno(r, "cannot read the boot id: %m");
 	m->discover = (struct discover){
-		.root_fd = m->root_fd,
 		.config = &m->config,
-		.id = { .boot_id = m->boot_id, .ticks_per_second = sysconf(_SC_CLK_TCK) },
-		.self = getpid(),
 		.follow = follow,
 		.userdata = m,
 	};
-	if (read_boot_ms(m->root_fd, &m->discover.id.boot_ms) < 0)
-		m->discover.id.boot_ms = -1;
-	/* the watch and the connector tell of the host's processes: of no use
-	 * with another proc root (a test's fixture) */
-	m->host_proc = !o->proc_root || strcmp(o->proc_root, "/proc") == 0;
-	return discover_init(&m->discover, process_watch_off(m), connector_off(m));
+	r = discover_open(&m->discover, o->proc_root, &m->host_proc);
+	m->root_fd = m->discover.root_fd;
+	if (r < 0)
+		return r;
+	return discover_init(&m->discover, m->host_proc);
 }
 
 /* The state directory, held by its lock, and the store in it. */
@@ -660,7 +619,6 @@ struct manager *manager_free(struct manager *m)
 	config_done(&m->config);
 	export_state_done(&m->export);
 	gpu_watch_done(&m->gpu);
-	free(m->boot_id);
 	free(m->config_path);
 	free(m->state_dir);
 	free(m->db_path);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "macro.h"
+#include "oom-watch-event.h"
 
 struct pending {
 	struct oom_kill kill;

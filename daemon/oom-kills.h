@@ -20,7 +20,8 @@
 #include <stdint.h>
 
 #include "oom-kmsg.h"
-#include "oom-watch-event.h"
+
+struct oom_watch_event; /* oom-watch-event.h: the BPF program's record, Linux only */
 
 #define OOM_KILLS_GRACE_MS 2000
 /* the sources' times of one kill differ by less than this */

@@ -15,6 +15,7 @@
 #include "limits.h"
 #include "log.h"
 #include "macro.h"
+#include "oom-watch-event.h"
 #include "oom-watch.h"
 #include "util.h"
 

@@ -18,7 +18,7 @@
 #include "manager.h"
 #include "paths.h"
 
-#define DEFAULT_CONFIG "/etc/ramwatch/ramwatchd.conf"
+#define DEFAULT_CONFIG RW_CONFIG_DEFAULT
 
 static void help(void)
 {

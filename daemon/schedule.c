@@ -72,12 +72,14 @@ void schedule_add(struct census_plan *p, enum store_trigger t, uint64_t now)
 
 void schedule_near_limit(struct census_plan *p, uint64_t now)
 {
-	set_pending(p, TRIGGER_GROWTH, now);
+	set_pending(p, TRIGGER_LIMIT, now);
 	p->near_limit = true;
 }
 
-static const enum store_trigger rank[] = { TRIGGER_REQUEST, TRIGGER_MARK, TRIGGER_FIRST, TRIGGER_GROWTH,
-					   TRIGGER_INTERVAL };
+/* The near limit first: that census is taken otherwise (at once, without
+ * the heap walks), and the trigger stored is what says why it was. */
+static const enum store_trigger rank[] = { TRIGGER_LIMIT, TRIGGER_REQUEST, TRIGGER_MARK, TRIGGER_FIRST,
+					   TRIGGER_GROWTH, TRIGGER_INTERVAL };
 
 enum store_trigger schedule_trigger(const struct census_plan *p)
 {

@@ -59,13 +59,14 @@ bool schedule_update_vram(struct census_plan *p, const struct daemon_config *c, 
 void schedule_add(struct census_plan *p, enum store_trigger t, uint64_t now);
 
 /* The census before death: its memory cgroup (or the host) nears the
- * limit.  A growth census is due at once, ahead of every other, without
+ * limit.  A census of trigger limit is due at once, ahead of every other, without
  * waiting for budget (its cost is still charged) and without the heap
  * walks, which could outlast the process. */
 void schedule_near_limit(struct census_plan *p, uint64_t now);
 
-/* The trigger to record for the pending census: a request before a mark
- * before first sight before growth before the interval. */
+/* The trigger to record for the pending census: the limit neared before
+ * a request before a mark before first sight before growth before the
+ * interval. */
 enum store_trigger schedule_trigger(const struct census_plan *p);
 
 /* Whether a pending census waits for budget: requests and marks are asked

@@ -4,9 +4,8 @@
  *
  * linux/sysmem.c reads /proc/meminfo and, where the kernel has PSI (Linux
  * 4.20+, CONFIG_PSI), /proc/pressure/memory, through the pure parsers
- * below.  Windows has none yet: its implementation is to ask
- * GlobalMemoryStatusEx and the performance information, without
- * pressure. */
+ * below.  windows/sysmem.c asks GlobalMemoryStatusEx and the performance
+ * information (windows/win-sysmem.h), and has no pressure. */
 #pragma once
 
 #include <stddef.h>

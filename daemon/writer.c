@@ -99,7 +99,7 @@ struct proc_ref *proc_ref_new(const struct store_process *info)
 	p->info = *info;
 	if (dup_to(&p->boot_id, info->boot_id) < 0 || dup_to(&p->comm, info->comm) < 0 ||
 	    dup_to(&p->exe, info->exe) < 0 || dup_to(&p->cmdline, info->cmdline) < 0 ||
-	    !(p->paths = strpool_new())) {
+	    dup_to(&p->owner, info->owner) < 0 || !(p->paths = strpool_new())) {
 		p->refs = 1;
 		return proc_ref_unref(p);
 	}
@@ -107,6 +107,7 @@ struct proc_ref *proc_ref_new(const struct store_process *info)
 	p->info.comm = p->comm;
 	p->info.exe = p->exe;
 	p->info.cmdline = p->cmdline;
+	p->info.owner = p->owner;
 	return p;
 }
 
@@ -124,6 +125,7 @@ struct proc_ref *proc_ref_unref(struct proc_ref *p)
 	free(p->comm);
 	free(p->exe);
 	free(p->cmdline);
+	free(p->owner);
 	strpool_free(p->paths);
 	free(p);
 	return NULL;

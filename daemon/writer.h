@@ -23,7 +23,7 @@
 struct proc_ref {
 	unsigned refs;
 	struct store_process info; /* the strings below */
-	char *boot_id, *comm, *exe, *cmdline;
+	char *boot_id, *comm, *exe, *cmdline, *owner;
 	struct strpool *paths;     /* paths of its region events */
 	uint64_t flush;            /* the flush that last wrote its row */
 	int64_t id;                /* its row id as of that flush */

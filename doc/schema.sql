@@ -13,7 +13,7 @@
 PRAGMA auto_vacuum = INCREMENTAL;
 PRAGMA journal_mode = WAL;
 PRAGMA application_id = 1380011351;  -- 0x52414d57
-PRAGMA user_version = 15;
+PRAGMA user_version = 16;
 
 -- table census_class_rows
 CREATE TABLE "census_class_rows" (
@@ -67,11 +67,11 @@ CREATE TABLE "census_region_rows" (
 CREATE INDEX census_regions_by_path ON "census_region_rows" (path_id) WHERE path_id IS NOT NULL;
 
 -- table censuses
-CREATE TABLE censuses (
+CREATE TABLE "censuses" (
     id INTEGER PRIMARY KEY,
     process_id INTEGER NOT NULL REFERENCES processes (id) ON DELETE CASCADE,
     time INTEGER NOT NULL,
-    trigger TEXT NOT NULL CHECK (trigger IN ('first', 'interval', 'growth', 'mark', 'request')),
+    trigger TEXT NOT NULL CHECK (trigger IN ('first', 'interval', 'growth', 'mark', 'request', 'limit')),
     status TEXT NOT NULL CHECK (status IN ('ok', 'exited', 'denied', 'error')),
     light INTEGER NOT NULL DEFAULT 0,   -- 1: smaps_rollup and maps only
     message TEXT,
@@ -86,9 +86,39 @@ CREATE TABLE censuses (
     peak_resident INTEGER,
     wall_us INTEGER,
     cpu_us INTEGER,
-    bytes_read INTEGER
-, gpu_state TEXT
-    CHECK (gpu_state IN ('ok', 'no_library', 'no_devices', 'error')), gpu_driver_version INTEGER, nvidia_mapped INTEGER, evidence_taken INTEGER, evidence_why_not TEXT, evidence_regions INTEGER, evidence_confirmed INTEGER, evidence_split INTEGER, evidence_reads INTEGER, evidence_bytes INTEGER, counter_swap INTEGER, counter_rss_anon INTEGER, counter_rss_file INTEGER, counter_rss_shmem INTEGER, counter_locked INTEGER, counter_hugetlb INTEGER, repeats INTEGER REFERENCES censuses (id), base INTEGER REFERENCES censuses (id), locked INTEGER, hugetlb INTEGER, confirmed INTEGER, threads INTEGER, stack_pointers INTEGER, evidence_batches INTEGER, pages_looked_up INTEGER, gpu_message TEXT, in_use INTEGER, free INTEGER, overhead INTEGER, unknown INTEGER, returnable INTEGER) STRICT;
+    bytes_read INTEGER,
+    gpu_state TEXT CHECK (gpu_state IN ('ok', 'no_library', 'no_devices', 'error')),
+    gpu_driver_version INTEGER,
+    nvidia_mapped INTEGER,
+    evidence_taken INTEGER,
+    evidence_why_not TEXT,
+    evidence_regions INTEGER,
+    evidence_confirmed INTEGER,
+    evidence_split INTEGER,
+    evidence_reads INTEGER,
+    evidence_bytes INTEGER,
+    counter_swap INTEGER,
+    counter_rss_anon INTEGER,
+    counter_rss_file INTEGER,
+    counter_rss_shmem INTEGER,
+    counter_locked INTEGER,
+    counter_hugetlb INTEGER,
+    repeats INTEGER REFERENCES censuses (id),
+    base INTEGER REFERENCES censuses (id),
+    locked INTEGER,
+    hugetlb INTEGER,
+    confirmed INTEGER,
+    threads INTEGER,
+    stack_pointers INTEGER,
+    evidence_batches INTEGER,
+    pages_looked_up INTEGER,
+    gpu_message TEXT,
+    in_use INTEGER,
+    free INTEGER,
+    overhead INTEGER,
+    unknown INTEGER,
+    returnable INTEGER
+) STRICT;
 CREATE INDEX censuses_by_base ON censuses (base) WHERE base IS NOT NULL;
 CREATE INDEX censuses_by_process ON censuses (process_id, time);
 CREATE INDEX censuses_by_repeats ON censuses (repeats) WHERE repeats IS NOT NULL;

@@ -22,7 +22,14 @@
  * change (daemon/change-watch.h), the check reads the names of its file
  * mappings instead of maps (steady_read_kept): a rename or deletion is all
  * that changes what maps shows then, and the names are what the kernel
- * gives maps. */
+ * gives maps.
+ *
+ * Without the watch, the check between two whole reads of the mappings
+ * (steady_read_files) reads statm's size, resident and shared pages and
+ * every file mapping through PROCMAP_QUERY, not maps: anonymous mappings
+ * are left to statm (one made, removed or resized moves its size) and to
+ * the next whole read, which alone sees one protected differently or moved
+ * with every total the same. */
 #pragma once
 
 #include <stdbool.h>
@@ -35,6 +42,7 @@ enum steady_source {
 	STEADY_NONE,    /* nothing read: never the same as anything */
 	STEADY_IOCTL,   /* PROCMAP_QUERY */
 	STEADY_MAPS,    /* the text of maps */
+	STEADY_FILES,   /* not the whole list: only the file mappings and statm */
 };
 
 /* What one read saw. */
@@ -48,6 +56,14 @@ struct steady_mark {
 	bool has_names;             /* false: not asked, no ioctl, or too many to be cheap */
 	uint64_t names;             /* their fingerprint */
 	uint64_t named;             /* how many file mappings */
+	/* every file mapping through PROCMAP_QUERY (STEADY_READ_FILES) */
+	bool has_files;             /* false: not asked, or no ioctl */
+	uint64_t files;             /* their fingerprint: range, protection, offset, file, name */
+	uint64_t filed;             /* how many */
+	/* statm (STEADY_READ_FILES): the address space, resident, and the
+	 * resident pages file-backed or shared, in pages */
+	bool has_statm;
+	uint64_t statm[3];
 };
 
 /* The fingerprint of a mapping list, fed piece by piece: pure. */
@@ -72,6 +88,7 @@ bool steady_rollup_field(const char *text, size_t len, const char *name, uint64_
 /* What steady_read reads besides smaps_rollup and the text of maps. */
 #define STEADY_READ_IOCTL 1u /* the fingerprint through PROCMAP_QUERY, where the kernel has it */
 #define STEADY_READ_NAMES 2u /* the names of the file mappings too, while they are few (below) */
+#define STEADY_READ_FILES 4u /* statm and every file mapping through PROCMAP_QUERY too (steady_read_files) */
 
 /* A process's file mappings are "few", and their names worth a check of
  * their own, while there are at most one for every STEADY_NAMES_PER of
@@ -94,7 +111,11 @@ void steady_files_done(struct steady_files *f);
  * ioctl with STEADY_READ_IOCTL where the kernel has it, else maps), the
  * mappings first; with STEADY_READ_NAMES and files, the names of its file
  * mappings after them, their starts into *files (has_names false, and no
- * starts, without the ioctl or with too many).  *ret_ioctl (may be NULL)
+ * starts, without the ioctl or with too many); with STEADY_READ_FILES,
+ * statm and every file mapping as steady_read_files reads them, for its
+ * checks to compare with, their starts into *files (without
+ * STEADY_READ_NAMES; has_files false without the ioctl, and a caller
+ * makes no such check then).  *ret_ioctl (may be NULL)
  * says whether the ioctl was there: a caller that got false need not try
  * it again.  Adds the bytes read from files to *bytes.  Returns 0 with
  * *ret, or -ESRCH (exited or no address space), -EACCES, -ENOMEM, or
@@ -113,6 +134,27 @@ int steady_read(int pid_fd, unsigned flags, struct steady_mark *ret, struct stea
 int steady_read_kept(int pid_fd, const struct steady_mark *was, const struct steady_files *files,
 		     struct steady_mark *ret, uint64_t *bytes);
 
+/* The check between two whole reads without the change watch: statm,
+ * the file mappings at the starts files holds from the last whole read
+ * with STEADY_READ_FILES, was (their range, protection, offset, file and
+ * name, through PROCMAP_QUERY), and smaps_rollup; not maps.  Source
+ * STEADY_FILES, which steady_same compares with was.  It costs about the
+ * rollup alone where most mappings are anonymous.  What it does not see
+ * waits for the next whole read: an anonymous mapping protected
+ * differently or moved with every total the same, a mapping made over
+ * another of the same size.  Returns 0 with *ret, -EINVAL when was has no
+ * file mappings (no ioctl when it was read) or files is not theirs,
+ * -ENOTTY where the kernel has no ioctl, or as steady_read. */
+int steady_read_files(int pid_fd, const struct steady_mark *was, const struct steady_files *files,
+		      struct steady_mark *ret, uint64_t *bytes);
+
+/* Adds what a whole read with STEADY_READ_FILES has besides to m, a read
+ * of steady_read_files (the check found a change, and the census after it
+ * needs the whole list for the checks that compare with its mark): the
+ * fingerprint of the text of maps (source STEADY_MAPS) and every file
+ * mapping, their starts into files.  Returns 0, or as steady_read. */
+int steady_read_maps(int pid_fd, struct steady_mark *m, struct steady_files *files, uint64_t *bytes);
+
 /* What the daemon's change watch said of a process's mappings, and of its
  * memory, since the last take before its census (daemon/change-watch.h). */
 enum steady_mappings {
@@ -122,7 +164,10 @@ enum steady_mappings {
 	STEADY_MAPPINGS_STILL,   /* they did not, nor did its memory: no event at all */
 };
 
-/* Whether two reads saw the same process memory: the same source, range,
- * counters, mapping count and fingerprint, and names of file mappings
- * read by both, and the same.  STEADY_NONE is never the same. */
+/* Whether two reads saw the same process memory: the same range and
+ * counters; the same whole list of mappings (source, count, fingerprint)
+ * where both read it, else (one is STEADY_FILES) the same file mappings
+ * and statm, which both must have read; statm and file mappings the same
+ * where both read them; and names of file mappings read by both, and the
+ * same.  STEADY_NONE is never the same. */
 bool steady_same(const struct steady_mark *a, const struct steady_mark *b);

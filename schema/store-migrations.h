@@ -8,6 +8,10 @@
 struct store_migration {
 	int version;      /* PRAGMA user_version once applied: 1, 2, ... */
 	const char *name; /* "001-timelines.sql" */
+	/* The table it makes again (new table, copy, drop, rename), or NULL:
+	 * run with foreign keys off, which dropping the table needs, and
+	 * their check before it commits. */
+	const char *rebuilds;
 	const char *sql;
 };
 

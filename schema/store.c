@@ -41,7 +41,7 @@
 
 static const char *const trigger_names[_TRIGGER_MAX] = {
 	[TRIGGER_FIRST] = "first",       [TRIGGER_INTERVAL] = "interval", [TRIGGER_GROWTH] = "growth",
-	[TRIGGER_MARK] = "mark",         [TRIGGER_REQUEST] = "request",
+	[TRIGGER_MARK] = "mark",         [TRIGGER_REQUEST] = "request",   [TRIGGER_LIMIT] = "limit",
 };
 
 static const char *const status_names[_CENSUS_STATUS_MAX] = {
@@ -207,6 +207,66 @@ static int set_wal_mode(struct store *s)
 	return r;
 }
 
+/* The rows that refer to a row that is not there, PRAGMA foreign_key_check
+ * counted over the tables that refer to table and table itself: what
+ * making table again could break.  Returns 0 with *ret_n, or a negative
+ * errno with the message set. */
+static int count_dangling(struct store *s, const char *table, const char *what, int64_t *ret_n)
+{
+	/* each such table once; its rows are checked against all of its
+	 * foreign keys, which is what the pragma can do */
+	static const char sql[] = "SELECT count(*) FROM (SELECT DISTINCT m.name FROM sqlite_master m,"
+				  " pragma_foreign_key_list(m.name) f WHERE m.type = 'table' AND (f.\"table\" = ?1 OR m.name = ?1))"
+				  " t, pragma_foreign_key_check(t.name)";
+	sqlite3_stmt *st = NULL;
+	int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
+
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*ret_n = sqlite3_column_int64(st, 0);
+		rc = SQLITE_OK;
+	}
+	if (rc != SQLITE_OK) {
+		int r = store_fail(s, rc, what);
+		sqlite3_finalize(st);
+		return r;
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+/* Runs migration m in the transaction migrate() began.  One that makes a
+ * table again does it as SQLite's procedure for other changes of a table
+ * says (ALTER TABLE, "Making Other Kinds Of Table Schema Changes"): with
+ * foreign keys off (migrate() turned them off), and their check before it
+ * commits.  A row that referred to a missing row before (written by hand
+ * with foreign keys off, as the sqlite3 shell has them) is left as it is:
+ * only a reference the change broke stops it. */
+static int run_migration(struct store *s, const struct store_migration *m, const char *what)
+{
+	int64_t before = 0, after = 0;
+	int r;
+
+	if (m->rebuilds) {
+		r = count_dangling(s, m->rebuilds, what, &before);
+		if (r < 0)
+			return r;
+	}
+	r = store_exec(s, m->sql, what);
+	if (r < 0 || !m->rebuilds)
+		return r;
+	r = count_dangling(s, m->rebuilds, what, &after);
+	if (r < 0)
+		return r;
+	if (after > before)
+		return store_failf(s, -EPROTO, "%s: %lld rows refer to rows of %s that are gone (%lld before it)",
+				   what, (long long)after, m->rebuilds, (long long)before);
+	return 0;
+}
+
 /* Applies the migrations the database lacks, each in a transaction of its
  * own that also sets user_version, so a database is always at one version
  * of the schema and never between two. */
@@ -219,24 +279,33 @@ static int migrate(struct store *s)
 		int r;
 
 		snprintf(what, sizeof(what), "migration %d (%s)", m->version, m->name);
+		/* only outside a transaction does this take effect */
+		if (m->rebuilds) {
+			r = store_exec(s, "PRAGMA foreign_keys = OFF", what);
+			if (r < 0)
+				return r;
+		}
 		r = store_exec(s, "BEGIN IMMEDIATE", what);
+		if (r >= 0) {
+			/* another writer may have migrated since the version was read */
+			r = query_int(s, "PRAGMA user_version", what, &version);
+			if (r >= 0 && version < m->version) {
+				r = run_migration(s, m, what);
+				snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", m->version);
+				if (r >= 0)
+					r = store_exec(s, pragma, what);
+			}
+			if (r >= 0)
+				r = store_exec(s, "COMMIT", what);
+			if (r < 0 && !sqlite3_get_autocommit(s->db))
+				sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+		}
+		/* on again whatever happened: the connection writes with them */
+		if (m->rebuilds && sqlite3_exec(s->db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL) != SQLITE_OK &&
+		    r >= 0)
+			r = store_fail(s, sqlite3_errcode(s->db), what);
 		if (r < 0)
 			return r;
-		/* another writer may have migrated since the version was read */
-		r = query_int(s, "PRAGMA user_version", what, &version);
-		if (r >= 0 && version < m->version) {
-			r = store_exec(s, m->sql, what);
-			snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", m->version);
-			if (r >= 0)
-				r = store_exec(s, pragma, what);
-		}
-		if (r >= 0)
-			r = store_exec(s, "COMMIT", what);
-		if (r < 0) {
-			if (!sqlite3_get_autocommit(s->db))
-				sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-			return r;
-		}
 		s->version = m->version;
 	}
 	return 0;

@@ -30,7 +30,7 @@
 struct store;
 
 /* The schema version this program writes (PRAGMA user_version). */
-#define STORE_SCHEMA_VERSION 15
+#define STORE_SCHEMA_VERSION 16
 
 struct store_options {
 	const char *path;
@@ -140,6 +140,7 @@ enum store_trigger {
 	TRIGGER_GROWTH,   /* private grew by max(256 MiB, 5 %) */
 	TRIGGER_MARK,     /* a phase was marked */
 	TRIGGER_REQUEST,  /* a client asked */
+	TRIGGER_LIMIT,    /* its memory cgroup neared its limit, or the host ran short (schema 16) */
 	_TRIGGER_MAX
 };
 

@@ -71,10 +71,14 @@ static struct trace_counters *stack_get(const struct trace_analyzer *a, uint32_t
 
 /* The rows an allocation counts in besides its scope: its site (--sites)
  * and its stack (--stacks), those there are; returns how many. */
-static size_t rows_of(const struct trace_analyzer *a, uint64_t return_address, uint32_t stack_id,
-		      struct trace_counters *ret[2])
+static inline size_t rows_of(const struct trace_analyzer *a, uint64_t return_address, uint32_t stack_id,
+			     struct trace_counters *ret[2])
 {
 	size_t n = 0;
+
+	/* without --sites and --stacks (the usual summary) there are none */
+	if (!a->options.track_sites && !a->options.track_stacks)
+		return 0;
 
 	if (a->options.track_sites && (ret[n] = site_get(a, return_address)))
 		n++;

@@ -46,9 +46,11 @@ void trace_analyzer_done(struct trace_analyzer *a)
 
 /* The event's scope: its path; else the path its scope_id was given by a
  * scope.enter; scope_id 0 is "root" without one. */
-static int resolve_scope(const struct trace_analyzer *a, const struct trace_event *e,
-			 struct trace_scope_ref *ret, struct error *err)
+static int resolve_scope(struct trace_analyzer *a, const struct trace_event *e, struct trace_scope_ref *ret,
+			 struct error *err)
 {
+	uint32_t scope;
+
 	if (e->scope) {
 		*ret = (struct trace_scope_ref){ e->scope, e->scope_len, -1 };
 		return 0;
@@ -57,12 +59,19 @@ static int resolve_scope(const struct trace_analyzer *a, const struct trace_even
 		*ret = (struct trace_scope_ref){ "root", 4, -1 };
 		return 0;
 	}
-	const struct trace_scope_id *id = hashtab_get(&a->scope_ids, e->scope_id);
-	if (!id) {
-		return error_set(err, -EINVAL,
-				 "scope_id %" PRIu32 " is used before a scope.enter gives it a path", e->scope_id);
+	typeof(a->scope_cache[0]) *c = &a->scope_cache[e->scope_id & (TRACE_SCOPE_CACHE - 1)];
+	if (c->id == e->scope_id) {
+		scope = c->scope;
+	} else {
+		const struct trace_scope_id *id = hashtab_get(&a->scope_ids, e->scope_id);
+		if (!id) {
+			return error_set(err, -EINVAL, "scope_id %" PRIu32 " is used before a scope.enter gives it a path",
+					 e->scope_id);
+		}
+		scope = c->scope = id->scope;
+		c->id = e->scope_id;
 	}
-	*ret = (struct trace_scope_ref){ a->scopes.v[id->scope].path, a->scopes.v[id->scope].len, id->scope };
+	*ret = (struct trace_scope_ref){ a->scopes.v[scope].path, a->scopes.v[scope].len, (int64_t)scope };
 	return 0;
 }
 
@@ -420,12 +429,6 @@ int trace_analyzer_ingest(struct trace_analyzer *a, const struct trace_event *e,
 	case TRACE_KIND_ADVISE: physical_effect(a, e); return 0;
 	default: return 0;
 	}
-}
-
-void trace_analyzer_prefetch(const struct trace_analyzer *a, const struct trace_event *e)
-{
-	uint64_t address = e->kind == TRACE_KIND_REMAP ? e->old_address : e->address;
-	hashtab_prefetch(&a->allocations, e->allocation_id ? e->allocation_id : address);
 }
 
 void trace_analyzer_coverage(const struct trace_analyzer *a, struct trace_coverage *ret)

@@ -24,6 +24,9 @@ struct trace_replay_options {
 	uint64_t site_detail;
 };
 
+/* Entries of the analyzer's cache of scope ids (a power of two). */
+#define TRACE_SCOPE_CACHE 1024u
+
 /* Counters of the whole trace: those of a scope and more. */
 struct trace_totals {
 	struct trace_counters c;
@@ -147,6 +150,13 @@ struct trace_analyzer {
 	uint64_t cached_allocator_id;
 	const struct trace_allocator *cached_allocator;
 	bool allocator_cached;
+	/* The scope each recent scope_id names, by the id's low bits (id 0:
+	 * an empty entry): nearly every event names its scope by id, and an
+	 * id keeps the scope a scope.enter first gave it, so an entry never
+	 * goes stale; a miss asks scope_ids. */
+	struct {
+		uint32_t id, scope;
+	} scope_cache[TRACE_SCOPE_CACHE];
 };
 
 void trace_analyzer_init(struct trace_analyzer *a, const struct trace_replay_options *o);
@@ -165,8 +175,15 @@ int trace_analyzer_stack(struct trace_analyzer *a, uint32_t id, struct trace_sta
 
 /* Starts loading what replaying e will touch first (its allocation's slot),
  * so a caller holding a few parsed events can overlap those memory loads
- * with parsing.  A hint: it changes nothing. */
-void trace_analyzer_prefetch(const struct trace_analyzer *a, const struct trace_event *e);
+ * with parsing.  A hint: it changes nothing.  Always inlined, for the
+ * reason hashtab_prefetch is (a plain inline function doing only this
+ * compiled to nothing). */
+__attribute__((always_inline)) static inline void trace_analyzer_prefetch(const struct trace_analyzer *a,
+									  const struct trace_event *e)
+{
+	uint64_t address = e->kind == TRACE_KIND_REMAP ? e->old_address : e->address;
+	hashtab_prefetch(&a->allocations, e->allocation_id ? e->allocation_id : address);
+}
 
 /* Logical-layer producers by lifecycle coverage (lifecycle_coverage line). */
 struct trace_coverage {

@@ -58,12 +58,8 @@ static const char *const kind_names[_TRACE_KIND_MAX] = {
 	[TRACE_KIND_STACK] = "stack",
 };
 
-/* The layer names events carry, and the names --layer takes. */
-static const char *const event_layer_names[_TRACE_LAYER_MAX] = {
-	[TRACE_LAYER_BACKING] = "backing_boundary",
-	[TRACE_LAYER_LOGICAL] = "logical_allocator",
-	[TRACE_LAYER_PHYSICAL] = "physical_page",
-};
+/* The names --layer takes (events carry them as event_layer_from_name
+ * reads them). */
 static const char *const layer_names[_TRACE_LAYER_MAX] = {
 	[TRACE_LAYER_BACKING] = "backing",
 	[TRACE_LAYER_LOGICAL] = "logical",
@@ -136,6 +132,18 @@ static int kind_from_name(const char *key, size_t len)
 		if (IS("census"))
 			return TRACE_KIND_CENSUS;
 		return IS("advise") ? TRACE_KIND_ADVISE : -1;
+	default: return -1;
+	}
+}
+
+/* The layer names events carry, by length: every event of the tracer's
+ * names its layer. */
+static int event_layer_from_name(const char *key, size_t len)
+{
+	switch (len) {
+	case 13: return IS("physical_page") ? TRACE_LAYER_PHYSICAL : -1;
+	case 16: return IS("backing_boundary") ? TRACE_LAYER_BACKING : -1;
+	case 17: return IS("logical_allocator") ? TRACE_LAYER_LOGICAL : -1;
 	default: return -1;
 	}
 }
@@ -280,7 +288,7 @@ int trace_event_set_string(struct trace_event *e, enum trace_field f, const char
 		e->kind = (enum trace_kind)i;
 		return 0;
 	case TRACE_FIELD_LAYER:
-		i = lookup(event_layer_names, ELEMENTSOF(event_layer_names), s, len);
+		i = event_layer_from_name(s, len);
 		if (i < 0) {
 			if (err)
 				trace_quote(quoted, sizeof(quoted), s, len, 48);

@@ -29,13 +29,40 @@ static const bool string_stop[256] = {
 	[0 ... 0x1f] = true, ['"'] = true, ['\\'] = true, [0x7f ... 0xff] = true,
 };
 
+/* The first byte of x (in memory order) that string_stop holds, as a
+ * mask with that byte's top bit set (0 for none): bytes below 0x20, the
+ * quote, the backslash, DEL and every byte from 0x80.  Bytes after the
+ * first may be flagged wrongly (a borrow runs on); the first never is. */
+static inline uint64_t stop_bytes(uint64_t x)
+{
+	const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+	uint64_t quote = x ^ (ones * '"'), backslash = x ^ (ones * '\\'), del = x ^ (ones * 0x7f);
+
+	/* (v - 1) & ~v has the top bit of each zero byte of v, and
+	 * (x - 0x20) & ~x that of each byte below 0x20 (SWAR: the lowest
+	 * such byte is exact, as no byte below it borrows) */
+	return (((x - ones * 0x20) & ~x) | ((quote - ones) & ~quote) | ((backslash - ones) & ~backslash) |
+		((del - ones) & ~del) | x) & high;
+}
+
 /* A string of printable ASCII without escapes; p is on the quote. */
 static inline const char *plain_string(const char *p, const char *end, const char **ret, size_t *ret_len)
 {
 	const char *s = p + 1, *q = s;
+	uint64_t x, stops;
 
+	/* eight bytes at a time while the line has them */
+	while (end - q >= 8) {
+		memcpy(&x, q, sizeof(x));
+		if ((stops = stop_bytes(x))) {
+			q += __builtin_ctzll(stops) / 8;
+			goto found;
+		}
+		q += 8;
+	}
 	while (q < end && !string_stop[(unsigned char)*q])
 		q++;
+found:
 	if (q >= end || *q != '"')
 		return NULL;
 	*ret = s;

@@ -48,9 +48,9 @@ static _Alignas(64) char arena[ARENA_BYTES];
 static _Atomic size_t arena_used;
 static _Atomic int resolved;
 
-static bool in_arena(const void *p)
+static inline bool in_arena(const void *p)
 {
-	return (const char *)p >= arena && (const char *)p < arena + ARENA_BYTES;
+	return (uintptr_t)p - (uintptr_t)arena < ARENA_BYTES;
 }
 
 /* A block of the arena: its size in the 16 bytes before it. */
@@ -89,26 +89,44 @@ static void resolve(void)
 	RESOLVE(real_malloc, "malloc");
 }
 
-static inline bool tracing(void)
+/* The requests below which a block is small for certain (half the
+ * threshold, see surely_small) while the session records and the real
+ * malloc is known; 0 otherwise.  One word the fast path of malloc reads
+ * for the state, the threshold and the bootstrap at once. */
+static _Atomic size_t small_below;
+
+void tracer_hooks_record(bool on)
 {
-	return !tracer_busy && atomic_load_explicit(&tracer_state, memory_order_relaxed) == TRACER_ON;
+	size_t below = on && real_malloc ? tracer_config.min_bytes / 2 : 0;
+	atomic_store_explicit(&small_below, below, memory_order_relaxed);
 }
 
-/* Counts of the traced blocks live that start in each page, the pages
- * taken modulo the table's size, so that the free of a block in a page no
- * traced block starts in is known untraced without asking the allocator.
- * A block's count goes up before it is handed to the program and down at
- * its traced free, so it is not zero while the block lives, whichever
- * thread frees it (the program orders its malloc before its free).  A
- * count that reaches 255 stays there: then the usable size decides, as for
- * any count but zero.  Neighbouring pages have neighbouring counts, so a
- * heap's frees read a few cache lines of the table, not one each. */
+static inline bool tracing(void)
+{
+	return !tracer_self.busy && atomic_load_explicit(&tracer_state, memory_order_relaxed) == TRACER_ON;
+}
+
+/* Counts of the traced blocks live that start at each 16-byte granule
+ * (the smallest alignment of a block), the granules taken modulo the
+ * table's size, so that the free of a block no traced block starts at is
+ * known untraced without asking the allocator.  A block's count goes up
+ * before it is handed to the program and down at its traced free, so it
+ * is not zero while the block lives, whichever thread frees it (the
+ * program orders its malloc before its free).  A count that reaches 255
+ * stays there: then the usable size decides, as for any count but zero.
+ * Counts by page instead sent every free of a small block that shares a
+ * page with a traced block's start to the usable size (a heap carves a
+ * large block from its top, beside the small ones before it, again at the
+ * same place after each free: 2 % of a run at the default threshold went
+ * there); by granule only blocks 1 MiB apart share a count.  A heap's
+ * neighbouring blocks still have neighbouring counts: its frees read a
+ * few cache lines of the table. */
 #define BLOCK_COUNTS (1u << 16)
 static _Atomic uint8_t block_count[BLOCK_COUNTS];
 
 static inline _Atomic uint8_t *block_slot(const void *p)
 {
-	return &block_count[((uint64_t)p >> 12) & (BLOCK_COUNTS - 1)];
+	return &block_count[((uint64_t)p >> 4) & (BLOCK_COUNTS - 1)];
 }
 
 static void block_traced(const void *p)
@@ -135,7 +153,7 @@ static inline bool new_is_traced(void *p)
 	return tracer_config.min_bytes == 0 || real_usable(p) >= tracer_config.min_bytes;
 }
 
-/* Whether a block the program gives back was traced: no count at its page
+/* Whether a block the program gives back was traced: no count at its granule
  * says no for certain, else its usable size says, as it did at the start. */
 static inline bool is_traced(void *p)
 {
@@ -200,20 +218,20 @@ static inline bool surely_small(size_t n)
 /* An allocation of n bytes at p (NULL: it failed), called from site. */
 static void note_alloc(void *p, size_t n, void *site)
 {
-	tracer_busy++;
+	tracer_guard();
 	if (p && (surely_small(n) || !new_is_traced(p)))
 		small(n, site);
 	else if (p || tracer_config.min_bytes <= n)
 		emit_alloc(TRACER_ALLOC, p, NULL, n, site, !p);
-	tracer_busy--;
+	tracer_unguard();
 }
 
 static void note_free(void *p, void *site)
 {
-	tracer_busy++;
+	tracer_guard();
 	if (is_traced(p))
 		emit_free(p, site);
-	tracer_busy--;
+	tracer_unguard();
 }
 
 /* Everything but a small block of the thread's last site and scope. */
@@ -243,12 +261,13 @@ static __attribute__((noinline)) void *malloc_slow(size_t n, void *site)
  * then the function's last, a jump with no frame of its own (the frame
  * and the call back were a tenth of the cost of a traced small pair).  A
  * small request the allocator then refuses (the heap is out of memory) is
- * counted as asked. */
-TRACER_EXPORT void *malloc(size_t n)
+ * counted as asked.  One word (small_below) says whether the session
+ * records, the request is surely small and the real malloc is known. */
+TRACER_EXPORT __attribute__((optimize("omit-frame-pointer", "no-tree-slp-vectorize"))) void *malloc(size_t n)
 {
 	void *site = __builtin_return_address(0);
 
-	if (__builtin_expect(real_malloc != NULL, 1) && surely_small(n) && tracing() &&
+	if (n < atomic_load_explicit(&small_below, memory_order_relaxed) &&
 	    tracer_small_again((uint64_t)site, tracer_scope_current(), n))
 		return real_malloc(n);
 	return malloc_slow(n, site);
@@ -275,11 +294,17 @@ TRACER_EXPORT void *calloc(size_t count, size_t size)
 
 TRACER_EXPORT void free(void *p)
 {
+	/* a granule no traced block starts at first: most frees end there,
+	 * without the thread's guard or the state read (the free of NULL
+	 * too, which the real free takes) */
+	if (__builtin_expect(tracer_config.min_bytes && !atomic_load_explicit(block_slot(p), memory_order_relaxed) &&
+			     !in_arena(p), 1)) {
+		real_free(p);
+		return;
+	}
 	if (!p || in_arena(p))
 		return;
-	/* a page no traced block starts in first: most frees end there,
-	 * without the thread's guard or the state read */
-	if ((!tracer_config.min_bytes || atomic_load_explicit(block_slot(p), memory_order_relaxed)) && tracing())
+	if (tracing())
 		note_free(p, __builtin_return_address(0));
 	real_free(p);
 }
@@ -305,7 +330,7 @@ TRACER_EXPORT void *realloc(void *p, size_t n)
 	}
 	if (!p || !tracing())
 		return p ? real_realloc(p, n) : malloc(n);
-	tracer_busy++;
+	tracer_guard();
 	old_traced = is_traced(p);
 	if (n == 0 && old_traced)
 		emit_free(p, site);
@@ -324,7 +349,7 @@ TRACER_EXPORT void *realloc(void *p, size_t n)
 	} else {
 		emit_alloc(TRACER_MOVE, q, p, n, site, false);
 	}
-	tracer_busy--;
+	tracer_unguard();
 	return q;
 }
 
@@ -365,10 +390,10 @@ TRACER_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, of
 		resolve();
 	p = real_mmap(addr, len, prot, flags, fd, offset);
 	if (tracing()) {
-		tracer_busy++;
+		tracer_guard();
 		emit(TRACER_MAP, p == MAP_FAILED ? 0 : (uint64_t)p, 0, len, (uint64_t)__builtin_return_address(0),
 		     p == MAP_FAILED);
-		tracer_busy--;
+		tracer_unguard();
 	}
 	return p;
 }
@@ -381,9 +406,9 @@ TRACER_EXPORT int munmap(void *addr, size_t len)
 	if (!real_munmap)
 		resolve();
 	if (tracing()) {
-		tracer_busy++;
+		tracer_guard();
 		emit(TRACER_UNMAP, (uint64_t)addr, 0, len, (uint64_t)__builtin_return_address(0), false);
-		tracer_busy--;
+		tracer_unguard();
 	}
 	return real_munmap(addr, len);
 }
@@ -406,14 +431,14 @@ TRACER_EXPORT void *mremap(void *old, size_t old_len, size_t len, int flags, ...
 	p = real_mremap(old, old_len, len, flags, fixed);
 	if (tracing()) {
 		uint64_t site = (uint64_t)__builtin_return_address(0);
-		tracer_busy++;
+		tracer_guard();
 		if (p == MAP_FAILED) {
 			emit(TRACER_MAP, 0, 0, len, site, true);
 		} else {
 			emit(TRACER_UNMAP, (uint64_t)old, 0, old_len, site, false);
 			emit(TRACER_MAP, (uint64_t)p, 0, len, site, false);
 		}
-		tracer_busy--;
+		tracer_unguard();
 	}
 	return p;
 }

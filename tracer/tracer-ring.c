@@ -117,6 +117,10 @@ static _Alignas(64) _Atomic uint64_t epoch;
 static _Alignas(64) _Atomic(struct tracer_ring *) rings;
 static _Atomic uint32_t ring_count;
 static _Atomic uint64_t dropped;
+/* events dropped by threads that could not have a ring (more threads at
+ * once than a file has streams, or no memory for one): no record of theirs
+ * carries the gap, so the end of the trace does */
+static _Atomic uint64_t ringless;
 static _Atomic uint32_t progress; /* passes of the writer that took segments (a futex word) */
 static _Atomic uint32_t waiters;  /* threads waiting for room */
 /* progress + 1 when a thread gave up waiting at that progress (the writer
@@ -148,6 +152,7 @@ static struct tracer_ring *ring_claim(void)
 {
 	struct tracer_ring *g;
 	size_t n = tracer_config.buffer_bytes, segs = n / 32;
+	uint32_t id;
 
 	if (thread_ended)
 		return NULL;
@@ -159,8 +164,14 @@ static struct tracer_ring *ring_claim(void)
 		    atomic_compare_exchange_strong(&g->owned, &zero, 1))
 			goto found;
 	}
+	/* As many threads at once as a file has streams: the rest drop.  The
+	 * id is taken first, and checked after: threads that passed the first
+	 * look together must not both get the last one. */
 	if (atomic_load(&ring_count) >= TRACE_BIN_STREAMS)
-		return NULL; /* as many threads at once as a file has streams: the rest drop */
+		return NULL;
+	id = atomic_fetch_add(&ring_count, 1);
+	if (id >= TRACE_BIN_STREAMS)
+		return NULL;
 	g = tracer_pages(sizeof(*g));
 	if (!g)
 		return NULL;
@@ -172,7 +183,7 @@ static struct tracer_ring *ring_claim(void)
 	g->mask = n - 1;
 	g->seg_mask = segs - 1;
 	g->open_key = IDLE;
-	g->id = atomic_fetch_add(&ring_count, 1);
+	g->id = id;
 	atomic_store(&g->pending, IDLE);
 	atomic_store(&g->owned, 1);
 	g->next = atomic_load(&rings);
@@ -385,8 +396,10 @@ void tracer_ring_emit(const struct tracer_record *r)
 	 * and other libraries' last clean-up (the program's thread_local
 	 * destructors ran before): not traced, and not a drop either. */
 	if (!g) {
-		if (!thread_ended)
+		if (!thread_ended) {
 			atomic_fetch_add(&dropped, 1);
+			atomic_fetch_add(&ringless, 1);
+		}
 		return;
 	}
 	if (!begin(g))
@@ -438,7 +451,7 @@ uint64_t tracer_ring_dropped(void)
 
 uint64_t tracer_ring_unplaced(void)
 {
-	uint64_t n = 0;
+	uint64_t n = atomic_load(&ringless);
 
 	for (struct tracer_ring *g = atomic_load(&rings); g; g = g->next)
 		n += g->gap;
@@ -456,6 +469,7 @@ void tracer_ring_quiesce(void)
 void tracer_ring_reset_child(void)
 {
 	atomic_store(&dropped, 0);
+	atomic_store(&ringless, 0);
 	atomic_store(&waiters, 0); /* the parent's other threads are not the child's */
 	atomic_store(&stuck_at, 0); /* nor its writer */
 	for (struct tracer_ring *g = atomic_load(&rings); g; g = g->next) {

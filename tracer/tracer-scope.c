@@ -137,11 +137,11 @@ int ramwatch_trace_scope_enter(const char *name)
 
 	if (!name)
 		return -EINVAL;
-	tracer_busy++;
+	tracer_guard();
 	tracer_scope_lock();
 	r = enter_locked(name, strlen(name));
 	tracer_scope_unlock();
-	tracer_busy--;
+	tracer_unguard();
 	return r;
 }
 
@@ -151,14 +151,14 @@ int ramwatch_trace_scope_exit(const char *name)
 
 	if (!name)
 		return -EINVAL;
-	tracer_busy++;
+	tracer_guard();
 	tracer_scope_lock();
 	if (depth > 0 && strcmp(last_name(tracer_scope_current()), name) == 0) {
 		exit_locked();
 		r = 0;
 	}
 	tracer_scope_unlock();
-	tracer_busy--;
+	tracer_unguard();
 	return r;
 }
 
@@ -178,12 +178,12 @@ static void set_phase(const char *name, size_t len)
 	tracer_scope_unlock();
 }
 
-void tracer_scope_follow_env(void)
+/* Out of line: its phase change's path names are a large frame that every
+ * traced event would set up, with no scope variable asked for too. */
+static __attribute__((noinline, cold)) void follow_env(void)
 {
 	const char *v;
 
-	if (!tracer_config.scope_env[0])
-		return;
 	v = getenv(tracer_config.scope_env);
 	if (v == env_seen)
 		return;
@@ -191,6 +191,12 @@ void tracer_scope_follow_env(void)
 	if (phase && v && strcmp(last_name(phase), v) == 0)
 		return;
 	set_phase(v ? v : "", v ? strlen(v) : 0);
+}
+
+void tracer_scope_follow_env(void)
+{
+	if (tracer_config.scope_env[0])
+		follow_env();
 }
 
 /* FILE.mark holds the name of the current mark; its change time says when

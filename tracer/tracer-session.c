@@ -23,7 +23,7 @@
 
 struct tracer_config tracer_config;
 _Atomic int tracer_state;
-__thread int tracer_busy __attribute__((tls_model("initial-exec")));
+__thread struct tracer_thread tracer_self __attribute__((tls_model("initial-exec")));
 
 void *tracer_pages(size_t bytes)
 {
@@ -36,10 +36,14 @@ void tracer_unpages(void *p, size_t bytes)
 	syscall(SYS_munmap, p, bytes);
 }
 
+/* The coarse clock: its readers want milliseconds (a full ring's wait,
+ * the writer's look at the mark file every few), and it is a read of the
+ * vDSO's page whatever the clock source, where CLOCK_MONOTONIC may be a
+ * system call on a virtual machine whose clock the vDSO cannot read. */
 uint64_t tracer_now_ns(void)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
@@ -160,14 +164,14 @@ static int open_trace(bool first)
 
 static void fork_prepare(void)
 {
-	tracer_busy++;
+	tracer_guard();
 	tracer_scope_lock();
 }
 
 static void fork_parent(void)
 {
 	tracer_scope_unlock();
-	tracer_busy--;
+	tracer_unguard();
 }
 
 static void fork_child(void)
@@ -178,6 +182,7 @@ static void fork_child(void)
 		tracer_writer_close_child();
 		if (open_trace(false) < 0) {
 			atomic_store(&tracer_state, TRACER_STOPPED);
+			tracer_hooks_record(false);
 		} else {
 			tracer_ring_init(); /* a registration is the parent's memory's */
 			write_start();
@@ -185,12 +190,12 @@ static void fork_child(void)
 			tracer_writer_start_thread();
 		}
 	}
-	tracer_busy--;
+	tracer_unguard();
 }
 
 void tracer_session_start(void)
 {
-	tracer_busy++;
+	tracer_guard();
 	if (!env_copy(TRACER_ENV_FILE, tracer_config.file, sizeof(tracer_config.file)))
 		goto out;
 	configure();
@@ -202,11 +207,12 @@ void tracer_session_start(void)
 	write_start();
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	atomic_store(&tracer_state, TRACER_ON);
+	tracer_hooks_record(true);
 	if (tracer_writer_start_thread() < 0) {
 		/* no writer thread: the rings fill and drop until the end writes them */
 	}
 out:
-	tracer_busy--;
+	tracer_unguard();
 }
 
 static void write_small(struct tracer_small *t)
@@ -220,12 +226,13 @@ void tracer_session_stop(void)
 
 	if (atomic_load(&tracer_state) != TRACER_ON)
 		return;
-	tracer_busy++;
+	tracer_guard();
 	tracer_scope_close_all();
-	tracer_busy--;
+	tracer_unguard();
 	if (!atomic_compare_exchange_strong(&tracer_state, &on, TRACER_STOPPED))
 		return;
-	tracer_busy++;
+	tracer_hooks_record(false);
+	tracer_guard();
 	tracer_ring_quiesce();
 	tracer_writer_join();
 	/* drops no later record of their thread placed: a gap before the end */
@@ -239,5 +246,5 @@ void tracer_session_stop(void)
 	tracer_out_u64(tracer_ring_dropped());
 	tracer_out_str("}\n");
 	tracer_writer_close();
-	tracer_busy--;
+	tracer_unguard();
 }

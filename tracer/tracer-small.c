@@ -22,17 +22,17 @@ struct small_slot {
 };
 
 /* The calling thread's last slot, in its own table: a loop allocates from
- * one site many times, and this finds it with one thread-local read. */
-static __thread struct small_slot *last_slot __attribute__((tls_model("initial-exec")));
-
+ * one site many times, and this finds it by comparing the site and scope
+ * kept in the thread's own block (tracer_self), not the slot's own.  The
+ * guard on, the site is 0 and matches no call. */
 bool tracer_small_again(uint64_t site, uint32_t scope, uint64_t len)
 {
-	struct small_slot *s = last_slot;
+	struct tracer_thread *t = &tracer_self;
 
-	if (!s || s->site != (site ? site : 1) || s->scope != scope)
+	if (t->site != site || t->scope != scope)
 		return false;
-	s->count++;
-	s->bytes += len;
+	t->slot->count++;
+	t->slot->bytes += len;
 	return true;
 }
 
@@ -50,14 +50,15 @@ struct tracer_small *tracer_small_new(void)
 
 void tracer_small_forget(void)
 {
-	last_slot = NULL;
+	tracer_self.site = 0;
+	tracer_self.slot = NULL;
 }
 
 void tracer_small_reset(struct tracer_small *t)
 {
 	if (t)
 		memset(t, 0, sizeof(*t));
-	last_slot = NULL;
+	tracer_small_forget();
 }
 
 static uint32_t hash(uint64_t site, uint32_t scope)
@@ -73,29 +74,31 @@ void tracer_small_count(struct tracer_small *t, uint64_t site, uint32_t scope, u
 	if (site == 0)
 		site = 1; /* 0 marks an empty slot; no caller is at address 1 anyway */
 	s = t->last;
-	if (s && s->site == site && s->scope == scope) {
-		s->count++;
-		s->bytes += len;
-		return;
-	}
-	for (uint32_t i = hash(site, scope);; i++) {
-		s = &t->slot[i & (SMALL_SLOTS - 1)];
-		if (s->site == site && s->scope == scope)
-			break;
-		if (s->site == 0) {
-			/* three quarters full: the rest goes under site 0 */
-			if (t->used >= SMALL_SLOTS / 4 * 3) {
-				s = &t->overflow;
+	if (!s || s->site != site || s->scope != scope) {
+		for (uint32_t i = hash(site, scope);; i++) {
+			s = &t->slot[i & (SMALL_SLOTS - 1)];
+			if (s->site == site && s->scope == scope)
+				break;
+			if (s->site == 0) {
+				/* three quarters full: the rest goes under site 0 */
+				if (t->used >= SMALL_SLOTS / 4 * 3) {
+					s = &t->overflow;
+					break;
+				}
+				t->used++;
+				s->scope = scope;
+				s->site = site;
 				break;
 			}
-			t->used++;
-			s->scope = scope;
-			s->site = site;
-			break;
 		}
+		t->last = s;
 	}
-	t->last = s;
-	last_slot = s;
+	/* the fast path's slot, but not while the guard is on */
+	if (!tracer_self.busy) {
+		tracer_self.site = site;
+		tracer_self.scope = scope;
+		tracer_self.slot = s;
+	}
 	s->count++;
 	s->bytes += len;
 }

@@ -69,7 +69,9 @@ static struct stack_entry *find(uint64_t h, const uint64_t *f, unsigned n, bool 
 	}
 }
 
-uint32_t tracer_stack_id(uint64_t caller)
+/* Out of line: its frames' buffers are a large frame that every traced
+ * event would set up, with --stack 1 too. */
+__attribute__((noinline)) uint32_t tracer_stack_id(uint64_t caller)
 {
 	void *raw[TRACER_STACK_MAX + 16];
 	uint64_t f[TRACER_STACK_MAX];

@@ -236,7 +236,7 @@ void tracer_writer_segment(uint32_t stream, const unsigned char *bytes, size_t l
 static void *writer_main(void *arg)
 {
 	(void)arg;
-	tracer_busy = 1;
+	tracer_guard();
 	while (!atomic_load(&writer_stop)) {
 		size_t n = tracer_ring_drain(false);
 		tracer_scope_follow_mark();

@@ -84,9 +84,36 @@ enum tracer_state { TRACER_OFF, TRACER_ON, TRACER_STOPPED };
 extern TRACER_HIDDEN struct tracer_config tracer_config;
 extern TRACER_HIDDEN _Atomic int tracer_state;
 
-/* The per-thread guard: set while the tracer itself runs, so anything it
- * calls that allocates goes straight to the real allocator. */
-extern TRACER_HIDDEN __thread int tracer_busy __attribute__((tls_model("initial-exec")));
+/* The calling thread's own state, in one thread-local block so that
+ * malloc's fast path looks its place up once. */
+struct small_slot;
+struct tracer_thread {
+	/* the guard: set while the tracer itself runs, so anything it calls
+	 * that allocates goes straight to the real allocator */
+	int busy;
+	/* the site and scope of the thread's last small-block count, and its
+	 * slot (site 0: none, and while the guard is on; no call returns to
+	 * address 0) */
+	uint32_t scope;
+	uint64_t site;
+	struct small_slot *slot;
+};
+extern TRACER_HIDDEN __thread struct tracer_thread tracer_self __attribute__((tls_model("initial-exec")));
+
+/* The guard on and off.  On, it also forgets the last slot's site, so that
+ * malloc's fast path, which compares the site only, cannot count a block
+ * the tracer itself asks for: the next small block goes the slow way and
+ * finds its slot again. */
+static inline void tracer_guard(void)
+{
+	tracer_self.busy++;
+	tracer_self.site = 0;
+}
+
+static inline void tracer_unguard(void)
+{
+	tracer_self.busy--;
+}
 
 /* memory and output without malloc */
 TRACER_HIDDEN void *tracer_pages(size_t bytes);
@@ -102,7 +129,8 @@ TRACER_HIDDEN void tracer_ring_emit(const struct tracer_record *r);
 /* the events dropped so far */
 TRACER_HIDDEN uint64_t tracer_ring_dropped(void);
 /* the dropped events no later record of their ring placed (after the
- * quiesce): a gap before the trace's end */
+ * quiesce), and those of threads that had no ring: a gap before the
+ * trace's end, so that every dropped event is a missing number */
 TRACER_HIDDEN uint64_t tracer_ring_unplaced(void);
 /* Waits until no thread is inside tracer_ring_emit (after the state left ON). */
 TRACER_HIDDEN void tracer_ring_quiesce(void);
@@ -192,6 +220,9 @@ TRACER_HIDDEN int tracer_stack_init(void);
 /* The id of the stack from caller up, 0 when none. */
 TRACER_HIDDEN uint32_t tracer_stack_id(uint64_t caller);
 TRACER_HIDDEN void tracer_stack_write(void);
+
+/* tracer-hooks.c: the fast path of malloc on (the session records) or off */
+TRACER_HIDDEN void tracer_hooks_record(bool on);
 
 /* tracer-session.c */
 TRACER_HIDDEN void tracer_session_start(void);

@@ -72,6 +72,43 @@ int posix_rename(const char *from, const char *to)
 	return 0;
 }
 
+int renameat2(int from_dir, const char *from, int to_dir, const char *to, unsigned flags)
+{
+	if (from_dir != AT_FDCWD || to_dir != AT_FDCWD || flags & ~RENAME_NOREPLACE) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (!MoveFileExA(from, to, flags & RENAME_NOREPLACE ? 0 : MOVEFILE_REPLACE_EXISTING)) {
+		errno = errno_of(GetLastError());
+		return -1;
+	}
+	return 0;
+}
+
+int fchmod(int fd, unsigned mode)
+{
+	(void)fd;
+	(void)mode;
+	return 0;
+}
+
+long sysconf(int name)
+{
+	(void)name;
+	errno = EINVAL;
+	return -1;
+}
+
+int posix_mkdir(const char *path, int mode)
+{
+	(void)mode;
+	if (!CreateDirectoryA(path, NULL)) {
+		errno = errno_of(GetLastError());
+		return -1;
+	}
+	return 0;
+}
+
 int fcntl(int fd, int cmd, ...)
 {
 	switch (cmd) {

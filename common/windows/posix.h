@@ -59,10 +59,27 @@ int posix_rename(const char *from, const char *to);
 #define open(...) posix_open(__VA_ARGS__)
 #define rename(from, to) posix_rename(from, to)
 
+/* mkdir(2) with POSIX's mode, which Windows has no bits for: the
+ * directory takes its parent's access control list */
+int posix_mkdir(const char *path, int mode);
+#define mkdir(path, mode) posix_mkdir(path, mode)
+
 int fcntl(int fd, int cmd, ...);
-/* localtime_s with POSIX's argument order and result */
+/* localtime_s and gmtime_s with POSIX's argument order and result */
 struct tm *localtime_r(const time_t *t, struct tm *ret);
 struct tm *gmtime_r(const time_t *t, struct tm *ret);
+/* renameat2(2) with RENAME_NOREPLACE (the only flag): MoveFileEx without
+ * MOVEFILE_REPLACE_EXISTING, which fails with EEXIST; both directories
+ * must be AT_FDCWD */
+#define RENAME_NOREPLACE (1u << 0)
+int renameat2(int from_dir, const char *from, int to_dir, const char *to, unsigned flags);
+/* Windows files have no mode bits (their access is their ACL's): nothing
+ * to do */
+int fchmod(int fd, unsigned mode);
+/* sysconf(3) of what the shared code asks: none is known (-1, EINVAL),
+ * and each caller has its own default */
+#define _SC_GETPW_R_SIZE_MAX 70
+long sysconf(int name);
 /* glibc's qsort_r (the context last), over the runtime's qsort_s */
 void qsort_r(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *, void *), void *arg);
 /* Not available: returns NULL with ENOSYS.  Only the commands that write

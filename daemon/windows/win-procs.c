@@ -260,6 +260,20 @@ int win_procs_compare(const struct win_procs *before, const struct win_procs *no
 	return 0;
 }
 
+void win_procs_carry(const struct win_procs *before, const uint8_t *marks_before, const struct win_procs *now,
+		     uint8_t *marks_now)
+{
+	size_t i = 0, nb = before ? before->n : 0;
+
+	for (size_t j = 0; j < now->n; j++) {
+		const struct win_proc *p = &now->procs[j];
+		int c = -1;
+		while (i < nb && (c = cmp_identity(before->procs[i].pid, before->procs[i].created, p->pid, p->created)) < 0)
+			i++;
+		marks_now[j] = i < nb && c == 0 ? marks_before[i] : 0;
+	}
+}
+
 int64_t win_procs_start_ms(uint64_t created)
 {
 	if (created >= WIN_FILETIME_UNIX_EPOCH)

@@ -102,6 +102,14 @@ typedef int (*win_procs_change_t)(void *userdata, enum win_procs_change change, 
 int win_procs_compare(const struct win_procs *before, const struct win_procs *now, win_procs_change_t fn,
 		      void *userdata);
 
+/* What a caller noted of each process of before (marks_before[i] of
+ * before->procs[i]: a verdict, say) carried to now: marks_now[j] is the
+ * mark of the same process (pid and creation time) in before, or 0 for a
+ * process that was not there (before NULL: none was).  A pid whose
+ * creation time changed is another process, and starts again from 0. */
+void win_procs_carry(const struct win_procs *before, const uint8_t *marks_before, const struct win_procs *now,
+		     uint8_t *marks_now);
+
 /* A creation time (FILETIME ticks of 100 ns since 1601) in unix
  * milliseconds, as the store keeps a start time; negative before 1970. */
 int64_t win_procs_start_ms(uint64_t created);

@@ -151,6 +151,14 @@ def test_report_ends_with_the_kill(served):
     assert "at the memory limit of cgroup `/test.slice`: 200 MiB used of 200 MiB" in tail
     assert "Its own cgroup: `/test.slice/grow.service`" in tail
     assert "| runtime_heap |" in tail
+    # the census near the limit says why it was taken, there and as the
+    # last census
+    assert "Its last census before it died, at " in tail
+    assert ", taken as its group neared its memory limit: " in tail
+    assert ", taken as its memory cgroup neared its limit, or the host ran short of memory." in report
+    trend = report[report.index("## RAM after each census"):report.index("## Killed for memory")]
+    assert [line.split("|")[3].strip() for line in trend.splitlines() if line.startswith("| #")] == \
+        ["first", "limit"]
     # nothing follows it
     assert "\n## " not in tail[3:]
 

@@ -8,6 +8,7 @@ Needs root and a memory controller (cgroup v1, or v2 with memory in its
 root's cgroup.controllers); skipped, saying why, elsewhere.  Every group
 a test makes is below one parent of its own, emptied (its processes
 killed) and removed when the test ends, failed or not."""
+import json
 import os
 import random
 import signal
@@ -250,11 +251,20 @@ def test_killed_three_times_each_recorded_with_a_census_near_the_limit(tmp_path,
         assert r["sample_time"] is not None and r["sample_time"] <= r["time"]
         assert d.query("SELECT 1 FROM samples WHERE process_id = ? AND time <= ?", r["process_id"], r["time"])
         # the census before death: taken as the group neared its limit,
-        # before the kill, and linked to it
+        # before the kill, linked to it, and stored as such
         assert r["census_id"] is not None, r
         c = d.query("SELECT * FROM censuses WHERE id = ?", r["census_id"])[0]
         assert c["process_id"] == r["process_id"] and c["time"] <= r["time"]
         assert c["private"] >= 0.6 * LIMIT, (c["private"], r)
+        assert c["trigger"] == "limit", c
+    # what a person reads of the last victim says why its census was taken
+    client = os.path.join(os.environ.get("RAMWATCH_BUILD", "build"), "ramwatch")
+    report = subprocess.run([client, "--socket", d.socket, "report", "--pid", str(pids[-1])], capture_output=True,
+                            text=True)
+    assert ", taken as its group neared its memory limit: " in report.stdout, report.stdout + report.stderr
+    history = subprocess.run([client, "--socket", d.socket, "history", "--pid", str(pids[-1]), "--format", "json"],
+                             capture_output=True, text=True)
+    assert "limit" in [c["trigger"] for c in json.loads(history.stdout)["censuses"]], history.stdout[-2000:]
     log = d.logs()
     assert f"memory cgroup {groups.cg('box')} at" in log
     # the group's timeline: its limit and its processes' memory beside
@@ -280,8 +290,8 @@ def test_a_parents_limit(tmp_path, daemons, groups):
     assert r["cgroup"] == groups.cg("top/child")
     assert r["limit_hit"] == LIMIT
     assert r["census_id"] is not None
-    c = d.query("SELECT private FROM censuses WHERE id = ?", r["census_id"])[0]
-    assert c["private"] >= 0.6 * LIMIT
+    c = d.query("SELECT private, trigger FROM censuses WHERE id = ?", r["census_id"])[0]
+    assert c["private"] >= 0.6 * LIMIT and c["trigger"] == "limit"
 
 
 def test_an_unwatched_victim(tmp_path, daemons, groups):
@@ -385,8 +395,8 @@ def test_a_process_new_to_its_group_is_watched_near_the_limit_at_once(tmp_path, 
     r = d.query("SELECT * FROM oom_kills WHERE pid = ?", g.pid)
     assert len(r) == 1, d.logs()[-3000:]
     assert r[0]["census_id"] is not None
-    c = d.query("SELECT private FROM censuses WHERE id = ?", r[0]["census_id"])[0]
-    assert c["private"] >= 0.6 * LIMIT
+    c = d.query("SELECT private, trigger FROM censuses WHERE id = ?", r[0]["census_id"])[0]
+    assert c["private"] >= 0.6 * LIMIT and c["trigger"] == "limit"
 
 
 def test_a_read_only_cgroup_file_system_is_polled(tmp_path, daemons, groups):
@@ -403,8 +413,8 @@ def test_a_read_only_cgroup_file_system_is_polled(tmp_path, daemons, groups):
     pid = kill_in(tmp_path, groups, "box", d)
     r = d.wait_rows("SELECT * FROM oom_kills WHERE pid = ?", pid, what="the kill")[0]
     assert r["census_id"] is not None
-    c = d.query("SELECT private FROM censuses WHERE id = ?", r["census_id"])[0]
-    assert c["private"] >= 0.6 * LIMIT
+    c = d.query("SELECT private, trigger FROM censuses WHERE id = ?", r["census_id"])[0]
+    assert c["private"] >= 0.6 * LIMIT and c["trigger"] == "limit"
     near = d.ask({"op": "status"})["result"]["cgroups"]["near_limit"]
     assert near["thresholds"] == 0 and near["told"] >= 1, near
     assert "memory cgroups near their limits are polled" in d.logs()
@@ -427,3 +437,49 @@ def test_the_oom_watch_alone(tmp_path, daemons, groups):
     assert r["comm"] == "rwoomgrow" and r["uid"] == 0
     assert r["total_vm"] is None and r["anon_rss"] is None
     assert r["census_id"] is not None
+
+
+def test_processes_by_cgroup_and_unit(tmp_path, daemons, groups):
+    """processes --by cgroup and --by unit: the watched processes in each
+    memory cgroup, their memory summed; a group named like a systemd
+    service names its unit."""
+    groups.make("a.slice/web.service")
+    groups.make("b")
+    procs = []
+    try:
+        for rel in ("a.slice/web.service", "a.slice/web.service", "b"):
+            procs.append(Grower(tmp_path, groups.path(rel)))
+        d = daemons(tmp_path, oom_config()).start()
+        for g in procs:
+            wait_watched(d, g.pid)
+        exe = os.path.join(os.environ.get("RAMWATCH_BUILD", "build"), "ramwatch")
+
+        def ask(*args):
+            r = subprocess.run([exe, "--socket", d.socket, "processes", *args], capture_output=True, text=True)
+            assert r.returncode == 0, r.stderr
+            return r.stdout
+
+        listed = {p["pid"]: p for p in json.loads(ask("--format", "json"))["processes"]}
+        web, other = groups.cg("a.slice/web.service"), groups.cg("b")
+        for g, cg in zip(procs, (web, web, other)):
+            assert listed[g.pid]["cgroup"] == cg
+        assert listed[procs[0].pid]["unit"] == "web.service"
+        assert listed[procs[2].pid]["unit"] is None
+
+        by = json.loads(ask("--by", "cgroup", "--format", "json"))
+        assert by["by"] == "cgroup"
+        found = {g["cgroup"]: g for g in by["groups"]}
+        assert sorted(found[web]["pids"]) == sorted(p.pid for p in procs[:2])
+        assert found[web]["processes"] == 2 and found[other]["processes"] == 1
+        assert found[web]["private"] == sum(listed[p.pid]["private"] for p in procs[:2])
+        units = {g["unit"]: g for g in json.loads(ask("--by", "unit", "--format", "json"))["groups"]}
+        assert units["web.service"]["processes"] == 2
+        table = ask("--by", "unit")
+        assert table.splitlines()[0].split()[:2] == ["UNIT", "PROCESSES"]
+        assert any(line.startswith("web.service ") for line in table.splitlines())
+        bad = subprocess.run([exe, "--socket", d.socket, "processes", "--by", "user"], capture_output=True, text=True)
+        assert bad.returncode == 2 and "--by takes cgroup or unit" in bad.stderr
+    finally:
+        for g in procs:
+            g.proc.kill()
+            g.proc.wait()

@@ -5,8 +5,11 @@ changed a mapping with the same totals gets a full census; a person's
 request and a mark always get a full one.  With the change watch, a
 process the kernel tells no event of gets a repeat that reads nothing,
 and a change no event tells is found by the check that reads, once
-SteadyCheckInterval has passed.  A real daemon, a real process
-(tests/helpers/steady.c) whose changes the kernel confirms."""
+SteadyCheckInterval has passed.  Without the watch, the checks between
+two reads of maps read statm, the file mappings and smaps_rollup, and a
+change only maps tells is found once SteadyCheckInterval has passed.  A
+real daemon, a real process (tests/helpers/steady.c) whose changes the
+kernel confirms."""
 import json
 import shutil
 import os
@@ -67,12 +70,12 @@ def steady():
         s.proc.wait()
 
 
-def config(pid, check="0"):
+def config(pid, check="0", watch=True):
     # a census due every second; a full one is what anything but a repeat
-    # is.  SteadyCheckInterval=0: every check reads, whatever the change
-    # watch says (the tests of what the reads see)
-    return fast_config(f"Watch=pid:{pid}", f"SteadyCheckInterval={check}").replace("CensusInterval=1h",
-                                                                                  "CensusInterval=1s")
+    # is.  SteadyCheckInterval=0: every check reads, maps too, whatever the
+    # change watch says (the tests of what the reads see)
+    extra = f"SteadyCheckInterval={check}" + ("" if watch else "\nChangeWatch=no")
+    return fast_config(f"Watch=pid:{pid}", extra).replace("CensusInterval=1h", "CensusInterval=1s")
 
 
 def census(d, census_id):
@@ -393,5 +396,97 @@ def test_a_change_no_event_tells_is_found_by_the_check(tmp_path, steady, daemons
     assert full["time"] <= held["time"] + (check_s + 3) * 1000, (full, held)
     # the census's pss holds the share of file pages too, which other
     # processes move a little
+    assert abs((full["pss"] - held["pss"]) - moved_kb * 1024) < 128 * 1024, (full["pss"], held["pss"], moved_kb)
+    assert (full["private"], full["resident"]) == (held["private"], held["resident"])
+
+
+def has_procmap_query():
+    """Linux 6.11 and later answer PROCMAP_QUERY on /proc/PID/maps."""
+    major, minor = (int(x) for x in os.uname().release.split(".")[:2])
+    return (major, minor) >= (6, 11)
+
+
+def sizes(s):
+    """The bytes of the steady helper's maps, and of its smaps_rollup and
+    statm together: what the check reads with maps and without it."""
+    with open(f"/proc/{s.pid}/smaps_rollup") as f:
+        rollup = len(f.read())
+    with open(f"/proc/{s.pid}/statm") as f:
+        rollup += len(f.read())
+    return len(s.maps()), rollup
+
+
+@pytest.mark.skipif(not has_procmap_query(), reason="the check without maps needs PROCMAP_QUERY (Linux 6.11)")
+def test_without_the_watch_maps_is_read_once_a_check_interval(tmp_path, steady, daemons):
+    check_s = 6
+    d = daemons(tmp_path, config(steady.pid, f"{check_s}s", watch=False)).start()
+    pid_row = d.process_id(steady.pid)
+    maps_size, rollup_size = sizes(steady)
+    assert rollup_size + 64 < maps_size, (rollup_size, maps_size)
+    # the checks between two reads of maps read statm and smaps_rollup and
+    # no line of maps (the file mappings come through the ioctl) ...
+    reps = d.wait_rows("SELECT * FROM censuses WHERE process_id = ? AND repeats IS NOT NULL AND bytes_read < ?"
+                       " ORDER BY time", pid_row, maps_size, n=3, what="three repeats that read no maps")
+    assert all(0 < r["bytes_read"] <= rollup_size + 64 for r in reps), (reps, rollup_size)
+    # ... and once SteadyCheckInterval has passed since the last read of
+    # maps, the check reads it again
+    whole = d.wait_rows("SELECT * FROM censuses WHERE process_id = ? AND repeats IS NOT NULL AND time > ?"
+                        " AND bytes_read >= ? ORDER BY time LIMIT 1", pid_row, reps[0]["time"], maps_size,
+                        timeout=check_s + 15, what="a repeat that read maps")[0]
+    held = census(d, whole["repeats"])
+    # an anonymous mapping protected differently, every total the same,
+    # just after that read: statm, the rollup and the file mappings are as
+    # they were, and the censuses right after it still repeat the census
+    # before it (the check missed it) ...
+    before, before_maps = steady.rollup(), steady.maps()
+    steady.do("protect")
+    t = time.time() * 1000
+    assert steady.rollup() == before and steady.maps() != before_maps
+    rep = d.wait_rows("SELECT * FROM censuses WHERE process_id = ? AND time > ? AND repeats IS NOT NULL"
+                      " ORDER BY time LIMIT 1", pid_row, t + 300, what="a repeat after protect")[0]
+    assert rep["repeats"] == held["id"] and rep["bytes_read"] < maps_size, (rep, held)
+    # ... until the next read of maps, within SteadyCheckInterval of the
+    # last: a full census of the process as it is now
+    full = d.wait_rows("SELECT * FROM censuses WHERE process_id = ? AND time > ? AND repeats IS NULL"
+                       " ORDER BY time LIMIT 1", pid_row, t, timeout=check_s + 15,
+                       what="a full census after protect")[0]
+    assert rep["time"] < full["time"] <= whole["time"] + (check_s + 3) * 1000, (full, whole)
+    assert full["regions"] != held["regions"], (full, held)
+    assert (full["private"], full["resident"]) == (held["private"], held["resident"])
+    # a page touched is seen at once, through the rollup
+    last_repeat(d, pid_row, full["time"], "a repeat after the full census")
+    steady.do("touch")
+    t = time.time() * 1000
+    c = content(d, after(d, pid_row, t, "a census after touch"))
+    assert c["repeats"] is None and c["resident"] - full["resident"] == PAGE
+
+
+def test_without_the_watch_a_child_reaped_is_found_by_the_check(tmp_path, steady, daemons):
+    check_s = 6
+    d = daemons(tmp_path, config(steady.pid, f"{check_s}s", watch=False)).start()
+    pid_row = d.process_id(steady.pid)
+    steady.do("fork")
+    t = time.time() * 1000
+    held = content(d, after(d, pid_row, t, "a census after the fork"))
+    assert held["repeats"] is None and held["time"] > t
+    last_repeat(d, pid_row, held["time"], "a repeat after the fork")
+    before, maps = steady.rollup(), steady.maps()
+    # the child killed: the pages it shared are the process's own, with no
+    # mapping or counter of this process moved; smaps_rollup's pss tells
+    # it, which every check without the watch reads
+    steady.do("reap")
+    t = time.time() * 1000
+    rollup = steady.rollup()
+    moved_kb = rollup["Pss"] - before["Pss"]
+    assert moved_kb >= 512 * PAGE // 1024 // 2 - 64, (before, rollup)
+    assert rollup["Rss"] == before["Rss"] and steady.maps() == maps
+    full = d.wait_rows("SELECT * FROM censuses WHERE process_id = ? AND time > ? AND repeats IS NULL"
+                       " ORDER BY time LIMIT 1", pid_row, t, timeout=check_s + 15,
+                       what="a full census after the reap")[0]
+    # the next census, well within SteadyCheckInterval: no repeat of the
+    # census of the shared pages came between
+    assert full["time"] <= t + (check_s - 2) * 1000, (full, t)
+    assert not d.query("SELECT * FROM censuses WHERE process_id = ? AND time > ? AND time < ?"
+                       " AND repeats = ?", pid_row, t + 300, full["time"], held["id"])
     assert abs((full["pss"] - held["pss"]) - moved_kb * 1024) < 128 * 1024, (full["pss"], held["pss"], moved_kb)
     assert (full["private"], full["resident"]) == (held["private"], held["resident"])

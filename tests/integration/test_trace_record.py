@@ -20,6 +20,7 @@ BUILD = Path(os.environ.get("RAMWATCH_BUILD", ROOT / "build"))
 RAMWATCH = BUILD / "ramwatch"
 PATTERNS = BUILD / "helpers" / "trace-patterns"
 FLOOD = BUILD / "helpers" / "trace-flood"
+CHURN = BUILD / "helpers" / "trace-churn"
 SOURCE = "tests/helpers/trace-patterns.c"
 
 KiB = 1024
@@ -308,6 +309,70 @@ def test_a_stuck_writer_costs_one_wait_then_events_drop_at_once(tmp_path):
     total, _, _ = summary(out)
     assert total["capture_integrity"]["status"] == "sequence_gaps"
     assert total["capture_integrity"]["missing_sequence_event_count"] == stop["dropped"]
+
+
+def exported(path):
+    """A trace's events as JSON objects, through trace export."""
+    p = subprocess.run([str(RAMWATCH), "trace", "export", str(path)], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    return [json.loads(line) for line in p.stdout.splitlines()]
+
+
+@pytest.mark.parametrize("name,env", [
+    ("default buffers", {}),
+    # one page a thread and no wait: most events are dropped
+    ("full buffers", {"RAMWATCH_TRACE_BUFFER": "4096", "RAMWATCH_TRACE_WAIT_US": "0"}),
+])
+def test_forks_execs_and_ending_threads_lose_no_event_uncounted(tmp_path, name, env):
+    # 4 waves of 4 threads that end, a fork during the second, a fork and
+    # exec during the third: in each process's trace, the events recorded
+    # and the events dropped make every event its threads made
+    waves, threads, pairs = 4, 4, 20000
+    p, out = record(tmp_path, CHURN, waves, threads, pairs, env=env, name="t.rwtrace")
+    assert p.returncode == 7, p.stderr  # the program's own status and output
+    assert p.stdout == "made %d\n" % (2 * waves * threads * pairs)
+    assert p.stderr.endswith("ramwatch trace record: 2 more traces of the processes it forked or exec'd: "
+                             "%s.PID\n" % out), p.stderr
+    children = sorted(f for f in tmp_path.iterdir() if f.name.startswith("t.rwtrace.") and f.name[10:].isdigit())
+    assert len(children) == 2
+    dropped = 0
+    for path, made in [(out, 2 * waves * threads * pairs)] + [(c, 2 * 2 * pairs) for c in children]:
+        events = exported(path)
+        stop = events[-1]
+        assert stop["kind"] == "trace.stop", path
+        # every block is 64 KiB, above the threshold: each malloc and free is an event
+        allocs = [e for e in events if e["kind"] == "alloc" and e.get("tracked", True)]
+        assert {e["len"] for e in allocs} <= {64 * KiB}, path
+        frees = sum(e["kind"] == "free" for e in events)
+        assert len(allocs) + frees + stop["dropped"] == made, path
+        # and each dropped event is a number missing from the sequence
+        total, _, _ = summary(path)
+        c = total["capture_integrity"]
+        assert c["missing_sequence_event_count"] == stop["dropped"], path
+        assert c["status"] == ("complete" if stop["dropped"] == 0 else "sequence_gaps"), path
+        dropped += stop["dropped"]
+    if env:
+        assert dropped > 0
+
+
+def test_threads_past_the_streams_of_a_file_are_dropped_and_counted(tmp_path):
+    # 4200 threads at once, each holding a 64 KiB block until all have
+    # theirs: a file has 4096 streams, one a thread (the main thread's
+    # one of them), so the last threads' events are dropped, counted and
+    # left out of the sequence like any other drop
+    n = 4200
+    p, out = record(tmp_path, CHURN, "wide", n, env={"RAMWATCH_TRACE_BUFFER": "4096"}, name="t.rwtrace")
+    assert p.returncode == 0, p.stderr
+    events = exported(out)
+    stop = events[-1]
+    allocs = [e for e in events if e["kind"] == "alloc" and e.get("tracked", True)]
+    frees = sum(e["kind"] == "free" for e in events)
+    assert 4000 < len(allocs) < 4096 and stop["dropped"] >= 2 * (n - 4096)
+    assert len(allocs) + frees + stop["dropped"] == 2 * n
+    # every stream in the file is one a reader takes
+    total, _, _ = summary(out)
+    assert total["capture_integrity"]["missing_sequence_event_count"] == stop["dropped"]
+    assert " %d dropped, trace sequence_gaps\n" % stop["dropped"] in p.stderr
 
 
 def test_exit_status_and_errors(tmp_path):

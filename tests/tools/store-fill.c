@@ -68,7 +68,7 @@ int main(int argc, char **argv)
 				      .wall_us = -1, .cpu_us = -1, .bytes_read = -1 };
 	struct store_census near = first;
 	near.time = death - 2000;
-	near.trigger = TRIGGER_GROWTH;
+	near.trigger = TRIGGER_LIMIT;
 	if (r >= 0)
 		r = store_put_census(s, process_id, &first, c, NULL);
 	if (r >= 0)

@@ -79,7 +79,7 @@ static void discover_setup(struct discover *d, int root_fd, const struct daemon_
 		.follow = follow,
 		.userdata = f,
 	};
-	assert_int_equal(discover_init(d, "a test", "a test"), 0);
+	assert_int_equal(discover_init(d, false), 0);
 }
 
 static void test_selectors_pick(void **state)

@@ -12,7 +12,7 @@
 #include "change-watch.h"
 #include "fast-tier.h"
 #include "procfs.h"
-#include "target.h"
+#include "linux/target-os.h"
 
 /* A sample of t by the fast tier at now_ms, its status read at least every
  * 10 s, at monotonic time 0 (no census trigger waits on it unless a test

@@ -9,6 +9,7 @@
 #include <errno.h>
 
 #include "oom-kills.h"
+#include "oom-watch-event.h"
 
 #define PAGE 4096ull
 

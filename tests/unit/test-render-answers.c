@@ -48,6 +48,7 @@ static const char processes_answer[] =
 	"  \"cmdline\": \"python3 train.py --name \\\"a,b\\\"\", \"watched\": true, \"first_seen\": 1795960800000,"
 	"  \"last_seen\": 1795960860500, \"exited_at\": null, \"private\": 1073741824, \"resident\": 1288490188,"
 	"  \"peak_private\": 2147483648, \"peak_resident\": 2362232012,"
+	"  \"cgroup\": \"/system.slice/train.service\", \"unit\": \"train.service\","
 	"  \"last_census\": {\"census_id\": 99, \"time\": 1795960830000, \"trigger\": \"growth\", \"status\": \"ok\"}},"
 	" {\"process_id\": 9, \"pid\": 77, \"uid\": 0, \"user\": null, \"comm\": \"old\", \"cmdline\": \"\","
 	"  \"watched\": false, \"first_seen\": 1795950000000, \"last_seen\": 1795955000000,"
@@ -88,11 +89,12 @@ static void test_processes(void **state)
 	text = capture_json(processes_csv, j);
 	assert_string_equal(text,
 			    "process_id,pid,uid,user,comm,watched,first_seen,last_seen,exited_at,private,resident,"
-			    "peak_private,peak_resident,last_census_time,last_census_trigger,cmdline\n"
+			    "peak_private,peak_resident,last_census_time,last_census_trigger,cmdline,cgroup,unit\n"
 			    "17,4242,1000,ana,python3,true,1795960800.000,1795960860.500,,1073741824,1288490188,"
-			    "2147483648,2362232012,1795960830.000,growth,\"python3 train.py --name \"\"a,b\"\"\"\n"
+			    "2147483648,2362232012,1795960830.000,growth,\"python3 train.py --name \"\"a,b\"\"\","
+			    "/system.slice/train.service,train.service\n"
 			    /* an empty command line is "", apart from an unknown user */
-			    "9,77,0,,old,false,1795950000.000,1795955000.000,1795955000.000,,4096,8192,,,,\"\"\n");
+			    "9,77,0,,old,false,1795950000.000,1795955000.000,1795955000.000,,4096,8192,,,,\"\",,\n");
 	free(text);
 
 	/* JSON for programs: the answer, times in unix seconds, other numbers as they are */
@@ -115,6 +117,70 @@ static void test_processes(void **state)
 	json_decref(j);
 	j = parse("{\"nothing\": 1}");
 	assert_int_equal(render_processes(j, ANSWER_TABLE, stdout), -EBADMSG);
+	json_decref(j);
+}
+
+/* Processes by cgroup and by unit: the groups' sums, largest private
+ * first, the processes of no known group in one group named null. */
+static const char groups_answer[] =
+	"{\"processes\": ["
+	" {\"pid\": 10, \"private\": 300, \"resident\": 400, \"vram\": null,"
+	"  \"cgroup\": \"/system.slice/web.service\", \"unit\": \"web.service\"},"
+	" {\"pid\": 11, \"private\": 200, \"resident\": 250, \"vram\": null,"
+	"  \"cgroup\": \"/box/a\", \"unit\": null},"
+	" {\"pid\": 12, \"private\": 150, \"resident\": 150, \"vram\": null,"
+	"  \"cgroup\": \"/system.slice/web.service\", \"unit\": \"web.service\"},"
+	" {\"pid\": 13, \"private\": null, \"resident\": 8, \"watched\": false, \"cgroup\": null, \"unit\": null}]}";
+
+static int groups_by_cgroup_table(const json_t *j, FILE *f)
+{
+	return render_process_groups(j, "cgroup", ANSWER_TABLE, f);
+}
+
+static int groups_by_cgroup_csv(const json_t *j, FILE *f)
+{
+	return render_process_groups(j, "cgroup", ANSWER_CSV, f);
+}
+
+static int groups_by_unit_json(const json_t *j, FILE *f)
+{
+	return render_process_groups(j, "unit", ANSWER_JSON, f);
+}
+
+static void test_process_groups(void **state)
+{
+	(void)state;
+	json_t *j = parse(groups_answer);
+	char *text = capture_json(groups_by_cgroup_table, j);
+	assert_string_equal(text, "CGROUP                     PROCESSES  PRIVATE  RESIDENT  PIDS\n"
+				  "/system.slice/web.service          2    450 B     550 B  10 12\n"
+				  "/box/a                             1    200 B     250 B  11\n"
+				  "(unknown)                          1      0 B       8 B  13\n");
+	free(text);
+	text = capture_json(groups_by_cgroup_csv, j);
+	assert_string_equal(text, "cgroup,processes,private,resident,vram\n"
+				  "/system.slice/web.service,2,450,550,0\n"
+				  "/box/a,1,200,250,0\n"
+				  ",1,0,8,0\n");
+	free(text);
+	text = capture_json(groups_by_unit_json, j);
+	json_t *back = parse(text), *groups = json_object_get(back, "groups");
+	assert_string_equal(json_string_value(json_object_get(back, "by")), "unit");
+	assert_int_equal(json_array_size(groups), 2);
+	json_t *web = json_array_get(groups, 0), *none = json_array_get(groups, 1);
+	assert_string_equal(json_string_value(json_object_get(web, "unit")), "web.service");
+	assert_int_equal(json_integer_value(json_object_get(web, "processes")), 2);
+	assert_int_equal(json_integer_value(json_object_get(web, "private")), 450);
+	assert_true(json_is_null(json_object_get(none, "unit")));
+	assert_int_equal(json_integer_value(json_object_get(none, "processes")), 2);
+	assert_int_equal(json_integer_value(json_object_get(none, "private")), 200);
+	assert_int_equal(json_array_size(json_object_get(none, "pids")), 2);
+	json_decref(back);
+	free(text);
+	json_decref(j);
+
+	j = parse("{\"nothing\": 1}");
+	assert_int_equal(render_process_groups(j, "cgroup", ANSWER_TABLE, stdout), -EBADMSG);
 	json_decref(j);
 }
 
@@ -551,8 +617,8 @@ static void test_vram(void **state)
 	free(text);
 	text = capture_json(processes_csv, j);
 	assert_contains(text, "peak_private,peak_resident,vram,peak_vram,last_census_time,");
-	assert_contains(text, ",2147483648,2362232012,3221225472,4294967296,,,python3 serve.py\n");
-	assert_contains(text, ",4096,8192,,0,,,bash\n");
+	assert_contains(text, ",2147483648,2362232012,3221225472,4294967296,,,python3 serve.py,,\n");
+	assert_contains(text, ",4096,8192,,0,,,bash,,\n");
 	free(text);
 	json_decref(j);
 
@@ -628,6 +694,7 @@ int main(void)
 		cmocka_unit_test(test_format_names),
 		cmocka_unit_test_setup(test_status, set_zone),
 		cmocka_unit_test_setup(test_processes, set_zone),
+		cmocka_unit_test(test_process_groups),
 		cmocka_unit_test_setup(test_history, set_zone),
 		cmocka_unit_test_setup(test_history_in_use, set_zone),
 		cmocka_unit_test(test_for_programs),

@@ -152,7 +152,8 @@ static void test_order(void **state)
 }
 
 /* The census before death runs first, outside the budget, without the
- * heap walks, recorded as growth; once taken, the plan is as before. */
+ * heap walks, recorded as limit, even with a request or a growth pending
+ * too; once taken, the plan is as before. */
 static void test_near_limit(void **state)
 {
 	(void)state;
@@ -163,8 +164,13 @@ static void test_near_limit(void **state)
 	schedule_near_limit(&b, 20);
 	assert_true(schedule_compare(&b, &a) < 0); /* ahead of a client's request */
 	assert_false(schedule_needs_budget(&b));
-	assert_int_equal(schedule_trigger(&b), TRIGGER_GROWTH);
-	assert_false(schedule_heap_due(&b, &c, TRIGGER_GROWTH, 20));
+	assert_int_equal(schedule_trigger(&b), TRIGGER_LIMIT);
+	assert_string_equal(store_trigger_name(schedule_trigger(&b)), "limit");
+	assert_false(schedule_heap_due(&b, &c, TRIGGER_LIMIT, 20));
+	schedule_near_limit(&a, 25);
+	assert_int_equal(schedule_trigger(&a), TRIGGER_LIMIT);
+	schedule_add(&b, TRIGGER_GROWTH, 25);
+	assert_int_equal(schedule_trigger(&b), TRIGGER_LIMIT);
 	schedule_done(&b, 30, CENSUS_OK, 100);
 	assert_false(b.near_limit);
 	schedule_add(&b, TRIGGER_GROWTH, 40);

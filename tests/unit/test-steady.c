@@ -2,7 +2,10 @@
  * how its input was cut; the rollup's fields are found by name; and on
  * a child process, two reads with nothing between them are the same,
  * while a page touched, a mapping made and a protection changed (with the
- * same totals) each make them differ. */
+ * same totals) each make them differ; the check without the change
+ * watch between two whole reads sees what it should and misses what it
+ * says; and where the kernel has no PROCMAP_QUERY, both fall back to the
+ * text of maps. */
 #include "testlib.h"
 
 #include <errno.h>
@@ -340,6 +343,116 @@ static void test_kept(void **state)
 	rmdir(dir);
 }
 
+/* The check without the change watch between two whole reads of the
+ * mappings (steady_read_files): statm, the file mappings at the starts the
+ * last whole read found them, and smaps_rollup.  It sees a page touched
+ * (the rollup), a mapping made (statm's size too) and a mapped file
+ * renamed (its name); it does not see an anonymous mapping protected
+ * differently with every total the same, which the next whole read sees
+ * in maps (the daemon makes one every SteadyCheckInterval). */
+static void test_files(void **state)
+{
+	(void)state;
+	char built[512], dir[256], prog[300], renamed[300];
+	long page = sysconf(_SC_PAGESIZE);
+	struct steady_mark w, k, plain;
+	_cleanup_(steady_files_done) struct steady_files wf = { 0 };
+	int to, from;
+
+	helper_path(built, sizeof(built));
+	snprintf(dir, sizeof(dir), "/var/tmp/ramwatch-test-files-XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	snprintf(prog, sizeof(prog), "%s/steady", dir);
+	snprintf(renamed, sizeof(renamed), "%s/steady-renamed", dir);
+	copy_file(built, prog);
+	pid_t pid = start_helper_at(prog, NULL, &to, &from);
+	int root = procfs_open_root(NULL), fd = helper_ready(root, pid, to, from);
+
+	uint64_t bytes = 0;
+	assert_int_equal(steady_read(fd, STEADY_READ_FILES, &w, &wf, NULL, &bytes), 0);
+	assert_int_equal(w.source, STEADY_MAPS);
+	assert_true(w.has_statm && w.statm[0] > 0 && w.statm[1] > 0);
+	if (!w.has_files) {
+		/* before Linux 6.11: no file mappings, and no such check */
+		assert_int_equal(wf.n, 0);
+		assert_int_equal(steady_read_files(fd, &w, &wf, &k, &bytes), -EINVAL);
+		skip();
+	}
+	/* the program, the C library, the loader: each a few file mappings */
+	assert_true(w.filed >= 6 && w.filed < w.mappings);
+	assert_int_equal(wf.n, w.filed);
+	bytes = 0;
+	assert_int_equal(steady_read_files(fd, &w, &wf, &k, &bytes), 0);
+	assert_int_equal(k.source, STEADY_FILES);
+	assert_true(steady_same(&w, &k) && steady_same(&k, &w));
+	/* it read statm and smaps_rollup, no line of maps */
+	assert_true(bytes > 0 && bytes < 4096);
+	/* a whole read without them compares by maps alone; a read of the
+	 * file mappings alone never stands for one without them */
+	read_mark(fd, &plain);
+	assert_true(steady_same(&w, &plain));
+	assert_false(steady_same(&k, &plain));
+
+	/* one page touched: the rollup and statm's resident */
+	tell(to, from, "touch");
+	assert_int_equal(steady_read_files(fd, &w, &wf, &k, &bytes), 0);
+	assert_false(steady_same(&w, &k));
+	assert_int_equal(k.kb[COUNT_RSS] - w.kb[COUNT_RSS], (uint64_t)page / 1024);
+	assert_int_equal(k.statm[1] - w.statm[1], 1);
+	assert_int_equal(k.files, w.files);
+	/* the file mappings and maps added to it: what the census after it
+	 * keeps, which the next check compares with */
+	assert_int_equal(steady_read_maps(fd, &k, &wf, &bytes), 0);
+	assert_int_equal(k.source, STEADY_MAPS);
+	assert_int_equal(k.filed, wf.n);
+	w = k;
+	assert_int_equal(steady_read_files(fd, &w, &wf, &k, &bytes), 0);
+	assert_true(steady_same(&w, &k));
+
+	/* a mapping made: statm's size */
+	tell(to, from, "map");
+	assert_int_equal(steady_read_files(fd, &w, &wf, &k, &bytes), 0);
+	assert_false(steady_same(&w, &k));
+	assert_int_equal(k.statm[0] - w.statm[0], 1);
+	assert_int_equal(steady_read(fd, STEADY_READ_FILES, &w, &wf, NULL, &bytes), 0);
+
+	/* an anonymous mapping protected differently, every total the same:
+	 * missed here, seen by the next whole read, in maps */
+	tell(to, from, "protect");
+	assert_int_equal(steady_read_files(fd, &w, &wf, &k, &bytes), 0);
+	assert_true(steady_same(&w, &k));
+	struct steady_mark whole;
+	_cleanup_(steady_files_done) struct steady_files whole_files = { 0 };
+	assert_int_equal(steady_read(fd, STEADY_READ_FILES, &whole, &whole_files, NULL, &bytes), 0);
+	assert_false(steady_same(&w, &whole));
+	assert_int_not_equal(w.fingerprint, whole.fingerprint);
+	assert_int_equal(w.files, whole.files);
+	assert_memory_equal(w.statm, whole.statm, sizeof(w.statm));
+	w = whole;
+
+	/* its program renamed: the name of its file mappings */
+	assert_int_equal(rename(prog, renamed), 0);
+	assert_int_equal(steady_read_files(fd, &w, &wf, &k, &bytes), 0);
+	assert_false(steady_same(&w, &k));
+	assert_int_not_equal(w.files, k.files);
+	assert_memory_equal(w.kb, k.kb, sizeof(w.kb));
+
+	/* starts that are not the mark's are refused */
+	wf.n--;
+	assert_int_equal(steady_read_files(fd, &w, &wf, &k, &bytes), -EINVAL);
+	wf.n++;
+
+	close(to);
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_int_equal(steady_read_files(fd, &w, &wf, &k, &bytes), -ESRCH);
+	close(from);
+	close(fd);
+	close(root);
+	unlink(renamed);
+	rmdir(dir);
+}
+
 /* Where the kernel has no PROCMAP_QUERY (before Linux 6.11) the ioctl
  * answers ENOTTY, and the check reads the text of maps instead.  That
  * answer is forced here by the kernel itself: a directory holding a live
@@ -362,7 +475,7 @@ static void test_text_fallback(void **state)
 	int root = procfs_open_root(NULL), fd = helper_ready(root, pid, to, from);
 	snprintf(dir, sizeof(dir), "/var/tmp/ramwatch-test-fallback-XXXXXX");
 	assert_non_null(mkdtemp(dir));
-	static const char *const names[] = { "maps", "smaps_rollup" };
+	static const char *const names[] = { "maps", "smaps_rollup", "statm" };
 	for (size_t i = 0; i < ELEMENTSOF(names); i++) {
 		snprintf(from_path, sizeof(from_path), "/proc/%d/%s", (int)pid, names[i]);
 		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
@@ -384,6 +497,22 @@ static void test_text_fallback(void **state)
 	read_mark(fd, &live);
 	assert_true(steady_same(&forced, &live));
 	assert_int_equal(forced.fingerprint, live.fingerprint);
+
+	/* the check without the watch reads maps there: no file mappings are
+	 * read, and the check of them alone says the ioctl is missing */
+	_cleanup_(steady_files_done) struct steady_files live_whole_files = { 0 };
+	struct steady_mark live_whole;
+	assert_int_equal(steady_read(dir_fd, STEADY_READ_FILES, &forced, &files, NULL, &bytes), 0);
+	assert_int_equal(forced.source, STEADY_MAPS);
+	assert_false(forced.has_files);
+	assert_true(forced.has_statm);
+	assert_int_equal(files.n, 0);
+	assert_true(steady_same(&forced, &live));
+	assert_int_equal(steady_read(fd, STEADY_READ_FILES, &live_whole, &live_whole_files, NULL, &bytes), 0);
+	if (live_whole.has_files) {
+		assert_true(steady_same(&forced, &live_whole));
+		assert_int_equal(steady_read_files(dir_fd, &live_whole, &live_whole_files, &k, &bytes), -ENOTTY);
+	}
 
 	/* the kept check needs the ioctl: it says it is missing */
 	bool live_ioctl = false;
@@ -415,6 +544,7 @@ int main(void)
 		cmocka_unit_test(test_rollup_field),
 		cmocka_unit_test(test_live),
 		cmocka_unit_test(test_kept),
+		cmocka_unit_test(test_files),
 		cmocka_unit_test(test_text_fallback),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

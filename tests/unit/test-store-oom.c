@@ -592,8 +592,8 @@ static void test_migrate_from_14(void **state)
 	sqlite3_close(db);
 
 	struct store *s = writer_of(t);
-	assert_int_equal(store_schema_version(s), 15);
-	assert_int_equal(q_int_at(t->db, "PRAGMA user_version"), 15);
+	assert_int_equal(store_schema_version(s), STORE_SCHEMA_VERSION);
+	assert_int_equal(q_int_at(t->db, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
 	assert_int_equal(q_int_at(t->db, "SELECT count(*) FROM processes"), 1);
 	assert_int_equal(q_int_at(t->db, "SELECT private FROM censuses"), 99);
 	assert_int_equal(q_int_at(t->db, "SELECT count(*) FROM samples"), 1);

@@ -624,11 +624,125 @@ static void test_gpu_rows(void **state)
 	store_close(s);
 }
 
+/* The schema of the database at path as SQLite keeps it, every object's
+ * statement in name order, into buf. */
+static const char *schema_text(const char *path, char *buf, size_t size)
+{
+	sqlite3 *db = raw_open(path, true);
+	q_text(db, buf, size, "SELECT group_concat(type || ' ' || name || ': ' || coalesce(sql, ''), char(10))"
+			      " FROM (SELECT * FROM sqlite_master ORDER BY type, name)");
+	sqlite3_close(db);
+	return buf;
+}
+
+/* Schema 16 made the censuses table again for the trigger limit: every
+ * census of a schema 15 database is there with its id and its columns,
+ * what refers to it (class rows, regions, a delta's key, a repeat, region
+ * events, an OOM kill) still finds it, its triggers still run, and the
+ * schema is that of a database made new.  A row that referred to nothing
+ * before (left by hand with foreign keys off) does not stop it. */
+static void test_migrate_census_limit_trigger(void **state)
+{
+	struct test_db *t = *state;
+	static char migrated[256 * 1024], fresh[256 * 1024];
+	char buf[64], path[400];
+
+	/* a database as a ramwatch of schema 15 left it */
+	sqlite3 *db = raw_open(t->db, false);
+	raw_exec(db, "PRAGMA journal_mode = WAL");
+	raw_exec(db, "BEGIN");
+	for (size_t i = 0; i < store_n_migrations && store_migrations[i].version <= 15; i++)
+		raw_exec(db, store_migrations[i].sql);
+	raw_exec(db, "PRAGMA user_version = 15");
+	raw_exec(db, "COMMIT");
+	raw_exec(db, "INSERT INTO processes (boot_id, pid, start_time, comm, first_seen, last_seen)"
+		     " VALUES ('b', 42, 7, 'grow', 1000, 9000)");
+	/* a key, a delta against it, a repeat of the delta, one that failed */
+	raw_exec(db, "INSERT INTO censuses (id, process_id, time, trigger, status, private, resident, in_use, gpu_state)"
+		     " VALUES (10, 1, 1500, 'first', 'ok', 300, 400, 250, 'no_library')");
+	raw_exec(db, "INSERT INTO censuses (id, process_id, time, trigger, status, private, base)"
+		     " VALUES (11, 1, 1600, 'growth', 'ok', 500, 10)");
+	raw_exec(db, "INSERT INTO censuses (id, process_id, time, trigger, status, private, repeats)"
+		     " VALUES (12, 1, 1700, 'interval', 'ok', 500, 11)");
+	raw_exec(db, "INSERT INTO censuses (id, process_id, time, trigger, status, message)"
+		     " VALUES (13, 1, 1800, 'request', 'exited', 'process 42 exited')");
+	raw_exec(db, "INSERT INTO census_class_rows (census_id, class, private, resident, pss, swap, size, count)"
+		     " VALUES (10, 'malloc', 200, 200, 200, 0, 8192, 1), (10, 'stack', 100, 100, 100, 0, 4096, 1),"
+		     " (11, 'malloc', 400, 400, 400, 0, 8192, 1)");
+	raw_exec(db, "INSERT INTO census_region_rows (census_id, rank, start, \"end\", perms, class, rule, private,"
+		     " resident, path_id) VALUES (10, 0, 8192, 16384, 'rw-p', 'malloc', 'brk_heap', 200, 200, NULL)");
+	raw_exec(db, "INSERT INTO region_events (process_id, census_id, time, kind, start, inode, path_id, class, size,"
+		     " size_before, private, private_before, resident, resident_before)"
+		     " VALUES (1, 11, 1600, 'grew', 8192, 0, NULL, 'malloc', 16384, 8192, 400, 200, 400, 200)");
+	raw_exec(db, "INSERT INTO oom_kills (time, sources, pid, process_id, comm, census_id)"
+		     " VALUES (1900, 'bpf,kmsg', 42, 1, 'grow', 12)");
+	/* the sqlite3 shell's default: nothing checks what this refers to */
+	raw_exec(db, "PRAGMA foreign_keys = OFF");
+	raw_exec(db, "INSERT INTO census_class_rows (census_id, class, private, resident, pss, swap, size, count)"
+		     " VALUES (99, 'malloc', 1, 1, 1, 0, 4096, 1)");
+	/* 'limit' is what schema 15 refuses */
+	assert_int_not_equal(sqlite3_exec(db, "INSERT INTO censuses (process_id, time, trigger, status)"
+					      " VALUES (1, 2000, 'limit', 'ok')", NULL, NULL, NULL),
+			     SQLITE_OK);
+	sqlite3_close(db);
+
+	struct store *s = open_store(t->db, 0, 0);
+	assert_int_equal(store_schema_version(s), STORE_SCHEMA_VERSION);
+	store_close(s);
+
+	db = raw_open(t->db, false);
+	assert_int_equal(q_int(db, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM censuses"), 4);
+	assert_string_equal(q_text(db, buf, sizeof(buf), "SELECT group_concat(id || ':' || trigger, ' ')"
+							   " FROM (SELECT * FROM censuses ORDER BY id)"),
+			    "10:first 11:growth 12:interval 13:request");
+	assert_int_equal(q_int(db, "SELECT in_use FROM censuses WHERE id = 10"), 250);
+	assert_string_equal(q_text(db, buf, sizeof(buf), "SELECT gpu_state FROM censuses WHERE id = 10"), "no_library");
+	assert_string_equal(q_text(db, buf, sizeof(buf), "SELECT message FROM censuses WHERE id = 13"),
+			    "process 42 exited");
+	/* the views still read a delta whole, through its key */
+	assert_int_equal(q_int(db, "SELECT private FROM census_classes WHERE census_id = 11 AND class = 'stack'"), 100);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM census_regions WHERE census_id = 11"), 1);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM census_log"), 4);
+	assert_int_equal(q_int(db, "SELECT census_id FROM oom_kills"), 12);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM region_events WHERE census_id = 11"), 1);
+	/* the row that referred to nothing is as it was, and only it */
+	assert_int_equal(q_int(db, "SELECT count(*) FROM census_class_rows WHERE census_id = 99"), 1);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM pragma_foreign_key_check"), 1);
+	raw_exec(db, "DELETE FROM census_class_rows WHERE census_id = 99");
+	/* the new trigger is stored; another word still is not */
+	raw_exec(db, "PRAGMA foreign_keys = ON");
+	raw_exec(db, "INSERT INTO censuses (process_id, time, trigger, status) VALUES (1, 2000, 'limit', 'ok')");
+	assert_int_not_equal(sqlite3_exec(db, "INSERT INTO censuses (process_id, time, trigger, status)"
+					      " VALUES (1, 2100, 'near', 'ok')", NULL, NULL, NULL),
+			     SQLITE_OK);
+	/* the triggers are back: the key deleted, its delta is made whole
+	 * and becomes the key; the foreign keys still act (the kill's link
+	 * goes with its census) */
+	raw_exec(db, "DELETE FROM censuses WHERE id = 10");
+	assert_int_equal(q_int(db, "SELECT count(*) FROM censuses WHERE id = 11 AND base IS NULL"), 1);
+	assert_int_equal(q_int(db, "SELECT private FROM census_classes WHERE census_id = 11 AND class = 'stack'"), 100);
+	raw_exec(db, "DELETE FROM censuses WHERE id = 12");
+	assert_string_equal(q_text(db, buf, sizeof(buf), "SELECT census_id FROM oom_kills"), "NULL");
+	raw_exec(db, "DELETE FROM processes");
+	assert_int_equal(q_int(db, "SELECT count(*) FROM censuses"), 0);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM census_class_rows"), 0);
+	sqlite3_close(db);
+
+	/* the schema is the one a new database has */
+	snprintf(path, sizeof(path), "%s.new", t->db);
+	s = open_store(path, 0, 0);
+	store_close(s);
+	assert_string_equal(schema_text(t->db, migrated, sizeof(migrated)), schema_text(path, fresh, sizeof(fresh)));
+	assert_non_null(strstr(fresh, "'request', 'limit')"));
+}
+
 static void test_names(void **state)
 {
 	(void)state;
 	assert_string_equal(store_trigger_name(TRIGGER_GROWTH), "growth");
 	assert_string_equal(store_trigger_name(TRIGGER_REQUEST), "request");
+	assert_string_equal(store_trigger_name(TRIGGER_LIMIT), "limit");
 	assert_null(store_trigger_name(_TRIGGER_MAX));
 	assert_string_equal(store_census_status_name(CENSUS_DENIED), "denied");
 	assert_null(store_census_status_name(_CENSUS_STATUS_MAX));
@@ -642,6 +756,7 @@ int main(void)
 		cmocka_unit_test(test_manual_names_the_version),
 		cmocka_unit_test_setup_teardown(test_migrate_from_v1, test_db_setup, test_db_teardown),
 		cmocka_unit_test_setup_teardown(test_migrate_gpu_driver_key, test_db_setup, test_db_teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_census_limit_trigger, test_db_setup, test_db_teardown),
 		cmocka_unit_test_setup_teardown(test_newer_refused, test_db_setup, test_db_teardown),
 		cmocka_unit_test_setup_teardown(test_not_ours, test_db_setup, test_db_teardown),
 		cmocka_unit_test_setup_teardown(test_process_upsert, test_db_setup, test_db_teardown),

@@ -423,6 +423,50 @@ static void test_compare(void **state)
 	win_procs_free(now);
 }
 
+/* Marks carried from one snapshot to the next: a process still there
+ * keeps its own, a new one and a pid given to another process start from
+ * 0, whatever order the buffer lists them in. */
+static void test_carry(void **state)
+{
+	(void)state;
+	_cleanup_free_ uint8_t *buf = buffer();
+	const uint64_t t1 = 134100000000000000ull, t2 = t1 + 10000000, t3 = t2 + 10000000;
+	struct spec before_s[] = {
+		{ .pid = 200, .created = t1, .name = "b.exe" },
+		{ .pid = 4, .name = "System" },
+		{ .pid = 100, .created = t1, .name = "a.exe" },
+		{ .pid = 500, .created = t1, .name = "e.exe" },
+	};
+	struct spec now_s[] = {
+		{ .pid = 500, .created = t1, .name = "e.exe" },
+		{ .pid = 300, .created = t3, .name = "d.exe" },
+		{ .pid = 4, .name = "System" },
+		{ .pid = 100, .created = t2, .name = "c.exe" },
+		{ .pid = 200, .created = t1, .name = "b.exe" },
+	};
+	struct win_procs *before = snapshot(buf, before_s, ELEMENTSOF(before_s));
+	struct win_procs *now = snapshot(buf, now_s, ELEMENTSOF(now_s));
+	uint8_t marks_before[4], marks_now[5];
+
+	/* each of before marked with its pid's last digit and 1 */
+	for (size_t i = 0; i < before->n; i++)
+		marks_before[i] = (uint8_t)(before->procs[i].pid / 100 + 1);
+	memset(marks_now, 0xff, sizeof(marks_now));
+	win_procs_carry(before, marks_before, now, marks_now);
+	for (size_t j = 0; j < now->n; j++) {
+		uint32_t pid = now->procs[j].pid;
+		uint8_t want = pid == 4 ? 1 : pid == 200 ? 3 : pid == 500 ? 6 : 0; /* 100: another process; 300: new */
+		assert_int_equal(marks_now[j], want);
+	}
+	/* no snapshot before: nothing carried */
+	memset(marks_now, 0xff, sizeof(marks_now));
+	win_procs_carry(NULL, NULL, now, marks_now);
+	for (size_t j = 0; j < now->n; j++)
+		assert_int_equal(marks_now[j], 0);
+	win_procs_free(before);
+	win_procs_free(now);
+}
+
 /* A buffer Wine 8.0 filled (procsnap.exe --raw, the holder running): its
  * records one right after another's name, the address it was read at in
  * its first 8 bytes. */
@@ -475,7 +519,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_records),	  cmocka_unit_test(test_commit),  cmocka_unit_test(test_names),
 		cmocka_unit_test(test_truncated), cmocka_unit_test(test_wild_offsets), cmocka_unit_test(test_limit), cmocka_unit_test(test_buffer_limit),
-		cmocka_unit_test(test_compare),	  cmocka_unit_test(test_wine_capture), cmocka_unit_test(test_filetime),
+		cmocka_unit_test(test_compare),	  cmocka_unit_test(test_carry),	  cmocka_unit_test(test_wine_capture),
+		cmocka_unit_test(test_filetime),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,12 +2,11 @@
  * for ctlserve.exe, which watches nothing: on Windows there is no /proc
  * to read an unwatched process's owner from, nor a Linux scanner, and the
  * daemon's Windows side of them belongs with its discovery and census.
- * Here every such process is unknown ("no process N"), and a scan of one
- * is not offered. */
+ * Here every such process is unknown ("no process N"); a scan of one is
+ * the Windows census's (census-read.h). */
 #include <errno.h>
 
 #include "procfs.h"
-#include "scan.h"
 
 int procfs_open_pid(int root_fd, int pid)
 {
@@ -19,10 +18,4 @@ int procfs_read_status(int pid_fd, struct proc_status *ret)
 {
 	(void)pid_fd, (void)ret;
 	return -ESRCH;
-}
-
-int scan_process(int pid, const struct scan_options *o, struct census **ret, struct error *err)
-{
-	(void)o, (void)ret;
-	return error_set(err, -EOPNOTSUPP, "ctlserve.exe does not scan (process %d)", pid);
 }

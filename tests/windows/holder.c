@@ -6,9 +6,18 @@
  * process, with the commit it holds.
  *
  * Every committed byte the line names is touched (written once per page),
- * so the process really holds it.  Usage: holder.exe [--regions N] [--exit-after MS]
+ * so the process really holds it.  Usage: holder.exe [--regions N] [--exit-after MS] [--light]
  *   --regions N      also make N small reservations (a long walk)
- *   --exit-after MS  exit by itself after MS milliseconds */
+ *   --exit-after MS  exit by itself after MS milliseconds
+ *   --light          make nothing: say who it is and wait (a process to start many of)
+ *
+ * While it holds its memory, lines on its standard input grow it, each
+ * answered by one JSON line once the memory is touched
+ * ({"grown": "commit"|"heap", "mib": N}):
+ *   commit N         commit and touch N MiB more of private memory
+ *   heap N           allocate and touch N blocks of 1 MiB from its own heap
+ *                    (each a large block the heap commits apart) */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +46,56 @@ static DWORD WINAPI thread_main(LPVOID arg)
 	return buf[0];
 }
 
+/* Its identity, as another process sees it: pid and creation time. */
+static uint64_t created_time(void)
+{
+	FILETIME created, exited, kernel, user;
+	GetProcessTimes(GetCurrentProcess(), &created, &exited, &kernel, &user);
+	return (uint64_t)created.dwHighDateTime << 32 | created.dwLowDateTime;
+}
+
+static int hold_light(unsigned exit_after)
+{
+	char line[64];
+
+	printf("{\"pid\": %lu, \"created\": %llu}\n", (unsigned long)GetCurrentProcessId(),
+	       (unsigned long long)created_time());
+	fflush(stdout);
+	if (exit_after) {
+		Sleep(exit_after);
+		return 0;
+	}
+	while (fgets(line, sizeof(line), stdin))
+		;
+	return 0;
+}
+
+/* Answers the lines of standard input (commit N, heap N) until it closes. */
+static void grow_on_request(HANDLE heap)
+{
+	char line[64];
+	unsigned mib;
+
+	while (fgets(line, sizeof(line), stdin)) {
+		if (sscanf(line, "commit %u", &mib) == 1) {
+			volatile unsigned char *p = VirtualAlloc(NULL, mib * MiB, MEM_RESERVE | MEM_COMMIT, PAGE_READWRITE);
+			if (p)
+				touch(p, mib * MiB);
+			printf("{\"grown\": \"commit\", \"mib\": %u}\n", p ? mib : 0);
+		} else if (sscanf(line, "heap %u", &mib) == 1) {
+			unsigned made = 0;
+			for (; made < mib; made++) {
+				volatile unsigned char *p = HeapAlloc(heap, 0, MiB);
+				if (!p)
+					break;
+				touch(p, MiB);
+			}
+			printf("{\"grown\": \"heap\", \"mib\": %u}\n", made);
+		}
+		fflush(stdout);
+	}
+}
+
 static uint64_t addr(const volatile void *p)
 {
 	return (uint64_t)(uintptr_t)p;
@@ -45,13 +104,18 @@ static uint64_t addr(const volatile void *p)
 int main(int argc, char **argv)
 {
 	unsigned regions = 0, exit_after = 0;
-	for (int i = 1; i + 1 < argc; i += 2) {
-		if (strcmp(argv[i], "--regions") == 0)
-			regions = (unsigned)strtoul(argv[i + 1], NULL, 10);
-		else if (strcmp(argv[i], "--exit-after") == 0)
-			exit_after = (unsigned)strtoul(argv[i + 1], NULL, 10);
+	bool light = false;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--light") == 0)
+			light = true;
+		else if (i + 1 < argc && strcmp(argv[i], "--regions") == 0)
+			regions = (unsigned)strtoul(argv[++i], NULL, 10);
+		else if (i + 1 < argc && strcmp(argv[i], "--exit-after") == 0)
+			exit_after = (unsigned)strtoul(argv[++i], NULL, 10);
 	}
 	quit = CreateEventW(NULL, TRUE, FALSE, NULL);
+	if (light)
+		return hold_light(exit_after);
 
 	/* private data: 24 MiB committed and touched */
 	size_t private_size = 24 * MiB;
@@ -151,9 +215,7 @@ int main(int argc, char **argv)
 		Sleep(exit_after);
 		return 0;
 	}
-	char line[64];
-	while (fgets(line, sizeof(line), stdin))
-		;
+	grow_on_request(heap);
 	SetEvent(quit);
 	return 0;
 }

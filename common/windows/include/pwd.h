@@ -16,6 +16,18 @@ struct passwd {
 	gid_t pw_gid;
 };
 
+/* Windows's accounts are SIDs, not uids: no name is a uid's (the
+ * daemon's user: selectors pick no Windows process) */
+static inline int getpwnam_r(const char *name, struct passwd *pw, char *buf, size_t size, struct passwd **ret)
+{
+	(void)name;
+	(void)pw;
+	(void)buf;
+	(void)size;
+	*ret = NULL;
+	return 0;
+}
+
 static inline int getpwuid_r(uid_t uid, struct passwd *pw, char *buf, size_t size, struct passwd **ret)
 {
 	(void)uid;

@@ -1,6 +1,6 @@
-/* Discovery (discover.h): the proc root listed or the events of the
- * process watch or the connector followed, the selectors asked, what they
- * passed over remembered. */
+/* Discovery on Linux (discover.h): the proc root listed or the events of
+ * the process watch or the connector followed, the selectors asked, what
+ * they passed over remembered. */
 #include "discover.h"
 
 #include <errno.h>
@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "daemon-clock.h"
+#include "fileio.h"
 #include "limits.h"
 #include "log.h"
 #include "macro.h"
@@ -466,16 +467,25 @@ enum discover_source discover_source(const struct discover *d)
 	return d->watch ? DISCOVER_BPF : d->events_fd >= 0 ? DISCOVER_CONNECTOR : DISCOVER_LISTING;
 }
 
-const char *discover_source_name(enum discover_source s)
+bool discover_events_source(const struct discover *d, event_fd_t *ret)
 {
-	switch (s) {
-	case DISCOVER_BPF:
-		return "bpf";
-	case DISCOVER_CONNECTOR:
-		return "connector";
-	default:
-		return "listing";
-	}
+	int fd = discover_events_fd(d);
+
+	if (fd < 0)
+		return false;
+	*ret = fd;
+	return true;
+}
+
+void discover_get_status(const struct discover *d, struct discover_status *ret)
+{
+	*ret = (struct discover_status){
+		.source = discover_source(d),
+		.why = d->why[0] ? d->why : NULL,
+		.passes = d->passes,
+		.full_passes = d->full_passes,
+		.events_lost = d->events_lost,
+	};
 }
 
 void discover_reload(struct discover *d)
@@ -527,13 +537,15 @@ static const char *connector_failure(int r)
 	}
 }
 
-enum discover_source discover_events_open(struct discover *d, const char *bpf_off, const char *connector_off)
+enum discover_source discover_events_open(struct discover *d)
 {
+	const char *off = d->events ? NULL : "the proc root is not the host's";
+
 	events_close(d);
 	d->why[0] = 0;
 	d->full_due = true;
-	if (bpf_off)
-		why_add(d, "bpf", bpf_off);
+	if (off || !d->config->process_watch)
+		why_add(d, "bpf", off ? off : "ProcessWatch=no");
 	else {
 		int r = process_watch_new(RW_PROCESS_WATCH_RING, on_watch_event, d, &d->watch);
 		if (r >= 0) {
@@ -543,8 +555,8 @@ enum discover_source discover_events_open(struct discover *d, const char *bpf_of
 		d->watch = NULL;
 		why_add(d, "bpf", watch_failure(r));
 	}
-	if (connector_off)
-		why_add(d, "connector", connector_off);
+	if (off)
+		why_add(d, "connector", off);
 	else {
 		int fd = proc_connector_open();
 		if (fd >= 0) {
@@ -558,13 +570,14 @@ enum discover_source discover_events_open(struct discover *d, const char *bpf_of
 	return DISCOVER_LISTING;
 }
 
-int discover_init(struct discover *d, const char *bpf_off, const char *connector_off)
+int discover_init(struct discover *d, bool events)
 {
 	known_init(&d->known);
 	d->full_due = true;
+	d->events = events;
 	d->events_fd = -1;
 	d->watch = NULL;
-	(void)discover_events_open(d, bpf_off, connector_off);
+	(void)discover_events_open(d);
 	return 0;
 }
 
@@ -575,4 +588,46 @@ void discover_done(struct discover *d)
 	if (d->events_fd >= 0 || d->watch)
 		events_close(d);
 	known_done(&d->known);
+	free(d->boot_id);
+	d->boot_id = NULL;
+}
+
+/* The boot time in unix ms: "btime" of /proc/stat (seconds). */
+static int read_boot_ms(int root_fd, int64_t *ret)
+{
+	_cleanup_free_ char *text = NULL;
+	size_t len;
+	int r = read_full_fileat(root_fd, "stat", RW_PROC_FILE_MAX, &text, &len);
+	if (r < 0)
+		return r;
+	const char *p = strstr(text, "\nbtime ");
+	uint64_t s;
+	if (!p)
+		return -EBADMSG;
+	p += strlen("\nbtime ");
+	const char *e = strchr(p, '\n');
+	if (!e || parse_u64_n(p, (size_t)(e - p), 10, &s) < 0)
+		return -EBADMSG;
+	*ret = (int64_t)s * 1000;
+	return 0;
+}
+
+int discover_open(struct discover *d, const char *proc_root, bool *ret_host)
+{
+	int r;
+
+	d->root_fd = procfs_open_root(proc_root);
+	if (d->root_fd < 0)
+		return log_error_errno(d->root_fd, "cannot open %s: %m", proc_root ? proc_root : "/proc");
+	r = procfs_read_boot_id(d->root_fd, &d->boot_id);
+	if (r < 0)
+		return log_error_errno(r, "cannot read the boot id: %m");
+	d->id = (struct target_identity){ .boot_id = d->boot_id, .ticks_per_second = sysconf(_SC_CLK_TCK) };
+	d->self = getpid();
+	if (read_boot_ms(d->root_fd, &d->id.boot_ms) < 0)
+		d->id.boot_ms = -1;
+	/* the connector tells of the host's processes: of no use with another
+	 * proc root (a test's fixture) */
+	*ret_host = !proc_root || strcmp(proc_root, "/proc") == 0;
+	return 0;
 }

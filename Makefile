@@ -131,7 +131,7 @@ DAEMON_SRCS := $(DAEMON_LINUX_SRCS) daemon/config.c daemon/config-parse.c daemon
 	daemon/writer.c daemon/target.c daemon/manager.c daemon/manager-interface.c daemon/discover-known.c daemon/proc-connector.c daemon/watched.c \
 	daemon/fast-tier.c daemon/census-tier.c daemon/census-take.c daemon/store-cycle.c daemon/store-aside.c daemon/malloc-tuning.c daemon/timer.c daemon/daemon-clock.c daemon/status-line.c \
 	daemon/export.c daemon/export-text.c daemon/gpu-watch.c daemon/change-watch.c daemon/oom-kmsg.c daemon/cgroup-mem.c \
-	daemon/bpf-setup.c daemon/oom-watch.c daemon/oom-kills.c daemon/kmsg-source.c \
+	daemon/bpf-setup.c daemon/oom-watch.c daemon/process-watch.c daemon/oom-kills.c daemon/kmsg-source.c \
 	daemon/oom-sources.c daemon/cgroup-watch.c daemon/near-limit.c daemon/manager-oom.c
 DAEMON_MAIN := daemon/ramwatchd.c
 # the pure parts of the daemon's Windows primitives (daemon/windows/: the
@@ -185,10 +185,10 @@ $(BUILD)/schema/migrations.c: schema/embed-migrations.py $(SCHEMA_MIGRATIONS) sc
 	@mkdir -p $(dir $@)
 	$(PYTHON) schema/embed-migrations.py $@ $(SCHEMA_MIGRATIONS)
 
-# The BPF programs (daemon/*.bpf.c: the change watch, the OOM watch),
-# compiled for the kernel's virtual machine with its BTF (CO-RE: field
-# offsets are taken from the running kernel at load) and embedded in
-# ramwatchd as libbpf skeleton headers.
+# The BPF programs (daemon/*.bpf.c: the change watch, the OOM watch, the
+# process watch), compiled for the kernel's virtual machine with its BTF
+# (CO-RE: field offsets are taken from the running kernel at load) and
+# embedded in ramwatchd as libbpf skeleton headers.
 BPF_CLANG ?= clang
 BPF_INCLUDE := -I/usr/include/$(shell $(CC) -print-multiarch 2>/dev/null) -Idaemon
 $(BUILD)/gen/%.bpf.o: daemon/%.bpf.c
@@ -201,6 +201,8 @@ $(BUILD)/gen/%.skel.h: $(BUILD)/gen/%.bpf.o
 $(BUILD)/gen/oom-watch.bpf.o: daemon/oom-watch-event.h
 $(BUILD)/daemon/change-watch.o: | $(BUILD)/gen/change-watch.skel.h
 $(BUILD)/daemon/oom-watch.o: | $(BUILD)/gen/oom-watch.skel.h
+$(BUILD)/gen/process-watch.bpf.o: daemon/process-watch-event.h
+$(BUILD)/daemon/process-watch.o: | $(BUILD)/gen/process-watch.skel.h
 
 $(BUILD)/schema/migrations.o: $(BUILD)/schema/migrations.c
 	$(CC) $(ALL_CFLAGS) $(INC_schema) -c -o $@ $<
@@ -263,7 +265,7 @@ UNIT_TESTS := test-util test-log test-strpool test-text test-hashtab test-timepa
 	test-trace-replay test-trace-export test-trace-binary test-trace-stacks \
 	test-store test-store-failures test-store-salvage test-store-retention test-store-read test-store-read-report test-store-read-events test-store-read-gpu test-store-read-history test-store-read-page test-store-oom test-store-coalesce test-sample-row test-census-counters test-store-repeat test-store-delta test-steady test-query test-query-limits \
 	test-config test-config-values test-config-files test-selector \
-	test-sysmem test-event-loop test-schedule test-pidmap test-store-aside test-writer test-export test-watched test-census-tier test-discover test-fast-tier test-proc-connector test-oom-kmsg test-oom-kills test-near-limit test-kmsg-source test-cgroup-mem test-oom-watch test-change-watch test-status-line test-daemon-clock \
+	test-sysmem test-event-loop test-schedule test-pidmap test-store-aside test-writer test-export test-watched test-census-tier test-discover test-fast-tier test-proc-connector test-oom-kmsg test-oom-kills test-near-limit test-kmsg-source test-cgroup-mem test-oom-watch test-process-watch test-change-watch test-status-line test-daemon-clock \
 	test-control-request test-request-table test-control-buffer test-control-access test-control-processes test-control-worker \
 	test-render test-render-html test-command-table test-control-client test-render-answers test-top test-chart
 UNIT_TESTS += test-win-procs test-win-sid test-win-sysmem
@@ -517,7 +519,8 @@ $(BUILD)/fuzz/fuzz-census-json: tests/fuzz/fuzz-census-json.c $(FUZZ_CENSUS_JSON
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_FLAGS) $(INC_client) -o $@ $^ $(FUZZ_LIBS)
 
-$(BUILD)/fuzz/fuzz-control: tests/fuzz/fuzz-control.c $(FUZZ_CONTROL_SRCS) | $(BUILD)/gen/change-watch.skel.h $(BUILD)/gen/oom-watch.skel.h
+$(BUILD)/fuzz/fuzz-control: tests/fuzz/fuzz-control.c $(FUZZ_CONTROL_SRCS) | $(BUILD)/gen/change-watch.skel.h $(BUILD)/gen/oom-watch.skel.h \
+	$(BUILD)/gen/process-watch.skel.h
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_FLAGS) $(INC_daemon) -o $@ $^ $(FUZZ_LIBS)
 

@@ -33,9 +33,11 @@ no threads) and two daemons run side by side: one with MaxProcesses=N,
 one with MaxProcesses=W; their difference is the cost of a watched
 process.  With --watched-settle the window starts once each has had the
 first census of every process it watches, so --watched-seconds 330 holds
-a whole CensusInterval of the steady state.  The discovery scenarios run a daemon with the proc connector
-beside one in a network namespace of its own (unshare --net), which has
-none and lists /proc every DiscoverInterval.
+a whole CensusInterval of the steady state.  The discovery scenarios run
+three daemons side by side: one with the process watch (BPF) in a network
+namespace of its own (unshare --net) as the packaged unit runs it, one
+with the proc connector (ProcessWatch=no), and one with neither (both),
+which lists /proc every DiscoverInterval.
 """
 import argparse
 import os
@@ -348,9 +350,13 @@ def main():
                 for t in more:
                     t.wait()
         if args.present > args.processes and "present" in only:
-            # side by side: the proc connector, and a daemon in a network
-            # namespace of its own, where there is none (listing /proc)
-            variants = {"ramwatchd": ("", []), "ramwatchd, listing /proc": ("", ["unshare", "--net"])}
+            # side by side: the process watch without the connector (a
+            # network namespace of its own, as under the unit), the proc
+            # connector without the watch, and neither (listing /proc)
+            no_watch = "\n[Sampling]\nProcessWatch=no\n"
+            variants = {"ramwatchd, process watch (BPF)": ("", ["unshare", "--net"]),
+                        "ramwatchd, proc connector": (no_watch, []),
+                        "ramwatchd, listing /proc": (no_watch, ["unshare", "--net"])}
             res = scenario(f"defaults, {args.processes} present", targets, 1000, args.present_seconds, 20, "",
                            False, with_floor=False, variants=variants)
             res["present"] = args.processes

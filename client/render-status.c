@@ -104,6 +104,34 @@ static void budget_row(FILE *f, const json_t *budget)
 }
 
 /* "bpf, kmsg, counter" active; each that is not, with why. */
+/* "discovery  bpf events" and, where a better source is off, why. */
+static void discovery_row(FILE *f, const json_t *d)
+{
+	static const struct {
+		const char *source, *words;
+	} sources[] = {
+		{ "bpf", "events from the process watch (BPF)" },
+		{ "connector", "events from the proc connector" },
+		{ "listing", "lists every process each DiscoverInterval" },
+		{ "snapshot", "a snapshot of every process each DiscoverInterval" },
+	};
+	const char *source = answer_str(d, "source"), *why = answer_str(d, "why"), *words = NULL;
+	int64_t lost = 0;
+
+	if (!json_is_object(d) || !source)
+		return;
+	for (size_t i = 0; i < ELEMENTSOF(sources); i++)
+		if (streq(sources[i].source, source))
+			words = sources[i].words;
+	answer_int(d, "lost", &lost);
+	if (lost > 0)
+		row(f, "discovery", "%s; events lost %" PRId64 " time%s", words ? words : source, lost, lost == 1 ? "" : "s");
+	else
+		row(f, "discovery", "%s", words ? words : source);
+	if (why)
+		row(f, "", "%s", why);
+}
+
 static void oom_row(FILE *f, const json_t *oom)
 {
 	static const char *const names[] = { "bpf", "kmsg", "counter" };
@@ -180,6 +208,7 @@ int render_status(const json_t *status, FILE *f)
 	if (answer_int(status, "deferred", &deferred))
 		row(f, "deferred", "%" PRId64 " census%s waiting for the budget", deferred,
 		    deferred == 1 ? "" : "es");
+	discovery_row(f, json_object_get(status, "discovery"));
 	oom_row(f, json_object_get(status, "oom"));
 	cgroups_row(f, json_object_get(status, "cgroups"));
 	if (!json_is_array(errors) || json_array_size(errors) == 0) {

@@ -219,6 +219,15 @@
  * that starts up to about 5,000 processes a second. */
 #define RW_PROC_EVENTS_EVERY_US (250u * 1000u)
 
+/* The process watch's ring (daemon/process-watch.c), in bytes, read as
+ * often as the connector's socket: a record is 16 bytes with its header,
+ * and a process makes four or five (new, exec, its new name, gone), so
+ * it holds about 32,000 records, what a host starting 5,000 processes a
+ * second makes in a second and a half.  Past it the kernel drops records,
+ * counts them, and discovery lists everything again.  A power of two;
+ * kernel memory, not the daemon's. */
+#define RW_PROCESS_WATCH_RING (512u * 1024u)
+
 /* Bytes of rows kept in memory while the store cannot be written (a full
  * disk, a locked database).  Past it the oldest rows are dropped, and
  * counted. */

@@ -34,7 +34,7 @@ struct config_setting {
 	bool zero_off;             /* 0 is allowed below min: it turns the feature off */
 };
 
-#define CONFIG_SETTINGS_N 25
+#define CONFIG_SETTINGS_N 26
 extern const struct config_setting config_settings[CONFIG_SETTINGS_N];
 
 /* The setting name in section, or NULL. */

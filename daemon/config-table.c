@@ -45,6 +45,7 @@ const struct config_setting config_settings[CONFIG_SETTINGS_N] = {
 	{ "Sampling", "HugeProcess", CONFIG_SIZE, FIELD(huge_process), "32G", 0, UINT64_MAX, 0, 0, false },
 	{ "Sampling", "Evidence", CONFIG_BOOL, FIELD(evidence), "yes", 0, 0, 0, 0, false },
 	{ "Sampling", "ChangeWatch", CONFIG_BOOL, FIELD(change_watch), "yes", 0, 0, 0, 0, false },
+	{ "Sampling", "ProcessWatch", CONFIG_BOOL, FIELD(process_watch), "yes", 0, 0, 0, 0, false },
 	/* 0: every steady check reads smaps_rollup */
 	{ "Sampling", "SteadyCheckInterval", CONFIG_TIME, FIELD(steady_check_interval), "15min", 0, 7 * DAY, 0, 0,
 	  false },

@@ -47,6 +47,7 @@ struct daemon_config {
 	uint64_t huge_process;            /* HugeProcess=, resident bytes */
 	bool evidence;                    /* Evidence=: read allocators' headers in censuses */
 	bool change_watch;                /* ChangeWatch=: read statm only when the kernel says it moved */
+	bool process_watch;               /* ProcessWatch=: discovery told of processes by BPF where it loads */
 	config_usec_t steady_check_interval; /* SteadyCheckInterval=: the watch's word alone stands this long */
 
 	/* [Store] */

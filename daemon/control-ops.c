@@ -146,6 +146,16 @@ static json_t *oom_json(const struct core_status *st)
 			 (json_int_t)o->kmsg_bad_lines);
 }
 
+/* Where discovery learns of new and changed processes, and why not from
+ * a better source. */
+static json_t *discovery_json(const struct core_status *st)
+{
+	return json_pack("{s:s, s:o, s:I, s:I, s:I}", "source", st->discovery_source ? st->discovery_source : "listing",
+			 "why", st->discovery_why ? control_json_string(st->discovery_why) : json_null(), "passes",
+			 (json_int_t)st->discovery_passes, "full_passes", (json_int_t)st->discovery_full_passes, "lost",
+			 (json_int_t)st->discovery_lost);
+}
+
 /* The memory cgroups: the controller's version (null: none, and why),
  * the groups of watched processes, how their limits are watched. */
 static json_t *cgroups_json(const struct core_status *st)
@@ -202,6 +212,7 @@ static void op_status(struct control_conn *c)
 	if (result) {
 		json_object_set_new(json_object_get(result, "database"), "corruption", corruption_json(&st));
 		json_object_set_new(result, "system", system_json(&st));
+		json_object_set_new(result, "discovery", discovery_json(&st));
 		json_object_set_new(result, "oom", oom_json(&st));
 		json_object_set_new(result, "cgroups", cgroups_json(&st));
 	}

@@ -26,6 +26,12 @@ struct core_status {
 	unsigned watched;
 	uint64_t followed, exited, stopped;
 	uint64_t over_limit;                /* discovery: not followed, MaxProcesses reached */
+	/* discovery: where it learns of new and changed processes ("bpf",
+	 * "connector", "listing"), why the better ones are off (NULL: none
+	 * is), its passes, those that listed every process, and the times
+	 * events were lost */
+	const char *discovery_source, *discovery_why;
+	uint64_t discovery_passes, discovery_full_passes, discovery_lost;
 	uint64_t sample_errors;             /* the fast tier */
 	uint64_t sample_round_us_max;       /* its longest round (and the census pass after it) */
 

@@ -7,16 +7,18 @@
  * This header is what the manager sees of it on every platform; each
  * platform's state (struct discover) is in its own discover-os.h.
  *
- * linux/discover.c: without the proc connector (proc-connector.h) a pass
- * lists the proc root and reads the status of each process not followed
- * (25 microseconds each).  With it, a pass reads only what the connector
- * told as new or changed since (a fork, an exec, a new name or uid): a
- * process the selectors passed over is not read again until it changes,
- * and one picked but below MinPrivate is looked at through its statm,
- * kept open, whose figures move when it grows (1.6 microseconds; a
- * process whose VmSize is below MinPrivate cannot hold that much).  A
- * full pass, listing the proc root, comes first, after a reload, when the
- * connector lost events, and at least every RW_DISCOVER_FULL_MS.
+ * linux/discover.c: without events of processes a pass lists the proc
+ * root and reads the status of each process not followed (25
+ * microseconds each).  With them, from the process watch
+ * (process-watch.h, BPF) or else the proc connector (proc-connector.h), a
+ * pass reads only what they told as new or changed since (a fork, an
+ * exec, a new name; a new uid from the connector alone): a process the
+ * selectors passed over is not read again until it changes, and one
+ * picked but below MinPrivate is looked at through its statm, kept open,
+ * whose figures move when it grows (1.6 microseconds; a process whose
+ * VmSize is below MinPrivate cannot hold that much).  A full pass,
+ * listing the proc root, comes first, after a reload, when events were
+ * lost, and at least every RW_DISCOVER_FULL_MS.
  *
  * windows/discover.c: a pass is one snapshot of every process
  * (windows/win-procs.h), whose commit says at once which are above
@@ -33,6 +35,37 @@
 #include "target.h"
 
 struct watched;
+
+/* Where discovery learns of new and changed processes. */
+enum discover_source {
+	DISCOVER_LISTING,   /* nowhere: every pass lists the proc root (Linux) */
+	DISCOVER_CONNECTOR, /* the proc connector (Linux) */
+	DISCOVER_BPF,       /* the process watch (Linux), the best */
+	DISCOVER_SNAPSHOT,  /* nowhere: every pass is a snapshot of every process (Windows) */
+};
+
+/* "bpf", "connector", "listing", "snapshot": as the status names them. */
+static inline const char *discover_source_name(enum discover_source s)
+{
+	switch (s) {
+	case DISCOVER_BPF:
+		return "bpf";
+	case DISCOVER_CONNECTOR:
+		return "connector";
+	case DISCOVER_SNAPSHOT:
+		return "snapshot";
+	default:
+		return "listing";
+	}
+}
+
+/* What the status tells of discovery. */
+struct discover_status {
+	enum discover_source source;
+	const char *why;              /* why the better sources are off, in words; NULL: none is */
+	uint64_t passes, full_passes; /* passes, and those that looked at every process */
+	uint64_t events_lost;         /* times the source of events dropped some */
+};
 
 /* A process discovery picked: the callback takes t over (it frees it when
  * it cannot follow it).  Returns 0, or a negative errno that ends the pass
@@ -55,20 +88,36 @@ typedef int (*discover_follow_t)(void *userdata, struct target *t);
  * logging why. */
 int discover_open(struct discover *d, const char *proc_root, bool *ret_host);
 
-/* Makes d ready for its first pass (a full one); without the kernel's
- * process events (events false, or they cannot be had: logged) every
- * pass looks at every process.  Returns 0. */
+/* Makes d ready for its first pass (a full one) and opens its source of
+ * events (discover_events_open); without the kernel's process events
+ * (events false, or they cannot be had: logged, and why kept for the
+ * status) every pass looks at every process.  Returns 0. */
 int discover_init(struct discover *d, bool events);
 /* Closes what discovery holds, forgets every process; accepts a zeroed d. */
 void discover_done(struct discover *d);
 
-/* Where the kernel's process events (Linux's proc connector) wait, for
- * the loop to watch: true with *ret, or false when there are none. */
+/* (Re)opens the source of the kernel's process events, the best that
+ * opens and that the settings allow: on Linux the process watch (unless
+ * ProcessWatch=no), else the proc connector, else none, and every pass
+ * lists the proc root; Windows has none.  The caller takes the old
+ * source's descriptor (discover_events_source) out of its loop first.
+ * What is off and why is logged.  The next pass is a full one.  Returns
+ * the source. */
+enum discover_source discover_events_open(struct discover *d);
+/* Where the kernel's process events wait, for the loop to watch: true
+ * with *ret, or false when there are none. */
 bool discover_events_source(const struct discover *d, event_fd_t *ret);
-/* Reads the waiting events into the next pass's work.  On an error the
- * events are given up (logged) and every pass looks at every process from
- * then on.  Returns 0, or that error. */
+/* Reads the waiting events into the next pass's work.  On a loss the next
+ * pass looks at every process; on another error the events are given up
+ * (logged) and every pass looks at every process from then on.  Returns
+ * 0, or that error. */
 int discover_events_read(struct discover *d);
+/* The source in use. */
+enum discover_source discover_source(const struct discover *d);
+/* What the status tells: the source, why the better ones are off, the
+ * counts. */
+void discover_get_status(const struct discover *d, struct discover_status *ret);
+
 /* The selectors or MinPrivate changed: the next pass decides afresh. */
 void discover_reload(struct discover *d);
 

@@ -20,8 +20,10 @@ void manager_snapshot(struct manager *m, bool with_size, struct core_status *ret
 	struct writer *writer = store_cycle_writer(m->store_cycle);
 	const struct store_corruption *k = store_cycle_corruption(m->store_cycle);
 	struct watched_counts wc;
+	struct discover_status ds;
 
 	watched_get_counts(m->watched, &wc);
+	discover_get_status(&m->discover, &ds);
 	*ret = (struct core_status){
 		.started_us = m->started_us,
 		.config_path = m->config_path,
@@ -31,6 +33,11 @@ void manager_snapshot(struct manager *m, bool with_size, struct core_status *ret
 		.exited = wc.exited,
 		.stopped = wc.stopped,
 		.over_limit = m->discover.over_limit,
+		.discovery_source = discover_source_name(ds.source),
+		.discovery_why = ds.why,
+		.discovery_passes = ds.passes,
+		.discovery_full_passes = ds.full_passes,
+		.discovery_lost = ds.events_lost,
 		.sample_errors = m->fast.sample_errors,
 		.sample_round_us_max = m->fast.round_us_max,
 		.census = *census_tier_get_stats(m->census_tier),

@@ -63,7 +63,7 @@ struct manager {
 
 	struct event_source *sample_timer, *store_timer, *discover_timer, *retention_timer;
 	struct event_source *census_soon;
-	struct event_source *proc_events; /* the proc connector's socket, for discovery; NULL once closed */
+	struct event_source *proc_events; /* discovery's events (the process watch, the proc connector); NULL without */
 
 	struct status_rate_point status_since; /* the last STATUS= line's, for rates */
 

@@ -282,9 +282,9 @@ static void on_store(struct event_source *s, void *userdata)
 	timer_rearm(s, m->config.store_interval);
 }
 
-/* Forks, execs and exits told by the proc connector: they mark processes
- * for the next discovery pass, read at most every RW_PROC_EVENTS_EVERY_US
- * and at each pass. */
+/* Forks, execs and exits told by the process watch or the proc connector:
+ * they mark processes for the next discovery pass, read at most every
+ * RW_PROC_EVENTS_EVERY_US and at each pass. */
 static void read_proc_events(struct manager *m)
 {
 	if (!m->proc_events)
@@ -323,6 +323,28 @@ static void on_retention(struct event_source *s, void *userdata)
 }
 
 static int reload(struct manager *m);
+
+/* The loop's source for discovery's events, for the source discovery has
+ * open now (none: every pass looks at every process).  Returns 0 or a
+ * negative errno (logged). */
+static int watch_process_events(struct manager *m)
+{
+	const char *name = discover_source_name(discover_source(&m->discover));
+	event_fd_t fd;
+	int r;
+
+	m->proc_events = event_source_free(m->proc_events);
+	if (!discover_events_source(&m->discover, &fd))
+		return 0;
+	r = event_loop_add_io(m->event, fd, EVENT_IN, on_proc_events, m, name, &m->proc_events);
+	if (r < 0)
+		return log_error_errno(r, "cannot watch discovery's events (%s): %m", name);
+	/* once within the interval, then again after it */
+	r = event_io_pace(m->proc_events, RW_PROC_EVENTS_EVERY_US);
+	if (r < 0)
+		return log_error_errno(r, "cannot pace discovery's events (%s): %m", name);
+	return 0;
+}
 
 /* ChangeWatch=: the kernel's change events, where they can be had; else
  * every process's statm is read every round, as the watch is only a way to
@@ -380,16 +402,8 @@ static int setup_loop(struct manager *m)
 	/* discovery first, then sampling; the first store cycle after one
 	 * StoreInterval; retention soon after start, then every minute */
 	const struct daemon_config *c = &m->config;
-	event_fd_t events;
-	if (discover_events_source(&m->discover, &events)) {
-		r = event_loop_add_io(m->event, events, EVENT_IN, on_proc_events, m, "proc-connector", &m->proc_events);
-		if (r < 0)
-			return log_error_errno(r, "cannot watch the proc connector: %m");
-		/* once within the interval, then again after it */
-		r = event_io_pace(m->proc_events, RW_PROC_EVENTS_EVERY_US);
-		if (r < 0)
-			return log_error_errno(r, "cannot pace the proc connector: %m");
-	}
+	if ((r = watch_process_events(m)) < 0)
+		return r;
 	if ((r = timer_add(m->event, &m->discover_timer, 0, c->discover_interval, on_discover, m, "discovery")) < 0 ||
 	    (r = timer_add(m->event, &m->sample_timer, 1000, c->sample_interval, on_sample, m, "sampling")) < 0 ||
 	    (r = timer_add(m->event, &m->store_timer, c->store_interval, c->store_interval, on_store, m, "store")) < 0 ||
@@ -425,6 +439,7 @@ static int reload(struct manager *m)
 		log_info("  %s", line);
 
 	/* in place: the parts of the core read it through a pointer */
+	bool process_watch_was = m->config.process_watch;
 	config_done(&m->config);
 	m->config = c;
 	gpu_watch_reload(&m->gpu);
@@ -435,6 +450,12 @@ static int reload(struct manager *m)
 	timer_rearm(m->sample_timer, 0);
 	timer_rearm(m->store_timer, m->config.store_interval);
 	discover_reload(&m->discover);
+	if (m->config.process_watch != process_watch_was) {
+		/* out of the loop before its descriptor closes */
+		m->proc_events = event_source_free(m->proc_events);
+		(void)discover_events_open(&m->discover);
+		(void)watch_process_events(m);
+	}
 	timer_rearm(m->discover_timer, 0);
 	manager_oom_reload(m);
 

@@ -1,10 +1,11 @@
-/* Discovery on Linux (discover.h): the proc root listed or the
- * connector's events followed, the selectors asked, what they passed over
- * remembered. */
+/* Discovery on Linux (discover.h): the proc root listed or the events of
+ * the process watch or the connector followed, the selectors asked, what
+ * they passed over remembered. */
 #include "discover.h"
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -242,7 +243,7 @@ static int consider(struct pass *pass, int pid)
 	case PASSED:
 		/* without events nothing would tell a change: read it again
 		 * next time, as if never seen */
-		if (d->events_fd < 0) {
+		if (discover_source(d) == DISCOVER_LISTING) {
 			(void)known_remove(&d->known, pid);
 			break;
 		}
@@ -370,7 +371,7 @@ int discover_pass(struct discover *d, const struct watched *w)
 	};
 	int r;
 
-	pass.listing = d->events_fd < 0 || d->full_due || now - d->last_full_us >= RW_DISCOVER_FULL_MS * 1000ull;
+	pass.listing = discover_source(d) == DISCOVER_LISTING || d->full_due || now - d->last_full_us >= RW_DISCOVER_FULL_MS * 1000ull;
 	d->passes++;
 	if (pass.listing) {
 		d->full_due = false;
@@ -409,21 +410,47 @@ int discover_event(void *userdata, enum proc_connector_kind kind, int pid)
 	return 0;
 }
 
+/* The watch's kinds are the connector's, a uid change aside. */
+static int on_watch_event(void *userdata, enum process_watch_kind kind, int pid)
+{
+	return discover_event(userdata,
+			      kind == PROCESS_WATCH_GONE ? PROC_CONNECTOR_GONE
+			      : kind == PROCESS_WATCH_NEW ? PROC_CONNECTOR_NEW
+							  : PROC_CONNECTOR_CHANGED,
+			      pid);
+}
+
+static void events_close(struct discover *d)
+{
+	d->watch = process_watch_free(d->watch);
+	if (d->events_fd >= 0)
+		close(d->events_fd);
+	d->events_fd = -1;
+}
+
 int discover_events_read(struct discover *d)
 {
-	if (d->events_fd < 0)
+	int r;
+
+	if (d->watch)
+		r = process_watch_read(d->watch);
+	else if (d->events_fd >= 0)
+		r = proc_connector_read(d->events_fd, discover_event, d);
+	else
 		return 0;
-	int r = proc_connector_read(d->events_fd, discover_event, d);
 	if (r == -ENOBUFS) {
 		d->events_lost++;
 		d->full_due = true;
-		log_debug("discovery: the proc connector dropped events: the next pass lists every process");
+		log_debug("discovery: the %s dropped events: the next pass lists every process",
+			  d->watch ? "process watch" : "proc connector");
 		return 0;
 	}
 	if (r < 0) {
-		log_warning_errno(r, "cannot read the proc connector, listing every process from now on: %m");
-		close(d->events_fd);
-		d->events_fd = -1;
+		log_warning_errno(r, "cannot read the %s, listing every process from now on: %m",
+				  d->watch ? "process watch" : "proc connector");
+		snprintf(d->why, sizeof(d->why), "the %s could not be read: %s",
+			 d->watch ? "process watch" : "proc connector", strerror(-r));
+		events_close(d);
 		d->full_due = true;
 		return r;
 	}
@@ -432,15 +459,33 @@ int discover_events_read(struct discover *d)
 
 int discover_events_fd(const struct discover *d)
 {
-	return d->events_fd;
+	return d->watch ? process_watch_fd(d->watch) : d->events_fd;
+}
+
+enum discover_source discover_source(const struct discover *d)
+{
+	return d->watch ? DISCOVER_BPF : d->events_fd >= 0 ? DISCOVER_CONNECTOR : DISCOVER_LISTING;
 }
 
 bool discover_events_source(const struct discover *d, event_fd_t *ret)
 {
-	if (d->events_fd < 0)
+	int fd = discover_events_fd(d);
+
+	if (fd < 0)
 		return false;
-	*ret = d->events_fd;
+	*ret = fd;
 	return true;
+}
+
+void discover_get_status(const struct discover *d, struct discover_status *ret)
+{
+	*ret = (struct discover_status){
+		.source = discover_source(d),
+		.why = d->why[0] ? d->why : NULL,
+		.passes = d->passes,
+		.full_passes = d->full_passes,
+		.events_lost = d->events_lost,
+	};
 }
 
 void discover_reload(struct discover *d)
@@ -451,21 +496,88 @@ void discover_reload(struct discover *d)
 	known_init(&d->known);
 }
 
+/* Appends "what: why" to d->why, "; " between. */
+static void why_add(struct discover *d, const char *what, const char *why)
+{
+	size_t len = strlen(d->why);
+	snprintf(d->why + len, sizeof(d->why) - len, "%s%s: %s", len ? "; " : "", what, why);
+}
+
+/* Why the process watch would not load, in words. */
+static const char *watch_failure(int r)
+{
+	switch (r) {
+	case -EPERM:
+	case -EACCES:
+		return "not allowed to load BPF (CAP_BPF, CAP_PERFMON)";
+	case -EXDEV:
+		return "the daemon is not in the host's pid namespace";
+	case -ENOENT:
+	case -EINVAL:
+	case -EOPNOTSUPP:
+		return "the kernel lacks BTF or the tracepoints";
+	default:
+		return strerror(-r);
+	}
+}
+
+/* Why the connector cannot be listened to, in words. */
+static const char *connector_failure(int r)
+{
+	switch (r) {
+	case -EPERM:
+	case -EACCES:
+		return "not allowed to listen (CAP_NET_ADMIN)";
+	case -EPROTONOSUPPORT:
+		return "not in the host's network namespace, or a kernel without it";
+	case -EAFNOSUPPORT:
+		return "no netlink sockets allowed";
+	default:
+		return strerror(-r);
+	}
+}
+
+enum discover_source discover_events_open(struct discover *d)
+{
+	const char *off = d->events ? NULL : "the proc root is not the host's";
+
+	events_close(d);
+	d->why[0] = 0;
+	d->full_due = true;
+	if (off || !d->config->process_watch)
+		why_add(d, "bpf", off ? off : "ProcessWatch=no");
+	else {
+		int r = process_watch_new(RW_PROCESS_WATCH_RING, on_watch_event, d, &d->watch);
+		if (r >= 0) {
+			log_info("discovery learns of new and changed processes from the process watch (BPF)");
+			return DISCOVER_BPF;
+		}
+		d->watch = NULL;
+		why_add(d, "bpf", watch_failure(r));
+	}
+	if (off)
+		why_add(d, "connector", off);
+	else {
+		int fd = proc_connector_open();
+		if (fd >= 0) {
+			d->events_fd = fd;
+			log_info("discovery learns of new and changed processes from the proc connector (%s)", d->why);
+			return DISCOVER_CONNECTOR;
+		}
+		why_add(d, "connector", connector_failure(fd));
+	}
+	log_info("every DiscoverInterval lists every process: no events of processes (%s)", d->why);
+	return DISCOVER_LISTING;
+}
+
 int discover_init(struct discover *d, bool events)
 {
 	known_init(&d->known);
 	d->full_due = true;
+	d->events = events;
 	d->events_fd = -1;
-	if (!events)
-		return 0;
-	int fd = proc_connector_open();
-	if (fd < 0) {
-		log_info_errno(fd, "the proc connector cannot be listened to (%m): every DiscoverInterval "
-			       "lists every process");
-		return 0;
-	}
-	d->events_fd = fd;
-	log_info("discovery learns of new and changed processes from the proc connector");
+	d->watch = NULL;
+	(void)discover_events_open(d);
 	return 0;
 }
 
@@ -473,9 +585,8 @@ void discover_done(struct discover *d)
 {
 	if (!d)
 		return;
-	if (d->events_fd >= 0)
-		close(d->events_fd);
-	d->events_fd = -1;
+	if (d->events_fd >= 0 || d->watch)
+		events_close(d);
 	known_done(&d->known);
 	free(d->boot_id);
 	d->boot_id = NULL;

@@ -101,6 +101,28 @@ int discover_events_read(struct discover *d)
 	return 0;
 }
 
+enum discover_source discover_events_open(struct discover *d)
+{
+	(void)d; /* no process events on Windows */
+	return DISCOVER_SNAPSHOT;
+}
+
+enum discover_source discover_source(const struct discover *d)
+{
+	(void)d;
+	return DISCOVER_SNAPSHOT;
+}
+
+void discover_get_status(const struct discover *d, struct discover_status *ret)
+{
+	/* every pass is a snapshot of every process, and none is better */
+	*ret = (struct discover_status){
+		.source = DISCOVER_SNAPSHOT,
+		.passes = d->passes,
+		.full_passes = d->passes,
+	};
+}
+
 void discover_reload(struct discover *d)
 {
 	/* what the selectors passed over was judged by the old ones */

@@ -1,9 +1,13 @@
 """Discovery end to end: a process passed over is picked up when it
 changes (an exec into a selected name, growth past MinPrivate, another
-process on its pid), with the proc connector and without it: the daemon
-in a network namespace of its own, where the connector does not exist
-(as under PrivateNetwork=yes; Linux 6.6 and later let any user of the
-initial namespaces listen, so dropping privileges is not enough)."""
+process on its pid), from each source of events and without any: the
+process watch (BPF) in a network namespace of its own, where the proc
+connector does not exist (as under PrivateNetwork=yes; Linux 6.6 and
+later let any user of the initial namespaces listen, so dropping
+privileges is not enough); the connector with the watch turned off
+(ProcessWatch=no); neither, listing /proc.  And with the watch, the
+connector out of reach: a new process is found within a second and its
+exit seen, by passes that list nothing."""
 import os
 import shutil
 import subprocess
@@ -12,10 +16,14 @@ import time
 
 import pytest
 
+from conftest import RAMWATCH
 from rwdaemon import fast_config
 
-CONNECTOR = "discovery learns of new and changed processes from the proc connector"
-NO_CONNECTOR = "the proc connector cannot be listened to"
+LEARNS = {
+    "bpf": "discovery learns of new and changed processes from the process watch (BPF)",
+    "connector": "discovery learns of new and changed processes from the proc connector",
+    "listing": "every DiscoverInterval lists every process",
+}
 
 # Real processes: each waits for a line on standard input, then changes.
 EXEC_LATER = "import os, sys; sys.stdin.readline(); os.execv(sys.argv[1], [sys.argv[1], '300'])"
@@ -23,19 +31,36 @@ GROW_LATER = ("import sys; small = b'x'; sys.stdin.readline(); "
               "big = bytearray(b'\\x01') * ({mib} << 20); sys.stdin.readline()  # rw-grow-marker")
 
 
-@pytest.fixture(params=["connector", "listing"])
+def bpf_loads():
+    return os.geteuid() == 0 and os.path.exists("/sys/kernel/btf/vmlinux")
+
+
+@pytest.fixture(params=["bpf", "connector", "listing"])
 def mode(request):
     if os.geteuid() != 0:
         pytest.skip("a network namespace and ns_last_pid need root")
-    return request.param == "listing"
+    if request.param == "bpf" and not bpf_loads():
+        pytest.skip("the process watch needs a kernel with BTF")
+    return request.param
 
 
-def start(tmp_path, daemons, own_netns, watch, min_private="0", interval="1s"):
-    config = (fast_config(watch).replace("DiscoverInterval=200ms", f"DiscoverInterval={interval}")
+def start(tmp_path, daemons, mode, watch, min_private="0", interval="1s"):
+    """A daemon whose discovery learns from mode's source: the connector is
+    out of reach in a network namespace of its own, the watch is turned
+    off by ProcessWatch=no."""
+    extra = "" if mode == "bpf" else "ProcessWatch=no"
+    config = (fast_config(watch).replace("DiscoverInterval=200ms", f"DiscoverInterval={interval}\n{extra}")
               .replace("MinPrivate=0", f"MinPrivate={min_private}"))
-    d = daemons(tmp_path, config, wrap=["unshare", "--net"] if own_netns else []).start()
-    d.wait_for(lambda: CONNECTOR in d.logs() or NO_CONNECTOR in d.logs(), what="how discovery learns")
-    assert (CONNECTOR in d.logs()) == (not own_netns), d.logs()
+    wrap = [] if mode == "connector" else ["unshare", "--net"]
+    d = daemons(tmp_path, config, wrap=wrap).start()
+    d.wait_for(lambda: any(line in d.logs() for line in LEARNS.values()), what="how discovery learns")
+    assert LEARNS[mode] in d.logs(), d.logs()
+    status = d.ask({"op": "status"})["result"]["discovery"]
+    assert status["source"] == mode, status
+    if mode == "connector":
+        assert status["why"] == "bpf: ProcessWatch=no", status
+    if mode == "listing":
+        assert status["why"].startswith("bpf: ProcessWatch=no; connector: "), status
     return d
 
 
@@ -115,3 +140,32 @@ def test_another_process_on_a_passed_over_pid_is_considered_afresh(tmp_path, dae
     finally:
         big.kill()
         big.wait()
+
+
+def test_the_process_watch_finds_a_new_process_and_its_exit_without_the_connector(tmp_path, daemons):
+    """The daemon confined as the unit confines it (no network of the
+    host's, so no proc connector) still learns of processes as they
+    start and exit: after the first pass, none lists /proc."""
+    if not bpf_loads():
+        pytest.skip("the process watch needs root and a kernel with BTF")
+    binary = tmp_path / "rw-disc-new"
+    shutil.copy("/bin/sleep", binary)
+    d = start(tmp_path, daemons, "bpf", "Watch=name:rw-disc-new", interval="500ms")
+    # the connector is out of reach here: the status names no better source
+    assert d.ask({"op": "status"})["result"]["discovery"]["why"] is None
+    p = subprocess.Popen([str(binary), "300"])
+    try:
+        took = wait_watched(d, p.pid, 1)
+        assert took < 1.0, took
+    finally:
+        p.kill()
+        p.wait()
+    d.wait_for(lambda: f"process {p.pid} (rw-disc-new) exited" in d.logs(), what="its exit", timeout=2)
+    status = d.ask({"op": "status"})["result"]["discovery"]
+    assert status["source"] == "bpf"
+    # found by a pass that read only what the watch told
+    assert status["full_passes"] == 1 and status["passes"] >= 2, status
+    assert status["lost"] == 0, status
+    text = subprocess.run([RAMWATCH, "--socket", d.socket, "status"],
+                          capture_output=True, text=True)
+    assert "events from the process watch (BPF)" in text.stdout, text.stdout + text.stderr

@@ -64,6 +64,7 @@ static const char default_text[] = "# The effective configuration of ramwatchd; 
 				   "HugeProcess=32G\n"
 				   "Evidence=yes\n"
 				   "ChangeWatch=yes\n"
+				   "ProcessWatch=yes\n"
 				   "SteadyCheckInterval=15min\n"
 				   "\n"
 				   "[Store]\n"
@@ -151,6 +152,7 @@ static void test_every_setting(void **state)
 		{ "[Sampling]\nHugeProcess=0\n", "HugeProcess: 32G -> 0\n", "HugeProcess=0\n" },
 		{ "[Sampling]\nEvidence=off\n", "Evidence: yes -> no\n", "Evidence=no\n" },
 		{ "[Sampling]\nChangeWatch=no\n", "ChangeWatch: yes -> no\n", "ChangeWatch=no\n" },
+		{ "[Sampling]\nProcessWatch=no\n", "ProcessWatch: yes -> no\n", "ProcessWatch=no\n" },
 		{ "[Sampling]\nSteadyCheckInterval=0\n", "SteadyCheckInterval: 15min -> 0\n", "SteadyCheckInterval=0\n" },
 		{ "[Store]\nRetention=1y\n", "Retention: 30d -> 1y\n", "Retention=1y\n" },
 		{ "[Store]\nMaxDatabaseSize=0\n", "MaxDatabaseSize: 1G -> 0\n", "MaxDatabaseSize=0\n" },

@@ -217,9 +217,9 @@ install -d -m 0755 -o ramwatch -g ramwatch /run/ramwatch
 	cd / && umask 0027 &&
 		exec env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin STATE_DIRECTORY=$STATE RUNTIME_DIRECTORY=/run/ramwatch \
 			setpriv --reuid=ramwatch --regid=ramwatch --init-groups \
-			--inh-caps=+sys_ptrace,+dac_read_search,+net_admin,+bpf,+perfmon \
-			--ambient-caps=+sys_ptrace,+dac_read_search,+net_admin,+bpf,+perfmon \
-			--bounding-set=-all,+sys_ptrace,+dac_read_search,+net_admin,+bpf,+perfmon $exec_start
+			--inh-caps=+sys_ptrace,+dac_read_search,+bpf,+perfmon,+syslog \
+			--ambient-caps=+sys_ptrace,+dac_read_search,+bpf,+perfmon,+syslog \
+			--bounding-set=-all,+sys_ptrace,+dac_read_search,+bpf,+perfmon,+syslog $exec_start
 ) >"$tmp/ramwatchd.log" 2>&1 &
 daemon_pid=$!
 

@@ -178,8 +178,10 @@ static int print_times(unsigned repeats)
 	size_t n = 0, answered = 0;
 	struct error err = { 0 };
 
-	if (!whole || !parse || !each)
+	if (!whole || !parse || !each) {
+		fprintf(stderr, "procsnap: %s\n", strerror(ENOMEM));
 		return 1;
+	}
 	for (unsigned i = 0; i < repeats; i++) {
 		struct win_procs *s = NULL;
 		uint64_t t0 = now_us();
@@ -233,7 +235,11 @@ static int print_raw(void)
 	fwrite(&address, sizeof(address), 1, stdout);
 	fwrite(buf, 1, got, stdout);
 	free(buf);
-	return fflush(stdout) == 0 ? 0 : 1;
+	if (fflush(stdout) != 0) {
+		fprintf(stderr, "procsnap: writing the snapshot: %s\n", strerror(errno));
+		return 1;
+	}
+	return 0;
 }
 
 int main(int argc, char **argv)

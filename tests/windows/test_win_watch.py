@@ -35,6 +35,13 @@ def wine_env():
 
 def snapshot(env):
     r = subprocess.run([WINE, PROCSNAP], env=env, capture_output=True, text=True, timeout=60)
+    if r.returncode == 1 and not r.stdout and not r.stderr:
+        # procsnap says why on every failure of its own; exit 1 with
+        # nothing said is Wine's loader failing to start it (seen once in
+        # hundreds of starts on a loaded machine; its messages are
+        # silenced by WINEDEBUG=-all): once more, with Wine's errors on
+        r = subprocess.run([WINE, PROCSNAP], env=dict(env, WINEDEBUG="err+all"), capture_output=True, text=True,
+                           timeout=60)
     assert r.returncode == 0, (r.returncode, r.stderr, r.stdout[:200])
     return json.loads(r.stdout)
 

@@ -64,6 +64,19 @@ static void csv_row(FILE *f, const json_t *row, const struct csv_column *cols, s
 	fputc('\n', f);
 }
 
+/* list (an array of objects) as CSV: the header, a row each.  Returns 0
+ * or -EIO. */
+static int csv_list(FILE *f, const json_t *list, const struct csv_column *cols, size_t n)
+{
+	const json_t *row;
+	size_t i;
+
+	csv_header(f, cols, n);
+	json_array_foreach(list, i, row)
+		csv_row(f, row, cols, n);
+	return ferror(f) ? -EIO : 0;
+}
+
 /* ------------------------------------------------------------ oom */
 
 static const struct csv_column oom_columns[] = {
@@ -153,8 +166,7 @@ static int oom_table(const json_t *list, FILE *f)
 
 int render_oom(const json_t *answer, enum answer_format format, FILE *f)
 {
-	const json_t *list = json_object_get(answer, "kills"), *k;
-	size_t i;
+	const json_t *list = json_object_get(answer, "kills");
 	int r;
 
 	if (!json_is_array(list))
@@ -170,10 +182,7 @@ int render_oom(const json_t *answer, enum answer_format format, FILE *f)
 	}
 	if (format != ANSWER_CSV)
 		return oom_table(list, f);
-	csv_header(f, oom_columns, ELEMENTSOF(oom_columns));
-	json_array_foreach(list, i, k)
-		csv_row(f, k, oom_columns, ELEMENTSOF(oom_columns));
-	return ferror(f) ? -EIO : 0;
+	return csv_list(f, list, oom_columns, ELEMENTSOF(oom_columns));
 }
 
 /* ------------------------------------------------------------ cgroups */
@@ -263,8 +272,7 @@ static int cgroups_table(const json_t *list, FILE *f)
 
 int render_cgroups(const json_t *answer, enum answer_format format, FILE *f)
 {
-	const json_t *list = json_object_get(answer, "cgroups"), *g;
-	size_t i;
+	const json_t *list = json_object_get(answer, "cgroups");
 
 	if (!json_is_array(list))
 		return -EBADMSG;
@@ -272,10 +280,7 @@ int render_cgroups(const json_t *answer, enum answer_format format, FILE *f)
 		return answer_print_json(answer, f);
 	if (format != ANSWER_CSV)
 		return cgroups_table(list, f);
-	csv_header(f, cgroup_columns, ELEMENTSOF(cgroup_columns));
-	json_array_foreach(list, i, g)
-		csv_row(f, g, cgroup_columns, ELEMENTSOF(cgroup_columns));
-	return ferror(f) ? -EIO : 0;
+	return csv_list(f, list, cgroup_columns, ELEMENTSOF(cgroup_columns));
 }
 
 /* ------------------------------------------------------------ a cgroup's timeline */
@@ -327,12 +332,8 @@ int render_cgroup_history(const json_t *answer, enum answer_format format, FILE 
 		return -EBADMSG;
 	if (format == ANSWER_JSON)
 		return answer_print_json(answer, f);
-	if (format == ANSWER_CSV) {
-		csv_header(f, row_columns, ELEMENTSOF(row_columns));
-		json_array_foreach(rows, i, x)
-			csv_row(f, x, row_columns, ELEMENTSOF(row_columns));
-		return ferror(f) ? -EIO : 0;
-	}
+	if (format == ANSWER_CSV)
+		return csv_list(f, rows, row_columns, ELEMENTSOF(row_columns));
 	bool several = json_array_size(groups) > 1;
 	_cleanup_(table_freep) struct table *t =
 		several ? table_new("TIME", "CGROUP", ">USAGE", ">LIMIT", ">HEADROOM", ">ANON", ">FILE", ">KERNEL",

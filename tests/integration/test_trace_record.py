@@ -359,7 +359,9 @@ def test_threads_past_the_streams_of_a_file_are_dropped_and_counted(tmp_path):
     # 4200 threads at once, each holding a 64 KiB block until all have
     # theirs: a file has 4096 streams, one a thread (the main thread's
     # one of them), so the last threads' events are dropped, counted and
-    # left out of the sequence like any other drop
+    # left out of the sequence like any other drop.  Their frees may be
+    # recorded: once the barrier opens, a thread that ended leaves its ring
+    # to the next one that asks, so a late thread can have one for its free
     n = 4200
     p, out = record(tmp_path, CHURN, "wide", n, env={"RAMWATCH_TRACE_BUFFER": "4096"}, name="t.rwtrace")
     assert p.returncode == 0, p.stderr
@@ -367,7 +369,7 @@ def test_threads_past_the_streams_of_a_file_are_dropped_and_counted(tmp_path):
     stop = events[-1]
     allocs = [e for e in events if e["kind"] == "alloc" and e.get("tracked", True)]
     frees = sum(e["kind"] == "free" for e in events)
-    assert 4000 < len(allocs) < 4096 and stop["dropped"] >= 2 * (n - 4096)
+    assert len(allocs) == 4095 and n - 4095 <= stop["dropped"] <= 2 * (n - 4095)
     assert len(allocs) + frees + stop["dropped"] == 2 * n
     # every stream in the file is one a reader takes
     total, _, _ = summary(out)

@@ -83,6 +83,19 @@ void control_denied_message(char *buf, size_t size, int pid, const char *comm, i
 	snprintf(buf, size, "%s %s; you (uid %u) " RULE, what, who, (unsigned)peer);
 }
 
+void control_denied_account_message(char *buf, size_t size, int pid, const char *comm, const char *owner,
+				    const char *peer)
+{
+	char what[128];
+
+	if (comm)
+		snprintf(what, sizeof(what), "process %d (%.64s)", pid, comm);
+	else
+		snprintf(what, sizeof(what), "process %d", pid);
+	snprintf(buf, size, "%s belongs to %s; you (%s) may see only your own processes; Administrators and "
+		 "LocalSystem see all", what, owner, peer);
+}
+
 void control_denied_suffix(char *buf, size_t size, const char *reason, uid_t peer)
 {
 	if (reason && strstr(reason, "members of group"))

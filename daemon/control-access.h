@@ -75,6 +75,14 @@ const char *control_user_name(uid_t uid, char *buf, size_t size);
 void control_denied_message(char *buf, size_t size, int pid, const char *comm, int64_t owner,
 			    const char *owner_name, uid_t peer);
 
+/* The same on Windows, where accounts are SIDs:
+ *   process 4242 (python.exe) belongs to S-1-5-21-...-1002; you
+ *   (S-1-5-21-...-1001) may see only your own processes; Administrators
+ *   and LocalSystem see all
+ * comm may be NULL. */
+void control_denied_account_message(char *buf, size_t size, int pid, const char *comm, const char *owner,
+				    const char *peer);
+
 /* The reason of a denial the store gave (which names the process and its
  * owner), completed with the rule, as control_denied_message says it. */
 void control_denied_suffix(char *buf, size_t size, const char *reason, uid_t peer);

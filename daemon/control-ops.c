@@ -7,7 +7,9 @@
  *
  * Access is checked here first, before anything is read for the asker:
  * a watched process's owner is the uid the daemon recorded when it began
- * following it; another process's is the real uid of its status file. */
+ * following it; another process's is the account the system tells
+ * (control-owner.h: the real uid of its status file on Linux, its token's
+ * user SID on Windows). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,9 +19,9 @@
 #include "census-json.h"
 #include "census.h"
 #include "control-internal.h"
+#include "control-owner.h"
 #include "limits.h"
 #include "log.h"
-#include "procfs.h"
 #include "util.h"
 
 /* Rates in "status" are over at least this long (when the daemon has run
@@ -40,35 +42,28 @@ static void deny(struct control_conn *c, int pid, const char *comm, int64_t owne
 	control_conn_error(c, CONTROL_DENIED, message);
 }
 
-/* Whose is a process the daemon does not watch: its real uid, its name
- * and its resident size, from its status file.  Returns 0, -ENOENT when
- * there is no such process, or another negative errno. */
-static int process_owner(int root_fd, int pid, struct proc_status *ret)
-{
-	int fd = procfs_open_pid(root_fd, pid);
-	if (fd < 0)
-		return fd;
-	int r = procfs_read_status(fd, ret);
-	close(fd);
-	return r == -ESRCH ? -ENOENT : r;
-}
-
 /* Answers when a process the daemon does not watch cannot be looked at:
- * it does not exist, it is another's, or its status is unreadable.
+ * it does not exist, it is another's, or its owner is unreadable.
  * Returns true when it answered. */
-static bool refuse_unwatched(struct control_conn *c, int pid, struct proc_status *ret)
+static bool refuse_unwatched(struct control_conn *c, int pid, struct control_owner *ret)
 {
-	int r = process_owner(c->server->root_fd, pid, ret);
+	int r = control_owner_read(c->server->root_fd, pid, ret);
 	if (r == -ENOENT) {
 		control_conn_errorf(c, CONTROL_NOT_FOUND, "no process %d", pid);
 		return true;
 	}
 	if (r < 0) {
-		control_conn_errorf(c, CONTROL_INTERNAL, "cannot read the status of process %d: %s", pid, strerror(-r));
+		control_conn_errorf(c, CONTROL_INTERNAL, "cannot read the owner of process %d: %s", pid, strerror(-r));
 		return true;
 	}
-	if (!control_peer_may_see(&c->peer, ret->uid)) {
-		deny(c, pid, ret->name[0] ? ret->name : NULL, ret->uid);
+	if (!control_peer_may_see_account(&c->peer, ret->uid, ret->sid[0] ? ret->sid : NULL)) {
+		if (ret->sid[0]) {
+			char message[512], peer[CONTROL_ACCOUNT_TEXT_MAX];
+			control_denied_account_message(message, sizeof(message), pid, ret->name[0] ? ret->name : NULL,
+						       ret->sid, control_peer_account(&c->peer, peer, sizeof(peer)));
+			control_conn_error(c, CONTROL_DENIED, message);
+		} else
+			deny(c, pid, ret->name[0] ? ret->name : NULL, ret->uid);
 		return true;
 	}
 	return false;
@@ -428,7 +423,7 @@ static void op_scan(struct control_conn *c)
 	struct control_request *req = c->req;
 	int pid = req->sel.pid;
 	struct core_process t;
-	struct proc_status st;
+	struct control_owner st;
 
 	if (core->describe(core->userdata, pid, &t) == 0) {
 		if (!control_peer_may_see(&c->peer, t.uid)) {
@@ -453,8 +448,8 @@ static void op_scan(struct control_conn *c)
 	struct core_status now;
 	core->status(core->userdata, &now);
 	q->evidence = now.evidence;
-	q->light = q->req->light || (!q->req->full && now.huge_process > 0 && status_has(&st, STATUS_VM_RSS) &&
-				     st.counter[STATUS_VM_RSS] > now.huge_process);
+	q->light = q->req->light || (!q->req->full && now.huge_process > 0 && st.have_resident &&
+				     st.resident > now.huge_process);
 	submit(c, q, control_query_scan, false, false);
 }
 
@@ -466,7 +461,7 @@ static void op_mark(struct control_conn *c)
 	struct control_request *req = c->req;
 	int pid = req->sel.pid;
 	struct core_process t;
-	struct proc_status st;
+	struct control_owner st;
 	int64_t time = 0;
 
 	if (core->describe(core->userdata, pid, &t) < 0) {

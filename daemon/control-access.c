@@ -41,14 +41,21 @@ int64_t control_peer_only_uid(const struct control_peer *p)
 	return p->privileged ? -1 : (int64_t)p->uid;
 }
 
+const char *control_peer_only_owner(const struct control_peer *p)
+{
+	return p->privileged || !p->owner[0] ? NULL : p->owner;
+}
+
 bool control_peer_may_see_account(const struct control_peer *p, int64_t owner_uid, const char *owner_sid)
 {
 	if (p->privileged)
 		return true;
-	/* a Windows peer is its SID (SIDs are written in capitals, but
-	 * compared as Windows does, without case) */
+	/* a Windows peer is its SID, or its account's name (SIDs are written
+	 * in capitals, but compared as Windows does, without case; so are
+	 * names) */
 	if (p->sid[0])
-		return owner_sid && strcasecmp(owner_sid, p->sid) == 0;
+		return owner_sid &&
+		       (strcasecmp(owner_sid, p->sid) == 0 || (p->owner[0] && strcasecmp(owner_sid, p->owner) == 0));
 	return owner_uid >= 0 && owner_uid == (int64_t)p->uid;
 }
 

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "census-json.h"
@@ -39,6 +40,21 @@ static void deny(struct control_conn *c, int pid, const char *comm, int64_t owne
 	char name[64], message[512];
 	const char *owner_name = owner >= 0 ? control_user_name((uid_t)owner, name, sizeof(name)) : NULL;
 	control_denied_message(message, sizeof(message), pid, comm, owner, owner_name, c->peer.uid);
+	control_conn_error(c, CONTROL_DENIED, message);
+}
+
+/* Refuses a watched process that is another's: its uid's, on Windows its
+ * account's. */
+static void deny_watched(struct control_conn *c, const struct core_process *t)
+{
+	char message[512], peer[CONTROL_ACCOUNT_TEXT_MAX];
+
+	if (t->uid >= 0 || !c->peer.sid[0]) {
+		deny(c, t->pid, t->comm, t->uid);
+		return;
+	}
+	control_denied_account_message(message, sizeof(message), t->pid, t->comm, t->owner ? t->owner : "no known account",
+				       control_peer_account(&c->peer, peer, sizeof(peer)));
 	control_conn_error(c, CONTROL_DENIED, message);
 }
 
@@ -238,6 +254,13 @@ static struct control_query *query_new(struct control_conn *c)
 		return NULL;
 	q->req = TAKE_PTR(c->req);
 	q->only_uid = control_peer_only_uid(&c->peer);
+	/* the request keeps the text, for the worker */
+	const char *owner = control_peer_only_owner(&c->peer);
+	if (owner && !q->req->only_owner && !(q->req->only_owner = strdup(owner))) {
+		control_query_free(q);
+		return NULL;
+	}
+	q->only_owner = q->req->only_owner;
 	q->peer_uid = c->peer.uid;
 	return q;
 }
@@ -247,6 +270,7 @@ struct live_copy {
 	struct control_live_set *set;
 	size_t allocated;
 	int64_t only_uid;
+	const char *only_owner;
 };
 
 static int copy_live(void *data, const struct core_process *p)
@@ -254,7 +278,8 @@ static int copy_live(void *data, const struct core_process *p)
 	struct live_copy *copy = data;
 	struct control_live_set *set = copy->set;
 
-	if (copy->only_uid >= 0 && p->uid != copy->only_uid)
+	if (copy->only_uid >= 0 && p->uid != copy->only_uid &&
+	    !(copy->only_owner && p->owner && strcasecmp(p->owner, copy->only_owner) == 0))
 		return 0;
 	if (set->n == copy->allocated) {
 		size_t more = copy->allocated ? 2 * copy->allocated : 16;
@@ -287,10 +312,11 @@ static int copy_live(void *data, const struct core_process *p)
 }
 
 /* The watched processes the peer may see, copied for the worker. */
-static struct control_live_set *live_snapshot(const struct core_interface *core, int64_t only_uid)
+static struct control_live_set *live_snapshot(const struct core_interface *core, int64_t only_uid,
+					      const char *only_owner)
 {
 	struct live_copy copy = { .set = calloc(1, sizeof(struct control_live_set)), .allocated = 16,
-				  .only_uid = only_uid };
+				  .only_uid = only_uid, .only_owner = only_owner };
 
 	if (!copy.set || !(copy.set->p = calloc(copy.allocated, sizeof(*copy.set->p)))) {
 		free(copy.set);
@@ -306,7 +332,7 @@ static struct control_live_set *live_snapshot(const struct core_interface *core,
 static void op_processes(struct control_conn *c)
 {
 	struct control_query *q = query_new(c);
-	if (!q || !(q->live = live_snapshot(&c->server->core, q->only_uid))) {
+	if (!q || !(q->live = live_snapshot(&c->server->core, q->only_uid, q->only_owner))) {
 		control_query_free(q);
 		control_conn_error(c, CONTROL_INTERNAL, "out of memory");
 		return;
@@ -426,8 +452,8 @@ static void op_scan(struct control_conn *c)
 	struct control_owner st;
 
 	if (core->describe(core->userdata, pid, &t) == 0) {
-		if (!control_peer_may_see(&c->peer, t.uid)) {
-			deny(c, pid, t.comm, t.uid);
+		if (!control_peer_may_see_account(&c->peer, t.uid, t.owner)) {
+			deny_watched(c, &t);
 			return;
 		}
 		int r = core->request_census(core->userdata, pid, req->full, req->light, on_census, c, &c->waiter);
@@ -472,8 +498,8 @@ static void op_mark(struct control_conn *c)
 					    pid, st.name[0] ? st.name : "?");
 		return;
 	}
-	if (!control_peer_may_see(&c->peer, t.uid)) {
-		deny(c, pid, t.comm, t.uid);
+	if (!control_peer_may_see_account(&c->peer, t.uid, t.owner)) {
+		deny_watched(c, &t);
 		return;
 	}
 	int r = core->mark(core->userdata, pid, req->mark, (int64_t)c->peer.uid, &time);
@@ -536,8 +562,15 @@ void control_ops_start(struct control_conn *c)
 	}
 	/* what the store gives a user who may see only their own processes
 	 * holds only those */
-	if (d->access == REQUEST_OWN_PROCESSES)
+	if (d->access == REQUEST_OWN_PROCESSES) {
+		const char *owner = control_peer_only_owner(&c->peer);
 		c->req->sel.only_uid = control_peer_only_uid(&c->peer);
+		if (owner && !(c->req->only_owner = strdup(owner))) {
+			control_conn_error(c, CONTROL_INTERNAL, "out of memory");
+			return;
+		}
+		c->req->sel.only_owner = c->req->only_owner;
+	}
 	if (h->start)
 		h->start(c);
 	else

@@ -53,7 +53,8 @@ static void deny_watched(struct control_conn *c, const struct core_process *t)
 		deny(c, t->pid, t->comm, t->uid);
 		return;
 	}
-	control_denied_account_message(message, sizeof(message), t->pid, t->comm, t->owner ? t->owner : "no known account",
+	control_denied_account_message(message, sizeof(message), t->pid, t->comm,
+				       t->owner ? t->owner : "no known account",
 				       control_peer_account(&c->peer, peer, sizeof(peer)));
 	control_conn_error(c, CONTROL_DENIED, message);
 }

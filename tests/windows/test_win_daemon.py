@@ -2,7 +2,8 @@
 console (--foreground) with its configuration and database in a directory
 of the test's own and a pipe of its own, follows the ground-truth holder
 (tests/windows/holder.c) as it grows its commit and then its heap; answers
-ramwatch.exe status over the pipe that it watches it; and, once stopped
+ramwatch.exe status over the pipe that it watches it, after garbage and a
+request past RW_REQUEST_MAX (tests/windows/pipepoke.c); and, once stopped
 with Ctrl-C, leaves a database that Linux's SQLite finds whole and Linux's
 ramwatch sql reads: the holder's samples, and a census at each growth
 naming the private memory and the heap.  The same daemon as a service:
@@ -25,6 +26,8 @@ from wine import EXE, LINUX, WIN, WINE, session, winpath
 
 RAMWATCHD = os.path.join(WIN, "ramwatchd.exe")
 HOLDER = os.path.join(WIN, "tests", "holder.exe")
+PIPEPOKE = os.path.join(WIN, "tests", "pipepoke.exe")
+REQUEST_MAX = 64 * 1024  # RW_REQUEST_MAX
 SERVICE = "ramwatchd"
 MiB = 1024 ** 2
 
@@ -46,8 +49,8 @@ Evidence=yes
 
 @pytest.fixture(scope="module")
 def wine_env():
-    yield from session(((RAMWATCHD, "ramwatchd.exe (make windows)"),
-                        (HOLDER, "holder.exe (make check-windows)"), (LINUX, "build/ramwatch")))
+    yield from session(((RAMWATCHD, "ramwatchd.exe (make windows)"), (HOLDER, "holder.exe (make check-windows)"),
+                        (PIPEPOKE, "pipepoke.exe (make check-windows)"), (LINUX, "build/ramwatch")))
 
 
 class Holder:
@@ -111,6 +114,12 @@ def status(env, pipe):
     return subprocess.run([WINE, EXE, "status", "--pipe", pipe], env=env, capture_output=True, text=True, timeout=60)
 
 
+def poke(env, pipe, *args):
+    r = subprocess.run([WINE, PIPEPOKE, pipe, *args], env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    return [json.loads(line) if line.startswith("{") else line for line in r.stdout.splitlines()]
+
+
 def wait_for(what, check, limit=60, pause=0.3):
     """check()'s first true value within limit seconds."""
     until = time.monotonic() + limit
@@ -163,6 +172,14 @@ def test_console_daemon_follows_growth(wine_env, tmp_path):
         assert r.stdout.startswith("ramwatchd "), r.stdout
         wait_for("holder watched", lambda: re.search(r"^watched +1 process$", status(wine_env, pipe).stdout, re.M))
         assert wait_for("first census", lambda: censuses_of(wine_env, daemon.db, holder.pid)) == [("first", "ok")]
+
+        # bad input over the pipe leaves it answering, and watching
+        out = poke(wine_env, pipe, "line", "this is not JSON")
+        assert out[0]["ok"] is False and out[0]["code"] == "bad_request", out
+        out = poke(wine_env, pipe, "bytes", str(REQUEST_MAX + 1))
+        assert out[0]["code"] == "too_large" and out[-1] == "closed", out
+        out = poke(wine_env, pipe, "line", '{"op":"status","id":7}')
+        assert out[0]["ok"] is True and out[0]["id"] == 7 and out[0]["result"]["watched"] == 1, out
 
         holder.grow("commit", 96)
         wait_for("census of the commit", lambda: len(censuses_of(wine_env, daemon.db, holder.pid)) >= 2)

@@ -19,7 +19,7 @@
 #   make check-install  check the units, build both packages, install and run the .deb, purge it
 #   make soak       a real daemon under churn, clients, reloads, kill -9 and a full disk (SOAK_SECONDS)
 #   make deps       install the Debian packages the build and tests need
-#   make windows    build/windows/ramwatch.exe and the daemon's core (mingw-w64); make check-windows
+#   make windows    build/windows/ramwatch.exe and ramwatchd.exe (mingw-w64); make check-windows
 #                   tests them under Wine
 #   make schema-doc doc/schema.sql again from a new database of the built ramwatchd (after a migration)
 #
@@ -120,7 +120,7 @@ SCHEMA_GENERATED := $(BUILD)/schema/migrations.c
 # socket, the metrics export, GPU snapshots); what differs by platform is
 # behind a header of daemon/ each, and Linux's side of it is in daemon/linux/
 DAEMON_LINUX_SRCS := daemon/linux/event-loop.c daemon/linux/service.c daemon/linux/state-lock.c daemon/linux/sysmem.c \
-	daemon/linux/control-transport.c daemon/linux/control-peer.c \
+	daemon/linux/control-transport.c daemon/linux/control-peer.c daemon/linux/control-owner.c \
 	daemon/linux/discover.c daemon/linux/target.c daemon/linux/fast-read.c daemon/linux/census-read.c
 DAEMON_SRCS := $(DAEMON_LINUX_SRCS) daemon/config.c daemon/config-parse.c daemon/config-table.c daemon/config-values.c \
 	daemon/selector.c \
@@ -827,8 +827,9 @@ check-install: check-units deb rpm
 #
 #   make windows        build/windows/ramwatch.exe: the one-shot commands (scan, summary,
 #                       diff, trace summary) and sql on a database file, cross-built with
-#                       mingw-w64, statically linked; and build/windows/lib/libdaemon.a,
-#                       the daemon's core with Windows's side of its watching seams
+#                       mingw-w64, statically linked; and build/windows/ramwatchd.exe, the
+#                       daemon (a service, or in the console with --foreground) over
+#                       build/windows/lib/libdaemon.a, its core with Windows's side of its seams
 #   make check-windows  build it and its test programs, run the Windows tests under Wine
 #
 # jansson and SQLite for Windows are built here from Debian's own source
@@ -1000,10 +1001,10 @@ $(WIN_BUILD)/tests/procsnap.exe: tests/windows/procsnap.c $(WIN_DAEMON_OBJS)
 # protocol on the pipe, in the console or as a service.
 WIN_DAEMON_INFRA_SRCS := daemon/windows/event-loop.c daemon/windows/service.c daemon/windows/state-lock.c \
 	daemon/windows/control-transport.c daemon/windows/control-peer.c
-WIN_DAEMON_CONTROL_SRCS := daemon/control.c daemon/control-conn.c daemon/control-buffer.c daemon/control-request.c \
-	daemon/control-answer.c daemon/control-access.c daemon/control-ops.c daemon/control-worker.c \
-	daemon/control-queries.c daemon/control-processes.c daemon/status-line.c daemon/daemon-clock.c \
-	daemon/oom-kmsg.c daemon/windows/census-read.c
+# the control server's side that faces the transport: listening, each
+# connection's framing and buffers, the access rule (what answers the
+# requests, the same on both platforms, is the core's: libdaemon.a below)
+WIN_DAEMON_CONTROL_SRCS := daemon/control.c daemon/control-conn.c daemon/control-buffer.c daemon/control-access.c
 # the known folders (%ProgramData%) are shell32's, freed by ole32's allocator
 WIN_DAEMON_INFRA_LIBS := -lshell32 -lole32 -luuid
 WIN_DAEMON_INFRA_OBJS := $(patsubst %.c,$(WIN_BUILD)/obj/%.o,$(WIN_COMMON_SRCS) $(WIN_DAEMON_INFRA_SRCS))
@@ -1020,21 +1021,21 @@ $(WIN_BUILD)/tests/looptest.exe: tests/windows/looptest.c $(WIN_DAEMON_LOOP_OBJS
 	@mkdir -p $(dir $@)
 	$(WIN_CC) $(WIN_CFLAGS) $(INC_win_daemon) $(WIN_LDFLAGS) -o $@ $(filter %.c %.o,$^) $(WIN_LIBS)
 
-$(WIN_BUILD)/tests/ctlserve.exe: tests/windows/ctlserve.c tests/windows/ctlserve-unwatched.c $(WIN_DAEMON_CONTROL_OBJS) \
-		$(WIN_DAEMON_INFRA_OBJS) $(WIN_SCANNER_OBJS) $(WIN_SCHEMA_LIB)
+$(WIN_BUILD)/tests/ctlserve.exe: tests/windows/ctlserve.c $(WIN_DAEMON_CONTROL_OBJS) \
+		$(WIN_DAEMON_INFRA_OBJS) $(WIN_DAEMON_LIB) $(WIN_SCANNER_OBJS) $(WIN_SCHEMA_LIB)
 	@mkdir -p $(dir $@)
 	$(WIN_CC) $(WIN_CFLAGS) $(INC_win_daemon) $(WIN_LDFLAGS) -o $@ $(filter %.c,$^) $(WIN_DAEMON_CONTROL_OBJS) \
-		$(WIN_DAEMON_INFRA_SRCS:%.c=$(WIN_BUILD)/obj/%.o) $(WIN_SCHEMA_LIB) $(sort $(WIN_SCANNER_OBJS)) $(WIN_LIBS) \
-		$(WIN_DAEMON_INFRA_LIBS)
+		$(WIN_DAEMON_INFRA_SRCS:%.c=$(WIN_BUILD)/obj/%.o) $(WIN_DAEMON_LIB) $(WIN_SCHEMA_LIB) \
+		$(sort $(WIN_SCANNER_OBJS)) $(WIN_LIBS) $(WIN_DAEMON_LIBS) $(WIN_DAEMON_INFRA_LIBS)
 
 # The daemon's core for Windows (build/windows/lib/libdaemon.a): every file
 # of daemon/ that is the same on both platforms, with Windows's side of the
 # watching seams (discovery, the fast tier's reads, the census's reads, the
 # machine's memory, following a process, no change watch) and the
-# primitives under them.  The event loop, the service, the state lock and
-# the control socket's transport (control.c, control-conn.c,
-# control-access.c, control-buffer.c) are not in it: ramwatchd.exe brings
-# them.
+# primitives under them, and the control requests' handlers.  The event
+# loop, the service, the state lock, the control pipe and the control
+# server's side that faces it (WIN_DAEMON_INFRA_SRCS,
+# WIN_DAEMON_CONTROL_SRCS) are not in it: ramwatchd.exe brings them.
 # corewatch.exe drives discovery, the fast tier, the census tier and the
 # store cycle of this library for real (tests/windows/test_core.py).
 WIN_DAEMON_CORE_SRCS := daemon/config.c daemon/config-parse.c daemon/config-table.c daemon/config-values.c \
@@ -1043,7 +1044,7 @@ WIN_DAEMON_CORE_SRCS := daemon/config.c daemon/config-parse.c daemon/config-tabl
 	daemon/census-take.c daemon/store-cycle.c daemon/store-aside.c daemon/timer.c daemon/daemon-clock.c \
 	daemon/status-line.c daemon/export.c daemon/export-text.c daemon/gpu-watch.c \
 	daemon/control-ops.c daemon/control-queries.c daemon/control-request.c daemon/control-answer.c \
-	daemon/control-processes.c daemon/control-worker.c \
+	daemon/control-processes.c daemon/control-worker.c daemon/oom-kmsg.c daemon/windows/control-owner.c \
 	daemon/windows/discover.c daemon/windows/target.c daemon/windows/fast-read.c daemon/windows/census-read.c \
 	daemon/windows/sysmem.c daemon/windows/change-watch.c daemon/windows/malloc-tuning.c \
 	daemon/windows/manager-oom.c $(WIN_DAEMON_SRCS)
@@ -1059,6 +1060,15 @@ $(WIN_BUILD)/tests/corewatch.exe: tests/windows/corewatch.c $(WIN_DAEMON_LIB) $(
 	@mkdir -p $(dir $@)
 	$(WIN_CC) $(WIN_CFLAGS) $(INC_win_daemon) $(WIN_LDFLAGS) -o $@ $< $(WIN_DAEMON_LIB) $(WIN_SCHEMA_LIB) \
 		$(WIN_SCANNER_OBJS) $(WIN_LIBS) $(WIN_DAEMON_LIBS)
+
+# ramwatchd.exe: its Windows main (service.h's start: the service or the
+# console) over the core, the infrastructure and the control server
+WIN_DAEMON_MAIN := daemon/windows/ramwatchd.c
+WIN_DAEMON_EXE_OBJS := $(patsubst %.c,$(WIN_BUILD)/obj/%.o,$(WIN_DAEMON_MAIN) $(WIN_DAEMON_INFRA_SRCS) \
+	$(WIN_DAEMON_CONTROL_SRCS))
+$(WIN_BUILD)/ramwatchd.exe: $(WIN_DAEMON_EXE_OBJS) $(WIN_DAEMON_LIB) $(WIN_SCHEMA_LIB) $(WIN_SCANNER_OBJS)
+	$(WIN_CC) $(WIN_LDFLAGS) -o $@ $(WIN_DAEMON_EXE_OBJS) $(WIN_DAEMON_LIB) $(WIN_SCHEMA_LIB) \
+		$(sort $(WIN_SCANNER_OBJS)) $(WIN_LIBS) $(WIN_DAEMON_LIBS) $(WIN_DAEMON_INFRA_LIBS)
 
 # Wine runs with a prefix of its own under build/ (made on first use, in
 # about 10 s); the tests start one wineserver for the module.
@@ -1089,9 +1099,9 @@ windows-sqlite: $(WIN_SQLITE)
 WINDOWS_DEB_PACKAGES := gcc-mingw-w64-x86-64 cmake dpkg-dev make tcl
 windows:
 	$(MAKE) deps DEB_PACKAGES="$(WINDOWS_DEB_PACKAGES)"
-	$(MAKE) $(WIN_BUILD)/ramwatch.exe $(WIN_DAEMON_LIB)
+	$(MAKE) $(WIN_BUILD)/ramwatch.exe $(WIN_BUILD)/ramwatchd.exe
 
-check-windows: $(WIN_BUILD)/ramwatch.exe $(WIN_TEST_BINS) $(BUILD)/ramwatch $(BUILD)/tests/storewrite
+check-windows: $(WIN_BUILD)/ramwatch.exe $(WIN_BUILD)/ramwatchd.exe $(WIN_TEST_BINS) $(BUILD)/ramwatch $(BUILD)/tests/storewrite
 	RAMWATCH_BUILD=$(abspath $(BUILD)) WINEPREFIX=$(WIN_PREFIX) $(PYTHON) -m pytest -q tests/windows
 
 clean:

@@ -9,6 +9,12 @@
 #define RW_PIPE_DEFAULT "\\\\.\\pipe\\ramwatch"
 /* the database's file name inside the state directory */
 #define RW_DATABASE_NAME "ramwatch.db"
+/* what joins a directory and a name in the paths the daemon shows */
+#ifdef _WIN32
+#define RW_PATH_SEPARATOR "\\"
+#else
+#define RW_PATH_SEPARATOR "/"
+#endif
 #ifdef _WIN32
 /* %ProgramData%\ramwatch: Windows keeps the data of a service for every
  * user under %ProgramData%, which is C:\ProgramData unless moved */

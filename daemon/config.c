@@ -17,6 +17,7 @@
 #include "fileio.h"
 #include "limits.h"
 #include "macro.h"
+#include "paths.h"
 #include "util.h"
 
 void config_defaults(struct daemon_config *c)
@@ -135,7 +136,7 @@ static int list_dropins(const char *dir, char ***ret, size_t *ret_n, struct erro
 			return error_set(err, -E2BIG, "%s: more than %u drop-in files", dir, RW_CONFIG_DROPINS_MAX);
 		}
 		char **nv = reallocarray(v, n + 1, sizeof(*v));
-		if (!nv || asprintf(&nv[n], "%s/%s", dir, de->d_name) < 0) {
+		if (!nv || asprintf(&nv[n], "%s" RW_PATH_SEPARATOR "%s", dir, de->d_name) < 0) {
 			strv_free(nv ? nv : v, n);
 			return error_set(err, -ENOMEM, "%s: out of memory", dir);
 		}

@@ -41,14 +41,21 @@ int64_t control_peer_only_uid(const struct control_peer *p)
 	return p->privileged ? -1 : (int64_t)p->uid;
 }
 
+const char *control_peer_only_owner(const struct control_peer *p)
+{
+	return p->privileged || !p->owner[0] ? NULL : p->owner;
+}
+
 bool control_peer_may_see_account(const struct control_peer *p, int64_t owner_uid, const char *owner_sid)
 {
 	if (p->privileged)
 		return true;
-	/* a Windows peer is its SID (SIDs are written in capitals, but
-	 * compared as Windows does, without case) */
+	/* a Windows peer is its SID, or its account's name (SIDs are written
+	 * in capitals, but compared as Windows does, without case; so are
+	 * names) */
 	if (p->sid[0])
-		return owner_sid && strcasecmp(owner_sid, p->sid) == 0;
+		return owner_sid &&
+		       (strcasecmp(owner_sid, p->sid) == 0 || (p->owner[0] && strcasecmp(owner_sid, p->owner) == 0));
 	return owner_uid >= 0 && owner_uid == (int64_t)p->uid;
 }
 
@@ -81,6 +88,19 @@ void control_denied_message(char *buf, size_t size, int pid, const char *comm, i
 	else
 		snprintf(who, sizeof(who), "belongs to uid %lld", (long long)owner);
 	snprintf(buf, size, "%s %s; you (uid %u) " RULE, what, who, (unsigned)peer);
+}
+
+void control_denied_account_message(char *buf, size_t size, int pid, const char *comm, const char *owner,
+				    const char *peer)
+{
+	char what[128];
+
+	if (comm)
+		snprintf(what, sizeof(what), "process %d (%.64s)", pid, comm);
+	else
+		snprintf(what, sizeof(what), "process %d", pid);
+	snprintf(buf, size, "%s belongs to %s; you (%s) may see only your own processes; Administrators and "
+		 "LocalSystem see all", what, owner, peer);
 }
 
 void control_denied_suffix(char *buf, size_t size, const char *reason, uid_t peer)

@@ -24,12 +24,18 @@
 #define CONTROL_SID_LOCAL_SYSTEM "S-1-5-18"
 /* The longest SID text, its NUL included (win-sid.h's WIN_SID_TEXT_MAX) */
 #define CONTROL_SID_MAX 184
+/* The longest account name, its NUL included (win-owner.h's
+ * WIN_OWNER_NAME_MAX) */
+#define CONTROL_OWNER_MAX 1542
 
 struct control_peer {
 	pid_t pid;
 	uid_t uid;       /* Linux: the account */
 	gid_t gid;
 	char sid[CONTROL_SID_MAX]; /* Windows: the account ("S-1-5-21-..."); "" on Linux */
+	/* Windows: the account as the store names a process's owner
+	 * (DOMAIN\account, or the SID where it has no name); "" on Linux */
+	char owner[CONTROL_OWNER_MAX];
 	bool privileged; /* root, or in CONTROL_GROUP; an Administrator or LocalSystem */
 };
 
@@ -54,12 +60,18 @@ bool control_access_privileged_account(const char *sid, bool administrator);
 const char *control_peer_account(const struct control_peer *p, char *buf, size_t size);
 
 /* -1 (no filter) for a privileged peer, else its uid: the only_uid of
- * store reads. */
+ * store reads.  A Windows peer's uid is (uid_t)-1, which no process has:
+ * its own processes are those of control_peer_only_owner. */
 int64_t control_peer_only_uid(const struct control_peer *p);
+/* NULL for a privileged peer or one without an account name (Linux's),
+ * else the owner text of its processes in the store: the only_owner of
+ * store reads (store-read.h), beside only_uid. */
+const char *control_peer_only_owner(const struct control_peer *p);
 
 /* The rule: whether the peer may see a process owned by owner_uid (-1:
- * unknown) or, on Windows, by the account owner_sid (NULL: unknown); an
- * unknown owner is seen by privileged peers only. */
+ * unknown) or, on Windows, by the account owner_sid (its SID, or its owner
+ * text as the store has it: either names the peer's account; NULL:
+ * unknown); an unknown owner is seen by privileged peers only. */
 bool control_peer_may_see_account(const struct control_peer *p, int64_t owner_uid, const char *owner_sid);
 /* The same for a process of real uid owner. */
 bool control_peer_may_see(const struct control_peer *p, int64_t owner);
@@ -74,6 +86,14 @@ const char *control_user_name(uid_t uid, char *buf, size_t size);
  * comm and owner_name may be NULL; owner -1 when unknown. */
 void control_denied_message(char *buf, size_t size, int pid, const char *comm, int64_t owner,
 			    const char *owner_name, uid_t peer);
+
+/* The same on Windows, where accounts are SIDs:
+ *   process 4242 (python.exe) belongs to S-1-5-21-...-1002; you
+ *   (S-1-5-21-...-1001) may see only your own processes; Administrators
+ *   and LocalSystem see all
+ * comm may be NULL. */
+void control_denied_account_message(char *buf, size_t size, int pid, const char *comm, const char *owner,
+				    const char *peer);
 
 /* The reason of a denial the store gave (which names the process and its
  * owner), completed with the rule, as control_denied_message says it. */

@@ -111,6 +111,7 @@ void control_ops_job_done(struct control_job *j, void *userdata);
 struct control_query {
 	struct control_request *req; /* owned by the job */
 	int64_t only_uid;            /* -1: every process */
+	const char *only_owner;      /* with it, the account's (req's text); NULL: none */
 	uid_t peer_uid;
 	struct control_live_set *live; /* processes: the watched ones */
 	/* scan of an unwatched process */

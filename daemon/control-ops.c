@@ -7,19 +7,22 @@
  *
  * Access is checked here first, before anything is read for the asker:
  * a watched process's owner is the uid the daemon recorded when it began
- * following it; another process's is the real uid of its status file. */
+ * following it; another process's is the account the system tells
+ * (control-owner.h: the real uid of its status file on Linux, its token's
+ * user SID on Windows). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "census-json.h"
 #include "census.h"
 #include "control-internal.h"
+#include "control-owner.h"
 #include "limits.h"
 #include "log.h"
-#include "procfs.h"
 #include "util.h"
 
 /* Rates in "status" are over at least this long (when the daemon has run
@@ -40,35 +43,44 @@ static void deny(struct control_conn *c, int pid, const char *comm, int64_t owne
 	control_conn_error(c, CONTROL_DENIED, message);
 }
 
-/* Whose is a process the daemon does not watch: its real uid, its name
- * and its resident size, from its status file.  Returns 0, -ENOENT when
- * there is no such process, or another negative errno. */
-static int process_owner(int root_fd, int pid, struct proc_status *ret)
+/* Refuses a watched process that is another's: its uid's, on Windows its
+ * account's. */
+static void deny_watched(struct control_conn *c, const struct core_process *t)
 {
-	int fd = procfs_open_pid(root_fd, pid);
-	if (fd < 0)
-		return fd;
-	int r = procfs_read_status(fd, ret);
-	close(fd);
-	return r == -ESRCH ? -ENOENT : r;
+	char message[512], peer[CONTROL_ACCOUNT_TEXT_MAX];
+
+	if (t->uid >= 0 || !c->peer.sid[0]) {
+		deny(c, t->pid, t->comm, t->uid);
+		return;
+	}
+	control_denied_account_message(message, sizeof(message), t->pid, t->comm,
+				       t->owner ? t->owner : "no known account",
+				       control_peer_account(&c->peer, peer, sizeof(peer)));
+	control_conn_error(c, CONTROL_DENIED, message);
 }
 
 /* Answers when a process the daemon does not watch cannot be looked at:
- * it does not exist, it is another's, or its status is unreadable.
+ * it does not exist, it is another's, or its owner is unreadable.
  * Returns true when it answered. */
-static bool refuse_unwatched(struct control_conn *c, int pid, struct proc_status *ret)
+static bool refuse_unwatched(struct control_conn *c, int pid, struct control_owner *ret)
 {
-	int r = process_owner(c->server->root_fd, pid, ret);
+	int r = control_owner_read(c->server->root_fd, pid, ret);
 	if (r == -ENOENT) {
 		control_conn_errorf(c, CONTROL_NOT_FOUND, "no process %d", pid);
 		return true;
 	}
 	if (r < 0) {
-		control_conn_errorf(c, CONTROL_INTERNAL, "cannot read the status of process %d: %s", pid, strerror(-r));
+		control_conn_errorf(c, CONTROL_INTERNAL, "cannot read the owner of process %d: %s", pid, strerror(-r));
 		return true;
 	}
-	if (!control_peer_may_see(&c->peer, ret->uid)) {
-		deny(c, pid, ret->name[0] ? ret->name : NULL, ret->uid);
+	if (!control_peer_may_see_account(&c->peer, ret->uid, ret->sid[0] ? ret->sid : NULL)) {
+		if (ret->sid[0]) {
+			char message[512], peer[CONTROL_ACCOUNT_TEXT_MAX];
+			control_denied_account_message(message, sizeof(message), pid, ret->name[0] ? ret->name : NULL,
+						       ret->sid, control_peer_account(&c->peer, peer, sizeof(peer)));
+			control_conn_error(c, CONTROL_DENIED, message);
+		} else
+			deny(c, pid, ret->name[0] ? ret->name : NULL, ret->uid);
 		return true;
 	}
 	return false;
@@ -243,6 +255,13 @@ static struct control_query *query_new(struct control_conn *c)
 		return NULL;
 	q->req = TAKE_PTR(c->req);
 	q->only_uid = control_peer_only_uid(&c->peer);
+	/* the request keeps the text, for the worker */
+	const char *owner = control_peer_only_owner(&c->peer);
+	if (owner && !q->req->only_owner && !(q->req->only_owner = strdup(owner))) {
+		control_query_free(q);
+		return NULL;
+	}
+	q->only_owner = q->req->only_owner;
 	q->peer_uid = c->peer.uid;
 	return q;
 }
@@ -252,6 +271,7 @@ struct live_copy {
 	struct control_live_set *set;
 	size_t allocated;
 	int64_t only_uid;
+	const char *only_owner;
 };
 
 static int copy_live(void *data, const struct core_process *p)
@@ -259,7 +279,8 @@ static int copy_live(void *data, const struct core_process *p)
 	struct live_copy *copy = data;
 	struct control_live_set *set = copy->set;
 
-	if (copy->only_uid >= 0 && p->uid != copy->only_uid)
+	if (copy->only_uid >= 0 && p->uid != copy->only_uid &&
+	    !(copy->only_owner && p->owner && strcasecmp(p->owner, copy->only_owner) == 0))
 		return 0;
 	if (set->n == copy->allocated) {
 		size_t more = copy->allocated ? 2 * copy->allocated : 16;
@@ -292,10 +313,11 @@ static int copy_live(void *data, const struct core_process *p)
 }
 
 /* The watched processes the peer may see, copied for the worker. */
-static struct control_live_set *live_snapshot(const struct core_interface *core, int64_t only_uid)
+static struct control_live_set *live_snapshot(const struct core_interface *core, int64_t only_uid,
+					      const char *only_owner)
 {
 	struct live_copy copy = { .set = calloc(1, sizeof(struct control_live_set)), .allocated = 16,
-				  .only_uid = only_uid };
+				  .only_uid = only_uid, .only_owner = only_owner };
 
 	if (!copy.set || !(copy.set->p = calloc(copy.allocated, sizeof(*copy.set->p)))) {
 		free(copy.set);
@@ -311,7 +333,7 @@ static struct control_live_set *live_snapshot(const struct core_interface *core,
 static void op_processes(struct control_conn *c)
 {
 	struct control_query *q = query_new(c);
-	if (!q || !(q->live = live_snapshot(&c->server->core, q->only_uid))) {
+	if (!q || !(q->live = live_snapshot(&c->server->core, q->only_uid, q->only_owner))) {
 		control_query_free(q);
 		control_conn_error(c, CONTROL_INTERNAL, "out of memory");
 		return;
@@ -428,11 +450,11 @@ static void op_scan(struct control_conn *c)
 	struct control_request *req = c->req;
 	int pid = req->sel.pid;
 	struct core_process t;
-	struct proc_status st;
+	struct control_owner st;
 
 	if (core->describe(core->userdata, pid, &t) == 0) {
-		if (!control_peer_may_see(&c->peer, t.uid)) {
-			deny(c, pid, t.comm, t.uid);
+		if (!control_peer_may_see_account(&c->peer, t.uid, t.owner)) {
+			deny_watched(c, &t);
 			return;
 		}
 		int r = core->request_census(core->userdata, pid, req->full, req->light, on_census, c, &c->waiter);
@@ -453,8 +475,8 @@ static void op_scan(struct control_conn *c)
 	struct core_status now;
 	core->status(core->userdata, &now);
 	q->evidence = now.evidence;
-	q->light = q->req->light || (!q->req->full && now.huge_process > 0 && status_has(&st, STATUS_VM_RSS) &&
-				     st.counter[STATUS_VM_RSS] > now.huge_process);
+	q->light = q->req->light || (!q->req->full && now.huge_process > 0 && st.have_resident &&
+				     st.resident > now.huge_process);
 	submit(c, q, control_query_scan, false, false);
 }
 
@@ -466,7 +488,7 @@ static void op_mark(struct control_conn *c)
 	struct control_request *req = c->req;
 	int pid = req->sel.pid;
 	struct core_process t;
-	struct proc_status st;
+	struct control_owner st;
 	int64_t time = 0;
 
 	if (core->describe(core->userdata, pid, &t) < 0) {
@@ -477,8 +499,8 @@ static void op_mark(struct control_conn *c)
 					    pid, st.name[0] ? st.name : "?");
 		return;
 	}
-	if (!control_peer_may_see(&c->peer, t.uid)) {
-		deny(c, pid, t.comm, t.uid);
+	if (!control_peer_may_see_account(&c->peer, t.uid, t.owner)) {
+		deny_watched(c, &t);
 		return;
 	}
 	int r = core->mark(core->userdata, pid, req->mark, (int64_t)c->peer.uid, &time);
@@ -541,8 +563,15 @@ void control_ops_start(struct control_conn *c)
 	}
 	/* what the store gives a user who may see only their own processes
 	 * holds only those */
-	if (d->access == REQUEST_OWN_PROCESSES)
+	if (d->access == REQUEST_OWN_PROCESSES) {
+		const char *owner = control_peer_only_owner(&c->peer);
 		c->req->sel.only_uid = control_peer_only_uid(&c->peer);
+		if (owner && !(c->req->only_owner = strdup(owner))) {
+			control_conn_error(c, CONTROL_INTERNAL, "out of memory");
+			return;
+		}
+		c->req->sel.only_owner = c->req->only_owner;
+	}
 	if (h->start)
 		h->start(c);
 	else

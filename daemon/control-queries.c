@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "census-json.h"
 #include "census-read.h"
@@ -55,7 +56,7 @@ int control_query_processes(struct control_job *j, struct store_reader *reader)
 		size_t limit = req->all ? req->limit + live->n : RW_ANSWER_ROWS_MAX;
 		if (limit > RW_ANSWER_ROWS_MAX)
 			limit = RW_ANSWER_ROWS_MAX;
-		r = store_read_processes(reader, q->only_uid, req->all, req->sort, (unsigned)limit, &stored, &j->error);
+		r = store_read_processes(reader, q->only_uid, q->only_owner, req->all, req->sort, (unsigned)limit, &stored, &j->error);
 		/* without "all", what the daemon watches is the answer: the
 		 * store adds only the row ids and last censuses */
 		if (r < 0 && (req->all || r == -ETIME || r == -EINTR || r == -ENOMEM))
@@ -206,7 +207,9 @@ int control_query_scan(struct control_job *j, struct store_reader *reader)
 		return r == -EOPNOTSUPP ? -EINVAL : r;
 	}
 	/* the pid was checked before; it may since name another process */
-	if (q->only_uid >= 0 && c->uid != q->only_uid) {
+	if (q->only_uid >= 0 && c->uid != q->only_uid &&
+	    !(q->only_owner && c->platform == PLATFORM_WINDOWS && c->windows.owner[0] &&
+	      strcasecmp(c->windows.owner, q->only_owner) == 0)) {
 		return error_set(&j->error, -EACCES, "process %d (%s) belongs to uid %lld", pid,
 				 c->comm ? c->comm : "?", (long long)c->uid);
 	}

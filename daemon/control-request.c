@@ -334,6 +334,7 @@ struct control_request *control_request_free(struct control_request *req)
 	if (!req)
 		return NULL;
 	free(req->classes);
+	free(req->only_owner);
 	json_decref(req->root);
 	free(req);
 	return NULL;

@@ -41,6 +41,7 @@ struct control_request {
 	const char *mark;     /* mark: the phase's name */
 	const char *cgroup;   /* oom, cgroup_history: a cgroup's path; NULL: none */
 	const char *unit;     /* cgroup_history: a systemd unit; NULL: none */
+	char *only_owner;     /* sel.only_owner's text, the caller's to set; freed with the request */
 };
 
 /* Parses and checks one request line (without its newline).  now_ms fills

@@ -88,6 +88,7 @@ struct core_process {
 	int pid;
 	int64_t start_time, started_at, uid, last_seen; /* -1 unknown */
 	const char *boot_id, *comm, *exe, *cmdline;     /* NULL unknown */
+	const char *owner;   /* Windows: DOMAIN\account, or the SID; NULL on Linux or unknown */
 	const char *cgroup; /* its cgroup in the unified hierarchy (systemd's) when followed; NULL unknown */
 	const char *memcg;  /* its memory cgroup's path (the memory controller's); NULL unknown */
 	uint64_t private, resident, peak_private, peak_resident;

@@ -481,7 +481,7 @@ static int manager_load_config(struct manager *m, const struct manager_options *
 	config_defaults(&m->config);
 	m->config_path = strdup(o->config_path);
 	m->state_dir = strdup(o->state_dir);
-	if (!m->config_path || !m->state_dir || asprintf(&m->db_path, "%s/" RW_DATABASE_NAME, o->state_dir) < 0) {
+	if (!m->config_path || !m->state_dir || asprintf(&m->db_path, "%s" RW_PATH_SEPARATOR RW_DATABASE_NAME, o->state_dir) < 0) {
 		m->db_path = NULL;
 		return log_error_errno(ENOMEM, "out of memory");
 	}

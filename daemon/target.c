@@ -72,6 +72,7 @@ void target_describe(const struct target *t, struct core_process *ret)
 		.comm = info->comm,
 		.exe = info->exe,
 		.cmdline = info->cmdline,
+		.owner = info->owner,
 		.cgroup = t->cgroup,
 		.memcg = t->memcg,
 		.private = t->fast.private,

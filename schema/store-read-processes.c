@@ -206,7 +206,8 @@ static void listed_free(struct listed *l, size_t n)
 
 /* Every instance the asker may see, with its last sample.  Returns 0 with
  * *ret and *ret_n, or a negative errno. */
-static int list(struct store_reader *r, int64_t only_uid, bool exited, struct listed **ret, size_t *ret_n)
+static int list(struct store_reader *r, int64_t only_uid, const char *only_owner, bool exited, struct listed **ret,
+		size_t *ret_n)
 {
 	sqlite3_stmt *st = NULL;
 	struct listed *l = NULL;
@@ -215,12 +216,14 @@ static int list(struct store_reader *r, int64_t only_uid, bool exited, struct li
 
 	e = read_process_prepare(r, RS_PROCESS_LIST,
 				 "SELECT " READ_PROCESS_COLUMNS " FROM processes p"
-				 " WHERE (?1 < 0 OR p.uid = ?1) AND (?2 OR p.exited_at IS NULL)",
+				 " WHERE (?1 < 0 OR p.uid = ?1 OR p.owner = ?3 COLLATE NOCASE)"
+				 " AND (?2 OR p.exited_at IS NULL)",
 				 &st);
 	if (e < 0)
 		return e;
 	rc = sqlite3_bind_int64(st, 1, only_uid);
 	rc |= sqlite3_bind_int(st, 2, exited);
+	rc |= only_owner ? sqlite3_bind_text(st, 3, only_owner, -1, SQLITE_STATIC) : sqlite3_bind_null(st, 3);
 	e = read_bound(r, st, rc, "listing processes");
 	if (e < 0)
 		return e;
@@ -253,8 +256,8 @@ static int list(struct store_reader *r, int64_t only_uid, bool exited, struct li
 	return 0;
 }
 
-int store_read_processes(struct store_reader *r, int64_t only_uid, bool exited, const char *sort, unsigned limit,
-			 json_t **ret, struct error *err)
+int store_read_processes(struct store_reader *r, int64_t only_uid, const char *only_owner, bool exited,
+			 const char *sort, unsigned limit, json_t **ret, struct error *err)
 {
 	enum sort_key key;
 	struct listed *l = NULL;
@@ -280,7 +283,7 @@ int store_read_processes(struct store_reader *r, int64_t only_uid, bool exited, 
 
 	e = read_begin(r);
 	if (e >= 0)
-		e = list(r, only_uid, exited, &l, &n);
+		e = list(r, only_uid, only_owner, exited, &l, &n);
 	if (e < 0)
 		return read_end(r, e, err);
 	for (size_t i = 0; i < n; i++)

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "limits.h"
 #include "store-read-internal.h"
@@ -138,9 +139,10 @@ void read_processes_free(struct read_process *p, size_t n)
 	free(p);
 }
 
-static bool visible(const struct read_process *p, int64_t only_uid)
+static bool visible(const struct read_process *p, const struct store_select *sel)
 {
-	return only_uid < 0 || p->uid == only_uid;
+	return sel->only_uid < 0 || p->uid == sel->only_uid ||
+	       (sel->only_owner && p->owner && strcasecmp(p->owner, sel->only_owner) == 0);
 }
 
 /* -EACCES, naming the process and its owner for a person. */
@@ -298,11 +300,12 @@ static int by_pid(struct store_reader *r, int pid, struct read_process **ret, si
 	return 0;
 }
 
-static int by_name(struct store_reader *r, const char *name, int64_t only_uid, size_t max, struct read_process **ret,
+static int by_name(struct store_reader *r, const struct store_select *sel, size_t max, struct read_process **ret,
 		   size_t *ret_n)
 {
 	static const char sql[] = "SELECT " READ_PROCESS_COLUMNS " FROM processes p"
-				  " WHERE (rw_glob(?1, p.comm) OR rw_glob(?1, p.cmdline)) AND (?2 < 0 OR p.uid = ?2)"
+				  " WHERE (rw_glob(?1, p.comm) OR rw_glob(?1, p.cmdline))"
+				  " AND (?2 < 0 OR p.uid = ?2 OR p.owner = ?4 COLLATE NOCASE)"
 				  " ORDER BY p.last_seen DESC, p.id DESC LIMIT ?3";
 	sqlite3_stmt *st = NULL;
 	int e, rc;
@@ -310,9 +313,10 @@ static int by_name(struct store_reader *r, const char *name, int64_t only_uid, s
 	e = read_process_prepare(r, RS_PROCESS_BY_NAME, sql, &st);
 	if (e < 0)
 		return e;
-	rc = sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	rc |= sqlite3_bind_int64(st, 2, only_uid);
+	rc = sqlite3_bind_text(st, 1, sel->name, -1, SQLITE_STATIC);
+	rc |= sqlite3_bind_int64(st, 2, sel->only_uid);
 	rc |= sqlite3_bind_int64(st, 3, (int64_t)max + 1);
+	rc |= sel->only_owner ? sqlite3_bind_text(st, 4, sel->only_owner, -1, SQLITE_STATIC) : sqlite3_bind_null(st, 4);
 	e = read_bound(r, st, rc, "reading processes");
 	if (e < 0)
 		return e;
@@ -340,7 +344,7 @@ int read_select(struct store_reader *r, const struct store_select *sel, bool lat
 	else if (sel->pid)
 		e = by_pid(r, sel->pid, &p, &n);
 	else
-		e = by_name(r, sel->name, sel->only_uid, latest ? 1 : RW_ANSWER_ROWS_MAX, &p, &n);
+		e = by_name(r, sel, latest ? 1 : RW_ANSWER_ROWS_MAX, &p, &n);
 	if (e < 0)
 		return e;
 	if (e > 0 && !latest) {
@@ -355,6 +359,8 @@ int read_select(struct store_reader *r, const struct store_select *sel, bool lat
 			return read_failf(r, -ENOENT, "no process instance %lld in the store", (long long)sel->process_id);
 		if (sel->pid)
 			return read_failf(r, -ENOENT, "no process with pid %d in the store", sel->pid);
+		if (sel->only_owner)
+			return read_failf(r, -ENOENT, "no process of %s matches \"%s\"", sel->only_owner, sel->name);
 		if (sel->only_uid >= 0)
 			return read_failf(r, -ENOENT, "no process of uid %lld matches \"%s\"", (long long)sel->only_uid,
 					  sel->name);
@@ -370,7 +376,7 @@ int read_select(struct store_reader *r, const struct store_select *sel, bool lat
 		n = 1;
 	}
 	for (size_t i = 0; i < n; i++) {
-		if (visible(&p[i], sel->only_uid)) {
+		if (visible(&p[i], sel)) {
 			if (kept != i) {
 				read_process_clear(&p[kept]); /* one left out */
 				p[kept] = p[i];

@@ -11,8 +11,9 @@
  * Functions return 0 with *ret (a new reference, json_decref), or a
  * negative errno with the reason in err (for a person):
  *   -ENOENT    nothing matches (no such process, no census at that time)
- *   -EACCES    what matches belongs to another uid than only_uid: err names
- *              the process and its owner
+ *   -EACCES    what matches belongs to another uid than only_uid (and
+ *              another account than only_owner): err names the process and
+ *              its owner
  *   -ETIME     the deadline passed
  *   -EINTR     interrupted
  *   -EINVAL    a bad argument (err names it)
@@ -53,11 +54,15 @@ struct store_select {
 	const char *name;       /* glob on comm or command line; NULL: not by name */
 	int64_t process_id;     /* 0: not by row id */
 	int64_t only_uid;       /* -1: any; else only processes of this real uid */
+	/* with only_uid set, also the processes of this account (Windows's
+	 * text owner: DOMAIN\account, or the SID where it has no name),
+	 * compared as Windows compares names, without case; NULL: none */
+	const char *only_owner;
 };
 
 /* The instances a selection names, as the "instances" array of history
  * (newest first).  With pid or process_id and only_uid set, a match owned
- * by another uid is -EACCES (not an empty answer); with name, others'
+ * by another uid (and account than only_owner) is -EACCES (not an empty answer); with name, others'
  * processes are left out silently (the caller says it filtered). */
 int store_read_instances(struct store_reader *r, const struct store_select *sel, json_t **ret, struct error *err);
 
@@ -66,9 +71,11 @@ int store_read_instances(struct store_reader *r, const struct store_select *sel,
  * their last census.  sort: "private", "resident" or "peak" (NULL:
  * "private").  exited: also the processes that exited (else only those
  * without an exit time).  limit 0: RW_ANSWER_ROWS_DEFAULT; above
- * RW_ANSWER_ROWS_MAX: that. */
-int store_read_processes(struct store_reader *r, int64_t only_uid, bool exited, const char *sort, unsigned limit,
-			 json_t **ret, struct error *err);
+ * RW_ANSWER_ROWS_MAX: that.  Only the processes of only_uid (-1: anyone's)
+ * and, with it, of the account only_owner (NULL: none; store_select says
+ * how it is compared). */
+int store_read_processes(struct store_reader *r, int64_t only_uid, const char *only_owner, bool exited,
+			 const char *sort, unsigned limit, json_t **ret, struct error *err);
 
 struct store_history_query {
 	struct store_select sel;

@@ -15,13 +15,17 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include <windows.h>
 #include <sddl.h>
 
 #include "control-peer.h"
+#include "error.h"
+#include "win-owner.h"
 
 _Static_assert(CONTROL_SID_MAX == 4 + 14 + 11 * 15 + 1, "a SID's longest text (win-sid.h)");
+_Static_assert(CONTROL_OWNER_MAX == WIN_OWNER_NAME_MAX, "an account's longest name (win-owner.h)");
 
 /* The user SID of token as text into buf.  Returns 0 or -errno. */
 static int token_user(HANDLE token, char *buf, size_t size)
@@ -86,6 +90,14 @@ int control_peer_of_process(uint32_t pid, struct control_peer *ret)
 	CloseHandle(process);
 	if (r < 0)
 		return r;
+	/* the name the store gives the peer's processes (windows/target.c):
+	 * what store reads compare, where a name is what they hold */
+	struct win_owner owner;
+	struct error err = { 0 };
+	if (win_owner_read(pid, &owner, &err) == 0 && strcasecmp(owner.sid, p.sid) == 0)
+		snprintf(p.owner, sizeof(p.owner), "%s", owner.name[0] ? owner.name : owner.sid);
+	else
+		snprintf(p.owner, sizeof(p.owner), "%s", p.sid);
 	*ret = p;
 	return 0;
 }

@@ -74,10 +74,25 @@ static void test_windows_accounts(void **state)
 	assert_false(control_peer_may_see_account(&p, -1, NULL));
 	/* a uid that happens to match means nothing to a Windows peer */
 	assert_false(control_peer_may_see_account(&p, (int64_t)(uid_t)-1, NULL));
+	/* nor its owner text, without a name for its account */
+	assert_null(control_peer_only_owner(&p));
+	/* the store names its processes by the account's name: that is its
+	 * filter, and a process of that name is its own */
+	snprintf(p.owner, sizeof(p.owner), "%s", "DESKTOP-1\\ana");
+	assert_string_equal(control_peer_only_owner(&p), "DESKTOP-1\\ana");
+	assert_true(control_peer_may_see_account(&p, -1, "desktop-1\\ANA"));
+	assert_true(control_peer_may_see_account(&p, -1, user));
+	assert_false(control_peer_may_see_account(&p, -1, "DESKTOP-1\\bob"));
+	char message[512];
+	control_denied_account_message(message, sizeof(message), 4242, "python.exe", "DESKTOP-1\\bob", user);
+	assert_string_equal(message, "process 4242 (python.exe) belongs to DESKTOP-1\\bob; you "
+				     "(S-1-5-21-1004336348-1177238915-682003330-1001) may see only your own processes; "
+				     "Administrators and LocalSystem see all");
 	char who[CONTROL_ACCOUNT_TEXT_MAX];
 	assert_string_equal(control_peer_account(&p, who, sizeof(who)), user);
 	p.privileged = true;
 	assert_true(control_peer_may_see_account(&p, -1, NULL));
+	assert_null(control_peer_only_owner(&p));
 
 	struct control_peer q = { .pid = 5, .uid = 1000, .gid = 1000 };
 	assert_string_equal(control_peer_account(&q, who, sizeof(who)), "uid 1000");

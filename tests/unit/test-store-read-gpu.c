@@ -131,7 +131,7 @@ static void test_vram(void **state)
 	json_decref(o);
 
 	/* processes: sorted by GPU memory, the one on a GPU first */
-	assert_int_equal(store_read_processes(r, -1, true, "vram", 0, &o, &err), 0);
+	assert_int_equal(store_read_processes(r, -1, NULL, true, "vram", 0, &o, &err), 0);
 	list = jget(o, "processes");
 	assert_int_equal(jint(jat(list, 0), "pid"), 4242);
 	assert_int_equal(jint(jat(list, 0), "vram"), 400);
@@ -266,7 +266,7 @@ static void test_query_plans(void **state)
 	json_decref(o);
 	assert_int_equal(store_read_events(r, &sel, H0, H0 + HOUR, 10, NULL, &o, &err), 0);
 	json_decref(o);
-	assert_int_equal(store_read_processes(r, -1, true, "private", 10, &o, &err), 0);
+	assert_int_equal(store_read_processes(r, -1, NULL, true, "private", 10, &o, &err), 0);
 	json_decref(o);
 
 	/* as the daemon leaves a database (no statistics), then with them;

@@ -236,7 +236,7 @@ static void test_processes(void **state)
 			" 0, 6, 472223 * 3600000 + 3540000)");
 
 	/* alive only, largest private first */
-	assert_int_equal(store_read_processes(r, -1, false, "private", 0, &o, &err), 0);
+	assert_int_equal(store_read_processes(r, -1, NULL, false, "private", 0, &o, &err), 0);
 	list = jget(o, "processes");
 	assert_int_equal(json_array_size(list), 3);
 	x = jat(list, 0);
@@ -271,7 +271,7 @@ static void test_processes(void **state)
 	json_decref(o);
 
 	/* with the exited, after the living; by peak; at most 2 */
-	assert_int_equal(store_read_processes(r, -1, true, "peak", 0, &o, &err), 0);
+	assert_int_equal(store_read_processes(r, -1, NULL, true, "peak", 0, &o, &err), 0);
 	list = jget(o, "processes");
 	assert_int_equal(json_array_size(list), 4);
 	assert_int_equal(jint(jat(list, 0), "process_id"), p.java);
@@ -281,34 +281,69 @@ static void test_processes(void **state)
 	assert_int_equal(jint(jat(list, 3), "private"), 870);
 	assert_int_equal(jint(jat(list, 3), "resident"), 1700);
 	json_decref(o);
-	assert_int_equal(store_read_processes(r, -1, true, "resident", 2, &o, &err), 0);
+	assert_int_equal(store_read_processes(r, -1, NULL, true, "resident", 2, &o, &err), 0);
 	list = jget(o, "processes");
 	assert_int_equal(json_array_size(list), 2);
 	assert_int_equal(jint(jat(list, 0), "process_id"), p.java);
 	json_decref(o);
 
 	/* ana's own */
-	assert_int_equal(store_read_processes(r, 1000, true, NULL, RW_ANSWER_ROWS_MAX + 1, &o, &err), 0);
+	assert_int_equal(store_read_processes(r, 1000, NULL, true, NULL, RW_ANSWER_ROWS_MAX + 1, &o, &err), 0);
 	list = jget(o, "processes");
 	assert_int_equal(json_array_size(list), 1);
 	assert_int_equal(jint(jat(list, 0), "process_id"), p.python);
 	assert_int_equal(jint(o, "filtered_to_uid"), 1000);
 	json_decref(o);
 
-	assert_int_equal(store_read_processes(r, -1, true, "size", 0, &o, &err), -EINVAL);
+	assert_int_equal(store_read_processes(r, -1, NULL, true, "size", 0, &o, &err), -EINVAL);
 	assert_string_equal(err.message, "sort: \"size\" is not private, resident, peak or vram");
 
 	/* a Windows process: its platform, and its account as its user */
 	raw_exec(t->db, "INSERT INTO processes (boot_id, pid, start_time, comm, first_seen, last_seen, peak_private,"
 			" platform, owner) VALUES ('windows-boot', 300, 1700000000000, 'python.exe', 1, 2, 9999999,"
 			" 'windows', 'DESKTOP-1\\ana')");
-	assert_int_equal(store_read_processes(r, -1, true, "peak", 0, &o, &err), 0);
+	assert_int_equal(store_read_processes(r, -1, NULL, true, "peak", 0, &o, &err), 0);
 	x = jat(jget(o, "processes"), 0);
 	assert_int_equal(jint(x, "pid"), 300);
 	assert_string_equal(jstr(x, "platform"), "windows");
 	assert_string_equal(jstr(x, "user"), "DESKTOP-1\\ana");
 	assert_true(jnull(x, "uid"));
 	assert_string_equal(jstr(jat(jget(o, "processes"), 1), "platform"), "linux");
+	json_decref(o);
+
+	/* a Windows asker sees the processes of its account (its name
+	 * compared without case), none of uid's; the Linux filter still
+	 * holds beside it */
+	assert_int_equal(store_read_processes(r, (int64_t)UINT32_MAX, "desktop-1\\ANA", true, NULL, 0, &o, &err), 0);
+	list = jget(o, "processes");
+	assert_int_equal(json_array_size(list), 1);
+	assert_int_equal(jint(jat(list, 0), "pid"), 300);
+	json_decref(o);
+	assert_int_equal(store_read_processes(r, (int64_t)UINT32_MAX, "DESKTOP-1\\bob", true, NULL, 0, &o, &err), 0);
+	assert_int_equal(json_array_size(jget(o, "processes")), 0);
+	json_decref(o);
+	assert_int_equal(store_read_processes(r, 1000, "DESKTOP-1\\bob", true, NULL, 0, &o, &err), 0);
+	list = jget(o, "processes");
+	assert_int_equal(json_array_size(list), 1);
+	assert_int_equal(jint(jat(list, 0), "process_id"), p.python);
+	json_decref(o);
+
+	/* by pid and by name, the same account's, or denied naming the owner */
+	/* (pid 300 is also the Linux process of nobody known, seen last) */
+	struct store_select sel = { .pid = 300, .all_instances = true, .only_uid = UINT32_MAX,
+				    .only_owner = "Desktop-1\\Ana" };
+	assert_int_equal(store_read_instances(r, &sel, &o, &err), 0);
+	assert_int_equal(json_array_size(o), 1);
+	assert_string_equal(jstr(jat(o, 0), "comm"), "python.exe");
+	json_decref(o);
+	sel.only_owner = "DESKTOP-1\\bob";
+	assert_int_equal(store_read_instances(r, &sel, &o, &err), -EACCES);
+	sel = (struct store_select){ .name = "python*", .only_uid = UINT32_MAX, .only_owner = "DESKTOP-1\\bob" };
+	assert_int_equal(store_read_instances(r, &sel, &o, &err), -ENOENT);
+	assert_string_equal(err.message, "no process of DESKTOP-1\\bob matches \"python*\"");
+	sel.only_owner = "DESKTOP-1\\ana";
+	assert_int_equal(store_read_instances(r, &sel, &o, &err), 0);
+	assert_int_equal(json_array_size(o), 1);
 	json_decref(o);
 	census_free(c);
 }

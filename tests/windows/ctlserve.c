@@ -6,7 +6,8 @@
  * service_main: --install, --uninstall, --foreground, or as a service),
  * holding the state directory's lock (state-lock.h).  What it serves is a
  * daemon that watches nothing: its core (core-interface.h) is the few
- * lines below, as the daemon's own core does not run on Windows yet.
+ * lines below, so that the control code is tested apart from the
+ * daemon's (ramwatchd.exe, test_win_daemon.py).
  *
  *   ctlserve.exe --foreground [--pipe NAME] [--state-dir DIR] [--db FILE]
  *   ctlserve.exe --install [--pipe NAME] ...   (then sc start ramwatch-ctlserve)

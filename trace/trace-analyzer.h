@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "trace-binary.h"
 #include "trace-counters.h"
 #include "trace-event.h"
 #include "trace-ledger.h"
@@ -147,6 +148,7 @@ struct trace_analyzer {
 	/* The allocator of the last event: nearly every event asks about one,
 	 * and traces use few.  Reset whenever an allocator event may move the
 	 * table's slots. */
+	int64_t root_scope; /* the index of "root" once interned, else -1 */
 	uint64_t cached_allocator_id;
 	const struct trace_allocator *cached_allocator;
 	bool allocator_cached;
@@ -168,6 +170,12 @@ void trace_analyzer_done(struct trace_analyzer *a);
  * -ENOMEM.  After an error the analyzer must not be fed further. */
 int trace_analyzer_ingest(struct trace_analyzer *a, const struct trace_event *e, struct error *err);
 
+/* Replays one record of a binary trace of the logical kinds (alloc, free,
+ * resize, move: kind <= TRACE_BIN_MOVE, seq given) as trace_analyzer_ingest
+ * replays the event the record stands for (trace_bin_json's line), without
+ * building that event.  Returns as trace_analyzer_ingest does. */
+int trace_analyzer_ingest_record(struct trace_analyzer *a, const struct trace_bin_record *rec, struct error *err);
+
 /* The stack of id (0: the row of events without one), a new one zeroed.
  * Returns 0; -EINVAL with a reason past RW_TRACE_STACKS_MAX ids; -ENOMEM.
  * Slot pointers stay valid until the next new id. */
@@ -183,6 +191,13 @@ __attribute__((always_inline)) static inline void trace_analyzer_prefetch(const 
 {
 	uint64_t address = e->kind == TRACE_KIND_REMAP ? e->old_address : e->address;
 	hashtab_prefetch(&a->allocations, e->allocation_id ? e->allocation_id : address);
+}
+
+/* The same for a record of a binary trace. */
+__attribute__((always_inline)) static inline void trace_analyzer_prefetch_record(const struct trace_analyzer *a,
+										 const struct trace_bin_record *r)
+{
+	hashtab_prefetch(&a->allocations, r->kind == TRACE_BIN_MOVE ? r->old_address : r->address);
 }
 
 /* Logical-layer producers by lifecycle coverage (lifecycle_coverage line). */

@@ -64,6 +64,11 @@ enum trace_bin_kind {
 	TRACE_BIN_REMAP, /* a backing remap */
 };
 
+/* The allocator_id of the events of the logical kinds (alloc to move) and
+ * of the backing ones (map, unmap, remap), as trace_bin_json writes them. */
+#define TRACE_BIN_LOGICAL_ALLOCATOR 1u
+#define TRACE_BIN_BACKING_ALLOCATOR 2u
+
 #define TRACE_BIN_FAILED 0x10u  /* "succeeded": false */
 #define TRACE_BIN_SCOPE 0x20u   /* scope_id follows */
 #define TRACE_BIN_STACK 0x40u   /* stack_id follows */

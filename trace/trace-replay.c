@@ -34,6 +34,10 @@
 
 struct batch {
 	struct trace_event e[BATCH];
+	/* a binary record of the logical kinds goes to the analyzer as it is
+	 * (trace_analyzer_ingest_record), in f[i].record, without an event */
+	struct trace_bin_frame f[BATCH];
+	bool is_record[BATCH];
 	uint64_t number[BATCH];
 	size_t n;
 };
@@ -41,7 +45,8 @@ struct batch {
 static int drain(struct trace_analyzer *a, struct batch *b, struct trace_replay_error *err)
 {
 	for (size_t i = 0; i < b->n; i++) {
-		int r = trace_analyzer_ingest(a, &b->e[i], &err->error);
+		int r = b->is_record[i] ? trace_analyzer_ingest_record(a, &b->f[i].record, &err->error)
+					: trace_analyzer_ingest(a, &b->e[i], &err->error);
 		if (r < 0) {
 			err->line = b->number[i];
 			if (r == -ENOMEM)
@@ -87,6 +92,7 @@ static int one_line(struct trace_analyzer *a, struct trace_parser *p, struct bat
 	}
 	if (r == 0)
 		return 0;
+	b->is_record[b->n] = false;
 	b->number[b->n++] = number;
 	/* the general parser's events point into its own buffer, which its
 	 * next line reuses: those are replayed at once */
@@ -149,7 +155,7 @@ static void record_event(const struct trace_bin_record *rec, struct trace_event 
 	e->layer = logical ? TRACE_LAYER_LOGICAL : TRACE_LAYER_BACKING;
 	e->has_seq = true;
 	e->seq = rec->seq;
-	e->allocator_id = logical ? 1 : 2;
+	e->allocator_id = logical ? TRACE_BIN_LOGICAL_ALLOCATOR : TRACE_BIN_BACKING_ALLOCATOR;
 	e->address = rec->address;
 	if (rec->kind == TRACE_BIN_MOVE || rec->kind == TRACE_BIN_REMAP) {
 		e->old_address = rec->old_address;
@@ -205,7 +211,6 @@ static int refuse_format1(const struct frames_state *fs, struct trace_replay_err
 static int frames(struct trace_analyzer *a, struct trace_parser *p, struct frames_state *fs, const char *buf,
 		  size_t *start, size_t end, uint64_t *number, struct trace_replay_error *err)
 {
-	struct trace_bin_frame f;
 	struct batch b;
 	const char *why;
 	int r;
@@ -214,7 +219,9 @@ static int frames(struct trace_analyzer *a, struct trace_parser *p, struct frame
 	if ((r = refuse_format1(fs, err)) < 0)
 		return r;
 	while (*start < end) {
-		int k = trace_bin_next(&fs->bin, buf + *start, end - *start, &f, &why);
+		/* decoded in place: the frame is the batch's next entry */
+		struct trace_bin_frame *f = &b.f[b.n];
+		int k = trace_bin_next(&fs->bin, buf + *start, end - *start, f, &why);
 		if (k == 0)
 			break;
 		if (k < 0) {
@@ -225,13 +232,19 @@ static int frames(struct trace_analyzer *a, struct trace_parser *p, struct frame
 					 fs->offset + *start);
 		}
 		*start += (size_t)k;
-		if (f.line) {
-			if ((r = one_line(a, p, &b, f.line, f.line_len, true, ++*number, err)) < 0)
+		if (f->line) {
+			if ((r = one_line(a, p, &b, f->line, f->line_len, true, ++*number, err)) < 0)
 				return r;
 			continue;
 		}
-		record_event(&f.record, &b.e[b.n]);
-		trace_analyzer_prefetch(a, &b.e[b.n]);
+		if (f->record.kind <= TRACE_BIN_MOVE) {
+			trace_analyzer_prefetch_record(a, &f->record);
+			b.is_record[b.n] = true;
+		} else {
+			record_event(&f->record, &b.e[b.n]);
+			trace_analyzer_prefetch(a, &b.e[b.n]);
+			b.is_record[b.n] = false;
+		}
 		b.number[b.n++] = ++*number;
 		if (b.n == BATCH && (r = drain(a, &b, err)) < 0)
 			return r;

@@ -142,8 +142,8 @@ static int detail_resize(struct trace_analyzer *a, uint32_t allocator_id, uint32
 int trace_alloc_tracked(struct trace_analyzer *a, uint32_t allocator_id, uint64_t key, uint32_t scope,
 			uint64_t return_address, uint32_t stack_id, uint64_t len)
 {
-	bool is_new, tracks = tracks_retained(a, allocator_id);
-	struct trace_record *rec = hashtab_upsert(&a->allocations, key, &is_new);
+	bool tracks = tracks_retained(a, allocator_id);
+	struct trace_record *rec = trace_live_put(&a->allocations, key);
 	struct trace_counters *c[2];
 
 	if (!rec)
@@ -227,7 +227,7 @@ int trace_alloc_free(struct trace_analyzer *a, uint64_t key, uint32_t allocator_
 	uint32_t idx;
 	int r;
 
-	if (hashtab_remove(&a->allocations, key, &rec)) {
+	if (trace_live_take(&a->allocations, key, &rec)) {
 		bool releases = trace_alloc_releases(a, rec.allocator_id);
 		end_lifetime(a, &rec);
 		trace_counters_free(&a->totals.c, rec.len, releases);
@@ -254,7 +254,7 @@ void trace_alloc_release(struct trace_analyzer *a, uint64_t key)
 	struct trace_record rec;
 	struct trace_counters *c, *rows[2];
 
-	if (!hashtab_remove(&a->allocations, key, &rec)) {
+	if (!trace_live_take(&a->allocations, key, &rec)) {
 		trace_add(&a->totals.unmatched_frees, 1);
 		return;
 	}
@@ -291,7 +291,7 @@ static int change_length(struct trace_analyzer *a, const struct trace_record *re
 
 int trace_alloc_resize(struct trace_analyzer *a, uint64_t key, uint64_t new_len, bool is_remap)
 {
-	struct trace_record *rec = hashtab_get(&a->allocations, key);
+	struct trace_record *rec = trace_live_get(&a->allocations, key);
 	int r;
 
 	if (!rec) {
@@ -308,13 +308,12 @@ int trace_alloc_resize(struct trace_analyzer *a, uint64_t key, uint64_t new_len,
 int trace_alloc_remap(struct trace_analyzer *a, uint64_t old_key, uint64_t new_key, uint64_t new_len)
 {
 	struct trace_record rec, *moved;
-	bool is_new;
 	int r;
 
 	trace_add(&a->totals.remaps, 1);
 	if (old_key == new_key)
 		return trace_alloc_resize(a, old_key, new_len, true);
-	if (!hashtab_remove(&a->allocations, old_key, &rec)) {
+	if (!trace_live_take(&a->allocations, old_key, &rec)) {
 		trace_add(&a->totals.unmatched_remaps, 1);
 		return 0;
 	}
@@ -323,7 +322,7 @@ int trace_alloc_remap(struct trace_analyzer *a, uint64_t old_key, uint64_t new_k
 	rec.len = new_len;
 	rec.key = new_key;
 	/* what was live at the new key is replaced, as by an allocation */
-	if (!(moved = hashtab_upsert(&a->allocations, new_key, &is_new)))
+	if (!(moved = trace_live_put(&a->allocations, new_key)))
 		return -ENOMEM;
 	*moved = rec;
 	return r;
@@ -335,7 +334,7 @@ int trace_alloc_lose(struct trace_analyzer *a, uint64_t key, uint64_t new_len)
 	struct trace_counters *c, *rows[2];
 	int r;
 
-	if (!hashtab_remove(&a->allocations, key, &rec)) {
+	if (!trace_live_take(&a->allocations, key, &rec)) {
 		trace_add(&a->totals.unmatched_remaps, 1);
 		return 0;
 	}

@@ -18,7 +18,7 @@ void trace_analyzer_init(struct trace_analyzer *a, const struct trace_replay_opt
 	*a = (struct trace_analyzer){ .options = *o, .root_scope = -1 };
 	trace_scopes_init(&a->scopes);
 	hashtab_init(&a->allocators, sizeof(struct trace_allocator));
-	hashtab_init(&a->allocations, sizeof(struct trace_record));
+	trace_live_init(&a->allocations);
 	hashtab_init(&a->scope_ids, sizeof(struct trace_scope_id));
 	hashtab_init(&a->sites, sizeof(struct trace_site));
 	hashtab_init(&a->stacks, sizeof(struct trace_stack));
@@ -31,7 +31,7 @@ void trace_analyzer_done(struct trace_analyzer *a)
 {
 	trace_scopes_done(&a->scopes);
 	hashtab_done(&a->allocators);
-	hashtab_done(&a->allocations);
+	trace_live_done(&a->allocations);
 	hashtab_done(&a->scope_ids);
 	hashtab_done(&a->sites);
 	hashtab_done(&a->stacks);

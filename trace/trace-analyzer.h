@@ -14,6 +14,7 @@
 #include "trace-counters.h"
 #include "trace-event.h"
 #include "trace-ledger.h"
+#include "trace-live.h"
 #include "trace-scopes.h"
 #include "hashtab.h"
 
@@ -77,19 +78,6 @@ struct trace_allocator {
 	bool prefix_complete;
 };
 
-struct trace_record {
-	uint64_t key; /* allocation_id, or the address when that is 0 */
-	uint64_t len;
-	uint64_t return_address;
-	uint64_t allocation_event; /* events counted when it was allocated */
-	uint64_t segment_event;    /* ... when its length last changed */
-	uint64_t byte_events;      /* byte-events accrued before that */
-	uint32_t allocator_id;
-	uint32_t scope;
-	uint32_t stack_id; /* of its alloc event, 0 for none */
-	uint32_t unused;   /* to 64 bytes: one cache line per slot */
-};
-
 struct trace_site {
 	uint64_t return_address;
 	struct trace_counters counters;
@@ -133,7 +121,7 @@ struct trace_analyzer {
 	struct trace_sequence sequence;
 	struct trace_scopes scopes;
 	struct hashtab allocators;   /* struct trace_allocator */
-	struct hashtab allocations;  /* struct trace_record */
+	struct trace_live allocations;
 	struct hashtab scope_ids;    /* struct trace_scope_id */
 	struct hashtab sites;        /* struct trace_site */
 	struct hashtab stacks;       /* struct trace_stack */
@@ -190,14 +178,14 @@ __attribute__((always_inline)) static inline void trace_analyzer_prefetch(const 
 									  const struct trace_event *e)
 {
 	uint64_t address = e->kind == TRACE_KIND_REMAP ? e->old_address : e->address;
-	hashtab_prefetch(&a->allocations, e->allocation_id ? e->allocation_id : address);
+	trace_live_prefetch(&a->allocations, e->allocation_id ? e->allocation_id : address);
 }
 
 /* The same for a record of a binary trace. */
 __attribute__((always_inline)) static inline void trace_analyzer_prefetch_record(const struct trace_analyzer *a,
 										 const struct trace_bin_record *r)
 {
-	hashtab_prefetch(&a->allocations, r->kind == TRACE_BIN_MOVE ? r->old_address : r->address);
+	trace_live_prefetch(&a->allocations, r->kind == TRACE_BIN_MOVE ? r->old_address : r->address);
 }
 
 /* Logical-layer producers by lifecycle coverage (lifecycle_coverage line). */

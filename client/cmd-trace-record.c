@@ -118,7 +118,9 @@ static uint64_t dropped_of(const char *path)
 /* One line on standard error: what the trace holds. */
 static void print_summary(const char *path)
 {
-	struct trace_replay_options ro = { .layer = TRACE_LAYER_LOGICAL };
+	/* the line prints the trace's totals only: scopes and lifetimes,
+	 * most of a replay's work, are left out */
+	struct trace_replay_options ro = { .layer = TRACE_LAYER_LOGICAL, .totals_only = true };
 	struct trace_analyzer a;
 	struct trace_parser parser;
 	struct trace_replay_error err;

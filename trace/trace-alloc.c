@@ -161,6 +161,8 @@ int trace_alloc_tracked(struct trace_analyzer *a, uint32_t allocator_id, uint64_
 		.stack_id = stack_id,
 	};
 	trace_counters_alloc(&a->totals.c, len, tracks);
+	if (a->options.totals_only)
+		return 0;
 	trace_counters_alloc(scope_counters(a, scope), len, tracks);
 	if (a->options.track_sites && !site_upsert(a, return_address))
 		return -ENOMEM;
@@ -177,6 +179,8 @@ int trace_alloc_untracked(struct trace_analyzer *a, uint32_t scope, uint64_t ret
 	struct trace_counters *c[2];
 
 	trace_counters_untracked(&a->totals.c, len, count);
+	if (a->options.totals_only)
+		return 0;
 	trace_counters_untracked(scope_counters(a, scope), len, count);
 	if (a->options.track_sites && !site_upsert(a, return_address))
 		return -ENOMEM;
@@ -229,8 +233,10 @@ int trace_alloc_free(struct trace_analyzer *a, uint64_t key, uint32_t allocator_
 
 	if (trace_live_take(&a->allocations, key, &rec)) {
 		bool releases = trace_alloc_releases(a, rec.allocator_id);
-		end_lifetime(a, &rec);
 		trace_counters_free(&a->totals.c, rec.len, releases);
+		if (a->options.totals_only)
+			return 0;
+		end_lifetime(a, &rec);
 		trace_counters_free(scope_counters(a, rec.scope), rec.len, releases);
 		for (size_t i = 0, n = rows_of(a, rec.return_address, rec.stack_id, c); i < n; i++)
 			trace_counters_free(c[i], rec.len, releases);
@@ -241,10 +247,12 @@ int trace_alloc_free(struct trace_analyzer *a, uint64_t key, uint32_t allocator_
 	/* A free of nothing live still frees what it says, from its own
 	 * scope, as the reference does; it is also unbalanced evidence. */
 	trace_add(&a->totals.unmatched_frees, 1);
-	if ((r = trace_alloc_scope(a, scope, &idx)) < 0)
-		return r;
 	bool releases = trace_alloc_releases(a, allocator_id);
 	trace_counters_free(&a->totals.c, len, releases);
+	if (a->options.totals_only)
+		return 0;
+	if ((r = trace_alloc_scope(a, scope, &idx)) < 0)
+		return r;
 	trace_counters_free(scope_counters(a, idx), len, releases);
 	return 0;
 }
@@ -258,8 +266,10 @@ void trace_alloc_release(struct trace_analyzer *a, uint64_t key)
 		trace_add(&a->totals.unmatched_frees, 1);
 		return;
 	}
-	end_lifetime(a, &rec);
 	trace_counters_bulk_invalidate(&a->totals.c, rec.len);
+	if (a->options.totals_only)
+		return;
+	end_lifetime(a, &rec);
 	trace_counters_bulk_invalidate(scope_counters(a, rec.scope), rec.len);
 	for (size_t i = 0, n = rows_of(a, rec.return_address, rec.stack_id, rows); i < n; i++)
 		trace_counters_bulk_invalidate(rows[i], rec.len);
@@ -281,6 +291,8 @@ static int change_length(struct trace_analyzer *a, const struct trace_record *re
 	struct trace_counters *c[2];
 
 	trace_counters_resize(&a->totals.c, rec->len, new_len, tracks, releases);
+	if (a->options.totals_only)
+		return 0;
 	trace_counters_resize(scope_counters(a, rec->scope), rec->len, new_len, tracks, releases);
 	for (size_t i = 0, n = rows_of(a, rec->return_address, rec->stack_id, c); i < n; i++)
 		trace_counters_resize(c[i], rec->len, new_len, true, releases);
@@ -344,8 +356,10 @@ int trace_alloc_lose(struct trace_analyzer *a, uint64_t key, uint64_t new_len)
 	bool tracks = tracks_retained(a, rec.allocator_id);
 	bool releases = trace_alloc_releases(a, rec.allocator_id);
 	trace_counters_resize(&a->totals.c, rec.len, new_len, tracks, releases);
-	trace_counters_resize(scope_counters(a, rec.scope), rec.len, new_len, tracks, releases);
 	trace_counters_lose(&a->totals.c, new_len);
+	if (a->options.totals_only)
+		return 0;
+	trace_counters_resize(scope_counters(a, rec.scope), rec.len, new_len, tracks, releases);
 	trace_counters_lose(scope_counters(a, rec.scope), new_len);
 	for (size_t i = 0, n = rows_of(a, rec.return_address, rec.stack_id, rows); i < n; i++) {
 		trace_counters_resize(rows[i], rec.len, new_len, true, releases);

@@ -24,6 +24,11 @@ struct trace_replay_options {
 	bool track_stacks;    /* --stacks: counters per stack_id */
 	bool has_site_detail; /* --site ADDRESS: sizes and scopes of one site */
 	uint64_t site_detail;
+	/* Only the counters of the whole trace (trace record's closing line):
+	 * no scope's counters and no lifetimes are kept, which the report
+	 * would print wrong.  Everything else is replayed, so the same events
+	 * are refused for the same reasons. */
+	bool totals_only;
 };
 
 /* Entries of the analyzer's cache of scope ids (a power of two). */

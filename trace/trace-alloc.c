@@ -139,8 +139,10 @@ static int detail_resize(struct trace_analyzer *a, uint32_t allocator_id, uint32
 	return detail_alloc(a, allocator_id, scope, new_len);
 }
 
-int trace_alloc_tracked(struct trace_analyzer *a, uint32_t allocator_id, uint64_t key, uint32_t scope,
-			uint64_t return_address, uint32_t stack_id, uint64_t len)
+/* Inline in trace_alloc_record, for every alloc record of a binary trace. */
+__attribute__((always_inline)) static inline int alloc_tracked(struct trace_analyzer *a, uint32_t allocator_id,
+							       uint64_t key, uint32_t scope, uint64_t return_address,
+							       uint32_t stack_id, uint64_t len)
 {
 	bool tracks = tracks_retained(a, allocator_id);
 	struct trace_record *rec = trace_live_put(&a->allocations, key);
@@ -171,6 +173,12 @@ int trace_alloc_tracked(struct trace_analyzer *a, uint32_t allocator_id, uint64_
 	if (is_detail_site(a, return_address))
 		return detail_alloc(a, allocator_id, scope, len);
 	return 0;
+}
+
+int trace_alloc_tracked(struct trace_analyzer *a, uint32_t allocator_id, uint64_t key, uint32_t scope,
+			uint64_t return_address, uint32_t stack_id, uint64_t len)
+{
+	return alloc_tracked(a, allocator_id, key, scope, return_address, stack_id, len);
 }
 
 int trace_alloc_untracked(struct trace_analyzer *a, uint32_t scope, uint64_t return_address, uint32_t stack_id,
@@ -223,8 +231,10 @@ static void end_lifetime(struct trace_analyzer *a, const struct trace_record *re
 	}
 }
 
-int trace_alloc_free(struct trace_analyzer *a, uint64_t key, uint32_t allocator_id,
-		     const struct trace_scope_ref *scope, uint64_t len)
+/* Inline in trace_alloc_record, as alloc_tracked. */
+__attribute__((always_inline)) static inline int free_tracked(struct trace_analyzer *a, uint64_t key,
+							      uint32_t allocator_id, const struct trace_scope_ref *scope,
+							      uint64_t len)
 {
 	struct trace_record rec;
 	struct trace_counters *c[2];
@@ -255,6 +265,12 @@ int trace_alloc_free(struct trace_analyzer *a, uint64_t key, uint32_t allocator_
 		return r;
 	trace_counters_free(scope_counters(a, idx), len, releases);
 	return 0;
+}
+
+int trace_alloc_free(struct trace_analyzer *a, uint64_t key, uint32_t allocator_id,
+		     const struct trace_scope_ref *scope, uint64_t len)
+{
+	return free_tracked(a, key, allocator_id, scope, len);
 }
 
 void trace_alloc_release(struct trace_analyzer *a, uint64_t key)
@@ -374,4 +390,47 @@ int trace_alloc_lose(struct trace_analyzer *a, uint64_t key, uint64_t new_len)
 			trace_counters_lose(c, new_len);
 	}
 	return 0;
+}
+
+int trace_alloc_record(struct trace_analyzer *a, const struct trace_bin_record *rec, const struct trace_scope_ref *ref,
+		       struct error *err)
+{
+	uint32_t scope;
+	int r;
+
+	switch (rec->kind) {
+	case TRACE_BIN_ALLOC:
+		if (rec->failed) {
+			trace_add(&a->totals.failed_allocations, 1);
+			return 0;
+		}
+		if ((r = trace_alloc_scope(a, ref, &scope)) < 0)
+			return r;
+		if (!rec->scope_id)
+			a->root_scope = scope;
+		if (a->options.track_stacks) {
+			struct trace_stack *s;
+			if ((r = trace_analyzer_stack(a, rec->stack_id, &s, err)) < 0)
+				return r;
+		}
+		return alloc_tracked(a, TRACE_BIN_LOGICAL_ALLOCATOR, rec->address, scope, rec->return_address,
+				     rec->stack_id, rec->len);
+	case TRACE_BIN_FREE:
+		/* a free record carries no length */
+		return free_tracked(a, rec->address, TRACE_BIN_LOGICAL_ALLOCATOR, ref, 0);
+	case TRACE_BIN_RESIZE:
+		if (rec->failed) {
+			trace_add(&a->totals.failed_resizes, 1);
+			return 0;
+		}
+		trace_add(&a->totals.resizes, 1);
+		return trace_alloc_resize(a, rec->address, rec->len, false);
+	case TRACE_BIN_MOVE:
+		if (rec->failed) {
+			trace_add(&a->totals.failed_remaps, 1);
+			return 0;
+		}
+		return trace_alloc_remap(a, rec->old_address, rec->address, rec->len);
+	default: return 0;
+	}
 }

@@ -34,6 +34,13 @@ int trace_alloc_resize(struct trace_analyzer *a, uint64_t key, uint64_t new_len,
 int trace_alloc_remap(struct trace_analyzer *a, uint64_t old_key, uint64_t new_key, uint64_t new_len);
 int trace_alloc_lose(struct trace_analyzer *a, uint64_t key, uint64_t new_len);
 
+/* A record of a binary trace of the logical kinds (alloc, free, resize,
+ * move), its scope resolved, by the rules of the event it stands for:
+ * trace_alloc_tracked, _free, _resize or _remap, or the count of its
+ * failure.  Returns 0, -EINVAL (err says why) or -ENOMEM. */
+int trace_alloc_record(struct trace_analyzer *a, const struct trace_bin_record *rec, const struct trace_scope_ref *ref,
+		       struct error *err);
+
 /* Whether the allocator frees memory back (unknown allocators do), and
  * the layer it declared (unknown: backing_boundary). */
 bool trace_alloc_releases(struct trace_analyzer *a, uint32_t allocator_id);

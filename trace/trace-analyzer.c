@@ -441,60 +441,33 @@ int trace_analyzer_ingest(struct trace_analyzer *a, const struct trace_event *e,
 	}
 }
 
-int trace_analyzer_ingest_record(struct trace_analyzer *a, const struct trace_bin_record *rec, struct error *err)
+int trace_analyzer_ingest_records(struct trace_analyzer *a, const struct trace_bin_frame *f, size_t n,
+				  size_t *ret_done, struct error *err)
 {
-	/* scope_id 0 is "root", an index once it is interned (paths keep
-	 * their index for the analyzer's life) */
-	struct trace_scope_ref ref = { "root", 4, a->root_scope };
-	uint32_t scope;
-	int r;
+	size_t i;
+	int r = 0;
 
-	if (rec->scope_id) {
-		if ((r = scope_of_id(a, rec->scope_id, &scope, err)) < 0)
-			return r;
-		ref = (struct trace_scope_ref){ a->scopes.v[scope].path, a->scopes.v[scope].len, (int64_t)scope };
+	for (i = 0; i < n; i++) {
+		const struct trace_bin_record *rec = &f[i].record;
+		/* scope_id 0 is "root", an index once it is interned (paths
+		 * keep their index for the analyzer's life) */
+		struct trace_scope_ref ref = { "root", 4, a->root_scope };
+		uint32_t scope;
+
+		if (rec->scope_id) {
+			if ((r = scope_of_id(a, rec->scope_id, &scope, err)) < 0)
+				break;
+			ref = (struct trace_scope_ref){ a->scopes.v[scope].path, a->scopes.v[scope].len, (int64_t)scope };
+		}
+		trace_add(&a->events, 1);
+		record_sequence(a, true, rec->seq);
+		if (rec->stack_id)
+			trace_add(&a->stack_events, 1);
+		if (a->options.layer == TRACE_LAYER_LOGICAL && (r = trace_alloc_record(a, rec, &ref, err)) < 0)
+			break;
 	}
-	trace_add(&a->events, 1);
-	record_sequence(a, true, rec->seq);
-	if (rec->stack_id)
-		trace_add(&a->stack_events, 1);
-	if (a->options.layer != TRACE_LAYER_LOGICAL)
-		return 0;
-	switch (rec->kind) {
-	case TRACE_BIN_ALLOC:
-		if (rec->failed) {
-			trace_add(&a->totals.failed_allocations, 1);
-			return 0;
-		}
-		if ((r = trace_alloc_scope(a, &ref, &scope)) < 0)
-			return r;
-		if (!rec->scope_id)
-			a->root_scope = scope;
-		if (a->options.track_stacks) {
-			struct trace_stack *s;
-			if ((r = trace_analyzer_stack(a, rec->stack_id, &s, err)) < 0)
-				return r;
-		}
-		return trace_alloc_tracked(a, TRACE_BIN_LOGICAL_ALLOCATOR, rec->address, scope, rec->return_address,
-					   rec->stack_id, rec->len);
-	case TRACE_BIN_FREE:
-		/* a free record carries no length */
-		return trace_alloc_free(a, rec->address, TRACE_BIN_LOGICAL_ALLOCATOR, &ref, 0);
-	case TRACE_BIN_RESIZE:
-		if (rec->failed) {
-			trace_add(&a->totals.failed_resizes, 1);
-			return 0;
-		}
-		trace_add(&a->totals.resizes, 1);
-		return trace_alloc_resize(a, rec->address, rec->len, false);
-	case TRACE_BIN_MOVE:
-		if (rec->failed) {
-			trace_add(&a->totals.failed_remaps, 1);
-			return 0;
-		}
-		return trace_alloc_remap(a, rec->old_address, rec->address, rec->len);
-	default: return 0;
-	}
+	*ret_done = i;
+	return r;
 }
 
 void trace_analyzer_coverage(const struct trace_analyzer *a, struct trace_coverage *ret)

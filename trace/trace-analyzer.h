@@ -163,11 +163,14 @@ void trace_analyzer_done(struct trace_analyzer *a);
  * -ENOMEM.  After an error the analyzer must not be fed further. */
 int trace_analyzer_ingest(struct trace_analyzer *a, const struct trace_event *e, struct error *err);
 
-/* Replays one record of a binary trace of the logical kinds (alloc, free,
- * resize, move: kind <= TRACE_BIN_MOVE, seq given) as trace_analyzer_ingest
- * replays the event the record stands for (trace_bin_json's line), without
- * building that event.  Returns as trace_analyzer_ingest does. */
-int trace_analyzer_ingest_record(struct trace_analyzer *a, const struct trace_bin_record *rec, struct error *err);
+/* Replays the records of n frames of a binary trace, all of the logical
+ * kinds (alloc, free, resize, move: kind <= TRACE_BIN_MOVE), as
+ * trace_analyzer_ingest replays the events they stand for (trace_bin_json's
+ * lines), without building those events.  Returns as
+ * trace_analyzer_ingest does, with the records replayed in *ret_done (on
+ * an error, the index of the one refused). */
+int trace_analyzer_ingest_records(struct trace_analyzer *a, const struct trace_bin_frame *f, size_t n,
+				  size_t *ret_done, struct error *err);
 
 /* The stack of id (0: the row of events without one), a new one zeroed.
  * Returns 0; -EINVAL with a reason past RW_TRACE_STACKS_MAX ids; -ENOMEM.

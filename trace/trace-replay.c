@@ -45,8 +45,17 @@ struct batch {
 static int drain(struct trace_analyzer *a, struct batch *b, struct trace_replay_error *err)
 {
 	for (size_t i = 0; i < b->n; i++) {
-		int r = b->is_record[i] ? trace_analyzer_ingest_record(a, &b->f[i].record, &err->error)
-					: trace_analyzer_ingest(a, &b->e[i], &err->error);
+		int r;
+		if (b->is_record[i]) {
+			/* the records up to the next event, in one call */
+			size_t j = i + 1, done;
+			while (j < b->n && b->is_record[j])
+				j++;
+			r = trace_analyzer_ingest_records(a, &b->f[i], j - i, &done, &err->error);
+			i += done - (r == 0);
+		} else {
+			r = trace_analyzer_ingest(a, &b->e[i], &err->error);
+		}
 		if (r < 0) {
 			err->line = b->number[i];
 			if (r == -ENOMEM)

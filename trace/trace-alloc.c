@@ -434,3 +434,44 @@ int trace_alloc_record(struct trace_analyzer *a, const struct trace_bin_record *
 	default: return 0;
 	}
 }
+
+bool trace_alloc_pairs(const struct trace_analyzer *a)
+{
+	return a->options.layer == TRACE_LAYER_LOGICAL && !a->options.track_sites && !a->options.track_stacks &&
+	       !a->options.has_site_detail;
+}
+
+int trace_alloc_pair_scope(struct trace_analyzer *a, const struct trace_bin_record *alloc,
+			   const struct trace_scope_ref *ref, uint32_t *ret)
+{
+	int r = trace_alloc_scope(a, ref, ret);
+	if (r == 0 && !alloc->scope_id)
+		a->root_scope = *ret;
+	return r;
+}
+
+void trace_alloc_pair(struct trace_analyzer *a, const struct trace_bin_record *alloc, uint32_t scope,
+		      uint64_t allocation_event)
+{
+	bool tracks = tracks_retained(a, TRACE_BIN_LOGICAL_ALLOCATOR);
+	bool releases = trace_alloc_releases(a, TRACE_BIN_LOGICAL_ALLOCATOR);
+	uint64_t len = alloc->len, events = span(allocation_event, a->events);
+	struct trace_record replaced;
+
+	/* the alloc would replace what was live under its key, and the free
+	 * take it out: the key is left with nothing */
+	trace_live_take(&a->allocations, alloc->address, &replaced);
+	trace_counters_alloc(&a->totals.c, len, tracks);
+	trace_counters_free(&a->totals.c, len, releases);
+	if (a->options.totals_only)
+		return;
+	/* as end_lifetime: one length since the allocation, no byte-events
+	 * before */
+	uint64_t byte_events = 0;
+	trace_add(&byte_events, trace_mul(len, events));
+	struct trace_counters *c = scope_counters(a, scope);
+	trace_counters_alloc(c, len, tracks);
+	trace_counters_lifetime(&a->totals.c, events, byte_events);
+	trace_counters_lifetime(c, events, byte_events);
+	trace_counters_free(c, len, releases);
+}

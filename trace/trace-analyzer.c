@@ -441,29 +441,65 @@ int trace_analyzer_ingest(struct trace_analyzer *a, const struct trace_event *e,
 	}
 }
 
+/* What every record counts before its kind's rule: its scope (ret_ref),
+ * the event, its sequence number, its stack. */
+__attribute__((always_inline)) static inline int record_event(struct trace_analyzer *a,
+							      const struct trace_bin_record *rec,
+							      struct trace_scope_ref *ret_ref, struct error *err)
+{
+	uint32_t scope;
+	int r;
+
+	/* scope_id 0 is "root", an index once it is interned (paths keep
+	 * their index for the analyzer's life) */
+	*ret_ref = (struct trace_scope_ref){ "root", 4, a->root_scope };
+	if (rec->scope_id) {
+		if ((r = scope_of_id(a, rec->scope_id, &scope, err)) < 0)
+			return r;
+		*ret_ref = (struct trace_scope_ref){ a->scopes.v[scope].path, a->scopes.v[scope].len, (int64_t)scope };
+	}
+	trace_add(&a->events, 1);
+	record_sequence(a, true, rec->seq);
+	if (rec->stack_id)
+		trace_add(&a->stack_events, 1);
+	return 0;
+}
+
 int trace_analyzer_ingest_records(struct trace_analyzer *a, const struct trace_bin_frame *f, size_t n,
 				  size_t *ret_done, struct error *err)
 {
+	bool logical = a->options.layer == TRACE_LAYER_LOGICAL, pairs = trace_alloc_pairs(a);
+	struct trace_scope_ref ref, free_ref;
 	size_t i;
 	int r = 0;
 
 	for (i = 0; i < n; i++) {
 		const struct trace_bin_record *rec = &f[i].record;
-		/* scope_id 0 is "root", an index once it is interned (paths
-		 * keep their index for the analyzer's life) */
-		struct trace_scope_ref ref = { "root", 4, a->root_scope };
-		uint32_t scope;
 
-		if (rec->scope_id) {
-			if ((r = scope_of_id(a, rec->scope_id, &scope, err)) < 0)
+		if ((r = record_event(a, rec, &ref, err)) < 0)
+			break;
+		if (!logical)
+			continue;
+		if (pairs && rec->kind == TRACE_BIN_ALLOC && !rec->failed && i + 1 < n &&
+		    f[i + 1].record.kind == TRACE_BIN_FREE && f[i + 1].record.address == rec->address) {
+			uint64_t allocation_event = a->events;
+			uint32_t scope;
+			if ((r = trace_alloc_pair_scope(a, rec, &ref, &scope)) < 0)
 				break;
-			ref = (struct trace_scope_ref){ a->scopes.v[scope].path, a->scopes.v[scope].len, (int64_t)scope };
+			if ((r = record_event(a, &f[i + 1].record, &free_ref, err)) < 0) {
+				/* the alloc stands, and the free is refused */
+				int k = trace_alloc_record(a, rec, &ref, err);
+				if (k < 0)
+					r = k;
+				else
+					i++;
+				break;
+			}
+			trace_alloc_pair(a, rec, scope, allocation_event);
+			i++;
+			continue;
 		}
-		trace_add(&a->events, 1);
-		record_sequence(a, true, rec->seq);
-		if (rec->stack_id)
-			trace_add(&a->stack_events, 1);
-		if (a->options.layer == TRACE_LAYER_LOGICAL && (r = trace_alloc_record(a, rec, &ref, err)) < 0)
+		if ((r = trace_alloc_record(a, rec, &ref, err)) < 0)
 			break;
 	}
 	*ret_done = i;

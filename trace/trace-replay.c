@@ -35,7 +35,7 @@
 struct batch {
 	struct trace_event e[BATCH];
 	/* a binary record of the logical kinds goes to the analyzer as it is
-	 * (trace_analyzer_ingest_record), in f[i].record, without an event */
+	 * (trace_analyzer_ingest_records), in f[i].record, without an event */
 	struct trace_bin_frame f[BATCH];
 	bool is_record[BATCH];
 	uint64_t number[BATCH];
@@ -143,10 +143,12 @@ static int last_line(struct trace_analyzer *a, struct trace_parser *p, const cha
 	return drain(a, &b, err);
 }
 
-/* The event of a binary record, written directly: every value a record
- * can carry is one the setters accept (the decoder refuses other kinds
- * and ids above 2^32), so the event is the one the record's JSON line
- * parses into, without a setter's checks for each field of every record. */
+/* The event of a binary record of the backing kinds (map, unmap, remap;
+ * the logical ones go to the analyzer as records), written directly:
+ * every value a record can carry is one the setters accept (the decoder
+ * refuses other kinds and ids above 2^32), so the event is the one the
+ * record's JSON line parses into, without a setter's checks for each
+ * field of every record. */
 static void record_event(const struct trace_bin_record *rec, struct trace_event *e)
 {
 	static const enum trace_kind kinds[] = {

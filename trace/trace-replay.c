@@ -360,6 +360,12 @@ static int reader_init(struct reader *rd, struct trace_replay_error *err)
 
 int trace_replay_fd(struct trace_analyzer *a, struct trace_parser *p, int fd, struct trace_replay_error *err)
 {
+	return trace_replay_follow(a, p, fd, NULL, NULL, err);
+}
+
+int trace_replay_follow(struct trace_analyzer *a, struct trace_parser *p, int fd, bool (*more)(void *data),
+			void *data, struct trace_replay_error *err)
+{
 	struct reader rd;
 	int r;
 
@@ -379,6 +385,13 @@ int trace_replay_fd(struct trace_analyzer *a, struct trace_parser *p, int fd, st
 		if ((r = reader_fill(&rd, fd, err)) < 0)
 			return r;
 		at_end = r == 0;
+		if (at_end && more) {
+			/* the writer may still append; once it surely will not,
+			 * one more read takes what it wrote since this one */
+			if (!more(data))
+				more = NULL;
+			at_end = false;
+		}
 	}
 	if (r < 0)
 		return r;

@@ -484,7 +484,9 @@ int trace_analyzer_ingest_records(struct trace_analyzer *a, const struct trace_b
 		    f[i + 1].record.kind == TRACE_BIN_FREE && f[i + 1].record.address == rec->address) {
 			uint64_t allocation_event = a->events;
 			uint32_t scope;
-			if ((r = trace_alloc_pair_scope(a, rec, &ref, &scope)) < 0)
+			if (ref.index >= 0)
+				scope = (uint32_t)ref.index;
+			else if ((r = trace_alloc_pair_scope(a, rec, &ref, &scope)) < 0)
 				break;
 			if ((r = record_event(a, &f[i + 1].record, &free_ref, err)) < 0) {
 				/* the alloc stands, and the free is refused */

@@ -236,8 +236,8 @@ int trace_bin_next_frame(struct trace_bin_state *s, const char *buf, size_t len,
  * why says why.  s is changed only when it returns > 0.  A record inside a
  * segment with room for the longest one, as nearly every record is, is
  * decoded here, inline, and changes its stream only when it is whole. */
-static inline int trace_bin_next(struct trace_bin_state *s, const char *buf, size_t len, struct trace_bin_frame *f,
-				 const char **why)
+__attribute__((always_inline)) static inline int trace_bin_next(struct trace_bin_state *s, const char *buf,
+								 size_t len, struct trace_bin_frame *f, const char **why)
 {
 	if (s->remaining >= TRACE_BIN_RECORD_MAX && len >= TRACE_BIN_RECORD_MAX) {
 		int k = trace_bin_decode_whole(&s->streams[s->stream], (const unsigned char *)buf, &f->record, why);

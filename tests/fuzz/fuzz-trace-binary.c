@@ -35,6 +35,10 @@ static void check_frames(const char *buf, size_t len)
 	memset(again, 0, sizeof(again));
 	trace_parser_init(&p);
 	while (at < len) {
+		/* the records are compared whole, padding included: the decoder
+		 * sets fields, not the bytes between them */
+		memset(&f, 0, sizeof(f));
+		memset(&back, 0, sizeof(back));
 		int k = trace_bin_next(&dec, buf + at, len - at, &f, &why);
 		if (k <= 0)
 			break;

@@ -97,7 +97,7 @@ SCANNER_SRCS := scanner/region.c scanner/smaps.c scanner/smaps-fast.c scanner/pr
 
 # trace/: the memtrace analyzer (ramwatch trace summary) and export
 TRACE_SRCS := trace/trace-event.c trace/trace-fast.c trace/trace-general.c trace/trace-parse.c \
-	trace/trace-scopes.c trace/trace-ledger.c trace/trace-alloc.c \
+	trace/trace-scopes.c trace/trace-ledger.c trace/trace-live.c trace/trace-alloc.c \
 	trace/trace-analyzer.c trace/trace-integrity.c trace/trace-rank.c trace/trace-jsonw.c \
 	trace/trace-symbols.c trace/trace-report.c trace/trace-text.c trace/trace-jsonl.c \
 	trace/trace-replay.c trace/trace-export.c trace/trace-binary.c
@@ -261,7 +261,7 @@ UNIT_TESTS := test-util test-log test-strpool test-text test-hashtab test-timepa
 	test-smaps test-proc-parse test-classes test-classify test-runtimes test-census test-evidence-checks test-evidence test-memimage test-heap-walk test-heap-glibc test-census-json \
 	test-heap-pymalloc test-heap-jemalloc test-heap-jvm test-heap-mimalloc test-heap-tcmalloc \
 	test-scan-live test-region-events test-heap-trend test-gpu test-gpu-census test-win-census \
-	test-trace-parse test-trace-analyzer test-trace-scopes test-trace-ledger test-trace-report \
+	test-trace-parse test-trace-analyzer test-trace-scopes test-trace-ledger test-trace-live test-trace-report \
 	test-trace-replay test-trace-export test-trace-binary test-trace-stacks \
 	test-store test-store-failures test-store-salvage test-store-retention test-store-read test-store-read-report test-store-read-events test-store-read-gpu test-store-read-history test-store-read-page test-store-oom test-store-coalesce test-sample-row test-census-counters test-store-repeat test-store-delta test-steady test-query test-query-limits \
 	test-config test-config-values test-config-files test-selector \

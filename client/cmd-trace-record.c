@@ -4,8 +4,8 @@
  * The library is looked for in $RAMWATCH_TRACE_LIBRARY, then next to this
  * binary (the build tree), then in the installed library directory.  The
  * command's exit status is this one's (128 + the signal when a signal
- * ended it); the trace is replayed once at the end for the one-line
- * summary on standard error. */
+ * ended it); the trace is replayed, as it is written and to its end once
+ * the command has ended, for the one-line summary on standard error. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "commands.h"
@@ -115,16 +116,75 @@ static uint64_t dropped_of(const char *path)
 	return v;
 }
 
-/* One line on standard error: what the trace holds. */
-static void print_summary(const char *path)
+/* The command, while the trace is replayed as it writes it. */
+struct command_run {
+	pid_t pid;
+	int status;
+	int error; /* waitpid's errno, 0 */
+	bool done;
+};
+
+/* Whether the command may still write: false once it was waited for.
+ * While it runs, waits a little first, for more of the trace to come. */
+static bool command_running(void *data)
 {
-	struct trace_replay_options ro = { .layer = TRACE_LAYER_LOGICAL };
+	struct command_run *c = data;
+	struct timespec pause = { .tv_nsec = 2 * 1000 * 1000 };
+
+	if (c->done)
+		return false;
+	pid_t r = waitpid(c->pid, &c->status, WNOHANG);
+	if (r == c->pid || (r < 0 && errno != EINTR)) {
+		c->error = r < 0 ? errno : 0;
+		c->done = true;
+		return false;
+	}
+	nanosleep(&pause, NULL);
+	return true;
+}
+
+/* Waits for the command to end.  Returns 0 or a negative errno. */
+static int command_wait(struct command_run *c)
+{
+	while (!c->done) {
+		pid_t r = waitpid(c->pid, &c->status, 0);
+		if (r == c->pid || (r < 0 && errno != EINTR)) {
+			c->error = r < 0 ? errno : 0;
+			c->done = true;
+		}
+	}
+	return -c->error;
+}
+
+/* The trace the command writes, once its first traced process made it;
+ * -1 (errno set) when it ended without. */
+static int open_trace(const char *path, struct command_run *c)
+{
+	for (;;) {
+		/* asked before the open: a command that made the file and
+		 * ended in between still has its trace read */
+		bool running = !c->done;
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0 || errno != ENOENT || !running)
+			return fd;
+		command_running(c);
+	}
+}
+
+/* One line on standard error: what the trace holds.  The trace is
+ * replayed while the command writes it (on a CPU the command leaves
+ * idle), to its end once the command has ended. */
+static void print_summary(const char *path, struct command_run *c)
+{
+	/* the line prints the trace's totals only: scopes and lifetimes,
+	 * most of a replay's work, are left out */
+	struct trace_replay_options ro = { .layer = TRACE_LAYER_LOGICAL, .totals_only = true };
 	struct trace_analyzer a;
 	struct trace_parser parser;
 	struct trace_replay_error err;
 	struct trace_integrity in;
 	char b1[32], b2[32];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open_trace(path, c), r;
 
 	if (fd < 0) {
 		fprintf(stderr, "ramwatch trace record: no trace was written to %s: %s\n", path, strerror(errno));
@@ -132,7 +192,10 @@ static void print_summary(const char *path)
 	}
 	trace_analyzer_init(&a, &ro);
 	trace_parser_init(&parser);
-	if (trace_replay_fd(&a, &parser, fd, &err) < 0) {
+	r = trace_replay_follow(&a, &parser, fd, command_running, c, &err);
+	/* a trace refused before its end: the command still runs to its end */
+	command_wait(c);
+	if (r < 0) {
 		fprintf(stderr, "ramwatch trace record: %s: %s %" PRIu64 ": %s\n", path,
 			err.binary ? "record" : "line", err.line,
 			err.error.message);
@@ -190,7 +253,7 @@ int cmd_trace_record(const struct command *self, int argc, char **argv)
 	const char *output = NULL, *scope_env = NULL, *format = NULL;
 	uint64_t min_bytes = 4096, stack = 1;
 	struct sigaction ignore = { .sa_handler = SIG_IGN }, old_int, old_quit;
-	int opt, status, r;
+	int opt, r;
 	pid_t pid;
 
 	optind = 0;
@@ -271,12 +334,12 @@ int cmd_trace_record(const struct command *self, int argc, char **argv)
 		fprintf(stderr, "ramwatch: cannot run %s: %s\n", argv[optind], strerror(errno));
 		_exit(errno == ENOENT ? 127 : 126);
 	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return fail("cannot wait for %s: %s", argv[optind], strerror(errno));
-	print_summary(file);
+	struct command_run run = { .pid = pid };
+	print_summary(file, &run);
+	if ((r = command_wait(&run)) < 0)
+		return fail("cannot wait for %s: %s", argv[optind], strerror(-r));
 	note_other_traces(file);
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return WEXITSTATUS(status);
+	if (WIFSIGNALED(run.status))
+		return 128 + WTERMSIG(run.status);
+	return WEXITSTATUS(run.status);
 }

@@ -139,11 +139,13 @@ static int detail_resize(struct trace_analyzer *a, uint32_t allocator_id, uint32
 	return detail_alloc(a, allocator_id, scope, new_len);
 }
 
-int trace_alloc_tracked(struct trace_analyzer *a, uint32_t allocator_id, uint64_t key, uint32_t scope,
-			uint64_t return_address, uint32_t stack_id, uint64_t len)
+/* Inline in trace_alloc_record, for every alloc record of a binary trace. */
+__attribute__((always_inline)) static inline int alloc_tracked(struct trace_analyzer *a, uint32_t allocator_id,
+							       uint64_t key, uint32_t scope, uint64_t return_address,
+							       uint32_t stack_id, uint64_t len)
 {
-	bool is_new, tracks = tracks_retained(a, allocator_id);
-	struct trace_record *rec = hashtab_upsert(&a->allocations, key, &is_new);
+	bool tracks = tracks_retained(a, allocator_id);
+	struct trace_record *rec = trace_live_put(&a->allocations, key);
 	struct trace_counters *c[2];
 
 	if (!rec)
@@ -161,6 +163,8 @@ int trace_alloc_tracked(struct trace_analyzer *a, uint32_t allocator_id, uint64_
 		.stack_id = stack_id,
 	};
 	trace_counters_alloc(&a->totals.c, len, tracks);
+	if (a->options.totals_only)
+		return 0;
 	trace_counters_alloc(scope_counters(a, scope), len, tracks);
 	if (a->options.track_sites && !site_upsert(a, return_address))
 		return -ENOMEM;
@@ -171,12 +175,20 @@ int trace_alloc_tracked(struct trace_analyzer *a, uint32_t allocator_id, uint64_
 	return 0;
 }
 
+int trace_alloc_tracked(struct trace_analyzer *a, uint32_t allocator_id, uint64_t key, uint32_t scope,
+			uint64_t return_address, uint32_t stack_id, uint64_t len)
+{
+	return alloc_tracked(a, allocator_id, key, scope, return_address, stack_id, len);
+}
+
 int trace_alloc_untracked(struct trace_analyzer *a, uint32_t scope, uint64_t return_address, uint32_t stack_id,
 			  uint64_t len, uint64_t count)
 {
 	struct trace_counters *c[2];
 
 	trace_counters_untracked(&a->totals.c, len, count);
+	if (a->options.totals_only)
+		return 0;
 	trace_counters_untracked(scope_counters(a, scope), len, count);
 	if (a->options.track_sites && !site_upsert(a, return_address))
 		return -ENOMEM;
@@ -219,18 +231,22 @@ static void end_lifetime(struct trace_analyzer *a, const struct trace_record *re
 	}
 }
 
-int trace_alloc_free(struct trace_analyzer *a, uint64_t key, uint32_t allocator_id,
-		     const struct trace_scope_ref *scope, uint64_t len)
+/* Inline in trace_alloc_record, as alloc_tracked. */
+__attribute__((always_inline)) static inline int free_tracked(struct trace_analyzer *a, uint64_t key,
+							      uint32_t allocator_id, const struct trace_scope_ref *scope,
+							      uint64_t len)
 {
 	struct trace_record rec;
 	struct trace_counters *c[2];
 	uint32_t idx;
 	int r;
 
-	if (hashtab_remove(&a->allocations, key, &rec)) {
+	if (trace_live_take(&a->allocations, key, &rec)) {
 		bool releases = trace_alloc_releases(a, rec.allocator_id);
-		end_lifetime(a, &rec);
 		trace_counters_free(&a->totals.c, rec.len, releases);
+		if (a->options.totals_only)
+			return 0;
+		end_lifetime(a, &rec);
 		trace_counters_free(scope_counters(a, rec.scope), rec.len, releases);
 		for (size_t i = 0, n = rows_of(a, rec.return_address, rec.stack_id, c); i < n; i++)
 			trace_counters_free(c[i], rec.len, releases);
@@ -241,12 +257,20 @@ int trace_alloc_free(struct trace_analyzer *a, uint64_t key, uint32_t allocator_
 	/* A free of nothing live still frees what it says, from its own
 	 * scope, as the reference does; it is also unbalanced evidence. */
 	trace_add(&a->totals.unmatched_frees, 1);
-	if ((r = trace_alloc_scope(a, scope, &idx)) < 0)
-		return r;
 	bool releases = trace_alloc_releases(a, allocator_id);
 	trace_counters_free(&a->totals.c, len, releases);
+	if (a->options.totals_only)
+		return 0;
+	if ((r = trace_alloc_scope(a, scope, &idx)) < 0)
+		return r;
 	trace_counters_free(scope_counters(a, idx), len, releases);
 	return 0;
+}
+
+int trace_alloc_free(struct trace_analyzer *a, uint64_t key, uint32_t allocator_id,
+		     const struct trace_scope_ref *scope, uint64_t len)
+{
+	return free_tracked(a, key, allocator_id, scope, len);
 }
 
 void trace_alloc_release(struct trace_analyzer *a, uint64_t key)
@@ -254,12 +278,14 @@ void trace_alloc_release(struct trace_analyzer *a, uint64_t key)
 	struct trace_record rec;
 	struct trace_counters *c, *rows[2];
 
-	if (!hashtab_remove(&a->allocations, key, &rec)) {
+	if (!trace_live_take(&a->allocations, key, &rec)) {
 		trace_add(&a->totals.unmatched_frees, 1);
 		return;
 	}
-	end_lifetime(a, &rec);
 	trace_counters_bulk_invalidate(&a->totals.c, rec.len);
+	if (a->options.totals_only)
+		return;
+	end_lifetime(a, &rec);
 	trace_counters_bulk_invalidate(scope_counters(a, rec.scope), rec.len);
 	for (size_t i = 0, n = rows_of(a, rec.return_address, rec.stack_id, rows); i < n; i++)
 		trace_counters_bulk_invalidate(rows[i], rec.len);
@@ -281,6 +307,8 @@ static int change_length(struct trace_analyzer *a, const struct trace_record *re
 	struct trace_counters *c[2];
 
 	trace_counters_resize(&a->totals.c, rec->len, new_len, tracks, releases);
+	if (a->options.totals_only)
+		return 0;
 	trace_counters_resize(scope_counters(a, rec->scope), rec->len, new_len, tracks, releases);
 	for (size_t i = 0, n = rows_of(a, rec->return_address, rec->stack_id, c); i < n; i++)
 		trace_counters_resize(c[i], rec->len, new_len, true, releases);
@@ -291,7 +319,7 @@ static int change_length(struct trace_analyzer *a, const struct trace_record *re
 
 int trace_alloc_resize(struct trace_analyzer *a, uint64_t key, uint64_t new_len, bool is_remap)
 {
-	struct trace_record *rec = hashtab_get(&a->allocations, key);
+	struct trace_record *rec = trace_live_get(&a->allocations, key);
 	int r;
 
 	if (!rec) {
@@ -308,13 +336,12 @@ int trace_alloc_resize(struct trace_analyzer *a, uint64_t key, uint64_t new_len,
 int trace_alloc_remap(struct trace_analyzer *a, uint64_t old_key, uint64_t new_key, uint64_t new_len)
 {
 	struct trace_record rec, *moved;
-	bool is_new;
 	int r;
 
 	trace_add(&a->totals.remaps, 1);
 	if (old_key == new_key)
 		return trace_alloc_resize(a, old_key, new_len, true);
-	if (!hashtab_remove(&a->allocations, old_key, &rec)) {
+	if (!trace_live_take(&a->allocations, old_key, &rec)) {
 		trace_add(&a->totals.unmatched_remaps, 1);
 		return 0;
 	}
@@ -323,7 +350,7 @@ int trace_alloc_remap(struct trace_analyzer *a, uint64_t old_key, uint64_t new_k
 	rec.len = new_len;
 	rec.key = new_key;
 	/* what was live at the new key is replaced, as by an allocation */
-	if (!(moved = hashtab_upsert(&a->allocations, new_key, &is_new)))
+	if (!(moved = trace_live_put(&a->allocations, new_key)))
 		return -ENOMEM;
 	*moved = rec;
 	return r;
@@ -335,7 +362,7 @@ int trace_alloc_lose(struct trace_analyzer *a, uint64_t key, uint64_t new_len)
 	struct trace_counters *c, *rows[2];
 	int r;
 
-	if (!hashtab_remove(&a->allocations, key, &rec)) {
+	if (!trace_live_take(&a->allocations, key, &rec)) {
 		trace_add(&a->totals.unmatched_remaps, 1);
 		return 0;
 	}
@@ -345,8 +372,10 @@ int trace_alloc_lose(struct trace_analyzer *a, uint64_t key, uint64_t new_len)
 	bool tracks = tracks_retained(a, rec.allocator_id);
 	bool releases = trace_alloc_releases(a, rec.allocator_id);
 	trace_counters_resize(&a->totals.c, rec.len, new_len, tracks, releases);
-	trace_counters_resize(scope_counters(a, rec.scope), rec.len, new_len, tracks, releases);
 	trace_counters_lose(&a->totals.c, new_len);
+	if (a->options.totals_only)
+		return 0;
+	trace_counters_resize(scope_counters(a, rec.scope), rec.len, new_len, tracks, releases);
 	trace_counters_lose(scope_counters(a, rec.scope), new_len);
 	for (size_t i = 0, n = rows_of(a, rec.return_address, rec.stack_id, rows); i < n; i++) {
 		trace_counters_resize(rows[i], rec.len, new_len, true, releases);
@@ -361,4 +390,88 @@ int trace_alloc_lose(struct trace_analyzer *a, uint64_t key, uint64_t new_len)
 			trace_counters_lose(c, new_len);
 	}
 	return 0;
+}
+
+int trace_alloc_record(struct trace_analyzer *a, const struct trace_bin_record *rec, const struct trace_scope_ref *ref,
+		       struct error *err)
+{
+	uint32_t scope;
+	int r;
+
+	switch (rec->kind) {
+	case TRACE_BIN_ALLOC:
+		if (rec->failed) {
+			trace_add(&a->totals.failed_allocations, 1);
+			return 0;
+		}
+		if ((r = trace_alloc_scope(a, ref, &scope)) < 0)
+			return r;
+		if (!rec->scope_id)
+			a->root_scope = scope;
+		if (a->options.track_stacks) {
+			struct trace_stack *s;
+			if ((r = trace_analyzer_stack(a, rec->stack_id, &s, err)) < 0)
+				return r;
+		}
+		return alloc_tracked(a, TRACE_BIN_LOGICAL_ALLOCATOR, rec->address, scope, rec->return_address,
+				     rec->stack_id, rec->len);
+	case TRACE_BIN_FREE:
+		/* a free record carries no length */
+		return free_tracked(a, rec->address, TRACE_BIN_LOGICAL_ALLOCATOR, ref, 0);
+	case TRACE_BIN_RESIZE:
+		if (rec->failed) {
+			trace_add(&a->totals.failed_resizes, 1);
+			return 0;
+		}
+		trace_add(&a->totals.resizes, 1);
+		return trace_alloc_resize(a, rec->address, rec->len, false);
+	case TRACE_BIN_MOVE:
+		if (rec->failed) {
+			trace_add(&a->totals.failed_remaps, 1);
+			return 0;
+		}
+		return trace_alloc_remap(a, rec->old_address, rec->address, rec->len);
+	default: return 0;
+	}
+}
+
+bool trace_alloc_pairs(const struct trace_analyzer *a)
+{
+	return a->options.layer == TRACE_LAYER_LOGICAL && !a->options.track_sites && !a->options.track_stacks &&
+	       !a->options.has_site_detail;
+}
+
+int trace_alloc_pair_scope(struct trace_analyzer *a, const struct trace_bin_record *alloc,
+			   const struct trace_scope_ref *ref, uint32_t *ret)
+{
+	int r = trace_alloc_scope(a, ref, ret);
+	if (r == 0 && !alloc->scope_id)
+		a->root_scope = *ret;
+	return r;
+}
+
+void trace_alloc_pair(struct trace_analyzer *a, const struct trace_bin_record *alloc, uint32_t scope,
+		      uint64_t allocation_event)
+{
+	bool tracks = tracks_retained(a, TRACE_BIN_LOGICAL_ALLOCATOR);
+	bool releases = trace_alloc_releases(a, TRACE_BIN_LOGICAL_ALLOCATOR);
+	uint64_t len = alloc->len, events = span(allocation_event, a->events);
+	struct trace_record replaced;
+
+	/* the alloc would replace what was live under its key, and the free
+	 * take it out: the key is left with nothing */
+	trace_live_take(&a->allocations, alloc->address, &replaced);
+	trace_counters_alloc(&a->totals.c, len, tracks);
+	trace_counters_free(&a->totals.c, len, releases);
+	if (a->options.totals_only)
+		return;
+	/* as end_lifetime: one length since the allocation, no byte-events
+	 * before */
+	uint64_t byte_events = 0;
+	trace_add(&byte_events, trace_mul(len, events));
+	struct trace_counters *c = scope_counters(a, scope);
+	trace_counters_alloc(c, len, tracks);
+	trace_counters_lifetime(&a->totals.c, events, byte_events);
+	trace_counters_lifetime(c, events, byte_events);
+	trace_counters_free(c, len, releases);
 }

@@ -15,10 +15,10 @@
 
 void trace_analyzer_init(struct trace_analyzer *a, const struct trace_replay_options *o)
 {
-	*a = (struct trace_analyzer){ .options = *o };
+	*a = (struct trace_analyzer){ .options = *o, .root_scope = -1 };
 	trace_scopes_init(&a->scopes);
 	hashtab_init(&a->allocators, sizeof(struct trace_allocator));
-	hashtab_init(&a->allocations, sizeof(struct trace_record));
+	trace_live_init(&a->allocations);
 	hashtab_init(&a->scope_ids, sizeof(struct trace_scope_id));
 	hashtab_init(&a->sites, sizeof(struct trace_site));
 	hashtab_init(&a->stacks, sizeof(struct trace_stack));
@@ -31,7 +31,7 @@ void trace_analyzer_done(struct trace_analyzer *a)
 {
 	trace_scopes_done(&a->scopes);
 	hashtab_done(&a->allocators);
-	hashtab_done(&a->allocations);
+	trace_live_done(&a->allocations);
 	hashtab_done(&a->scope_ids);
 	hashtab_done(&a->sites);
 	hashtab_done(&a->stacks);
@@ -44,12 +44,32 @@ void trace_analyzer_done(struct trace_analyzer *a)
 	free(a->objects);
 }
 
+/* The scope a scope_id above 0 was given by a scope.enter. */
+static inline int scope_of_id(struct trace_analyzer *a, uint32_t scope_id, uint32_t *ret, struct error *err)
+{
+	typeof(a->scope_cache[0]) *c = &a->scope_cache[scope_id & (TRACE_SCOPE_CACHE - 1)];
+
+	if (c->id != scope_id) {
+		const struct trace_scope_id *id = hashtab_get(&a->scope_ids, scope_id);
+		if (!id) {
+			error_set(err, -EINVAL, "scope_id %" PRIu32 " is used before a scope.enter gives it a path",
+				  scope_id);
+			return -EINVAL;
+		}
+		c->scope = id->scope;
+		c->id = scope_id;
+	}
+	*ret = c->scope;
+	return 0;
+}
+
 /* The event's scope: its path; else the path its scope_id was given by a
  * scope.enter; scope_id 0 is "root" without one. */
 static int resolve_scope(struct trace_analyzer *a, const struct trace_event *e, struct trace_scope_ref *ret,
 			 struct error *err)
 {
 	uint32_t scope;
+	int r;
 
 	if (e->scope) {
 		*ret = (struct trace_scope_ref){ e->scope, e->scope_len, -1 };
@@ -59,49 +79,39 @@ static int resolve_scope(struct trace_analyzer *a, const struct trace_event *e, 
 		*ret = (struct trace_scope_ref){ "root", 4, -1 };
 		return 0;
 	}
-	typeof(a->scope_cache[0]) *c = &a->scope_cache[e->scope_id & (TRACE_SCOPE_CACHE - 1)];
-	if (c->id == e->scope_id) {
-		scope = c->scope;
-	} else {
-		const struct trace_scope_id *id = hashtab_get(&a->scope_ids, e->scope_id);
-		if (!id) {
-			return error_set(err, -EINVAL, "scope_id %" PRIu32 " is used before a scope.enter gives it a path",
-					 e->scope_id);
-		}
-		scope = c->scope = id->scope;
-		c->id = e->scope_id;
-	}
+	if ((r = scope_of_id(a, e->scope_id, &scope, err)) < 0)
+		return r;
 	*ret = (struct trace_scope_ref){ a->scopes.v[scope].path, a->scopes.v[scope].len, (int64_t)scope };
 	return 0;
 }
 
-static void record_sequence(struct trace_analyzer *a, const struct trace_event *e)
+static inline void record_sequence(struct trace_analyzer *a, bool has_seq, uint64_t seq)
 {
 	struct trace_sequence *s = &a->sequence;
 
-	if (!e->has_seq || e->seq == 0) {
+	if (!has_seq || seq == 0) {
 		trace_add(&s->unsequenced_events, 1);
 		return;
 	}
 	trace_add(&s->sequenced_events, 1);
 	if (!s->has_last) {
 		s->has_first = s->has_last = true;
-		s->first = s->last = e->seq;
+		s->first = s->last = seq;
 		/* numbering starts at 1: a first number above it means events
 		 * before it were lost */
-		if (e->seq > 1) {
+		if (seq > 1) {
 			trace_add(&s->sequence_gaps, 1);
-			trace_add(&s->missing_sequence_events, e->seq - 1);
+			trace_add(&s->missing_sequence_events, seq - 1);
 		}
 		return;
 	}
-	if (e->seq <= s->last) {
+	if (seq <= s->last) {
 		trace_add(&s->sequence_regressions, 1);
-	} else if (e->seq - s->last > 1) {
+	} else if (seq - s->last > 1) {
 		trace_add(&s->sequence_gaps, 1);
-		trace_add(&s->missing_sequence_events, e->seq - s->last - 1);
+		trace_add(&s->missing_sequence_events, seq - s->last - 1);
 	}
-	s->last = e->seq;
+	s->last = seq;
 }
 
 static int scope_enter(struct trace_analyzer *a, const struct trace_event *e, const struct trace_scope_ref *ref,
@@ -376,7 +386,7 @@ int trace_analyzer_ingest(struct trace_analyzer *a, const struct trace_event *e,
 	bool in_layer = e->layer == a->options.layer;
 
 	trace_add(&a->events, 1);
-	record_sequence(a, e);
+	record_sequence(a, e->has_seq, e->seq);
 	if (e->stack_id && e->kind != TRACE_KIND_STACK)
 		trace_add(&a->stack_events, 1);
 	switch (e->kind) {
@@ -429,6 +439,73 @@ int trace_analyzer_ingest(struct trace_analyzer *a, const struct trace_event *e,
 	case TRACE_KIND_ADVISE: physical_effect(a, e); return 0;
 	default: return 0;
 	}
+}
+
+/* What every record counts before its kind's rule: its scope (ret_ref),
+ * the event, its sequence number, its stack. */
+__attribute__((always_inline)) static inline int record_event(struct trace_analyzer *a,
+							      const struct trace_bin_record *rec,
+							      struct trace_scope_ref *ret_ref, struct error *err)
+{
+	uint32_t scope;
+	int r;
+
+	/* scope_id 0 is "root", an index once it is interned (paths keep
+	 * their index for the analyzer's life) */
+	*ret_ref = (struct trace_scope_ref){ "root", 4, a->root_scope };
+	if (rec->scope_id) {
+		if ((r = scope_of_id(a, rec->scope_id, &scope, err)) < 0)
+			return r;
+		*ret_ref = (struct trace_scope_ref){ a->scopes.v[scope].path, a->scopes.v[scope].len, (int64_t)scope };
+	}
+	trace_add(&a->events, 1);
+	record_sequence(a, true, rec->seq);
+	if (rec->stack_id)
+		trace_add(&a->stack_events, 1);
+	return 0;
+}
+
+int trace_analyzer_ingest_records(struct trace_analyzer *a, const struct trace_bin_frame *f, size_t n,
+				  size_t *ret_done, struct error *err)
+{
+	bool logical = a->options.layer == TRACE_LAYER_LOGICAL, pairs = trace_alloc_pairs(a);
+	struct trace_scope_ref ref, free_ref;
+	size_t i;
+	int r = 0;
+
+	for (i = 0; i < n; i++) {
+		const struct trace_bin_record *rec = &f[i].record;
+
+		if ((r = record_event(a, rec, &ref, err)) < 0)
+			break;
+		if (!logical)
+			continue;
+		if (pairs && rec->kind == TRACE_BIN_ALLOC && !rec->failed && i + 1 < n &&
+		    f[i + 1].record.kind == TRACE_BIN_FREE && f[i + 1].record.address == rec->address) {
+			uint64_t allocation_event = a->events;
+			uint32_t scope;
+			if (ref.index >= 0)
+				scope = (uint32_t)ref.index;
+			else if ((r = trace_alloc_pair_scope(a, rec, &ref, &scope)) < 0)
+				break;
+			if ((r = record_event(a, &f[i + 1].record, &free_ref, err)) < 0) {
+				/* the alloc stands, and the free is refused */
+				int k = trace_alloc_record(a, rec, &ref, err);
+				if (k < 0)
+					r = k;
+				else
+					i++;
+				break;
+			}
+			trace_alloc_pair(a, rec, scope, allocation_event);
+			i++;
+			continue;
+		}
+		if ((r = trace_alloc_record(a, rec, &ref, err)) < 0)
+			break;
+	}
+	*ret_done = i;
+	return r;
 }
 
 void trace_analyzer_coverage(const struct trace_analyzer *a, struct trace_coverage *ret)

@@ -10,9 +10,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "trace-binary.h"
 #include "trace-counters.h"
 #include "trace-event.h"
 #include "trace-ledger.h"
+#include "trace-live.h"
 #include "trace-scopes.h"
 #include "hashtab.h"
 
@@ -22,6 +24,11 @@ struct trace_replay_options {
 	bool track_stacks;    /* --stacks: counters per stack_id */
 	bool has_site_detail; /* --site ADDRESS: sizes and scopes of one site */
 	uint64_t site_detail;
+	/* Only the counters of the whole trace (trace record's closing line):
+	 * no scope's counters and no lifetimes are kept, which the report
+	 * would print wrong.  Everything else is replayed, so the same events
+	 * are refused for the same reasons. */
+	bool totals_only;
 };
 
 /* Entries of the analyzer's cache of scope ids (a power of two). */
@@ -76,19 +83,6 @@ struct trace_allocator {
 	bool prefix_complete;
 };
 
-struct trace_record {
-	uint64_t key; /* allocation_id, or the address when that is 0 */
-	uint64_t len;
-	uint64_t return_address;
-	uint64_t allocation_event; /* events counted when it was allocated */
-	uint64_t segment_event;    /* ... when its length last changed */
-	uint64_t byte_events;      /* byte-events accrued before that */
-	uint32_t allocator_id;
-	uint32_t scope;
-	uint32_t stack_id; /* of its alloc event, 0 for none */
-	uint32_t unused;   /* to 64 bytes: one cache line per slot */
-};
-
 struct trace_site {
 	uint64_t return_address;
 	struct trace_counters counters;
@@ -132,7 +126,7 @@ struct trace_analyzer {
 	struct trace_sequence sequence;
 	struct trace_scopes scopes;
 	struct hashtab allocators;   /* struct trace_allocator */
-	struct hashtab allocations;  /* struct trace_record */
+	struct trace_live allocations;
 	struct hashtab scope_ids;    /* struct trace_scope_id */
 	struct hashtab sites;        /* struct trace_site */
 	struct hashtab stacks;       /* struct trace_stack */
@@ -147,6 +141,7 @@ struct trace_analyzer {
 	/* The allocator of the last event: nearly every event asks about one,
 	 * and traces use few.  Reset whenever an allocator event may move the
 	 * table's slots. */
+	int64_t root_scope; /* the index of "root" once interned, else -1 */
 	uint64_t cached_allocator_id;
 	const struct trace_allocator *cached_allocator;
 	bool allocator_cached;
@@ -168,6 +163,15 @@ void trace_analyzer_done(struct trace_analyzer *a);
  * -ENOMEM.  After an error the analyzer must not be fed further. */
 int trace_analyzer_ingest(struct trace_analyzer *a, const struct trace_event *e, struct error *err);
 
+/* Replays the records of n frames of a binary trace, all of the logical
+ * kinds (alloc, free, resize, move: kind <= TRACE_BIN_MOVE), as
+ * trace_analyzer_ingest replays the events they stand for (trace_bin_json's
+ * lines), without building those events.  Returns as
+ * trace_analyzer_ingest does, with the records replayed in *ret_done (on
+ * an error, the index of the one refused). */
+int trace_analyzer_ingest_records(struct trace_analyzer *a, const struct trace_bin_frame *f, size_t n,
+				  size_t *ret_done, struct error *err);
+
 /* The stack of id (0: the row of events without one), a new one zeroed.
  * Returns 0; -EINVAL with a reason past RW_TRACE_STACKS_MAX ids; -ENOMEM.
  * Slot pointers stay valid until the next new id. */
@@ -182,7 +186,14 @@ __attribute__((always_inline)) static inline void trace_analyzer_prefetch(const 
 									  const struct trace_event *e)
 {
 	uint64_t address = e->kind == TRACE_KIND_REMAP ? e->old_address : e->address;
-	hashtab_prefetch(&a->allocations, e->allocation_id ? e->allocation_id : address);
+	trace_live_prefetch(&a->allocations, e->allocation_id ? e->allocation_id : address);
+}
+
+/* The same for a record of a binary trace. */
+__attribute__((always_inline)) static inline void trace_analyzer_prefetch_record(const struct trace_analyzer *a,
+										 const struct trace_bin_record *r)
+{
+	trace_live_prefetch(&a->allocations, r->kind == TRACE_BIN_MOVE ? r->old_address : r->address);
 }
 
 /* Logical-layer producers by lifecycle coverage (lifecycle_coverage line). */

@@ -23,7 +23,7 @@ static unsigned char *put_signed(unsigned char *p, uint64_t to, uint64_t from)
 
 static bool has_old_address(enum trace_bin_kind k)
 {
-	return k == TRACE_BIN_MOVE || k == TRACE_BIN_REMAP;
+	return trace_bin_has_old_address(k);
 }
 
 size_t trace_bin_encode(struct trace_bin_stream *s, const struct trace_bin_record *r, unsigned char *out)
@@ -113,98 +113,6 @@ static int get_signed(const unsigned char **p, const unsigned char *end, uint64_
 			return r_;                                  \
 	} while (0)
 
-/* The varint at p, known to be followed by at least ten bytes: the
- * position after it, or NULL when it is longer than 64 bits.  The
- * position stays in a register, unlike get_varint's. */
-static inline const unsigned char *fast_varint(const unsigned char *p, uint64_t *v)
-{
-	uint64_t x = *p & 0x7f;
-
-	if (*p++ < 0x80) {
-		*v = x;
-		return p;
-	}
-	for (unsigned shift = 7; shift < 63; shift += 7) {
-		unsigned char c = *p++;
-		x |= (uint64_t)(c & 0x7f) << shift;
-		if (c < 0x80) {
-			*v = x;
-			return p;
-		}
-	}
-	if (*p > 1)
-		return NULL;
-	*v = x | (uint64_t)*p << 63;
-	return p + 1;
-}
-
-#define FAST(dst)                                               \
-	do {                                                    \
-		if (!(p = fast_varint(p, &(dst)))) {            \
-			*why = "a number longer than 64 bits";  \
-			return -1;                              \
-		}                                               \
-	} while (0)
-
-/* trace_bin_decode where the longest record fits in len: the same reading
- * without a bound check at each byte (every varint reads at most ten
- * bytes, and a record's at most TRACE_BIN_RECORD_MAX). */
-__attribute__((always_inline)) static inline int decode_whole(struct trace_bin_stream *s, const unsigned char *buf,
-							    struct trace_bin_record *r, const char **why)
-{
-	const unsigned char *p = buf;
-	uint64_t v, gap = 0;
-
-	if (*p == TRACE_BIN_GAP) {
-		p++;
-		FAST(gap);
-	}
-	unsigned head = *p++;
-	if ((head & 15) < TRACE_BIN_ALLOC || (head & 15) > TRACE_BIN_REMAP) {
-		*why = "a byte that starts no record";
-		return -1;
-	}
-	r->kind = (enum trace_bin_kind)(head & 15);
-	r->failed = head & TRACE_BIN_FAILED;
-	r->gap = gap;
-	r->seq = 0;
-	FAST(v);
-	r->address = s->address + ((v >> 1) ^ (0 - (v & 1)));
-	r->old_address = 0;
-	if (has_old_address(r->kind)) {
-		FAST(v);
-		r->old_address = r->address + ((v >> 1) ^ (0 - (v & 1)));
-	}
-	r->len = 0;
-	if (r->kind != TRACE_BIN_FREE)
-		FAST(r->len);
-	r->old_len = 0;
-	if (head & TRACE_BIN_OLD_LEN)
-		FAST(r->old_len);
-	FAST(v);
-	r->return_address = s->return_address + ((v >> 1) ^ (0 - (v & 1)));
-	r->scope_id = r->stack_id = 0;
-	if (head & TRACE_BIN_SCOPE) {
-		FAST(v);
-		if (v > UINT32_MAX) {
-			*why = "a scope_id above 2^32";
-			return -1;
-		}
-		r->scope_id = (uint32_t)v;
-	}
-	if (head & TRACE_BIN_STACK) {
-		FAST(v);
-		if (v > UINT32_MAX) {
-			*why = "a stack_id above 2^32";
-			return -1;
-		}
-		r->stack_id = (uint32_t)v;
-	}
-	s->address = r->address;
-	s->return_address = r->return_address;
-	return (int)(p - buf);
-}
-
 int trace_bin_decode(struct trace_bin_stream *s, const unsigned char *buf, size_t len, struct trace_bin_record *r,
 		     const char **why)
 {
@@ -213,7 +121,7 @@ int trace_bin_decode(struct trace_bin_stream *s, const unsigned char *buf, size_
 
 	*why = "";
 	if (len >= TRACE_BIN_RECORD_MAX)
-		return decode_whole(s, buf, r, why);
+		return trace_bin_decode_whole(s, buf, r, why);
 	if (len == 0)
 		return 0;
 	if (*p == TRACE_BIN_GAP) {
@@ -279,8 +187,8 @@ static int segment_head(const unsigned char **p, const unsigned char *end, uint6
 	return 1;
 }
 
-int trace_bin_next(struct trace_bin_state *s, const char *buf, size_t len, struct trace_bin_frame *f,
-		   const char **why)
+int trace_bin_next_frame(struct trace_bin_state *s, const char *buf, size_t len, struct trace_bin_frame *f,
+			 const char **why)
 {
 	const unsigned char *p = (const unsigned char *)buf, *end = p + len;
 	uint64_t stream = s->stream, seq = s->seq, remaining = s->remaining;
@@ -310,7 +218,7 @@ int trace_bin_next(struct trace_bin_state *s, const char *buf, size_t len, struc
 		/* inside a segment with room for any record, as nearly every
 		 * record is: decoded in place, its stream changed only when it
 		 * is whole */
-		if ((k = decode_whole(&s->streams[stream], p, &f->record, why)) < 0)
+		if ((k = trace_bin_decode_whole(&s->streams[stream], p, &f->record, why)) < 0)
 			return k;
 		goto decoded;
 	}

@@ -64,6 +64,11 @@ enum trace_bin_kind {
 	TRACE_BIN_REMAP, /* a backing remap */
 };
 
+/* The allocator_id of the events of the logical kinds (alloc to move) and
+ * of the backing ones (map, unmap, remap), as trace_bin_json writes them. */
+#define TRACE_BIN_LOGICAL_ALLOCATOR 1u
+#define TRACE_BIN_BACKING_ALLOCATOR 2u
+
 #define TRACE_BIN_FAILED 0x10u  /* "succeeded": false */
 #define TRACE_BIN_SCOPE 0x20u   /* scope_id follows */
 #define TRACE_BIN_STACK 0x40u   /* stack_id follows */
@@ -118,13 +123,134 @@ struct trace_bin_frame {
 	struct trace_bin_record record;
 };
 
+static inline bool trace_bin_has_old_address(enum trace_bin_kind k)
+{
+	return k == TRACE_BIN_MOVE || k == TRACE_BIN_REMAP;
+}
+
+/* The varint at p, known to be followed by at least ten bytes: the
+ * position after it, or NULL when it is longer than 64 bits.  The
+ * position stays in a register. */
+__attribute__((always_inline)) static inline const unsigned char *trace_bin_varint_whole(const unsigned char *p,
+											   uint64_t *v)
+{
+	uint64_t x = *p & 0x7f;
+
+	if (*p++ < 0x80) {
+		*v = x;
+		return p;
+	}
+	for (unsigned shift = 7; shift < 63; shift += 7) {
+		unsigned char c = *p++;
+		x |= (uint64_t)(c & 0x7f) << shift;
+		if (c < 0x80) {
+			*v = x;
+			return p;
+		}
+	}
+	if (*p > 1)
+		return NULL;
+	*v = x | (uint64_t)*p << 63;
+	return p + 1;
+}
+
+#define TRACE_BIN_WHOLE_(dst)                                             \
+	do {                                                              \
+		if (!(p = trace_bin_varint_whole(p, &(dst)))) {           \
+			*why = "a number longer than 64 bits";            \
+			return -1;                                        \
+		}                                                         \
+	} while (0)
+
+/* trace_bin_decode where the longest record fits in the bytes at buf: the
+ * same reading without a bound check at each byte (every varint reads at
+ * most ten bytes, and a record's at most TRACE_BIN_RECORD_MAX).  Inline:
+ * the readers decode every record of a file through it. */
+__attribute__((always_inline)) static inline int trace_bin_decode_whole(struct trace_bin_stream *s,
+									const unsigned char *buf,
+									struct trace_bin_record *r, const char **why)
+{
+	const unsigned char *p = buf;
+	uint64_t v, gap = 0;
+
+	if (*p == TRACE_BIN_GAP) {
+		p++;
+		TRACE_BIN_WHOLE_(gap);
+	}
+	unsigned head = *p++;
+	if ((head & 15) < TRACE_BIN_ALLOC || (head & 15) > TRACE_BIN_REMAP) {
+		*why = "a byte that starts no record";
+		return -1;
+	}
+	r->kind = (enum trace_bin_kind)(head & 15);
+	r->failed = head & TRACE_BIN_FAILED;
+	r->gap = gap;
+	r->seq = 0;
+	TRACE_BIN_WHOLE_(v);
+	r->address = s->address + ((v >> 1) ^ (0 - (v & 1)));
+	r->old_address = 0;
+	if (trace_bin_has_old_address(r->kind)) {
+		TRACE_BIN_WHOLE_(v);
+		r->old_address = r->address + ((v >> 1) ^ (0 - (v & 1)));
+	}
+	r->len = 0;
+	if (r->kind != TRACE_BIN_FREE)
+		TRACE_BIN_WHOLE_(r->len);
+	r->old_len = 0;
+	if (head & TRACE_BIN_OLD_LEN)
+		TRACE_BIN_WHOLE_(r->old_len);
+	TRACE_BIN_WHOLE_(v);
+	r->return_address = s->return_address + ((v >> 1) ^ (0 - (v & 1)));
+	r->scope_id = r->stack_id = 0;
+	if (head & TRACE_BIN_SCOPE) {
+		TRACE_BIN_WHOLE_(v);
+		if (v > UINT32_MAX) {
+			*why = "a scope_id above 2^32";
+			return -1;
+		}
+		r->scope_id = (uint32_t)v;
+	}
+	if (head & TRACE_BIN_STACK) {
+		TRACE_BIN_WHOLE_(v);
+		if (v > UINT32_MAX) {
+			*why = "a stack_id above 2^32";
+			return -1;
+		}
+		r->stack_id = (uint32_t)v;
+	}
+	s->address = r->address;
+	s->return_address = r->return_address;
+	return (int)(p - buf);
+}
+
+#undef TRACE_BIN_WHOLE_
+
+/* trace_bin_next for every frame (out of line). */
+int trace_bin_next_frame(struct trace_bin_state *s, const char *buf, size_t len, struct trace_bin_frame *f,
+			 const char **why);
+
 /* Splits off the frame at buf, the one splitter of every reader: a JSON
  * line, or the next record (with the head of its segment when it is the
  * segment's first).  Returns its bytes (> 0), 0 when len ends inside it
  * (a JSON line: before its newline), or -1 when it is not a frame; then
- * why says why.  s is changed only when it returns > 0. */
-int trace_bin_next(struct trace_bin_state *s, const char *buf, size_t len, struct trace_bin_frame *f,
-		   const char **why);
+ * why says why.  s is changed only when it returns > 0.  A record inside a
+ * segment with room for the longest one, as nearly every record is, is
+ * decoded here, inline, and changes its stream only when it is whole. */
+__attribute__((always_inline)) static inline int trace_bin_next(struct trace_bin_state *s, const char *buf,
+								 size_t len, struct trace_bin_frame *f, const char **why)
+{
+	if (s->remaining >= TRACE_BIN_RECORD_MAX && len >= TRACE_BIN_RECORD_MAX) {
+		int k = trace_bin_decode_whole(&s->streams[s->stream], (const unsigned char *)buf, &f->record, why);
+		if (k < 0)
+			return k;
+		f->line = NULL;
+		f->record.seq = s->seq + f->record.gap;
+		s->seq = f->record.seq + 1;
+		s->remaining -= (uint64_t)k;
+		return k;
+	}
+	return trace_bin_next_frame(s, buf, len, f, why);
+}
 
 /* The decimal digits of v at out (20 bytes); returns how many. */
 size_t trace_bin_u64(char *out, uint64_t v);

@@ -34,6 +34,10 @@
 
 struct batch {
 	struct trace_event e[BATCH];
+	/* a binary record of the logical kinds goes to the analyzer as it is
+	 * (trace_analyzer_ingest_records), in f[i].record, without an event */
+	struct trace_bin_frame f[BATCH];
+	bool is_record[BATCH];
 	uint64_t number[BATCH];
 	size_t n;
 };
@@ -41,7 +45,17 @@ struct batch {
 static int drain(struct trace_analyzer *a, struct batch *b, struct trace_replay_error *err)
 {
 	for (size_t i = 0; i < b->n; i++) {
-		int r = trace_analyzer_ingest(a, &b->e[i], &err->error);
+		int r;
+		if (b->is_record[i]) {
+			/* the records up to the next event, in one call */
+			size_t j = i + 1, done;
+			while (j < b->n && b->is_record[j])
+				j++;
+			r = trace_analyzer_ingest_records(a, &b->f[i], j - i, &done, &err->error);
+			i += done - (r == 0);
+		} else {
+			r = trace_analyzer_ingest(a, &b->e[i], &err->error);
+		}
 		if (r < 0) {
 			err->line = b->number[i];
 			if (r == -ENOMEM)
@@ -87,6 +101,7 @@ static int one_line(struct trace_analyzer *a, struct trace_parser *p, struct bat
 	}
 	if (r == 0)
 		return 0;
+	b->is_record[b->n] = false;
 	b->number[b->n++] = number;
 	/* the general parser's events point into its own buffer, which its
 	 * next line reuses: those are replayed at once */
@@ -128,10 +143,12 @@ static int last_line(struct trace_analyzer *a, struct trace_parser *p, const cha
 	return drain(a, &b, err);
 }
 
-/* The event of a binary record, written directly: every value a record
- * can carry is one the setters accept (the decoder refuses other kinds
- * and ids above 2^32), so the event is the one the record's JSON line
- * parses into, without a setter's checks for each field of every record. */
+/* The event of a binary record of the backing kinds (map, unmap, remap;
+ * the logical ones go to the analyzer as records), written directly:
+ * every value a record can carry is one the setters accept (the decoder
+ * refuses other kinds and ids above 2^32), so the event is the one the
+ * record's JSON line parses into, without a setter's checks for each
+ * field of every record. */
 static void record_event(const struct trace_bin_record *rec, struct trace_event *e)
 {
 	static const enum trace_kind kinds[] = {
@@ -149,7 +166,7 @@ static void record_event(const struct trace_bin_record *rec, struct trace_event 
 	e->layer = logical ? TRACE_LAYER_LOGICAL : TRACE_LAYER_BACKING;
 	e->has_seq = true;
 	e->seq = rec->seq;
-	e->allocator_id = logical ? 1 : 2;
+	e->allocator_id = logical ? TRACE_BIN_LOGICAL_ALLOCATOR : TRACE_BIN_BACKING_ALLOCATOR;
 	e->address = rec->address;
 	if (rec->kind == TRACE_BIN_MOVE || rec->kind == TRACE_BIN_REMAP) {
 		e->old_address = rec->old_address;
@@ -205,7 +222,6 @@ static int refuse_format1(const struct frames_state *fs, struct trace_replay_err
 static int frames(struct trace_analyzer *a, struct trace_parser *p, struct frames_state *fs, const char *buf,
 		  size_t *start, size_t end, uint64_t *number, struct trace_replay_error *err)
 {
-	struct trace_bin_frame f;
 	struct batch b;
 	const char *why;
 	int r;
@@ -214,7 +230,9 @@ static int frames(struct trace_analyzer *a, struct trace_parser *p, struct frame
 	if ((r = refuse_format1(fs, err)) < 0)
 		return r;
 	while (*start < end) {
-		int k = trace_bin_next(&fs->bin, buf + *start, end - *start, &f, &why);
+		/* decoded in place: the frame is the batch's next entry */
+		struct trace_bin_frame *f = &b.f[b.n];
+		int k = trace_bin_next(&fs->bin, buf + *start, end - *start, f, &why);
 		if (k == 0)
 			break;
 		if (k < 0) {
@@ -225,13 +243,19 @@ static int frames(struct trace_analyzer *a, struct trace_parser *p, struct frame
 					 fs->offset + *start);
 		}
 		*start += (size_t)k;
-		if (f.line) {
-			if ((r = one_line(a, p, &b, f.line, f.line_len, true, ++*number, err)) < 0)
+		if (f->line) {
+			if ((r = one_line(a, p, &b, f->line, f->line_len, true, ++*number, err)) < 0)
 				return r;
 			continue;
 		}
-		record_event(&f.record, &b.e[b.n]);
-		trace_analyzer_prefetch(a, &b.e[b.n]);
+		if (f->record.kind <= TRACE_BIN_MOVE) {
+			trace_analyzer_prefetch_record(a, &f->record);
+			b.is_record[b.n] = true;
+		} else {
+			record_event(&f->record, &b.e[b.n]);
+			trace_analyzer_prefetch(a, &b.e[b.n]);
+			b.is_record[b.n] = false;
+		}
 		b.number[b.n++] = ++*number;
 		if (b.n == BATCH && (r = drain(a, &b, err)) < 0)
 			return r;
@@ -336,6 +360,12 @@ static int reader_init(struct reader *rd, struct trace_replay_error *err)
 
 int trace_replay_fd(struct trace_analyzer *a, struct trace_parser *p, int fd, struct trace_replay_error *err)
 {
+	return trace_replay_follow(a, p, fd, NULL, NULL, err);
+}
+
+int trace_replay_follow(struct trace_analyzer *a, struct trace_parser *p, int fd, bool (*more)(void *data),
+			void *data, struct trace_replay_error *err)
+{
 	struct reader rd;
 	int r;
 
@@ -355,6 +385,13 @@ int trace_replay_fd(struct trace_analyzer *a, struct trace_parser *p, int fd, st
 		if ((r = reader_fill(&rd, fd, err)) < 0)
 			return r;
 		at_end = r == 0;
+		if (at_end && more) {
+			/* the writer may still append; once it surely will not,
+			 * one more read takes what it wrote since this one */
+			if (!more(data))
+				more = NULL;
+			at_end = false;
+		}
 	}
 	if (r < 0)
 		return r;

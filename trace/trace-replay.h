@@ -4,6 +4,7 @@
  * may be at most RW_TRACE_LINE_MAX bytes. */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -20,6 +21,15 @@ struct trace_replay_error {
 /* Reads fd to its end.  Returns 0; -EINVAL for an invalid line (err says
  * which and why); -ENOMEM; or the -errno of read() (err->line 0). */
 int trace_replay_fd(struct trace_analyzer *a, struct trace_parser *p, int fd, struct trace_replay_error *err);
+
+/* trace_replay_fd for a file its writer may still be appending to: at
+ * each end of the file it reaches, more(data) says whether to read on (it
+ * waits a little for the writer first) or that the writer is done; then
+ * the file is read to its end once more, and replayed as trace_replay_fd
+ * replays it (a record cut short at its end is refused).  Returns as
+ * trace_replay_fd does; more is not called after it returns false. */
+int trace_replay_follow(struct trace_analyzer *a, struct trace_parser *p, int fd, bool (*more)(void *data),
+			void *data, struct trace_replay_error *err);
 
 /* The same for the len bytes at buf. */
 int trace_replay_buffer(struct trace_analyzer *a, struct trace_parser *p, const char *buf, size_t len,

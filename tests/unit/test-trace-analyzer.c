@@ -349,6 +349,91 @@ static void test_duplicate_key_replaces(void **state)
 	done(run);
 }
 
+/* ---------------------------------------------------------- totals only */
+
+/* The file's bytes under RAMWATCH_TEST_DATA, or NULL when absent. */
+static char *read_data(const char *name, size_t *ret_len)
+{
+	const char *dir = getenv("RAMWATCH_TEST_DATA");
+	char path[4096];
+	FILE *f;
+	char *buf = NULL;
+	size_t cap = 0, len = 0, k;
+
+	snprintf(path, sizeof(path), "%s/%s", dir ? dir : "tests/data", name);
+	if (!(f = fopen(path, "rb")))
+		return NULL;
+	do {
+		if (len == cap) {
+			cap = cap ? cap * 2 : 65536;
+			assert_non_null(buf = realloc(buf, cap));
+		}
+		k = fread(buf + len, 1, cap - len, f);
+		len += k;
+	} while (k > 0);
+	fclose(f);
+	*ret_len = len;
+	return buf;
+}
+
+/* trace record's closing line replays with totals_only: the totals, the
+ * events, the verdict and any refusal are those of the whole replay, on
+ * every trace of tests/data, at every layer. */
+static void test_totals_only_keeps_the_totals(void **state)
+{
+	(void)state;
+	static const char *const names[] = {
+		"trace/tracer-mix.bin",	    "trace/gen-mix.jsonl",	"trace/layers.jsonl",
+		"trace/phases.jsonl",	    "trace/stacks.jsonl",	"trace/escapes.jsonl",
+		"trace/bad-kind.jsonl",	    "trace/undefined-scope.jsonl", "fuzz/trace-binary/realloc",
+		"fuzz/trace-binary/threads",
+	};
+	size_t files = 0;
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		size_t len;
+		char *buf = read_data(names[i], &len);
+		if (!buf)
+			continue;
+		files++;
+		for (int layer = 0; layer < _TRACE_LAYER_MAX; layer++) {
+			struct trace_replay_options o = { .layer = (enum trace_layer)layer };
+			struct trace_analyzer a[2];
+			struct trace_replay_error err[2];
+			struct trace_integrity v[2];
+			int r[2];
+
+			for (int k = 0; k < 2; k++) {
+				struct trace_parser p;
+				o.totals_only = k == 1;
+				trace_analyzer_init(&a[k], &o);
+				trace_parser_init(&p);
+				r[k] = trace_replay_buffer(&a[k], &p, buf, len, &err[k]);
+				trace_parser_done(&p);
+				trace_integrity_of(&a[k], &v[k]);
+			}
+			assert_int_equal(r[0], r[1]);
+			assert_int_equal(err[0].line, err[1].line);
+			assert_string_equal(err[0].error.message, err[1].error.message);
+			assert_int_equal(a[0].events, a[1].events);
+			assert_string_equal(v[0].status, v[1].status);
+			assert_int_equal(v[0].unbalanced_event_count, v[1].unbalanced_event_count);
+			assert_int_equal(v[0].missing_sequence_event_count, v[1].missing_sequence_event_count);
+			/* the lifetimes are the whole replay's only */
+			struct trace_totals t0 = a[0].totals, t1 = a[1].totals;
+			t0.c.completed_lifetimes = t0.c.lifetime_total_events = t0.c.lifetime_max_events = 0;
+			t0.c.lifetime_total_byte_events = t0.c.lifetime_max_byte_events = 0;
+			assert_memory_equal(&t0, &t1, sizeof(t0));
+			assert_memory_equal(&a[0].physical, &a[1].physical, sizeof(a[0].physical));
+			trace_analyzer_done(&a[0]);
+			trace_analyzer_done(&a[1]);
+		}
+		free(buf);
+	}
+	if (files == 0)
+		skip();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -363,6 +448,7 @@ int main(void)
 		cmocka_unit_test(test_lost_tracking),
 		cmocka_unit_test(test_failed_and_unmatched),
 		cmocka_unit_test(test_duplicate_key_replaces),
+		cmocka_unit_test(test_totals_only_keeps_the_totals),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -59,7 +59,16 @@ static void make_records(struct trace_bin_record *v, size_t n)
 /* A binary file: the magic, a start line, the records in segments of one
  * to seven of them, of three streams in turn (each with its own deltas),
  * then a stop line.  Gives each record the seq a reader must give it. */
+static size_t make_file_after(const char *head, struct trace_bin_record *v, size_t n, char *out);
+
 static size_t make_file(struct trace_bin_record *v, size_t n, char *out)
+{
+	return make_file_after("", v, n, out);
+}
+
+/* The same with the lines of head (each numbered as one event) after the
+ * start. */
+static size_t make_file_after(const char *head, struct trace_bin_record *v, size_t n, char *out)
 {
 	static const char start[] = "{\"v\":3,\"seq\":1,\"kind\":\"trace.start\"}\n";
 	static struct trace_bin_stream streams[3];
@@ -72,6 +81,10 @@ static size_t make_file(struct trace_bin_record *v, size_t n, char *out)
 	len += TRACE_BIN_MAGIC_LEN;
 	memcpy(out + len, start, sizeof(start) - 1);
 	len += sizeof(start) - 1;
+	for (const char *c = head; *c; c++)
+		seq += *c == '\n';
+	memcpy(out + len, head, strlen(head));
+	len += strlen(head);
 	for (size_t i = 0, k = 0; i < n; k++) {
 		size_t m = 1 + (i * 7 + k) % 7, bytes = 0;
 		uint32_t stream = (uint32_t)(k % 3);
@@ -367,6 +380,158 @@ static void bad_byte_in_file(void **state)
 	assert_non_null(strstr(res.err.error.message, "starts no record"));
 }
 
+/* A replay of a binary trace and of its export to JSON Lines, side by
+ * side: what is compared. */
+struct side {
+	struct trace_analyzer a;
+	struct trace_parser p;
+	struct trace_replay_error err;
+	int r;
+};
+
+static void replay_side(struct side *x, const char *buf, size_t len, const struct trace_replay_options *o)
+{
+	trace_analyzer_init(&x->a, o);
+	trace_parser_init(&x->p);
+	x->r = trace_replay_buffer(&x->a, &x->p, buf, len, &x->err);
+}
+
+static void assert_same_replay(struct side *b, struct side *j)
+{
+	assert_int_equal(b->r, j->r);
+	assert_int_equal(b->err.line, j->err.line);
+	assert_string_equal(b->err.error.message, j->err.error.message);
+	assert_int_equal(b->a.events, j->a.events);
+	assert_int_equal(b->a.stack_events, j->a.stack_events);
+	assert_memory_equal(&b->a.totals, &j->a.totals, sizeof(b->a.totals));
+	assert_memory_equal(&b->a.physical, &j->a.physical, sizeof(b->a.physical));
+	assert_int_equal(b->a.sequence.sequenced_events, j->a.sequence.sequenced_events);
+	assert_int_equal(b->a.sequence.sequence_gaps, j->a.sequence.sequence_gaps);
+	assert_int_equal(b->a.sequence.missing_sequence_events, j->a.sequence.missing_sequence_events);
+	assert_int_equal(b->a.sequence.sequence_regressions, j->a.sequence.sequence_regressions);
+	assert_int_equal(b->a.sequence.last, j->a.sequence.last);
+	assert_int_equal(b->a.scopes.n, j->a.scopes.n);
+	for (size_t i = 0; i < b->a.scopes.n; i++) {
+		assert_int_equal(b->a.scopes.v[i].len, j->a.scopes.v[i].len);
+		assert_memory_equal(b->a.scopes.v[i].path, j->a.scopes.v[i].path, b->a.scopes.v[i].len);
+		assert_memory_equal(&b->a.scopes.v[i].counters, &j->a.scopes.v[i].counters,
+				    sizeof(struct trace_counters));
+	}
+	assert_int_equal(b->a.sites.count, j->a.sites.count);
+	assert_int_equal(b->a.stacks.count, j->a.stacks.count);
+	assert_int_equal(trace_live_count(&b->a.allocations), trace_live_count(&j->a.allocations));
+	for (int k = 0; k < 2; k++) {
+		struct side *x = k ? j : b;
+		trace_parser_done(&x->p);
+		trace_analyzer_done(&x->a);
+	}
+}
+
+/* Every kind of record, each outcome (failed, unmatched, a move onto
+ * itself, a key allocated twice), scope ids and stack ids: replayed from
+ * the records, straight, as their JSON lines are (the export), under
+ * every layer and the options that add counters. */
+static void records_replay_as_their_lines(void **state)
+{
+	static struct trace_bin_record v[RECORDS];
+	static char file[RECORDS * (TRACE_BIN_RECORD_MAX + TRACE_BIN_SEGMENT_HEAD_MAX) + 4096];
+	static const char head[] = "{\"seq\":2,\"kind\":\"scope.enter\",\"scope_id\":1,\"scope\":\"root/a\"}\n"
+				   "{\"seq\":3,\"kind\":\"scope.enter\",\"scope_id\":2,\"scope\":\"root/b\"}\n"
+				   "{\"seq\":4,\"kind\":\"scope.enter\",\"scope_id\":3,\"scope\":\"root\"}\n";
+	uint64_t live[64] = { 0 }, x = 0x9e3779b97f4a7c15ull;
+	struct trace_replay_error err;
+	size_t len, jlen;
+	int r;
+
+	(void)state;
+	for (size_t i = 0; i < RECORDS; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		size_t slot = x % 64;
+		uint64_t address = 0x10000 + slot * 0x100 + (x >> 60 == 0 ? 0x8000 : 0);
+		struct trace_bin_record *r0 = &v[i];
+		*r0 = (struct trace_bin_record){ .address = address, .return_address = 0x400000 + (x >> 20) % 5,
+						 .scope_id = (uint32_t)((x >> 30) % 4), .stack_id = (uint32_t)((x >> 40) % 3),
+						 .failed = (x >> 50) % 16 == 0, .gap = (x >> 54) % 64 == 0 };
+		switch ((x >> 8) % 8) {
+		case 0:
+		case 1:
+		case 2: r0->kind = TRACE_BIN_ALLOC, r0->len = 1 + (x >> 12) % 300; break;
+		case 3:
+		case 4: r0->kind = TRACE_BIN_FREE; break;
+		case 5: r0->kind = TRACE_BIN_RESIZE, r0->len = (x >> 12) % 900, r0->old_len = live[slot]; break;
+		case 6:
+			r0->kind = TRACE_BIN_MOVE, r0->len = (x >> 12) % 900;
+			r0->old_address = (x >> 16) % 4 ? address : 0x10000 + ((slot + 1) % 64) * 0x100;
+			break;
+		default:
+			r0->kind = (x >> 16) % 2 ? TRACE_BIN_MAP : TRACE_BIN_UNMAP, r0->len = 4096 * (1 + (x >> 20) % 4);
+			break;
+		}
+		if (r0->kind == TRACE_BIN_ALLOC || r0->kind == TRACE_BIN_RESIZE)
+			live[slot] = r0->len;
+		/* most small blocks: freed by their thread's next event */
+		if (r0->kind == TRACE_BIN_ALLOC && (x >> 24) % 3 && i + 1 < RECORDS) {
+			i++;
+			v[i] = (struct trace_bin_record){ .kind = TRACE_BIN_FREE, .address = address,
+							  .return_address = r0->return_address,
+							  .scope_id = (uint32_t)((x >> 34) % 4), .failed = (x >> 4) % 9 == 0 };
+		}
+	}
+	len = make_file_after(head, v, RECORDS, file);
+	char *json = export(file, len, &jlen, &r, &err);
+	assert_int_equal(r, 0);
+	for (int layer = 0; layer < _TRACE_LAYER_MAX; layer++)
+		for (int opt = 0; opt < 5; opt++) {
+			struct trace_replay_options o = { .layer = (enum trace_layer)layer,
+							  .track_sites = opt == 1 || opt == 2,
+							  .track_stacks = opt == 2,
+							  .has_site_detail = opt == 3,
+							  .site_detail = 0x400002,
+							  .totals_only = opt == 4 };
+			struct side b, j;
+			replay_side(&b, file, len, &o);
+			replay_side(&j, json, jlen, &o);
+			assert_int_equal(b.r, 0);
+			assert_true(b.a.totals.c.allocations > 0 || layer != TRACE_LAYER_LOGICAL);
+			assert_same_replay(&b, &j);
+		}
+	free(json);
+}
+
+/* A record naming a scope_id no scope.enter gave a path is refused where
+ * it is, for the reason its JSON line is. */
+static void record_of_an_undefined_scope_id(void **state)
+{
+	static struct trace_bin_record v[10];
+	static char file[10 * (TRACE_BIN_RECORD_MAX + TRACE_BIN_SEGMENT_HEAD_MAX) + 256];
+	struct trace_replay_options o = { .layer = TRACE_LAYER_LOGICAL };
+	struct trace_replay_error err;
+	size_t len, jlen;
+	int r;
+
+	(void)state;
+	/* an alloc's, then the free's right after it */
+	for (size_t bad = 6; bad <= 7; bad++) {
+		make_program(v, 10);
+		v[bad].scope_id = 9;
+		len = make_file(v, 10, file);
+		char *json = export(file, len, &jlen, &r, &err);
+		assert_int_equal(r, 0);
+		struct side b, j;
+		replay_side(&b, file, len, &o);
+		replay_side(&j, json, jlen, &o);
+		assert_int_equal(b.r, -EINVAL);
+		/* the start, then the records before it */
+		assert_int_equal(b.err.line, bad + 2);
+		assert_non_null(strstr(b.err.error.message, "scope_id 9 is used before"));
+		assert_int_equal(b.a.events, bad + 1);
+		assert_int_equal(b.a.totals.c.allocations, 3 + (bad == 7));
+		assert_int_equal(trace_live_count(&b.a.allocations), bad == 7);
+		assert_same_replay(&b, &j);
+		free(json);
+	}
+}
+
 /* A file of the earlier format is named, not misread, by the replay and
  * the export. */
 static void format1_refused(void **state)
@@ -397,6 +562,8 @@ int main(void)
 		cmocka_unit_test(replay_and_export_agree),
 		cmocka_unit_test(cut_files),
 		cmocka_unit_test(bad_byte_in_file),
+		cmocka_unit_test(records_replay_as_their_lines),
+		cmocka_unit_test(record_of_an_undefined_scope_id),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -200,6 +200,119 @@ static void test_read_error(void **state)
 	trace_analyzer_done(&a);
 }
 
+/* ---------------------------------------------------------- a file being written */
+
+/* A writer appending a file in pieces of odd sizes, one a call of more(),
+ * the last one with the answer that it is done. */
+struct writer {
+	FILE *f;
+	const char *text;
+	size_t len, at, calls;
+};
+
+static bool append_more(void *data)
+{
+	static const size_t pieces[] = { 1, 7, 333, 2, 4096, 90, 65536, 3 };
+	struct writer *w = data;
+	size_t n = pieces[w->calls++ % 8];
+
+	if (n > w->len - w->at)
+		n = w->len - w->at;
+	assert_int_equal(fwrite(w->text + w->at, 1, n, w->f), n);
+	fflush(w->f);
+	w->at += n;
+	return w->at < w->len;
+}
+
+static struct result follow(const char *text, size_t len, size_t *ret_calls)
+{
+	struct trace_replay_options o = { .layer = TRACE_LAYER_LOGICAL };
+	struct writer w = { .f = tmpfile(), .text = text, .len = len };
+	struct trace_analyzer a;
+	struct trace_parser p;
+	struct result res;
+
+	char path[64];
+	int fd;
+
+	assert_non_null(w.f);
+	/* a descriptor of its own, reading where the writer appends */
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fileno(w.f));
+	assert_true((fd = open(path, O_RDONLY)) >= 0);
+	trace_analyzer_init(&a, &o);
+	trace_parser_init(&p);
+	res.r = trace_replay_follow(&a, &p, fd, append_more, &w, &res.err);
+	res.events = a.events;
+	res.allocated_bytes = a.totals.c.allocated_bytes;
+	trace_parser_done(&p);
+	trace_analyzer_done(&a);
+	close(fd);
+	fclose(w.f);
+	*ret_calls = w.calls;
+	return res;
+}
+
+static char *read_data(const char *name, size_t *ret_len)
+{
+	const char *dir = getenv("RAMWATCH_TEST_DATA");
+	char path[4096];
+	FILE *f;
+	char *buf;
+	long n;
+
+	snprintf(path, sizeof(path), "%s/%s", dir ? dir : "tests/data", name);
+	if (!(f = fopen(path, "rb")))
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	assert_non_null(buf = malloc((size_t)n + 1));
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	*ret_len = (size_t)n;
+	return buf;
+}
+
+/* A trace replayed while it is written, in pieces that cut lines and
+ * records anywhere, is the trace replayed once written; cut short by its
+ * writer, it is refused at its end as it is then. */
+static void test_follow_a_file_being_written(void **state)
+{
+	static const char *const names[] = { "trace/tracer-mix.bin", "trace/gen-mix.jsonl", "trace/bad-kind.jsonl" };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		size_t len = 0, calls;
+		char *text = read_data(names[i], &len);
+		if (!text)
+			skip();
+		for (size_t cut = 0; cut < 2; cut++) {
+			size_t n = cut ? len * 2 / 3 : len;
+			struct trace_replay_options o = { .layer = TRACE_LAYER_LOGICAL };
+			struct trace_analyzer a;
+			struct trace_parser p;
+			struct result whole;
+
+			trace_analyzer_init(&a, &o);
+			trace_parser_init(&p);
+			whole.r = trace_replay_buffer(&a, &p, text, n, &whole.err);
+			whole.events = a.events;
+			whole.allocated_bytes = a.totals.c.allocated_bytes;
+			trace_parser_done(&p);
+			trace_analyzer_done(&a);
+
+			struct result res = follow(text, n, &calls);
+			assert_true(calls > 2);
+			assert_int_equal(res.r, whole.r);
+			assert_int_equal(res.err.line, whole.err.line);
+			assert_string_equal(res.err.error.message, whole.err.error.message);
+			assert_int_equal(res.events, whole.events);
+			assert_int_equal(res.allocated_bytes, whole.allocated_bytes);
+		}
+		free(text);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -209,6 +322,7 @@ int main(void)
 		cmocka_unit_test(test_line_limit),
 		cmocka_unit_test(test_across_blocks),
 		cmocka_unit_test(test_read_error),
+		cmocka_unit_test(test_follow_a_file_being_written),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

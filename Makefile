@@ -132,7 +132,7 @@ DAEMON_SRCS := $(DAEMON_LINUX_SRCS) daemon/config.c daemon/config-parse.c daemon
 	daemon/fast-tier.c daemon/census-tier.c daemon/census-take.c daemon/store-cycle.c daemon/store-aside.c daemon/malloc-tuning.c daemon/timer.c daemon/daemon-clock.c daemon/status-line.c \
 	daemon/export.c daemon/export-text.c daemon/gpu-watch.c daemon/change-watch.c daemon/oom-kmsg.c daemon/cgroup-mem.c \
 	daemon/bpf-setup.c daemon/oom-watch.c daemon/process-watch.c daemon/oom-kills.c daemon/kmsg-source.c \
-	daemon/oom-sources.c daemon/cgroup-watch.c daemon/near-limit.c daemon/manager-oom.c
+	daemon/oom-sources.c daemon/cgroup-watch.c daemon/near-limit.c daemon/manager-oom.c daemon/daemon-args.c
 DAEMON_MAIN := daemon/ramwatchd.c
 # the pure parts of the daemon's Windows primitives (daemon/windows/: the
 # process snapshot's records, SIDs, the machine's memory row), built here
@@ -1038,7 +1038,7 @@ $(WIN_BUILD)/tests/ctlserve.exe: tests/windows/ctlserve.c $(WIN_DAEMON_CONTROL_O
 # WIN_DAEMON_CONTROL_SRCS) are not in it: ramwatchd.exe brings them.
 # corewatch.exe drives discovery, the fast tier, the census tier and the
 # store cycle of this library for real (tests/windows/test_core.py).
-WIN_DAEMON_CORE_SRCS := daemon/config.c daemon/config-parse.c daemon/config-table.c daemon/config-values.c \
+WIN_DAEMON_CORE_SRCS := daemon/daemon-args.c daemon/config.c daemon/config-parse.c daemon/config-table.c daemon/config-values.c \
 	daemon/selector.c daemon/sample.c daemon/schedule.c daemon/pidmap.c daemon/writer.c daemon/target.c \
 	daemon/manager.c daemon/manager-interface.c daemon/watched.c daemon/fast-tier.c daemon/census-tier.c \
 	daemon/census-take.c daemon/store-cycle.c daemon/store-aside.c daemon/timer.c daemon/daemon-clock.c \

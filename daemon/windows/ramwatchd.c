@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "daemon-args.h"
 #include "log.h"
 #include "macro.h"
 #include "malloc-tuning.h"
@@ -51,35 +52,6 @@ static void help(void)
 	       "See ramwatchd(8) and ramwatchd.conf(5).\n");
 }
 
-static int usage_error(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "ramwatchd: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\nTry 'ramwatchd --help'.\n");
-	return 2;
-}
-
-static int check_config(const char *path)
-{
-	struct daemon_config c;
-	struct error err = { 0 };
-	int r = config_load(path, &c, &err);
-	if (r < 0) {
-		fprintf(stderr, "ramwatchd: bad configuration: %s\n", err.message);
-		return 1;
-	}
-	size_t n = config_format(&c, NULL, 0);
-	_cleanup_free_ char *text = malloc(n + 1);
-	if (!text) {
-		config_done(&c);
-		return 1;
-	}
-	config_format(&c, text, n + 1);
-	fputs(text, stdout);
-	config_done(&c);
-	return 0;
-}
-
 /* The daemon, in the console or as the service.  Returns the exit code. */
 static int run(int argc, char **argv)
 {
@@ -103,20 +75,20 @@ static int run(int argc, char **argv)
 		case 'l':
 			level = log_level_from_string(optarg);
 			if (level < 0)
-				return usage_error("unknown log level '%s' (debug, info, notice, warning, err)", optarg);
+				return daemon_args_refuse("unknown log level '%s' (debug, info, notice, warning, err)", optarg);
 			log_set_max_level(level);
 			break;
 		case 'C': check = true; break;
 		case 'P': pipe = optarg; break;
 		case 'V': printf("ramwatchd %s\n", RAMWATCH_VERSION); return 0;
 		case 'h': help(); return 0;
-		default: return usage_error("%s", "bad option");
+		default: return daemon_args_refuse("%s", "bad option");
 		}
 	}
 	if (optind < argc)
-		return usage_error("unexpected argument '%s'", argv[optind]);
+		return daemon_args_refuse("unexpected argument '%s'", argv[optind]);
 	if (check)
-		return check_config(config_path);
+		return daemon_args_check_config(config_path);
 
 	malloc_tuning_init();
 	struct manager *m = NULL;

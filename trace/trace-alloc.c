@@ -145,14 +145,14 @@ __attribute__((always_inline)) static inline int alloc_tracked(struct trace_anal
 							       uint32_t stack_id, uint64_t len)
 {
 	bool tracks = tracks_retained(a, allocator_id);
-	struct trace_record *rec = trace_live_put(&a->allocations, key);
+	struct trace_record *slot = trace_live_put(&a->allocations, key);
 	struct trace_counters *c[2];
 
-	if (!rec)
+	if (!slot)
 		return -ENOMEM;
 	/* A second allocation under a live key replaces the record, as a map
 	 * put does in the reference: the first one is never freed. */
-	*rec = (struct trace_record){
+	const struct trace_allocation rec = {
 		.key = key,
 		.len = len,
 		.return_address = return_address,
@@ -162,6 +162,8 @@ __attribute__((always_inline)) static inline int alloc_tracked(struct trace_anal
 		.scope = scope,
 		.stack_id = stack_id,
 	};
+	if (trace_live_write(&a->allocations, slot, &rec) < 0)
+		return -ENOMEM;
 	trace_counters_alloc(&a->totals.c, len, tracks);
 	if (a->options.totals_only)
 		return 0;
@@ -204,7 +206,7 @@ static uint64_t span(uint64_t from, uint64_t to)
 
 /* Byte-events accrue per size segment: len bytes for the events since the
  * length last changed. */
-static void accrue(struct trace_record *rec, uint64_t now)
+static void accrue(struct trace_allocation *rec, uint64_t now)
 {
 	trace_add(&rec->byte_events, trace_mul(rec->len, span(rec->segment_event, now)));
 	rec->segment_event = now;
@@ -212,7 +214,7 @@ static void accrue(struct trace_record *rec, uint64_t now)
 
 /* A lifetime ends (free or release): it counts for the totals, the scope,
  * the site and the detail buckets of its current length and scope. */
-static void end_lifetime(struct trace_analyzer *a, const struct trace_record *rec)
+static void end_lifetime(struct trace_analyzer *a, const struct trace_allocation *rec)
 {
 	uint64_t events = span(rec->allocation_event, a->events);
 	uint64_t byte_events = rec->byte_events;
@@ -236,7 +238,7 @@ __attribute__((always_inline)) static inline int free_tracked(struct trace_analy
 							      uint32_t allocator_id, const struct trace_scope_ref *scope,
 							      uint64_t len)
 {
-	struct trace_record rec;
+	struct trace_allocation rec;
 	struct trace_counters *c[2];
 	uint32_t idx;
 	int r;
@@ -275,7 +277,7 @@ int trace_alloc_free(struct trace_analyzer *a, uint64_t key, uint32_t allocator_
 
 void trace_alloc_release(struct trace_analyzer *a, uint64_t key)
 {
-	struct trace_record rec;
+	struct trace_allocation rec;
 	struct trace_counters *c, *rows[2];
 
 	if (!trace_live_take(&a->allocations, key, &rec)) {
@@ -300,7 +302,7 @@ void trace_alloc_release(struct trace_analyzer *a, uint64_t key)
 /* The length of a live allocation changes: totals, scope, site, detail.
  * A site's retained bytes grow with it whatever the allocator, as in the
  * reference (applySiteResize). */
-static int change_length(struct trace_analyzer *a, const struct trace_record *rec, uint64_t new_len)
+static int change_length(struct trace_analyzer *a, const struct trace_allocation *rec, uint64_t new_len)
 {
 	bool tracks = tracks_retained(a, rec->allocator_id);
 	bool releases = trace_alloc_releases(a, rec->allocator_id);
@@ -319,23 +321,28 @@ static int change_length(struct trace_analyzer *a, const struct trace_record *re
 
 int trace_alloc_resize(struct trace_analyzer *a, uint64_t key, uint64_t new_len, bool is_remap)
 {
-	struct trace_record *rec = trace_live_get(&a->allocations, key);
+	struct trace_record *slot = trace_live_get(&a->allocations, key);
+	struct trace_allocation rec;
 	int r;
 
-	if (!rec) {
+	if (!slot) {
 		trace_add(is_remap ? &a->totals.unmatched_remaps : &a->totals.unmatched_resizes, 1);
 		return 0;
 	}
-	accrue(rec, a->events);
-	/* change_length touches other tables only: rec stays valid */
-	r = change_length(a, rec, new_len);
-	rec->len = new_len;
+	trace_live_read(&a->allocations, slot, &rec);
+	accrue(&rec, a->events);
+	/* change_length touches other tables only: slot stays valid */
+	r = change_length(a, &rec, new_len);
+	rec.len = new_len;
+	if (trace_live_write(&a->allocations, slot, &rec) < 0)
+		return -ENOMEM;
 	return r;
 }
 
 int trace_alloc_remap(struct trace_analyzer *a, uint64_t old_key, uint64_t new_key, uint64_t new_len)
 {
-	struct trace_record rec, *moved;
+	struct trace_allocation rec;
+	struct trace_record *moved;
 	int r;
 
 	trace_add(&a->totals.remaps, 1);
@@ -350,15 +357,14 @@ int trace_alloc_remap(struct trace_analyzer *a, uint64_t old_key, uint64_t new_k
 	rec.len = new_len;
 	rec.key = new_key;
 	/* what was live at the new key is replaced, as by an allocation */
-	if (!(moved = trace_live_put(&a->allocations, new_key)))
+	if (!(moved = trace_live_put(&a->allocations, new_key)) || trace_live_write(&a->allocations, moved, &rec) < 0)
 		return -ENOMEM;
-	*moved = rec;
 	return r;
 }
 
 int trace_alloc_lose(struct trace_analyzer *a, uint64_t key, uint64_t new_len)
 {
-	struct trace_record rec;
+	struct trace_allocation rec;
 	struct trace_counters *c, *rows[2];
 	int r;
 
@@ -456,7 +462,7 @@ void trace_alloc_pair(struct trace_analyzer *a, const struct trace_bin_record *a
 	bool tracks = tracks_retained(a, TRACE_BIN_LOGICAL_ALLOCATOR);
 	bool releases = trace_alloc_releases(a, TRACE_BIN_LOGICAL_ALLOCATOR);
 	uint64_t len = alloc->len, events = span(allocation_event, a->events);
-	struct trace_record replaced;
+	struct trace_allocation replaced;
 
 	/* the alloc would replace what was live under its key, and the free
 	 * take it out: the key is left with nothing */

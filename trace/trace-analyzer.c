@@ -18,7 +18,7 @@ void trace_analyzer_init(struct trace_analyzer *a, const struct trace_replay_opt
 	*a = (struct trace_analyzer){ .options = *o, .root_scope = -1 };
 	trace_scopes_init(&a->scopes);
 	hashtab_init(&a->allocators, sizeof(struct trace_allocator));
-	trace_live_init(&a->allocations);
+	trace_live_init(&a->allocations, o->track_sites || o->track_stacks || o->has_site_detail);
 	hashtab_init(&a->scope_ids, sizeof(struct trace_scope_id));
 	hashtab_init(&a->sites, sizeof(struct trace_site));
 	hashtab_init(&a->stacks, sizeof(struct trace_stack));

@@ -6,18 +6,41 @@
 #include <stdlib.h>
 
 #define MIN_CAP 16u
-#define ALIGN 64u
+#define ALIGN 32u
+#define MIN_MORE 64u
 
-void trace_live_init(struct trace_live *t)
+void trace_live_init(struct trace_live *t, bool keep_rows)
 {
-	*t = (struct trace_live){ .shift = 64 };
+	*t = (struct trace_live){ .shift = 64, .keep_rows = keep_rows };
 	t->max.key = TRACE_LIVE_FREE;
 }
 
 void trace_live_done(struct trace_live *t)
 {
 	free(t->memory);
-	trace_live_init(t);
+	free(t->more);
+	trace_live_init(t, t->keep_rows);
+}
+
+uint32_t trace_live_more_new(struct trace_live *t)
+{
+	uint32_t i = t->free_more;
+
+	if (i) {
+		t->free_more = (uint32_t)t->more[i - 1].segment_event;
+		return i;
+	}
+	if (t->n_more == t->more_alloc) {
+		size_t n = t->more_alloc ? t->more_alloc * 2 : MIN_MORE;
+		struct trace_record_more *v;
+		/* one entry for each live allocation at most: fewer than 2^32
+		 * long before memory runs out */
+		if (n > UINT32_MAX || !(v = realloc(t->more, n * sizeof(*v))))
+			return 0;
+		t->more = v;
+		t->more_alloc = n;
+	}
+	return (uint32_t)++t->n_more;
 }
 
 int trace_live_reserve(struct trace_live *t)
@@ -31,7 +54,7 @@ int trace_live_reserve(struct trace_live *t)
 	if (cap < t->cap || cap > SIZE_MAX / sizeof(struct trace_record))
 		return -ENOMEM;
 	/* aligned by hand (Windows' C library has no aligned_alloc): a slot
-	 * is one cache line, not two halves */
+	 * is in one cache line, not across two */
 	size_t bytes = cap * sizeof(struct trace_record);
 	if (bytes > SIZE_MAX - ALIGN || !(n.memory = malloc(bytes + ALIGN)))
 		return -ENOMEM;

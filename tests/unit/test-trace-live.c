@@ -33,10 +33,10 @@ static void test_random_run_matches_an_array(void **state)
 	static uint64_t key[KEYS], len[KEYS];
 	static bool live[KEYS];
 	struct trace_live t;
-	struct trace_record r;
+	struct trace_allocation r;
 	size_t n = 0;
 
-	trace_live_init(&t);
+	trace_live_init(&t, false);
 	for (size_t i = 0; i < KEYS; i++) {
 		/* aligned addresses, small ids and the largest keys: all hash */
 		key[i] = i % 3 == 0 ? 0x7f0000000000ull + i * 16 : i % 3 == 1 ? i : UINT64_MAX - 1 - i;
@@ -92,9 +92,10 @@ static void test_the_free_mark_is_a_key(void **state)
 {
 	(void)state;
 	struct trace_live t;
-	struct trace_record r, *p;
+	struct trace_allocation r;
+	struct trace_record *p;
 
-	trace_live_init(&t);
+	trace_live_init(&t, false);
 	assert_null(trace_live_get(&t, UINT64_MAX));
 	assert_false(trace_live_take(&t, UINT64_MAX, &r));
 	assert_non_null(p = trace_live_put(&t, UINT64_MAX));
@@ -112,14 +113,14 @@ static void test_the_free_mark_is_a_key(void **state)
 }
 
 /* The table grows with the live count, not with the keys that passed
- * through it, and its slots are whole cache lines. */
+ * through it, and its slots are half cache lines. */
 static void test_memory_follows_the_live_count(void **state)
 {
 	(void)state;
 	struct trace_live t;
-	struct trace_record r;
+	struct trace_allocation r;
 
-	trace_live_init(&t);
+	trace_live_init(&t, false);
 	for (uint64_t k = 1; k <= 1000000; k++) {
 		assert_non_null(trace_live_put(&t, k * 16));
 		if (k > 100)
@@ -128,9 +129,74 @@ static void test_memory_follows_the_live_count(void **state)
 	assert_int_equal(trace_live_count(&t), 100);
 	/* 100 live at most 5/8 full: 256 slots */
 	assert_int_equal(trace_live_bytes(&t), 256 * sizeof(struct trace_record));
-	assert_int_equal(sizeof(struct trace_record), 64);
-	assert_int_equal((uintptr_t)t.slots % 64, 0);
+	assert_int_equal(sizeof(struct trace_record), 32);
+	assert_int_equal((uintptr_t)t.slots % 32, 0);
 	trace_live_done(&t);
+}
+
+/* What a slot does not hold (byte-events, another allocator, a site and a
+ * stack when they are kept) comes back whole through a more entry, and
+ * only allocations that have it take one: entries freed are reused, so
+ * they follow the live count too. */
+static void test_more_comes_back_whole(void **state)
+{
+	(void)state;
+	for (int keep = 0; keep <= 1; keep++) {
+		struct trace_live t;
+		struct trace_allocation r, w = {
+			.len = 24,
+			.return_address = 0x401000,
+			.allocation_event = 5,
+			.segment_event = 9,
+			.byte_events = 96,
+			.allocator_id = 3,
+			.scope = 2,
+			.stack_id = 7,
+		};
+		struct trace_record *p;
+
+		trace_live_init(&t, keep);
+		for (uint64_t k = 1; k <= 100000; k++) {
+			w.key = k * 16;
+			assert_non_null(p = trace_live_put(&t, w.key));
+			assert_int_equal(trace_live_write(&t, p, &w), 0);
+			if (k > 10) {
+				assert_true(trace_live_take(&t, (k - 10) * 16, &r));
+				assert_int_equal(r.key, (k - 10) * 16);
+				assert_int_equal(r.len, 24);
+				assert_int_equal(r.allocation_event, 5);
+				assert_int_equal(r.segment_event, 9);
+				assert_int_equal(r.byte_events, 96);
+				assert_int_equal(r.allocator_id, 3);
+				assert_int_equal(r.scope, 2);
+				/* read as 0 when not kept: nothing counts them then */
+				assert_int_equal(r.return_address, keep ? 0x401000 : 0);
+				assert_int_equal(r.stack_id, keep ? 7 : 0);
+			}
+		}
+		assert_true(t.more_alloc <= 64);
+
+		/* back to the defaults: the entry goes, and reads give them */
+		p = trace_live_get(&t, 100000 * 16);
+		const struct trace_allocation plain = { .key = 100000 * 16, .len = 8, .allocation_event = 4,
+							.segment_event = 4, .allocator_id = TRACE_BIN_LOGICAL_ALLOCATOR,
+							.scope = 1 };
+		assert_int_equal(trace_live_write(&t, p, &plain), 0);
+		assert_int_equal(p->more, 0);
+		trace_live_read(&t, p, &r);
+		assert_true(r.key == plain.key && r.len == 8 && r.allocation_event == 4 && r.segment_event == 4 &&
+			    r.byte_events == 0 && r.return_address == 0 && r.allocator_id == plain.allocator_id &&
+			    r.scope == 1 && r.stack_id == 0);
+
+		/* the key equal to the free mark keeps its entry too */
+		w.key = UINT64_MAX;
+		assert_non_null(p = trace_live_put(&t, UINT64_MAX));
+		assert_int_equal(trace_live_write(&t, p, &w), 0);
+		assert_true(trace_live_take(&t, UINT64_MAX, &r));
+		assert_int_equal(r.byte_events, 96);
+		assert_int_equal(r.allocator_id, 3);
+		trace_live_done(&t);
+	}
 }
 
 int main(void)
@@ -138,6 +204,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_random_run_matches_an_array),
 		cmocka_unit_test(test_the_free_mark_is_a_key),
+		cmocka_unit_test(test_more_comes_back_whole),
 		cmocka_unit_test(test_memory_follows_the_live_count),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -173,12 +173,13 @@ while True:
 
 GROW_STEP = 8 * MiB
 GROW_STEP_S = 0.1  # about 80 MiB/s
-# Where a test checks the census before death: about 40 MiB/s, so that
+# Where a test checks the census before death: about 20 MiB/s, so that
 # the 10 % of the limit between the first share (NearLimit=90%) and the
-# kill last half a second, time for the census (10 to 30 ms) even on a
-# loaded machine; at 80 MiB/s the second share's census (97 %) is often
-# cut short by the kill (status "exited"), as it may be for a user.
-NEAR = dict(step=4 * MiB)
+# kill last a second, time for the census (10 to 30 ms, a few hundred
+# under a busy machine's load); at 80 MiB/s the second share's census
+# (97 %) is often cut short by the kill (status "exited"), as it may be
+# for a user.
+NEAR = dict(step=2 * MiB)
 
 
 class Grower:

@@ -826,7 +826,8 @@ check-install: check-units deb rpm
 # ================================================================== Windows
 #
 #   make windows        build/windows/ramwatch.exe: the one-shot commands (scan, summary,
-#                       diff, trace summary) and sql on a database file, cross-built with
+#                       diff, trace summary), sql on a database file and the daemon's
+#                       commands over its pipe (all but top), cross-built with
 #                       mingw-w64, statically linked; and build/windows/ramwatchd.exe, the
 #                       daemon (a service, or in the console with --foreground) over
 #                       build/windows/lib/libdaemon.a, its core with Windows's side of its seams
@@ -915,7 +916,13 @@ WIN_TRACE_SRCS := $(filter-out trace/trace-symbols.c,$(TRACE_SRCS)) trace/window
 WIN_CLIENT_SRCS := client/census-print.c client/render-census.c client/heap-words.c client/table.c client/cmd-trace.c \
 	client/cmd-diff.c client/render-region-changes.c client/ask.c client/answer.c \
 	client/command-table.c client/windows/cmd-scan.c client/control-client.c client/windows/control-pipe.c \
-	client/cmd-status.c client/render-status.c client/cmd-sql.c
+	client/cmd-sql.c
+# the daemon's commands, asked over the pipe as over the socket on Linux
+# (top alone stays Linux's: its screen is curses')
+WIN_CLIENT_SRCS += client/cmd-status.c client/render-status.c client/cmd-processes.c client/render-processes.c \
+	client/cmd-history.c client/render-history.c client/cmd-report.c client/render-report.c client/report-trace.c \
+	client/render-html.c client/render-html-charts.c client/chart.c client/style.c client/cmd-mark.c \
+	client/mark-trace.c client/cmd-events.c client/cmd-metrics.c client/cmd-oom.c client/render-oom.c
 WIN_SRCS := $(WIN_COMMON_SRCS) $(WIN_SCANNER_SRCS) $(WIN_TRACE_SRCS) $(WIN_CLIENT_SRCS) $(CLIENT_MAIN)
 WIN_OBJS := $(patsubst %.c,$(WIN_BUILD)/obj/%.o,$(WIN_SRCS))
 # the store, whole, as on Linux: a library, so that a program takes what it

@@ -140,3 +140,21 @@ int ask_output(const char *path, int (*write_to)(FILE *f, void *data), void *dat
 		return fail("cannot write %s: %s", path, strerror(-r));
 	return 0;
 }
+
+void ask_say_filtered(const json_t *result, const char *what, const char *verb, bool empty)
+{
+	const json_t *uid = json_object_get(result, "filtered_to_uid");
+	const json_t *owner = json_object_get(result, "filtered_to_owner");
+	const json_t *why = json_object_get(result, "why");
+
+	if (json_is_string(owner))
+		fprintf(stderr, "ramwatch: only %s (%s) are %s; Administrators and LocalSystem see all\n", what,
+			json_string_value(owner), verb);
+	else if (json_is_integer(uid))
+		fprintf(stderr,
+			"ramwatch: only %s (uid %" JSON_INTEGER_FORMAT
+			") are %s; root and members of group ramwatch see all\n",
+			what, json_integer_value(uid), verb);
+	if (empty && json_is_string(why))
+		fprintf(stderr, "ramwatch: %s\n", json_string_value(why));
+}

@@ -62,3 +62,10 @@ int ask_parse_time(const char *command, const char *option, const char *arg, int
 /* Writes what write_to printed into a memory buffer to path atomically
  * (--out), or to standard output when path is NULL. */
 int ask_output(const char *path, int (*write_to)(FILE *f, void *data), void *data);
+
+/* Says on stderr that an answer holds only the asker's own WHAT (its
+ * "filtered_to_owner", the Windows account, else its "filtered_to_uid"),
+ * with verb "listed" or "included", and who sees all; nothing when the
+ * answer is not filtered.  Then the answer's "why" (what the daemon
+ * cannot follow on its platform), when it has one and empty is true. */
+void ask_say_filtered(const json_t *result, const char *what, const char *verb, bool empty);

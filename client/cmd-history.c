@@ -166,12 +166,8 @@ int cmd_history(const struct command *self, int argc, char **argv)
 	}
 	if ((r = ask_all_pages(a.socket, request, &result)) != 0)
 		return r;
-	const json_t *uid = json_object_get(result, "filtered_to_uid");
-	if (json_is_integer(uid) && format == ANSWER_TABLE)
-		fprintf(stderr,
-			"ramwatch: only your own processes (uid %" JSON_INTEGER_FORMAT
-			") are included; root and members of group ramwatch see all\n",
-			json_integer_value(uid));
+	if (format == ANSWER_TABLE)
+		ask_say_filtered(result, "your own processes", "included", false);
 	struct output o = {
 		.answer = result,
 		.options = { .format = format, .classes = classes, .n_classes = n_classes,

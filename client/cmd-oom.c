@@ -76,12 +76,9 @@ int cmd_oom(const struct command *self, int argc, char **argv)
 		return usage_error("oom", "--cgroup takes UTF-8 text");
 	if ((r = ask(a.socket, request, CONTROL_WAIT_US, &result)) != 0)
 		return r;
-	const json_t *uid = json_object_get(result, "filtered_to_uid");
-	if (json_is_integer(uid) && format == ANSWER_TABLE)
-		fprintf(stderr,
-			"ramwatch: only the kills of your own processes (uid %" JSON_INTEGER_FORMAT
-			") are listed; root and members of group ramwatch see all\n",
-			json_integer_value(uid));
+	if (format == ANSWER_TABLE)
+		ask_say_filtered(result, "the kills of your own processes", "listed",
+				 json_array_size(json_object_get(result, "kills")) == 0);
 	if (json_is_true(json_object_get(result, "truncated")))
 		fputs("ramwatch: only the newest kills are listed: narrow the time range\n", stderr);
 	struct output o = { result, format, render_oom };
@@ -113,6 +110,9 @@ int cmd_cgroups(const struct command *self, int argc, char **argv)
 		return usage_error("cgroups", "unexpected argument '%s'", argv[optind]);
 	if ((r = ask(socket, request, CONTROL_WAIT_US, &result)) != 0)
 		return r;
+	if (format == ANSWER_TABLE)
+		ask_say_filtered(result, "the sums of your own processes", "given",
+				 json_array_size(json_object_get(result, "cgroups")) == 0);
 	struct output o = { result, format, render_cgroups };
 	return ask_output(NULL, write_answer, &o);
 }

@@ -67,12 +67,8 @@ int cmd_processes(const struct command *self, int argc, char **argv)
 		return fail("%s", strerror(ENOMEM));
 	if ((r = ask(socket, request, CONTROL_WAIT_US, &result)) != 0)
 		return r;
-	const json_t *uid = json_object_get(result, "filtered_to_uid");
-	if (json_is_integer(uid) && format == ANSWER_TABLE)
-		fprintf(stderr,
-			"ramwatch: only your own processes (uid %" JSON_INTEGER_FORMAT
-			") are listed; root and members of group ramwatch see all\n",
-			json_integer_value(uid));
+	if (format == ANSWER_TABLE)
+		ask_say_filtered(result, "your own processes", "listed", false);
 	struct output o = { result, format, by };
 	return ask_output(NULL, write_processes, &o);
 }

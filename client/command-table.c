@@ -23,10 +23,12 @@
 #include "units.h"
 #include "util.h"
 
-/* What only the Linux build runs: the daemon's commands, the tracer.
- * Elsewhere the command is listed and refused by its needs.  sql reads a
- * database file, which either platform's ramwatchd writes in one format,
- * and runs on both. */
+/* What only the Linux build runs: top (its screen is curses'), the
+ * tracer.  Elsewhere the command is listed and refused by its needs.  The
+ * daemon's other commands ask over the platform's channel
+ * (control-channel.h: a Unix socket, or a named pipe on Windows); sql
+ * reads a database file, which either platform's ramwatchd writes in one
+ * format. */
 #ifdef _WIN32
 #define LINUX_ONLY(run) NULL
 #else
@@ -94,7 +96,7 @@ static const struct command_option scan_options[] = {
 	"and the files.  Without PID or --name: the process with the most private memory.\n"
 #define SCAN_FOOTER                                                                   \
 	"Reading another user's process needs Administrator or SeDebugPrivilege;\n" \
-	"protected processes cannot be read.  ramwatchd runs on Linux only.\n"
+	"protected processes cannot be read.\n"
 #else
 static const struct command_option scan_options[] = {
 	{ .name = "name", .arg = "PATTERN", .val = 'n', .complete = COMPLETE_NAME,
@@ -456,7 +458,7 @@ static const struct command commands[] = {
 	},
 	{
 		.name = "processes",
-		.run = LINUX_ONLY(cmd_processes),
+		.run = cmd_processes,
 		.needs = COMMAND_NEEDS_DAEMON,
 		.summary = "the processes ramwatchd watches, with their memory",
 		.usage = "ramwatch processes [--all] [--sort private|resident|peak|vram] [--by cgroup|unit]\n"
@@ -470,7 +472,7 @@ static const struct command commands[] = {
 	},
 	{
 		.name = "history",
-		.run = LINUX_ONLY(cmd_history),
+		.run = cmd_history,
 		.needs = COMMAND_NEEDS_DAEMON,
 		.summary = "a process's memory timeline: samples, censuses, marks",
 		.usage = "ramwatch history (--pid PID | --name PATTERN) [--since TIME] [--until TIME]\n"
@@ -488,7 +490,7 @@ static const struct command commands[] = {
 	},
 	{
 		.name = "report",
-		.run = LINUX_ONLY(cmd_report),
+		.run = cmd_report,
 		.needs = COMMAND_NEEDS_DAEMON,
 		.summary = "what happened to a process's memory, as Markdown",
 		.usage = "ramwatch report --pid PID [--format markdown|json] [--out FILE] [--trace FILE]\n"
@@ -502,7 +504,7 @@ static const struct command commands[] = {
 	},
 	{
 		.name = "mark",
-		.run = LINUX_ONLY(cmd_mark),
+		.run = cmd_mark,
 		.needs = COMMAND_NEEDS_DAEMON,
 		.summary = "start a named phase of a process",
 		.usage = "ramwatch mark --pid PID NAME [--socket PATH]\n",
@@ -512,7 +514,7 @@ static const struct command commands[] = {
 	},
 	{
 		.name = "oom",
-		.run = LINUX_ONLY(cmd_oom),
+		.run = cmd_oom,
 		.needs = COMMAND_NEEDS_DAEMON,
 		.summary = "the processes the kernel killed for memory, and the census before each death",
 		.usage = "ramwatch oom [--since TIME] [--until TIME] [--cgroup PATH]\n"
@@ -526,7 +528,7 @@ static const struct command commands[] = {
 	},
 	{
 		.name = "cgroups",
-		.run = LINUX_ONLY(cmd_cgroups),
+		.run = cmd_cgroups,
 		.needs = COMMAND_NEEDS_DAEMON,
 		.summary = "the memory cgroups of watched processes: limit, usage, headroom, time to the limit",
 		.usage = "ramwatch cgroups [--format table|csv|json] [--socket PATH]\n",
@@ -538,7 +540,7 @@ static const struct command commands[] = {
 	},
 	{
 		.name = "events",
-		.run = LINUX_ONLY(cmd_events),
+		.run = cmd_events,
 		.needs = COMMAND_NEEDS_DAEMON,
 		.summary = "a process's region events (JSON, or memtrace for trace summary)",
 		.usage = "ramwatch events --pid PID [--since TIME] [--until TIME]\n"
@@ -549,7 +551,7 @@ static const struct command commands[] = {
 	},
 	{
 		.name = "metrics",
-		.run = LINUX_ONLY(cmd_metrics),
+		.run = cmd_metrics,
 		.needs = COMMAND_NEEDS_DAEMON,
 		.summary = "ramwatchd's metrics in Prometheus's text format",
 		.usage = "ramwatch metrics [--socket PATH]\n",
@@ -744,18 +746,21 @@ int usage_error(const char *command, const char *fmt, ...)
 }
 
 
-/* The refusal of a command this build cannot run, by what it needs. */
+/* The refusal of a command this build cannot run, by what it needs.
+ * Only the Windows build lacks commands: top (whose screen is curses')
+ * and trace record (the tracer is a Linux preload). */
 static int refuse(const struct command *c)
 {
 	static const char also[] = "on Windows, ramwatch takes censuses itself (scan), reads saved ones "
-				   "(summary, diff), summarises traces (trace summary) and queries a database "
-				   "file (sql --db)";
+				   "(summary, diff), summarises traces (trace summary), queries a database "
+				   "file (sql --db) and asks ramwatchd.exe over its pipe (status, processes, "
+				   "history, report, diff --pid, mark, events, metrics, oom, cgroups)";
 
 	switch (c->needs) {
 	case COMMAND_NEEDS_DAEMON:
-		return fail("'%s' asks ramwatchd, and ramwatchd runs on Linux; %s", c->name, also);
+		return fail("'%s' draws its screen with curses, which the Windows build lacks; %s", c->name, also);
 	case COMMAND_NEEDS_DATABASE:
-		return fail("'%s' reads what ramwatchd stored, and ramwatchd runs on Linux; %s", c->name, also);
+		return fail("'%s' reads what ramwatchd stored, which this build cannot; %s", c->name, also);
 	case COMMAND_NEEDS_TRACER:
 		return fail("'%s' runs a program under the Linux allocation tracer (LD_PRELOAD); on Windows, "
 			    "ramwatch summarises traces recorded elsewhere (trace summary)",

@@ -180,3 +180,12 @@ bool request_table_served_here(enum control_op op)
 #endif
 	return d && (d->platforms & here);
 }
+
+const char *request_table_platform_here(void)
+{
+#ifdef _WIN32
+	return "Windows";
+#else
+	return "Linux";
+#endif
+}

@@ -159,3 +159,6 @@ const char *request_table_join(char *buf, size_t size, const char *const *words,
 /* Whether the daemon of the platform this program is built for serves
  * op. */
 bool request_table_served_here(enum control_op op);
+/* The platform this program is built for, as people name it: "Linux" or
+ * "Windows". */
+const char *request_table_platform_here(void);

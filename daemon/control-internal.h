@@ -114,6 +114,7 @@ struct control_query {
 	const char *only_owner;      /* with it, the account's (req's text); NULL: none */
 	uid_t peer_uid;
 	struct control_live_set *live; /* processes: the watched ones */
+	char *why; /* oom, cgroups: why the platform has none to record (owned); NULL */
 	/* scan of an unwatched process */
 	const char *proc_root;
 	bool light;
@@ -121,6 +122,10 @@ struct control_query {
 };
 
 void control_query_free(void *q);
+/* Says in an answer (an object) that it holds only the asker's processes:
+ * "filtered_to_uid" (unless the store set it) and, for a Windows asker,
+ * "filtered_to_owner", its account.  Returns 0 or -ENOMEM. */
+int control_set_filtered(json_t *result, int64_t only_uid, const char *only_owner);
 /* Runs the query of the job's request (control_handlers_get(op)->query):
  * fills j->result, or returns a negative errno with the reason in
  * j->error. */

@@ -354,6 +354,29 @@ static void op_query(struct control_conn *c)
 	submit(c, q, control_query_run, true, false);
 }
 
+/* oom and cgroups: the store holds what the daemon followed; where the
+ * platform has nothing to follow, the answer says why beside its empty
+ * list (the status's words), rather than leaving the asker to wonder. */
+static void op_followed(struct control_conn *c)
+{
+	const struct core_interface *core = &c->server->core;
+	struct core_status st;
+	struct control_query *q = query_new(c);
+
+	if (!q) {
+		control_conn_error(c, CONTROL_INTERNAL, "out of memory");
+		return;
+	}
+	core->status(core->userdata, &st);
+	const char *why = c->op == CONTROL_OP_OOM ? st.oom_why : st.cgroups_why;
+	if (why && !(q->why = strdup(why))) {
+		control_query_free(q);
+		control_conn_error(c, CONTROL_INTERNAL, "out of memory");
+		return;
+	}
+	submit(c, q, control_query_run, true, false);
+}
+
 /* A report's process as "processes" gives it: the store does not know
  * which processes are watched now, nor their last sample. */
 static int finish_report(struct control_conn *c, json_t *result)
@@ -522,17 +545,20 @@ static void op_mark(struct control_conn *c)
 static void op_metrics(struct control_conn *c)
 {
 	int64_t only_uid = control_peer_only_uid(&c->peer);
+	const char *only_owner = control_peer_only_owner(&c->peer);
 	_cleanup_free_ char *text = NULL;
 	size_t len = 0;
 
 	const struct core_interface *core = &c->server->core;
-	int r = core->metrics_text(core->userdata, only_uid, &text, &len);
+	int r = core->metrics_text(core->userdata, only_uid, only_owner, &text, &len);
 	if (r < 0) {
 		control_conn_errorf(c, CONTROL_INTERNAL, "cannot build the metrics: %s", strerror(-r));
 		return;
 	}
-	json_t *filtered = only_uid >= 0 ? json_integer((json_int_t)only_uid) : json_null();
-	control_conn_result(c, json_pack("{s:s%, s:o}", "text", text, len, "filtered_to_uid", filtered));
+	json_t *result = json_pack("{s:s%}", "text", text, len);
+	if (result && control_set_filtered(result, only_uid, only_owner) < 0)
+		result = unref_json(result);
+	control_conn_result(c, result);
 }
 
 /* ------------------------------------------------------------ dispatch */
@@ -559,6 +585,11 @@ void control_ops_start(struct control_conn *c)
 
 	if (!h || (!h->start && !h->query)) {
 		control_conn_error(c, CONTROL_INTERNAL, "an op without a handler");
+		return;
+	}
+	if (!request_table_served_here(c->op)) {
+		control_conn_errorf(c, CONTROL_BAD_REQUEST, "ramwatchd on %s does not serve the request '%s'",
+				    request_table_platform_here(), request_table_name(c->op));
 		return;
 	}
 	/* what the store gives a user who may see only their own processes

@@ -27,18 +27,30 @@ void control_query_free(void *userdata)
 		return;
 	control_request_free(q->req);
 	control_live_set_free(q->live);
+	free(q->why);
 	free(q);
 }
 
-/* Says in the answer that a list holds only the asker's processes. */
-static int set_filtered(json_t *result, int64_t only_uid)
+/* Says in an answer why the platform gives it nothing to hold (why NULL:
+ * nothing said). */
+static int set_why(json_t *result, const char *why)
 {
-	if (!json_is_object(result) || json_object_get(result, "filtered_to_uid"))
+	if (!why || !json_is_object(result))
 		return 0;
-	return json_object_set_new(result, "filtered_to_uid",
-				   only_uid >= 0 ? json_integer((json_int_t)only_uid) : json_null()) < 0
-		       ? -ENOMEM
-		       : 0;
+	return json_object_set_new(result, "why", json_string(why)) < 0 ? -ENOMEM : 0;
+}
+
+int control_set_filtered(json_t *result, int64_t only_uid, const char *only_owner)
+{
+	if (!json_is_object(result))
+		return 0;
+	if (!json_object_get(result, "filtered_to_uid") &&
+	    json_object_set_new(result, "filtered_to_uid",
+				only_uid >= 0 ? json_integer((json_int_t)only_uid) : json_null()) < 0)
+		return -ENOMEM;
+	if (only_owner && json_object_set_new(result, "filtered_to_owner", json_string(only_owner)) < 0)
+		return -ENOMEM;
+	return 0;
 }
 
 int control_query_processes(struct control_job *j, struct store_reader *reader)
@@ -71,7 +83,7 @@ int control_query_processes(struct control_job *j, struct store_reader *reader)
 		return r;
 	j->result = json_pack("{s:o, s:o}", "processes", merged, "filtered_to_uid",
 			      q->only_uid >= 0 ? json_integer((json_int_t)q->only_uid) : json_null());
-	return j->result ? 0 : -ENOMEM;
+	return j->result ? control_set_filtered(j->result, q->only_uid, q->only_owner) : -ENOMEM;
 }
 
 int control_query_history(struct control_job *j, struct store_reader *reader)
@@ -91,7 +103,7 @@ int control_query_history(struct control_job *j, struct store_reader *reader)
 	int r = store_read_history(reader, &h, &j->result, &j->error);
 	/* a list by name holds only the asker's processes: say so */
 	if (r >= 0 && req->sel.name)
-		r = set_filtered(j->result, q->only_uid);
+		r = control_set_filtered(j->result, q->only_uid, q->only_owner);
 	return r;
 }
 
@@ -124,13 +136,14 @@ int control_query_oom(struct control_job *j, struct store_reader *reader)
 		.until = req->until,
 		.cgroup = req->cgroup,
 		.only_uid = q->only_uid,
+		.only_owner = q->only_owner,
 		.limit = req->limit,
 	};
 	int r = store_read_oom_kills(reader, &o, &j->result, &j->error);
 	/* a user who sees only their own processes sees only their kills */
 	if (r >= 0)
-		r = set_filtered(j->result, q->only_uid);
-	return r;
+		r = control_set_filtered(j->result, q->only_uid, q->only_owner);
+	return r < 0 ? r : set_why(j->result, q->why);
 }
 
 int control_query_cgroups(struct control_job *j, struct store_reader *reader)
@@ -138,7 +151,8 @@ int control_query_cgroups(struct control_job *j, struct store_reader *reader)
 	struct control_query *q = j->data;
 	/* the kernel shows every group's files to every user; the sums of
 	 * the processes in a group are of others' processes too */
-	return store_read_cgroups(reader, RW_CGROUP_GROWTH_WINDOW_MS, q->only_uid < 0, &j->result, &j->error);
+	int r = store_read_cgroups(reader, RW_CGROUP_GROWTH_WINDOW_MS, q->only_uid < 0, &j->result, &j->error);
+	return r < 0 ? r : set_why(j->result, q->why);
 }
 
 int control_query_cgroup_history(struct control_job *j, struct store_reader *reader)

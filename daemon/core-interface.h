@@ -59,9 +59,10 @@ struct core_status {
 	uint64_t huge_process;              /* HugeProcess=, bytes; 0: none */
 
 	/* OOM kills: the sources and what they told (have_oom false: none
-	 * opened) */
+	 * opened; oom_why: why the platform has none to open, or NULL) */
 	bool have_oom;
 	struct oom_sources_status oom;
+	const char *oom_why;
 	/* memory cgroups: the controller's version (1, 2; 0: none, why in
 	 * cgroups_why), the groups of watched processes at the last store
 	 * tick (the daemon's, valid until the loop runs again), the limits
@@ -123,7 +124,8 @@ struct core_interface {
 	 * daemon replaces it (store_cycle_damaged). */
 	void (*store_damaged)(void *userdata, const char *what);
 	/* The metrics exposition; the per-group families hold only the
-	 * processes of only_uid (-1: all).  Returns 0 with *ret (the caller's
-	 * to free) and its length, or -ENOMEM. */
-	int (*metrics_text)(void *userdata, int64_t only_uid, char **ret, size_t *ret_len);
+	 * processes of only_uid (-1: all) and of the account only_owner
+	 * (NULL: none; store_owner_visible).  Returns 0 with *ret (the
+	 * caller's to free) and its length, or -ENOMEM. */
+	int (*metrics_text)(void *userdata, int64_t only_uid, const char *only_owner, char **ret, size_t *ret_len);
 };

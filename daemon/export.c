@@ -18,6 +18,7 @@
 #include "log.h"
 #include "macro.h"
 #include "target.h"
+#include "store-read.h"
 #include "util.h"
 #include "core-interface.h"
 #include "watched.h"
@@ -113,7 +114,8 @@ static void user_names_done(struct user_names *u)
 }
 
 int export_metrics_text(const struct watched *w, const struct core_status *st, enum export_group_by by,
-			const struct gpu_snapshot *gpu, int64_t only_uid, char **ret, size_t *ret_len)
+			const struct gpu_snapshot *gpu, int64_t only_uid, const char *only_owner, char **ret,
+			size_t *ret_len)
 {
 	struct user_names names = { 0 };
 	size_t n = 0;
@@ -126,7 +128,7 @@ int export_metrics_text(const struct watched *w, const struct core_status *st, e
 		const struct store_process *info = &t->ref->info;
 		size_t n_gpu = 0;
 		const struct gpu_use *uses = gpu ? gpu_snapshot_find(gpu, t->pid, &n_gpu) : NULL;
-		if (only_uid >= 0 && info->uid != only_uid)
+		if (!store_owner_visible(only_uid, only_owner, info->uid, info->owner))
 			continue;
 		p[n++] = (struct export_process){
 			.comm = info->comm,

@@ -39,11 +39,13 @@ void export_state_done(struct export_state *s);
 int export_write_file(const char *path, const char *text, size_t len, const char **ret_step);
 
 /* The metrics exposition of the daemon's state: the processes of w (the
- * per-group families only those of only_uid; -1: all), the daemon's
+ * per-group families only those of only_uid, -1: all, and of the account
+ * only_owner, NULL: none, as store_owner_visible says), the daemon's
  * counters from st, GPU memory from gpu (NULL: none).  Returns 0 with
  * *ret (the caller's to free) and its length, or -ENOMEM. */
 int export_metrics_text(const struct watched *w, const struct core_status *st, enum export_group_by by,
-			const struct gpu_snapshot *gpu, int64_t only_uid, char **ret, size_t *ret_len);
+			const struct gpu_snapshot *gpu, int64_t only_uid, const char *only_owner, char **ret,
+			size_t *ret_len);
 
 /* Builds the text of the textfile: as export_metrics_text. */
 typedef int (*export_build_t)(void *userdata, char **ret, size_t *ret_len);

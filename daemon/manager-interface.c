@@ -150,14 +150,14 @@ static void core_cancel_census(void *userdata, struct census_waiter *w)
 	census_tier_waiter_cancel(w);
 }
 
-int manager_metrics_text(void *userdata, int64_t only_uid, char **ret, size_t *ret_len)
+int manager_metrics_text(void *userdata, int64_t only_uid, const char *only_owner, char **ret, size_t *ret_len)
 {
 	struct manager *m = userdata;
 	struct core_status st;
 
 	manager_snapshot(m, false, &st);
 	return export_metrics_text(m->watched, &st, m->config.export_group_by, gpu_watch_snapshot(&m->gpu), only_uid,
-				   ret, ret_len);
+				   only_owner, ret, ret_len);
 }
 
 void manager_interface_init(struct manager *m, struct core_interface *ret)

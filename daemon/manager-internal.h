@@ -105,7 +105,7 @@ void manager_store_replaced(struct manager *m);
  * database's size, which costs a stat), and the metrics text, of every
  * process (only_uid -1) or of one user's. */
 void manager_snapshot(struct manager *m, bool with_size, struct core_status *ret);
-int manager_metrics_text(void *userdata, int64_t only_uid, char **ret, size_t *ret_len);
+int manager_metrics_text(void *userdata, int64_t only_uid, const char *only_owner, char **ret, size_t *ret_len);
 
 /* Fills in the core interface the control socket sees the daemon through. */
 void manager_interface_init(struct manager *m, struct core_interface *ret);

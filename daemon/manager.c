@@ -250,7 +250,7 @@ static int run_store_cycle(struct manager *m)
 /* Export='s textfile holds every process's metrics */
 static int textfile_text(void *userdata, char **ret, size_t *ret_len)
 {
-	return manager_metrics_text(userdata, -1, ret, ret_len);
+	return manager_metrics_text(userdata, -1, NULL, ret, ret_len);
 }
 
 static void update_status(struct manager *m)

@@ -57,14 +57,16 @@ static const struct read_column kill_columns[] = {
 };
 
 /* ?1 since, ?2 until, ?3 a cgroup or NULL, ?4 it with "/" after it (what
- * lies below it), ?5 only_uid or NULL, ?6 rows */
+ * lies below it), ?5 only_uid or NULL, ?6 rows, ?7 only_owner or NULL (a
+ * victim's account is its process's) */
 static const struct read_query kills_query = READ_QUERY(
 	RS_OOM_KILLS,
 	"SELECT " KILL_COLUMNS " FROM oom_kills k LEFT JOIN censuses c ON c.id = k.census_id"
 	" WHERE k.time >= ?1 AND k.time <= ?2"
 	"  AND (?3 IS NULL OR k.cgroup = ?3 OR k.limit_cgroup = ?3 OR substr(k.cgroup, 1, length(?4)) = ?4"
 	"       OR substr(k.limit_cgroup, 1, length(?4)) = ?4)"
-	"  AND (?5 IS NULL OR k.uid = ?5)"
+	"  AND (?5 IS NULL OR k.uid = ?5"
+	"       OR EXISTS (SELECT 1 FROM processes p WHERE p.id = k.process_id AND p.owner = ?7 COLLATE NOCASE))"
 	" ORDER BY k.time DESC, k.id DESC LIMIT ?6",
 	kill_columns);
 
@@ -204,6 +206,8 @@ static int kills(struct store_reader *r, const struct store_oom_query *q, json_t
 	if (q->only_uid >= 0)
 		rc |= sqlite3_bind_int64(st, 5, q->only_uid);
 	rc |= sqlite3_bind_int64(st, 6, (int64_t)limit + 1);
+	if (q->only_uid >= 0 && q->only_owner)
+		rc |= sqlite3_bind_text(st, 7, q->only_owner, -1, SQLITE_TRANSIENT);
 	e = read_bound(r, st, rc, "reading OOM kills");
 	list = json_array();
 	if (!list)

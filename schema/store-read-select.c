@@ -139,10 +139,14 @@ void read_processes_free(struct read_process *p, size_t n)
 	free(p);
 }
 
+bool store_owner_visible(int64_t only_uid, const char *only_owner, int64_t uid, const char *owner)
+{
+	return only_uid < 0 || uid == only_uid || (only_owner && owner && strcasecmp(owner, only_owner) == 0);
+}
+
 static bool visible(const struct read_process *p, const struct store_select *sel)
 {
-	return sel->only_uid < 0 || p->uid == sel->only_uid ||
-	       (sel->only_owner && p->owner && strcasecmp(p->owner, sel->only_owner) == 0);
+	return store_owner_visible(sel->only_uid, sel->only_owner, p->uid, p->owner);
 }
 
 /* -EACCES, naming the process and its owner for a person. */

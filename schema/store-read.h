@@ -60,6 +60,14 @@ struct store_select {
 	const char *only_owner;
 };
 
+/* Whether a process of uid (-1: none, as on Windows) and owner text (NULL:
+ * unknown) is one an asker limited to only_uid (-1: no limit) and
+ * only_owner (NULL: none) may see: its uid is only_uid, or its owner is
+ * only_owner, compared without case as Windows compares accounts.  The
+ * one rule every read and every answer built from the watched processes
+ * follows. */
+bool store_owner_visible(int64_t only_uid, const char *only_owner, int64_t uid, const char *owner);
+
 /* The instances a selection names, as the "instances" array of history
  * (newest first).  With pid or process_id and only_uid set, a match owned
  * by another uid (and account than only_owner) is -EACCES (not an empty answer); with name, others'
@@ -108,13 +116,15 @@ int store_read_events(struct store_reader *r, const struct store_select *sel, in
 
 /* Which OOM kills the "oom" answer gives: those in [since, until], of a
  * cgroup (the victim's group or the one whose limit was hit is it or
- * lies below it; NULL: any), of only_uid's processes (-1: anyone's),
+ * lies below it; NULL: any), of only_uid's processes (-1: anyone's) and,
+ * with it, of the account only_owner's (NULL: none; as store_select),
  * newest first, at most limit (0: RW_ANSWER_ROWS_DEFAULT; at most
  * RW_ANSWER_ROWS_MAX). */
 struct store_oom_query {
 	int64_t since, until;
 	const char *cgroup;
 	int64_t only_uid;
+	const char *only_owner;
 	unsigned limit;
 };
 

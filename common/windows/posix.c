@@ -19,6 +19,7 @@
 
 #undef open
 #undef rename
+#undef fclose
 
 static int errno_of(DWORD e)
 {
@@ -160,12 +161,125 @@ void qsort_r(void *base, size_t n, size_t size, int (*cmp)(const void *, const v
 	qsort_s(base, n, size, qsort_trampoline, &q);
 }
 
+/* The streams open_memstream made that are not closed yet, and where
+ * each one's bytes go; the daemon's threads may make them at once. */
+static struct memstream {
+	FILE *f;
+	char **ret_buf;
+	size_t *ret_size;
+} memstreams[POSIX_MEMSTREAMS_MAX];
+static SRWLOCK memstreams_lock = SRWLOCK_INIT;
+
 FILE *open_memstream(char **ret_buf, size_t *ret_size)
 {
-	(void)ret_buf;
-	(void)ret_size;
-	errno = ENOSYS;
-	return NULL;
+	char dir[MAX_PATH + 1], path[MAX_PATH + 1];
+	struct memstream *slot = NULL;
+
+	if (!GetTempPathA(sizeof(dir), dir) || !GetTempFileNameA(dir, "rw", 0, path)) {
+		errno = errno_of(GetLastError());
+		return NULL;
+	}
+	HANDLE h = CreateFileA(path, GENERIC_READ | GENERIC_WRITE, 0, NULL, CREATE_ALWAYS,
+			       FILE_ATTRIBUTE_TEMPORARY | FILE_FLAG_DELETE_ON_CLOSE, NULL);
+	if (h == INVALID_HANDLE_VALUE) {
+		errno = errno_of(GetLastError());
+		DeleteFileA(path);
+		return NULL;
+	}
+	int fd = _open_osfhandle((intptr_t)h, _O_RDWR | _O_BINARY);
+	if (fd < 0) {
+		CloseHandle(h);
+		errno = EMFILE;
+		return NULL;
+	}
+	FILE *f = _fdopen(fd, "w+b");
+	if (!f) {
+		_close(fd);
+		return NULL;
+	}
+	AcquireSRWLockExclusive(&memstreams_lock);
+	for (size_t i = 0; i < POSIX_MEMSTREAMS_MAX && !slot; i++)
+		if (!memstreams[i].f)
+			slot = &memstreams[i];
+	if (slot)
+		*slot = (struct memstream){ f, ret_buf, ret_size };
+	ReleaseSRWLockExclusive(&memstreams_lock);
+	if (!slot) {
+		fclose(f);
+		errno = EMFILE;
+		return NULL;
+	}
+	return f;
+}
+
+/* The bytes written to a memstream's file, read back whole.  Returns 0
+ * with them in *ret_buf and *ret_size, or -1 with errno. */
+static int memstream_take(FILE *f, char **ret_buf, size_t *ret_size)
+{
+	if (fflush(f) != 0 || fseeko64(f, 0, SEEK_END) != 0)
+		return -1;
+	int64_t size = ftello64(f);
+	if (size < 0 || (uint64_t)size >= SIZE_MAX || fseeko64(f, 0, SEEK_SET) != 0)
+		return -1;
+	char *buf = malloc((size_t)size + 1);
+	if (!buf) {
+		errno = ENOMEM;
+		return -1;
+	}
+	if (fread(buf, 1, (size_t)size, f) != (size_t)size) {
+		free(buf);
+		errno = EIO;
+		return -1;
+	}
+	buf[size] = '\0';
+	*ret_buf = buf;
+	*ret_size = (size_t)size;
+	return 0;
+}
+
+int posix_fclose(FILE *f)
+{
+	struct memstream m = { 0 };
+
+	AcquireSRWLockExclusive(&memstreams_lock);
+	for (size_t i = 0; f && i < POSIX_MEMSTREAMS_MAX; i++)
+		if (memstreams[i].f == f) {
+			m = memstreams[i];
+			memstreams[i] = (struct memstream){ 0 };
+			break;
+		}
+	ReleaseSRWLockExclusive(&memstreams_lock);
+	if (!m.f)
+		return fclose(f);
+	int r = memstream_take(f, m.ret_buf, m.ret_size);
+	int e = errno;
+	if (fclose(f) != 0 && r == 0)
+		return EOF;
+	errno = e;
+	return r < 0 ? EOF : 0;
+}
+
+ssize_t pread(int fd, void *buf, size_t count, off_t offset)
+{
+	HANDLE h = (HANDLE)_get_osfhandle(fd);
+	OVERLAPPED at = { .Offset = (DWORD)((uint64_t)offset & 0xffffffffu),
+			  .OffsetHigh = (DWORD)((uint64_t)offset >> 32) };
+	DWORD got = 0;
+
+	if (h == INVALID_HANDLE_VALUE) {
+		errno = EBADF;
+		return -1;
+	}
+	if (count > 0x7fffffffu)
+		count = 0x7fffffffu;
+	if (!ReadFile(h, buf, (DWORD)count, &got, &at)) {
+		DWORD e = GetLastError();
+		if (e == ERROR_HANDLE_EOF)
+			return 0;
+		errno = errno_of(e);
+		return -1;
+	}
+	return (ssize_t)got;
 }
 
 int fsync(int fd)

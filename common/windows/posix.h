@@ -82,9 +82,20 @@ int fchmod(int fd, unsigned mode);
 long sysconf(int name);
 /* glibc's qsort_r (the context last), over the runtime's qsort_s */
 void qsort_r(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *, void *), void *arg);
-/* Not available: returns NULL with ENOSYS.  Only the commands that write
- * ramwatchd's answers to a file use it, and they do not run on Windows. */
+/* A stream whose bytes are *ret_buf (NUL-terminated, malloc'd, the
+ * caller's) and *ret_size once it is closed with fclose: a temporary file
+ * deleted on close (the runtime has no stream over memory), read back
+ * whole then.  Unlike glibc's, the two are not updated by fflush, which
+ * the shared code never relies on.  At most POSIX_MEMSTREAMS_MAX at
+ * once (EMFILE past it). */
+#define POSIX_MEMSTREAMS_MAX 32
 FILE *open_memstream(char **ret_buf, size_t *ret_size);
+int posix_fclose(FILE *f);
+#define fclose(f) posix_fclose(f)
+/* pread(2): ReadFile at an offset, which leaves the descriptor's own
+ * offset where it was, as POSIX's does */
+#include <sys/types.h>
+ssize_t pread(int fd, void *buf, size_t count, off_t offset);
 int openat(int dirfd, const char *path, int flags, ...);
 int fsync(int fd);
 /* POSIX 2008's, absent from the Windows C runtime */

@@ -11,7 +11,7 @@
 int manager_oom_open(struct manager *m)
 {
 	snprintf(m->cgroups_why, sizeof(m->cgroups_why), "%s",
-		 "Windows has no memory cgroups (job objects are not followed)");
+		 "Windows has no memory cgroups (job objects are not followed), so ramwatchd records none");
 	return 0;
 }
 
@@ -51,6 +51,8 @@ void manager_oom_close(struct manager *m)
 void manager_oom_status(const struct manager *m, struct core_status *ret)
 {
 	ret->have_oom = false;
+	ret->oom_why = "Windows has no OOM killer: a process that cannot commit more memory has its allocation "
+		       "fail, and ramwatchd records no kills";
 	ret->cgroup_version = 0;
 	ret->cgroups_why = m->cgroups_why;
 }

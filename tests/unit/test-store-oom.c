@@ -291,6 +291,25 @@ static void test_kill_filters(void **state)
 	assert_int_equal(jint(jat(jget(o, "kills"), 0), "uid"), 2000);
 	json_decref(o);
 
+	/* an account's kills are those of its processes (Windows's owner,
+	 * compared without case), beside the uid's */
+	raw_exec(t->db, "INSERT INTO processes (boot_id, pid, start_time, comm, first_seen, last_seen, platform, owner)"
+			" VALUES ('windows-boot', 13, 1700000000000, 'python.exe', 1, 2, 'windows', 'DESKTOP-1\\ana')");
+	begin(t);
+	k = full_kill(H0 + 4 * SECOND, 13, q_int_at(t->db, "SELECT id FROM processes WHERE pid = %d", 13), "/", "/");
+	k.have_uid = false;
+	(void)put_kill(t, &k);
+	commit(t);
+	q = (struct store_oom_query){ .until = INT64_MAX, .only_uid = UINT32_MAX, .only_owner = "desktop-1\\ANA" };
+	o = read_kills(t, &q);
+	assert_int_equal(json_array_size(jget(o, "kills")), 1);
+	assert_int_equal(jint(jat(jget(o, "kills"), 0), "pid"), 13);
+	json_decref(o);
+	q.only_owner = "DESKTOP-1\\bob";
+	o = read_kills(t, &q);
+	assert_int_equal(json_array_size(jget(o, "kills")), 0);
+	json_decref(o);
+
 	q = (struct store_oom_query){ .until = INT64_MAX, .only_uid = -1, .limit = 2 };
 	o = read_kills(t, &q);
 	assert_int_equal(json_array_size(jget(o, "kills")), 2);

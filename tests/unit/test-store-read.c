@@ -346,6 +346,16 @@ static void test_processes(void **state)
 	assert_int_equal(json_array_size(o), 1);
 	json_decref(o);
 	census_free(c);
+
+	/* the rule itself, as the daemon's lists of watched processes and
+	 * its metrics apply it */
+	assert_true(store_owner_visible(-1, NULL, 1000, NULL));
+	assert_true(store_owner_visible(1000, NULL, 1000, NULL));
+	assert_false(store_owner_visible(1000, NULL, 1001, NULL));
+	assert_true(store_owner_visible(UINT32_MAX, "DESKTOP-1\\ana", -1, "desktop-1\\ANA"));
+	assert_false(store_owner_visible(UINT32_MAX, "DESKTOP-1\\ana", -1, "DESKTOP-1\\bob"));
+	assert_false(store_owner_visible(UINT32_MAX, "DESKTOP-1\\ana", -1, NULL));
+	assert_false(store_owner_visible(UINT32_MAX, NULL, -1, "DESKTOP-1\\ana"));
 }
 
 /* ------------------------------------------------------------ census */

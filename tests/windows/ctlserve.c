@@ -86,9 +86,9 @@ static void core_store_damaged(void *userdata, const char *what)
 	log_warning("the database is damaged (%s)", what);
 }
 
-static int core_metrics_text(void *userdata, int64_t only_uid, char **ret, size_t *ret_len)
+static int core_metrics_text(void *userdata, int64_t only_uid, const char *only_owner, char **ret, size_t *ret_len)
 {
-	(void)userdata, (void)only_uid;
+	(void)userdata, (void)only_uid, (void)only_owner;
 	*ret = strdup("# no metrics\n");
 	if (!*ret)
 		return -ENOMEM;

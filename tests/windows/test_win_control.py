@@ -109,10 +109,10 @@ def test_no_daemon(wine_env):
 
 
 def test_requests_not_served_on_windows_are_refused_by_name(wine_env, server):
-    r = subprocess.run([WINE, EXE, "diff", "--pipe", server.pipe, "--pid", "1", "--from", "1h"], env=wine_env,
+    r = subprocess.run([WINE, EXE, "history", "--pipe", server.pipe, "--unit", "x.service"], env=wine_env,
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 1
-    assert "the request 'census' is not served on this platform" in r.stderr, r.stderr
+    assert "the request 'cgroup_history' is not served on this platform" in r.stderr, r.stderr
 
 
 def test_garbage_is_answered_and_the_server_goes_on(wine_env, server):

@@ -206,22 +206,24 @@ def test_errors(wine_env):
     assert r.returncode == 1 and "no process matching 'no-such-program*.exe'" in r.stderr
     r = run(wine_env, "scan", "--smaps", "x")
     assert r.returncode == 2 and "the Linux build's" in r.stderr
-    # every command that asks the daemon and that the Windows build does not
-    # run yet (the table of commands says which), refused by name; status
-    # asks over the pipe (test_win_control.py); sql reads a database file
-    # (test_store.py)
+    # the commands that ask the daemon ask over its pipe (with no daemon
+    # there, they say so; test_win_requests.py asks a daemon); top, whose
+    # screen is curses', is refused by name, as is the tracer; sql reads a
+    # database file (test_store.py)
+    pipe = r"\\.\pipe\ramwatch-nobody-here"
     for command in (["processes"], ["history", "--pid", "1"], ["report", "--pid", "1"],
-                    ["mark", "--pid", "1", "x"], ["events", "--pid", "1"], ["metrics"], ["top"]):
-        r = run(wine_env, *command)
-        assert r.returncode == 1 and "ramwatchd runs on Linux" in r.stderr, r.stderr
-        assert f"'{command[0]}'" in r.stderr, r.stderr
+                    ["mark", "--pid", "1", "x"], ["events", "--pid", "1"], ["metrics"], ["oom"], ["cgroups"]):
+        r = run(wine_env, *command, "--pipe", pipe)
+        assert r.returncode == 1 and "no such pipe" in r.stderr, (command, r.stderr)
+    r = run(wine_env, "top")
+    assert r.returncode == 1 and "'top' draws its screen with curses" in r.stderr, r.stderr
     r = run(wine_env, "trace", "record", "-o", "t.jsonl", "--", "x.exe")
     assert r.returncode == 1 and "Linux allocation tracer" in r.stderr, r.stderr
     # a request of the control protocol, refused by name before connecting
     # (request-table.def says which platforms serve it)
-    r = run(wine_env, "diff", "--pid", "1", "--from", "1h")
+    r = run(wine_env, "history", "--cgroup", "/system.slice", "--pipe", pipe)
     assert r.returncode == 1 and "ramwatchd serves it on Linux" in r.stderr, r.stderr
-    assert "the request 'census' is not served on this platform" in r.stderr, r.stderr
+    assert "the request 'cgroup_history' is not served on this platform" in r.stderr, r.stderr
     bad = os.path.join(DATA, "windows", "bad", "overlap.json")
     r = run(wine_env, "scan", "--capture", winpath(bad))
     assert r.returncode == 1 and "overlaps or precedes the one before" in r.stderr

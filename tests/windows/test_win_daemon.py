@@ -257,6 +257,14 @@ def test_service(wine_env, tmp_path):
         wait_for("holder watched", lambda: re.search(r"^watched +1 process$", status(wine_env, pipe).stdout, re.M))
         db = str(state / "ramwatch.db")
         wait_for("first census", lambda: censuses_of(wine_env, db, holder.pid))
+        # the service follows growth as the console daemon does, and the
+        # client reads its history over the service's pipe
+        holder.grow("commit", 96)
+        wait_for("census of the commit", lambda: ("growth", "ok") in censuses_of(wine_env, db, holder.pid))
+        r = subprocess.run([WINE, EXE, "history", "--pid", str(holder.pid), "--pipe", pipe, "--format", "json"],
+                           env=wine_env, capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0, r.stderr
+        assert "growth" in {c["trigger"] for c in json.loads(r.stdout)["censuses"]}, r.stdout
         r = sc(wine_env, "stop", SERVICE)
         assert r.returncode == 0, r.stdout + r.stderr
         wait_for("service stopped", lambda: service_state(wine_env) == "STOPPED")
@@ -269,3 +277,8 @@ def test_service(wine_env, tmp_path):
     assert row == {"platform": "windows", "comm": "holder.exe"}
     assert linux_sql(db, f"SELECT count(*) AS n FROM samples s JOIN processes p ON p.id = s.process_id "
                          f"WHERE p.pid = {holder.pid}")[0]["n"] >= 1
+    # the growth's census, stored by the service and read on Linux
+    growth = linux_sql(db, f"SELECT cc.private FROM censuses c JOIN processes p ON p.id = c.process_id "
+                           f"JOIN census_classes cc ON cc.census_id = c.id "
+                           f"WHERE p.pid = {holder.pid} AND c.trigger = 'growth' AND cc.class = 'other'")
+    assert growth and max(g["private"] for g in growth) >= 96 * MiB

@@ -174,6 +174,22 @@ __attribute__((always_inline)) static inline const unsigned char *trace_bin_vari
 	return p + 1;
 }
 
+/* The position after the varint at p, known to be followed by at least
+ * ten bytes, without its value: NULL when it is longer than 64 bits, as
+ * trace_bin_varint_whole says. */
+__attribute__((always_inline)) static inline const unsigned char *trace_bin_varint_skip(const unsigned char *p)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint64_t w, stop;
+	memcpy(&w, p, sizeof(w));
+	stop = ~w & 0x8080808080808080ull;
+	if (stop)
+		return p + (__builtin_ctzll(stop) + 1) / 8;
+#endif
+	uint64_t v;
+	return trace_bin_varint_whole(p, &v);
+}
+
 #define TRACE_BIN_WHOLE_(dst)                                             \
 	do {                                                              \
 		if (!(p = trace_bin_varint_whole(p, &(dst)))) {           \

@@ -141,12 +141,26 @@ __attribute__((always_inline)) static inline const unsigned char *trace_bin_vari
 	 * mispredicted branch costs more than these steps): the byte that
 	 * ends it is the first with its top bit clear, and the seven-bit
 	 * groups below it are packed together in three steps. */
+	/* Up to four bytes first, most varints of a trace (lengths, ids, the
+	 * deltas of nearby addresses), in 32-bit steps whose masks fit in
+	 * the instructions. */
+	uint32_t h, end32;
+	memcpy(&h, p, sizeof(h));
+	end32 = ~h & 0x80808080u;
+	if (end32) {
+		/* the bits up to the stop bit: end32 ^ (end32 - 1) */
+		uint32_t x = h & (end32 ^ (end32 - 1)) & 0x7f7f7f7fu;
+		x = (x & 0x007f007fu) | (x & 0x7f007f00u) >> 1;
+		x = (x & 0x00003fffu) | (x & 0x3fff0000u) >> 2;
+		*v = x;
+		return p + __builtin_ctz(end32) / 8 + 1;
+	}
 	uint64_t w, stop;
 	memcpy(&w, p, sizeof(w));
 	stop = ~w & 0x8080808080808080ull;
 	if (stop) {
 		unsigned end = (unsigned)__builtin_ctzll(stop); /* 8 * bytes - 1 */
-		uint64_t x = w & (((uint64_t)2 << end) - 1) & 0x7f7f7f7f7f7f7f7full;
+		uint64_t x = w & (stop ^ (stop - 1)) & 0x7f7f7f7f7f7f7f7full;
 		x = (x & 0x007f007f007f007full) | (x & 0x7f007f007f007f00ull) >> 1;
 		x = (x & 0x00003fff00003fffull) | (x & 0x3fff00003fff0000ull) >> 2;
 		x = (x & 0x000000000fffffffull) | (x & 0x0fffffff00000000ull) >> 4;
@@ -184,7 +198,7 @@ __attribute__((always_inline)) static inline const unsigned char *trace_bin_vari
 	memcpy(&w, p, sizeof(w));
 	stop = ~w & 0x8080808080808080ull;
 	if (stop)
-		return p + (__builtin_ctzll(stop) + 1) / 8;
+		return p + __builtin_ctzll(stop) / 8 + 1;
 #endif
 	uint64_t v;
 	return trace_bin_varint_whole(p, &v);

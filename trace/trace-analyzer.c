@@ -356,7 +356,7 @@ int trace_analyzer_ingest(struct trace_analyzer *a, const struct trace_event *e,
 	uint64_t key = e->allocation_id ? e->allocation_id : address;
 	bool in_layer = e->layer == a->options.layer;
 
-	trace_add(&a->events, 1);
+	trace_count(&a->events);
 	trace_analyzer_sequence(a, e->has_seq, e->seq);
 	if (e->stack_id && e->kind != TRACE_KIND_STACK)
 		trace_add(&a->stack_events, 1);
@@ -429,7 +429,7 @@ __attribute__((always_inline)) static inline int record_event(struct trace_analy
 			return r;
 		*ret_ref = (struct trace_scope_ref){ a->scopes.v[scope].path, a->scopes.v[scope].len, (int64_t)scope };
 	}
-	trace_add(&a->events, 1);
+	trace_count(&a->events);
 	trace_analyzer_sequence(a, true, rec->seq);
 	if (rec->stack_id)
 		trace_add(&a->stack_events, 1);

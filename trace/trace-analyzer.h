@@ -188,7 +188,7 @@ static inline void trace_analyzer_sequence(struct trace_analyzer *a, bool has_se
 		trace_add(&s->unsequenced_events, 1);
 		return;
 	}
-	trace_add(&s->sequenced_events, 1);
+	trace_count(&s->sequenced_events);
 	if (!s->has_last) {
 		s->has_first = s->has_last = true;
 		s->first = s->last = seq;

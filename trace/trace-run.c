@@ -1,8 +1,7 @@
 /* The replay of runs of binary records (trace-run.h): a group of records
  * decoded into what their rules read, the slots of their allocations
- * loading meanwhile, then the rules of alloc and free applied here,
- * inline, to the totals and the scopes (resize and move, a sixth of a
- * trace's records, through trace-alloc.c's).  The rules are those of
+ * loading meanwhile, then the rules of alloc, free, resize and move
+ * applied here, inline, to the totals and the scopes.  The rules are those of
  * trace_alloc_record for the options trace_run_usable accepts, where no
  * site, stack or detail bucket counts: the same counters in the same
  * order, so a summary is the same byte for byte. */
@@ -133,7 +132,7 @@ static inline uint64_t span(uint64_t from, uint64_t to)
 
 /* alloc_tracked of trace-alloc.c without sites, stacks or detail. */
 __attribute__((always_inline)) static inline int run_alloc(struct trace_analyzer *a, const struct run_record *x,
-							   bool tracks)
+							   uint64_t now, bool tracks)
 {
 	struct trace_record *slot = trace_live_put(&a->allocations, x->key);
 
@@ -142,8 +141,8 @@ __attribute__((always_inline)) static inline int run_alloc(struct trace_analyzer
 	const struct trace_allocation rec = {
 		.key = x->key,
 		.len = x->len,
-		.allocation_event = a->events,
-		.segment_event = a->events,
+		.allocation_event = now,
+		.segment_event = now,
 		.allocator_id = TRACE_BIN_LOGICAL_ALLOCATOR,
 		.scope = x->scope,
 	};
@@ -158,7 +157,7 @@ __attribute__((always_inline)) static inline int run_alloc(struct trace_analyzer
 /* free_tracked of trace-alloc.c without sites, stacks or detail: a free
  * record carries no length.  releases: the logical allocator's. */
 __attribute__((always_inline)) static inline void run_free(struct trace_analyzer *a, const struct run_record *x,
-							   bool releases)
+							   uint64_t now, bool releases)
 {
 	struct trace_allocation rec;
 
@@ -176,12 +175,76 @@ __attribute__((always_inline)) static inline void run_free(struct trace_analyzer
 	if (a->options.totals_only)
 		return;
 	/* end_lifetime: byte-events accrue per size segment */
-	uint64_t events = span(rec.allocation_event, a->events), byte_events = rec.byte_events;
+	uint64_t events = span(rec.allocation_event, now), byte_events = rec.byte_events;
 	struct trace_counters *c = &a->scopes.v[rec.scope].counters;
-	trace_add(&byte_events, trace_mul(rec.len, span(rec.segment_event, a->events)));
+	trace_add(&byte_events, trace_mul(rec.len, span(rec.segment_event, now)));
 	trace_counters_lifetime(&a->totals.c, events, byte_events);
 	trace_counters_lifetime(c, events, byte_events);
 	trace_counters_free(c, rec.len, releases);
+}
+
+/* Whether the allocator of a live allocation counts retained bytes and
+ * frees them back: the logical allocator's (*tracks, *releases as given)
+ * or another's (an allocation of a JSON line's event). */
+static inline void run_allocator(struct trace_analyzer *a, uint32_t allocator_id, bool *tracks, bool *releases)
+{
+	if (allocator_id != TRACE_BIN_LOGICAL_ALLOCATOR) {
+		*tracks = trace_alloc_layer(a, allocator_id) != TRACE_LAYER_LOGICAL;
+		*releases = trace_alloc_releases(a, allocator_id);
+	}
+}
+
+/* change_length of trace-alloc.c without sites, stacks or detail, and the
+ * allocation's byte-events accrued to now before it (accrue). */
+static inline void run_length(struct trace_analyzer *a, struct trace_allocation *rec, uint64_t new_len, uint64_t now,
+			      bool tracks, bool releases)
+{
+	run_allocator(a, rec->allocator_id, &tracks, &releases);
+	trace_add(&rec->byte_events, trace_mul(rec->len, span(rec->segment_event, now)));
+	rec->segment_event = now;
+	trace_counters_resize(&a->totals.c, rec->len, new_len, tracks, releases);
+	if (!a->options.totals_only)
+		trace_counters_resize(&a->scopes.v[rec->scope].counters, rec->len, new_len, tracks, releases);
+	rec->len = new_len;
+}
+
+/* trace_alloc_resize without sites, stacks or detail; a key not live
+ * counts in *unmatched (resizes' or remaps'). */
+static inline int run_resize(struct trace_analyzer *a, uint64_t key, uint64_t new_len, uint64_t *unmatched,
+			     uint64_t now, bool tracks, bool releases)
+{
+	struct trace_record *slot = trace_live_get(&a->allocations, key);
+	struct trace_allocation rec;
+
+	if (!slot) {
+		trace_add(unmatched, 1);
+		return 0;
+	}
+	trace_live_read(&a->allocations, slot, &rec);
+	run_length(a, &rec, new_len, now, tracks, releases);
+	return trace_live_write(&a->allocations, slot, &rec);
+}
+
+/* trace_alloc_remap without sites, stacks or detail. */
+static inline int run_move(struct trace_analyzer *a, uint64_t old_key, uint64_t new_key, uint64_t new_len,
+			   uint64_t now, bool tracks, bool releases)
+{
+	struct trace_allocation rec;
+	struct trace_record *moved;
+
+	trace_add(&a->totals.remaps, 1);
+	if (old_key == new_key)
+		return run_resize(a, old_key, new_len, &a->totals.unmatched_remaps, now, tracks, releases);
+	if (!trace_live_take(&a->allocations, old_key, &rec)) {
+		trace_add(&a->totals.unmatched_remaps, 1);
+		return 0;
+	}
+	run_length(a, &rec, new_len, now, tracks, releases);
+	rec.key = new_key;
+	/* what was live at the new key is replaced, as by an allocation */
+	if (!(moved = trace_live_put(&a->allocations, new_key)))
+		return -ENOMEM;
+	return trace_live_write(&a->allocations, moved, &rec);
 }
 
 /* The rules of the n records of g, in order: 0, or -ENOMEM with *ret_at
@@ -190,41 +253,44 @@ static int apply(struct trace_analyzer *a, const struct run_record *g, size_t n,
 {
 	bool tracks = trace_alloc_layer(a, TRACE_BIN_LOGICAL_ALLOCATOR) != TRACE_LAYER_LOGICAL;
 	bool releases = trace_alloc_releases(a, TRACE_BIN_LOGICAL_ALLOCATOR);
+	/* the events counted, in a register until the group is done */
+	uint64_t now = a->events;
 	int r = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		const struct run_record *x = &g[i];
 
-		trace_add(&a->events, 1);
+		trace_count(&now);
 		switch (x->kind) {
 		case TRACE_BIN_ALLOC:
 			if (x->failed)
 				trace_add(&a->totals.failed_allocations, 1);
 			else
-				r = run_alloc(a, x, tracks);
+				r = run_alloc(a, x, now, tracks);
 			break;
-		case TRACE_BIN_FREE: run_free(a, x, releases); break;
+		case TRACE_BIN_FREE: run_free(a, x, now, releases); break;
 		case TRACE_BIN_RESIZE:
 			if (x->failed) {
 				trace_add(&a->totals.failed_resizes, 1);
 				break;
 			}
 			trace_add(&a->totals.resizes, 1);
-			r = trace_alloc_resize(a, x->key, x->len, false);
+			r = run_resize(a, x->key, x->len, &a->totals.unmatched_resizes, now, tracks, releases);
 			break;
 		default: /* TRACE_BIN_MOVE */
 			if (x->failed)
 				trace_add(&a->totals.failed_remaps, 1);
 			else
-				r = trace_alloc_remap(a, x->key, x->address, x->len);
+				r = run_move(a, x->key, x->address, x->len, now, tracks, releases);
 			break;
 		}
 		if (r < 0) {
 			*ret_at = i;
-			return r;
+			break;
 		}
 	}
-	return 0;
+	a->events = now;
+	return r;
 }
 
 int trace_run_records(struct trace_analyzer *a, struct trace_bin_state *s, const char *buf, size_t len,

@@ -61,11 +61,13 @@ static inline uint64_t zigzag(uint64_t v)
 	return (v >> 1) ^ (0 - (v & 1));
 }
 
-#define VARINT_(dst)                                          \
-	do {                                                  \
-		if (!(p = trace_bin_varint_whole(p, &(dst)))) \
-			return NULL;                          \
+#define READ_(read, dst)                    \
+	do {                                \
+		if (!(p = read(p, &(dst)))) \
+			return NULL;        \
 	} while (0)
+#define VARINT_(dst) READ_(trace_bin_varint_whole, dst)
+#define SMALL_(dst) READ_(trace_bin_varint_small, dst)
 #define SKIP_()                                          \
 	do {                                             \
 		if (!(p = trace_bin_varint_skip(p)))     \
@@ -88,7 +90,7 @@ __attribute__((always_inline)) static inline const unsigned char *decode(struct 
 
 	if (*p == TRACE_BIN_GAP) {
 		p++;
-		VARINT_(gap);
+		SMALL_(gap);
 	}
 	unsigned head = *p++, kind = head & 15;
 	if (kind < TRACE_BIN_ALLOC || kind > TRACE_BIN_MOVE)
@@ -99,19 +101,25 @@ __attribute__((always_inline)) static inline const unsigned char *decode(struct 
 		VARINT_(v);
 		r->key = r->address + zigzag(v);
 	}
-	r->len = 0;
-	if (kind != TRACE_BIN_FREE)
-		VARINT_(r->len);
+	/* a free has no length: the varint after its address is read all
+	 * the same and then not taken, with no branch on the kind (frees and
+	 * the others follow each other at random) */
+	const unsigned char *after;
+	bool has_len = kind != TRACE_BIN_FREE;
+	if (!(after = trace_bin_varint_small(p, &v)))
+		return NULL;
+	r->len = has_len ? v : 0;
+	p = has_len ? after : p;
 	if (head & TRACE_BIN_OLD_LEN)
 		SKIP_();
 	SKIP_();
 	if (head & TRACE_BIN_SCOPE)
-		VARINT_(scope_id);
+		SMALL_(scope_id);
 	if (!scope_index(a, scope_id, &r->scope))
 		return NULL;
 	*ret_stack = false;
 	if (head & TRACE_BIN_STACK) {
-		VARINT_(v);
+		SMALL_(v);
 		if (v > UINT32_MAX)
 			return NULL;
 		*ret_stack = v != 0;
@@ -123,6 +131,8 @@ __attribute__((always_inline)) static inline const unsigned char *decode(struct 
 }
 
 #undef VARINT_
+#undef SMALL_
+#undef READ_
 #undef SKIP_
 
 static inline uint64_t span(uint64_t from, uint64_t to)

@@ -75,7 +75,7 @@ int trace_live_reserve(struct trace_live *t)
 	struct trace_live n = *t;
 	unsigned bits = 0;
 
-	if ((t->count + 1) * 8 <= t->cap * 5)
+	if ((t->count + 1) * 8 <= t->cap * 3)
 		return 0;
 	if (cap < t->cap || cap > SIZE_MAX / sizeof(struct trace_record))
 		return -ENOMEM;

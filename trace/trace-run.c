@@ -257,6 +257,27 @@ static inline int run_move(struct trace_analyzer *a, uint64_t old_key, uint64_t 
 	return trace_live_write(&a->allocations, moved, &rec);
 }
 
+/* An alloc and the free of its address right after it, as most small
+ * blocks of a thread are freed: trace_alloc_pair without sites, stacks or
+ * detail, the allocation never put in the table (only what was live under
+ * its key is taken out, as the alloc would replace it). */
+static inline void run_pair(struct trace_analyzer *a, const struct run_record *x, bool tracks, bool releases)
+{
+	struct trace_allocation replaced;
+
+	trace_live_take(&a->allocations, x->key, &replaced);
+	trace_counters_alloc(&a->totals.c, x->len, tracks);
+	trace_counters_free(&a->totals.c, x->len, releases);
+	if (a->options.totals_only)
+		return;
+	/* a lifetime of one event, so of len byte-events */
+	struct trace_counters *c = &a->scopes.v[x->scope].counters;
+	trace_counters_alloc(c, x->len, tracks);
+	trace_counters_lifetime(&a->totals.c, 1, x->len);
+	trace_counters_lifetime(c, 1, x->len);
+	trace_counters_free(c, x->len, releases);
+}
+
 /* The rules of the n records of g, in order: 0, or -ENOMEM with *ret_at
  * the index of the record refused. */
 static int apply(struct trace_analyzer *a, const struct run_record *g, size_t n, size_t *ret_at)
@@ -273,10 +294,15 @@ static int apply(struct trace_analyzer *a, const struct run_record *g, size_t n,
 		trace_count(&now);
 		switch (x->kind) {
 		case TRACE_BIN_ALLOC:
-			if (x->failed)
+			if (x->failed) {
 				trace_add(&a->totals.failed_allocations, 1);
-			else
+			} else if (i + 1 < n && g[i + 1].key == x->key && g[i + 1].kind == TRACE_BIN_FREE) {
+				trace_count(&now);
+				run_pair(a, x, tracks, releases);
+				i++;
+			} else {
 				r = run_alloc(a, x, now, tracks);
+			}
 			break;
 		case TRACE_BIN_FREE: run_free(a, x, now, releases); break;
 		case TRACE_BIN_RESIZE:

@@ -100,7 +100,7 @@ TRACE_SRCS := trace/trace-event.c trace/trace-fast.c trace/trace-general.c trace
 	trace/trace-scopes.c trace/trace-ledger.c trace/trace-live.c trace/trace-alloc.c \
 	trace/trace-analyzer.c trace/trace-integrity.c trace/trace-rank.c trace/trace-jsonw.c \
 	trace/trace-symbols.c trace/trace-report.c trace/trace-text.c trace/trace-jsonl.c \
-	trace/trace-replay.c trace/trace-export.c trace/trace-binary.c
+	trace/trace-replay.c trace/trace-export.c trace/trace-binary.c trace/trace-run.c
 
 # schema/: the SQLite store (writes, migrations, retention), its reads
 # (history, report, census, events) and ramwatch sql's safe queries; the

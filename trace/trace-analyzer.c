@@ -85,35 +85,6 @@ static int resolve_scope(struct trace_analyzer *a, const struct trace_event *e, 
 	return 0;
 }
 
-static inline void record_sequence(struct trace_analyzer *a, bool has_seq, uint64_t seq)
-{
-	struct trace_sequence *s = &a->sequence;
-
-	if (!has_seq || seq == 0) {
-		trace_add(&s->unsequenced_events, 1);
-		return;
-	}
-	trace_add(&s->sequenced_events, 1);
-	if (!s->has_last) {
-		s->has_first = s->has_last = true;
-		s->first = s->last = seq;
-		/* numbering starts at 1: a first number above it means events
-		 * before it were lost */
-		if (seq > 1) {
-			trace_add(&s->sequence_gaps, 1);
-			trace_add(&s->missing_sequence_events, seq - 1);
-		}
-		return;
-	}
-	if (seq <= s->last) {
-		trace_add(&s->sequence_regressions, 1);
-	} else if (seq - s->last > 1) {
-		trace_add(&s->sequence_gaps, 1);
-		trace_add(&s->missing_sequence_events, seq - s->last - 1);
-	}
-	s->last = seq;
-}
-
 static int scope_enter(struct trace_analyzer *a, const struct trace_event *e, const struct trace_scope_ref *ref,
 		       struct error *err)
 {
@@ -385,8 +356,8 @@ int trace_analyzer_ingest(struct trace_analyzer *a, const struct trace_event *e,
 	uint64_t key = e->allocation_id ? e->allocation_id : address;
 	bool in_layer = e->layer == a->options.layer;
 
-	trace_add(&a->events, 1);
-	record_sequence(a, e->has_seq, e->seq);
+	trace_count(&a->events);
+	trace_analyzer_sequence(a, e->has_seq, e->seq);
 	if (e->stack_id && e->kind != TRACE_KIND_STACK)
 		trace_add(&a->stack_events, 1);
 	switch (e->kind) {
@@ -458,8 +429,8 @@ __attribute__((always_inline)) static inline int record_event(struct trace_analy
 			return r;
 		*ret_ref = (struct trace_scope_ref){ a->scopes.v[scope].path, a->scopes.v[scope].len, (int64_t)scope };
 	}
-	trace_add(&a->events, 1);
-	record_sequence(a, true, rec->seq);
+	trace_count(&a->events);
+	trace_analyzer_sequence(a, true, rec->seq);
 	if (rec->stack_id)
 		trace_add(&a->stack_events, 1);
 	return 0;

@@ -177,6 +177,38 @@ int trace_analyzer_ingest_records(struct trace_analyzer *a, const struct trace_b
  * Slot pointers stay valid until the next new id. */
 int trace_analyzer_stack(struct trace_analyzer *a, uint32_t id, struct trace_stack **ret, struct error *err);
 
+/* Counts an event's sequence number (has_seq false or seq 0: none) for
+ * the capture-integrity verdict: gaps, the events they miss, regressions.
+ * Inline: every record of a binary trace passes here. */
+static inline void trace_analyzer_sequence(struct trace_analyzer *a, bool has_seq, uint64_t seq)
+{
+	struct trace_sequence *s = &a->sequence;
+
+	if (!has_seq || seq == 0) {
+		trace_add(&s->unsequenced_events, 1);
+		return;
+	}
+	trace_count(&s->sequenced_events);
+	if (!s->has_last) {
+		s->has_first = s->has_last = true;
+		s->first = s->last = seq;
+		/* numbering starts at 1: a first number above it means events
+		 * before it were lost */
+		if (seq > 1) {
+			trace_add(&s->sequence_gaps, 1);
+			trace_add(&s->missing_sequence_events, seq - 1);
+		}
+		return;
+	}
+	if (seq <= s->last) {
+		trace_add(&s->sequence_regressions, 1);
+	} else if (seq - s->last > 1) {
+		trace_add(&s->sequence_gaps, 1);
+		trace_add(&s->missing_sequence_events, seq - s->last - 1);
+	}
+	s->last = seq;
+}
+
 /* Starts loading what replaying e will touch first (its allocation's slot),
  * so a caller holding a few parsed events can overlap those memory loads
  * with parsing.  A hint: it changes nothing.  Always inlined, for the

@@ -146,7 +146,7 @@ __attribute__((always_inline)) static inline const unsigned char *trace_bin_vari
 	stop = ~w & 0x8080808080808080ull;
 	if (stop) {
 		unsigned end = (unsigned)__builtin_ctzll(stop); /* 8 * bytes - 1 */
-		uint64_t x = w & (((uint64_t)2 << end) - 1) & 0x7f7f7f7f7f7f7f7full;
+		uint64_t x = w & (stop ^ (stop - 1)) & 0x7f7f7f7f7f7f7f7full;
 		x = (x & 0x007f007f007f007full) | (x & 0x7f007f007f007f00ull) >> 1;
 		x = (x & 0x00003fff00003fffull) | (x & 0x3fff00003fff0000ull) >> 2;
 		x = (x & 0x000000000fffffffull) | (x & 0x0fffffff00000000ull) >> 4;
@@ -174,13 +174,55 @@ __attribute__((always_inline)) static inline const unsigned char *trace_bin_vari
 	return p + 1;
 }
 
-#define TRACE_BIN_WHOLE_(dst)                                             \
+/* trace_bin_varint_whole for a varint that is nearly always four bytes or
+ * fewer (a length, an id, a count): those in 32-bit steps whose masks fit
+ * in the instructions, the rest as trace_bin_varint_whole reads them.  Not
+ * for addresses' deltas, whose lengths vary across four bytes at random,
+ * so the branch between the two would be mispredicted. */
+__attribute__((always_inline)) static inline const unsigned char *trace_bin_varint_small(const unsigned char *p,
+											   uint64_t *v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint32_t h, stop;
+	memcpy(&h, p, sizeof(h));
+	stop = ~h & 0x80808080u;
+	if (stop) {
+		/* the bits up to the stop bit: stop ^ (stop - 1) */
+		uint32_t x = h & (stop ^ (stop - 1)) & 0x7f7f7f7fu;
+		x = (x & 0x007f007fu) | (x & 0x7f007f00u) >> 1;
+		x = (x & 0x00003fffu) | (x & 0x3fff0000u) >> 2;
+		*v = x;
+		return p + __builtin_ctz(stop) / 8 + 1;
+	}
+#endif
+	return trace_bin_varint_whole(p, v);
+}
+
+/* The position after the varint at p, known to be followed by at least
+ * ten bytes, without its value: NULL when it is longer than 64 bits, as
+ * trace_bin_varint_whole says. */
+__attribute__((always_inline)) static inline const unsigned char *trace_bin_varint_skip(const unsigned char *p)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint64_t w, stop;
+	memcpy(&w, p, sizeof(w));
+	stop = ~w & 0x8080808080808080ull;
+	if (stop)
+		return p + __builtin_ctzll(stop) / 8 + 1;
+#endif
+	uint64_t v;
+	return trace_bin_varint_whole(p, &v);
+}
+
+#define TRACE_BIN_READ_(read, dst)                                         \
 	do {                                                              \
-		if (!(p = trace_bin_varint_whole(p, &(dst)))) {           \
+		if (!(p = read(p, &(dst)))) {                             \
 			*why = "a number longer than 64 bits";            \
 			return -1;                                        \
 		}                                                         \
 	} while (0)
+#define TRACE_BIN_WHOLE_(dst) TRACE_BIN_READ_(trace_bin_varint_whole, dst)
+#define TRACE_BIN_SMALL_(dst) TRACE_BIN_READ_(trace_bin_varint_small, dst)
 
 /* trace_bin_decode where the longest record fits in the bytes at buf: the
  * same reading without a bound check at each byte (every varint reads at
@@ -195,7 +237,7 @@ __attribute__((always_inline)) static inline int trace_bin_decode_whole(struct t
 
 	if (*p == TRACE_BIN_GAP) {
 		p++;
-		TRACE_BIN_WHOLE_(gap);
+		TRACE_BIN_SMALL_(gap);
 	}
 	unsigned head = *p++;
 	if ((head & 15) < TRACE_BIN_ALLOC || (head & 15) > TRACE_BIN_REMAP) {
@@ -215,15 +257,15 @@ __attribute__((always_inline)) static inline int trace_bin_decode_whole(struct t
 	}
 	r->len = 0;
 	if (r->kind != TRACE_BIN_FREE)
-		TRACE_BIN_WHOLE_(r->len);
+		TRACE_BIN_SMALL_(r->len);
 	r->old_len = 0;
 	if (head & TRACE_BIN_OLD_LEN)
-		TRACE_BIN_WHOLE_(r->old_len);
+		TRACE_BIN_SMALL_(r->old_len);
 	TRACE_BIN_WHOLE_(v);
 	r->return_address = s->return_address + ((v >> 1) ^ (0 - (v & 1)));
 	r->scope_id = r->stack_id = 0;
 	if (head & TRACE_BIN_SCOPE) {
-		TRACE_BIN_WHOLE_(v);
+		TRACE_BIN_SMALL_(v);
 		if (v > UINT32_MAX) {
 			*why = "a scope_id above 2^32";
 			return -1;
@@ -231,7 +273,7 @@ __attribute__((always_inline)) static inline int trace_bin_decode_whole(struct t
 		r->scope_id = (uint32_t)v;
 	}
 	if (head & TRACE_BIN_STACK) {
-		TRACE_BIN_WHOLE_(v);
+		TRACE_BIN_SMALL_(v);
 		if (v > UINT32_MAX) {
 			*why = "a stack_id above 2^32";
 			return -1;
@@ -244,6 +286,8 @@ __attribute__((always_inline)) static inline int trace_bin_decode_whole(struct t
 }
 
 #undef TRACE_BIN_WHOLE_
+#undef TRACE_BIN_SMALL_
+#undef TRACE_BIN_READ_
 
 /* trace_bin_next for every frame (out of line). */
 int trace_bin_next_frame(struct trace_bin_state *s, const char *buf, size_t len, struct trace_bin_frame *f,

@@ -38,6 +38,14 @@ static inline void trace_add(uint64_t *x, uint64_t v)
 		*x = UINT64_MAX;
 }
 
+/* One more, for a counter that only ever grows by one an event: it cannot
+ * pass 2^64-1 (a replay would take centuries to count that far), so it
+ * needs no saturating add. */
+static inline void trace_count(uint64_t *x)
+{
+	++*x;
+}
+
 static inline uint64_t trace_mul(uint64_t a, uint64_t b)
 {
 	uint64_t r;
@@ -60,7 +68,7 @@ static inline void trace_high_water(uint64_t *mark, uint64_t v)
 static inline void trace_counters_alloc(struct trace_counters *c, uint64_t len, bool tracks_retained)
 {
 	trace_add(&c->allocations, 1);
-	trace_add(&c->live_allocations, 1);
+	trace_count(&c->live_allocations);
 	trace_add(&c->allocated_bytes, len);
 	trace_add(&c->live_bytes, len);
 	trace_high_water(&c->high_water_live_bytes, c->live_bytes);
@@ -74,7 +82,7 @@ static inline void trace_counters_alloc(struct trace_counters *c, uint64_t len, 
  * retained; retained bytes drop only when at least len are retained. */
 static inline void trace_counters_free(struct trace_counters *c, uint64_t len, bool releases)
 {
-	trace_add(&c->frees, 1);
+	trace_count(&c->frees);
 	if (c->live_allocations > 0)
 		c->live_allocations--;
 	trace_add(&c->freed_bytes, len);
@@ -139,7 +147,7 @@ static inline void trace_counters_untracked(struct trace_counters *c, uint64_t l
 /* A lifetime ends after events events and byte_events byte-events. */
 static inline void trace_counters_lifetime(struct trace_counters *c, uint64_t events, uint64_t byte_events)
 {
-	trace_add(&c->completed_lifetimes, 1);
+	trace_count(&c->completed_lifetimes);
 	trace_add(&c->lifetime_total_events, events);
 	trace_high_water(&c->lifetime_max_events, events);
 	trace_add(&c->lifetime_total_byte_events, byte_events);

@@ -15,6 +15,7 @@
 
 #include "limits.h"
 #include "trace-binary.h"
+#include "trace-run.h"
 #include "macro.h"
 
 /* Bytes per read(): large reads keep the system-call cost per event
@@ -224,12 +225,29 @@ static int frames(struct trace_analyzer *a, struct trace_parser *p, struct frame
 {
 	struct batch b;
 	const char *why;
+	bool run = trace_run_usable(a);
 	int r;
 
 	b.n = 0;
 	if ((r = refuse_format1(fs, err)) < 0)
 		return r;
 	while (*start < end) {
+		if (run && end - *start >= TRACE_RUN_LOOKAHEAD) {
+			/* the events before the run come first */
+			size_t used;
+			uint64_t done;
+			if ((r = drain(a, &b, err)) < 0)
+				return r;
+			r = trace_run_records(a, &fs->bin, buf + *start, end - *start, &used, &done);
+			*start += used;
+			if (r < 0) {
+				err->line = *number + done + 1;
+				return error_set(&err->error, r, "%s", strerror(-r));
+			}
+			*number += done;
+			if (*start >= end)
+				break;
+		}
 		/* decoded in place: the frame is the batch's next entry */
 		struct trace_bin_frame *f = &b.f[b.n];
 		int k = trace_bin_next(&fs->bin, buf + *start, end - *start, f, &why);

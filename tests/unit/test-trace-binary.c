@@ -18,6 +18,7 @@
 
 #include "trace-binary.h"
 #include "trace-replay.h"
+#include "trace-run.h"
 
 #define RECORDS 2000
 
@@ -498,6 +499,67 @@ static void records_replay_as_their_lines(void **state)
 	free(json);
 }
 
+/* The replay's runs (trace_run_records) take the records of the logical
+ * kinds straight from a file's bytes, segment heads and all, and stop
+ * before what the general replay must take: a backing record, a scope id
+ * no scope.enter gave yet, the "root" scope not yet interned. */
+static void runs_stop_where_the_general_replay_takes_over(void **state)
+{
+	static struct trace_bin_record v[300];
+	static char file[300 * (TRACE_BIN_RECORD_MAX + TRACE_BIN_SEGMENT_HEAD_MAX) + 4096];
+	static struct trace_bin_state bin;
+	static const char start[] = "{\"v\":3,\"seq\":1,\"kind\":\"trace.start\"}\n";
+	static const char head[] = "{\"seq\":2,\"kind\":\"scope.enter\",\"scope_id\":1,\"scope\":\"root/a\"}\n";
+	struct trace_replay_options o = { .layer = TRACE_LAYER_LOGICAL };
+	size_t at = TRACE_BIN_MAGIC_LEN + strlen(start) + strlen(head);
+
+	(void)state;
+	assert_true(trace_run_usable(&(struct trace_analyzer){ .options = o }));
+	o.track_sites = true;
+	assert_false(trace_run_usable(&(struct trace_analyzer){ .options = o }));
+	o.track_sites = false;
+	for (int stop = 0; stop < 3; stop++) {
+		struct trace_analyzer a;
+		struct trace_parser p;
+		struct trace_replay_error err;
+		uint64_t done, allocs = 0;
+		size_t used;
+
+		for (size_t i = 0; i < 300; i++) {
+			v[i] = (struct trace_bin_record){ .kind = i % 3 ? TRACE_BIN_ALLOC : TRACE_BIN_FREE,
+							  .address = 0x1000 + (i / 3) * 64, .len = 16 + i % 5,
+							  .scope_id = 1, .gap = i % 17 == 0 };
+			if (i % 11 == 0)
+				v[i].kind = TRACE_BIN_RESIZE;
+			if (i < 200 && v[i].kind == TRACE_BIN_ALLOC)
+				allocs++;
+		}
+		if (stop == 0)
+			v[200] = (struct trace_bin_record){ .kind = TRACE_BIN_MAP, .address = 0x7000, .len = 4096 };
+		else
+			v[200].scope_id = stop == 1 ? 5 : 0;
+		size_t len = make_file_after(head, v, 300, file);
+		trace_analyzer_init(&a, &o);
+		trace_parser_init(&p);
+		/* the JSON lines of the head, then the records */
+		assert_int_equal(trace_replay_buffer(&a, &p, file, at, &err), 0);
+		assert_int_equal(file[at], TRACE_BIN_SEGMENT);
+		memset(&bin, 0, sizeof(bin));
+		assert_int_equal(trace_run_records(&a, &bin, file + at, len - at, &used, &done), 0);
+		assert_int_equal(done, 200);
+		assert_int_equal(a.events, 2 + 200);
+		assert_int_equal(a.totals.c.allocations, allocs);
+		assert_int_equal(a.sequence.last, v[199].seq);
+		/* what is left starts with the record it stopped before */
+		assert_true(used > 0 && used < len - at);
+		assert_int_equal(trace_run_records(&a, &bin, file + at + used, len - at - used, &used, &done), 0);
+		assert_int_equal(done, 0);
+		assert_int_equal(used, 0);
+		trace_parser_done(&p);
+		trace_analyzer_done(&a);
+	}
+}
+
 /* A record naming a scope_id no scope.enter gave a path is refused where
  * it is, for the reason its JSON line is. */
 static void record_of_an_undefined_scope_id(void **state)
@@ -563,6 +625,7 @@ int main(void)
 		cmocka_unit_test(cut_files),
 		cmocka_unit_test(bad_byte_in_file),
 		cmocka_unit_test(records_replay_as_their_lines),
+		cmocka_unit_test(runs_stop_where_the_general_replay_takes_over),
 		cmocka_unit_test(record_of_an_undefined_scope_id),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,391 @@
+/* The replay of runs of binary records (trace-run.h): a group of records
+ * decoded into what their rules read, the slots of their allocations
+ * loading meanwhile, then the rules of alloc, free, resize and move
+ * applied here, inline, to the totals and the scopes.  The rules are those of
+ * trace_alloc_record for the options trace_run_usable accepts, where no
+ * site, stack or detail bucket counts: the same counters in the same
+ * order, so a summary is the same byte for byte. */
+#include "trace-run.h"
+
+#include <errno.h>
+
+#include "trace-alloc.h"
+
+/* Records decoded ahead of their rules: their slots' loads overlap with
+ * decoding, as with the general replay's batch (16 is where more stopped
+ * gaining there). */
+#define GROUP 16
+
+/* A record as its rule reads it. */
+struct run_record {
+	uint64_t key;     /* its allocation's address; a move's old one */
+	uint64_t address; /* a move's new address */
+	uint64_t len;
+	uint32_t scope;   /* the index of its scope */
+	uint8_t kind;     /* enum trace_bin_kind, alloc to move */
+	bool failed;
+};
+
+bool trace_run_usable(const struct trace_analyzer *a)
+{
+	return trace_alloc_pairs(a);
+}
+
+/* The index of the scope of scope_id, as trace_analyzer_ingest_records
+ * resolves it; false when the general replay must (an id above 2^32 or
+ * not given yet, "root" not interned yet). */
+static inline bool scope_index(struct trace_analyzer *a, uint64_t scope_id, uint32_t *ret)
+{
+	if (scope_id == 0) {
+		if (a->root_scope < 0)
+			return false;
+		*ret = (uint32_t)a->root_scope;
+		return true;
+	}
+	if (scope_id > UINT32_MAX)
+		return false;
+	typeof(a->scope_cache[0]) *c = &a->scope_cache[scope_id & (TRACE_SCOPE_CACHE - 1)];
+	if (c->id != scope_id) {
+		const struct trace_scope_id *id = hashtab_get(&a->scope_ids, scope_id);
+		if (!id)
+			return false;
+		c->scope = id->scope;
+		c->id = (uint32_t)scope_id;
+	}
+	*ret = c->scope;
+	return true;
+}
+
+static inline uint64_t zigzag(uint64_t v)
+{
+	return (v >> 1) ^ (0 - (v & 1));
+}
+
+#define READ_(read, dst)                    \
+	do {                                \
+		if (!(p = read(p, &(dst)))) \
+			return NULL;        \
+	} while (0)
+#define VARINT_(dst) READ_(trace_bin_varint_whole, dst)
+#define SMALL_(dst) READ_(trace_bin_varint_small, dst)
+#define SKIP_()                                          \
+	do {                                             \
+		if (!(p = trace_bin_varint_skip(p)))     \
+			return NULL;                     \
+	} while (0)
+
+/* The record at p (its gap first, when it has one) into r, its deltas
+ * from base, the gap in *ret_gap and whether it names a stack in
+ * *ret_stack.  Returns the position after it, or NULL when the general
+ * replay must take it.  Only the fields of its kind are read, and the
+ * return address is skipped: nothing the run counts reads it, so the
+ * stream's base for it is left behind (the general replay's rules read
+ * return addresses only for the options a run is never used with). */
+__attribute__((always_inline)) static inline const unsigned char *decode(struct trace_analyzer *a,
+									  const unsigned char *p, uint64_t base,
+									  struct run_record *r, uint64_t *ret_gap,
+									  bool *ret_stack)
+{
+	uint64_t v, gap = 0, scope_id = 0;
+
+	if (*p == TRACE_BIN_GAP) {
+		p++;
+		SMALL_(gap);
+	}
+	unsigned head = *p++, kind = head & 15;
+	if (kind < TRACE_BIN_ALLOC || kind > TRACE_BIN_MOVE)
+		return NULL;
+	VARINT_(v);
+	r->address = r->key = base + zigzag(v);
+	if (kind == TRACE_BIN_MOVE) {
+		VARINT_(v);
+		r->key = r->address + zigzag(v);
+	}
+	/* a free has no length: the varint after its address is read all
+	 * the same and then not taken, with no branch on the kind (frees and
+	 * the others follow each other at random) */
+	const unsigned char *after;
+	bool has_len = kind != TRACE_BIN_FREE;
+	if (!(after = trace_bin_varint_small(p, &v)))
+		return NULL;
+	r->len = has_len ? v : 0;
+	p = has_len ? after : p;
+	if (head & TRACE_BIN_OLD_LEN)
+		SKIP_();
+	SKIP_();
+	if (head & TRACE_BIN_SCOPE)
+		SMALL_(scope_id);
+	if (!scope_index(a, scope_id, &r->scope))
+		return NULL;
+	*ret_stack = false;
+	if (head & TRACE_BIN_STACK) {
+		SMALL_(v);
+		if (v > UINT32_MAX)
+			return NULL;
+		*ret_stack = v != 0;
+	}
+	r->kind = (uint8_t)kind;
+	r->failed = head & TRACE_BIN_FAILED;
+	*ret_gap = gap;
+	return p;
+}
+
+#undef VARINT_
+#undef SMALL_
+#undef READ_
+#undef SKIP_
+
+static inline uint64_t span(uint64_t from, uint64_t to)
+{
+	return to > from ? to - from : 0;
+}
+
+/* alloc_tracked of trace-alloc.c without sites, stacks or detail. */
+__attribute__((always_inline)) static inline int run_alloc(struct trace_analyzer *a, const struct run_record *x,
+							   uint64_t now, bool tracks)
+{
+	struct trace_record *slot = trace_live_put(&a->allocations, x->key);
+
+	if (!slot)
+		return -ENOMEM;
+	const struct trace_allocation rec = {
+		.key = x->key,
+		.len = x->len,
+		.allocation_event = now,
+		.segment_event = now,
+		.allocator_id = TRACE_BIN_LOGICAL_ALLOCATOR,
+		.scope = x->scope,
+	};
+	if (trace_live_write(&a->allocations, slot, &rec) < 0)
+		return -ENOMEM;
+	trace_counters_alloc(&a->totals.c, x->len, tracks);
+	if (!a->options.totals_only)
+		trace_counters_alloc(&a->scopes.v[x->scope].counters, x->len, tracks);
+	return 0;
+}
+
+/* free_tracked of trace-alloc.c without sites, stacks or detail: a free
+ * record carries no length.  releases: the logical allocator's. */
+__attribute__((always_inline)) static inline void run_free(struct trace_analyzer *a, const struct run_record *x,
+							   uint64_t now, bool releases)
+{
+	struct trace_allocation rec;
+
+	if (!trace_live_take(&a->allocations, x->key, &rec)) {
+		/* frees what it says (nothing) from its own scope */
+		trace_add(&a->totals.unmatched_frees, 1);
+		trace_counters_free(&a->totals.c, 0, releases);
+		if (!a->options.totals_only)
+			trace_counters_free(&a->scopes.v[x->scope].counters, 0, releases);
+		return;
+	}
+	if (rec.allocator_id != TRACE_BIN_LOGICAL_ALLOCATOR)
+		releases = trace_alloc_releases(a, rec.allocator_id);
+	trace_counters_free(&a->totals.c, rec.len, releases);
+	if (a->options.totals_only)
+		return;
+	/* end_lifetime: byte-events accrue per size segment */
+	uint64_t events = span(rec.allocation_event, now), byte_events = rec.byte_events;
+	struct trace_counters *c = &a->scopes.v[rec.scope].counters;
+	trace_add(&byte_events, trace_mul(rec.len, span(rec.segment_event, now)));
+	trace_counters_lifetime(&a->totals.c, events, byte_events);
+	trace_counters_lifetime(c, events, byte_events);
+	trace_counters_free(c, rec.len, releases);
+}
+
+/* Whether the allocator of a live allocation counts retained bytes and
+ * frees them back: the logical allocator's (*tracks, *releases as given)
+ * or another's (an allocation of a JSON line's event). */
+static inline void run_allocator(struct trace_analyzer *a, uint32_t allocator_id, bool *tracks, bool *releases)
+{
+	if (allocator_id != TRACE_BIN_LOGICAL_ALLOCATOR) {
+		*tracks = trace_alloc_layer(a, allocator_id) != TRACE_LAYER_LOGICAL;
+		*releases = trace_alloc_releases(a, allocator_id);
+	}
+}
+
+/* change_length of trace-alloc.c without sites, stacks or detail, and the
+ * allocation's byte-events accrued to now before it (accrue). */
+static inline void run_length(struct trace_analyzer *a, struct trace_allocation *rec, uint64_t new_len, uint64_t now,
+			      bool tracks, bool releases)
+{
+	run_allocator(a, rec->allocator_id, &tracks, &releases);
+	trace_add(&rec->byte_events, trace_mul(rec->len, span(rec->segment_event, now)));
+	rec->segment_event = now;
+	trace_counters_resize(&a->totals.c, rec->len, new_len, tracks, releases);
+	if (!a->options.totals_only)
+		trace_counters_resize(&a->scopes.v[rec->scope].counters, rec->len, new_len, tracks, releases);
+	rec->len = new_len;
+}
+
+/* trace_alloc_resize without sites, stacks or detail; a key not live
+ * counts in *unmatched (resizes' or remaps'). */
+static inline int run_resize(struct trace_analyzer *a, uint64_t key, uint64_t new_len, uint64_t *unmatched,
+			     uint64_t now, bool tracks, bool releases)
+{
+	struct trace_record *slot = trace_live_get(&a->allocations, key);
+	struct trace_allocation rec;
+
+	if (!slot) {
+		trace_add(unmatched, 1);
+		return 0;
+	}
+	trace_live_read(&a->allocations, slot, &rec);
+	run_length(a, &rec, new_len, now, tracks, releases);
+	return trace_live_write(&a->allocations, slot, &rec);
+}
+
+/* trace_alloc_remap without sites, stacks or detail. */
+static inline int run_move(struct trace_analyzer *a, uint64_t old_key, uint64_t new_key, uint64_t new_len,
+			   uint64_t now, bool tracks, bool releases)
+{
+	struct trace_allocation rec;
+	struct trace_record *moved;
+
+	trace_add(&a->totals.remaps, 1);
+	if (old_key == new_key)
+		return run_resize(a, old_key, new_len, &a->totals.unmatched_remaps, now, tracks, releases);
+	if (!trace_live_take(&a->allocations, old_key, &rec)) {
+		trace_add(&a->totals.unmatched_remaps, 1);
+		return 0;
+	}
+	run_length(a, &rec, new_len, now, tracks, releases);
+	rec.key = new_key;
+	/* what was live at the new key is replaced, as by an allocation */
+	if (!(moved = trace_live_put(&a->allocations, new_key)))
+		return -ENOMEM;
+	return trace_live_write(&a->allocations, moved, &rec);
+}
+
+/* An alloc and the free of its address right after it, as most small
+ * blocks of a thread are freed: trace_alloc_pair without sites, stacks or
+ * detail, the allocation never put in the table (only what was live under
+ * its key is taken out, as the alloc would replace it). */
+static inline void run_pair(struct trace_analyzer *a, const struct run_record *x, bool tracks, bool releases)
+{
+	struct trace_allocation replaced;
+
+	trace_live_take(&a->allocations, x->key, &replaced);
+	trace_counters_alloc(&a->totals.c, x->len, tracks);
+	trace_counters_free(&a->totals.c, x->len, releases);
+	if (a->options.totals_only)
+		return;
+	/* a lifetime of one event, so of len byte-events */
+	struct trace_counters *c = &a->scopes.v[x->scope].counters;
+	trace_counters_alloc(c, x->len, tracks);
+	trace_counters_lifetime(&a->totals.c, 1, x->len);
+	trace_counters_lifetime(c, 1, x->len);
+	trace_counters_free(c, x->len, releases);
+}
+
+/* The rules of the n records of g, in order: 0, or -ENOMEM with *ret_at
+ * the index of the record refused. */
+static int apply(struct trace_analyzer *a, const struct run_record *g, size_t n, size_t *ret_at)
+{
+	bool tracks = trace_alloc_layer(a, TRACE_BIN_LOGICAL_ALLOCATOR) != TRACE_LAYER_LOGICAL;
+	bool releases = trace_alloc_releases(a, TRACE_BIN_LOGICAL_ALLOCATOR);
+	/* the events counted, in a register until the group is done */
+	uint64_t now = a->events;
+	int r = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct run_record *x = &g[i];
+
+		trace_count(&now);
+		switch (x->kind) {
+		case TRACE_BIN_ALLOC:
+			if (x->failed) {
+				trace_add(&a->totals.failed_allocations, 1);
+			} else if (i + 1 < n && g[i + 1].key == x->key && g[i + 1].kind == TRACE_BIN_FREE) {
+				trace_count(&now);
+				run_pair(a, x, tracks, releases);
+				i++;
+			} else {
+				r = run_alloc(a, x, now, tracks);
+			}
+			break;
+		case TRACE_BIN_FREE: run_free(a, x, now, releases); break;
+		case TRACE_BIN_RESIZE:
+			if (x->failed) {
+				trace_add(&a->totals.failed_resizes, 1);
+				break;
+			}
+			trace_add(&a->totals.resizes, 1);
+			r = run_resize(a, x->key, x->len, &a->totals.unmatched_resizes, now, tracks, releases);
+			break;
+		default: /* TRACE_BIN_MOVE */
+			if (x->failed)
+				trace_add(&a->totals.failed_remaps, 1);
+			else
+				r = run_move(a, x->key, x->address, x->len, now, tracks, releases);
+			break;
+		}
+		if (r < 0) {
+			*ret_at = i;
+			break;
+		}
+	}
+	a->events = now;
+	return r;
+}
+
+int trace_run_records(struct trace_analyzer *a, struct trace_bin_state *s, const char *buf, size_t len,
+		      size_t *ret_used, uint64_t *ret_records)
+{
+	const unsigned char *const start = (const unsigned char *)buf, *p = start;
+	uint64_t seq = s->seq, remaining = s->remaining, done = 0;
+	uint32_t stream = s->stream;
+	bool more = len >= TRACE_RUN_LOOKAHEAD;
+	/* where a frame may start with room for its longest form after it */
+	const unsigned char *const last = more ? start + len - TRACE_RUN_LOOKAHEAD : start;
+	int r = 0;
+
+	while (more) {
+		struct run_record g[GROUP];
+		size_t n = 0, at;
+
+		for (; n < GROUP; n++) {
+			const unsigned char *q = p, *record;
+			uint64_t first = seq, left = remaining, gap, v;
+			uint32_t in = stream;
+			bool stack;
+
+			if (p > last)
+				break;
+			if (left == 0) {
+				/* a segment's head: taken with its first record
+				 * only, as the general replay takes it */
+				if (*q++ != TRACE_BIN_SEGMENT || !(q = trace_bin_varint_whole(q, &v)) ||
+				    v >= TRACE_BIN_STREAMS || !(q = trace_bin_varint_whole(q, &first)) ||
+				    !(q = trace_bin_varint_whole(q, &left)) || left == 0)
+					break;
+				in = (uint32_t)v;
+			}
+			record = q;
+			if (!(q = decode(a, q, s->streams[in].address, &g[n], &gap, &stack)) ||
+			    (uint64_t)(q - record) > left)
+				break;
+			s->streams[in].address = g[n].address;
+			stream = in;
+			remaining = left - (uint64_t)(q - record);
+			seq = first + gap + 1;
+			trace_analyzer_sequence(a, true, first + gap);
+			if (stack)
+				trace_add(&a->stack_events, 1);
+			trace_live_prefetch(&a->allocations, g[n].key);
+			p = q;
+		}
+		more = n == GROUP;
+		if ((r = apply(a, g, n, &at)) < 0) {
+			done += at;
+			break;
+		}
+		done += n;
+	}
+	s->seq = seq;
+	s->remaining = remaining;
+	s->stream = stream;
+	*ret_used = (size_t)(p - start);
+	*ret_records = done;
+	return r;
+}

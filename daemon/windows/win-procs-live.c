@@ -69,8 +69,12 @@ int win_procs_read(struct win_procs_reader *r, struct win_procs **ret, struct er
 	for (;;) {
 		ULONG got = 0;
 		NTSTATUS st = NtQuerySystemInformation(SystemProcessInformation, r->buf, (ULONG)r->size, &got);
-		if (st >= 0)
-			return win_procs_parse(r->buf, got, (uint64_t)(uintptr_t)r->buf, ret, err);
+		if (st >= 0) {
+			FILETIME taken;
+			GetSystemTimeAsFileTime(&taken);
+			return win_procs_parse(r->buf, got, (uint64_t)(uintptr_t)r->buf,
+					       (uint64_t)taken.dwHighDateTime << 32 | taken.dwLowDateTime, ret, err);
+		}
 		if (st != STATUS_INFO_LENGTH_MISMATCH_ && st != STATUS_BUFFER_TOO_SMALL_)
 			return error_set(err, -EIO, "NtQuerySystemInformation(SystemProcessInformation): NTSTATUS %#lx",
 					 (unsigned long)st);

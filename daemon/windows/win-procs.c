@@ -160,8 +160,10 @@ static int cmp_proc(const void *a, const void *b)
 	return cmp_identity(x->pid, x->created, y->pid, y->created);
 }
 
-int win_procs_parse(const void *buf, size_t len, uint64_t address, struct win_procs **ret, struct error *err)
+int win_procs_parse(const void *buf, size_t len, uint64_t address, uint64_t taken, struct win_procs **ret,
+		    struct error *err)
 {
+	uint64_t latest = taken > UINT64_MAX - WIN_PROCS_CREATED_SLACK ? UINT64_MAX : taken + WIN_PROCS_CREATED_SLACK;
 	const uint8_t *bytes = buf;
 	size_t n = 0, names_size = 0, pos = 0, used = 0;
 	int r;
@@ -184,12 +186,13 @@ int win_procs_parse(const void *buf, size_t len, uint64_t address, struct win_pr
 		size_t offset = 0, units = 0;
 		uint64_t pagefile = bytes_u64(b, WIN_PROCS_OFF_PAGEFILE);
 		uint64_t private_pages = bytes_u64(b, WIN_PROCS_OFF_PRIVATE_PAGES);
+		uint64_t created = bytes_u64(b, WIN_PROCS_OFF_CREATED);
 
 		(void)name_place(b, len, address, &offset, &units); /* checked by the first pass */
 		*p = (struct win_proc){
 			.pid = (uint32_t)bytes_u64(b, WIN_PROCS_OFF_PID),
 			.parent = (uint32_t)bytes_u64(b, WIN_PROCS_OFF_PARENT),
-			.created = bytes_u64(b, WIN_PROCS_OFF_CREATED),
+			.created = created <= latest ? created : 0,
 			.name = s->names + used,
 			.session = bytes_u32(b, WIN_PROCS_OFF_SESSION),
 			.threads = bytes_u32(b, WIN_PROCS_OFF_THREADS),

@@ -41,6 +41,11 @@
 /* FILETIME ticks (100 ns since 1601-01-01) at the unix epoch. */
 #define WIN_FILETIME_UNIX_EPOCH 116444736000000000ull
 
+/* How far past the snapshot's time a creation time may be and still be
+ * taken as one (a day, in FILETIME ticks): the system clock set back
+ * between a process's start and the snapshot. */
+#define WIN_PROCS_CREATED_SLACK (24ull * 3600 * 10000000)
+
 /* One process of a snapshot.  Sizes are bytes. */
 struct win_proc {
 	uint32_t pid;
@@ -77,8 +82,16 @@ struct win_procs {
  *             buffer or of an odd length
  *   -E2BIG    more than RW_WIN_PROCS_MAX records, or len past
  *             RW_WIN_PROCS_BUFFER_MAX (more than win_procs_read asks for)
- *   -ENOMEM */
-int win_procs_parse(const void *buf, size_t len, uint64_t address, struct win_procs **ret, struct error *err);
+ *   -ENOMEM
+ * taken is the system time (FILETIME ticks) when the snapshot was read.
+ * A creation time later than taken + WIN_PROCS_CREATED_SLACK is not known
+ * yet and reads 0, as the idle process's: Wine lists a process still
+ * being created with its creation time unset (its server's fill, 0x55 in
+ * every byte) and gives the real one a moment later, so a caller that
+ * took the first as the process's identity would see one process exit
+ * and another start.  Windows never gives such a time. */
+int win_procs_parse(const void *buf, size_t len, uint64_t address, uint64_t taken, struct win_procs **ret,
+		    struct error *err);
 
 /* Accepts NULL, returns NULL. */
 struct win_procs *win_procs_free(struct win_procs *s);

@@ -37,7 +37,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!buf)
 		return 0;
 	memcpy(buf, data + sizeof(address), len);
-	int r = win_procs_parse(buf, len, address, &s, NULL);
+	/* a snapshot taken on 2026-12-07: a creation time past it by more than
+	 * the slack reads 0 */
+	const uint64_t taken = 134411190000000000ull;
+	int r = win_procs_parse(buf, len, address, taken, &s, NULL);
 	if (r != 0 && r != -EBADMSG && r != -E2BIG && r != -ENOMEM)
 		abort();
 	if (r == 0) {
@@ -45,7 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		for (size_t i = 0; i < s->n; i++) {
 			const struct win_proc *p = &s->procs[i];
-			if (strlen(p->name) > 3 * RW_WIN_PROC_NAME_MAX)
+			if (strlen(p->name) > 3 * RW_WIN_PROC_NAME_MAX || p->created > taken + WIN_PROCS_CREATED_SLACK)
 				abort();
 			if (i > 0 && (p[-1].pid > p->pid || (p[-1].pid == p->pid && p[-1].created > p->created)))
 				abort();

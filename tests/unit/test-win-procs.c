@@ -23,6 +23,8 @@
 
 /* Where the reader holds the buffer: the names' Buffer fields point here. */
 #define ADDRESS 0x000001f4a0c10000ull
+/* when the snapshots were taken: 2026-12-07 (FILETIME ticks) */
+#define TAKEN 134411190000000000ull
 #define THREAD_ENTRY 80u
 #define BUF_MAX (1u << 20)
 
@@ -117,7 +119,7 @@ static void records(size_t record_align)
 	align = record_align;
 	size_t len = lay_out(buf, three, ELEMENTSOF(three), NULL);
 	align = 8;
-	assert_int_equal(win_procs_parse(buf, len, ADDRESS, &s, &err), 0);
+	assert_int_equal(win_procs_parse(buf, len, ADDRESS, TAKEN, &s, &err), 0);
 	assert_int_equal(s->n, 3);
 	/* sorted by pid, whatever the buffer's order */
 	assert_int_equal(s->procs[0].pid, 0);
@@ -165,7 +167,7 @@ static void test_commit(void **state)
 	size_t len = lay_out(buf, s, ELEMENTSOF(s), NULL);
 	struct win_procs *p = NULL;
 
-	assert_int_equal(win_procs_parse(buf, len, ADDRESS, &p, NULL), 0);
+	assert_int_equal(win_procs_parse(buf, len, ADDRESS, TAKEN, &p, NULL), 0);
 	assert_int_equal(p->procs[0].commit, 5u << 20);
 	assert_int_equal(p->procs[1].commit, 3u << 20);
 	win_procs_free(p);
@@ -175,7 +177,7 @@ static const char *one_name(uint8_t *buf, const uint16_t *units, size_t n, struc
 {
 	struct spec s = { .pid = 40, .units = units, .n_units = n };
 	size_t len = lay_out(buf, &s, 1, NULL);
-	assert_int_equal(win_procs_parse(buf, len, ADDRESS, p, NULL), 0);
+	assert_int_equal(win_procs_parse(buf, len, ADDRESS, TAKEN, p, NULL), 0);
 	return (*p)->procs[0].name;
 }
 
@@ -226,7 +228,7 @@ static void test_truncated(void **state)
 	for (size_t cut = 0; cut < len; cut++) {
 		struct win_procs *p = NULL;
 		struct error err = { 0 };
-		int r = win_procs_parse(buf, cut, ADDRESS, &p, &err);
+		int r = win_procs_parse(buf, cut, ADDRESS, TAKEN, &p, &err);
 		if (r != -EBADMSG)
 			fail_msg("cut at %zu of %zu: %d", cut, len, r);
 		assert_null(p);
@@ -238,7 +240,7 @@ static void expect_bad(const uint8_t *buf, size_t len, const char *message)
 {
 	struct win_procs *p = NULL;
 	struct error err = { 0 };
-	assert_int_equal(win_procs_parse(buf, len, ADDRESS, &p, &err), -EBADMSG);
+	assert_int_equal(win_procs_parse(buf, len, ADDRESS, TAKEN, &p, &err), -EBADMSG);
 	assert_null(p);
 	if (!strstr(err.message, message))
 		fail_msg("'%s' does not say '%s'", err.message, message);
@@ -285,8 +287,8 @@ static void test_wild_offsets(void **state)
 
 	/* the same buffer read at another address: every name is outside */
 	struct win_procs *p = NULL;
-	assert_int_equal(win_procs_parse(buf, len, ADDRESS + 0x100000, &p, NULL), -EBADMSG);
-	assert_int_equal(win_procs_parse(buf, len, ADDRESS, &p, NULL), 0);
+	assert_int_equal(win_procs_parse(buf, len, ADDRESS + 0x100000, TAKEN, &p, NULL), -EBADMSG);
+	assert_int_equal(win_procs_parse(buf, len, ADDRESS, TAKEN, &p, NULL), 0);
 	p = win_procs_free(p);
 
 	/* a process id past 32 bits */
@@ -312,12 +314,12 @@ static void test_limit(void **state)
 		if (i < RW_WIN_PROCS_MAX)
 			put32(buf + i * WIN_PROCS_RECORD_SIZE, WIN_PROCS_OFF_NEXT, WIN_PROCS_RECORD_SIZE);
 	}
-	assert_int_equal(win_procs_parse(buf, len, ADDRESS, &p, &err), -E2BIG);
+	assert_int_equal(win_procs_parse(buf, len, ADDRESS, TAKEN, &p, &err), -E2BIG);
 	assert_null(p);
 	assert_non_null(strstr(err.message, "more than 65536 processes"));
 	/* the last record made the last */
 	put32(buf + (RW_WIN_PROCS_MAX - 1) * (size_t)WIN_PROCS_RECORD_SIZE, WIN_PROCS_OFF_NEXT, 0);
-	assert_int_equal(win_procs_parse(buf, len, ADDRESS, &p, &err), 0);
+	assert_int_equal(win_procs_parse(buf, len, ADDRESS, TAKEN, &p, &err), 0);
 	assert_int_equal(p->n, RW_WIN_PROCS_MAX);
 	assert_int_equal(p->procs[RW_WIN_PROCS_MAX - 1].pid, 4 * RW_WIN_PROCS_MAX);
 	win_procs_free(p);
@@ -334,10 +336,10 @@ static void test_buffer_limit(void **state)
 
 	assert_non_null(buf);
 	put64(buf, WIN_PROCS_OFF_PID, 4);
-	assert_int_equal(win_procs_parse(buf, RW_WIN_PROCS_BUFFER_MAX, ADDRESS, &p, &err), 0);
+	assert_int_equal(win_procs_parse(buf, RW_WIN_PROCS_BUFFER_MAX, ADDRESS, TAKEN, &p, &err), 0);
 	assert_int_equal(p->n, 1);
 	p = win_procs_free(p);
-	assert_int_equal(win_procs_parse(buf, RW_WIN_PROCS_BUFFER_MAX + 1, ADDRESS, &p, &err), -E2BIG);
+	assert_int_equal(win_procs_parse(buf, RW_WIN_PROCS_BUFFER_MAX + 1, ADDRESS, TAKEN, &p, &err), -E2BIG);
 	assert_null(p);
 	assert_non_null(strstr(err.message, "more than 67108864"));
 }
@@ -365,7 +367,7 @@ static struct win_procs *snapshot(uint8_t *buf, const struct spec *s, size_t n)
 {
 	struct win_procs *p = NULL;
 	size_t len = lay_out(buf, s, n, NULL);
-	assert_int_equal(win_procs_parse(buf, len, ADDRESS, &p, NULL), 0);
+	assert_int_equal(win_procs_parse(buf, len, ADDRESS, TAKEN, &p, NULL), 0);
 	return p;
 }
 
@@ -482,7 +484,7 @@ static void test_wine_capture(void **state)
 	assert_int_equal(read_full_fileat(AT_FDCWD, fixture("windows/wine-procs.raw"), 1 << 20, &data, &size), 0);
 	assert_true(size > sizeof(address));
 	memcpy(&address, data, sizeof(address));
-	if (win_procs_parse(data + sizeof(address), size - sizeof(address), address, &s, &err) < 0)
+	if (win_procs_parse(data + sizeof(address), size - sizeof(address), address, TAKEN, &s, &err) < 0)
 		fail_msg("%s", err.message);
 	assert_int_equal(s->n, 8);
 	const struct win_proc *h = win_procs_find(s, 32, 134410804268997900ull);
@@ -500,6 +502,37 @@ static void test_wine_capture(void **state)
 		assert_true(s->procs[i].commit > 0 && s->procs[i].created > WIN_FILETIME_UNIX_EPOCH);
 	}
 	win_procs_free(s);
+}
+
+/* Wine lists a process still being created with its creation time unset
+ * (0x55 in every byte); such a time, or any past the snapshot's by more
+ * than the slack, reads 0 (not known yet), while one within the slack (a
+ * clock set back) is kept. */
+static void test_created_not_yet(void **state)
+{
+	(void)state;
+	_cleanup_free_ uint8_t *buf = buffer();
+	struct spec s[] = {
+		{ .pid = 300, .name = "young.exe", .created = 0x5555555555555555ull },
+		{ .pid = 304, .name = "ahead.exe", .created = TAKEN + WIN_PROCS_CREATED_SLACK },
+		{ .pid = 308, .name = "past.exe", .created = TAKEN + WIN_PROCS_CREATED_SLACK + 1 },
+		{ .pid = 312, .name = "old.exe", .created = TAKEN - 1 },
+	};
+	size_t len = lay_out(buf, s, ELEMENTSOF(s), NULL);
+	struct win_procs *p = NULL;
+
+	assert_int_equal(win_procs_parse(buf, len, ADDRESS, TAKEN, &p, NULL), 0);
+	assert_int_equal(p->n, 4);
+	assert_int_equal(p->procs[0].created, 0);
+	assert_string_equal(p->procs[0].name, "young.exe");
+	assert_int_equal(p->procs[1].created, TAKEN + WIN_PROCS_CREATED_SLACK);
+	assert_int_equal(p->procs[2].created, 0);
+	assert_int_equal(p->procs[3].created, TAKEN - 1);
+	win_procs_free(p);
+	/* and at the end of time, no overflow */
+	assert_int_equal(win_procs_parse(buf, len, ADDRESS, UINT64_MAX, &p, NULL), 0);
+	assert_int_equal(p->procs[0].created, 0x5555555555555555ull);
+	win_procs_free(p);
 }
 
 static void test_filetime(void **state)
@@ -520,7 +553,7 @@ int main(void)
 		cmocka_unit_test(test_records),	  cmocka_unit_test(test_commit),  cmocka_unit_test(test_names),
 		cmocka_unit_test(test_truncated), cmocka_unit_test(test_wild_offsets), cmocka_unit_test(test_limit), cmocka_unit_test(test_buffer_limit),
 		cmocka_unit_test(test_compare),	  cmocka_unit_test(test_carry),	  cmocka_unit_test(test_wine_capture),
-		cmocka_unit_test(test_filetime),
+		cmocka_unit_test(test_created_not_yet), cmocka_unit_test(test_filetime),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -199,7 +199,10 @@ static int print_times(unsigned repeats)
 			return 1;
 		}
 		uint64_t t3 = now_us();
-		if (win_procs_parse(reader.buf, got, (uint64_t)(uintptr_t)reader.buf, &s, &err) < 0) {
+		FILETIME taken;
+		GetSystemTimeAsFileTime(&taken);
+		if (win_procs_parse(reader.buf, got, (uint64_t)(uintptr_t)reader.buf,
+				    (uint64_t)taken.dwHighDateTime << 32 | taken.dwLowDateTime, &s, &err) < 0) {
 			fprintf(stderr, "procsnap: %s\n", err.message);
 			return 1;
 		}

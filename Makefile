@@ -1091,12 +1091,17 @@ $(WIN_BUILD)/bench/idle.exe: bench/windows/idle.c
 
 # a census under Wine beside the bare VirtualQueryEx walk (BENCHMARKS.md); a
 # snapshot of every process among 200 (bench/windows/snapshot-bench.py);
-# the daemon's core watching 200 (bench/windows/core-bench.py)
-bench-windows: $(WIN_BUILD)/ramwatch.exe $(WIN_BUILD)/tests/holder.exe $(WIN_BUILD)/bench/walk.exe \
-		$(WIN_BUILD)/tests/procsnap.exe $(WIN_BUILD)/bench/idle.exe $(WIN_BUILD)/tests/corewatch.exe
+# the daemon's core watching 200 (bench/windows/core-bench.py); then
+# ramwatchd.exe watching 200 beside ramwatchd watching 200 on Linux, in one
+# run (bench/windows/daemon-bench.py, BENCH_WINDOWS_DAEMON_ARGS)
+bench-windows: deps $(WIN_BUILD)/ramwatch.exe $(WIN_BUILD)/ramwatchd.exe $(WIN_BUILD)/tests/holder.exe \
+		$(WIN_BUILD)/bench/walk.exe $(WIN_BUILD)/tests/procsnap.exe $(WIN_BUILD)/bench/idle.exe \
+		$(WIN_BUILD)/tests/corewatch.exe $(BUILD)/ramwatchd $(BUILD)/bench/idle-target
 	RAMWATCH_BUILD=$(abspath $(BUILD)) WINEPREFIX=$(WIN_PREFIX) $(PYTHON) bench/windows/census-bench.py
 	RAMWATCH_BUILD=$(abspath $(BUILD)) WINEPREFIX=$(WIN_PREFIX) $(PYTHON) bench/windows/snapshot-bench.py
 	RAMWATCH_BUILD=$(abspath $(BUILD)) WINEPREFIX=$(WIN_PREFIX) $(PYTHON) bench/windows/core-bench.py
+	RAMWATCH_BUILD=$(abspath $(BUILD)) WINEPREFIX=$(WIN_PREFIX) $(PYTHON) bench/windows/daemon-bench.py \
+		$(BENCH_WINDOWS_DAEMON_ARGS)
 
 .PHONY: windows windows-jansson windows-sqlite check-windows bench-windows
 windows-jansson: $(WIN_JANSSON)

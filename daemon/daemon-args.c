@@ -6,6 +6,7 @@
 
 #include "config.h"
 #include "error.h"
+#include "log.h"
 #include "macro.h"
 
 int daemon_args_refuse(const char *fmt, const char *arg)
@@ -14,6 +15,15 @@ int daemon_args_refuse(const char *fmt, const char *arg)
 	fprintf(stderr, fmt, arg);
 	fprintf(stderr, "\nTry 'ramwatchd --help'.\n");
 	return 2;
+}
+
+int daemon_args_log_level(const char *name)
+{
+	int level = log_level_from_string(name);
+	if (level < 0)
+		return daemon_args_refuse("unknown log level '%s' (debug, info, notice, warning, err)", name);
+	log_set_max_level(level);
+	return 0;
 }
 
 int daemon_args_check_config(const char *path)

@@ -121,7 +121,7 @@ int main(int argc, char **argv)
 	const char *config_path = DEFAULT_CONFIG, *state_dir = getenv("STATE_DIRECTORY"), *proc = NULL,
 		   *socket_path = NULL;
 	bool foreground = false, check = false;
-	int opt, level;
+	int opt, code;
 
 	while ((opt = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
 		switch (opt) {
@@ -129,10 +129,8 @@ int main(int argc, char **argv)
 		case 's': state_dir = optarg; break;
 		case 'f': foreground = true; break;
 		case 'l':
-			level = log_level_from_string(optarg);
-			if (level < 0)
-				return daemon_args_refuse("unknown log level '%s' (debug, info, notice, warning, err)", optarg);
-			log_set_max_level(level);
+			if ((code = daemon_args_log_level(optarg)) != 0)
+				return code;
 			break;
 		case 'C': check = true; break;
 		case 'p': proc = optarg; break;

@@ -21,7 +21,7 @@ daemons.  Prints Markdown tables for BENCHMARKS.md.
 
     make bench-windows      # or: RAMWATCH_BUILD=build WINEPREFIX=build/windows/wineprefix
                             #     bench/windows/daemon-bench.py [--processes 200] [--seconds 330]
-                            #     [--baseline-seconds 60] [--windows 1]
+                            #     [--baseline-seconds 60] [--windows 1] [--keep]
 """
 import argparse
 import importlib.util
@@ -53,6 +53,12 @@ _spec = importlib.util.spec_from_file_location(
 linux = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(linux)
 cpu_seconds, status_kib, TICK = linux.cpu_seconds, linux.status_kib, linux.TICK
+# and the Wine core's: which wineserver is the prefix's
+_spec = importlib.util.spec_from_file_location(
+    "core_bench", os.path.join(os.path.dirname(os.path.abspath(__file__)), "core-bench.py"))
+core = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(core)
+wineserver_pid = core.wineserver_pid
 
 
 def winpath(path):
@@ -62,23 +68,6 @@ def winpath(path):
 def loadavg():
     with open("/proc/loadavg") as f:
         return " ".join(f.read().split()[:3])
-
-
-def wineserver_pid(prefix):
-    """The wineserver of this prefix: the one whose environment names it."""
-    for d in os.listdir("/proc"):
-        if not d.isdigit():
-            continue
-        try:
-            with open(f"/proc/{d}/comm") as f:
-                if not f.read().startswith("wineserver"):
-                    continue
-            with open(f"/proc/{d}/environ", "rb") as f:
-                if f"WINEPREFIX={prefix}".encode() in f.read().split(b"\0"):
-                    return int(d)
-        except OSError:
-            continue
-    raise SystemExit("no wineserver of the prefix")
 
 
 def wine_count(env, db, query):
@@ -123,6 +112,8 @@ def main():
     ap.add_argument("--windows", type=int, default=1, help="windows measured one after another")
     ap.add_argument("--baseline-seconds", type=int, default=60,
                     help="wineserver with the idle processes alone, before the daemons start")
+    ap.add_argument("--keep", action="store_true",
+                    help="keep the daemons' state directories and logs, and print each step's CPU with its time")
     args = ap.parse_args()
     n = args.processes
 
@@ -197,6 +188,9 @@ def main():
                     now = cpu_seconds(p.pid)
                     steps[k].append(now - last[k])
                     last[k] = now
+                if args.keep:
+                    print(int(time.time() * 1000), *(f"{k} {steps[k][-1] / STEP * 100:.1f} %" for k in daemons),
+                          file=sys.stderr, flush=True)
             time.sleep(max(0.0, args.seconds - (time.monotonic() - t0)))
             c1 = {k: cpu_seconds(p.pid) for k, p in daemons.items()}
             s1, t1, ms1 = cpu_seconds(server), time.monotonic(), int(time.time() * 1000)
@@ -204,7 +198,8 @@ def main():
             windows.append({"wall": wall, "ms": (ms0, ms1), "load": loadavg(),
                             "linux": (c1["linux"] - c0["linux"]) / wall, "wine": (c1["wine"] - c0["wine"]) / wall,
                             "server": (s1 - s0) / wall,
-                            "between": {k: statistics.median(v) / STEP for k, v in steps.items()}})
+                            "between": {k: statistics.median(v) / STEP for k, v in steps.items()},
+                            "largest": {k: max(v) / STEP for k, v in steps.items()}})
         mem = {k: (status_kib(p.pid, "VmRSS") / 1024, status_kib(p.pid, "VmHWM") / 1024) for k, p in daemons.items()}
         daemons["linux"].terminate()
         os.kill(daemons["wine"].pid, signal.SIGINT)  # Ctrl-C: the last rows written, the database closed
@@ -225,7 +220,10 @@ def main():
         for p in targets + idle:
             p.wait()
         subprocess.run([WINESERVER, "-k"], env=env, **quiet)
-        shutil.rmtree(tmp, ignore_errors=True)
+        if args.keep:
+            print(f"kept {tmp}", file=sys.stderr)
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
 
     wine_version = subprocess.run([WINE, "--version"], capture_output=True, text=True).stdout.strip()
     print(f"# ramwatchd.exe under Wine beside ramwatchd, {n} idle processes each ({platform.machine()}, "
@@ -241,9 +239,9 @@ def main():
         print(f"| {x['wall']:.0f} s | {x['load']} | {x['linux'] * 100:.3f} % | {x['wine'] * 100:.3f} % | "
               f"{x['server'] * 100:.3f} % | {together * 100:.3f} % | {x['wine'] / max(x['linux'], 1e-9):.1f}x | "
               f"{together / max(x['linux'], 1e-9):.1f}x |")
-    print(f"\n| daemon | watched | RSS (peak) | window | between censuses (median {STEP} s) | censuses | "
-          "their CPU: spent (the rest of the window) | charged to the budget |")
-    print("|---|---:|---|---:|---:|---:|---:|---:|")
+    print(f"\n| daemon | watched | RSS (peak) | window | between censuses (median {STEP} s) | largest {STEP} s | "
+          "censuses | their CPU: spent (the rest of the window) | charged to the budget |")
+    print("|---|---:|---|---:|---:|---:|---:|---:|---:|")
     for k, name in (("linux", "ramwatchd (Linux)"), ("wine", "ramwatchd.exe (Wine)")):
         for x in windows:
             watched, (count, charged) = x["rows"][k]
@@ -255,7 +253,7 @@ def main():
             else:
                 between = spent = f"under the clock's {1000 / TICK:.0f} ms ticks"
             print(f"| {name} | {watched} | {mem[k][0]:.1f} MiB ({mem[k][1]:.1f} MiB) | {x[k] * 100:.3f} % | "
-                  f"{between} | {count} | {spent} | {charged / 1e6:.2f} s ({charged / 1e3 / max(count, 1):.1f} ms each) |")
+                  f"{between} | {x['largest'][k] * 100:.3f} % | {count} | {spent} | {charged / 1e6:.2f} s ({charged / 1e3 / max(count, 1):.1f} ms each) |")
     return 0
 
 

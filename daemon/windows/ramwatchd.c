@@ -64,7 +64,7 @@ static int run(int argc, char **argv)
 	};
 	const char *config_path = RW_CONFIG_DEFAULT, *state_dir = RW_STATE_DIR_DEFAULT, *pipe = NULL;
 	bool check = false;
-	int opt, level;
+	int opt, code;
 
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
@@ -73,10 +73,8 @@ static int run(int argc, char **argv)
 		case 's': state_dir = optarg; break;
 		case 'f': break;
 		case 'l':
-			level = log_level_from_string(optarg);
-			if (level < 0)
-				return daemon_args_refuse("unknown log level '%s' (debug, info, notice, warning, err)", optarg);
-			log_set_max_level(level);
+			if ((code = daemon_args_log_level(optarg)) != 0)
+				return code;
 			break;
 		case 'C': check = true; break;
 		case 'P': pipe = optarg; break;

@@ -200,6 +200,19 @@ def test_bad_configuration_at_start(tmp_path):
     assert r.returncode == 0 and "SampleInterval=100ms" in r.stdout
 
 
+def test_bad_command_lines_are_refused(tmp_path):
+    """A command line ramwatchd does not take is a usage error (exit 2)
+    that says what and where to look, before anything is opened."""
+    state = tmp_path / "state"
+    for args, said in ((["--log-level", "loud"], "unknown log level 'loud'"),
+                       (["--frobnicate"], "unrecognized option"),
+                       (["--foreground", "extra"], "unexpected argument 'extra'")):
+        r = subprocess.run([RAMWATCHD, "--state-dir", str(state), *args], capture_output=True, text=True, timeout=20)
+        assert r.returncode == 2, (args, r.stderr)
+        assert said in r.stderr and "Try 'ramwatchd --help'." in r.stderr, (args, r.stderr)
+    assert not state.exists()
+
+
 def test_budget_defers_and_counts(tmp_path, daemons):
     """A census of a process with 20,000 regions costs tens of milliseconds
     of CPU; with ScanBudget=0.1% (1 ms a second) and CensusInterval=1s the

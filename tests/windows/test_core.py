@@ -23,27 +23,13 @@ import time
 
 import pytest
 
+from test_win_daemon import CONFIG  # the daemon's own test's settings: fast rounds, censuses at 32 MiB
 from wine import LINUX, WIN, WINE, session, winpath
 
 HOLDER = os.path.join(WIN, "tests", "holder.exe")
 COREWATCH = os.path.join(WIN, "tests", "corewatch.exe")
 MiB = 1024 ** 2
 FILETIME_UNIX_EPOCH = 116444736000000000
-
-CONFIG = """\
-[Watch]
-Watch=name:holder.exe
-MinPrivate=0
-[Sampling]
-SampleInterval=200ms
-StoreInterval=1s
-DiscoverInterval=200ms
-CensusInterval=1h
-CensusOnGrowth=32M 5%
-CensusMinSpacing=0
-ScanBudget=100%
-Evidence=yes
-"""
 
 
 @pytest.fixture(scope="module")

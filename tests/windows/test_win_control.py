@@ -22,7 +22,7 @@ import time
 
 import pytest
 
-from wine import EXE, WIN, WINE, session, winpath
+from wine import EXE, WIN, WINE, sc, service_state, session, winpath
 
 CTLSERVE = os.path.join(WIN, "tests", "ctlserve.exe")
 PIPEPOKE = os.path.join(WIN, "tests", "pipepoke.exe")
@@ -176,20 +176,10 @@ def test_one_server_per_state_directory_and_per_pipe(wine_env, server, tmp_path)
     assert_answers(wine_env, server.pipe)
 
 
-def sc(env, *args):
-    return subprocess.run([WINE, "sc", *args], env=env, capture_output=True, text=True, timeout=60)
-
-
-def service_state(env):
-    r = sc(env, "query", SERVICE)
-    m = re.search(r"STATE\s*:\s*\d+\s+(\w+)", r.stdout)
-    return m.group(1) if m else r.stdout + r.stderr
-
-
 def wait_state(env, want, limit=60):
     until = time.monotonic() + limit
     while time.monotonic() < until:
-        state = service_state(env)
+        state = service_state(env, SERVICE)
         if state == want:
             return
         time.sleep(0.3)

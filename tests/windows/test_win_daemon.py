@@ -22,7 +22,7 @@ import time
 
 import pytest
 
-from wine import EXE, LINUX, WIN, WINE, session, winpath
+from wine import EXE, LINUX, WIN, WINE, sc, service_state, session, winpath
 
 RAMWATCHD = os.path.join(WIN, "ramwatchd.exe")
 HOLDER = os.path.join(WIN, "tests", "holder.exe")
@@ -226,16 +226,6 @@ def test_console_daemon_follows_growth(wine_env, tmp_path):
     assert 64 * MiB <= heap_c["malloc"] - commit_c.get("malloc", 0) <= 76 * MiB
 
 
-def sc(env, *args):
-    return subprocess.run([WINE, "sc", *args], env=env, capture_output=True, text=True, timeout=60)
-
-
-def service_state(env):
-    r = sc(env, "query", SERVICE)
-    m = re.search(r"STATE\s*:\s*\d+\s+(\w+)", r.stdout)
-    return m.group(1) if m else r.stdout + r.stderr
-
-
 def test_service(wine_env, tmp_path):
     pipe = r"\\.\pipe\ramwatchd-service-%d" % os.getpid()
     state = tmp_path / "state"
@@ -253,7 +243,7 @@ def test_service(wine_env, tmp_path):
         assert r.returncode == 2 and "--foreground" in r.stderr, r.stderr
         r = sc(wine_env, "start", SERVICE)
         assert r.returncode == 0, r.stdout + r.stderr
-        wait_for("service running", lambda: service_state(wine_env) == "RUNNING")
+        wait_for("service running", lambda: service_state(wine_env, SERVICE) == "RUNNING")
         wait_for("holder watched", lambda: re.search(r"^watched +1 process$", status(wine_env, pipe).stdout, re.M))
         db = str(state / "ramwatch.db")
         wait_for("first census", lambda: censuses_of(wine_env, db, holder.pid))
@@ -267,7 +257,7 @@ def test_service(wine_env, tmp_path):
         assert "growth" in {c["trigger"] for c in json.loads(r.stdout)["censuses"]}, r.stdout
         r = sc(wine_env, "stop", SERVICE)
         assert r.returncode == 0, r.stdout + r.stderr
-        wait_for("service stopped", lambda: service_state(wine_env) == "STOPPED")
+        wait_for("service stopped", lambda: service_state(wine_env, SERVICE) == "STOPPED")
     finally:
         holder.stop()
         r = subprocess.run([WINE, RAMWATCHD, "--uninstall"], env=wine_env, capture_output=True, text=True, timeout=60)

@@ -23,7 +23,7 @@ import time
 
 import pytest
 
-from test_win_daemon import CONFIG, HOLDER, PIPEPOKE, RAMWATCHD, Daemon, Holder, poke, wait_for
+from test_win_daemon import HOLDER, PIPEPOKE, RAMWATCHD, Daemon, Holder, poke, wait_for
 from wine import EXE, LINUX, WINE, session, winpath
 
 MiB = 1024 ** 2

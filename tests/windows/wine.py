@@ -1,6 +1,8 @@
 """What the Windows tests share: where the builds and Wine are, a Linux
-path as Wine shows it, and one wineserver for a test module."""
+path as Wine shows it, one wineserver for a test module, and Wine's sc
+for the services the tests install."""
 import os
+import re
 import shutil
 import subprocess
 
@@ -41,3 +43,16 @@ def session(needs):
     subprocess.run([WINE, EXE, "--help"], env=env, timeout=300, **quiet)
     yield env
     subprocess.run([WINESERVER, "-k"], env=env, timeout=60, **quiet)
+
+
+def sc(env, *args):
+    """Wine's sc (the service control manager's command) with args."""
+    return subprocess.run([WINE, "sc", *args], env=env, capture_output=True, text=True, timeout=60)
+
+
+def service_state(env, name):
+    """The service's state as sc query names it (RUNNING, STOPPED...), or
+    what sc said where it names none."""
+    r = sc(env, "query", name)
+    m = re.search(r"STATE\s*:\s*\d+\s+(\w+)", r.stdout)
+    return m.group(1) if m else r.stdout + r.stderr

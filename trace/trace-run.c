@@ -1,7 +1,7 @@
-/* The replay of runs of binary records (trace-run.h): a group of records
- * decoded into what their rules read, the slots of their allocations
- * loading meanwhile, then the rules of alloc, free, resize and move
- * applied here, inline, to the totals and the scopes.  The rules are those of
+/* The replay of runs of binary records (trace-run.h): each record decoded
+ * into what its rule reads, its allocation's slot loading while the
+ * records decoded before it are applied, and the rules of alloc, free,
+ * resize and move applied here, inline, to the totals and the scopes.  The rules are those of
  * trace_alloc_record for the options trace_run_usable accepts, where no
  * site, stack or detail bucket counts: the same counters in the same
  * order, so a summary is the same byte for byte. */
@@ -11,9 +11,9 @@
 
 #include "trace-alloc.h"
 
-/* Records decoded ahead of their rules: their slots' loads overlap with
- * decoding, as with the general replay's batch (16 is where more stopped
- * gaining there). */
+/* Records decoded ahead of their rules (a power of two): their slots'
+ * loads overlap with the work between, as with the general replay's batch
+ * (16 is where more stopped gaining there). */
 #define GROUP 16
 
 /* A record as its rule reads it. */
@@ -278,114 +278,117 @@ static inline void run_pair(struct trace_analyzer *a, const struct run_record *x
 	trace_counters_free(c, x->len, releases);
 }
 
-/* The rules of the n records of g, in order: 0, or -ENOMEM with *ret_at
- * the index of the record refused. */
-static int apply(struct trace_analyzer *a, const struct run_record *g, size_t n, size_t *ret_at)
+/* The rules of ring[at] (and of the record after it, decoded when
+ * at + 1 < end, if the two make a pair), with now the events counted
+ * before it: the records replayed (1 or 2), or -ENOMEM. */
+__attribute__((always_inline)) static inline int apply(struct trace_analyzer *a, const struct run_record *ring,
+						       uint64_t at, uint64_t end, uint64_t *now, bool tracks,
+						       bool releases)
 {
-	bool tracks = trace_alloc_layer(a, TRACE_BIN_LOGICAL_ALLOCATOR) != TRACE_LAYER_LOGICAL;
-	bool releases = trace_alloc_releases(a, TRACE_BIN_LOGICAL_ALLOCATOR);
-	/* the events counted, in a register until the group is done */
-	uint64_t now = a->events;
+	const struct run_record *x = &ring[at % GROUP], *next = &ring[(at + 1) % GROUP];
 	int r = 0;
 
-	for (size_t i = 0; i < n; i++) {
-		const struct run_record *x = &g[i];
-
-		trace_count(&now);
-		switch (x->kind) {
-		case TRACE_BIN_ALLOC:
-			if (x->failed) {
-				trace_add(&a->totals.failed_allocations, 1);
-			} else if (i + 1 < n && g[i + 1].key == x->key && g[i + 1].kind == TRACE_BIN_FREE) {
-				trace_count(&now);
-				run_pair(a, x, tracks, releases);
-				i++;
-			} else {
-				r = run_alloc(a, x, now, tracks);
-			}
-			break;
-		case TRACE_BIN_FREE: run_free(a, x, now, releases); break;
-		case TRACE_BIN_RESIZE:
-			if (x->failed) {
-				trace_add(&a->totals.failed_resizes, 1);
-				break;
-			}
-			trace_add(&a->totals.resizes, 1);
-			r = run_resize(a, x->key, x->len, &a->totals.unmatched_resizes, now, tracks, releases);
-			break;
-		default: /* TRACE_BIN_MOVE */
-			if (x->failed)
-				trace_add(&a->totals.failed_remaps, 1);
-			else
-				r = run_move(a, x->key, x->address, x->len, now, tracks, releases);
+	trace_count(now);
+	switch (x->kind) {
+	case TRACE_BIN_ALLOC:
+		if (x->failed) {
+			trace_add(&a->totals.failed_allocations, 1);
+		} else if (at + 1 < end && next->key == x->key && next->kind == TRACE_BIN_FREE) {
+			trace_count(now);
+			run_pair(a, x, tracks, releases);
+			return 2;
+		} else {
+			r = run_alloc(a, x, *now, tracks);
+		}
+		break;
+	case TRACE_BIN_FREE: run_free(a, x, *now, releases); break;
+	case TRACE_BIN_RESIZE:
+		if (x->failed) {
+			trace_add(&a->totals.failed_resizes, 1);
 			break;
 		}
-		if (r < 0) {
-			*ret_at = i;
-			break;
-		}
+		trace_add(&a->totals.resizes, 1);
+		r = run_resize(a, x->key, x->len, &a->totals.unmatched_resizes, *now, tracks, releases);
+		break;
+	default: /* TRACE_BIN_MOVE */
+		if (x->failed)
+			trace_add(&a->totals.failed_remaps, 1);
+		else
+			r = run_move(a, x->key, x->address, x->len, *now, tracks, releases);
+		break;
 	}
-	a->events = now;
-	return r;
+	return r < 0 ? r : 1;
 }
 
 int trace_run_records(struct trace_analyzer *a, struct trace_bin_state *s, const char *buf, size_t len,
 		      size_t *ret_used, uint64_t *ret_records)
 {
 	const unsigned char *const start = (const unsigned char *)buf, *p = start;
-	uint64_t seq = s->seq, remaining = s->remaining, done = 0;
+	uint64_t seq = s->seq, remaining = s->remaining;
 	uint32_t stream = s->stream;
-	bool more = len >= TRACE_RUN_LOOKAHEAD;
 	/* where a frame may start with room for its longest form after it */
-	const unsigned char *const last = more ? start + len - TRACE_RUN_LOOKAHEAD : start;
+	const unsigned char *const last = len >= TRACE_RUN_LOOKAHEAD ? start + len - TRACE_RUN_LOOKAHEAD : NULL;
+	bool tracks = trace_alloc_layer(a, TRACE_BIN_LOGICAL_ALLOCATOR) != TRACE_LAYER_LOGICAL;
+	bool releases = trace_alloc_releases(a, TRACE_BIN_LOGICAL_ALLOCATOR);
+	/* Records are decoded GROUP ahead of their rules, in one loop: the
+	 * decoder's chain (each record starts where the one before ended) and
+	 * the rules' work on the table overlap in the processor, and the slot
+	 * of a record is loading while the ones before it are applied. */
+	struct run_record ring[GROUP];
+	uint64_t decoded = 0, applied = 0, now = a->events;
 	int r = 0;
 
-	while (more) {
-		struct run_record g[GROUP];
-		size_t n = 0, at;
-
-		for (; n < GROUP; n++) {
+	for (bool more = last != NULL;;) {
+		if (more) {
 			const unsigned char *q = p, *record;
 			uint64_t first = seq, left = remaining, gap, v;
 			uint32_t in = stream;
 			bool stack;
+			struct run_record *g = &ring[decoded % GROUP];
 
+			more = false;
 			if (p > last)
-				break;
+				goto drain;
 			if (left == 0) {
 				/* a segment's head: taken with its first record
 				 * only, as the general replay takes it */
 				if (*q++ != TRACE_BIN_SEGMENT || !(q = trace_bin_varint_whole(q, &v)) ||
 				    v >= TRACE_BIN_STREAMS || !(q = trace_bin_varint_whole(q, &first)) ||
 				    !(q = trace_bin_varint_whole(q, &left)) || left == 0)
-					break;
+					goto drain;
 				in = (uint32_t)v;
 			}
 			record = q;
-			if (!(q = decode(a, q, s->streams[in].address, &g[n], &gap, &stack)) ||
+			if (!(q = decode(a, q, s->streams[in].address, g, &gap, &stack)) ||
 			    (uint64_t)(q - record) > left)
-				break;
-			s->streams[in].address = g[n].address;
+				goto drain;
+			s->streams[in].address = g->address;
 			stream = in;
 			remaining = left - (uint64_t)(q - record);
 			seq = first + gap + 1;
 			trace_analyzer_sequence(a, true, first + gap);
 			if (stack)
 				trace_add(&a->stack_events, 1);
-			trace_live_prefetch(&a->allocations, g[n].key);
+			trace_live_prefetch(&a->allocations, g->key);
 			p = q;
+			decoded++;
+			more = true;
+			if (decoded - applied < GROUP)
+				continue;
 		}
-		more = n == GROUP;
-		if ((r = apply(a, g, n, &at)) < 0) {
-			done += at;
+	drain:
+		if (applied == decoded)
 			break;
-		}
-		done += n;
+		if ((r = apply(a, ring, applied, decoded, &now, tracks, releases)) < 0)
+			break;
+		applied += (uint64_t)r;
+		r = 0;
 	}
+	a->events = now;
 	s->seq = seq;
 	s->remaining = remaining;
 	s->stream = stream;
 	*ret_used = (size_t)(p - start);
-	*ret_records = done;
+	*ret_records = applied;
 	return r;
 }

@@ -220,7 +220,7 @@ static inline void run_length(struct trace_analyzer *a, struct trace_allocation 
 
 /* trace_alloc_resize without sites, stacks or detail; a key not live
  * counts in *unmatched (resizes' or remaps'). */
-static inline int run_resize(struct trace_analyzer *a, uint64_t key, uint64_t new_len, uint64_t *unmatched,
+__attribute__((noinline)) static int run_resize(struct trace_analyzer *a, uint64_t key, uint64_t new_len, uint64_t *unmatched,
 			     uint64_t now, bool tracks, bool releases)
 {
 	struct trace_record *slot = trace_live_get(&a->allocations, key);
@@ -236,7 +236,7 @@ static inline int run_resize(struct trace_analyzer *a, uint64_t key, uint64_t ne
 }
 
 /* trace_alloc_remap without sites, stacks or detail. */
-static inline int run_move(struct trace_analyzer *a, uint64_t old_key, uint64_t new_key, uint64_t new_len,
+__attribute__((noinline)) static int run_move(struct trace_analyzer *a, uint64_t old_key, uint64_t new_key, uint64_t new_len,
 			   uint64_t now, bool tracks, bool releases)
 {
 	struct trace_allocation rec;
@@ -261,7 +261,7 @@ static inline int run_move(struct trace_analyzer *a, uint64_t old_key, uint64_t 
  * blocks of a thread are freed: trace_alloc_pair without sites, stacks or
  * detail, the allocation never put in the table (only what was live under
  * its key is taken out, as the alloc would replace it). */
-static inline void run_pair(struct trace_analyzer *a, const struct run_record *x, bool tracks, bool releases)
+__attribute__((noinline)) static void run_pair(struct trace_analyzer *a, const struct run_record *x, bool tracks, bool releases)
 {
 	struct trace_allocation replaced;
 

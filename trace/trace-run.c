@@ -8,6 +8,7 @@
 #include "trace-run.h"
 
 #include <errno.h>
+#include <string.h>
 
 #include "trace-alloc.h"
 
@@ -61,13 +62,94 @@ static inline uint64_t zigzag(uint64_t v)
 	return (v >> 1) ^ (0 - (v & 1));
 }
 
-#define READ_(read, dst)                    \
-	do {                                \
-		if (!(p = read(p, &(dst)))) \
-			return NULL;        \
+/* Where the run has a second copy compiled for BMI2, whose varints are
+ * packed by one pext instruction (x86-64 with GCC or Clang). */
+#if defined(__x86_64__) && defined(__GNUC__)
+#define RUN_PEXT 1
+#include <cpuid.h>
+#else
+#define RUN_PEXT 0
+#endif
+
+/* The seven-bit groups of the bytes of w below its stop bit packed
+ * together (w holds a varint and the bytes after it; stop is ~w's top
+ * bits): one pext in the copy of the run for processors where it is fast,
+ * else three steps. */
+__attribute__((always_inline)) static inline uint64_t pack64(uint64_t w, uint64_t stop, bool pext)
+{
+	w &= stop ^ (stop - 1);
+#if RUN_PEXT
+	if (pext) {
+		uint64_t r;
+		/* assembly, not the builtin: the plain copy, compiled without
+		 * BMI2, may not name the builtin even where it is never run */
+		__asm__("pextq %2, %1, %0" : "=r"(r) : "r"(w), "r"(0x7f7f7f7f7f7f7f7full));
+		return r;
+	}
+#endif
+	uint64_t x = w & 0x7f7f7f7f7f7f7f7full;
+	x = (x & 0x007f007f007f007full) | (x & 0x7f007f007f007f00ull) >> 1;
+	x = (x & 0x00003fff00003fffull) | (x & 0x3fff00003fff0000ull) >> 2;
+	return (x & 0x000000000fffffffull) | (x & 0x0fffffff00000000ull) >> 4;
+}
+
+/* The same for four bytes. */
+__attribute__((always_inline)) static inline uint32_t pack32(uint32_t h, uint32_t stop, bool pext)
+{
+	h &= stop ^ (stop - 1);
+#if RUN_PEXT
+	if (pext) {
+		uint32_t r;
+		__asm__("pextl %2, %1, %0" : "=r"(r) : "r"(h), "r"(0x7f7f7f7fu));
+		return r;
+	}
+#endif
+	uint32_t x = h & 0x7f7f7f7fu;
+	x = (x & 0x007f007fu) | (x & 0x7f007f00u) >> 1;
+	return (x & 0x00003fffu) | (x & 0x3fff0000u) >> 2;
+}
+
+/* trace_bin_varint_whole with its groups packed by pack64. */
+__attribute__((always_inline)) static inline const unsigned char *varint_whole(const unsigned char *p, uint64_t *v,
+									   bool pext)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint64_t w, stop;
+	memcpy(&w, p, sizeof(w));
+	stop = ~w & 0x8080808080808080ull;
+	if (stop) {
+		*v = pack64(w, stop, pext);
+		return p + __builtin_ctzll(stop) / 8 + 1;
+	}
+#else
+	(void)pext;
+#endif
+	return trace_bin_varint_whole(p, v);
+}
+
+/* trace_bin_varint_small with its groups packed by pack32. */
+__attribute__((always_inline)) static inline const unsigned char *varint_small(const unsigned char *p, uint64_t *v,
+									   bool pext)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint32_t h, stop;
+	memcpy(&h, p, sizeof(h));
+	stop = ~h & 0x80808080u;
+	if (stop) {
+		*v = pack32(h, stop, pext);
+		return p + __builtin_ctz(stop) / 8 + 1;
+	}
+#endif
+	return varint_whole(p, v, pext);
+}
+
+#define READ_(read, dst)                          \
+	do {                                      \
+		if (!(p = read(p, &(dst), pext))) \
+			return NULL;              \
 	} while (0)
-#define VARINT_(dst) READ_(trace_bin_varint_whole, dst)
-#define SMALL_(dst) READ_(trace_bin_varint_small, dst)
+#define VARINT_(dst) READ_(varint_whole, dst)
+#define SMALL_(dst) READ_(varint_small, dst)
 #define SKIP_()                                          \
 	do {                                             \
 		if (!(p = trace_bin_varint_skip(p)))     \
@@ -84,7 +166,7 @@ static inline uint64_t zigzag(uint64_t v)
 __attribute__((always_inline)) static inline const unsigned char *decode(struct trace_analyzer *a,
 									  const unsigned char *p, uint64_t base,
 									  struct run_record *r, uint64_t *ret_gap,
-									  bool *ret_stack)
+									  bool *ret_stack, bool pext)
 {
 	uint64_t v, gap = 0, scope_id = 0;
 
@@ -106,7 +188,7 @@ __attribute__((always_inline)) static inline const unsigned char *decode(struct 
 	 * the others follow each other at random) */
 	const unsigned char *after;
 	bool has_len = kind != TRACE_BIN_FREE;
-	if (!(after = trace_bin_varint_small(p, &v)))
+	if (!(after = varint_small(p, &v, pext)))
 		return NULL;
 	r->len = has_len ? v : 0;
 	p = has_len ? after : p;
@@ -320,8 +402,11 @@ __attribute__((always_inline)) static inline int apply(struct trace_analyzer *a,
 	return r < 0 ? r : 1;
 }
 
-int trace_run_records(struct trace_analyzer *a, struct trace_bin_state *s, const char *buf, size_t len,
-		      size_t *ret_used, uint64_t *ret_records)
+/* trace_run_records; pext: whether pack64 and pack32 use the instruction
+ * (a constant in each copy). */
+__attribute__((always_inline)) static inline int run_records(struct trace_analyzer *a, struct trace_bin_state *s,
+							     const char *buf, size_t len, size_t *ret_used,
+							     uint64_t *ret_records, bool pext)
 {
 	const unsigned char *const start = (const unsigned char *)buf, *p = start;
 	uint64_t seq = s->seq, remaining = s->remaining;
@@ -359,7 +444,7 @@ int trace_run_records(struct trace_analyzer *a, struct trace_bin_state *s, const
 				in = (uint32_t)v;
 			}
 			record = q;
-			if (!(q = decode(a, q, s->streams[in].address, g, &gap, &stack)) ||
+			if (!(q = decode(a, q, s->streams[in].address, g, &gap, &stack, pext)) ||
 			    (uint64_t)(q - record) > left)
 				goto drain;
 			s->streams[in].address = g->address;
@@ -391,4 +476,66 @@ int trace_run_records(struct trace_analyzer *a, struct trace_bin_state *s, const
 	*ret_used = (size_t)(p - start);
 	*ret_records = applied;
 	return r;
+}
+
+static int run_plain(struct trace_analyzer *a, struct trace_bin_state *s, const char *buf, size_t len,
+		     size_t *ret_used, uint64_t *ret_records)
+{
+	return run_records(a, s, buf, len, ret_used, ret_records, false);
+}
+
+#if RUN_PEXT
+/* The copy for BMI2: pext, and the compiler's own use of BMI's
+ * instructions (andn, shifts without a count register). */
+__attribute__((target("bmi,bmi2"))) static int run_pext(struct trace_analyzer *a, struct trace_bin_state *s,
+							 const char *buf, size_t len, size_t *ret_used,
+							 uint64_t *ret_records)
+{
+	return run_records(a, s, buf, len, ret_used, ret_records, true);
+}
+
+/* Whether pext is fast here: BMI1 and BMI2 on an Intel processor, or on an
+ * AMD one from family 19h (Zen 3) on.  AMD's earlier ones run pext in
+ * microcode, tens of cycles and more; other vendors are not assumed. */
+static bool fast_pext(void)
+{
+	unsigned a, b, c, d;
+
+	if (!__get_cpuid_count(7, 0, &a, &b, &c, &d) || !(b & bit_BMI) || !(b & bit_BMI2))
+		return false;
+	if (!__get_cpuid(0, &a, &b, &c, &d))
+		return false;
+	/* "GenuineIntel", "AuthenticAMD" by their first four bytes */
+	bool intel = b == 0x756e6547u, amd = b == 0x68747541u;
+	if (!__get_cpuid(1, &a, &b, &c, &d))
+		return false;
+	unsigned family = (a >> 8) & 0xf;
+	if (family == 0xf)
+		family += (a >> 20) & 0xff;
+	return intel || (amd && family >= 0x19);
+}
+#endif
+
+/* -1 until the first run asks; then whether run_pext is used. */
+static int use_pext = -1;
+
+void trace_run_force_plain(bool plain)
+{
+	__atomic_store_n(&use_pext, plain ? 0 : -1, __ATOMIC_RELAXED);
+}
+
+int trace_run_records(struct trace_analyzer *a, struct trace_bin_state *s, const char *buf, size_t len,
+		      size_t *ret_used, uint64_t *ret_records)
+{
+#if RUN_PEXT
+	int pext = __atomic_load_n(&use_pext, __ATOMIC_RELAXED);
+	if (pext < 0) {
+		/* replays on several threads find the same answer */
+		pext = fast_pext();
+		__atomic_store_n(&use_pext, pext, __ATOMIC_RELAXED);
+	}
+	if (pext)
+		return run_pext(a, s, buf, len, ret_used, ret_records);
+#endif
+	return run_plain(a, s, buf, len, ret_used, ret_records);
 }

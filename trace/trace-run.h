@@ -39,3 +39,8 @@ bool trace_run_usable(const struct trace_analyzer *a);
  * the index of the record that could not be replayed. */
 int trace_run_records(struct trace_analyzer *a, struct trace_bin_state *s, const char *buf, size_t len,
 		      size_t *ret_used, uint64_t *ret_records);
+
+/* Makes every later run use the copy compiled without BMI2 (plain true),
+ * or choose again by the processor (false): for tests and benchmarks of
+ * that copy on a processor that would not use it. */
+void trace_run_force_plain(bool plain);

@@ -1,10 +1,11 @@
 /* The replay of runs of binary records (trace-run.h): each record decoded
  * into what its rule reads, its allocation's slot loading while the
  * records decoded before it are applied, and the rules of alloc, free,
- * resize and move applied here, inline, to the totals and the scopes.  The rules are those of
- * trace_alloc_record for the options trace_run_usable accepts, where no
- * site, stack or detail bucket counts: the same counters in the same
- * order, so a summary is the same byte for byte. */
+ * resize and move applied here, inline, to the totals and the scopes.
+ * The rules are those of trace_alloc_record for the options
+ * trace_run_usable accepts, where no site, stack or detail bucket counts:
+ * the same counters in the same order, so a summary is the same byte for
+ * byte. */
 #include "trace-run.h"
 
 #include <errno.h>
@@ -301,9 +302,11 @@ static inline void run_length(struct trace_analyzer *a, struct trace_allocation 
 }
 
 /* trace_alloc_resize without sites, stacks or detail; a key not live
- * counts in *unmatched (resizes' or remaps'). */
-__attribute__((noinline)) static int run_resize(struct trace_analyzer *a, uint64_t key, uint64_t new_len, uint64_t *unmatched,
-			     uint64_t now, bool tracks, bool releases)
+ * counts in *unmatched (resizes' or remaps').  Out of line, as are
+ * run_move and run_pair, for a seventh of the records or fewer: the loop
+ * of allocs and frees then holds fewer values on the stack. */
+__attribute__((noinline)) static int run_resize(struct trace_analyzer *a, uint64_t key, uint64_t new_len,
+						uint64_t *unmatched, uint64_t now, bool tracks, bool releases)
 {
 	struct trace_record *slot = trace_live_get(&a->allocations, key);
 	struct trace_allocation rec;
@@ -318,8 +321,8 @@ __attribute__((noinline)) static int run_resize(struct trace_analyzer *a, uint64
 }
 
 /* trace_alloc_remap without sites, stacks or detail. */
-__attribute__((noinline)) static int run_move(struct trace_analyzer *a, uint64_t old_key, uint64_t new_key, uint64_t new_len,
-			   uint64_t now, bool tracks, bool releases)
+__attribute__((noinline)) static int run_move(struct trace_analyzer *a, uint64_t old_key, uint64_t new_key,
+					      uint64_t new_len, uint64_t now, bool tracks, bool releases)
 {
 	struct trace_allocation rec;
 	struct trace_record *moved;
@@ -343,7 +346,8 @@ __attribute__((noinline)) static int run_move(struct trace_analyzer *a, uint64_t
  * blocks of a thread are freed: trace_alloc_pair without sites, stacks or
  * detail, the allocation never put in the table (only what was live under
  * its key is taken out, as the alloc would replace it). */
-__attribute__((noinline)) static void run_pair(struct trace_analyzer *a, const struct run_record *x, bool tracks, bool releases)
+__attribute__((noinline)) static void run_pair(struct trace_analyzer *a, const struct run_record *x, bool tracks,
+					       bool releases)
 {
 	struct trace_allocation replaced;
 

@@ -80,7 +80,8 @@ int trace_live_reserve(struct trace_live *t)
 		return 0;
 	/* twice the slots when the live ones fill 7/8 of what the table
 	 * holds; else the same number made again without the gone marks,
-	 * which leaves room for as many again before the next time */
+	 * which leaves an eighth of what it holds for new ones before the
+	 * next time (a table that makes many is not made again every few) */
 	while ((t->count + 1) * 64 > cap * 21) {
 		if (cap > SIZE_MAX / 2)
 			return -ENOMEM;

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
@@ -17,7 +18,7 @@
 void trace_live_init(struct trace_live *t, bool keep_rows)
 {
 	*t = (struct trace_live){ .shift = 64, .keep_rows = keep_rows };
-	t->max.key = TRACE_LIVE_FREE;
+	t->none.allocator_id = TRACE_BIN_LOGICAL_ALLOCATOR;
 }
 
 void trace_live_done(struct trace_live *t)
@@ -71,34 +72,46 @@ static void *table_memory(size_t bytes)
 
 int trace_live_reserve(struct trace_live *t)
 {
-	size_t cap = t->cap ? t->cap * 2 : MIN_CAP;
+	size_t cap = t->cap ? t->cap : MIN_CAP;
 	struct trace_live n = *t;
 	unsigned bits = 0;
 
-	if ((t->count + 1) * 8 <= t->cap * 3)
+	if (!trace_live_full(t->count + t->gone + 1, t->cap))
 		return 0;
-	if (cap < t->cap || cap > SIZE_MAX / sizeof(struct trace_record))
+	/* twice the slots when the live ones fill 7/8 of what the table
+	 * holds; else the same number made again without the gone marks,
+	 * which leaves an eighth of what it holds for new ones before the
+	 * next time (a table that makes many is not made again every few) */
+	while ((t->count + 1) * 64 > cap * 21) {
+		if (cap > SIZE_MAX / 2)
+			return -ENOMEM;
+		cap *= 2;
+	}
+	if (cap > (SIZE_MAX - ALIGN - TRACE_LIVE_WINDOW) / (sizeof(struct trace_record) + 1))
 		return -ENOMEM;
 	/* aligned by hand (Windows' C library has no aligned_alloc): a slot
 	 * is in one cache line, not across two */
-	size_t bytes = cap * sizeof(struct trace_record);
+	size_t bytes = cap * sizeof(struct trace_record) + cap + TRACE_LIVE_WINDOW - 1;
 	if (!(n.memory = table_memory(bytes)))
 		return -ENOMEM;
 	n.slots = (struct trace_record *)(((uintptr_t)n.memory + ALIGN - 1) & ~(uintptr_t)(ALIGN - 1));
+	n.ctrl = (unsigned char *)(n.slots + cap);
 	while (((size_t)1 << bits) < cap)
 		bits++;
 	n.cap = cap;
 	n.shift = 64 - bits;
-	for (size_t i = 0; i < cap; i++)
-		n.slots[i].key = TRACE_LIVE_FREE;
-	for (size_t i = 0; i < t->cap; i++) {
-		const struct trace_record *r = &t->slots[i];
-		if (r->key == TRACE_LIVE_FREE)
-			continue;
-		size_t j = trace_live_home(&n, r->key);
-		while (n.slots[j].key != TRACE_LIVE_FREE)
-			j = (j + 1) & (cap - 1);
-		n.slots[j] = *r;
+	n.gone = 0;
+	/* only the control bytes are written: a slot's page is touched when
+	 * a key first lands in it */
+	memset(n.ctrl, TRACE_LIVE_EMPTY, cap + TRACE_LIVE_WINDOW - 1);
+	/* the slots in use, 16 control bytes at a time */
+	for (size_t at = 0; at < t->cap; at += TRACE_LIVE_WINDOW) {
+		for (uint32_t m = ~trace_live_unused(t->ctrl + at) & 0xffffu; m; m &= m - 1) {
+			size_t i = at + (size_t)__builtin_ctz(m);
+			size_t j = trace_live_free_slot(&n, t->slots[i].key);
+			trace_live_set_ctrl(&n, j, t->ctrl[i]);
+			n.slots[j] = t->slots[i];
+		}
 	}
 	free(t->memory);
 	*t = n;

@@ -1,19 +1,21 @@
-/* The replay of runs of binary records (trace-run.h): a group of records
- * decoded into what their rules read, the slots of their allocations
- * loading meanwhile, then the rules of alloc, free, resize and move
- * applied here, inline, to the totals and the scopes.  The rules are those of
- * trace_alloc_record for the options trace_run_usable accepts, where no
- * site, stack or detail bucket counts: the same counters in the same
- * order, so a summary is the same byte for byte. */
+/* The replay of runs of binary records (trace-run.h): each record decoded
+ * into what its rule reads, its allocation's slot loading while the
+ * records decoded before it are applied, and the rules of alloc, free,
+ * resize and move applied here, inline, to the totals and the scopes.
+ * The rules are those of trace_alloc_record for the options
+ * trace_run_usable accepts, where no site, stack or detail bucket counts:
+ * the same counters in the same order, so a summary is the same byte for
+ * byte. */
 #include "trace-run.h"
 
 #include <errno.h>
+#include <string.h>
 
 #include "trace-alloc.h"
 
-/* Records decoded ahead of their rules: their slots' loads overlap with
- * decoding, as with the general replay's batch (16 is where more stopped
- * gaining there). */
+/* Records decoded ahead of their rules (a power of two): their slots'
+ * loads overlap with the work between, as with the general replay's batch
+ * (16 is where more stopped gaining there). */
 #define GROUP 16
 
 /* A record as its rule reads it. */
@@ -61,13 +63,94 @@ static inline uint64_t zigzag(uint64_t v)
 	return (v >> 1) ^ (0 - (v & 1));
 }
 
-#define READ_(read, dst)                    \
-	do {                                \
-		if (!(p = read(p, &(dst)))) \
-			return NULL;        \
+/* Where the run has a second copy compiled for BMI2, whose varints are
+ * packed by one pext instruction (x86-64 with GCC or Clang). */
+#if defined(__x86_64__) && defined(__GNUC__)
+#define RUN_PEXT 1
+#include <cpuid.h>
+#else
+#define RUN_PEXT 0
+#endif
+
+/* The seven-bit groups of the bytes of w below its stop bit packed
+ * together (w holds a varint and the bytes after it; stop is ~w's top
+ * bits): one pext in the copy of the run for processors where it is fast,
+ * else three steps. */
+__attribute__((always_inline)) static inline uint64_t pack64(uint64_t w, uint64_t stop, bool pext)
+{
+	w &= stop ^ (stop - 1);
+#if RUN_PEXT
+	if (pext) {
+		uint64_t r;
+		/* assembly, not the builtin: the plain copy, compiled without
+		 * BMI2, may not name the builtin even where it is never run */
+		__asm__("pextq %2, %1, %0" : "=r"(r) : "r"(w), "r"(0x7f7f7f7f7f7f7f7full));
+		return r;
+	}
+#endif
+	uint64_t x = w & 0x7f7f7f7f7f7f7f7full;
+	x = (x & 0x007f007f007f007full) | (x & 0x7f007f007f007f00ull) >> 1;
+	x = (x & 0x00003fff00003fffull) | (x & 0x3fff00003fff0000ull) >> 2;
+	return (x & 0x000000000fffffffull) | (x & 0x0fffffff00000000ull) >> 4;
+}
+
+/* The same for four bytes. */
+__attribute__((always_inline)) static inline uint32_t pack32(uint32_t h, uint32_t stop, bool pext)
+{
+	h &= stop ^ (stop - 1);
+#if RUN_PEXT
+	if (pext) {
+		uint32_t r;
+		__asm__("pextl %2, %1, %0" : "=r"(r) : "r"(h), "r"(0x7f7f7f7fu));
+		return r;
+	}
+#endif
+	uint32_t x = h & 0x7f7f7f7fu;
+	x = (x & 0x007f007fu) | (x & 0x7f007f00u) >> 1;
+	return (x & 0x00003fffu) | (x & 0x3fff0000u) >> 2;
+}
+
+/* trace_bin_varint_whole with its groups packed by pack64. */
+__attribute__((always_inline)) static inline const unsigned char *varint_whole(const unsigned char *p, uint64_t *v,
+									   bool pext)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint64_t w, stop;
+	memcpy(&w, p, sizeof(w));
+	stop = ~w & 0x8080808080808080ull;
+	if (stop) {
+		*v = pack64(w, stop, pext);
+		return p + __builtin_ctzll(stop) / 8 + 1;
+	}
+#else
+	(void)pext;
+#endif
+	return trace_bin_varint_whole(p, v);
+}
+
+/* trace_bin_varint_small with its groups packed by pack32. */
+__attribute__((always_inline)) static inline const unsigned char *varint_small(const unsigned char *p, uint64_t *v,
+									   bool pext)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint32_t h, stop;
+	memcpy(&h, p, sizeof(h));
+	stop = ~h & 0x80808080u;
+	if (stop) {
+		*v = pack32(h, stop, pext);
+		return p + __builtin_ctz(stop) / 8 + 1;
+	}
+#endif
+	return varint_whole(p, v, pext);
+}
+
+#define READ_(read, dst)                          \
+	do {                                      \
+		if (!(p = read(p, &(dst), pext))) \
+			return NULL;              \
 	} while (0)
-#define VARINT_(dst) READ_(trace_bin_varint_whole, dst)
-#define SMALL_(dst) READ_(trace_bin_varint_small, dst)
+#define VARINT_(dst) READ_(varint_whole, dst)
+#define SMALL_(dst) READ_(varint_small, dst)
 #define SKIP_()                                          \
 	do {                                             \
 		if (!(p = trace_bin_varint_skip(p)))     \
@@ -84,7 +167,7 @@ static inline uint64_t zigzag(uint64_t v)
 __attribute__((always_inline)) static inline const unsigned char *decode(struct trace_analyzer *a,
 									  const unsigned char *p, uint64_t base,
 									  struct run_record *r, uint64_t *ret_gap,
-									  bool *ret_stack)
+									  bool *ret_stack, bool pext)
 {
 	uint64_t v, gap = 0, scope_id = 0;
 
@@ -106,7 +189,7 @@ __attribute__((always_inline)) static inline const unsigned char *decode(struct 
 	 * the others follow each other at random) */
 	const unsigned char *after;
 	bool has_len = kind != TRACE_BIN_FREE;
-	if (!(after = trace_bin_varint_small(p, &v)))
+	if (!(after = varint_small(p, &v, pext)))
 		return NULL;
 	r->len = has_len ? v : 0;
 	p = has_len ? after : p;
@@ -219,9 +302,11 @@ static inline void run_length(struct trace_analyzer *a, struct trace_allocation 
 }
 
 /* trace_alloc_resize without sites, stacks or detail; a key not live
- * counts in *unmatched (resizes' or remaps'). */
-static inline int run_resize(struct trace_analyzer *a, uint64_t key, uint64_t new_len, uint64_t *unmatched,
-			     uint64_t now, bool tracks, bool releases)
+ * counts in *unmatched (resizes' or remaps').  Out of line, as are
+ * run_move and run_pair, for a seventh of the records or fewer: the loop
+ * of allocs and frees then holds fewer values on the stack. */
+__attribute__((noinline)) static int run_resize(struct trace_analyzer *a, uint64_t key, uint64_t new_len,
+						uint64_t *unmatched, uint64_t now, bool tracks, bool releases)
 {
 	struct trace_record *slot = trace_live_get(&a->allocations, key);
 	struct trace_allocation rec;
@@ -236,8 +321,8 @@ static inline int run_resize(struct trace_analyzer *a, uint64_t key, uint64_t ne
 }
 
 /* trace_alloc_remap without sites, stacks or detail. */
-static inline int run_move(struct trace_analyzer *a, uint64_t old_key, uint64_t new_key, uint64_t new_len,
-			   uint64_t now, bool tracks, bool releases)
+__attribute__((noinline)) static int run_move(struct trace_analyzer *a, uint64_t old_key, uint64_t new_key,
+					      uint64_t new_len, uint64_t now, bool tracks, bool releases)
 {
 	struct trace_allocation rec;
 	struct trace_record *moved;
@@ -261,7 +346,8 @@ static inline int run_move(struct trace_analyzer *a, uint64_t old_key, uint64_t 
  * blocks of a thread are freed: trace_alloc_pair without sites, stacks or
  * detail, the allocation never put in the table (only what was live under
  * its key is taken out, as the alloc would replace it). */
-static inline void run_pair(struct trace_analyzer *a, const struct run_record *x, bool tracks, bool releases)
+__attribute__((noinline)) static void run_pair(struct trace_analyzer *a, const struct run_record *x, bool tracks,
+					       bool releases)
 {
 	struct trace_allocation replaced;
 
@@ -278,114 +364,182 @@ static inline void run_pair(struct trace_analyzer *a, const struct run_record *x
 	trace_counters_free(c, x->len, releases);
 }
 
-/* The rules of the n records of g, in order: 0, or -ENOMEM with *ret_at
- * the index of the record refused. */
-static int apply(struct trace_analyzer *a, const struct run_record *g, size_t n, size_t *ret_at)
+/* The rules of ring[at] (and of the record after it, decoded when
+ * at + 1 < end, if the two make a pair), with now the events counted
+ * before it: the records replayed (1 or 2), or -ENOMEM. */
+__attribute__((always_inline)) static inline int apply(struct trace_analyzer *a, const struct run_record *ring,
+						       uint64_t at, uint64_t end, uint64_t *now, bool tracks,
+						       bool releases)
 {
-	bool tracks = trace_alloc_layer(a, TRACE_BIN_LOGICAL_ALLOCATOR) != TRACE_LAYER_LOGICAL;
-	bool releases = trace_alloc_releases(a, TRACE_BIN_LOGICAL_ALLOCATOR);
-	/* the events counted, in a register until the group is done */
-	uint64_t now = a->events;
+	const struct run_record *x = &ring[at % GROUP], *next = &ring[(at + 1) % GROUP];
 	int r = 0;
 
-	for (size_t i = 0; i < n; i++) {
-		const struct run_record *x = &g[i];
-
-		trace_count(&now);
-		switch (x->kind) {
-		case TRACE_BIN_ALLOC:
-			if (x->failed) {
-				trace_add(&a->totals.failed_allocations, 1);
-			} else if (i + 1 < n && g[i + 1].key == x->key && g[i + 1].kind == TRACE_BIN_FREE) {
-				trace_count(&now);
-				run_pair(a, x, tracks, releases);
-				i++;
-			} else {
-				r = run_alloc(a, x, now, tracks);
-			}
-			break;
-		case TRACE_BIN_FREE: run_free(a, x, now, releases); break;
-		case TRACE_BIN_RESIZE:
-			if (x->failed) {
-				trace_add(&a->totals.failed_resizes, 1);
-				break;
-			}
-			trace_add(&a->totals.resizes, 1);
-			r = run_resize(a, x->key, x->len, &a->totals.unmatched_resizes, now, tracks, releases);
-			break;
-		default: /* TRACE_BIN_MOVE */
-			if (x->failed)
-				trace_add(&a->totals.failed_remaps, 1);
-			else
-				r = run_move(a, x->key, x->address, x->len, now, tracks, releases);
+	trace_count(now);
+	switch (x->kind) {
+	case TRACE_BIN_ALLOC:
+		if (x->failed) {
+			trace_add(&a->totals.failed_allocations, 1);
+		} else if (at + 1 < end && next->key == x->key && next->kind == TRACE_BIN_FREE) {
+			trace_count(now);
+			run_pair(a, x, tracks, releases);
+			return 2;
+		} else {
+			r = run_alloc(a, x, *now, tracks);
+		}
+		break;
+	case TRACE_BIN_FREE: run_free(a, x, *now, releases); break;
+	case TRACE_BIN_RESIZE:
+		if (x->failed) {
+			trace_add(&a->totals.failed_resizes, 1);
 			break;
 		}
-		if (r < 0) {
-			*ret_at = i;
-			break;
-		}
+		trace_add(&a->totals.resizes, 1);
+		r = run_resize(a, x->key, x->len, &a->totals.unmatched_resizes, *now, tracks, releases);
+		break;
+	default: /* TRACE_BIN_MOVE */
+		if (x->failed)
+			trace_add(&a->totals.failed_remaps, 1);
+		else
+			r = run_move(a, x->key, x->address, x->len, *now, tracks, releases);
+		break;
 	}
-	a->events = now;
-	return r;
+	return r < 0 ? r : 1;
 }
 
-int trace_run_records(struct trace_analyzer *a, struct trace_bin_state *s, const char *buf, size_t len,
-		      size_t *ret_used, uint64_t *ret_records)
+/* trace_run_records; pext: whether pack64 and pack32 use the instruction
+ * (a constant in each copy). */
+__attribute__((always_inline)) static inline int run_records(struct trace_analyzer *a, struct trace_bin_state *s,
+							     const char *buf, size_t len, size_t *ret_used,
+							     uint64_t *ret_records, bool pext)
 {
 	const unsigned char *const start = (const unsigned char *)buf, *p = start;
-	uint64_t seq = s->seq, remaining = s->remaining, done = 0;
+	uint64_t seq = s->seq, remaining = s->remaining;
 	uint32_t stream = s->stream;
-	bool more = len >= TRACE_RUN_LOOKAHEAD;
 	/* where a frame may start with room for its longest form after it */
-	const unsigned char *const last = more ? start + len - TRACE_RUN_LOOKAHEAD : start;
+	const unsigned char *const last = len >= TRACE_RUN_LOOKAHEAD ? start + len - TRACE_RUN_LOOKAHEAD : NULL;
+	bool tracks = trace_alloc_layer(a, TRACE_BIN_LOGICAL_ALLOCATOR) != TRACE_LAYER_LOGICAL;
+	bool releases = trace_alloc_releases(a, TRACE_BIN_LOGICAL_ALLOCATOR);
+	/* Records are decoded GROUP ahead of their rules, in one loop: the
+	 * decoder's chain (each record starts where the one before ended) and
+	 * the rules' work on the table overlap in the processor, and the slot
+	 * of a record is loading while the ones before it are applied. */
+	struct run_record ring[GROUP];
+	uint64_t decoded = 0, applied = 0, now = a->events;
 	int r = 0;
 
-	while (more) {
-		struct run_record g[GROUP];
-		size_t n = 0, at;
-
-		for (; n < GROUP; n++) {
+	for (bool more = last != NULL;;) {
+		if (more) {
 			const unsigned char *q = p, *record;
 			uint64_t first = seq, left = remaining, gap, v;
 			uint32_t in = stream;
 			bool stack;
+			struct run_record *g = &ring[decoded % GROUP];
 
+			more = false;
 			if (p > last)
-				break;
+				goto drain;
 			if (left == 0) {
 				/* a segment's head: taken with its first record
 				 * only, as the general replay takes it */
 				if (*q++ != TRACE_BIN_SEGMENT || !(q = trace_bin_varint_whole(q, &v)) ||
 				    v >= TRACE_BIN_STREAMS || !(q = trace_bin_varint_whole(q, &first)) ||
 				    !(q = trace_bin_varint_whole(q, &left)) || left == 0)
-					break;
+					goto drain;
 				in = (uint32_t)v;
 			}
 			record = q;
-			if (!(q = decode(a, q, s->streams[in].address, &g[n], &gap, &stack)) ||
+			if (!(q = decode(a, q, s->streams[in].address, g, &gap, &stack, pext)) ||
 			    (uint64_t)(q - record) > left)
-				break;
-			s->streams[in].address = g[n].address;
+				goto drain;
+			s->streams[in].address = g->address;
 			stream = in;
 			remaining = left - (uint64_t)(q - record);
 			seq = first + gap + 1;
 			trace_analyzer_sequence(a, true, first + gap);
 			if (stack)
 				trace_add(&a->stack_events, 1);
-			trace_live_prefetch(&a->allocations, g[n].key);
+			trace_live_prefetch(&a->allocations, g->key);
 			p = q;
+			decoded++;
+			more = true;
+			if (decoded - applied < GROUP)
+				continue;
 		}
-		more = n == GROUP;
-		if ((r = apply(a, g, n, &at)) < 0) {
-			done += at;
+	drain:
+		if (applied == decoded)
 			break;
-		}
-		done += n;
+		if ((r = apply(a, ring, applied, decoded, &now, tracks, releases)) < 0)
+			break;
+		applied += (uint64_t)r;
+		r = 0;
 	}
+	a->events = now;
 	s->seq = seq;
 	s->remaining = remaining;
 	s->stream = stream;
 	*ret_used = (size_t)(p - start);
-	*ret_records = done;
+	*ret_records = applied;
 	return r;
+}
+
+static int run_plain(struct trace_analyzer *a, struct trace_bin_state *s, const char *buf, size_t len,
+		     size_t *ret_used, uint64_t *ret_records)
+{
+	return run_records(a, s, buf, len, ret_used, ret_records, false);
+}
+
+#if RUN_PEXT
+/* The copy for BMI2: pext, and the compiler's own use of BMI's
+ * instructions (andn, shifts without a count register). */
+__attribute__((target("bmi,bmi2"))) static int run_pext(struct trace_analyzer *a, struct trace_bin_state *s,
+							 const char *buf, size_t len, size_t *ret_used,
+							 uint64_t *ret_records)
+{
+	return run_records(a, s, buf, len, ret_used, ret_records, true);
+}
+
+/* Whether pext is fast here: BMI1 and BMI2 on an Intel processor, or on an
+ * AMD one from family 19h (Zen 3) on.  AMD's earlier ones run pext in
+ * microcode, tens of cycles and more; other vendors are not assumed. */
+static bool fast_pext(void)
+{
+	unsigned a, b, c, d;
+
+	if (!__get_cpuid_count(7, 0, &a, &b, &c, &d) || !(b & bit_BMI) || !(b & bit_BMI2))
+		return false;
+	if (!__get_cpuid(0, &a, &b, &c, &d))
+		return false;
+	/* "GenuineIntel", "AuthenticAMD" by their first four bytes */
+	bool intel = b == 0x756e6547u, amd = b == 0x68747541u;
+	if (!__get_cpuid(1, &a, &b, &c, &d))
+		return false;
+	unsigned family = (a >> 8) & 0xf;
+	if (family == 0xf)
+		family += (a >> 20) & 0xff;
+	return intel || (amd && family >= 0x19);
+}
+#endif
+
+/* -1 until the first run asks; then whether run_pext is used. */
+static int use_pext = -1;
+
+void trace_run_force_plain(bool plain)
+{
+	__atomic_store_n(&use_pext, plain ? 0 : -1, __ATOMIC_RELAXED);
+}
+
+int trace_run_records(struct trace_analyzer *a, struct trace_bin_state *s, const char *buf, size_t len,
+		      size_t *ret_used, uint64_t *ret_records)
+{
+#if RUN_PEXT
+	int pext = __atomic_load_n(&use_pext, __ATOMIC_RELAXED);
+	if (pext < 0) {
+		/* replays on several threads find the same answer */
+		pext = fast_pext();
+		__atomic_store_n(&use_pext, pext, __ATOMIC_RELAXED);
+	}
+	if (pext)
+		return run_pext(a, s, buf, len, ret_used, ret_records);
+#endif
+	return run_plain(a, s, buf, len, ret_used, ret_records);
 }

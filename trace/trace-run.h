@@ -6,9 +6,10 @@
  * resize, move) in segments, and the usual summary counts them for the
  * whole trace and their scopes only.  For those options (trace_run_usable)
  * the replay hands each stretch of segments to trace_run_records, which
- * decodes a group of records (only the fields each kind has; return
- * addresses skipped, since nothing counted reads them), starts loading
- * their allocations' slots, then applies the group's rules.  Anything else
+ * decodes each record (only the fields its kind has; return addresses
+ * skipped, since nothing counted reads them), starts loading its
+ * allocation's slot, and applies its rules 16 records later, in the same
+ * loop as the decoding of the records after it.  Anything else
  * (a JSON line, a backing record, a scope id not yet given, the "root"
  * scope before it is interned, a malformed or cut record) stops the run
  * before it, and the general replay takes it: so every error is the
@@ -38,3 +39,8 @@ bool trace_run_usable(const struct trace_analyzer *a);
  * the index of the record that could not be replayed. */
 int trace_run_records(struct trace_analyzer *a, struct trace_bin_state *s, const char *buf, size_t len,
 		      size_t *ret_used, uint64_t *ret_records);
+
+/* Makes every later run use the copy compiled without BMI2 (plain true),
+ * or choose again by the processor (false): for tests and benchmarks of
+ * that copy on a processor that would not use it. */
+void trace_run_force_plain(bool plain);

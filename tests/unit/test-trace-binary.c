@@ -481,21 +481,27 @@ static void records_replay_as_their_lines(void **state)
 	len = make_file_after(head, v, RECORDS, file);
 	char *json = export(file, len, &jlen, &r, &err);
 	assert_int_equal(r, 0);
-	for (int layer = 0; layer < _TRACE_LAYER_MAX; layer++)
-		for (int opt = 0; opt < 5; opt++) {
-			struct trace_replay_options o = { .layer = (enum trace_layer)layer,
-							  .track_sites = opt == 1 || opt == 2,
-							  .track_stacks = opt == 2,
-							  .has_site_detail = opt == 3,
-							  .site_detail = 0x400002,
-							  .totals_only = opt == 4 };
-			struct side b, j;
-			replay_side(&b, file, len, &o);
-			replay_side(&j, json, jlen, &o);
-			assert_int_equal(b.r, 0);
-			assert_true(b.a.totals.c.allocations > 0 || layer != TRACE_LAYER_LOGICAL);
-			assert_same_replay(&b, &j);
-		}
+	/* the runs' copy for the processor, and the plain one (the same where
+	 * the processor has no fast pext) */
+	for (int plain = 0; plain <= 1; plain++) {
+		trace_run_force_plain(plain);
+		for (int layer = 0; layer < _TRACE_LAYER_MAX; layer++)
+			for (int opt = 0; opt < 5; opt++) {
+				struct trace_replay_options o = { .layer = (enum trace_layer)layer,
+								  .track_sites = opt == 1 || opt == 2,
+								  .track_stacks = opt == 2,
+								  .has_site_detail = opt == 3,
+								  .site_detail = 0x400002,
+								  .totals_only = opt == 4 };
+				struct side b, j;
+				replay_side(&b, file, len, &o);
+				replay_side(&j, json, jlen, &o);
+				assert_int_equal(b.r, 0);
+				assert_true(b.a.totals.c.allocations > 0 || layer != TRACE_LAYER_LOGICAL);
+				assert_same_replay(&b, &j);
+			}
+	}
+	trace_run_force_plain(false);
 	free(json);
 }
 

@@ -174,9 +174,10 @@ int census_take(struct census_last *l, const struct census_subject *s, const str
 	free(c->regions);
 	c->regions = NULL;
 	c->n_regions = 0;
-	/* the cost is all the daemon spent on it: the read and the comparison */
+	/* the cost is all the daemon spent on it: the read (in a thread of
+	 * its own on Windows) and the comparison */
 	ret->meta.wall_us = (int64_t)(now_monotonic_us() - t0);
-	ret->meta.cpu_us = (int64_t)(now_thread_cpu_us() - cpu0);
+	ret->meta.cpu_us = (int64_t)(now_thread_cpu_us() - cpu0 + c->reader_cpu_us);
 	ret->meta.bytes_read = c->bytes_read + (int64_t)steady_bytes;
 	ret->census = c;
 	return 0;

@@ -175,6 +175,10 @@ struct census {
 
 	/* what the census cost; -1 when not measured (read from a file) */
 	int64_t wall_us, cpu_us, bytes_read;
+	/* of a census whose process was read by a thread of the scanner's own
+	 * (Windows): that thread's CPU time, which the clock of the thread
+	 * that asked does not count, and which the cost must; 0 otherwise */
+	uint64_t reader_cpu_us;
 	int64_t threads_seen, stack_pointers; /* hints read: threads, stack pointers */
 
 	/* evidence read from the process's memory (evidence.h) */

@@ -21,6 +21,10 @@ struct win_capture {
 	size_t n;
 	struct win_process process;
 	struct strpool *strings; /* every string of regions and process */
+	/* the CPU time (kernel and user) of the thread that read the process
+	 * (winscan_process reads in a thread of its own); 0 for a capture
+	 * parsed from JSON, which does not carry it */
+	uint64_t reader_cpu_us;
 };
 
 /* Parses len bytes of JSON.  Returns 0 with *ret (win_capture_free), or

@@ -131,7 +131,7 @@ int cmd_scan(const struct command *self, int argc, char **argv)
 		return fail("%s", err.message);
 	if (!a.capture) {
 		c->wall_us = (int64_t)(now_monotonic_us() - start_us);
-		c->cpu_us = (int64_t)(now_thread_cpu_us() - start_cpu_us);
+		c->cpu_us = (int64_t)(now_thread_cpu_us() - start_cpu_us + cap->reader_cpu_us);
 		c->taken_at_ms = now_realtime_ms();
 		char source[64];
 		snprintf(source, sizeof(source), "VirtualQueryEx of process %d", a.pid > 0 ? a.pid : c->pid);

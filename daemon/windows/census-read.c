@@ -39,6 +39,15 @@ void census_read_files_done(struct steady_files *f)
 	*f = (struct steady_files){ 0 };
 }
 
+/* The census of cap, with what its reading thread spent. */
+static int build(const struct win_capture *cap, bool all_regions, struct census **ret, struct error *err)
+{
+	int r = win_census_build(cap->regions, cap->n, &cap->process, RW_TOP_DEFAULT, all_regions, ret, err);
+	if (r >= 0)
+		(*ret)->reader_cpu_us = cap->reader_cpu_us;
+	return r;
+}
+
 int census_read(const struct census_subject *s, const struct census_take_options *o, uint64_t start_us,
 		struct census **ret, struct error *err)
 {
@@ -53,7 +62,7 @@ int census_read(const struct census_subject *s, const struct census_take_options
 	if (cap->process.creation_time != (int64_t)s->start_time)
 		return error_set(err, -ESRCH, "process %d exited; its pid was given to another", s->pid);
 	/* every region kept: the region events compare them with the next */
-	return win_census_build(cap->regions, cap->n, &cap->process, RW_TOP_DEFAULT, true, ret, err);
+	return build(cap, true, ret, err);
 }
 
 int census_read_pid(int pid, const struct census_read_scan *o, struct census **ret, struct error *err)
@@ -67,5 +76,5 @@ int census_read_pid(int pid, const struct census_read_scan *o, struct census **r
 		return r;
 	if (o->progress && (r = o->progress(o->userdata, 0)) < 0)
 		return error_set(err, r, "the census of process %d was stopped", pid);
-	return win_census_build(cap->regions, cap->n, &cap->process, RW_TOP_DEFAULT, false, ret, err);
+	return build(cap, false, ret, err);
 }

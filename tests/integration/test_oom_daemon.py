@@ -189,8 +189,11 @@ class Grower:
         exe = os.path.join(str(tmp), name)
         if not os.path.exists(exe):
             os.symlink(os.path.realpath(sys.executable), exe)
-        self.proc = subprocess.Popen([exe, "-c", GROWER, os.path.join(group_path, "cgroup.procs"), str(step),
-                                      str(pause)], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        # in its group before it runs, as systemd and container runtimes
+        # start a process (the daemon may follow it the moment it execs)
+        procs = os.path.join(group_path, "cgroup.procs")
+        self.proc = subprocess.Popen(["sh", "-c", 'echo $$ > "$0" && exec "$@"', procs, exe, "-c", GROWER, procs,
+                                      str(step), str(pause)], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         assert self.proc.stdout.readline().strip() == b"in"
         self.pid = self.proc.pid
 

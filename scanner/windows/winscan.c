@@ -26,6 +26,7 @@
 #include "limits.h"
 #include "macro.h"
 #include "strpool.h"
+#include "util.h"
 #include "win-text.h"
 
 /* The top of the user address space of a 64-bit process (128 TiB). */
@@ -239,25 +240,14 @@ static int scan_read(struct scan *s)
 	return 0;
 }
 
-/* The calling thread's CPU time (kernel and user, in 100 ns ticks), in
- * microseconds; 0 where Windows does not say.  The reading thread asks
- * before it returns: Wine gives a thread that has ended none. */
-static uint64_t own_cpu_us(void)
-{
-	FILETIME created, exited, kernel, user;
-	if (!GetThreadTimes(GetCurrentThread(), &created, &exited, &kernel, &user))
-		return 0;
-	uint64_t k = (uint64_t)kernel.dwHighDateTime << 32 | kernel.dwLowDateTime;
-	uint64_t u = (uint64_t)user.dwHighDateTime << 32 | user.dwLowDateTime;
-	return (k + u) / 10;
-}
-
 static DWORD WINAPI scan_thread(void *arg)
 {
 	struct scan *s = arg;
 	s->result = scan_read(s);
+	/* asked by the thread itself, before it returns: Wine gives a thread
+	 * that has ended no CPU time */
 	if (s->capture)
-		s->capture->reader_cpu_us = own_cpu_us();
+		s->capture->reader_cpu_us = now_thread_cpu_us();
 	scan_unref(s);
 	return 0;
 }

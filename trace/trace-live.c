@@ -3,6 +3,7 @@
 #include "trace-live.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #if defined(__linux__)
@@ -14,6 +15,14 @@
 #define MIN_MORE 64u
 /* a huge page of x86-64 and arm64 (4 KiB base pages) */
 #define HUGE_PAGE ((size_t)2 << 20)
+#if defined(__linux__) && defined(MADV_HUGEPAGE) && defined(MREMAP_FIXED)
+#define MAPPED 1
+/* Address space a mapping of slots reserves, in tables of its first size:
+ * it holds the table doubled four times before it must move. */
+#define MAP_ROOM 16u
+#else
+#define MAPPED 0
+#endif
 
 void trace_live_init(struct trace_live *t, bool keep_rows)
 {
@@ -21,9 +30,12 @@ void trace_live_init(struct trace_live *t, bool keep_rows)
 	t->none.allocator_id = TRACE_BIN_LOGICAL_ALLOCATOR;
 }
 
+static void slots_free(struct trace_live *t);
+
 void trace_live_done(struct trace_live *t)
 {
-	free(t->memory);
+	slots_free(t);
+	free(t->ctrl);
 	free(t->more);
 	trace_live_init(t, t->keep_rows);
 }
@@ -49,32 +61,224 @@ uint32_t trace_live_more_new(struct trace_live *t)
 	return (uint32_t)++t->n_more;
 }
 
-/* Memory for a table of bytes, ALIGN-aligned.  A table of a huge page or
- * more is asked for in huge pages, where the kernel gives them on request
- * (transparent_hugepage "madvise", the default of many distributions):
- * else each 4 KiB page of every new table costs a fault as it is first
- * written, and on the benchmark's trace (8 MiB of tables over the
- * doublings) those faults were a fifth of the binary replay's CPU time. */
-static void *table_memory(size_t bytes)
+/* Slots of a table smaller than a huge page come from malloc, as do all
+ * on other systems than Linux.  Larger ones are mapped in huge pages
+ * (transparent_hugepage "madvise", the default of many distributions;
+ * else each 4 KiB page of a new table costs a fault as it is first
+ * written), at the start of a mapping that reserves room for the table
+ * doubled several times: a table that doubles keeps the slots it has in
+ * the pages they are in and rehashes them in place (rehash_in_place), so
+ * only its new half is new memory, which the kernel clears as it is first
+ * written.  Made anew beside the old one instead, a table of 50,000 live
+ * allocations had 16 MiB of pages cleared over its doublings, and
+ * clearing them was a tenth of the binary replay's CPU time, or far more
+ * on a host slow to give a virtual machine new memory.  Untouched, the
+ * room costs address space only (MAP_NORESERVE). */
+static void slots_free(struct trace_live *t)
 {
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-	if (bytes >= HUGE_PAGE) {
-		void *p;
-		if (posix_memalign(&p, HUGE_PAGE, bytes) != 0)
-			return NULL;
-		/* a hint: refused, the table is in small pages */
-		(void)madvise(p, bytes, MADV_HUGEPAGE);
-		return p;
+#if MAPPED
+	if (t->map)
+		(void)munmap(t->map, t->map_len);
+#endif
+	free(t->memory);
+	t->map = t->memory = NULL;
+	t->map_len = 0;
+	t->slots = NULL;
+}
+
+#if MAPPED
+/* A range of len bytes of address space (prot: PROT_NONE, or readable
+ * and writable) starting on a huge page, or NULL. */
+static void *map_aligned(size_t len, int prot)
+{
+	if (len > SIZE_MAX - HUGE_PAGE)
+		return NULL;
+	size_t over = len + HUGE_PAGE;
+	char *p = mmap(NULL, over, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	char *at = (char *)(((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
+	if (at > p)
+		(void)munmap(p, (size_t)(at - p));
+	if (p + over > at + len)
+		(void)munmap(at + len, (size_t)(p + over - (at + len)));
+	/* a hint: refused, the table is in small pages */
+	(void)madvise(at, len, MADV_HUGEPAGE);
+	return at;
+}
+
+/* Room for len bytes of slots in n's mapping: the mapping as it is when
+ * it has that room, else moved (its pages with it, not copied) to the
+ * start of a larger one.  0 or -ENOMEM, n unchanged. */
+static int map_room(struct trace_live *n, size_t len)
+{
+	if (len <= n->map_len)
+		return 0;
+	if (len > SIZE_MAX / MAP_ROOM)
+		return -ENOMEM;
+	size_t room = len * MAP_ROOM;
+	char *at = map_aligned(room, PROT_NONE);
+	if (!at)
+		return -ENOMEM;
+	void *p = mremap(n->map, n->map_len, room, MREMAP_MAYMOVE | MREMAP_FIXED, at);
+	if (p == MAP_FAILED) {
+		(void)munmap(at, room);
+		return -ENOMEM;
+	}
+	(void)madvise(p, room, MADV_HUGEPAGE);
+	n->map = n->slots = p;
+	n->map_len = room;
+	return 0;
+}
+#endif
+
+/* Slots for n->cap in n, new: 0 or -ENOMEM. */
+static int slots_new(struct trace_live *n)
+{
+	size_t bytes = n->cap * sizeof(struct trace_record);
+
+	n->map = n->memory = NULL;
+	n->map_len = 0;
+#if MAPPED
+	if (bytes >= HUGE_PAGE && bytes <= SIZE_MAX / MAP_ROOM) {
+		if ((n->map = map_aligned(bytes * MAP_ROOM, PROT_READ | PROT_WRITE))) {
+			n->map_len = bytes * MAP_ROOM;
+			n->slots = n->map;
+			return 0;
+		}
 	}
 #endif
-	return bytes > SIZE_MAX - ALIGN ? NULL : malloc(bytes + ALIGN);
+	/* aligned by hand (Windows' C library has no aligned_alloc): a slot
+	 * is in one cache line, not across two */
+	if (bytes > SIZE_MAX - ALIGN || !(n->memory = malloc(bytes + ALIGN)))
+		return -ENOMEM;
+	n->slots = (struct trace_record *)(((uintptr_t)n->memory + ALIGN - 1) & ~(uintptr_t)(ALIGN - 1));
+	return 0;
+}
+
+/* Control bytes for n->cap in n, all empty: 0 or -ENOMEM. */
+static int ctrl_new(struct trace_live *n)
+{
+	size_t bytes = n->cap + TRACE_LIVE_WINDOW - 1;
+
+	if (!(n->ctrl = malloc(bytes)))
+		return -ENOMEM;
+	memset(n->ctrl, TRACE_LIVE_EMPTY, bytes);
+	n->gone = 0;
+	return 0;
+}
+
+static void set_cap(struct trace_live *n, size_t cap)
+{
+	unsigned bits = 0;
+
+	while (((size_t)1 << bits) < cap)
+		bits++;
+	n->cap = cap;
+	n->shift = 64 - bits;
+}
+
+/* The slots in use of t, each as i with its record and control byte in
+ * body: from the last to the first when down, else from the first on. */
+#define EACH_IN_USE(t, down, i, body)                                                            \
+	for (size_t w_ = 0; w_ < (t)->cap; w_ += TRACE_LIVE_WINDOW) {                           \
+		size_t at_ = (down) ? (t)->cap - TRACE_LIVE_WINDOW - w_ : w_;                     \
+		for (uint32_t m_ = ~trace_live_unused((t)->ctrl + at_) & 0xffffu; m_;) {          \
+			unsigned b_ = (down) ? 31u - (unsigned)__builtin_clz(m_)                     \
+					     : (unsigned)__builtin_ctz(m_);                           \
+			size_t i = at_ + b_;                                                      \
+			m_ &= ~(1u << b_);                                                        \
+			body                                                                      \
+		}                                                                                 \
+	}
+
+/* t made again for cap slots (its own number, or twice that where its
+ * slots are mapped) with the gone marks dropped, its slots rehashed where
+ * they are: new control bytes, and each slot in use taken in turn and put
+ * where a lookup finds it first.  That place must not hold a slot still
+ * to be taken.  Doubled, a key's home doubles too, so its slot moves
+ * towards the end: taken from the last to the first, a slot's new place is
+ * at or after it (all taken already).  At the same size a slot moves
+ * towards its home, into places of gone marks: taken from the first on,
+ * its new place is at or before it.  The few that do not (a probe that
+ * wraps around the table's end; a key far from its home) wait in a list
+ * until all are taken.  0 or -ENOMEM (t as it was, its mapping perhaps
+ * moved). */
+static int rehash_in_place(struct trace_live *t, size_t cap)
+{
+	struct trace_live n = *t;
+	struct trace_record *wait = NULL;
+	size_t waiting = 0;
+	bool down = cap > t->cap;
+
+	set_cap(&n, cap);
+#if MAPPED
+	if (down) {
+		if (!t->map || map_room(&n, cap * sizeof(struct trace_record)) < 0)
+			return -ENOMEM;
+		/* the slots where the room is, if it moved */
+		t->map = n.map;
+		t->map_len = n.map_len;
+		t->slots = n.slots;
+	}
+#else
+	if (down)
+		return -ENOMEM;
+#endif
+	if (t->count && !(wait = malloc(t->count * sizeof(*wait))))
+		return -ENOMEM;
+	if (ctrl_new(&n) < 0) {
+		free(wait);
+		return -ENOMEM;
+	}
+	EACH_IN_USE(t, down, i, {
+		struct trace_record r = n.slots[i];
+		size_t j = trace_live_free_slot(&n, r.key);
+		if (down ? j < i : j > i) {
+			wait[waiting++] = r;
+		} else {
+			trace_live_set_ctrl(&n, j, t->ctrl[i]);
+			n.slots[j] = r;
+		}
+	})
+	for (size_t k = 0; k < waiting; k++) {
+		size_t j = trace_live_free_slot(&n, wait[k].key);
+		trace_live_set_ctrl(&n, j, trace_live_tag(wait[k].key));
+		n.slots[j] = wait[k];
+	}
+	free(wait);
+	free(t->ctrl);
+	*t = n;
+	return 0;
+}
+
+/* t made again for cap slots beside the old table (the first table, one
+ * from malloc outgrown, or where the other way has no memory). */
+static int rebuild(struct trace_live *t, size_t cap)
+{
+	struct trace_live n = *t;
+
+	set_cap(&n, cap);
+	if (slots_new(&n) < 0)
+		return -ENOMEM;
+	if (ctrl_new(&n) < 0) {
+		slots_free(&n);
+		return -ENOMEM;
+	}
+	EACH_IN_USE(t, false, i, {
+		size_t j = trace_live_free_slot(&n, t->slots[i].key);
+		trace_live_set_ctrl(&n, j, t->ctrl[i]);
+		n.slots[j] = t->slots[i];
+	})
+	slots_free(t);
+	free(t->ctrl);
+	*t = n;
+	return 0;
 }
 
 int trace_live_reserve(struct trace_live *t)
 {
 	size_t cap = t->cap ? t->cap : MIN_CAP;
-	struct trace_live n = *t;
-	unsigned bits = 0;
 
 	if (!trace_live_full(t->count + t->gone + 1, t->cap))
 		return 0;
@@ -82,38 +286,14 @@ int trace_live_reserve(struct trace_live *t)
 	 * holds; else the same number made again without the gone marks,
 	 * which leaves an eighth of what it holds for new ones before the
 	 * next time (a table that makes many is not made again every few) */
-	while ((t->count + 1) * 64 > cap * 21) {
+	while ((t->count + 1) * 64 > cap * 28) {
 		if (cap > SIZE_MAX / 2)
 			return -ENOMEM;
 		cap *= 2;
 	}
 	if (cap > (SIZE_MAX - ALIGN - TRACE_LIVE_WINDOW) / (sizeof(struct trace_record) + 1))
 		return -ENOMEM;
-	/* aligned by hand (Windows' C library has no aligned_alloc): a slot
-	 * is in one cache line, not across two */
-	size_t bytes = cap * sizeof(struct trace_record) + cap + TRACE_LIVE_WINDOW - 1;
-	if (!(n.memory = table_memory(bytes)))
-		return -ENOMEM;
-	n.slots = (struct trace_record *)(((uintptr_t)n.memory + ALIGN - 1) & ~(uintptr_t)(ALIGN - 1));
-	n.ctrl = (unsigned char *)(n.slots + cap);
-	while (((size_t)1 << bits) < cap)
-		bits++;
-	n.cap = cap;
-	n.shift = 64 - bits;
-	n.gone = 0;
-	/* only the control bytes are written: a slot's page is touched when
-	 * a key first lands in it */
-	memset(n.ctrl, TRACE_LIVE_EMPTY, cap + TRACE_LIVE_WINDOW - 1);
-	/* the slots in use, 16 control bytes at a time */
-	for (size_t at = 0; at < t->cap; at += TRACE_LIVE_WINDOW) {
-		for (uint32_t m = ~trace_live_unused(t->ctrl + at) & 0xffffu; m; m &= m - 1) {
-			size_t i = at + (size_t)__builtin_ctz(m);
-			size_t j = trace_live_free_slot(&n, t->slots[i].key);
-			trace_live_set_ctrl(&n, j, t->ctrl[i]);
-			n.slots[j] = t->slots[i];
-		}
-	}
-	free(t->memory);
-	*t = n;
-	return 0;
+	if ((cap == t->cap || (cap == t->cap * 2 && t->map)) && rehash_in_place(t, cap) == 0)
+		return 0;
+	return rebuild(t, cap);
 }

@@ -1,8 +1,10 @@
 /* The replay's table of live allocations: puts, gets and takes of a long
  * random run checked against a plain array (keys that share probe runs,
  * removals from the middle of a run, growth), rows of keys of one home
- * with the gone marks they need, the largest key, and memory that follows
- * the live count. */
+ * with the gone marks they need, the largest key, memory that follows the
+ * live count, tables rehashed in place (doubled in their mapping, moved
+ * to a larger one, made again at their size for gone marks, with rows
+ * that wrap around the end). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -186,9 +188,9 @@ static void test_memory_follows_the_live_count(void **state)
 			assert_true(trace_live_take(&t, (k - 100) * 16, &r));
 	}
 	assert_int_equal(trace_live_count(&t), 100);
-	/* 101 live before each take, at most 3/8 full: 512 slots, a control
-	 * byte each and the first 15 of those again */
-	assert_int_equal(trace_live_bytes(&t), 512 * (sizeof(struct trace_record) + 1) + 15);
+	/* 101 live before each take, doubled past 7/16 full: 256 slots, a
+	 * control byte each and the first 15 of those again */
+	assert_int_equal(trace_live_bytes(&t), 256 * (sizeof(struct trace_record) + 1) + 15);
 	assert_int_equal(sizeof(struct trace_record), 32);
 	assert_int_equal((uintptr_t)t.slots % 32, 0);
 	trace_live_done(&t);
@@ -259,6 +261,167 @@ static void test_more_comes_back_whole(void **state)
 	}
 }
 
+/* Every key of key[0..n) is found with its length (live[i]) or not. */
+static void check_all(struct trace_live *t, const uint64_t *key, const uint64_t *len, const bool *live, size_t n)
+{
+	size_t count = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct trace_record *p = trace_live_get(t, key[i]);
+		if (live[i]) {
+			assert_non_null(p);
+			assert_int_equal(p->len, len[i]);
+			count++;
+		} else {
+			assert_null(p);
+		}
+	}
+	assert_int_equal(trace_live_count(t), count);
+}
+
+/* The key whose hash is h: h times the inverse of the hash's multiplier
+ * (odd, so it has one modulo 2^64; Newton's steps double its exact bits). */
+static uint64_t key_of_hash(uint64_t h)
+{
+	const uint64_t m = 0x9e3779b97f4a7c15ull;
+	uint64_t inv = m;
+
+	for (int i = 0; i < 6; i++)
+		inv *= 2 - m * inv;
+	return h * inv;
+}
+
+/* A table grown to 2^21 slots: from the first in huge pages (2^16) it
+ * doubles in place in its mapping, which it outgrows at 2^21 and is moved
+ * to a larger one, pages and all; every key is found with its length
+ * after each doubling, and after takes from all over it.  The first 40
+ * keys' home is the last slot at every size: their row wraps around the
+ * end, so a doubling puts some of them before where they were. */
+static void test_grows_in_place(void **state)
+{
+	(void)state;
+	enum { N = 600000 };
+	uint64_t *key = calloc(N, sizeof(*key)), *len = calloc(N, sizeof(*len));
+	bool *live = calloc(N, sizeof(*live));
+	struct trace_live t;
+	struct trace_allocation r;
+	size_t cap = 0, doublings = 0, moves = 0;
+	void *map = NULL;
+
+	assert_true(key && len && live);
+	trace_live_init(&t, false);
+	assert_int_equal(trace_live_hash(key_of_hash(UINT64_MAX - 5)), UINT64_MAX - 5);
+	for (size_t i = 0; i < N; i++) {
+		key[i] = i < 40 ? key_of_hash(UINT64_MAX - i) : next() | 1;
+		struct trace_record *p = trace_live_put(&t, key[i]);
+		assert_non_null(p);
+		p->len = len[i] = next();
+		live[i] = true;
+		if (t.cap != cap) {
+			if (cap >= ((size_t)1 << 16)) {
+				doublings++;
+#if defined(__linux__)
+				/* in the mapping it had, until 2^21 slots */
+				assert_non_null(t.map);
+				if (t.cap < ((size_t)1 << 21))
+					assert_ptr_equal(t.map, map);
+				else
+					moves += t.map != map;
+#endif
+				check_all(&t, key, len, live, i + 1);
+			}
+			cap = t.cap;
+			map = t.map;
+		}
+	}
+	assert_int_equal(t.cap, (size_t)1 << 21);
+	assert_int_equal(doublings, 5);
+	/* the row still wraps: the first slot holds one of it */
+	assert_true(t.ctrl[0] < 0x80 && trace_live_hash(t.slots[0].key) >= UINT64_MAX - 40);
+#if defined(__linux__)
+	assert_int_equal(moves, 1);
+#endif
+	for (size_t i = 0; i < N; i += 3) {
+		assert_true(trace_live_take(&t, key[i], &r));
+		assert_int_equal(r.len, len[i]);
+		live[i] = false;
+	}
+	check_all(&t, key, len, live, N);
+	trace_live_done(&t);
+	free(key);
+	free(len);
+	free(live);
+}
+
+/* A key whose hash's top 7 bits are top (its home in 128 slots, top / 2
+ * in 64), taken from *k on. */
+static uint64_t key_of_home(uint64_t *k, unsigned top)
+{
+	while ((++*k * 0x9e3779b97f4a7c15ull) >> 57 != top)
+		;
+	return *k;
+}
+
+/* A row of keys whose home is the last slot wraps around the table's end;
+ * taking keys from its middle leaves gone marks, and keys put elsewhere
+ * fill the table until it is made again at its size, in place: every key
+ * is still found after each step, the table stays at its size (64
+ * slots), its gone marks are gone once it is made again, and the row
+ * still wraps. */
+static void test_made_again_in_place(void **state)
+{
+	(void)state;
+	enum { ROW = 30, N = 128 };
+	static uint64_t key[N], len[N];
+	static bool live[N];
+	struct trace_live t;
+	struct trace_allocation r;
+	uint64_t k = 0;
+
+	trace_live_init(&t, false);
+	for (int round = 0; round < 20; round++) {
+		size_t n = 0, wrapped = 0;
+		/* the row: at the last slot, then the first 29 */
+		for (; n < ROW; n++) {
+			struct trace_record *p = trace_live_put(&t, key[n] = key_of_home(&k, 127));
+			assert_non_null(p);
+			p->len = len[n] = next();
+			live[n] = true;
+		}
+		assert_int_equal(t.cap, 64);
+		/* 15 from its middle, where rows of 16 run through them */
+		for (size_t i = 8; i < 8 + 15; i++) {
+			assert_true(trace_live_take(&t, key[i], &r));
+			assert_int_equal(r.len, len[i]);
+			live[i] = false;
+		}
+		assert_int_equal(t.gone, 15);
+		check_all(&t, key, len, live, n);
+		/* keys of other homes until the table is made again */
+		while (t.gone > 0) {
+			assert_true(n < N);
+			struct trace_record *p = trace_live_put(&t, key[n] = key_of_home(&k, 20 + (unsigned)(n % 64)));
+			assert_non_null(p);
+			p->len = len[n] = next();
+			live[n++] = true;
+			assert_int_equal(t.cap, 64);
+			check_all(&t, key, len, live, n);
+		}
+		for (size_t s = 0; s < 16; s++)
+			wrapped += t.ctrl[s] < 0x80 && (trace_live_hash(t.slots[s].key) >> 57) == 127;
+		assert_true(wrapped > 0);
+		for (size_t i = 0; i < n; i++) {
+			if (live[i]) {
+				assert_true(trace_live_take(&t, key[i], &r));
+				assert_int_equal(r.len, len[i]);
+				live[i] = false;
+			}
+		}
+		assert_int_equal(trace_live_count(&t), 0);
+	}
+	trace_live_done(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -267,6 +430,8 @@ int main(void)
 		cmocka_unit_test(test_rows_of_one_home),
 		cmocka_unit_test(test_more_comes_back_whole),
 		cmocka_unit_test(test_memory_follows_the_live_count),
+		cmocka_unit_test(test_grows_in_place),
+		cmocka_unit_test(test_made_again_in_place),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -364,6 +364,18 @@ __attribute__((noinline)) static void run_pair(struct trace_analyzer *a, const s
 	trace_counters_free(c, x->len, releases);
 }
 
+/* The sequence numbers counted in registers by run_records into
+ * a->sequence, as trace_analyzer_sequence would have: *sequenced more, the
+ * last one numbered. */
+static inline void sequence_done(struct trace_analyzer *a, uint64_t *sequenced, uint64_t numbered)
+{
+	if (*sequenced) {
+		a->sequence.sequenced_events += *sequenced;
+		a->sequence.last = numbered;
+		*sequenced = 0;
+	}
+}
+
 /* The rules of ring[at] (and of the record after it, decoded when
  * at + 1 < end, if the two make a pair), with now the events counted
  * before it: the records replayed (1 or 2), or -ENOMEM. */
@@ -425,6 +437,11 @@ __attribute__((always_inline)) static inline int run_records(struct trace_analyz
 	 * of a record is loading while the ones before it are applied. */
 	struct run_record ring[GROUP];
 	uint64_t decoded = 0, applied = 0, now = a->events;
+	/* the sequence check of a record numbered right after the last one
+	 * (nearly all) in registers: the numbers counted here, not yet in
+	 * a->sequence, and the last one (UINT64_MAX: none, so no number is
+	 * the one after it) */
+	uint64_t sequenced = 0, numbered = a->sequence.has_last ? a->sequence.last : UINT64_MAX;
 	int r = 0;
 
 	for (bool more = last != NULL;;) {
@@ -455,7 +472,15 @@ __attribute__((always_inline)) static inline int run_records(struct trace_analyz
 			stream = in;
 			remaining = left - (uint64_t)(q - record);
 			seq = first + gap + 1;
-			trace_analyzer_sequence(a, true, first + gap);
+			if (first + gap == numbered + 1 && seq > 1) {
+				/* the number after the last: no gap, no regression */
+				sequenced++;
+				numbered++;
+			} else {
+				sequence_done(a, &sequenced, numbered);
+				trace_analyzer_sequence(a, true, first + gap);
+				numbered = a->sequence.has_last ? a->sequence.last : UINT64_MAX;
+			}
 			if (stack)
 				trace_add(&a->stack_events, 1);
 			trace_live_prefetch(&a->allocations, g->key);
@@ -473,6 +498,7 @@ __attribute__((always_inline)) static inline int run_records(struct trace_analyz
 		applied += (uint64_t)r;
 		r = 0;
 	}
+	sequence_done(a, &sequenced, numbered);
 	a->events = now;
 	s->seq = seq;
 	s->remaining = remaining;

@@ -17,9 +17,13 @@
 #define HUGE_PAGE ((size_t)2 << 20)
 #if defined(__linux__) && defined(MADV_HUGEPAGE) && defined(MREMAP_FIXED)
 #define MAPPED 1
-/* Address space a mapping of slots reserves, in tables of its first size:
- * it holds the table doubled four times before it must move. */
+/* Slots of this many bytes and more are mapped (16,384 slots, a table of
+ * 4,096 live allocations or more). */
+#define MAP_MIN (HUGE_PAGE / 4)
+/* Address space a mapping of slots reserves: 16 times the table (doubled
+ * four times before it must move), and 32 MiB at least. */
 #define MAP_ROOM 16u
+#define MAP_ROOM_MIN ((size_t)32 << 20)
 #else
 #define MAPPED 0
 #endif
@@ -61,8 +65,8 @@ uint32_t trace_live_more_new(struct trace_live *t)
 	return (uint32_t)++t->n_more;
 }
 
-/* Slots of a table smaller than a huge page come from malloc, as do all
- * on other systems than Linux.  Larger ones are mapped in huge pages
+/* Slots of a small table come from malloc, as do all on other systems
+ * than Linux.  From MAP_MIN on they are mapped in huge pages
  * (transparent_hugepage "madvise", the default of many distributions;
  * else each 4 KiB page of a new table costs a fault as it is first
  * written), at the start of a mapping that reserves room for the table
@@ -70,10 +74,11 @@ uint32_t trace_live_more_new(struct trace_live *t)
  * the pages they are in and rehashes them in place (rehash_in_place), so
  * only its new half is new memory, which the kernel clears as it is first
  * written.  Made anew beside the old one instead, a table of 50,000 live
- * allocations had 16 MiB of pages cleared over its doublings, and
+ * allocations had 14 MiB of huge pages cleared over its doublings, and
  * clearing them was a tenth of the binary replay's CPU time, or far more
- * on a host slow to give a virtual machine new memory.  Untouched, the
- * room costs address space only (MAP_NORESERVE). */
+ * on a host slow to give a virtual machine new memory; mapped from 2 MiB
+ * of slots only, the tables below took 450 faults of 4 KiB pages.
+ * Untouched, the room costs address space only (MAP_NORESERVE). */
 static void slots_free(struct trace_live *t)
 {
 #if MAPPED
@@ -107,6 +112,15 @@ static void *map_aligned(size_t len, int prot)
 	return at;
 }
 
+/* The address space to reserve for len bytes of slots, or 0 past what a
+ * size_t holds. */
+static size_t room_for(size_t len)
+{
+	if (len > SIZE_MAX / MAP_ROOM)
+		return 0;
+	return len * MAP_ROOM > MAP_ROOM_MIN ? len * MAP_ROOM : MAP_ROOM_MIN;
+}
+
 /* Room for len bytes of slots in n's mapping: the mapping as it is when
  * it has that room, else moved (its pages with it, not copied) to the
  * start of a larger one.  0 or -ENOMEM, n unchanged. */
@@ -114,10 +128,8 @@ static int map_room(struct trace_live *n, size_t len)
 {
 	if (len <= n->map_len)
 		return 0;
-	if (len > SIZE_MAX / MAP_ROOM)
-		return -ENOMEM;
-	size_t room = len * MAP_ROOM;
-	char *at = map_aligned(room, PROT_NONE);
+	size_t room = room_for(len);
+	char *at = room ? map_aligned(room, PROT_NONE) : NULL;
 	if (!at)
 		return -ENOMEM;
 	void *p = mremap(n->map, n->map_len, room, MREMAP_MAYMOVE | MREMAP_FIXED, at);
@@ -140,12 +152,11 @@ static int slots_new(struct trace_live *n)
 	n->map = n->memory = NULL;
 	n->map_len = 0;
 #if MAPPED
-	if (bytes >= HUGE_PAGE && bytes <= SIZE_MAX / MAP_ROOM) {
-		if ((n->map = map_aligned(bytes * MAP_ROOM, PROT_READ | PROT_WRITE))) {
-			n->map_len = bytes * MAP_ROOM;
-			n->slots = n->map;
-			return 0;
-		}
+	size_t room = room_for(bytes);
+	if (bytes >= MAP_MIN && room && (n->map = map_aligned(room, PROT_READ | PROT_WRITE))) {
+		n->map_len = room;
+		n->slots = n->map;
+		return 0;
 	}
 #endif
 	/* aligned by hand (Windows' C library has no aligned_alloc): a slot

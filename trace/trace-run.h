@@ -8,7 +8,7 @@
  * the replay hands each stretch of segments to trace_run_records, which
  * decodes each record (only the fields its kind has; return addresses
  * skipped, since nothing counted reads them), starts loading its
- * allocation's slot, and applies its rules 16 records later, in the same
+ * allocation's slot, and applies its rules 8 records later, in the same
  * loop as the decoding of the records after it.  Anything else
  * (a JSON line, a backing record, a scope id not yet given, the "root"
  * scope before it is interned, a malformed or cut record) stops the run

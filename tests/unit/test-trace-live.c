@@ -131,7 +131,7 @@ static void test_rows_of_one_home(void **state)
 	size_t n = 0;
 	bool saw_gone = false;
 
-	/* 128 slots hold 40 keys at most 3/8 full; keys whose hash's top 7
+	/* 128 slots hold 40 keys at most half full; keys whose hash's top 7
 	 * bits are 0 share home 0 there and at every smaller size */
 	for (uint64_t k = 1; n < N; k++)
 		if ((k * 0x9e3779b97f4a7c15ull) >> 57 == 0)

@@ -5,6 +5,7 @@ from a real notify socket, its database read the way users read it
 unprivileged user."""
 import json
 import os
+import shutil
 import signal
 import socket
 import sqlite3
@@ -12,6 +13,7 @@ import subprocess
 import tempfile
 import threading
 import time
+import weakref
 
 from conftest import BUILD
 
@@ -96,6 +98,9 @@ class Daemon:
             sock_dir = tempfile.mkdtemp(prefix="rw-", dir="/tmp")
             os.chmod(sock_dir, 0o777 if user else 0o755)  # the daemon's user creates it
             socket = os.path.join(sock_dir, "ctl.sock")
+            # gone with this object (a daemon may be stopped and started
+            # again on the same socket), not left in /tmp by every test
+            weakref.finalize(self, shutil.rmtree, sock_dir, True)
         self.socket = socket
         self.proc = None
         self.notices = []

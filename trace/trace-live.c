@@ -189,8 +189,8 @@ static void set_cap(struct trace_live *n, size_t cap)
 	n->shift = 64 - bits;
 }
 
-/* The slots in use of t, each as i with its record and control byte in
- * body: from the last to the first when down, else from the first on. */
+/* body for each slot in use of t, its index in i: from the last to the
+ * first when down, else from the first on. */
 #define EACH_IN_USE(t, down, i, body)                                                            \
 	for (size_t w_ = 0; w_ < (t)->cap; w_ += TRACE_LIVE_WINDOW) {                           \
 		size_t at_ = (down) ? (t)->cap - TRACE_LIVE_WINDOW - w_ : w_;                     \

@@ -4,7 +4,8 @@
  * with the gone marks they need, the largest key, memory that follows the
  * live count, tables rehashed in place (doubled in their mapping, moved
  * to a larger one, made again at their size for gone marks, with rows
- * that wrap around the end). */
+ * that wrap around the end), and tables from malloc where no mapping can
+ * be had. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,6 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -422,6 +426,58 @@ static void test_made_again_in_place(void **state)
 	trace_live_done(&t);
 }
 
+/* Where the address space for a mapping of slots cannot be had (here a
+ * limit on it, in a child), tables of every size come from malloc and
+ * are made anew beside the old ones: every key is found after growing to
+ * 131,072 slots, and none is mapped.  Not under AddressSanitizer, whose
+ * own allocator takes its memory under the same limit. */
+static void test_grows_without_a_mapping(void **state)
+{
+	(void)state;
+#if defined(__SANITIZE_ADDRESS__)
+	skip();
+#else
+	enum { N = 40000 };
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		static uint64_t key[N], len[N];
+		struct trace_live t;
+		unsigned long pages = 0;
+		FILE *f = fopen("/proc/self/statm", "r");
+		if (!f || fscanf(f, "%lu", &pages) != 1)
+			_exit(2);
+		fclose(f);
+		/* 24 MiB more than now: room for the tables (6 MiB of slots at
+		 * most, the old and the new), not for a 32 MiB mapping */
+		struct rlimit lim = { .rlim_cur = pages * 4096ul + (24ul << 20), .rlim_max = RLIM_INFINITY };
+		lim.rlim_max = lim.rlim_cur;
+		if (setrlimit(RLIMIT_AS, &lim) != 0)
+			_exit(3);
+		trace_live_init(&t, false);
+		for (size_t i = 0; i < N; i++) {
+			struct trace_record *p = trace_live_put(&t, key[i] = next() | 1);
+			if (!p)
+				_exit(4);
+			p->len = len[i] = i;
+		}
+		if (t.cap != 131072 || t.map != NULL)
+			_exit(5);
+		for (size_t i = 0; i < N; i++) {
+			struct trace_record *p = trace_live_get(&t, key[i]);
+			if (!p || p->len != len[i])
+				_exit(6);
+		}
+		trace_live_done(&t);
+		_exit(0);
+	}
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+#endif
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -432,6 +488,7 @@ int main(void)
 		cmocka_unit_test(test_memory_follows_the_live_count),
 		cmocka_unit_test(test_grows_in_place),
 		cmocka_unit_test(test_made_again_in_place),
+		cmocka_unit_test(test_grows_without_a_mapping),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -265,6 +265,16 @@ static void test_more_comes_back_whole(void **state)
 	}
 }
 
+/* Puts key[i] with a new length, noted in len[i], and notes it live. */
+static void put_noted(struct trace_live *t, const uint64_t *key, uint64_t *len, bool *live, size_t i)
+{
+	struct trace_record *p = trace_live_put(t, key[i]);
+
+	assert_non_null(p);
+	p->len = len[i] = next();
+	live[i] = true;
+}
+
 /* Every key of key[0..n) is found with its length (live[i]) or not. */
 static void check_all(struct trace_live *t, const uint64_t *key, const uint64_t *len, const bool *live, size_t n)
 {
@@ -317,10 +327,7 @@ static void test_grows_in_place(void **state)
 	assert_int_equal(trace_live_hash(key_of_hash(UINT64_MAX - 5)), UINT64_MAX - 5);
 	for (size_t i = 0; i < N; i++) {
 		key[i] = i < 40 ? key_of_hash(UINT64_MAX - i) : next() | 1;
-		struct trace_record *p = trace_live_put(&t, key[i]);
-		assert_non_null(p);
-		p->len = len[i] = next();
-		live[i] = true;
+		put_noted(&t, key, len, live, i);
 		if (t.cap != cap) {
 			if (cap >= ((size_t)1 << 14)) {
 				doublings++;
@@ -387,10 +394,8 @@ static void test_made_again_in_place(void **state)
 		size_t n = 0, wrapped = 0;
 		/* the row: at the last slot, then the first 29 */
 		for (; n < ROW; n++) {
-			struct trace_record *p = trace_live_put(&t, key[n] = key_of_home(&k, 127));
-			assert_non_null(p);
-			p->len = len[n] = next();
-			live[n] = true;
+			key[n] = key_of_home(&k, 127);
+			put_noted(&t, key, len, live, n);
 		}
 		assert_int_equal(t.cap, 64);
 		/* 15 from its middle, where rows of 16 run through them */
@@ -404,10 +409,8 @@ static void test_made_again_in_place(void **state)
 		/* keys of other homes until the table is made again */
 		while (t.gone > 0) {
 			assert_true(n < N);
-			struct trace_record *p = trace_live_put(&t, key[n] = key_of_home(&k, 20 + (unsigned)(n % 64)));
-			assert_non_null(p);
-			p->len = len[n] = next();
-			live[n++] = true;
+			key[n] = key_of_home(&k, 20 + (unsigned)(n % 64));
+			put_noted(&t, key, len, live, n++);
 			assert_int_equal(t.cap, 64);
 			check_all(&t, key, len, live, n);
 		}

@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "populate.h"
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
@@ -59,6 +61,9 @@ uint32_t trace_live_more_new(struct trace_live *t)
 		 * long before memory runs out */
 		if (n > UINT32_MAX || !(v = realloc(t->more, n * sizeof(*v))))
 			return 0;
+		/* taken in turn from the first on: the new half is written
+		 * whole before the array doubles again */
+		memory_populate(v + t->more_alloc, (n - t->more_alloc) * sizeof(*v));
 		t->more = v;
 		t->more_alloc = n;
 	}
@@ -68,13 +73,13 @@ uint32_t trace_live_more_new(struct trace_live *t)
 /* Slots of a small table come from malloc, as do all on other systems
  * than Linux.  From MAP_MIN on they are mapped in huge pages
  * (transparent_hugepage "madvise", the default of many distributions;
- * else each 4 KiB page of a new table costs a fault as it is first
- * written), at the start of a mapping that reserves room for the table
- * doubled several times: a table that doubles keeps the slots it has in
- * the pages they are in and rehashes them in place (rehash_in_place), so
- * only its new half is new memory, which the kernel clears as it is first
- * written.  Made anew beside the old one instead, a table of 50,000 live
- * allocations had 14 MiB of huge pages cleared over its doublings, and
+ * else in 4 KiB pages), at the start of a mapping that reserves room for
+ * the table doubled several times: a table that doubles keeps the slots
+ * it has in the pages they are in and rehashes them in place
+ * (rehash_in_place), so only its new half is new memory.  New slots are
+ * made present in one call (memory_populate), not a fault a page as they
+ * are first written: the hash spreads them over all their pages.  Made
+ * anew beside the old one instead, a table of 50,000 live allocations had 14 MiB of huge pages cleared over its doublings, and
  * clearing them was a tenth of the binary replay's CPU time, or far more
  * on a host slow to give a virtual machine new memory; mapped from 2 MiB
  * of slots only, the tables below took 450 faults of 4 KiB pages.
@@ -156,6 +161,7 @@ static int slots_new(struct trace_live *n)
 	if (bytes >= MAP_MIN && room && (n->map = map_aligned(room, PROT_READ | PROT_WRITE))) {
 		n->map_len = room;
 		n->slots = n->map;
+		memory_populate(n->slots, bytes);
 		return 0;
 	}
 #endif
@@ -164,6 +170,7 @@ static int slots_new(struct trace_live *n)
 	if (bytes > SIZE_MAX - ALIGN || !(n->memory = malloc(bytes + ALIGN)))
 		return -ENOMEM;
 	n->slots = (struct trace_record *)(((uintptr_t)n->memory + ALIGN - 1) & ~(uintptr_t)(ALIGN - 1));
+	memory_populate(n->slots, bytes);
 	return 0;
 }
 
@@ -174,6 +181,7 @@ static int ctrl_new(struct trace_live *n)
 
 	if (!(n->ctrl = malloc(bytes)))
 		return -ENOMEM;
+	memory_populate(n->ctrl, bytes);
 	memset(n->ctrl, TRACE_LIVE_EMPTY, bytes);
 	n->gone = 0;
 	return 0;
@@ -231,6 +239,7 @@ static int rehash_in_place(struct trace_live *t, size_t cap)
 		t->map = n.map;
 		t->map_len = n.map_len;
 		t->slots = n.slots;
+		memory_populate(n.slots + t->cap, (cap - t->cap) * sizeof(struct trace_record));
 	}
 #else
 	if (down)

@@ -11,9 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "limits.h"
+#include "populate.h"
 #include "trace-binary.h"
 #include "trace-run.h"
 #include "macro.h"
@@ -390,6 +392,10 @@ int trace_replay_follow(struct trace_analyzer *a, struct trace_parser *p, int fd
 	if ((r = reader_init(&rd, err)) < 0)
 		return r;
 	_cleanup_free_ char *buf = rd.buf;
+	/* the reads of a file fill the buffer up to its size */
+	struct stat st;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+		memory_populate(buf, (uint64_t)st.st_size < rd.cap ? (size_t)st.st_size : rd.cap);
 	for (bool at_end = false;;) {
 		reader_detect(&rd, at_end, err);
 		if (!rd.known)
@@ -459,6 +465,10 @@ int trace_replay_export(int fd, FILE *out, struct trace_replay_error *err)
 	if ((r = reader_init(&rd, err)) < 0)
 		return r;
 	_cleanup_free_ char *buf = rd.buf;
+	/* the reads of a file fill the buffer up to its size */
+	struct stat st;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+		memory_populate(buf, (uint64_t)st.st_size < rd.cap ? (size_t)st.st_size : rd.cap);
 	for (bool at_end = false;;) {
 		reader_detect(&rd, at_end, err);
 		if (rd.known && !err->binary) {

@@ -2,7 +2,10 @@
 #include "testlib.h"
 
 #include <errno.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
+#include "populate.h"
 #include "util.h"
 
 static void test_parse_u64(void **state)
@@ -82,12 +85,40 @@ static void test_strings(void **state)
 	assert_false(streq_ptr("a", NULL));
 }
 
+/* The whole pages of the range are made present, and only they: a range
+ * that starts or ends inside a page leaves that page as it was. */
+static void test_populate(void **state)
+{
+	(void)state;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), n = 16;
+	unsigned char *map = mmap(NULL, n * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	unsigned char in[16];
+	assert_true(map != MAP_FAILED);
+	assert_int_equal(mincore(map, n * page, in), 0);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(in[i] & 1, 0);
+	/* from the middle of page 2 to the middle of page 12 */
+	memory_populate(map + 2 * page + page / 2, 10 * page);
+	assert_int_equal(mincore(map, n * page, in), 0);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(in[i] & 1, i >= 3 && i < 12);
+	/* less than a whole page: nothing */
+	memory_populate(map + 13 * page + 1, page - 2);
+	assert_int_equal(mincore(map + 13 * page, page, in), 0);
+	assert_int_equal(in[0] & 1, 0);
+	/* written, the pages hold what was written; the others read as zero */
+	map[5 * page] = 7;
+	assert_int_equal(map[5 * page], 7);
+	assert_int_equal(map[4 * page + 1], 0);
+	assert_int_equal(munmap(map, n * page), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_u64),     cmocka_unit_test(test_parse_pid),
 		cmocka_unit_test(test_format_bytes),  cmocka_unit_test(test_format_duration),
-		cmocka_unit_test(test_strings),
+		cmocka_unit_test(test_strings),       cmocka_unit_test(test_populate),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -688,7 +688,13 @@ $(BUILD)/bench/trace-rss: bench/trace-rss.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $<
 
-bench-trace: deps $(BUILD)/ramwatch $(BUILD)/bench/trace-gen $(BUILD)/bench/trace-rss $(BUILD)/bench/trace-parts
+# what new memory costs a page, faulted or populated (common/populate.h)
+$(BUILD)/bench/page-populate: bench/page-populate.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $<
+
+bench-trace: deps $(BUILD)/ramwatch $(BUILD)/bench/trace-gen $(BUILD)/bench/trace-rss $(BUILD)/bench/trace-parts \
+		$(BUILD)/bench/page-populate
 	RAMWATCH_BUILD=$(abspath $(BUILD)) $(PYTHON) bench/trace-bench.py
 
 # The tracer's overhead on a malloc-heavy program beside heaptrack (BENCHMARKS.md)

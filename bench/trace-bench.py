@@ -30,7 +30,8 @@ was just written).  Wall time is the median of the runs, CPU time (user and
 system) beside it for the tracer's form, since on a shared machine the wall
 time of a short run is mostly how long it waited for a CPU; peak resident
 memory is ru_maxrss from wait4(), through bench/trace-rss.  bench/trace-parts then
-shows where the time of a replay goes, per event.
+shows where the time of a replay goes, per event, and bench/page-populate what
+a new page of memory costs on the machine, faulted or populated.
 
     RAMWATCH_BUILD=build /usr/bin/python3 bench/trace-bench.py [--runs N] [--tracer-events N,N]
         [--events N,N] [--jq-runs N]
@@ -50,6 +51,7 @@ RAMWATCH = BUILD / "ramwatch"
 GEN = BUILD / "bench" / "trace-gen"
 RSS = BUILD / "bench" / "trace-rss"
 PARTS = BUILD / "bench" / "trace-parts"
+POPULATE = BUILD / "bench" / "page-populate"
 OUT = BUILD / "bench-trace"
 
 
@@ -251,7 +253,7 @@ def main():
     ap.add_argument("--jq-runs", type=int, default=1, help="runs of jq per trace (it is slow; default 1)")
     args = ap.parse_args()
 
-    for tool in (RAMWATCH, GEN, RSS, PARTS):
+    for tool in (RAMWATCH, GEN, RSS, PARTS, POPULATE):
         if not tool.exists():
             sys.exit(f"{tool} is missing: run make bench-trace")
     OUT.mkdir(parents=True, exist_ok=True)
@@ -262,6 +264,10 @@ def main():
     generated = generator_form(sizes, args.runs, args.jq_runs) if sizes else None
     print_tracer_form(tracer_sizes, tracer, args.runs)
     parts(tracer_sizes)
+    # what a new page costs here: the replay's new memory is populated
+    print()
+    print("New memory on this machine (`bench/page-populate 8 9`): " +
+          subprocess.run([str(POPULATE), "8", "9"], capture_output=True, text=True, check=True).stdout.strip())
     if generated:
         print_generator_form(sizes, generated)
 

@@ -11,12 +11,13 @@
 /* Makes the whole pages in [p, p + len) present and writable now, with
  * one madvise(MADV_POPULATE_WRITE) (Linux 5.14) instead of a fault on
  * each page as it is first written.  For memory the caller writes all
- * of next (a table it clears, a buffer it fills): a fault costs the
- * processor an exception each, and far more in many virtual machines
- * (13 us a page measured in a 2-CPU virtual machine, against 0.8 us a
- * page populated).  A hint: where the kernel refuses, the pages
- * come as they are written, as before.  Memory of the process's own only
- * (anonymous or private); pages already present are left as they are. */
+ * of next (a table it clears, a buffer it fills): each fault is an
+ * exception and a return, and in a virtual machine can be far more (about
+ * 10 us a page written a page at a time, 4-5 us populated first, on the
+ * 2-CPU virtual machine of BENCHMARKS.md: bench/page-populate).  A hint:
+ * where the kernel refuses, the pages come as they are written, as
+ * before.  Memory of the process's own only (anonymous or private);
+ * pages already present are left as they are. */
 static inline void memory_populate(void *p, size_t len)
 {
 #if defined(__linux__) && defined(MADV_POPULATE_WRITE)

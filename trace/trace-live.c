@@ -79,10 +79,11 @@ uint32_t trace_live_more_new(struct trace_live *t)
  * (rehash_in_place), so only its new half is new memory.  New slots are
  * made present in one call (memory_populate), not a fault a page as they
  * are first written: the hash spreads them over all their pages.  Made
- * anew beside the old one instead, a table of 50,000 live allocations had 14 MiB of huge pages cleared over its doublings, and
- * clearing them was a tenth of the binary replay's CPU time, or far more
- * on a host slow to give a virtual machine new memory; mapped from 2 MiB
- * of slots only, the tables below took 450 faults of 4 KiB pages.
+ * anew beside the old one instead, a table of 50,000 live allocations
+ * had 14 MiB of huge pages cleared over its doublings, and clearing them
+ * was a tenth of the binary replay's CPU time, or far more on a host slow
+ * to give a virtual machine new memory; mapped from 2 MiB of slots only,
+ * the tables below took 450 faults of 4 KiB pages.
  * Untouched, the room costs address space only (MAP_NORESERVE). */
 static void slots_free(struct trace_live *t)
 {
@@ -161,15 +162,15 @@ static int slots_new(struct trace_live *n)
 	if (bytes >= MAP_MIN && room && (n->map = map_aligned(room, PROT_READ | PROT_WRITE))) {
 		n->map_len = room;
 		n->slots = n->map;
-		memory_populate(n->slots, bytes);
-		return 0;
 	}
 #endif
-	/* aligned by hand (Windows' C library has no aligned_alloc): a slot
-	 * is in one cache line, not across two */
-	if (bytes > SIZE_MAX - ALIGN || !(n->memory = malloc(bytes + ALIGN)))
-		return -ENOMEM;
-	n->slots = (struct trace_record *)(((uintptr_t)n->memory + ALIGN - 1) & ~(uintptr_t)(ALIGN - 1));
+	if (!n->map) {
+		/* aligned by hand (Windows' C library has no aligned_alloc): a
+		 * slot is in one cache line, not across two */
+		if (bytes > SIZE_MAX - ALIGN || !(n->memory = malloc(bytes + ALIGN)))
+			return -ENOMEM;
+		n->slots = (struct trace_record *)(((uintptr_t)n->memory + ALIGN - 1) & ~(uintptr_t)(ALIGN - 1));
+	}
 	memory_populate(n->slots, bytes);
 	return 0;
 }
